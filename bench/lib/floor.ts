@@ -1,0 +1,88 @@
+import type { PGlite } from '@electric-sql/pglite';
+import Fastify, { type FastifyInstance } from 'fastify';
+import postgres from 'postgres';
+import type { Database } from '../../src/db/client.js';
+import { POOLS_PER_PAGE, PREDICTIONS_PER_POOL } from './query.js';
+
+/**
+ * An amount in whole tokens, exactly: base units times 10^-decimals is an exact numeric
+ * (a product of exact numerics), and its float8 cast rounds that decimal once, as
+ * `Number()` of toTokens' exact decimal string does. float8 prints the shortest
+ * round-trip form, so JSON.parse of either side gives the same double.
+ */
+const tokens = (units: string, decimals: string) => `(${units}::numeric * power(10::numeric, -${decimals}))::float8`;
+
+/**
+ * The floor: ONE hand-written statement that builds the whole GraphQL response
+ * (`{"data": ...}`) of NESTED_READ_QUERY as JSON text, so neither the driver nor Node
+ * parses or re-serialises anything: the route sends the text as it comes.
+ *
+ * $1 pools, newest first, each with its $2 newest predictions (a subquery walking the
+ * (pool_id, created_at, id) index that stops after the page); the one-to-one relations
+ * are correlated subqueries (index lookups whatever the planner's statistics say).
+ */
+export const FLOOR_SQL = `
+select json_build_object('data', json_build_object('pools', json_build_object('nodes', coalesce(json_agg(
+  json_build_object(
+    'id', p.id,
+    'title', p.title,
+    'totalVolume', ${tokens('p.total_volume', 'p.decimals')},
+    'user', (select json_build_object('id', u.id, 'username', u.username) from users u where u.id = p.created_by),
+    'image', (select json_build_object('id', i.id, 'url', i.url) from images i where i.id = p.image_id),
+    'streak', (select json_build_object('id', s.id, 'title', s.title) from streaks s where s.id = p.streak_id),
+    'resolution', (select json_build_object('id', r.id, 'result', r.result::float8) from resolutions r where r.pool_id = p.id),
+    'predictions', json_build_object('nodes', (
+      select coalesce(json_agg(
+        json_build_object(
+          'id', x.id,
+          'stake', ${tokens('x.stake', 'x.decimals')},
+          'prediction', x.prediction::float8,
+          'user', (select json_build_object('id', xu.id, 'username', xu.username) from users xu where xu.id = x.user_id),
+          'reward', (
+            select json_build_object('id', w.id, 'amount', ${tokens('w.amount', 'w.decimals')})
+            from rewards w where w.prediction_id = x.id
+          )
+        ) order by x.created_at desc, x.id desc), '[]'::json)
+      from (select * from predictions where pool_id = p.id order by created_at desc, id desc limit $2) x
+    ))
+  ) order by p.created_at desc, p.id desc), '[]'::json))))::text as body
+from (select * from pools order by created_at desc, id desc limit $1) p`;
+
+type FloorQuery = () => Promise<string>;
+
+/**
+ * Runs FLOOR_SQL as a prepared statement, as a hand-written endpoint would: postgres.js
+ * prepares it once per connection (its own pool of 10, the app's size); PGlite is one
+ * session, so one PREPARE serves every request.
+ */
+async function floorQuery(database: Database, databaseUrl: string | null): Promise<{ run: FloorQuery; close(): Promise<void> }> {
+  if (databaseUrl) {
+    const client = postgres(databaseUrl, { max: 10, fetch_types: false, onnotice: () => {}, connection: { application_name: 'poolgraph_bench_floor' } });
+    return {
+      run: async () => {
+        const [row] = await client.unsafe<Array<{ body: string }>>(FLOOR_SQL, [POOLS_PER_PAGE, PREDICTIONS_PER_POOL], { prepare: true });
+        return row!.body;
+      },
+      close: () => client.end({ timeout: 5 }),
+    };
+  }
+  const client = (database.db as unknown as { $client: PGlite }).$client;
+  await client.exec(`PREPARE poolgraph_floor(int, int) AS ${FLOOR_SQL}`);
+  const execute = `EXECUTE poolgraph_floor(${POOLS_PER_PAGE}, ${PREDICTIONS_PER_POOL})`;
+  return {
+    run: async () => {
+      const result = await client.query<{ body: string }>(execute);
+      return result.rows[0]!.body;
+    },
+    close: async () => {},
+  };
+}
+
+/** The floor server: plain fastify, one route, one statement, the JSON text sent as is. */
+export async function createFloorApp(database: Database, databaseUrl: string | null): Promise<FastifyInstance> {
+  const query = await floorQuery(database, databaseUrl);
+  const app = Fastify({ logger: false });
+  app.addHook('onClose', () => query.close());
+  app.post('/floor', async (_request, reply) => reply.type('application/json; charset=utf-8').send(await query.run()));
+  return app;
+}

@@ -1,0 +1,121 @@
+/**
+ * A server under test, run as a child process of bench/nested-read.ts so the load
+ * generator never shares its event loop: BENCH_ROLE=floor serves the hand-written
+ * statement (lib/floor.ts), BENCH_ROLE=graphql the real app of src/server/app.ts.
+ *
+ * The database is BENCH_DB_URL (already migrated and seeded by the parent) or, when it
+ * is unset, an in-memory PGlite of this process, migrated and seeded here with the
+ * parent's BENCH_SEED_NOW, so both servers' PGlite copies hold the same rows.
+ *
+ * Talks to the parent over IPC: sends {type: 'ready', port}; answers {type: 'stats'}
+ * with CPU, RSS and GC time; closes and exits on {type: 'stop'}.
+ */
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type Database, openDatabase } from '../../src/db/client.js';
+import { DEMO_SIZE, seedDemoData } from '../../src/db/seed.js';
+import { createFloorApp } from './floor.js';
+
+export type Role = 'floor' | 'graphql';
+
+export interface ServerStats {
+  type: 'stats';
+  /** process.cpuUsage(), microseconds, all threads of the process. */
+  cpu: NodeJS.CpuUsage;
+  rss: number;
+  heapUsed: number;
+  /** Sum of the durations of GC pauses observed, milliseconds. */
+  gcMs: number;
+  gcCount: number;
+}
+
+export type ParentMessage = { type: 'stats' } | { type: 'stop' } | { type: 'profile-start' } | { type: 'profile-stop'; file: string };
+export type ChildMessage = { type: 'ready'; port: number } | ServerStats | { type: 'stopped' } | { type: 'profile-started' } | { type: 'profile-written' };
+
+const role = process.env.BENCH_ROLE as Role;
+if (role !== 'floor' && role !== 'graphql') throw new Error(`BENCH_ROLE must be floor or graphql, got ${role}`);
+if (!process.send) throw new Error('lib/server.ts runs as a child of bench/nested-read.ts (IPC channel needed)');
+const send = (message: ChildMessage) => process.send!(message);
+
+async function openBenchDatabase(): Promise<Database> {
+  const url = process.env.BENCH_DB_URL;
+  if (url) return openDatabase({ kind: 'postgres', url, applicationName: `poolgraph_bench_${role}` });
+  const database = await openDatabase({ kind: 'pglite' });
+  await database.migrate();
+  await seedDemoData(database, { ...DEMO_SIZE, now: new Date(process.env.BENCH_SEED_NOW ?? Date.now()) });
+  // Planner statistics, as a database in service has them (PGlite runs no autovacuum).
+  await database.rows(sql`analyze`);
+  return database;
+}
+
+async function createServer(database: Database): Promise<FastifyInstance> {
+  if (role === 'floor') return createFloorApp(database, process.env.BENCH_DB_URL || null);
+  // The app of this repository, or of the copy under BENCH_SRC (a prototype in scratch/
+  // with src/ and schema/ beside each other). Imported only here: type-graphql keeps its
+  // decorators' metadata globally, so one process must load one copy of the resolvers.
+  const root = process.env.BENCH_SRC ? `${pathToFileURL(resolve(process.env.BENCH_SRC)).href}/` : new URL('../../', import.meta.url).href;
+  const { createApp } = (await import(new URL('src/server/app.js', root).href)) as typeof import('../../src/server/app.js');
+  const { loadConfig } = (await import(new URL('src/config.js', root).href)) as typeof import('../../src/config.js');
+  // Production settings; the per-client rate limit is off, as one client sends every
+  // request here.
+  const config = loadConfig({
+    POOLGRAPH_MODE: 'production',
+    AUTH_SECRET: randomBytes(32).toString('hex'),
+    INTROSPECTION: 'false',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_QUERIES_PER_MINUTE: '0',
+  });
+  return createApp({ config: { ...config, mode: 'production', introspection: false, logLevel: 'silent' }, database });
+}
+
+let gcMs = 0;
+let gcCount = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gcMs += entry.duration;
+    gcCount++;
+  }
+}).observe({ entryTypes: ['gc'] });
+
+const database = await openBenchDatabase();
+const app = await createServer(database);
+await app.listen({ host: '127.0.0.1', port: 0 });
+const address = app.server.address();
+if (!address || typeof address === 'string') throw new Error('no TCP address');
+
+let profiler: Session | undefined;
+process.on('message', async (message: ParentMessage) => {
+  if (message.type === 'stats') {
+    const memory = process.memoryUsage();
+    send({ type: 'stats', cpu: process.cpuUsage(), rss: memory.rss, heapUsed: memory.heapUsed, gcMs, gcCount });
+  } else if (message.type === 'profile-start') {
+    // The V8 sampling profiler over the measured window only (no start-up, no warm-up),
+    // at --cpu-prof's default interval of 1 ms.
+    profiler ??= new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.setSamplingInterval', { interval: 1000 });
+    await profiler.post('Profiler.start');
+    send({ type: 'profile-started' });
+  } else if (message.type === 'profile-stop' && profiler) {
+    const { profile } = await profiler.post('Profiler.stop');
+    profiler.disconnect();
+    writeFileSync(message.file, JSON.stringify(profile));
+    send({ type: 'profile-written' });
+  } else if (message.type === 'stop') {
+    await app.close();
+    await database.close();
+    send({ type: 'stopped' });
+    // A normal exit, so --cpu-prof writes its profile.
+    process.exit(0);
+  }
+});
+// The parent going away (crash, Ctrl-C) takes this process with it.
+process.on('disconnect', () => process.exit(0));
+send({ type: 'ready', port: address.port });

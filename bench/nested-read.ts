@@ -1,0 +1,411 @@
+/**
+ * `npm run bench`: the nested read of DESIGN.md's performance budget, GraphQL against
+ * the floor (one hand-written statement building the JSON, served by plain fastify).
+ * See bench/README.md for what it measures, its settings and the latest figures.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
+import { openDatabase } from '../src/db/client.js';
+import { DEMO_SIZE, seedDemoData } from '../src/db/seed.js';
+import { fetchOnce, type LoadResult, runLoad } from './lib/load.js';
+import { NESTED_READ_BODY, NESTED_READ_QUERY } from './lib/query.js';
+import type { ChildMessage, ParentMessage, Role, ServerStats } from './lib/server.js';
+
+const TARGET_RATIO = 0.7;
+const SERVER_ENTRY = fileURLToPath(new URL('./lib/server.ts', import.meta.url));
+const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
+const PROFILES_DIR = fileURLToPath(new URL('./results/profiles/', import.meta.url));
+const PATHS: Record<Role, string> = { floor: '/floor', graphql: '/graphql' };
+
+function envNumber(name: string, fallback: number): number {
+  const value = process.env[name];
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`${name} must be a positive number, got "${value}"`);
+  return parsed;
+}
+
+const settings = {
+  databaseUrl: process.env.BENCH_DATABASE_URL || null,
+  connections: Math.round(envNumber('BENCH_CONNECTIONS', 16)),
+  warmupSeconds: envNumber('BENCH_WARMUP_S', 10),
+  /** Length of one measured round; rounds alternate floor and graphql. */
+  durationSeconds: envNumber('BENCH_DURATION_S', 10),
+  rounds: Math.round(envNumber('BENCH_ROUNDS', 3)),
+  targets: (process.env.BENCH_TARGETS ?? 'floor,graphql').split(',').map((t) => t.trim()) as Role[],
+  /** Profile this server (floor | graphql) during its first round; that round's figures then carry the profiler's cost. */
+  cpuProfile: (process.env.BENCH_CPU_PROF || null) as Role | null,
+  /** Extra Node flags of the server processes, e.g. "--max-semi-space-size=32". */
+  nodeFlags: (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+  /** Modules the GraphQL server imports first (prototypes that monkeypatch, in scratch/). */
+  graphqlImports: (process.env.BENCH_GRAPHQL_IMPORT ?? '').split(',').filter(Boolean),
+  /** A copy of the repository (src/ and schema/) whose app the GraphQL server runs: a prototype in scratch/. */
+  src: process.env.BENCH_SRC || null,
+  /** A label for the results file: nested-read-<backend>[-<label>].json. */
+  label: process.env.BENCH_LABEL || null,
+};
+for (const target of settings.targets) {
+  if (target !== 'floor' && target !== 'graphql') throw new Error(`BENCH_TARGETS lists floor and/or graphql, got "${target}"`);
+}
+if (settings.cpuProfile && settings.cpuProfile !== 'floor' && settings.cpuProfile !== 'graphql') {
+  throw new Error(`BENCH_CPU_PROF must be floor or graphql, got "${settings.cpuProfile}"`);
+}
+const backend = settings.databaseUrl ? 'postgres' : 'pglite';
+
+// ---------------------------------------------------------------------------------------
+// The database
+
+interface BenchDatabase {
+  /** What the servers connect to; null for PGlite (each server seeds its own in memory). */
+  url: string | null;
+  drop(): Promise<void>;
+}
+
+async function prepareDatabase(seedNow: Date): Promise<BenchDatabase> {
+  if (!settings.databaseUrl) return { url: null, drop: async () => {} };
+  const name = `poolgraph_bench_${randomBytes(4).toString('hex')}`;
+  const admin = postgres(settings.databaseUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  const url = new URL(settings.databaseUrl);
+  url.pathname = `/${name}`;
+  const drop = async () => {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  };
+  try {
+    const database = await openDatabase({ kind: 'postgres', url: url.toString(), applicationName: name });
+    try {
+      await database.migrate();
+      await seedDemoData(database, { ...DEMO_SIZE, now: seedNow });
+      // Planner statistics now, not whenever autovacuum gets to the fresh tables.
+      await database.rows(sql`analyze`);
+    } finally {
+      await database.close();
+    }
+  } catch (error) {
+    await drop();
+    throw error;
+  }
+  return { url: url.toString(), drop };
+}
+
+// ---------------------------------------------------------------------------------------
+// Server processes
+
+interface ServerProcess {
+  role: Role;
+  port: number;
+  child: ChildProcess;
+  stats(): Promise<ServerStats>;
+  /** Starts the V8 profiler in the server; the returned function stops it and writes `file`. */
+  profile(file: string): Promise<() => Promise<void>>;
+  stop(): Promise<void>;
+}
+
+function startServer(role: Role, databaseUrl: string | null, seedNow: Date): Promise<ServerProcess> {
+  const execArgv = [...settings.nodeFlags];
+  execArgv.push('--import', 'tsx');
+  if (role === 'graphql') for (const module of settings.graphqlImports) execArgv.push('--import', module);
+  const child = fork(SERVER_ENTRY, [], {
+    execArgv,
+    env: {
+      ...process.env,
+      BENCH_ROLE: role,
+      BENCH_DB_URL: databaseUrl ?? '',
+      BENCH_SEED_NOW: seedNow.toISOString(),
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const next = (type: ChildMessage['type']) =>
+    new Promise<ChildMessage>((resolve, reject) => {
+      const onMessage = (message: ChildMessage) => {
+        if (message.type !== type) return;
+        cleanup();
+        resolve(message);
+      };
+      const onExit = (code: number | null) => {
+        cleanup();
+        reject(new Error(`the ${role} server exited (code ${code}) before "${type}"`));
+      };
+      const cleanup = () => {
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+      };
+      child.on('message', onMessage);
+      child.on('exit', onExit);
+    });
+  const ask = (message: ParentMessage) => child.send(message);
+  return next('ready').then((ready) => ({
+    role,
+    port: (ready as { port: number }).port,
+    child,
+    async stats() {
+      const reply = next('stats');
+      ask({ type: 'stats' });
+      return (await reply) as ServerStats;
+    },
+    async profile(file) {
+      const started = next('profile-started');
+      ask({ type: 'profile-start' });
+      await started;
+      return async () => {
+        const written = next('profile-written');
+        ask({ type: 'profile-stop', file });
+        await written;
+      };
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      ask({ type: 'stop' });
+      await exited;
+    },
+  }));
+}
+
+// ---------------------------------------------------------------------------------------
+// Machine CPU (Linux /proc/stat; null elsewhere)
+
+function machineTicks(): { busy: number; total: number } | null {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+    const fields = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = fields.reduce((sum, n) => sum + n, 0);
+    const idle = fields[3]! + fields[4]!;
+    return { busy: total - idle, total };
+  } catch {
+    return null;
+  }
+}
+
+const busyPercent = (before: ReturnType<typeof machineTicks>, after: ReturnType<typeof machineTicks>) =>
+  before && after && after.total > before.total ? round1((100 * (after.busy - before.busy)) / (after.total - before.total)) : null;
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+const mb = (bytes: number) => round1(bytes / 1024 / 1024);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// ---------------------------------------------------------------------------------------
+// Checks and measurement
+
+/** The first path where two JSON values differ, for the error message. */
+function firstDifference(a: unknown, b: unknown, path = '$'): string | null {
+  if (isDeepStrictEqual(a, b)) return null;
+  if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const key of keys) {
+      const found = firstDifference((a as any)[key], (b as any)[key], `${path}.${key}`);
+      if (found) return found;
+    }
+  }
+  return `${path}: floor ${JSON.stringify(a)?.slice(0, 200)} vs graphql ${JSON.stringify(b)?.slice(0, 200)}`;
+}
+
+/** Fetches the query from both servers and requires the floor's JSON to equal GraphQL's `data`. */
+async function verify(floor: ServerProcess, graphql: ServerProcess): Promise<Record<Role, number>> {
+  const [floorResponse, graphqlResponse] = await Promise.all([
+    fetchOnce(floor.port, PATHS.floor, NESTED_READ_BODY),
+    fetchOnce(graphql.port, PATHS.graphql, NESTED_READ_BODY),
+  ]);
+  if (graphqlResponse.status !== 200) throw new Error(`GraphQL answered ${graphqlResponse.status}: ${graphqlResponse.text.slice(0, 500)}`);
+  if (floorResponse.status !== 200) throw new Error(`the floor answered ${floorResponse.status}: ${floorResponse.text.slice(0, 500)}`);
+  const fromGraphql = JSON.parse(graphqlResponse.text) as { data?: unknown; errors?: unknown };
+  const fromFloor = JSON.parse(floorResponse.text) as { data?: unknown };
+  if (fromGraphql.errors) throw new Error(`GraphQL answered errors: ${JSON.stringify(fromGraphql.errors).slice(0, 500)}`);
+  const difference = firstDifference(fromFloor.data, fromGraphql.data);
+  if (difference) throw new Error(`the floor's JSON differs from GraphQL's data at ${difference}`);
+  const pools = (fromGraphql.data as { pools: { nodes: Array<{ predictions: { nodes: unknown[] } }> } }).pools.nodes;
+  const predictions = pools.reduce((sum, pool) => sum + pool.predictions.nodes.length, 0);
+  console.log(`verified: the floor's JSON equals GraphQL's data (${pools.length} pools, ${predictions} predictions)`);
+  return { floor: Buffer.byteLength(floorResponse.text), graphql: Buffer.byteLength(graphqlResponse.text) };
+}
+
+interface Measurement {
+  role: Role;
+  round: number;
+  load: LoadResult;
+  server: {
+    /** CPU time of the server process over the measured window, % of one core. */
+    cpuPercent: number;
+    /** Share of that CPU time spent in GC pauses (PerformanceObserver 'gc'). */
+    gcPercentOfCpu: number;
+    gcPauses: number;
+    /** CPU milliseconds per completed request. */
+    cpuMsPerRequest: number;
+    rssMb: number;
+    heapUsedMb: number;
+  };
+  /** The load generator's own CPU, % of one core. */
+  loadGeneratorCpuPercent: number;
+  /** Whole machine, % of all cores: in the second before the run, and during it. */
+  machineBusyPercent: { before: number | null; during: number | null };
+}
+
+const loadOf = (server: ServerProcess, responseBytes: number, durationMs: number) =>
+  runLoad({ port: server.port, path: PATHS[server.role], body: NESTED_READ_BODY, connections: settings.connections, durationMs, expectedBytes: responseBytes });
+
+async function warmUp(server: ServerProcess, responseBytes: number): Promise<void> {
+  process.stdout.write(`${server.role}: warm-up ${settings.warmupSeconds} s ... `);
+  const result = await loadOf(server, responseBytes, settings.warmupSeconds * 1000);
+  console.log(`${result.requestsPerSecond} req/s`);
+}
+
+async function measure(server: ServerProcess, responseBytes: number, round: number): Promise<Measurement> {
+  const idleBefore = machineTicks();
+  await sleep(1000);
+  const before = busyPercent(idleBefore, machineTicks());
+  const statsBefore = await server.stats();
+  const ticksBefore = machineTicks();
+  const profiled = settings.cpuProfile === server.role && round === 1;
+  const profileFile = `${PROFILES_DIR}${server.role}-${backend}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`;
+  if (profiled) mkdirSync(PROFILES_DIR, { recursive: true });
+  const stopProfile = profiled ? await server.profile(profileFile) : null;
+  const ownCpuBefore = process.cpuUsage();
+  process.stdout.write(`${server.role}: round ${round}, ${settings.durationSeconds} s${profiled ? ' (profiled)' : ''} ... `);
+  const result = await loadOf(server, responseBytes, settings.durationSeconds * 1000);
+  if (stopProfile) await stopProfile();
+  const ownCpu = process.cpuUsage(ownCpuBefore);
+  const ticksAfter = machineTicks();
+  const statsAfter = await server.stats();
+  const cpuMicros = statsAfter.cpu.user + statsAfter.cpu.system - statsBefore.cpu.user - statsBefore.cpu.system;
+  const gcMs = statsAfter.gcMs - statsBefore.gcMs;
+  console.log(`${result.requestsPerSecond} req/s`);
+  if (profiled) console.log(`  profile written: ${profileFile} (summary: npx tsx bench/profile-summary.ts <file>)`);
+  if (result.errors || result.non2xx || result.unexpectedBodies) {
+    console.warn(`  ${server.role}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.unexpectedBodies} responses of an unexpected length`);
+  }
+  return {
+    role: server.role,
+    round,
+    load: result,
+    server: {
+      cpuPercent: round1((cpuMicros / 1000 / result.durationMs) * 100),
+      gcPercentOfCpu: round1((gcMs / (cpuMicros / 1000)) * 100),
+      gcPauses: statsAfter.gcCount - statsBefore.gcCount,
+      cpuMsPerRequest: Math.round((cpuMicros / 1000 / result.requests) * 1000) / 1000,
+      rssMb: mb(statsAfter.rss),
+      heapUsedMb: mb(statsAfter.heapUsed),
+    },
+    loadGeneratorCpuPercent: round1(((ownCpu.user + ownCpu.system) / 1000 / result.durationMs) * 100),
+    machineBusyPercent: { before, during: busyPercent(ticksBefore, ticksAfter) },
+  };
+}
+
+/** The round with the median rate (the lower middle one of an even count). */
+function medianRound(rounds: Measurement[]): Measurement {
+  const sorted = [...rounds].sort((a, b) => a.load.requestsPerSecond - b.load.requestsPerSecond);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+function printTable(summary: Measurement[], bytes: Record<Role, number>, ratio: number | null, roundRatios: number[]): void {
+  const header = ['server', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'CPU ms/req', 'GC % CPU', 'RSS MB', 'machine %', 'before %', 'bytes'];
+  const rows = summary.map((m) => [
+    m.role + (settings.cpuProfile === m.role ? ' (profiled)' : ''),
+    String(m.load.requestsPerSecond),
+    String(m.load.latencyMs.p50),
+    String(m.load.latencyMs.p99),
+    String(m.server.cpuPercent),
+    String(m.server.cpuMsPerRequest),
+    String(m.server.gcPercentOfCpu),
+    String(m.server.rssMb),
+    String(m.machineBusyPercent.during ?? '-'),
+    String(m.machineBusyPercent.before ?? '-'),
+    String(bytes[m.role]),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  console.log();
+  console.log(
+    `nested read on ${backend}: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up, ` +
+      `${settings.rounds} rounds of ${settings.durationSeconds} s (the median round of each server shown)`,
+  );
+  const variant = [settings.src && `app of ${settings.src}`, settings.nodeFlags.length && `node ${settings.nodeFlags.join(' ')}`, settings.graphqlImports.length && `imports ${settings.graphqlImports.join(',')}`, process.env.NODE_ENV && `NODE_ENV=${process.env.NODE_ENV}`].filter(Boolean);
+  if (variant.length) console.log(`variant: ${variant.join('; ')}`);
+  console.log(line(header));
+  for (const row of rows) console.log(line(row));
+  if (ratio !== null) {
+    console.log(`ratio graphql/floor: ${ratio.toFixed(2)}x (target ${TARGET_RATIO}x); per round: ${roundRatios.map((r) => r.toFixed(2)).join(', ')}`);
+  }
+  console.log('CPU %: the server process, of one core; machine %: all cores during the round; before %: all cores in the second before it');
+  if (summary.some((m) => (m.machineBusyPercent.before ?? 0) > 20)) {
+    console.log('warning: the machine was busy before a round (before % > 20): something else competes for the CPU');
+  }
+  console.log();
+}
+
+// ---------------------------------------------------------------------------------------
+
+const seedNow = new Date();
+console.log(`backend ${backend}; preparing the database and starting the servers ...`);
+const database = await prepareDatabase(seedNow);
+const servers: ServerProcess[] = [];
+try {
+  // Both servers start (in parallel: PGlite seeds in each); only the measured one is busy.
+  const started = await Promise.allSettled([startServer('floor', database.url, seedNow), startServer('graphql', database.url, seedNow)]);
+  for (const outcome of started) if (outcome.status === 'fulfilled') servers.push(outcome.value);
+  for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
+  const byRoleServer = { floor: servers[0]!, graphql: servers[1]! };
+  const bytes = await verify(byRoleServer.floor, byRoleServer.graphql);
+  for (const role of settings.targets) await warmUp(byRoleServer[role], bytes[role]);
+  // Rounds alternate the servers, so a burst of outside load hits both rather than one.
+  const rounds: Measurement[] = [];
+  for (let round = 1; round <= settings.rounds; round++) {
+    for (const role of settings.targets) rounds.push(await measure(byRoleServer[role], bytes[role], round));
+  }
+  const summary = settings.targets.map((role) => medianRound(rounds.filter((m) => m.role === role)));
+  const byRole = Object.fromEntries(summary.map((m) => [m.role, m])) as Partial<Record<Role, Measurement>>;
+  const rateOf = (role: Role, round: number) => rounds.find((m) => m.role === role && m.round === round)!.load.requestsPerSecond;
+  const both = byRole.floor && byRole.graphql;
+  const roundRatios = both ? Array.from({ length: settings.rounds }, (_, i) => rateOf('graphql', i + 1) / rateOf('floor', i + 1)) : [];
+  const ratio = both ? Math.round((byRole.graphql!.load.requestsPerSecond / byRole.floor!.load.requestsPerSecond) * 1000) / 1000 : null;
+  printTable(summary, bytes, ratio, roundRatios);
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = `${RESULTS_DIR}nested-read-${backend}${settings.label ? `-${settings.label}` : ''}.json`;
+  const cpus = os.cpus();
+  const report = {
+    benchmark: 'nested-read',
+    query: NESTED_READ_QUERY,
+    backend,
+    date: new Date().toISOString(),
+    node: process.version,
+    machine: { cpus: cpus.length, model: cpus[0]?.model ?? null, totalMemoryMb: mb(os.totalmem()) },
+    settings: {
+      connections: settings.connections,
+      warmupSeconds: settings.warmupSeconds,
+      durationSeconds: settings.durationSeconds,
+      rounds: settings.rounds,
+      seed: DEMO_SIZE,
+      cpuProfile: settings.cpuProfile,
+      nodeFlags: settings.nodeFlags,
+      graphqlImports: settings.graphqlImports,
+      src: settings.src,
+      nodeEnv: process.env.NODE_ENV ?? null,
+    },
+    responseBytes: bytes,
+    /** The median round of each server. */
+    ...byRole,
+    /** graphql/floor of the median rounds, and of each round. */
+    ratio,
+    roundRatios: roundRatios.map((r) => Math.round(r * 1000) / 1000),
+    medianRoundRatio: roundRatios.length ? Math.round(median(roundRatios) * 1000) / 1000 : null,
+    targetRatio: TARGET_RATIO,
+    rounds,
+  };
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`written ${file}`);
+} finally {
+  await Promise.all(servers.map((server) => server.stop()));
+  await database.drop();
+}

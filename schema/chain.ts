@@ -1,0 +1,43 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, jsonb, pgEnum, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { at, id, timestamps } from './columns.js';
+import { users } from './users.js';
+
+export const submissionStatus = pgEnum('submission_status', ['PENDING', 'CONFIRMED', 'FAILED', 'EXPIRED']);
+
+/**
+ * Every transaction the service co-signs, recorded before it is sent: the signature is
+ * known once the relayer has signed, so a crash between send and write leaves a PENDING
+ * row the reconciler can settle against the chain. One row per proof makes a repeated
+ * submit return the same signature instead of sending again.
+ */
+export const chainSubmissions = pgTable(
+  'chain_submissions',
+  {
+    id: id(),
+    ...timestamps(),
+    /** SHA-256 of the proof (or of the claim's key, for one-step claims): the idempotency key. */
+    idempotencyKey: text('idempotency_key').notNull().unique(),
+    operation: text('operation').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The build parameters, canonical, and whatever the effects need to be applied later. */
+    params: jsonb('params').$type<Record<string, string>>().notNull(),
+    signature: text('signature').notNull().unique(),
+    /** The fully signed wire transaction (base64), to resend or inspect while pending. */
+    transaction: text('transaction').notNull(),
+    lastValidBlockHeight: integer('last_valid_block_height').notNull(),
+    status: submissionStatus('status').notNull().default('PENDING'),
+    error: text('error'),
+    confirmedAt: at('confirmed_at'),
+  },
+  (t) => [
+    index('chain_submissions_pending_idx').on(t.createdAt).where(sql`${t.status} = 'PENDING'`),
+    index('chain_submissions_user_id_idx').on(t.userId),
+    check('chain_submissions_confirmed_at', sql`(${t.status} = 'CONFIRMED') = (${t.confirmedAt} IS NOT NULL)`),
+  ],
+);
+
+export type ChainSubmissionRow = typeof chainSubmissions.$inferSelect;
+export type NewChainSubmissionRow = typeof chainSubmissions.$inferInsert;

@@ -1,0 +1,92 @@
+import { errors, jwtVerify, SignJWT } from 'jose';
+
+/**
+ * The proof of a built transaction: a tamper-evident, expiring token (HS256) binding the
+ * operation, the viewer, every build parameter, the hash of the exact message bytes, and
+ * the blockhash the message was built on. Submit accepts a signed transaction only when
+ * the proof verifies and every binding matches. Nothing is stored at build time.
+ */
+export interface ProofClaims {
+  operation: string;
+  userId: string;
+  /** The build parameters, canonical (sorted keys, decimal strings). */
+  params: Record<string, string>;
+  messageHash: string;
+  blockhash: string;
+  lastValidBlockHeight: number;
+}
+
+export type ProofProblem = 'PROOF_INVALID' | 'PROOF_EXPIRED';
+
+export class ProofError extends Error {
+  constructor(
+    readonly problem: ProofProblem,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const AUDIENCE = 'poolgraph:transaction-proof';
+
+/** Canonical parameters: keys sorted, every value a string, so equal inputs give equal proofs. */
+export function canonicalParams(params: Record<string, string | number | bigint>): Record<string, string> {
+  return Object.fromEntries(
+    Object.keys(params)
+      .sort()
+      .map((key) => [key, String(params[key])]),
+  );
+}
+
+export async function signProof(secret: Uint8Array, claims: ProofClaims, expiresAt: Date): Promise<string> {
+  return new SignJWT({
+    op: claims.operation,
+    prm: claims.params,
+    msg: claims.messageHash,
+    bh: claims.blockhash,
+    lvbh: claims.lastValidBlockHeight,
+  })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setAudience(AUDIENCE)
+    .setSubject(claims.userId)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
+    .sign(secret);
+}
+
+/**
+ * Verifies a proof and checks it binds `expected` exactly (operation, viewer, parameters);
+ * returns the claims, including the message hash and blockhash to check the bytes against.
+ */
+export async function verifyProof(
+  secret: Uint8Array,
+  proof: string,
+  expected: { operation: string; userId: string; params: Record<string, string> },
+  now: Date,
+): Promise<ProofClaims> {
+  let payload;
+  try {
+    ({ payload } = await jwtVerify(proof, secret, { audience: AUDIENCE, algorithms: ['HS256'], currentDate: now }));
+  } catch (error) {
+    if (error instanceof errors.JWTExpired) throw new ProofError('PROOF_EXPIRED', 'The proof has expired; build the transaction again');
+    throw new ProofError('PROOF_INVALID', 'The proof is not valid');
+  }
+  if (payload.op !== expected.operation) throw new ProofError('PROOF_INVALID', 'The proof is for another operation');
+  if (payload.sub !== expected.userId) throw new ProofError('PROOF_INVALID', 'The proof belongs to another user');
+  const params = payload.prm as Record<string, string> | undefined;
+  const keys = Object.keys(expected.params);
+  if (!params || Object.keys(params).length !== keys.length || keys.some((key) => params[key] !== expected.params[key])) {
+    throw new ProofError('PROOF_INVALID', 'The parameters differ from those the transaction was built with');
+  }
+  if (typeof payload.msg !== 'string' || typeof payload.bh !== 'string' || typeof payload.lvbh !== 'number') {
+    throw new ProofError('PROOF_INVALID', 'The proof is not valid');
+  }
+  return {
+    operation: expected.operation,
+    userId: expected.userId,
+    params,
+    messageHash: payload.msg,
+    blockhash: payload.bh,
+    lastValidBlockHeight: payload.lvbh,
+  };
+}

@@ -1,0 +1,100 @@
+import { Connection, type PublicKey, type SignatureStatus } from '@solana/web3.js';
+import type { RecentBlockhash } from './transactions.js';
+
+/** The chain could not be reached (or did not answer in time); nothing was sent. */
+export class ChainUnavailableError extends Error {}
+
+/** The chain rejected a transaction; `reason` is the program's error and logs. */
+export class TransactionRejectedError extends Error {
+  constructor(
+    readonly reason: string,
+    readonly logs: string[],
+  ) {
+    super(reason);
+  }
+}
+
+/**
+ * The gateway's only way to the chain: JSON-RPC through @solana/web3.js, with a time limit
+ * on every call, so an unreachable node fails fast as ChainUnavailableError.
+ */
+export class ChainClient {
+  readonly connection: Connection;
+
+  constructor(
+    readonly url: string,
+    private readonly timeoutMs = 5_000,
+  ) {
+    this.connection = new Connection(url, { commitment: 'confirmed', disableRetryOnRateLimit: true });
+  }
+
+  private async call<T>(work: () => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        work(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new ChainUnavailableError(`the chain did not answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+        }),
+      ]);
+    } catch (error) {
+      if (error instanceof ChainUnavailableError || error instanceof TransactionRejectedError) throw error;
+      if (isNetworkError(error)) throw new ChainUnavailableError(`the chain is unreachable: ${(error as Error).message}`);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  latestBlockhash(): Promise<RecentBlockhash> {
+    return this.call(() => this.connection.getLatestBlockhash('confirmed'));
+  }
+
+  async isBlockhashValid(blockhash: string): Promise<boolean> {
+    return this.call(async () => (await this.connection.isBlockhashValid(blockhash, { commitment: 'confirmed' })).value);
+  }
+
+  /** Simulates, then sends; a failing simulation throws TransactionRejectedError and sends nothing. */
+  async send(wire: Uint8Array): Promise<string> {
+    return this.call(async () => {
+      try {
+        return await this.connection.sendRawTransaction(wire, { skipPreflight: false, preflightCommitment: 'confirmed', maxRetries: 0 });
+      } catch (error) {
+        const logs = (error as { logs?: string[] }).logs;
+        if (logs || /simulation failed|custom program error|insufficient/i.test(String((error as Error).message))) {
+          throw new TransactionRejectedError((error as Error).message, logs ?? []);
+        }
+        throw error;
+      }
+    });
+  }
+
+  async signatureStatus(signature: string): Promise<SignatureStatus | null> {
+    return this.call(async () => (await this.connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value[0] ?? null);
+  }
+
+  /** Polls until `signature` is confirmed (or failed), or the blockhash it used has expired. */
+  async confirm(signature: string, lastValidBlockHeight: number, pollMs = 200): Promise<SignatureStatus | null> {
+    for (;;) {
+      const status = await this.signatureStatus(signature);
+      if (status && (status.err || status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized')) return status;
+      const height = await this.call(() => this.connection.getBlockHeight('confirmed'));
+      if (height > lastValidBlockHeight) return null;
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  }
+
+  /** Token balance of an account in base units; 0 for an account that does not exist. */
+  async tokenBalance(account: PublicKey): Promise<bigint> {
+    return this.call(async () => {
+      const info = await this.connection.getAccountInfo(account);
+      if (!info) return 0n;
+      return BigInt((await this.connection.getTokenAccountBalance(account)).value.amount);
+    });
+  }
+}
+
+function isNetworkError(error: unknown): boolean {
+  const text = `${(error as Error)?.message ?? ''} ${(error as { cause?: { code?: string } })?.cause?.code ?? ''}`;
+  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|fetch failed|socket hang up|EAI_AGAIN/i.test(text);
+}

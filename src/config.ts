@@ -1,0 +1,268 @@
+import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
+
+/**
+ * Configuration: the environment, parsed and validated once at start-up. Every problem is
+ * reported at once, one clear line per setting, instead of failing on first use.
+ */
+export type Mode = 'development' | 'production' | 'test';
+
+export interface Config {
+  mode: Mode;
+  host: string;
+  port: number;
+  /** postgres.js when set; PGlite under `pgliteDataDir` when not. */
+  databaseUrl: string | null;
+  pgliteDataDir: string;
+  /** Seed demo data into an empty database at start-up. */
+  seedDemoData: boolean;
+  /** Schema introspection (and the explorer) served. */
+  introspection: boolean;
+  logLevel: string;
+  auth: AuthConfig;
+  /** Size limits of an operation, checked before it runs (0 turns one off). */
+  limits: LimitsConfig;
+  http: HttpConfig;
+  rateLimit: RateLimitConfig;
+  loadShedding: LoadSheddingConfig;
+  metrics: MetricsConfig;
+  /** Manifest of the only documents that may run; null = any document (and APQ). */
+  trustedDocumentsPath: string | null;
+}
+
+export interface LimitsConfig {
+  maxDepth: number;
+  maxAliases: number;
+  maxDirectives: number;
+  maxTokens: number;
+  maxCost: number;
+}
+
+export interface HttpConfig {
+  /** Largest request body accepted, in bytes (larger: 413). */
+  bodyLimitBytes: number;
+  /** Time budget of one request in milliseconds (then OPERATION_TIMEOUT); 0 = none. */
+  requestTimeoutMs: number;
+  /**
+   * Proxies whose X-Forwarded-For is believed (fastify `trustProxy`): false = none (the
+   * socket's peer is the client), true = any, or a list of addresses, CIDR ranges and
+   * the names loopback, linklocal, uniquelocal.
+   */
+  trustProxy: boolean | string[];
+}
+
+export interface RateLimitConfig {
+  /** Root query (and subscription) fields per client per minute; 0 = unlimited. */
+  queriesPerMinute: number;
+  /** Root mutation fields per client per minute; 0 = unlimited. */
+  mutationsPerMinute: number;
+}
+
+export interface LoadSheddingConfig {
+  /** Event-loop delay (ms) above which requests are refused with 503; 0 = never. */
+  maxEventLoopDelayMs: number;
+  /** Share of the V8 heap limit in use above which requests are refused with 503; 0 = never. */
+  maxHeapUsedRatio: number;
+}
+
+export interface MetricsConfig {
+  /** Serve Prometheus metrics at /metrics. */
+  enabled: boolean;
+  /** When set, /metrics requires `Authorization: Bearer <token>`. */
+  token: string | null;
+}
+
+export interface AuthConfig {
+  /** HMAC key of access and refresh tokens; shared by every replica. */
+  secret: Uint8Array;
+  /** The domain sign-in messages name, and must name when signed (host[:port]). */
+  domain: string;
+  /** Public URI named in sign-in messages. */
+  uri: string;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  challengeTtlSeconds: number;
+  /** Sign-in attempts allowed per wallet address, and per client address, each minute. */
+  signInAttemptsPerMinute: { perAddress: number; perClient: number };
+  /** Mark cookies Secure (HTTPS only). */
+  secureCookies: boolean;
+}
+
+/** Used only outside production when AUTH_SECRET is unset; never valid in production. */
+const DEVELOPMENT_SECRET = 'poolgraph-development-secret-not-for-production-use';
+
+/** Every variable the service reads, with its default and meaning; README lists the same. */
+export const ENV_VARS = {
+  POOLGRAPH_MODE: 'development | production | test (default: development; NODE_ENV=production also selects production)',
+  HOST: 'interface to listen on (default: 127.0.0.1)',
+  PORT: 'port to listen on (default: 4000)',
+  DATABASE_URL: 'Postgres connection string; unset = embedded PGlite',
+  PGLITE_DATA_DIR: 'where the embedded PGlite keeps its files (default: ./data/pglite; memory:// for none)',
+  SEED_DEMO_DATA: 'seed demo data into an empty database at start-up (default: true on PGlite, false on Postgres)',
+  INTROSPECTION: 'serve introspection and the explorer (default: true outside production)',
+  LOG_LEVEL: 'pino log level (default: info; silent in test)',
+  AUTH_SECRET: 'key signing access and refresh tokens, at least 32 characters (required in production; a fixed development key otherwise)',
+  AUTH_DOMAIN: 'domain named in sign-in messages (default: HOST:PORT)',
+  AUTH_URI: 'URI named in sign-in messages (default: http://AUTH_DOMAIN)',
+  ACCESS_TOKEN_TTL_SECONDS: 'lifetime of an access token (default: 900)',
+  REFRESH_TOKEN_TTL_SECONDS: 'lifetime of a session without refresh (default: 2592000, 30 days)',
+  SIGN_IN_CHALLENGE_TTL_SECONDS: 'how long a sign-in challenge can be signed (default: 300)',
+  SIGN_IN_ATTEMPTS_PER_MINUTE: 'sign-in attempts per wallet address each minute (default: 10)',
+  SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: 'sign-in attempts per client address each minute (default: 30)',
+  MAX_QUERY_DEPTH: 'deepest field nesting of an operation (default: 15; 0 = no limit)',
+  MAX_QUERY_ALIASES: 'aliased fields in an operation, fragments expanded (default: 30; 0 = no limit)',
+  MAX_QUERY_DIRECTIVES: 'directive uses in an operation, fragments expanded (default: 50; 0 = no limit)',
+  MAX_QUERY_TOKENS: 'lexical tokens in a document (default: 2000; 0 = no limit)',
+  MAX_QUERY_COST: 'cost budget of an operation: objects it can return, lists counted by their page size (default: 20000; 0 = no limit)',
+  BODY_LIMIT_BYTES: 'largest request body accepted (default: 102400)',
+  REQUEST_TIMEOUT_MS: 'time budget of a request before it fails with OPERATION_TIMEOUT (default: 15000; 0 = none)',
+  TRUST_PROXY: 'proxies whose X-Forwarded-For is trusted: true, or addresses/CIDR ranges/loopback,linklocal,uniquelocal, comma-separated (default: none)',
+  RATE_LIMIT_QUERIES_PER_MINUTE: 'root query fields per client per minute (default: 600, off in test mode; 0 = unlimited)',
+  RATE_LIMIT_MUTATIONS_PER_MINUTE: 'root mutation fields per client per minute (default: 60, off in test mode; 0 = unlimited)',
+  LOAD_SHED_EVENT_LOOP_DELAY_MS: 'event-loop delay above which requests get 503 (default: 1000, off in test mode; 0 = never)',
+  LOAD_SHED_HEAP_USED_RATIO: 'share of the heap limit in use above which requests get 503 (default: 0.9; 0 = never)',
+  METRICS: 'serve Prometheus metrics at /metrics (default: true)',
+  METRICS_TOKEN: 'bearer token /metrics requires (default: none, open)',
+  TRUSTED_DOCUMENTS: 'path of a manifest of the only documents that may run (default: none; any document runs, and APQ)',
+} as const;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const modeText = env.POOLGRAPH_MODE ?? (env.NODE_ENV === 'production' ? 'production' : 'development');
+  const mode = (['development', 'production', 'test'] as const).find((m) => m === modeText);
+  if (!mode) problems.push(`POOLGRAPH_MODE must be development, production or test, got "${modeText}"`);
+
+  const bool = (name: keyof typeof ENV_VARS, fallback: boolean): boolean => {
+    const value = env[name];
+    if (value === undefined || value === '') return fallback;
+    if (/^(1|true|yes|on)$/i.test(value)) return true;
+    if (/^(0|false|no|off)$/i.test(value)) return false;
+    problems.push(`${name} must be true or false, got "${value}"`);
+    return fallback;
+  };
+
+  const portText = env.PORT ?? '4000';
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT must be a port number, got "${portText}"`);
+
+  const databaseUrl = env.DATABASE_URL || null;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+
+  const integer = (name: keyof typeof ENV_VARS, fallback: number, min: number): number => {
+    const value = env[name];
+    if (value === undefined || value === '') return fallback;
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < min) {
+      problems.push(`${name} must be an integer of at least ${min}, got "${value}"`);
+      return fallback;
+    }
+    return parsed;
+  };
+
+  const ratio = (name: keyof typeof ENV_VARS, fallback: number): number => {
+    const value = env[name];
+    if (value === undefined || value === '') return fallback;
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || parsed < 0 || parsed >= 1) {
+      problems.push(`${name} must be a number from 0 up to (not including) 1, got "${value}"`);
+      return fallback;
+    }
+    return parsed;
+  };
+
+  const production = mode === 'production';
+  const testing = mode === 'test';
+  const trustProxy = parseTrustProxy(env.TRUST_PROXY, problems);
+  const metricsToken = env.METRICS_TOKEN || null;
+  const trustedDocumentsPath = env.TRUSTED_DOCUMENTS || null;
+  // The manifest's contents are checked when the server loads it, at start-up too.
+  if (trustedDocumentsPath && !existsSync(trustedDocumentsPath)) problems.push(`TRUSTED_DOCUMENTS names no file: "${trustedDocumentsPath}"`);
+  if (metricsToken !== null && metricsToken.length < 16) problems.push('METRICS_TOKEN must be at least 16 characters');
+  const secretText = env.AUTH_SECRET || (production ? '' : DEVELOPMENT_SECRET);
+  if (secretText.length < 32) {
+    problems.push(production && !env.AUTH_SECRET ? 'AUTH_SECRET is required in production' : 'AUTH_SECRET must be at least 32 characters');
+  }
+  const host = env.HOST || '127.0.0.1';
+  const domain = env.AUTH_DOMAIN || `${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
+  const config: Config = {
+    mode: mode ?? 'development',
+    host,
+    port,
+    databaseUrl,
+    pgliteDataDir: env.PGLITE_DATA_DIR || './data/pglite',
+    seedDemoData: bool('SEED_DEMO_DATA', !databaseUrl),
+    introspection: bool('INTROSPECTION', !production),
+    logLevel: env.LOG_LEVEL || (mode === 'test' ? 'silent' : 'info'),
+    auth: {
+      secret: new TextEncoder().encode(secretText),
+      domain,
+      uri: env.AUTH_URI || `http://${domain}`,
+      accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL_SECONDS', 900, 10),
+      refreshTokenTtlSeconds: integer('REFRESH_TOKEN_TTL_SECONDS', 30 * 24 * 3600, 60),
+      challengeTtlSeconds: integer('SIGN_IN_CHALLENGE_TTL_SECONDS', 300, 10),
+      signInAttemptsPerMinute: {
+        perAddress: integer('SIGN_IN_ATTEMPTS_PER_MINUTE', 10, 1),
+        perClient: integer('SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE', 30, 1),
+      },
+      secureCookies: production,
+    },
+    limits: {
+      maxDepth: integer('MAX_QUERY_DEPTH', 15, 0),
+      maxAliases: integer('MAX_QUERY_ALIASES', 30, 0),
+      maxDirectives: integer('MAX_QUERY_DIRECTIVES', 50, 0),
+      maxTokens: integer('MAX_QUERY_TOKENS', 2000, 0),
+      maxCost: integer('MAX_QUERY_COST', 20_000, 0),
+    },
+    http: {
+      bodyLimitBytes: integer('BODY_LIMIT_BYTES', 100 * 1024, 1024),
+      requestTimeoutMs: integer('REQUEST_TIMEOUT_MS', 15_000, 0),
+      trustProxy,
+    },
+    rateLimit: {
+      queriesPerMinute: integer('RATE_LIMIT_QUERIES_PER_MINUTE', testing ? 0 : 600, 0),
+      mutationsPerMinute: integer('RATE_LIMIT_MUTATIONS_PER_MINUTE', testing ? 0 : 60, 0),
+    },
+    loadShedding: {
+      maxEventLoopDelayMs: integer('LOAD_SHED_EVENT_LOOP_DELAY_MS', testing ? 0 : 1000, 0),
+      maxHeapUsedRatio: ratio('LOAD_SHED_HEAP_USED_RATIO', 0.9),
+    },
+    metrics: { enabled: bool('METRICS', true), token: metricsToken },
+    trustedDocumentsPath,
+  };
+  if (problems.length) throw new ConfigError(problems);
+  return config;
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** TRUST_PROXY: unset/false, true, or a comma-separated list of addresses, CIDR ranges and names. */
+function parseTrustProxy(value: string | undefined, problems: string[]): boolean | string[] {
+  if (value === undefined || value === '' || /^(0|false|no|off)$/i.test(value)) return false;
+  if (/^(1|true|yes|on)$/i.test(value)) return true;
+  const entries = value.split(',').map((entry) => entry.trim());
+  const bad = entries.filter((entry) => !PROXY_NAMES.has(entry) && !isAddressOrRange(entry));
+  if (bad.length) {
+    problems.push(
+      `TRUST_PROXY must be true, false, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal; "${bad.join('", "')}" is none of these`,
+    );
+    return false;
+  }
+  return entries;
+}
+
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (!version || rest.length) return false;
+  if (prefix === undefined) return true;
+  const bits = Number(prefix);
+  return /^\d+$/.test(prefix) && bits <= (version === 4 ? 32 : 128);
+}

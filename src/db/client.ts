@@ -1,0 +1,149 @@
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { type SQL, sql } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import postgres from 'postgres';
+import * as schema from '../../schema/index.js';
+
+export type Schema = typeof schema;
+/** The one Drizzle type every module codes against, whichever backend is underneath. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../schema/migrations', import.meta.url));
+
+export type DatabaseOptions =
+  | { kind: 'postgres'; url: string; maxConnections?: number; connectTimeoutSeconds?: number; applicationName?: string }
+  | { kind: 'pglite'; dataDir?: string };
+
+/**
+ * A database handle: the Drizzle instance plus what the server needs around it.
+ * `statementCount` counts every statement that reaches the driver, so tests and
+ * metrics can check that a request's statements depend on its shape alone.
+ */
+export interface Database {
+  readonly kind: 'postgres' | 'pglite';
+  readonly db: Db;
+  readonly statementCount: number;
+  /** Runs raw SQL and returns its rows, normalised across drivers (no column mapping). */
+  rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]>;
+  /** Resolves when the database answers within `timeoutMs`, rejects otherwise. */
+  ping(timeoutMs?: number): Promise<void>;
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.kind === 'postgres' ? openPostgres(options) : openPglite(options);
+}
+
+function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): Database {
+  let statementCount = 0;
+  const client = postgres(options.url, {
+    max: options.maxConnections ?? 10,
+    // A database that is down must fail the request fast, not hang it.
+    connect_timeout: options.connectTimeoutSeconds ?? 3,
+    idle_timeout: 60,
+    onnotice: () => {},
+    connection: { application_name: options.applicationName ?? 'poolgraph' },
+    // The schema uses no custom array types, so a new connection needs no type lookup.
+    fetch_types: false,
+    debug: () => {
+      statementCount++;
+    },
+  });
+  const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  return {
+    kind: 'postgres',
+    db,
+    get statementCount() {
+      return statementCount;
+    },
+    async rows<T extends Record<string, unknown>>(query: SQL) {
+      return (await db.execute(query)) as unknown as T[];
+    },
+    ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs),
+    migrate: () => migratePostgres(db as never, { migrationsFolder: MIGRATIONS_FOLDER }),
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+async function openPglite(options: Extract<DatabaseOptions, { kind: 'pglite' }>): Promise<Database> {
+  if (options.dataDir && !options.dataDir.includes('://')) mkdirSync(options.dataDir, { recursive: true });
+  const client = await PGlite.create(options.dataDir);
+  let statementCount = 0;
+  // PGlite has no statement hook; count at the entry points Drizzle uses, including
+  // those of the transaction object it hands to `db.transaction` callbacks.
+  const counted = <T extends Pick<PGlite, 'query' | 'exec'>>(target: T): T => {
+    const query = target.query.bind(target);
+    const exec = target.exec.bind(target);
+    target.query = ((...args: Parameters<typeof query>) => {
+      statementCount++;
+      return query(...args);
+    }) as typeof target.query;
+    target.exec = ((...args: Parameters<typeof exec>) => {
+      statementCount++;
+      return exec(...args);
+    }) as typeof target.exec;
+    return target;
+  };
+  counted(client);
+  const transaction = client.transaction.bind(client);
+  client.transaction = ((callback: Parameters<typeof transaction>[0]) =>
+    transaction((tx) => callback(counted(tx)))) as typeof client.transaction;
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    kind: 'pglite',
+    db,
+    get statementCount() {
+      return statementCount;
+    },
+    async rows<T extends Record<string, unknown>>(query: SQL) {
+      const result = (await db.execute(query)) as unknown as { rows: T[] };
+      return result.rows;
+    },
+    ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs),
+    migrate: () => migratePglite(db as never, { migrationsFolder: MIGRATIONS_FOLDER }),
+    close: () => client.close(),
+  };
+}
+
+async function withTimeout(work: Promise<unknown>, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`database did not answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EPIPE',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  '57P01', // admin_shutdown: the backend was terminated
+  '57P02',
+  '57P03', // cannot_connect_now: the server is starting or stopping
+]);
+
+/** True when an error (or one it wraps) means the database could not be reached. */
+export function isConnectionError(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && CONNECTION_ERROR_CODES.has(code)) return true;
+  }
+  return false;
+}

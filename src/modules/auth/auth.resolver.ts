@@ -1,0 +1,94 @@
+import { Arg, Ctx, Field, FieldResolver, ID, InputType, Mutation, Resolver, Root } from 'type-graphql';
+import type { ApiKeyRow, RefreshTokenRow } from '../../../schema/index.js';
+import type { GraphQLContext } from '../../server/context.js';
+import { User } from '../users/user.type.js';
+import {
+  createApiKey,
+  refreshSession,
+  requestSignInChallenge,
+  revokeApiKey,
+  type Session,
+  signInWithApiKey,
+  signInWithWallet,
+  signOut,
+} from './auth.service.js';
+import { ApiKey, AuthSession, CreatedApiKey, RefreshToken, SignInChallenge } from './auth.type.js';
+
+@InputType()
+class SignInWithWalletInput {
+  @Field(() => String, { description: 'Base58 address of the signing wallet.' })
+  walletAddress!: string;
+
+  @Field(() => String, { description: 'The challenge message, exactly as requestSignInChallenge returned it.' })
+  message!: string;
+
+  @Field(() => String, { description: 'Ed25519 signature of the message bytes, base58 (as wallets return it) or base64.' })
+  signature!: string;
+}
+
+/** Sessions go back in the body, and to browsers as HttpOnly cookies as well. */
+function withCookies(ctx: GraphQLContext, session: Session): Session {
+  ctx.transport.setSessionCookies(session);
+  return session;
+}
+
+@Resolver()
+export class AuthResolver {
+  @Mutation(() => SignInChallenge, { description: 'Step 1 of wallet sign-in: a message for the wallet to sign.' })
+  requestSignInChallenge(@Arg('walletAddress', () => String) walletAddress: string, @Ctx() ctx: GraphQLContext) {
+    return requestSignInChallenge(ctx, walletAddress);
+  }
+
+  @Mutation(() => AuthSession, { description: 'Step 2 of wallet sign-in: the signed challenge opens a session.' })
+  async signInWithWallet(@Arg('input', () => SignInWithWalletInput) input: SignInWithWalletInput, @Ctx() ctx: GraphQLContext) {
+    return withCookies(ctx, await signInWithWallet(ctx, input));
+  }
+
+  @Mutation(() => AuthSession, { description: 'Exchanges an API key for a session.' })
+  async signInWithApiKey(@Arg('apiKey', () => String) apiKey: string, @Ctx() ctx: GraphQLContext) {
+    return withCookies(ctx, await signInWithApiKey(ctx, apiKey));
+  }
+
+  @Mutation(() => AuthSession, {
+    description: 'Rotates the session: the refresh token (argument, or the browser cookie) is spent and a new pair issued.',
+  })
+  async refreshSession(
+    @Arg('refreshToken', () => String, { nullable: true }) refreshToken: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return withCookies(ctx, await refreshSession(ctx, refreshToken ?? ctx.transport.refreshCookie ?? ''));
+  }
+
+  @Mutation(() => Boolean, { description: 'Ends the session of the refresh token given (or cookie), else the current one.' })
+  async signOut(@Arg('refreshToken', () => String, { nullable: true }) refreshToken: string | null, @Ctx() ctx: GraphQLContext) {
+    const ended = await signOut(ctx, refreshToken ?? ctx.transport.refreshCookie);
+    ctx.transport.clearSessionCookies();
+    return ended;
+  }
+
+  @Mutation(() => CreatedApiKey, { description: `Creates an API key (at most 5 active); the key is shown only here.` })
+  createApiKey(@Arg('name', () => String) name: string, @Ctx() ctx: GraphQLContext) {
+    return createApiKey(ctx, name);
+  }
+
+  @Mutation(() => ApiKey)
+  revokeApiKey(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
+    return revokeApiKey(ctx, id);
+  }
+}
+
+@Resolver(() => ApiKey)
+export class ApiKeyResolver {
+  @FieldResolver(() => User)
+  user(@Root() key: ApiKeyRow, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.userById.load(key.userId);
+  }
+}
+
+@Resolver(() => RefreshToken)
+export class RefreshTokenResolver {
+  @FieldResolver(() => User)
+  user(@Root() session: RefreshTokenRow, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.userById.load(session.userId);
+  }
+}

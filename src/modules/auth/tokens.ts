@@ -1,0 +1,74 @@
+import { errors, jwtVerify, SignJWT } from 'jose';
+
+/**
+ * Access and refresh tokens: compact JWTs signed with HS256 by the service's secret.
+ * An access token names the user, role and session for a few minutes; a refresh token
+ * names a session and its rotation version. Neither is ever stored.
+ */
+const ISSUER = 'poolgraph';
+const ALGORITHM = 'HS256';
+
+export interface AccessClaims {
+  userId: string;
+  role: 'USER' | 'ADMIN';
+  sessionId: string;
+}
+
+export interface RefreshClaims {
+  userId: string;
+  sessionId: string;
+  version: string;
+}
+
+export type TokenProblem = 'TOKEN_EXPIRED' | 'TOKEN_INVALID';
+
+export class TokenError extends Error {
+  constructor(readonly reason: TokenProblem) {
+    super(reason === 'TOKEN_EXPIRED' ? 'The token has expired' : 'The token is not valid');
+  }
+}
+
+export async function signAccessToken(secret: Uint8Array, claims: AccessClaims, expiresAt: Date): Promise<string> {
+  return new SignJWT({ role: claims.role, sid: claims.sessionId, typ: 'access' })
+    .setProtectedHeader({ alg: ALGORITHM })
+    .setIssuer(ISSUER)
+    .setSubject(claims.userId)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
+    .sign(secret);
+}
+
+export async function signRefreshToken(secret: Uint8Array, claims: RefreshClaims, expiresAt: Date): Promise<string> {
+  return new SignJWT({ sid: claims.sessionId, ver: claims.version, typ: 'refresh' })
+    .setProtectedHeader({ alg: ALGORITHM })
+    .setIssuer(ISSUER)
+    .setSubject(claims.userId)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
+    .sign(secret);
+}
+
+async function verifyToken(secret: Uint8Array, token: string, type: 'access' | 'refresh', now: Date) {
+  try {
+    const { payload } = await jwtVerify(token, secret, { issuer: ISSUER, algorithms: [ALGORITHM], currentDate: now });
+    if (payload.typ !== type || typeof payload.sub !== 'string' || typeof payload.sid !== 'string') {
+      throw new TokenError('TOKEN_INVALID');
+    }
+    return payload;
+  } catch (error) {
+    if (error instanceof TokenError) throw error;
+    throw new TokenError(error instanceof errors.JWTExpired ? 'TOKEN_EXPIRED' : 'TOKEN_INVALID');
+  }
+}
+
+export async function verifyAccessToken(secret: Uint8Array, token: string, now: Date): Promise<AccessClaims> {
+  const payload = await verifyToken(secret, token, 'access', now);
+  if (payload.role !== 'USER' && payload.role !== 'ADMIN') throw new TokenError('TOKEN_INVALID');
+  return { userId: payload.sub!, role: payload.role, sessionId: payload.sid as string };
+}
+
+export async function verifyRefreshToken(secret: Uint8Array, token: string, now: Date): Promise<RefreshClaims> {
+  const payload = await verifyToken(secret, token, 'refresh', now);
+  if (typeof payload.ver !== 'string') throw new TokenError('TOKEN_INVALID');
+  return { userId: payload.sub!, sessionId: payload.sid as string, version: payload.ver };
+}

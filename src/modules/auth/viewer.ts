@@ -1,0 +1,29 @@
+import { AppError } from '../../errors.js';
+
+/** Who is calling: the signed-in user, how they authenticated, and their role. */
+export interface Viewer {
+  userId: string;
+  role: 'USER' | 'ADMIN';
+  /** The session (refresh_tokens row) of a bearer or cookie token. */
+  sessionId: string | null;
+  /** The API key used directly as `x-api-key`. */
+  apiKeyId: string | null;
+}
+
+/** The viewer, or UNAUTHENTICATED for a signed-out call. */
+export function requireViewer(viewer: Viewer | null): Viewer {
+  if (!viewer) throw new AppError('UNAUTHENTICATED', 'Sign in to do this', { reason: 'NOT_SIGNED_IN' });
+  return viewer;
+}
+
+export function requireRole(viewer: Viewer | null, role: 'ADMIN'): Viewer {
+  const signedIn = requireViewer(viewer);
+  if (signedIn.role !== role) throw new AppError('FORBIDDEN', `Only ${role} users may do this`);
+  return signedIn;
+}
+
+/** Private data of a user is readable by that user and by admins; FORBIDDEN for anyone else. */
+export function assertCanReadPrivate(viewer: Viewer | null, ownerId: string, field: string): void {
+  if (viewer && (viewer.userId === ownerId || viewer.role === 'ADMIN')) return;
+  throw new AppError('FORBIDDEN', `${field} is private to its user`);
+}

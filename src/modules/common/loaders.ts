@@ -1,0 +1,68 @@
+import DataLoader from 'dataloader';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { countByParent, newestChildrenByParent, rowsByKeys } from '../../db/batch.js';
+import type { Db } from '../../db/client.js';
+import { encodeCursor, isIsoDate, Page, type PageRequest, parsePageRequest, takePage } from './pagination.js';
+
+/**
+ * Loader building blocks shared by the modules. Every loader is created per request
+ * (caches must never outlive one), batches all keys of a tick into one statement, and
+ * returns results in key order.
+ */
+
+/** One row (or null) per key, looked up by a unique column. */
+export function uniqueLoader<TRow extends Record<string, unknown>>(db: Db, table: PgTable, column: PgColumn) {
+  return new DataLoader<string, TRow | null>(async (keys) => {
+    const groups = await rowsByKeys<TRow>(db, table, column, keys);
+    return keys.map((key) => groups.get(key)?.[0] ?? null);
+  });
+}
+
+/** Every row (oldest first) whose `column` is the key, for many keys at once. */
+export function groupLoader<TRow extends Record<string, unknown> & { createdAt: Date }>(db: Db, table: PgTable, column: PgColumn) {
+  return new DataLoader<string, TRow[]>(async (keys) => {
+    const groups = await rowsByKeys<TRow>(db, table, column, keys);
+    return keys.map((key) => (groups.get(key) ?? []).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()));
+  });
+}
+
+/** The order of every child connection: newest first, ties broken by id. */
+export const NEWEST_FIRST = 'NEWEST_FIRST';
+
+export function parseNewestFirstPage(args: { first?: number | null; after?: string | null }): PageRequest {
+  return parsePageRequest(args, NEWEST_FIRST, isIsoDate);
+}
+
+type ChildRow = Record<string, unknown> & { id: string; createdAt: Date };
+type ChildTable = PgTable & { id: PgColumn; createdAt: PgColumn };
+
+/**
+ * Pages of a parent's children (newest first) for many parents at once. Each distinct
+ * page request (first, after) gets its own DataLoader, so aliases with different
+ * arguments still batch per argument set; totalCount is one more batched statement,
+ * run only when a query selects it.
+ */
+export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable, parentColumn: PgColumn) {
+  const counts = new DataLoader<string, number>(async (parentIds) => {
+    const totals = await countByParent(db, table, parentColumn, parentIds);
+    return parentIds.map((id) => totals.get(id) ?? 0);
+  });
+  const cursorOf = (row: TRow) => encodeCursor(NEWEST_FIRST, row.createdAt.toISOString(), row.id);
+  const loaders = new Map<string, DataLoader<string, Page<TRow>>>();
+  return (page: PageRequest): DataLoader<string, Page<TRow>> => {
+    const signature = `${page.first}:${page.after ? `${page.after.key}/${page.after.id}` : ''}`;
+    let loader = loaders.get(signature);
+    if (!loader) {
+      const after = page.after ? { createdAt: new Date(page.after.key), id: page.after.id } : null;
+      loader = new DataLoader<string, Page<TRow>>(async (parentIds) => {
+        const groups = await newestChildrenByParent<TRow>(db, table, parentColumn, parentIds, page.first + 1, after);
+        return parentIds.map((parentId) => {
+          const { nodes, hasNextPage } = takePage(groups.get(parentId) ?? [], page.first);
+          return new Page(nodes, hasNextPage, false, cursorOf, () => counts.load(parentId));
+        });
+      });
+      loaders.set(signature, loader);
+    }
+    return loader;
+  };
+}

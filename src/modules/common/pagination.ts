@@ -1,0 +1,100 @@
+import { badInput } from '../../errors.js';
+import { isUuid } from './ids.js';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+/** A validated page request: how many rows, and the keyset position to start after. */
+export interface PageRequest {
+  first: number;
+  after: CursorKey | null;
+}
+
+/** A keyset position: the sort it belongs to, the sort key of the last row seen, its id. */
+export interface CursorKey {
+  sort: string;
+  key: string;
+  id: string;
+}
+
+export function encodeCursor(sort: string, key: string, id: string): string {
+  return Buffer.from(JSON.stringify([sort, key, id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): CursorKey | null {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (!Array.isArray(parsed) || parsed.length !== 3) return null;
+    const [sort, key, id] = parsed as unknown[];
+    if (typeof sort !== 'string' || typeof key !== 'string' || typeof id !== 'string' || !isUuid(id)) return null;
+    return { sort, key, id };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Validates `first` and `after` for a list ordered by `sort`. A cursor is only valid for
+ * the ordering that issued it; `isValidKey` checks its sort key parses for that ordering.
+ */
+export function parsePageRequest(
+  args: { first?: number | null; after?: string | null },
+  sort: string,
+  isValidKey: (key: string) => boolean,
+): PageRequest {
+  const first = args.first ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) {
+    throw badInput('first', `first must be between 1 and ${MAX_PAGE_SIZE}, got ${first}`);
+  }
+  if (args.after == null) return { first, after: null };
+  const after = decodeCursor(args.after);
+  if (!after || !isValidKey(after.key)) throw badInput('after', 'after is not a valid cursor');
+  if (after.sort !== sort) throw badInput('after', `after is a cursor of the ${after.sort} order, not of ${sort}`);
+  return { first, after };
+}
+
+export const isIsoDate = (key: string) => !Number.isNaN(Date.parse(key));
+export const isIntegerString = (key: string) => /^-?\d+$/.test(key);
+
+/**
+ * One page of a list, as a Relay connection. Edges and cursors are only built when a
+ * query asks for them; `totalCount` is a number when the page query counted for free,
+ * or a function that runs the count only when the field is selected.
+ */
+export class Page<T extends { id: string }> {
+  constructor(
+    readonly nodes: T[],
+    readonly hasNextPage: boolean,
+    readonly hasPreviousPage: boolean,
+    private readonly cursorOf: (node: T) => string,
+    private readonly count: number | (() => Promise<number>),
+  ) {}
+
+  get edges(): Array<{ cursor: string; node: T }> {
+    return this.nodes.map((node) => ({ cursor: this.cursorOf(node), node }));
+  }
+
+  get pageInfo() {
+    const first = this.nodes[0];
+    const last = this.nodes[this.nodes.length - 1];
+    return {
+      hasNextPage: this.hasNextPage,
+      hasPreviousPage: this.hasPreviousPage,
+      startCursor: first ? this.cursorOf(first) : null,
+      endCursor: last ? this.cursorOf(last) : null,
+    };
+  }
+
+  get totalCount(): number | Promise<number> {
+    return typeof this.count === 'number' ? this.count : this.count();
+  }
+
+  static empty<T extends { id: string }>(): Page<T> {
+    return new Page<T>([], false, false, () => '', 0);
+  }
+}
+
+/** Keeps the `first` rows of a `first + 1` fetch and reports whether more exist. */
+export function takePage<T>(rows: T[], first: number): { nodes: T[]; hasNextPage: boolean } {
+  return rows.length > first ? { nodes: rows.slice(0, first), hasNextPage: true } : { nodes: rows, hasNextPage: false };
+}

@@ -1,0 +1,26 @@
+import type { AuthConfig } from '../config.js';
+import type { Database } from '../db/client.js';
+import type { WindowRateLimiter } from './auth/rate-limit.js';
+import type { Viewer } from './auth/viewer.js';
+import type { Loaders } from './loaders.js';
+
+/** What lives as long as the process and every request shares: configuration, limiters. */
+export interface ServiceDependencies {
+  database: Database;
+  auth: AuthConfig;
+  signInLimits: { perAddress: WindowRateLimiter; perClient: WindowRateLimiter };
+  /** The time; injectable so tests can move it (token and challenge expiry). */
+  clock: () => Date;
+}
+
+/**
+ * What a service call sees of the request: the shared dependencies, the request's loaders,
+ * its viewer and client address, and the request's clock (one `now` per request, so every
+ * filter in it agrees on the time).
+ */
+export interface ServiceContext extends ServiceDependencies {
+  loaders: Loaders;
+  viewer: Viewer | null;
+  clientAddress: string;
+  now: Date;
+}

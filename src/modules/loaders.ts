@@ -1,0 +1,17 @@
+import type { Db } from '../db/client.js';
+import { createPoolLoaders } from './pools/pool.loaders.js';
+import { createPredictionLoaders } from './predictions/prediction.loaders.js';
+import { createStreakLoaders } from './streaks/streak.loaders.js';
+import { createUserLoaders } from './users/user.loaders.js';
+
+/** Every module's loaders, created together once per request (per event for subscriptions). */
+export function createLoaders(db: Db) {
+  return {
+    ...createUserLoaders(db),
+    ...createPoolLoaders(db),
+    ...createPredictionLoaders(db),
+    ...createStreakLoaders(db),
+  };
+}
+
+export type Loaders = ReturnType<typeof createLoaders>;

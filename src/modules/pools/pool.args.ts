@@ -1,0 +1,59 @@
+import { ArgsType, Field, ID, InputType, registerEnumType } from 'type-graphql';
+import { PageArgs } from '../common/page.args.js';
+import { DateTime } from '../common/scalars.js';
+import { POOL_SORTS, POOL_STATUS_FILTERS, type PoolSort, type PoolStatusFilter } from './pool.service.js';
+
+const PoolStatusFilterEnum = Object.fromEntries(POOL_STATUS_FILTERS.map((v) => [v, v]));
+registerEnumType(PoolStatusFilterEnum, {
+  name: 'PoolStatusFilter',
+  description: 'Pool states to list; several mean any of them.',
+  valuesConfig: {
+    ACTIVE: { description: 'Open for predictions now: status ACTIVE, not closed, inside the prediction window.' },
+    ENDED: { description: 'The prediction window has ended.' },
+    RESOLVED: { description: 'Has a resolution.' },
+    NOT_RESOLVED: { description: 'The prediction window has ended and there is no resolution yet.' },
+  },
+});
+
+const PoolSortEnum = Object.fromEntries(POOL_SORTS.map((v) => [v, v]));
+registerEnumType(PoolSortEnum, {
+  name: 'PoolSort',
+  description: 'Order of a pool list; ties are broken by id.',
+  valuesConfig: {
+    END_DATE: { description: 'Soonest prediction end first.' },
+    CREATION_DATE: { description: 'Newest first.' },
+    OLD_CREATION_DATE: { description: 'Oldest first.' },
+    VOLUME_HIGH: { description: 'Highest total volume first.' },
+    VOLUME_LOW: { description: 'Lowest total volume first.' },
+  },
+});
+
+@InputType({ description: 'Conditions a listed pool meets; all given conditions must hold.' })
+export class PoolFilter {
+  @Field(() => [PoolStatusFilterEnum], { nullable: true })
+  status?: PoolStatusFilter[] | null;
+
+  @Field(() => ID, { nullable: true })
+  streakId?: string | null;
+
+  @Field(() => DateTime, { nullable: true, description: 'Pools whose reference date falls on the same UTC day.' })
+  referenceDate?: Date | null;
+
+  @Field(() => ID, { nullable: true, description: 'Pools created by this user.' })
+  createdBy?: string | null;
+}
+
+@ArgsType()
+export class PoolsArgs extends PageArgs {
+  @Field(() => PoolFilter, { nullable: true })
+  filter?: PoolFilter | null;
+
+  @Field(() => PoolSortEnum, { nullable: true, defaultValue: 'END_DATE' })
+  sort?: PoolSort | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Full-text search over title and description: every word must start a word of either.',
+  })
+  search?: string | null;
+}

@@ -1,0 +1,91 @@
+import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Float, ID, Query, Resolver, Root } from 'type-graphql';
+import type { StreakRewardRow, StreakRow } from '../../../schema/index.js';
+import { User } from '../users/user.type.js';
+import type { GraphQLContext } from '../../server/context.js';
+import { toTokens } from '../common/amounts.js';
+import { parseNewestFirstPage } from '../common/loaders.js';
+import { PageArgs } from '../common/page.args.js';
+import { Pool, PoolConnection } from '../pools/pool.type.js';
+import { findStreak, listStreaks, streakPools, userStreakDetails } from './streak.service.js';
+import { Streak, StreakConnection, StreakPools, StreakReward, UserStreakDetails } from './streak.type.js';
+
+@ArgsType()
+class StreakPoolsArgs extends PageArgs {
+  @Field(() => ID)
+  streakId!: string;
+
+  @Field(() => Boolean, { nullable: true, defaultValue: false, description: 'Only pools whose prediction window has ended.' })
+  pastOnly?: boolean | null;
+}
+
+@Resolver(() => Streak)
+export class StreakResolver {
+  @Query(() => Streak, { nullable: true, description: 'A streak by id; null when there is none.' })
+  streak(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
+    return findStreak(ctx, id);
+  }
+
+  @Query(() => StreakConnection, { description: 'All streaks, newest first.' })
+  streaks(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
+    return listStreaks(ctx, args);
+  }
+
+  @Query(() => StreakPools, { description: 'A streak and all its pools (not filtered by participation), newest first.' })
+  streakPools(@Args(() => StreakPoolsArgs) { streakId, ...page }: StreakPoolsArgs, @Ctx() ctx: GraphQLContext) {
+    return streakPools(ctx, streakId, page);
+  }
+
+  @Query(() => UserStreakDetails, { description: "The signed-in user's progress in a streak and their streak rewards." })
+  streakUserDetails(
+    @Arg('streakId', () => ID) streakId: string,
+    @Arg('isClaimed', () => Boolean, { nullable: true, description: 'Only claimed (true) or unclaimed (false) rewards.' })
+    isClaimed: boolean | null,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return userStreakDetails(ctx, streakId, isClaimed);
+  }
+
+  @FieldResolver(() => Float, { description: 'Fees accumulated over the life of the streak, in whole tokens.' })
+  totalAccumulated(@Root() streak: StreakRow) {
+    return toTokens(streak.totalAccumulated, streak.decimals);
+  }
+
+  @FieldResolver(() => Float, { description: 'Balance available for rewards, in whole tokens.' })
+  availableBalance(@Root() streak: StreakRow) {
+    return toTokens(streak.availableBalance, streak.decimals);
+  }
+
+  @FieldResolver(() => Float, { description: 'Balance of the accumulator account on-chain at lastSyncAt, in whole tokens.' })
+  onchainBalance(@Root() streak: StreakRow) {
+    return toTokens(streak.onchainBalance, streak.decimals);
+  }
+
+  @FieldResolver(() => Pool, { nullable: true, description: 'The last pool the streak processor has applied.' })
+  lastProcessedPool(@Root() streak: StreakRow, @Ctx() ctx: GraphQLContext) {
+    return streak.lastProcessedPoolId ? ctx.loaders.poolById.load(streak.lastProcessedPoolId) : null;
+  }
+
+  @FieldResolver(() => PoolConnection, { description: 'Pools of the streak, newest first.' })
+  pools(@Root() streak: StreakRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.poolsByStreak(parseNewestFirstPage(args)).load(streak.id);
+  }
+}
+
+@Resolver(() => StreakReward)
+export class StreakRewardResolver {
+  @FieldResolver(() => Float, { description: 'The reward, in whole tokens.' })
+  async amount(@Root() reward: StreakRewardRow, @Ctx() ctx: GraphQLContext) {
+    const streak = await ctx.loaders.streakById.load(reward.streakId);
+    return toTokens(reward.amount, streak!.decimals);
+  }
+
+  @FieldResolver(() => Streak)
+  streak(@Root() reward: StreakRewardRow, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.streakById.load(reward.streakId);
+  }
+
+  @FieldResolver(() => User, { nullable: true, description: 'The user of userWalletAddress.' })
+  user(@Root() reward: StreakRewardRow, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.userByWalletAddress.load(reward.userWalletAddress);
+  }
+}

@@ -1,0 +1,99 @@
+import { and, count, desc, eq, sql } from 'drizzle-orm';
+import { type PoolRow, streakRewards, type StreakRewardRow, streaks, type StreakRow, userStreaks } from '../../../schema/index.js';
+import { requireViewer } from '../auth/viewer.js';
+import { AppError } from '../../errors.js';
+import type { ServiceContext } from '../context.js';
+import { parseId } from '../common/ids.js';
+import { NEWEST_FIRST, parseNewestFirstPage } from '../common/loaders.js';
+import { encodeCursor, Page, takePage } from '../common/pagination.js';
+import { listStreakPools } from '../pools/pool.service.js';
+
+export async function findStreak(ctx: ServiceContext, id: string): Promise<StreakRow | null> {
+  return ctx.loaders.streakById.load(parseId(id, 'id'));
+}
+
+/** Every streak, newest first. */
+export async function listStreaks(
+  ctx: ServiceContext,
+  input: { first?: number | null; after?: string | null },
+): Promise<Page<StreakRow>> {
+  const page = parseNewestFirstPage(input);
+  const after = page.after
+    ? sql`(${streaks.createdAt}, ${streaks.id}) < (${page.after.key}::timestamptz, ${page.after.id}::uuid)`
+    : undefined;
+  const rows = await ctx.database.db
+    .select()
+    .from(streaks)
+    .where(and(after))
+    .orderBy(desc(streaks.createdAt), desc(streaks.id))
+    .limit(page.first + 1);
+  const { nodes, hasNextPage } = takePage(rows, page.first);
+  const countAll = async () => (await ctx.database.db.select({ total: count() }).from(streaks))[0]?.total ?? 0;
+  return new Page(nodes, hasNextPage, false, (row) => encodeCursor(NEWEST_FIRST, row.createdAt.toISOString(), row.id), countAll);
+}
+
+export interface StreakPoolsResult {
+  streak: StreakRow;
+  pools: Page<PoolRow>;
+}
+
+/** A streak and its pools (all of them, whoever took part), newest first. */
+export async function streakPools(
+  ctx: ServiceContext,
+  streakId: string,
+  input: { pastOnly?: boolean | null; first?: number | null; after?: string | null },
+): Promise<StreakPoolsResult> {
+  const streak = await ctx.loaders.streakById.load(parseId(streakId, 'streakId'));
+  if (!streak) throw new AppError('NOT_FOUND', `No streak has id ${streakId}`, { argumentName: 'streakId' });
+  return { streak, pools: await listStreakPools(ctx, streak.id, input) };
+}
+
+export interface UserStreakDetailsResult {
+  streak: StreakRow;
+  currentStreakCount: number;
+  lastStreakEvent: 'NONE' | 'QUALIFIED' | 'RESET' | 'REWARDED';
+  lastPoolParticipatedAt: Date | null;
+  streakRewards: StreakRewardRow[];
+  currentStreakScores: number[];
+  lastProcessedPoolId: string | null;
+}
+
+/**
+ * The viewer's state in a streak, as the streak processor left it, with their streak
+ * rewards (only claimed or only unclaimed ones when `isClaimed` is given). A viewer the
+ * processor has not met yet is at NONE with an empty run.
+ */
+export async function userStreakDetails(
+  ctx: ServiceContext,
+  streakId: string,
+  isClaimed: boolean | null | undefined,
+): Promise<UserStreakDetailsResult> {
+  const viewer = requireViewer(ctx.viewer);
+  const streak = await ctx.loaders.streakById.load(parseId(streakId, 'streakId'));
+  if (!streak) throw new AppError('NOT_FOUND', `No streak has id ${streakId}`, { argumentName: 'streakId' });
+  const user = await ctx.loaders.userById.load(viewer.userId);
+  const db = ctx.database.db;
+  const [[state], rewards] = await Promise.all([
+    db.select().from(userStreaks).where(and(eq(userStreaks.userId, viewer.userId), eq(userStreaks.streakId, streak.id))),
+    db
+      .select()
+      .from(streakRewards)
+      .where(
+        and(
+          eq(streakRewards.streakId, streak.id),
+          eq(streakRewards.userWalletAddress, user!.walletAddress),
+          isClaimed == null ? undefined : eq(streakRewards.isClaimed, isClaimed),
+        ),
+      )
+      .orderBy(desc(streakRewards.createdAt), desc(streakRewards.id)),
+  ]);
+  return {
+    streak,
+    currentStreakCount: state?.currentStreakCount ?? 0,
+    lastStreakEvent: state?.lastStreakEvent ?? 'NONE',
+    lastPoolParticipatedAt: state?.lastPoolParticipatedAt ?? null,
+    streakRewards: rewards,
+    currentStreakScores: state?.currentStreakScores ?? [],
+    lastProcessedPoolId: state?.lastProcessedPoolId ?? null,
+  };
+}

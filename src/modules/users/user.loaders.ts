@@ -1,0 +1,39 @@
+import {
+  apiKeys,
+  type ApiKeyRow,
+  deviceTokens,
+  type DeviceTokenRow,
+  images,
+  type ImageRow,
+  notifications,
+  type NotificationRow,
+  referralCodes,
+  type ReferralCodeRow,
+  referralRedemptions,
+  type ReferralRedemptionRow,
+  refreshTokens,
+  type RefreshTokenRow,
+  settings,
+  type SettingsRow,
+  users,
+  type UserRow,
+} from '../../../schema/index.js';
+import type { Db } from '../../db/client.js';
+import { childPageLoader, groupLoader, uniqueLoader } from '../common/loaders.js';
+
+export function createUserLoaders(db: Db) {
+  return {
+    userById: uniqueLoader<UserRow>(db, users, users.id),
+    userByWalletAddress: uniqueLoader<UserRow>(db, users, users.walletAddress),
+    imageById: uniqueLoader<ImageRow>(db, images, images.id),
+    settingsByUser: uniqueLoader<SettingsRow>(db, settings, settings.userId),
+    notificationsByUser: childPageLoader<NotificationRow>(db, notifications, notifications.userId),
+    deviceTokensByUser: groupLoader<DeviceTokenRow>(db, deviceTokens, deviceTokens.userId),
+    sessionsByUser: groupLoader<RefreshTokenRow>(db, refreshTokens, refreshTokens.userId),
+    apiKeysByUser: groupLoader<ApiKeyRow>(db, apiKeys, apiKeys.userId),
+    referralRedemptionByUser: uniqueLoader<ReferralRedemptionRow>(db, referralRedemptions, referralRedemptions.userId),
+    referralCodesByUser: groupLoader<ReferralCodeRow>(db, referralCodes, referralCodes.userId),
+    referralCodeById: uniqueLoader<ReferralCodeRow>(db, referralCodes, referralCodes.id),
+    redemptionsByReferralCode: groupLoader<ReferralRedemptionRow>(db, referralRedemptions, referralRedemptions.referralCodeId),
+  };
+}

@@ -1,0 +1,192 @@
+import { Arg, Args, Ctx, Field, FieldResolver, ID, InputType, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type {
+  DeviceTokenRow,
+  ImageRow,
+  NotificationRow,
+  ReferralCodeRow,
+  ReferralRedemptionRow,
+  SettingsRow,
+  UserRow,
+} from '../../../schema/index.js';
+import type { GraphQLContext } from '../../server/context.js';
+import { ApiKey, RefreshToken } from '../auth/auth.type.js';
+import { assertCanReadPrivate } from '../auth/viewer.js';
+import { parseNewestFirstPage } from '../common/loaders.js';
+import { PageArgs } from '../common/page.args.js';
+import { DeviceToken, Notification, NotificationConnection } from '../notifications/notification.type.js';
+import { PoolConnection } from '../pools/pool.type.js';
+import { PredictionConnection } from '../predictions/prediction.type.js';
+import { findViewer, redeemReferralCode, updateProfile } from './user.service.js';
+import { Image, NotificationPreferences, ReferralCode, ReferralRedemption, Settings, User } from './user.type.js';
+
+@InputType()
+class UpdateProfileInput {
+  @Field(() => String, { nullable: true, description: '3 to 32 letters, digits or underscores; unique.' })
+  username?: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'One of your own images; null removes the avatar.' })
+  avatarId?: string | null;
+
+  @Field(() => Boolean, { nullable: true })
+  hasSeenTour?: boolean | null;
+}
+
+@Resolver(() => User)
+export class UserResolver {
+  @Query(() => User, { nullable: true, description: 'The signed-in user (UNAUTHENTICATED when signed out).' })
+  viewer(@Ctx() ctx: GraphQLContext) {
+    return findViewer(ctx);
+  }
+
+  @Mutation(() => User)
+  updateProfile(@Arg('input', () => UpdateProfileInput) input: UpdateProfileInput, @Ctx() ctx: GraphQLContext) {
+    return updateProfile(ctx, input);
+  }
+
+  @Mutation(() => ReferralRedemption, { description: 'Redeems a referral code: once per user, never your own.' })
+  redeemReferralCode(@Arg('code', () => String) code: string, @Ctx() ctx: GraphQLContext) {
+    return redeemReferralCode(ctx, code);
+  }
+
+  @FieldResolver(() => Image, { nullable: true })
+  avatar(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
+    return user.avatarId ? ctx.loaders.imageById.load(user.avatarId) : null;
+  }
+
+  @FieldResolver(() => PoolConnection, { description: 'Pools the user created, newest first.' })
+  pools(@Root() user: UserRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.poolsByCreator(parseNewestFirstPage(args)).load(user.id);
+  }
+
+  @FieldResolver(() => PredictionConnection, { description: "The user's predictions, newest first." })
+  predictions(@Root() user: UserRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.predictionsByUser(parseNewestFirstPage(args)).load(user.id);
+  }
+
+  // Private fields: the user's own (or an admin's) to read; null and FORBIDDEN for anyone else.
+
+  @FieldResolver(() => String, { nullable: true, description: 'Private.' })
+  email(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
+    assertCanReadPrivate(ctx.viewer, user.id, 'email');
+    return user.email;
+  }
+
+  @FieldResolver(() => Settings, { nullable: true, description: 'Private.' })
+  settings(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
+    assertCanReadPrivate(ctx.viewer, user.id, 'settings');
+    return ctx.loaders.settingsByUser.load(user.id);
+  }
+
+  @FieldResolver(() => NotificationConnection, { nullable: true, description: 'Private. Newest first.' })
+  notifications(@Root() user: UserRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
+    assertCanReadPrivate(ctx.viewer, user.id, 'notifications');
+    return ctx.loaders.notificationsByUser(parseNewestFirstPage(args)).load(user.id);
+  }
+
+  @FieldResolver(() => [DeviceToken], { nullable: true, description: 'Private.' })
+  deviceTokens(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
+    assertCanReadPrivate(ctx.viewer, user.id, 'deviceTokens');
+    return ctx.loaders.deviceTokensByUser.load(user.id);
+  }
+
+  @FieldResolver(() => [RefreshToken], { nullable: true, description: 'Private. The sessions of the user.' })
+  refreshTokens(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
+    assertCanReadPrivate(ctx.viewer, user.id, 'refreshTokens');
+    return ctx.loaders.sessionsByUser.load(user.id);
+  }
+
+  @FieldResolver(() => [ApiKey], { nullable: true, description: 'Private.' })
+  apiKeys(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
+    assertCanReadPrivate(ctx.viewer, user.id, 'apiKeys');
+    return ctx.loaders.apiKeysByUser.load(user.id);
+  }
+
+  @FieldResolver(() => ReferralRedemption, { nullable: true, description: 'Private. The referral code the user redeemed.' })
+  referralRedemption(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
+    assertCanReadPrivate(ctx.viewer, user.id, 'referralRedemption');
+    return ctx.loaders.referralRedemptionByUser.load(user.id);
+  }
+
+  @FieldResolver(() => [ReferralCode], { nullable: true, description: 'Private. Referral codes the user created.' })
+  createdReferralCodes(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
+    assertCanReadPrivate(ctx.viewer, user.id, 'createdReferralCodes');
+    return ctx.loaders.referralCodesByUser.load(user.id);
+  }
+}
+
+@Resolver(() => Image)
+export class ImageResolver {
+  @FieldResolver(() => User, { description: 'The user who uploaded the image.' })
+  user(@Root() image: ImageRow, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.userById.load(image.userId);
+  }
+}
+
+@Resolver(() => Settings)
+export class SettingsResolver {
+  @FieldResolver(() => NotificationPreferences)
+  notificationPreferences(@Root() settings: SettingsRow) {
+    const p = settings.notificationPreferences;
+    return {
+      isNotificationsEnabled: p.is_notifications_enabled,
+      isEmailNotificationsEnabled: p.is_email_notifications_enabled,
+      isPushNotificationsEnabled: p.is_push_notifications_enabled,
+      isEmailSubscribePopupDismissed: p.is_email_subscribe_popup_dismissed,
+      rewardClaimed: p.REWARD_CLAIMED,
+      refundClaimed: p.REFUND_CLAIMED,
+      streakRewardReceived: p.STREAK_REWARD_RECEIVED,
+    };
+  }
+
+  @FieldResolver(() => User)
+  user(@Root() settings: SettingsRow, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.userById.load(settings.userId);
+  }
+}
+
+@Resolver(() => ReferralCode)
+export class ReferralCodeResolver {
+  @FieldResolver(() => User)
+  creator(@Root() code: ReferralCodeRow, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.userById.load(code.userId);
+  }
+
+  @FieldResolver(() => [ReferralRedemption], { description: 'Uses of the code, oldest first.' })
+  redemptions(@Root() code: ReferralCodeRow, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.redemptionsByReferralCode.load(code.id);
+  }
+}
+
+@Resolver(() => ReferralRedemption)
+export class ReferralRedemptionResolver {
+  @FieldResolver(() => ReferralCode)
+  referralCode(@Root() redemption: ReferralRedemptionRow, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.referralCodeById.load(redemption.referralCodeId);
+  }
+
+  @FieldResolver(() => User)
+  user(@Root() redemption: ReferralRedemptionRow, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.userById.load(redemption.userId);
+  }
+}
+
+@Resolver(() => Notification)
+export class NotificationResolver {
+  @FieldResolver(() => User)
+  user(@Root() notification: NotificationRow, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.userById.load(notification.userId);
+  }
+}
+
+@Resolver(() => DeviceToken)
+export class DeviceTokenResolver {
+  @FieldResolver(() => String, { description: 'The push token, masked: only its last 6 characters are shown.' })
+  token(@Root() device: DeviceTokenRow) {
+    return `…${device.token.slice(-6)}`;
+  }
+
+  @FieldResolver(() => User)
+  user(@Root() device: DeviceTokenRow, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.userById.load(device.userId);
+  }
+}

@@ -1,0 +1,86 @@
+import { and, eq, ne } from 'drizzle-orm';
+import { images, referralCodes, referralRedemptions, users, type ReferralRedemptionRow, type UserRow } from '../../../schema/index.js';
+import { AppError, badInput } from '../../errors.js';
+import { requireViewer } from '../auth/viewer.js';
+import type { ServiceContext } from '../context.js';
+import { parseId } from '../common/ids.js';
+
+export const USERNAME_PATTERN = /^[A-Za-z0-9_]{3,32}$/;
+
+/** The signed-in user; UNAUTHENTICATED when signed out. */
+export async function findViewer(ctx: ServiceContext): Promise<UserRow | null> {
+  return ctx.loaders.userById.load(requireViewer(ctx.viewer).userId);
+}
+
+export interface UpdateProfileInput {
+  username?: string | null;
+  avatarId?: string | null;
+  hasSeenTour?: boolean | null;
+}
+
+/** Changes the viewer's username (unique), avatar (one of their own images) or tour flag. */
+export async function updateProfile(ctx: ServiceContext, input: UpdateProfileInput): Promise<UserRow> {
+  const viewer = requireViewer(ctx.viewer);
+  const changes: Partial<typeof users.$inferInsert> = {};
+  if (input.username != null) {
+    if (!USERNAME_PATTERN.test(input.username)) {
+      throw badInput('input.username', 'username must be 3 to 32 letters, digits or underscores');
+    }
+    const [taken] = await ctx.database.db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.username, input.username), ne(users.id, viewer.userId)));
+    if (taken) throw new AppError('BAD_USER_INPUT', 'That username is taken', { argumentName: 'input.username', reason: 'USERNAME_TAKEN' });
+    changes.username = input.username;
+  }
+  if (input.avatarId !== undefined) {
+    if (input.avatarId === null) changes.avatarId = null;
+    else {
+      const avatarId = parseId(input.avatarId, 'input.avatarId');
+      const [image] = await ctx.database.db.select().from(images).where(eq(images.id, avatarId));
+      if (!image || image.userId !== viewer.userId) throw badInput('input.avatarId', 'avatarId must be one of your own images');
+      changes.avatarId = avatarId;
+    }
+  }
+  if (input.hasSeenTour != null) changes.hasSeenTour = input.hasSeenTour;
+  if (Object.keys(changes).length === 0) return (await ctx.loaders.userById.load(viewer.userId))!;
+  try {
+    const [user] = await ctx.database.db
+      .update(users)
+      .set({ ...changes, updatedAt: ctx.now })
+      .where(eq(users.id, viewer.userId))
+      .returning();
+    ctx.loaders.userById.clear(viewer.userId);
+    return user!;
+  } catch (error) {
+    // A concurrent rename to the same username loses on the unique index.
+    if (isUniqueViolation(error)) throw new AppError('BAD_USER_INPUT', 'That username is taken', { argumentName: 'input.username', reason: 'USERNAME_TAKEN' });
+    throw error;
+  }
+}
+
+/** Redeems a referral code for the viewer: once per user, never their own code. */
+export async function redeemReferralCode(ctx: ServiceContext, code: string): Promise<ReferralRedemptionRow> {
+  const viewer = requireViewer(ctx.viewer);
+  const normalized = code.trim().toUpperCase();
+  if (!/^[A-Z0-9]{4,32}$/.test(normalized)) throw badInput('code', 'code must be 4 to 32 letters or digits');
+  const [referral] = await ctx.database.db.select().from(referralCodes).where(eq(referralCodes.code, normalized));
+  if (!referral) throw new AppError('NOT_FOUND', 'No referral code matches', { argumentName: 'code' });
+  if (referral.userId === viewer.userId) {
+    throw new AppError('BAD_USER_INPUT', 'You cannot redeem your own referral code', { argumentName: 'code', reason: 'OWN_CODE' });
+  }
+  const [redemption] = await ctx.database.db
+    .insert(referralRedemptions)
+    .values({ referralCodeId: referral.id, userId: viewer.userId, appliedAt: ctx.now, createdAt: ctx.now, updatedAt: ctx.now })
+    .onConflictDoNothing({ target: referralRedemptions.userId })
+    .returning();
+  if (!redemption) throw new AppError('ALREADY_REDEEMED', 'You have already redeemed a referral code');
+  return redemption;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { code?: unknown }).code === '23505') return true;
+  }
+  return false;
+}

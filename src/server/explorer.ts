@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+
+const require = createRequire(import.meta.url);
+
+/** A package's folder, found from its main entry (some packages export no package.json). */
+function packageDir(name: string): string {
+  let dir = dirname(require.resolve(name));
+  while (!dir.endsWith(join('node_modules', name))) dir = dirname(dir);
+  return dir;
+}
+
+/**
+ * The explorer's assets, all from node_modules so the page works with no internet access:
+ * GraphiQL's browser build and the React it runs on.
+ */
+const ASSETS: Record<string, { file: string; type: string }> = {
+  'react.js': { file: join(packageDir('react'), 'umd/react.production.min.js'), type: 'text/javascript' },
+  'react-dom.js': { file: join(packageDir('react-dom'), 'umd/react-dom.production.min.js'), type: 'text/javascript' },
+  'graphiql.js': { file: join(packageDir('graphiql'), 'graphiql.min.js'), type: 'text/javascript' },
+  'graphiql.css': { file: join(packageDir('graphiql'), 'graphiql.min.css'), type: 'text/css' },
+};
+
+export const EXPLORER_ASSET_PREFIX = '/graphql/explorer/';
+
+const DEFAULT_QUERY = `# Welcome to poolgraph. Press the play button (or Ctrl-Enter) to run a query.
+query OpenPools {
+  pools(filter: { status: [ACTIVE] }, sort: END_DATE, first: 5) {
+    totalCount
+    nodes {
+      title
+      predictionEndDate
+      totalVolume
+      user { username }
+      streak { title }
+      predictions(first: 3) { nodes { prediction stake user { username } } }
+    }
+    pageInfo { hasNextPage endCursor }
+  }
+}
+`;
+
+function page(endpoint: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>poolgraph explorer</title>
+  <link rel="stylesheet" href="${EXPLORER_ASSET_PREFIX}graphiql.css">
+  <style>html, body, #explorer { height: 100%; margin: 0; }</style>
+</head>
+<body>
+  <div id="explorer">Loading the explorer…</div>
+  <script src="${EXPLORER_ASSET_PREFIX}react.js"></script>
+  <script src="${EXPLORER_ASSET_PREFIX}react-dom.js"></script>
+  <script src="${EXPLORER_ASSET_PREFIX}graphiql.js"></script>
+  <script>
+    const fetcher = GraphiQL.createFetcher({ url: ${JSON.stringify(endpoint)} });
+    ReactDOM.createRoot(document.getElementById('explorer')).render(
+      React.createElement(GraphiQL, { fetcher, defaultQuery: ${JSON.stringify(DEFAULT_QUERY)}, defaultEditorToolsVisibility: true })
+    );
+  </script>
+</body>
+</html>`;
+}
+
+/** True for a browser navigating to the endpoint (not a GraphQL request over GET). */
+export function wantsExplorer(accept: string | undefined, query: Record<string, unknown>): boolean {
+  return !query.query && !query.extensions && (accept ?? '').includes('text/html');
+}
+
+export function registerExplorerAssets(app: FastifyInstance): void {
+  const cache = new Map<string, Buffer>();
+  app.get<{ Params: { asset: string } }>(`${EXPLORER_ASSET_PREFIX}:asset`, async (request, reply) => {
+    const asset = ASSETS[request.params.asset];
+    if (!asset) return reply.code(404).send({ error: 'not found' });
+    let body = cache.get(asset.file);
+    if (!body) cache.set(asset.file, (body = readFileSync(asset.file)));
+    return reply.type(asset.type).header('cache-control', 'public, max-age=86400').send(body);
+  });
+}
+
+export function explorerPage(endpoint = '/graphql'): string {
+  return page(endpoint);
+}

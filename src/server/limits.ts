@@ -1,0 +1,308 @@
+import { HeaderMap } from '@apollo/server';
+import {
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  getNamedType,
+  getNullableType,
+  GraphQLError,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  isCompositeType,
+  isInterfaceType,
+  isListType,
+  isObjectType,
+  Kind,
+  type OperationDefinitionNode,
+  type ParseOptions,
+  SchemaMetaFieldDef,
+  type SelectionSetNode,
+  TypeMetaFieldDef,
+  TypeNameMetaFieldDef,
+  type ValidationContext,
+  type ValidationRule,
+  type ValueNode,
+} from 'graphql';
+
+/**
+ * The size limits every operation must fit before anything of it runs. Each is a maximum;
+ * 0 turns that limit off.
+ */
+export interface OperationLimits {
+  /** Nesting of fields, the root fields being depth 1 (default 12). */
+  maxDepth: number;
+  /** Aliased fields, counted once per use of the fragment they are in (default 30). */
+  maxAliases: number;
+  /** Directive uses, counted like aliases (default 50). */
+  maxDirectives: number;
+  /** Lexical tokens of the document, enforced by the parser (default 2000). */
+  maxTokens: number;
+  /** Cost budget; see {@link operationCost} (default 5000). */
+  maxCost: number;
+}
+
+/** Which limit an operation exceeded; `extensions.limit` of a QUERY_TOO_COMPLEX error. */
+export type LimitName = 'depth' | 'aliases' | 'directives' | 'tokens' | 'cost';
+
+/** `first` of a connection whose value is not given (the schema's default page size). */
+export const DEFAULT_PAGE_SIZE = 20;
+/** Items assumed in a list that has no `first` (private lists, introspection lists). */
+export const UNPAGED_LIST_SIZE = 10;
+
+/** One operation's size, every fragment spread expanded. */
+export interface OperationMeasure {
+  depth: number;
+  aliases: number;
+  directives: number;
+  /**
+   * Objects the operation can return: each field of object type costs 1 (leaf fields cost
+   * nothing, since they come with their object), times the number of items of every list
+   * it is inside. A list counts by the `first` of its connection (or of itself), from the
+   * literal, the variable or the argument's default; a list without `first` counts
+   * {@link UNPAGED_LIST_SIZE}.
+   */
+  cost: number;
+  /** True when a `first` came from a variable, so the cost holds for these variables only. */
+  costDependsOnVariables: boolean;
+}
+
+const ZERO: OperationMeasure = { depth: 0, aliases: 0, directives: 0, cost: 0, costDependsOnVariables: false };
+
+/**
+ * Measures one operation of a validated or unvalidated document. Fragments are expanded
+ * by reference and measured once per (fragment, page size), so a document that nests
+ * fragments to blow up exponentially is measured in linear time; a fragment that spreads
+ * itself (directly or not) counts nothing here and is rejected by the standard rules.
+ * Introspection fields (`__schema`, `__type`) count like any other field.
+ */
+export function measureOperation(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  variables?: Readonly<Record<string, unknown>> | null,
+): OperationMeasure {
+  const memo = new Map<string, OperationMeasure>();
+  const expanding = new Set<string>();
+  const variableDefaults = new Map<string, ValueNode>();
+  for (const definition of operation.variableDefinitions ?? []) {
+    if (definition.defaultValue) variableDefaults.set(definition.variable.name.value, definition.defaultValue);
+  }
+
+  /** The page size of a field with a `first` argument; null for a field without one. */
+  function pageSizeOf(field: FieldNode, definition: GraphQLField<unknown, unknown>): { size: number; fromVariable: boolean } | null {
+    const argument = definition.args.find((a) => a.name === 'first');
+    if (!argument) return null;
+    const given = field.arguments?.find((a) => a.name.value === 'first')?.value;
+    let fromVariable = false;
+    let value: unknown;
+    if (given?.kind === Kind.VARIABLE) {
+      fromVariable = true;
+      const name = given.name.value;
+      value = variables && name in variables ? variables[name] : literal(variableDefaults.get(name));
+    } else {
+      value = literal(given);
+    }
+    if (value === undefined || value === null) value = argument.defaultValue;
+    const size = typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : DEFAULT_PAGE_SIZE;
+    return { size, fromVariable };
+  }
+
+  function fieldDefinition(parent: GraphQLNamedType | undefined, name: string): GraphQLField<unknown, unknown> | undefined {
+    if (name === '__typename') return TypeNameMetaFieldDef;
+    if (name === '__schema') return SchemaMetaFieldDef;
+    if (name === '__type') return TypeMetaFieldDef;
+    if (parent && (isObjectType(parent) || isInterfaceType(parent))) return parent.getFields()[name];
+    return undefined;
+  }
+
+  function measureSelections(
+    selectionSet: SelectionSetNode | undefined,
+    parent: GraphQLNamedType | undefined,
+    inheritedPageSize: number | null,
+  ): OperationMeasure {
+    if (!selectionSet) return ZERO;
+    const total = { ...ZERO };
+    const add = (part: OperationMeasure) => {
+      total.depth = Math.max(total.depth, part.depth);
+      total.aliases += part.aliases;
+      total.directives += part.directives;
+      total.cost += part.cost;
+      total.costDependsOnVariables ||= part.costDependsOnVariables;
+    };
+    for (const selection of selectionSet.selections) {
+      const directives = selection.directives?.length ?? 0;
+      if (selection.kind === Kind.FIELD) {
+        add(measureField(selection, parent, inheritedPageSize));
+        total.directives += directives;
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const type = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
+        add(measureSelections(selection.selectionSet, type, inheritedPageSize));
+        total.directives += directives;
+      } else {
+        add(measureFragment(selection.name.value, inheritedPageSize));
+        total.directives += directives;
+      }
+    }
+    return total;
+  }
+
+  function measureFragment(name: string, inheritedPageSize: number | null): OperationMeasure {
+    const fragment = fragments.get(name);
+    if (!fragment || expanding.has(name)) return ZERO;
+    const key = `${name}\u0000${inheritedPageSize ?? ''}`;
+    const known = memo.get(key);
+    if (known) return known;
+    expanding.add(name);
+    const inner = measureSelections(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value), inheritedPageSize);
+    expanding.delete(name);
+    const measured = { ...inner, directives: inner.directives + (fragment.directives?.length ?? 0) };
+    memo.set(key, measured);
+    return measured;
+  }
+
+  function measureField(field: FieldNode, parent: GraphQLNamedType | undefined, inheritedPageSize: number | null): OperationMeasure {
+    const definition = fieldDefinition(parent, field.name.value);
+    const type = definition ? getNamedType(definition.type) : undefined;
+    const isList = definition ? isListType(getNullableType(definition.type)) : false;
+    const page = definition ? pageSizeOf(field, definition) : null;
+    let factor = 1;
+    let childPageSize: number | null = null;
+    if (isList) factor = page?.size ?? inheritedPageSize ?? UNPAGED_LIST_SIZE;
+    else childPageSize = page?.size ?? null;
+    const children = measureSelections(field.selectionSet, type, childPageSize);
+    const own = (type && isCompositeType(type)) || (!type && field.selectionSet) ? 1 : 0;
+    return {
+      depth: children.depth + 1,
+      aliases: children.aliases + (field.alias ? 1 : 0),
+      directives: children.directives,
+      cost: own + factor * children.cost,
+      costDependsOnVariables: children.costDependsOnVariables || (page?.fromVariable ?? false),
+    };
+  }
+
+  const root = schema.getRootType(operation.operation) ?? undefined;
+  const measured = measureSelections(operation.selectionSet, root, null);
+  return { ...measured, directives: measured.directives + (operation.directives?.length ?? 0) };
+}
+
+/** The fragments of a document by name. */
+export function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  return fragments;
+}
+
+function literal(value: ValueNode | undefined): unknown {
+  if (value?.kind === Kind.INT) return Number(value.value);
+  return undefined;
+}
+
+/** The error of an exceeded limit; its message names the limit and the numbers only, nothing of the schema. */
+export function limitError(limit: LimitName, actual: number | null, max: number): GraphQLError {
+  const messages: Record<LimitName, string> = {
+    depth: `Query depth ${actual} exceeds the limit of ${max}`,
+    aliases: `Query has ${actual} aliases, more than the limit of ${max}`,
+    directives: `Query has ${actual} directives, more than the limit of ${max}`,
+    tokens: `Query has more than ${max} tokens, the limit`,
+    cost: `Query cost ${actual} exceeds the limit of ${max}`,
+  };
+  return new GraphQLError(messages[limit], {
+    extensions: {
+      code: 'QUERY_TOO_COMPLEX',
+      limit,
+      max,
+      ...(actual === null ? {} : { actual }),
+    },
+  });
+}
+
+/** The first limit `measure` exceeds, as an error; null when it fits. */
+export function checkLimits(measure: OperationMeasure, limits: OperationLimits, include: { cost: boolean }): GraphQLError | null {
+  const over = (actual: number, max: number) => max > 0 && actual > max;
+  if (over(measure.depth, limits.maxDepth)) return limitError('depth', measure.depth, limits.maxDepth);
+  if (over(measure.aliases, limits.maxAliases)) return limitError('aliases', measure.aliases, limits.maxAliases);
+  if (over(measure.directives, limits.maxDirectives)) return limitError('directives', measure.directives, limits.maxDirectives);
+  if (include.cost && over(measure.cost, limits.maxCost)) return limitError('cost', Math.round(measure.cost), limits.maxCost);
+  return null;
+}
+
+function limitsRule(limits: OperationLimits, cost: { variables: Readonly<Record<string, unknown>> | null } | null): ValidationRule {
+  return (context: ValidationContext) => ({
+    Document(document) {
+      const fragments = fragmentsOf(document);
+      for (const definition of document.definitions) {
+        if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+        const measure = measureOperation(context.getSchema(), definition, fragments, cost?.variables);
+        const error = checkLimits(measure, limits, { cost: cost !== null });
+        if (error) context.reportError(error);
+      }
+      return false;
+    },
+  });
+}
+
+/**
+ * The validation rules enforcing `limits` (depth, aliases, directives and cost) on every
+ * operation of a document. Run them with graphql's `validate` beside `specifiedRules`
+ * wherever a document arrives outside Apollo (a graphql-ws subscribe message, say), with
+ * that message's variables, and parse with {@link limitParseOptions} for the token limit:
+ * the same checks, with the same messages, as over HTTP.
+ */
+export function operationLimitRules(limits: OperationLimits, variables?: Readonly<Record<string, unknown>> | null): ValidationRule[] {
+  return [limitsRule(limits, { variables: variables ?? null })];
+}
+
+/**
+ * The rules that do not depend on variables (all but cost), for Apollo, which validates a
+ * document once and caches it; cost is checked per request by {@link operationCostPlugin}.
+ */
+export function structuralLimitRules(limits: OperationLimits): ValidationRule[] {
+  return [limitsRule(limits, null)];
+}
+
+/** graphql `parse` options enforcing the token limit. */
+export function limitParseOptions(limits: OperationLimits): ParseOptions {
+  return limits.maxTokens > 0 ? { maxTokens: limits.maxTokens } : {};
+}
+
+const TOKEN_LIMIT_MESSAGE = /Document contains more th(?:an|at) (\d+) tokens/;
+
+/** True when a parse error is the token limit's (graphql reports it as a syntax error). */
+export function isTokenLimitError(message: string): boolean {
+  return TOKEN_LIMIT_MESSAGE.test(message);
+}
+
+/**
+ * A check of the cost of the operation about to run, with its variables, before execution
+ * (see {@link operationGuardPlugin}). A cost that does not depend on variables is
+ * remembered per document, since Apollo hands the same parsed document to every request
+ * of the same query. Throws QUERY_TOO_COMPLEX (HTTP 400) when over budget.
+ */
+export function createCostCheck(limits: OperationLimits) {
+  const known = new WeakMap<DocumentNode, Map<string, number>>();
+  return (
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    variables: Readonly<Record<string, unknown>> | undefined,
+  ): void => {
+    if (limits.maxCost <= 0) return;
+    const key = operation.name?.value ?? '';
+    let cost = known.get(document)?.get(key);
+    if (cost === undefined) {
+      const measure = measureOperation(schema, operation, fragmentsOf(document), variables);
+      cost = measure.cost;
+      if (!measure.costDependsOnVariables) {
+        let byOperation = known.get(document);
+        if (!byOperation) known.set(document, (byOperation = new Map()));
+        byOperation.set(key, cost);
+      }
+    }
+    if (cost <= limits.maxCost) return;
+    const error = limitError('cost', Math.round(cost), limits.maxCost);
+    throw new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400, headers: new HeaderMap() } } });
+  };
+}

@@ -1,0 +1,102 @@
+import { performance } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
+import type { FastifyInstance } from 'fastify';
+import type { LoadSheddingConfig } from '../config.js';
+
+/** What is under pressure, if anything. */
+export type Pressure = 'event-loop' | 'memory' | null;
+
+/** How often the event loop and the heap are sampled. */
+export const SAMPLE_INTERVAL_MS = 100;
+
+/**
+ * Watches the event loop and the heap. A timer meant to fire every
+ * {@link SAMPLE_INTERVAL_MS} measures by how much it fired late (the loop's delay); a
+ * timer that is overdue right now counts too, so a request read just after the loop was
+ * blocked sees the block before any timer has had the chance to run. The last delay is
+ * kept until the next sample, so pressure ends one sample after the loop runs freely.
+ */
+export class LoadMonitor {
+  private lastSampleAt = performance.now();
+  private lastDelayMs = 0;
+  private heapUsedRatio = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly config: LoadSheddingConfig) {}
+
+  get enabled(): boolean {
+    return this.config.maxEventLoopDelayMs > 0 || this.config.maxHeapUsedRatio > 0;
+  }
+
+  start(): void {
+    if (!this.enabled || this.timer) return;
+    this.lastSampleAt = performance.now();
+    this.sampleHeap();
+    this.timer = setInterval(() => this.sample(), SAMPLE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** The event loop's delay now, in milliseconds. */
+  eventLoopDelayMs(now = performance.now()): number {
+    return Math.max(this.lastDelayMs, now - this.lastSampleAt - SAMPLE_INTERVAL_MS);
+  }
+
+  /** What is under pressure now; null when requests may be served. */
+  pressure(now = performance.now()): Pressure {
+    const { maxEventLoopDelayMs, maxHeapUsedRatio } = this.config;
+    if (maxEventLoopDelayMs > 0 && this.timer && this.eventLoopDelayMs(now) > maxEventLoopDelayMs) return 'event-loop';
+    if (maxHeapUsedRatio > 0 && this.heapUsedRatio > maxHeapUsedRatio) return 'memory';
+    return null;
+  }
+
+  private sample(): void {
+    const now = performance.now();
+    this.lastDelayMs = Math.max(0, now - this.lastSampleAt - SAMPLE_INTERVAL_MS);
+    this.lastSampleAt = now;
+    this.sampleHeap();
+  }
+
+  private sampleHeap(): void {
+    if (this.config.maxHeapUsedRatio <= 0) return;
+    const heap = getHeapStatistics();
+    this.heapUsedRatio = heap.used_heap_size / heap.heap_size_limit;
+  }
+}
+
+/** Routes answered even under pressure: liveness and metrics must stay observable. */
+const ALWAYS_SERVED = new Set(['/healthz', '/metrics']);
+
+/**
+ * Refuses requests with 503 and Retry-After while `monitor` reports pressure, in an
+ * onRequest hook: before the body is read or parsed, so a refused request costs next to
+ * nothing. /readyz is refused too, which takes the replica out of a load balancer's
+ * rotation until it recovers. `onShed` is told of every refusal (metrics).
+ */
+export function registerLoadShedding(app: FastifyInstance, monitor: LoadMonitor, onShed?: (pressure: Exclude<Pressure, null>) => void): void {
+  if (!monitor.enabled) return;
+  app.addHook('onReady', async () => monitor.start());
+  app.addHook('onClose', async () => monitor.stop());
+  app.addHook('onRequest', async (request, reply) => {
+    const pressure = monitor.pressure();
+    if (!pressure || ALWAYS_SERVED.has(request.url.split('?', 1)[0]!)) return;
+    onShed?.(pressure);
+    const retryAfter = pressure === 'event-loop' ? Math.max(1, Math.ceil(monitor.eventLoopDelayMs() / 1000)) : 5;
+    request.log.warn({ pressure, eventLoopDelayMs: Math.round(monitor.eventLoopDelayMs()) }, 'request refused: server under pressure');
+    return reply
+      .code(503)
+      .header('retry-after', String(retryAfter))
+      .send({
+        errors: [
+          {
+            message: `The server is overloaded; retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}`,
+            extensions: { code: 'OVERLOADED', retryAfter },
+          },
+        ],
+      });
+  });
+}

@@ -1,0 +1,132 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { MetricsConfig } from '../config.js';
+import type { OperationRecord } from './logging.js';
+
+/** Distinct operation names given their own label value; later ones share `(other)`. */
+const MAX_OPERATION_NAMES = 200;
+const NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
+const CODE = /^[A-Z][A-Z0-9_]{0,47}$/;
+
+/**
+ * The process's Prometheus metrics, in a registry of its own (so several servers in one
+ * process, as in tests, do not share counters). Operation names come from clients, so
+ * they are bounded: at most {@link MAX_OPERATION_NAMES} distinct ones are labelled.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly operationNames = new Set<string>();
+
+  /** GraphQL operations by name, type and outcome (`ok` or the first error's code). */
+  readonly operations = new Counter({
+    name: 'poolgraph_graphql_operations_total',
+    help: 'GraphQL operations by operation name, type and outcome (ok, or the code of the first error)',
+    labelNames: ['operation', 'type', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly operationDuration = new Histogram({
+    name: 'poolgraph_graphql_operation_duration_seconds',
+    help: 'Time from request received to response sent, per GraphQL operation',
+    labelNames: ['operation', 'type'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  /** Every HTTP request by route and status, including those refused before GraphQL (413, 503). */
+  readonly httpRequests = new Counter({
+    name: 'poolgraph_http_requests_total',
+    help: 'HTTP requests by route, method and status code',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly shed = new Counter({
+    name: 'poolgraph_load_shed_total',
+    help: 'Requests refused with 503 before being read, by the pressure that refused them',
+    labelNames: ['pressure'] as const,
+    registers: [this.registry],
+  });
+
+  readonly openSockets = new Gauge({
+    name: 'poolgraph_open_sockets',
+    help: 'TCP connections open to the HTTP server',
+    registers: [this.registry],
+  });
+
+  /** Open GraphQL subscriptions; moved by the subscription transport. */
+  readonly subscriptions = new Gauge({
+    name: 'poolgraph_subscriptions_open',
+    help: 'GraphQL subscriptions currently open',
+    registers: [this.registry],
+  });
+
+  /** Signed transactions submitted to the chain, by outcome; counted by the submitting service. */
+  readonly chainSubmissions = new Counter({
+    name: 'poolgraph_chain_submissions_total',
+    help: 'Transactions submitted to the chain, by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(database: { readonly statementCount: number }) {
+    let reported = database.statementCount;
+    new Counter({
+      name: 'poolgraph_database_statements_total',
+      help: 'SQL statements sent to the database',
+      registers: [this.registry],
+      collect() {
+        const now = database.statementCount;
+        this.inc(now - reported);
+        reported = now;
+      },
+    });
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Counts the connections of `server` while they are open. */
+  trackSockets(server: Server): void {
+    server.on('connection', (socket) => {
+      this.openSockets.inc();
+      socket.once('close', () => this.openSockets.dec());
+    });
+  }
+
+  /** Records one finished request, and its operation when it reached GraphQL. */
+  observe(request: FastifyRequest, reply: FastifyReply, record: OperationRecord | undefined): void {
+    this.httpRequests.inc({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: reply.statusCode });
+    if (!record) return;
+    const labels = { operation: this.operationLabel(record.name), type: record.type ?? 'unknown' };
+    const code = record.codes[0];
+    this.operations.inc({ ...labels, outcome: code === undefined ? 'ok' : CODE.test(code) ? code : 'OTHER' });
+    this.operationDuration.observe(labels, reply.elapsedTime / 1000);
+  }
+
+  private operationLabel(name: string | null): string {
+    if (name === null) return '(anonymous)';
+    if (!NAME.test(name)) return '(other)';
+    if (this.operationNames.has(name)) return name;
+    if (this.operationNames.size >= MAX_OPERATION_NAMES) return '(other)';
+    this.operationNames.add(name);
+    return name;
+  }
+}
+
+/** GET /metrics in Prometheus text format, behind a bearer token when one is configured. */
+export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics, config: MetricsConfig): void {
+  if (!config.enabled) return;
+  const expected = config.token === null ? null : Buffer.from(`Bearer ${config.token}`);
+  const authorized = (header: string | undefined) => {
+    if (expected === null) return true;
+    const given = Buffer.from(header ?? '');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
+  app.get('/metrics', async (request, reply) => {
+    if (!authorized(request.headers.authorization)) {
+      return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'unauthorized' });
+    }
+    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+}

@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { Keypair } from '@solana/web3.js';
+import bs58 from 'bs58';
+import { signMessage } from './wallet.js';
+
+/**
+ * Signs in to a running poolgraph with a keypair file and prints the session as JSON:
+ *
+ *   npm run sign-in -- wallet.json [http://127.0.0.1:4000/graphql]
+ *
+ * The same three steps any client takes: ask for a challenge, sign its message with the
+ * wallet, send the signature back.
+ */
+async function graphql(url: string, query: string, variables: Record<string, unknown>) {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  const body = (await response.json()) as { data?: any; errors?: Array<{ message: string; extensions?: unknown }> };
+  if (body.errors?.length) throw new Error(body.errors.map((e) => `${e.message} ${JSON.stringify(e.extensions)}`).join('\n'));
+  return body.data;
+}
+
+const [file, url = 'http://127.0.0.1:4000/graphql'] = process.argv.slice(2);
+if (!file) {
+  console.error('usage: npm run sign-in -- <keypair.json> [graphql-url]');
+  process.exit(1);
+}
+const keypair = Keypair.fromSecretKey(Uint8Array.from(JSON.parse(readFileSync(file, 'utf8')) as number[]));
+const walletAddress = keypair.publicKey.toBase58();
+try {
+  const { requestSignInChallenge } = await graphql(
+    url,
+    'mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }',
+    { a: walletAddress },
+  );
+  const message = requestSignInChallenge.message as string;
+  const signature = bs58.encode(signMessage(keypair, new TextEncoder().encode(message)));
+  const { signInWithWallet } = await graphql(
+    url,
+    `mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) {
+      accessToken accessTokenExpiresAt refreshToken refreshTokenExpiresAt user { id username walletAddress } } }`,
+    { i: { walletAddress, message, signature } },
+  );
+  console.log(JSON.stringify(signInWithWallet, null, 2));
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+}

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends, startTestApp, type TestApp } from './harness.js';
+
+describe.each(backends)('bad input on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+  });
+  afterAll(() => t.close());
+
+  /** Runs `query`, expects one BAD_USER_INPUT error naming `argumentName`, and no statement. */
+  async function expectBadInput(query: string, argumentName: string, variables?: Record<string, unknown>) {
+    let response!: Awaited<ReturnType<TestApp['gql']>>;
+    const statements = await t.countStatements(async () => {
+      response = await t.gql(query, variables);
+    });
+    expect(response.errors, JSON.stringify(response)).toHaveLength(1);
+    expect(response.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName });
+    expect(response.errors![0]!.message).toContain(argumentName.split('.')[0]);
+    expect(statements).toBe(0);
+  }
+
+  it('rejects a malformed id, naming the argument', async () => {
+    await expectBadInput('{ pool(id: "not-a-uuid") { id } }', 'id');
+    await expectBadInput('{ streak(id: "42") { id } }', 'id');
+    await expectBadInput('{ streakPools(streakId: "x") { streak { id } } }', 'streakId');
+    await expectBadInput('{ pools(filter: { streakId: "x" }) { totalCount } }', 'filter.streakId');
+    await expectBadInput('{ pools(filter: { createdBy: "nope" }) { totalCount } }', 'filter.createdBy');
+  });
+
+  it('rejects first above 100 or below 1, at the root and nested', async () => {
+    await expectBadInput('{ pools(first: 101) { totalCount } }', 'first');
+    await expectBadInput('{ pools(first: 0) { totalCount } }', 'first');
+    await expectBadInput('{ streaks(first: -5) { totalCount } }', 'first');
+    await expectBadInput('query($n: Int) { pools(first: $n) { totalCount } }', 'first', { n: 1000 });
+    const nested = await t.gql('{ pools(first: 1) { nodes { predictions(first: 500) { totalCount } } } }');
+    expect(nested.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'first' });
+    expect(nested.errors?.[0]?.path).toEqual(['pools', 'nodes', 0, 'predictions']);
+  });
+
+  it('rejects an unknown enum value, as a literal and as a variable', async () => {
+    await expectBadInput('{ pools(sort: SOONEST) { totalCount } }', 'sort');
+    await expectBadInput('{ pools(filter: { status: [ACTIVE, OPEN] }) { totalCount } }', 'filter.status');
+    const viaVariable = await t.gql('query($s: PoolSort) { pools(sort: $s) { totalCount } }', { s: 'SOONEST' });
+    expect(viaVariable.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(viaVariable.errors?.[0]?.message).toContain('SOONEST');
+  });
+
+  it('rejects an invalid cursor and a cursor of another sort order', async () => {
+    await expectBadInput('{ pools(after: "garbage") { totalCount } }', 'after');
+    const page = await t.gql('{ pools(sort: VOLUME_HIGH, first: 1) { pageInfo { endCursor } } }');
+    const cursor = page.data.pools.pageInfo.endCursor as string;
+    await expectBadInput(`{ pools(sort: END_DATE, after: "${cursor}") { totalCount } }`, 'after');
+    await expectBadInput('{ pools(filter: { referenceDate: "yesterday" }) { totalCount } }', 'filter.referenceDate');
+  });
+
+  it('answers null for an unknown pool or streak id, and NOT_FOUND for streakPools', async () => {
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const response = await t.gql(`{ pool(id: "${unknown}") { id } streak(id: "${unknown}") { id } }`);
+    expect(response.errors).toBeUndefined();
+    expect(response.data).toEqual({ pool: null, streak: null });
+    const pools = await t.gql(`{ streakPools(streakId: "${unknown}") { streak { id } } }`);
+    expect(pools.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+  });
+
+  it('gives every error a code and no stack trace outside development', async () => {
+    const responses = await Promise.all([
+      t.gql('{ pools { nope } }'),
+      t.gql('{ pool(id: "bad") { id } }'),
+      t.gql('query { pools('),
+    ]);
+    for (const response of responses) {
+      expect(response.errors?.length).toBeGreaterThan(0);
+      for (const error of response.errors!) {
+        expect(typeof error.extensions?.code).toBe('string');
+        expect(error.extensions?.stacktrace).toBeUndefined();
+      }
+    }
+  });
+});

@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import postgres from 'postgres';
+import { type Database, openDatabase } from '../../src/db/client.js';
+import { type SeedOptions, type SeedSummary, seedDemoData, TEST_SIZE } from '../../src/db/seed.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import { createApp } from '../../src/server/app.js';
+
+export type BackendKind = 'pglite' | 'postgres';
+
+/** The domain test sign-in messages name. */
+export const TEST_AUTH_DOMAIN = 'poolgraph.test';
+
+/** Configuration of a test server: test mode, defaults for everything else, overrides on top. */
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({ POOLGRAPH_MODE: 'test', AUTH_DOMAIN: TEST_AUTH_DOMAIN, ...env });
+}
+
+/** Every integration suite runs on PGlite, and on Postgres too when TEST_DATABASE_URL is set. */
+export const backends: BackendKind[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+
+export interface TestDatabase {
+  database: Database;
+  /** Connection string of the database (Postgres only). */
+  url: string | null;
+  drop(): Promise<void>;
+}
+
+/** Connection string of `database` on the server of TEST_DATABASE_URL. */
+export function urlOfDatabase(name: string): string {
+  const url = new URL(process.env.TEST_DATABASE_URL!);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/**
+ * A fresh, migrated database: in-memory PGlite, or a new database on the Postgres server
+ * of TEST_DATABASE_URL (dropped afterwards), so test files never share state.
+ */
+export async function createTestDatabase(kind: BackendKind): Promise<TestDatabase> {
+  if (kind === 'pglite') {
+    const database = await openDatabase({ kind: 'pglite' });
+    await database.migrate();
+    return { database, url: null, drop: () => database.close() };
+  }
+  const name = `poolgraph_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = postgres(process.env.TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  const url = urlOfDatabase(name);
+  const database = await openDatabase({ kind: 'postgres', url, applicationName: name });
+  await database.migrate();
+  return {
+    database,
+    url,
+    async drop() {
+      await database.close();
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+export interface GraphQLResponse<TData = any> {
+  status: number;
+  data?: TData;
+  errors?: Array<{ message: string; path?: string[]; extensions?: Record<string, any> }>;
+}
+
+export interface TestApp extends TestDatabase {
+  app: FastifyInstance;
+  seeded: SeedSummary;
+  /** POSTs one operation to /graphql (through fastify's inject, no socket). */
+  gql<TData = any>(
+    query: string,
+    variables?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<GraphQLResponse<TData> & { headers: Record<string, unknown> }>;
+  /** Statements that reached the database while `work` ran. */
+  countStatements(work: () => Promise<unknown>): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  seed?: SeedOptions;
+  config?: Config;
+  clock?: () => Date;
+}
+
+export async function startTestApp(kind: BackendKind, options: TestAppOptions = {}): Promise<TestApp> {
+  const { seed = TEST_SIZE, config = testConfig(), clock } = options;
+  const testDatabase = await createTestDatabase(kind);
+  const { database } = testDatabase;
+  const seeded = await seedDemoData(database, seed);
+  const app = await createApp({ config, database, clock });
+  await app.ready();
+  return {
+    ...testDatabase,
+    app,
+    seeded,
+    async gql(query, variables, headers) {
+      const response = await app.inject({ method: 'POST', url: '/graphql', payload: { query, variables }, headers });
+      return { status: response.statusCode, headers: response.headers, ...response.json() };
+    },
+    async countStatements(work) {
+      const before = database.statementCount;
+      await work();
+      return database.statementCount - before;
+    },
+    async close() {
+      await app.close();
+      await testDatabase.drop();
+    },
+  };
+}

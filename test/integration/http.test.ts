@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends, startTestApp, type TestApp } from './harness.js';
+
+describe.each(backends)('HTTP surface on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+  });
+  afterAll(() => t.close());
+
+  it('serves /healthz and /readyz', async () => {
+    const health = await t.app.inject({ url: '/healthz' });
+    expect(health.statusCode).toBe(200);
+    const ready = await t.app.inject({ url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready', database: kind });
+  });
+
+  it('answers GraphQL over GET as well as POST', async () => {
+    const query = encodeURIComponent('{ pools(first: 2) { nodes { id } } }');
+    const get = await t.app.inject({ url: `/graphql?query=${query}`, headers: { 'apollo-require-preflight': 'true' } });
+    expect(get.statusCode).toBe(200);
+    const post = await t.gql('{ pools(first: 2) { nodes { id } } }');
+    expect(get.json().data).toEqual(post.data);
+    expect(post.data.pools.nodes).toHaveLength(2);
+  });
+
+  it('serves the explorer page to browsers, with every asset from this server', async () => {
+    const page = await t.app.inject({ url: '/graphql', headers: { accept: 'text/html,application/xhtml+xml' } });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    const sources = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(sources.length).toBeGreaterThanOrEqual(4);
+    for (const source of sources) {
+      expect(source.startsWith('/graphql/explorer/'), source).toBe(true);
+      const asset = await t.app.inject({ url: source });
+      expect(asset.statusCode, source).toBe(200);
+      expect(asset.body.length, source).toBeGreaterThan(1000);
+    }
+  });
+
+  it('answers introspection outside production', async () => {
+    const response = await t.gql('{ __schema { queryType { fields { name } } } }');
+    const names = response.data.__schema.queryType.fields.map((f: { name: string }) => f.name);
+    expect(names).toEqual(expect.arrayContaining(['pools', 'pool', 'streak', 'streaks', 'streakPools']));
+  });
+});

@@ -1,0 +1,233 @@
+import { parse, specifiedRules, validate } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { limitParseOptions, operationLimitRules } from '../../src/server/limits.js';
+import { getSchema } from '../../src/server/schema.js';
+import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
+
+/** `count` copies of `make(i)`, joined by spaces. */
+const times = (count: number, make: (i: number) => string) => Array.from({ length: count }, (_, i) => make(i)).join(' ');
+
+/** A chain of pools -> nodes -> user -> pools ... `levels` users deep, page size 1. */
+function deep(levels: number): string {
+  let inner = 'id';
+  for (let i = 0; i < levels; i++) inner = `user { pools(first: 1) { nodes { ${inner} } } }`;
+  return `{ pools(first: 1) { nodes { ${inner} } } }`;
+}
+
+/** One document per limit (defaults: depth 15, aliases 30, directives 50, tokens 2000, cost 20000). */
+const OVER_THE_LIMIT: Array<{ limit: string; query: string; variables?: Record<string, unknown>; message: RegExp }> = [
+  // pools(1) nodes(2) then 3 per user level, id last: 4 levels = depth 15, 5 levels = 18.
+  { limit: 'depth', query: deep(5), message: /^Query depth 18 exceeds the limit of 15$/ },
+  {
+    limit: 'aliases',
+    query: `{ ${times(31, (i) => `a${i}: pools(first: 1) { totalCount }`)} }`,
+    message: /^Query has 31 aliases, more than the limit of 30$/,
+  },
+  {
+    limit: 'directives',
+    query: `{ pools(first: 1) { ${times(26, () => '...Counted')} } }
+      fragment Counted on PoolConnection { totalCount @include(if: true) pageInfo @skip(if: false) { hasNextPage } }`,
+    message: /^Query has 52 directives, more than the limit of 50$/,
+  },
+  {
+    limit: 'tokens',
+    query: `{ pools(first: 1) { ${times(2100, () => 'totalCount')} } }`,
+    message: /^Query has more than 2000 tokens, the limit$/,
+  },
+  {
+    limit: 'cost',
+    query: '{ pools(first: 100) { nodes { predictions(first: 100) { nodes { user { pools(first: 100) { nodes { id } } } } } } } }',
+    message: /^Query cost \d+ exceeds the limit of 20000$/,
+  },
+  {
+    limit: 'cost',
+    query: 'query($n: Int) { pools(first: $n) { nodes { predictions(first: $n) { nodes { user { pools(first: $n) { nodes { id } } } } } } } }',
+    variables: { n: 100 },
+    message: /^Query cost 30202 exceeds the limit of 20000$/,
+  },
+];
+
+describe.each(backends)('operation limits on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+  });
+  afterAll(() => t.close());
+
+  /** Runs `query` and expects QUERY_TOO_COMPLEX for `limit`, HTTP 400, and no statement: nothing ran. */
+  async function expectRefused(limit: string, query: string, variables?: Record<string, unknown>, message?: RegExp) {
+    let response!: Awaited<ReturnType<TestApp['gql']>>;
+    const statements = await t.countStatements(async () => {
+      response = await t.gql(query, variables);
+    });
+    expect(response.status, JSON.stringify(response.errors)).toBe(400);
+    expect(response.data).toBeUndefined();
+    expect(response.errors).toHaveLength(1);
+    expect(response.errors![0]!.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit });
+    if (message) expect(response.errors![0]!.message).toMatch(message);
+    expect(statements).toBe(0);
+    return response.errors![0]!;
+  }
+
+  it.each(OVER_THE_LIMIT)('refuses an operation over the $limit limit before any resolver runs', async ({ limit, query, variables, message }) => {
+    const error = await expectRefused(limit, query, variables, message);
+    // The message names the limit and numbers, nothing of the schema.
+    expect(error.message).not.toMatch(/pool|node|user|prediction/i);
+  });
+
+  it('runs operations just inside every limit', async () => {
+    const inside = [
+      deep(4),
+      `{ ${times(30, (i) => `a${i}: pools(first: 1) { totalCount }`)} }`,
+      `{ pools(first: 1) { ${times(25, () => '...Counted')} } } fragment Counted on PoolConnection { totalCount @include(if: true) pageInfo @skip(if: false) { hasNextPage } }`,
+      `{ pools(first: 1, filter: { status: [${times(1980, () => 'ACTIVE')}] }) { totalCount } }`,
+      '{ pools(first: 100) { nodes { predictions(first: 100) { nodes { user { id } } } } } }',
+    ];
+    for (const query of inside) {
+      const response = await t.gql(query);
+      expect(response.errors, `${query.slice(0, 80)}: ${JSON.stringify(response.errors)}`).toBeUndefined();
+    }
+    const small = await t.gql(OVER_THE_LIMIT[5]!.query, { n: 2 });
+    expect(small.errors).toBeUndefined();
+  });
+
+  it('counts fragments by every use: depth, aliases and cost cannot hide in them', async () => {
+    await expectRefused(
+      'depth',
+      `{ pools(first: 1) { ...Deep } }
+       fragment Deep on PoolConnection { nodes { user { pools(first: 1) { ...Deeper } } } }
+       fragment Deeper on PoolConnection { nodes { user { pools(first: 1) { nodes { user { pools(first: 1) { nodes { user { pools(first: 1) { nodes { user { id } } } } } } } } } } } }`,
+    );
+    // 8 uses of a fragment with 4 aliases: 32.
+    await expectRefused(
+      'aliases',
+      `{ ${times(8, (i) => `p${i}: pools(first: 1) { ...Four }`)} } fragment Four on PoolConnection { a: totalCount b: totalCount c: totalCount d: totalCount }`,
+    );
+    // Each fragment spreads the one below it twice: 2^40 uses, measured without expanding them.
+    let fragments = 'fragment F0 on Query { a: pools(first: 1) { totalCount } }';
+    for (let i = 1; i <= 40; i++) fragments += ` fragment F${i} on Query { ...F${i - 1} ...F${i - 1} }`;
+    const started = Date.now();
+    await expectRefused('aliases', `{ ...F40 } ${fragments}`);
+    expect(Date.now() - started).toBeLessThan(2000);
+    // A page size inside a fragment multiplies what is around it.
+    await expectRefused(
+      'cost',
+      `{ pools(first: 100) { nodes { ...Predictions } } }
+       fragment Predictions on Pool { predictions(first: 100) { nodes { user { pools(first: 3) { nodes { id } } } } } }`,
+    );
+  });
+
+  it('refuses a fragment that spreads itself, without looping', async () => {
+    let response!: Awaited<ReturnType<TestApp['gql']>>;
+    const statements = await t.countStatements(async () => {
+      response = await t.gql(`{ pools(first: 1) { ...A } } fragment A on PoolConnection { nodes { user { pools(first: 1) { ...B } } } }
+        fragment B on PoolConnection { ...A }`);
+    });
+    expect(response.status).toBe(400);
+    expect(response.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(response.errors?.[0]?.message).toMatch(/Cannot spread fragment "A" within itself/);
+    expect(statements).toBe(0);
+  });
+
+  it('counts __schema and __type like any other field', async () => {
+    // The standard introspection query (the explorer's) fits.
+    const { getIntrospectionQuery } = await import('graphql');
+    const introspection = await t.gql(getIntrospectionQuery({ inputValueDeprecation: true }));
+    expect(introspection.errors).toBeUndefined();
+    // Twenty aliased copies of a mid-sized introspection query do not.
+    const copy = '__schema { types { fields { args { type { name } } } } }';
+    await expectRefused('cost', `{ ${times(20, (i) => `s${i}: ${copy}`)} }`);
+    await expectRefused('aliases', `{ ${times(31, (i) => `t${i}: __type(name: "Pool") { name }`)} }`);
+  });
+
+  it('answers with the same errors when the rules run on their own, as a subscribe message would run them', async () => {
+    const schema = await getSchema();
+    const { limits } = testConfig();
+    for (const { limit, query, variables, message } of OVER_THE_LIMIT) {
+      let errors;
+      try {
+        errors = validate(schema, parse(query, limitParseOptions(limits)), [...specifiedRules, ...operationLimitRules(limits, variables)]);
+      } catch (syntaxError) {
+        errors = [syntaxError as Error];
+      }
+      expect(errors, limit).toHaveLength(1);
+      if (limit !== 'tokens') {
+        expect(errors[0]!.message).toMatch(message);
+        expect((errors[0] as { extensions?: unknown }).extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit });
+      } else {
+        expect(errors[0]!.message).toMatch(/more th(an|at) 2000 tokens/);
+      }
+    }
+  });
+});
+
+describe('request limits: CSRF prevention, no batching, body size, time budget', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('pglite', { config: testConfig({ BODY_LIMIT_BYTES: '4096', REQUEST_TIMEOUT_MS: '300' }) });
+  });
+  afterAll(() => t.close());
+
+  it('refuses a GET operation that a browser form could send cross-site (CSRF prevention)', async () => {
+    const query = encodeURIComponent('{ pools(first: 1) { totalCount } }');
+    const simple = await t.app.inject({ url: `/graphql?query=${query}` });
+    expect(simple.statusCode).toBe(400);
+    expect(simple.json().errors[0].message).toMatch(/Cross-Site Request Forgery/);
+    const textPlain = await t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'text/plain' },
+      payload: JSON.stringify({ query: '{ pools(first: 1) { totalCount } }' }),
+    });
+    expect(textPlain.statusCode).toBeGreaterThanOrEqual(400);
+    const preflighted = await t.app.inject({ url: `/graphql?query=${query}`, headers: { 'apollo-require-preflight': 'true' } });
+    expect(preflighted.statusCode).toBe(200);
+  });
+
+  it('refuses a batch (a JSON array body) without running any of it', async () => {
+    let response!: Awaited<ReturnType<typeof t.app.inject>>;
+    const statements = await t.countStatements(async () => {
+      response = await t.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        payload: [{ query: '{ pools(first: 1) { totalCount } }' }, { query: '{ streaks(first: 1) { totalCount } }' }],
+      });
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().errors[0].message).toMatch(/batching/i);
+    expect(statements).toBe(0);
+  });
+
+  it('answers 413 REQUEST_TOO_LARGE for a body over the limit, unread', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      payload: { query: `{ pools(first: 1) { totalCount } } # ${'x'.repeat(5000)}` },
+    });
+    expect(response.statusCode).toBe(413);
+    expect(response.json().errors[0].extensions).toEqual({ code: 'REQUEST_TOO_LARGE', limit: 4096 });
+  });
+
+  it('fails a request past its time budget with 504 OPERATION_TIMEOUT, then serves the next', async () => {
+    // Every statement takes 400 ms: slower than the 300 ms budget.
+    const client = (t.database.db as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } }).$client;
+    const query = client.query;
+    client.query = async (...args) => {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      return query.apply(client, args);
+    };
+    try {
+      const started = Date.now();
+      const response = await t.gql('query Slow { pools(first: 1) { totalCount } }');
+      expect(response.status).toBe(504);
+      expect(response.errors?.[0]?.extensions).toEqual({ code: 'OPERATION_TIMEOUT', budgetMs: 300 });
+      expect(Date.now() - started).toBeLessThan(390);
+    } finally {
+      client.query = query;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const next = await t.gql('{ pools(first: 1) { totalCount } }');
+    expect(next.status).toBe(200);
+    expect(next.errors).toBeUndefined();
+  });
+});

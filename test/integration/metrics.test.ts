@@ -1,0 +1,113 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/server/app.js';
+import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
+
+/** The value of one sample of a Prometheus text exposition; 0 when absent. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const labelText = /\{(.*)\}/.exec(line)?.[1] ?? '';
+    if (wanted.every((pair) => labelText.split(',').includes(pair))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return 0;
+}
+
+describe.each(backends)('metrics on %s', (kind) => {
+  let t: TestApp;
+  let url: string;
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    url = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(() => t.close());
+
+  const scrape = async () => {
+    const response = await fetch(`${url}/metrics`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/plain');
+    return response.text();
+  };
+
+  it('counts operations by name and outcome, their latency, statements, requests and sockets', async () => {
+    const before = await scrape();
+    const post = (body: unknown) =>
+      fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    await post({ query: 'query TwoPools { pools(first: 2) { nodes { id user { id } } } }' });
+    await post({ query: 'query TwoPools { pools(first: 2) { nodes { id user { id } } } }' });
+    await post({ query: 'query BadId { pool(id: "nope") { id } }' });
+    await post({ query: '{ pools { nope } }' });
+    const after = await scrape();
+
+    const ok = { operation: 'TwoPools', type: 'query', outcome: 'ok' };
+    expect(sample(after, 'poolgraph_graphql_operations_total', ok) - sample(before, 'poolgraph_graphql_operations_total', ok)).toBe(2);
+    const bad = { operation: 'BadId', outcome: 'BAD_USER_INPUT' };
+    expect(sample(after, 'poolgraph_graphql_operations_total', bad)).toBe(1);
+    const invalid = { operation: '(anonymous)', type: 'unknown', outcome: 'GRAPHQL_VALIDATION_FAILED' };
+    expect(sample(after, 'poolgraph_graphql_operations_total', invalid)).toBe(1);
+    expect(sample(after, 'poolgraph_graphql_operation_duration_seconds_count', { operation: 'TwoPools' })).toBe(2);
+    expect(sample(after, 'poolgraph_graphql_operation_duration_seconds_bucket', { operation: 'TwoPools', le: '+Inf' })).toBe(2);
+    const statements = sample(after, 'poolgraph_database_statements_total') - sample(before, 'poolgraph_database_statements_total');
+    expect(statements).toBeGreaterThanOrEqual(4); // two pools pages and their users, twice
+    const posts = { route: '/graphql', method: 'POST', status: '200' };
+    expect(sample(after, 'poolgraph_http_requests_total', posts) - sample(before, 'poolgraph_http_requests_total', posts)).toBe(3);
+    expect(sample(after, 'poolgraph_open_sockets')).toBeGreaterThanOrEqual(1);
+    expect(after).toMatch(/^process_cpu_seconds_total /m);
+    expect(after).toMatch(/^nodejs_eventloop_lag_seconds /m);
+  });
+
+  it('bounds the operation names it labels', async () => {
+    const inject = (name: string) => t.gql(`query ${name} { pools(first: 1) { totalCount } }`);
+    for (let i = 0; i < 210; i++) await inject(`Generated${i}`);
+    const text = await scrape();
+    const labelled = new Set(text.match(/operation="Generated\d+"/g));
+    expect(labelled.size).toBeGreaterThan(100);
+    expect(labelled.size).toBeLessThanOrEqual(200);
+    expect(sample(text, 'poolgraph_graphql_operations_total', { operation: '(other)', outcome: 'ok' })).toBeGreaterThanOrEqual(10);
+  });
+});
+
+describe('metrics access and logs', () => {
+  it('requires the bearer token when METRICS_TOKEN is set, and is absent when METRICS=false', async () => {
+    const t = await startTestApp('pglite', { config: testConfig({ METRICS_TOKEN: 'scrape-token-0123456789' }) });
+    try {
+      expect((await t.app.inject({ url: '/metrics' })).statusCode).toBe(401);
+      const authorized = await t.app.inject({ url: '/metrics', headers: { authorization: 'Bearer scrape-token-0123456789' } });
+      expect(authorized.statusCode).toBe(200);
+      const off = await createApp({ config: testConfig({ METRICS: 'false' }), database: t.database });
+      expect((await off.inject({ url: '/metrics' })).statusCode).toBe(404);
+      await off.close();
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('writes one structured line per operation, with its request id and name', async () => {
+    const lines: Array<Record<string, any>> = [];
+    const logStream = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const t = await startTestApp('pglite');
+    const app = await createApp({ config: testConfig({ LOG_LEVEL: 'info' }), database: t.database, logStream });
+    try {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { 'x-request-id': 'req-42' },
+        payload: { query: 'query Nested { pools(first: 3) { nodes { id user { id } predictions(first: 2) { nodes { id } } } } }' },
+      });
+      expect(response.headers['x-request-id']).toBe('req-42');
+      const ofRequest = lines.filter((line) => line.reqId === 'req-42');
+      expect(ofRequest).toHaveLength(1);
+      expect(ofRequest[0]).toMatchObject({ level: 30, msg: 'graphql operation', operation: 'Nested', operationType: 'query', outcome: 'ok', statusCode: 200 });
+      expect(typeof ofRequest[0]!.ms).toBe('number');
+    } finally {
+      await app.close();
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,139 @@
+import {
+  createKeyPairFromBytes,
+  getBase64EncodedWireTransaction,
+  getTransactionDecoder,
+  partiallySignTransaction,
+} from '@solana/kit';
+import { Keypair, Transaction } from '@solana/web3.js';
+import { describe, expect, it } from 'vitest';
+import { compactId, poolVaultAddress, poolVaultSeed, predictionAddress, streakAccumulatorAddress } from '../../src/chain/addresses.js';
+import { decodeMemo } from '../../src/chain/memo.js';
+import { canonicalParams, ProofError, signProof, verifyProof } from '../../src/chain/proof.js';
+import { buildPlacePrediction, buildWithdraw, isEmptySignature, parseWireTransaction } from '../../src/chain/transactions.js';
+import { TransactionFormatError, verifySignedTransaction } from '../../src/chain/verify.js';
+
+const relayer = Keypair.generate();
+const custody = Keypair.generate();
+const mint = Keypair.generate().publicKey;
+const accounts = { mint, decimals: 6, relayer: relayer.publicKey, custody: custody.publicKey };
+const recent = { blockhash: Keypair.generate().publicKey.toBase58(), lastValidBlockHeight: 1000 };
+const poolId = '7b0f8d4e-1c2a-4b3c-8d4e-5f6a7b8c9d0e';
+
+async function built(user: Keypair) {
+  const vault = await poolVaultAddress(custody.publicKey, poolId);
+  return buildPlacePrediction(accounts, recent, { user: user.publicKey, vault, poolId, stake: 12_500_000n, value: '101.5' });
+}
+
+/** The wallet's side, with @solana/web3.js 1.x: decode, sign the user's slot, encode. */
+function signWithWeb3(base64: string, user: Keypair): string {
+  const transaction = Transaction.from(Buffer.from(base64, 'base64'));
+  transaction.partialSign(user);
+  return transaction.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
+}
+
+/** The wallet's side, with @solana/kit. */
+async function signWithKit(base64: string, user: Keypair): Promise<string> {
+  const transaction = getTransactionDecoder().decode(Buffer.from(base64, 'base64'));
+  const keyPair = await createKeyPairFromBytes(user.secretKey);
+  return getBase64EncodedWireTransaction(await partiallySignTransaction([keyPair], transaction));
+}
+
+describe('address derivations', () => {
+  it('derive stable, distinct addresses within Solana seed limits', async () => {
+    expect(poolVaultSeed(poolId).length).toBeLessThanOrEqual(32);
+    expect(compactId(poolId)).toMatch(/^[1-9A-HJ-NP-Za-km-z]{21,22}$/);
+    const a = await poolVaultAddress(custody.publicKey, poolId);
+    expect((await poolVaultAddress(custody.publicKey, poolId)).equals(a)).toBe(true);
+    expect((await poolVaultAddress(custody.publicKey, '00000000-0000-4000-8000-000000000001')).equals(a)).toBe(false);
+    expect((await streakAccumulatorAddress(custody.publicKey, poolId)).equals(a)).toBe(false);
+    const prediction = predictionAddress(a, Keypair.generate().publicKey);
+    expect(prediction.bump).toBeGreaterThanOrEqual(0);
+    expect(prediction.bump).toBeLessThanOrEqual(255);
+  });
+});
+
+describe('built transactions', () => {
+  it('have the relayer as fee payer, empty signature slots and the memo record', async () => {
+    const user = Keypair.generate();
+    const { transaction } = await built(user);
+    const decoded = Transaction.from(Buffer.from(transaction, 'base64'));
+    expect(decoded.feePayer!.equals(relayer.publicKey)).toBe(true);
+    expect(decoded.signatures.map((s) => s.publicKey.toBase58())).toEqual([relayer.publicKey.toBase58(), user.publicKey.toBase58()]);
+    expect(decoded.signatures.every((s) => s.signature === null || isEmptySignature(s.signature))).toBe(true);
+    expect(decodeMemo(decoded.instructions[1]!.data)).toEqual({ v: 1, op: 'predict', pool: poolId, value: '101.5', stake: '12500000', rev: 1 });
+    expect(getTransactionDecoder().decode(Buffer.from(transaction, 'base64')).signatures).toBeDefined();
+  });
+
+  it('accept the user signature of @solana/web3.js and of @solana/kit, keeping the exact message', async () => {
+    const user = Keypair.generate();
+    const tx = await built(user);
+    for (const signed of [signWithWeb3(tx.transaction, user), await signWithKit(tx.transaction, user)]) {
+      const wire = verifySignedTransaction(signed, { messageHash: tx.messageHash, relayer: relayer.publicKey, user: user.publicKey });
+      expect(isEmptySignature(wire.signatures[0]!)).toBe(true);
+      expect(isEmptySignature(wire.signatures[1]!)).toBe(false);
+    }
+  });
+
+  it('refuse a changed byte, a missing or foreign signature, and unreadable input', async () => {
+    const user = Keypair.generate();
+    const tx = await built(user);
+    const expected = { messageHash: tx.messageHash, relayer: relayer.publicKey, user: user.publicKey };
+    const signed = Buffer.from(signWithWeb3(tx.transaction, user), 'base64');
+
+    const problem = (run: () => unknown) => {
+      try {
+        run();
+      } catch (error) {
+        return error instanceof ProofError ? error.problem : error instanceof TransactionFormatError ? 'FORMAT' : String(error);
+      }
+      return 'ACCEPTED';
+    };
+    for (let offset = 1 + 2 * 64; offset < signed.length; offset += 17) {
+      const tampered = Buffer.from(signed);
+      tampered[offset] = tampered[offset]! ^ 0xff;
+      expect(problem(() => verifySignedTransaction(tampered.toString('base64'), expected)), `byte ${offset}`).toMatch(/PROOF_INVALID|FORMAT/);
+    }
+    expect(problem(() => verifySignedTransaction(tx.transaction, expected))).toBe('PROOF_INVALID');
+    expect(problem(() => verifySignedTransaction(signWithWeb3(tx.transaction, Keypair.generate()), expected))).not.toBe('ACCEPTED');
+    const other = Keypair.generate();
+    const otherTx = await built(other);
+    expect(problem(() => verifySignedTransaction(signWithWeb3(otherTx.transaction, other), expected))).toBe('PROOF_INVALID');
+    expect(problem(() => verifySignedTransaction('not base64!', expected))).toBe('FORMAT');
+    expect(problem(() => verifySignedTransaction(Buffer.alloc(2000, 1).toString('base64'), expected))).toBe('FORMAT');
+    expect(problem(() => verifySignedTransaction(Buffer.alloc(200, 7).toString('base64'), expected))).toBe('FORMAT');
+  });
+
+  it('withdraws to the recipient’s associated token account, created idempotently', async () => {
+    const user = Keypair.generate();
+    const to = Keypair.generate().publicKey;
+    const tx = buildWithdraw(accounts, recent, { user: user.publicKey, to, amount: 5_000_000n });
+    const wire = parseWireTransaction(Buffer.from(tx.transaction, 'base64'))!;
+    expect(wire.signers.map((k) => k.toBase58())).toEqual([relayer.publicKey.toBase58(), user.publicKey.toBase58()]);
+  });
+});
+
+describe('proofs', () => {
+  const secret = new TextEncoder().encode('p'.repeat(32));
+  const claims = {
+    operation: 'placePrediction',
+    userId: 'user-1',
+    params: canonicalParams({ value: '101.5', poolId, stake: '12.5' }),
+    messageHash: 'hash',
+    blockhash: recent.blockhash,
+    lastValidBlockHeight: 1000,
+  };
+  const now = new Date('2026-11-22T12:00:00Z');
+  const expected = { operation: claims.operation, userId: claims.userId, params: claims.params };
+
+  it('bind the operation, viewer and every parameter, and expire', async () => {
+    const proof = await signProof(secret, claims, new Date(now.getTime() + 60_000));
+    expect(await verifyProof(secret, proof, expected, now)).toEqual(claims);
+    const problem = (p: Promise<unknown>) => p.then(() => 'ACCEPTED', (e: ProofError) => e.problem);
+    expect(await problem(verifyProof(secret, proof, { ...expected, userId: 'user-2' }, now))).toBe('PROOF_INVALID');
+    expect(await problem(verifyProof(secret, proof, { ...expected, operation: 'withdraw' }, now))).toBe('PROOF_INVALID');
+    expect(await problem(verifyProof(secret, proof, { ...expected, params: { ...claims.params, stake: '13' } }, now))).toBe('PROOF_INVALID');
+    expect(await problem(verifyProof(secret, proof, expected, new Date(now.getTime() + 61_000)))).toBe('PROOF_EXPIRED');
+    expect(await problem(verifyProof(secret, `${proof.slice(0, -2)}xx`, expected, now))).toBe('PROOF_INVALID');
+    expect(await problem(verifyProof(new TextEncoder().encode('q'.repeat(32)), proof, expected, now))).toBe('PROOF_INVALID');
+  });
+});

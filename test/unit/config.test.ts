@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('configuration', () => {
+  it('runs on embedded defaults with no environment', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      mode: 'development',
+      port: 4000,
+      databaseUrl: null,
+      pgliteDataDir: './data/pglite',
+      seedDemoData: true,
+      introspection: true,
+    });
+  });
+
+  it('turns introspection off in production and seeding off on Postgres', () => {
+    const config = loadConfig({ POOLGRAPH_MODE: 'production', DATABASE_URL: 'postgres://localhost/x', AUTH_SECRET: 'x'.repeat(32) });
+    expect(config.introspection).toBe(false);
+    expect(config.seedDemoData).toBe(false);
+  });
+
+  it('requires a strong AUTH_SECRET in production', () => {
+    expect(() => loadConfig({ POOLGRAPH_MODE: 'production' })).toThrow(/AUTH_SECRET is required in production/);
+    expect(() => loadConfig({ AUTH_SECRET: 'short' })).toThrow(/AUTH_SECRET must be at least 32 characters/);
+  });
+
+  it('reports every bad setting at once, one line each', () => {
+    try {
+      loadConfig({ PORT: 'eighty', POOLGRAPH_MODE: 'staging', DATABASE_URL: 'mysql://x', INTROSPECTION: 'maybe' });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const problems = (error as ConfigError).problems;
+      expect(problems).toHaveLength(4);
+      expect(problems.join('\n')).not.toMatch(/AUTH_SECRET/);
+      expect(problems.join('\n')).toMatch(/PORT.*eighty/);
+      expect(problems.join('\n')).toMatch(/POOLGRAPH_MODE.*staging/);
+      expect(problems.join('\n')).toMatch(/DATABASE_URL/);
+      expect(problems.join('\n')).toMatch(/INTROSPECTION.*maybe/);
+    }
+  });
+
+  it('reads the hardening settings, with limits on and test-mode defaults off where they would get in the way', () => {
+    const config = loadConfig({});
+    expect(config.limits).toEqual({ maxDepth: 15, maxAliases: 30, maxDirectives: 50, maxTokens: 2000, maxCost: 20_000 });
+    expect(config.rateLimit).toEqual({ queriesPerMinute: 600, mutationsPerMinute: 60 });
+    expect(config.loadShedding).toEqual({ maxEventLoopDelayMs: 1000, maxHeapUsedRatio: 0.9 });
+    expect(config.http).toEqual({ bodyLimitBytes: 102_400, requestTimeoutMs: 15_000, trustProxy: false });
+    const test = loadConfig({ POOLGRAPH_MODE: 'test' });
+    expect(test.rateLimit).toEqual({ queriesPerMinute: 0, mutationsPerMinute: 0 });
+    expect(test.loadShedding.maxEventLoopDelayMs).toBe(0);
+    const tuned = loadConfig({ MAX_QUERY_DEPTH: '0', TRUST_PROXY: '10.0.0.0/8, loopback,::1', LOAD_SHED_HEAP_USED_RATIO: '0.75' });
+    expect(tuned.limits.maxDepth).toBe(0);
+    expect(tuned.http.trustProxy).toEqual(['10.0.0.0/8', 'loopback', '::1']);
+    expect(tuned.loadShedding.maxHeapUsedRatio).toBe(0.75);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).http.trustProxy).toBe(true);
+  });
+
+  it('names each bad hardening setting on its own line', () => {
+    try {
+      loadConfig({
+        MAX_QUERY_COST: 'lots',
+        BODY_LIMIT_BYTES: '10',
+        TRUST_PROXY: '10.0.0.0/33,proxy.local',
+        LOAD_SHED_HEAP_USED_RATIO: '1.5',
+        METRICS: 'sometimes',
+        METRICS_TOKEN: 'short',
+      });
+      expect.unreachable();
+    } catch (error) {
+      const problems = (error as ConfigError).problems;
+      expect(problems).toHaveLength(6);
+      expect(problems).toContain('MAX_QUERY_COST must be an integer of at least 0, got "lots"');
+      expect(problems.join('\n')).toMatch(/BODY_LIMIT_BYTES must be an integer of at least 1024, got "10"/);
+      expect(problems.join('\n')).toMatch(/TRUST_PROXY .*"10.0.0.0\/33", "proxy.local" is none of these/);
+      expect(problems.join('\n')).toMatch(/LOAD_SHED_HEAP_USED_RATIO must be a number from 0 up to \(not including\) 1, got "1.5"/);
+      expect(problems.join('\n')).toMatch(/METRICS must be true or false, got "sometimes"/);
+      expect(problems.join('\n')).toMatch(/METRICS_TOKEN must be at least 16 characters/);
+    }
+  });
+});

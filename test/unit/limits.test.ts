@@ -1,0 +1,77 @@
+import { buildSchema, parse } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { checkLimits, fragmentsOf, measureOperation, UNPAGED_LIST_SIZE } from '../../src/server/limits.js';
+import { OperationBudget, rootFieldCount } from '../../src/server/rate-limit.js';
+
+const schema = buildSchema(`
+  type Query { pools(first: Int = 20): PoolConnection! pool(id: ID!): Pool tags: [String!]! }
+  type Mutation { act(n: Int): Boolean }
+  type PoolConnection { nodes: [Pool!]! totalCount: Int! pageInfo: PageInfo! }
+  type PageInfo { hasNextPage: Boolean! }
+  type Pool { id: ID! user: User! predictions(first: Int = 20): PredictionConnection! }
+  type PredictionConnection { nodes: [Prediction!]! }
+  type Prediction { id: ID! user: User! }
+  type User { id: ID! apiKeys: [ApiKey!] }
+  type ApiKey { id: ID! }
+`);
+
+function measure(query: string, variables?: Record<string, unknown>) {
+  const document = parse(query);
+  const operation = document.definitions.find((d) => d.kind === 'OperationDefinition')!;
+  return measureOperation(schema, operation as never, fragmentsOf(document), variables);
+}
+
+describe('operation measure', () => {
+  it('costs objects, lists by their page size, leaves nothing', () => {
+    expect(measure('{ pools { totalCount } }').cost).toBe(1);
+    // pools 1 + pageInfo 1 + nodes (1 + 20 * user 1)
+    expect(measure('{ pools { pageInfo { hasNextPage } nodes { id user { id } } } }').cost).toBe(1 + 1 + 1 + 20);
+    expect(measure('{ pools(first: 5) { nodes { predictions(first: 3) { nodes { user { id } } } } } }').cost).toBe(
+      1 + 1 + 5 * (1 + 1 + 3 * 1),
+    );
+    expect(measure('{ pool(id: "1") { user { apiKeys { id } } } }').cost).toBe(1 + 1 + 1 + UNPAGED_LIST_SIZE * 0);
+    expect(measure('{ pools(first: 2) { nodes { user { apiKeys { id } } } } }').cost).toBe(1 + 1 + 2 * (1 + 1));
+  });
+
+  it('reads first from variables, their defaults and the argument default', () => {
+    const query = 'query($n: Int = 7) { pools(first: $n) { nodes { user { id } } } }';
+    expect(measure(query, { n: 50 })).toMatchObject({ cost: 52, costDependsOnVariables: true });
+    expect(measure(query, {}).cost).toBe(9);
+    expect(measure('query($n: Int) { pools(first: $n) { nodes { user { id } } } }', {}).cost).toBe(22);
+  });
+
+  it('measures depth, aliases and directives through fragments, once per use', () => {
+    const measured = measure(`{ a: pools { ...F } b: pools { ...F } }
+      fragment F on PoolConnection { n: nodes @include(if: true) { id } }`);
+    expect(measured).toMatchObject({ depth: 3, aliases: 4, directives: 2 });
+  });
+
+  it('names the first limit exceeded; 0 turns a limit off', () => {
+    const limits = { maxDepth: 2, maxAliases: 0, maxDirectives: 0, maxTokens: 0, maxCost: 1 };
+    const measured = measure('{ a: pools { nodes { id } } }');
+    expect(checkLimits(measured, limits, { cost: true })?.message).toBe('Query depth 3 exceeds the limit of 2');
+    expect(checkLimits(measured, { ...limits, maxDepth: 0 }, { cost: true })?.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'cost', max: 1 });
+    expect(checkLimits(measured, { ...limits, maxDepth: 0 }, { cost: false })).toBeNull();
+  });
+});
+
+describe('rate-limit accounting', () => {
+  it('counts root response keys through fragments; __typename is free', () => {
+    const document = parse('mutation { a: act b: act act ...F __typename } fragment F on Mutation { c: act a: act }');
+    expect(rootFieldCount(document, document.definitions[0] as never)).toBe(4);
+  });
+
+  it('grants all of an operation or none, and reopens with the next window', () => {
+    let now = 0;
+    const budget = new OperationBudget(10, 60_000, () => now);
+    expect(budget.take('k', 8)).toBeNull();
+    expect(budget.take('k', 3)).toBe(60);
+    expect(budget.take('k', 2)).toBeNull();
+    expect(budget.take('k', 1)).toBe(60);
+    expect(budget.take('other', 10)).toBeNull();
+    now = 45_500;
+    expect(budget.take('k', 1)).toBe(15);
+    now = 60_000;
+    expect(budget.take('k', 10)).toBeNull();
+  });
+});
