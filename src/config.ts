@@ -28,6 +28,22 @@ export interface Config {
   metrics: MetricsConfig;
   /** Manifest of the only documents that may run; null = any document (and APQ). */
   trustedDocumentsPath: string | null;
+  chain: ChainConfig;
+}
+
+export interface ChainConfig {
+  /** JSON-RPC endpoint of the cluster; null = the embedded chain, started in-process. */
+  rpcUrl: string | null;
+  /** Where the embedded chain persists (ledger and service keys); null = nothing persists. */
+  devchainDataDir: string | null;
+  /** The service keys and the stake mint, required with `rpcUrl` (the embedded chain makes its own). */
+  relayerSecretKey: string | null;
+  custodySecretKey: string | null;
+  stakeMint: string | null;
+  /** How long a built transaction's proof is accepted (its blockhash may expire sooner). */
+  proofTtlSeconds: number;
+  /** Smallest withdrawal, in whole tokens. */
+  minWithdrawAmount: number;
 }
 
 export interface LimitsConfig {
@@ -124,6 +140,13 @@ export const ENV_VARS = {
   METRICS: 'serve Prometheus metrics at /metrics (default: true)',
   METRICS_TOKEN: 'bearer token /metrics requires (default: none, open)',
   TRUSTED_DOCUMENTS: 'path of a manifest of the only documents that may run (default: none; any document runs, and APQ)',
+  SOLANA_RPC_URL: 'JSON-RPC endpoint of the Solana cluster (default: none; the embedded chain runs in-process)',
+  CHAIN_DATA_DIR: 'where the embedded chain keeps its ledger and service keys (default: ./data/chain; memory for none)',
+  RELAYER_SECRET_KEY: 'fee payer key, a JSON byte array or base58 (required with SOLANA_RPC_URL)',
+  CUSTODY_SECRET_KEY: 'owner key of pool vaults and streak accumulators, as RELAYER_SECRET_KEY (required with SOLANA_RPC_URL)',
+  STAKE_MINT: 'address of the SPL stake token mint (required with SOLANA_RPC_URL)',
+  PROOF_TTL_SECONDS: 'how long a built transaction can be submitted (default: 120)',
+  MIN_WITHDRAW_AMOUNT: 'smallest withdrawal in whole tokens (default: 1)',
 } as const;
 
 export class ConfigError extends Error {
@@ -190,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (secretText.length < 32) {
     problems.push(production && !env.AUTH_SECRET ? 'AUTH_SECRET is required in production' : 'AUTH_SECRET must be at least 32 characters');
   }
+  const chain = parseChainConfig(env, problems, integer);
   const host = env.HOST || '127.0.0.1';
   const domain = env.AUTH_DOMAIN || `${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
   const config: Config = {
@@ -236,9 +260,39 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     metrics: { enabled: bool('METRICS', true), token: metricsToken },
     trustedDocumentsPath,
+    chain,
   };
   if (problems.length) throw new ConfigError(problems);
   return config;
+}
+
+function parseChainConfig(
+  env: NodeJS.ProcessEnv,
+  problems: string[],
+  integer: (name: keyof typeof ENV_VARS, fallback: number, min: number) => number,
+): ChainConfig {
+  const rpcUrl = env.SOLANA_RPC_URL || null;
+  if (rpcUrl && !/^https?:\/\//.test(rpcUrl)) problems.push('SOLANA_RPC_URL must start with http:// or https://');
+  const fromEnv = (name: 'RELAYER_SECRET_KEY' | 'CUSTODY_SECRET_KEY' | 'STAKE_MINT'): string | null => {
+    const value = env[name] || null;
+    if (rpcUrl && !value) problems.push(`${name} is required with SOLANA_RPC_URL`);
+    return value;
+  };
+  const devchainDir = env.CHAIN_DATA_DIR || './data/chain';
+  const minWithdrawText = env.MIN_WITHDRAW_AMOUNT ?? '1';
+  const minWithdrawAmount = Number(minWithdrawText);
+  if (!Number.isFinite(minWithdrawAmount) || minWithdrawAmount <= 0) {
+    problems.push(`MIN_WITHDRAW_AMOUNT must be a positive number of tokens, got "${minWithdrawText}"`);
+  }
+  return {
+    rpcUrl,
+    devchainDataDir: devchainDir === 'memory' ? null : devchainDir,
+    relayerSecretKey: fromEnv('RELAYER_SECRET_KEY'),
+    custodySecretKey: fromEnv('CUSTODY_SECRET_KEY'),
+    stakeMint: fromEnv('STAKE_MINT'),
+    proofTtlSeconds: integer('PROOF_TTL_SECONDS', 120, 10),
+    minWithdrawAmount,
+  };
 }
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);

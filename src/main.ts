@@ -1,9 +1,12 @@
 import 'reflect-metadata';
+import { deriveProofSecret, openChain } from './chain/runtime.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openConfiguredDatabase } from './db/open.js';
+import { syncCustodyAccounts } from './modules/transactions/custody-sync.js';
+import { reconcilePendingSubmissions } from './modules/transactions/submission.js';
 import { createApp } from './server/app.js';
 
-/** Start-up only: config -> database (migrated, seeded when empty) -> server. */
+/** Start-up only: config -> database (migrated, seeded when empty) -> chain (custody accounts, pending submissions) -> server. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const database = await openConfiguredDatabase(config);
@@ -15,11 +18,21 @@ async function main(): Promise<void> {
       console.log(`Seeded demo data: ${summary.pools} pools, ${summary.predictions} predictions, ${summary.users} users`);
     }
   }
-  const app = await createApp({ config, database });
-  app.addHook('onClose', () => database.close());
+  const chain = await openChain(config.chain, deriveProofSecret(config.auth.secret));
+  const synced = await syncCustodyAccounts(database, chain.runtime);
+  if (synced.pools || synced.streaks) console.log(`Custody accounts created or linked: ${synced.pools} pool vaults, ${synced.streaks} streak accumulators`);
+  const settled = await reconcilePendingSubmissions(database, chain.runtime);
+  if (settled.confirmed || settled.forgotten || settled.resent) console.log(`Pending submissions settled: ${JSON.stringify(settled)}`);
+
+  const app = await createApp({ config, database, chain: chain.runtime });
+  app.addHook('onClose', async () => {
+    await chain.close();
+    await database.close();
+  });
   const address = await app.listen({ host: config.host, port: config.port });
   const where = database.kind === 'pglite' ? `embedded PGlite at ${config.pgliteDataDir}` : 'Postgres';
-  console.log(`poolgraph is serving GraphQL at ${address}/graphql (database: ${where})`);
+  const chainWhere = config.chain.rpcUrl ? config.chain.rpcUrl : `embedded devchain at ${chain.url}`;
+  console.log(`poolgraph is serving GraphQL at ${address}/graphql (database: ${where}; chain: ${chainWhere}, stake mint ${chain.runtime.accounts.mint.toBase58()})`);
   if (config.introspection) console.log(`Open ${address}/graphql in a browser for the explorer.`);
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

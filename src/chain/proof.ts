@@ -9,8 +9,13 @@ import { errors, jwtVerify, SignJWT } from 'jose';
 export interface ProofClaims {
   operation: string;
   userId: string;
-  /** The build parameters, canonical (sorted keys, decimal strings). */
+  /** The build parameters as the caller gave them, canonical (sorted keys, decimal strings). */
   params: Record<string, string>;
+  /**
+   * What the build derived from the state it saw (a revision, a stake delta): submit derives
+   * them again and refuses the transaction when the state has moved on since.
+   */
+  derived: Record<string, string>;
   messageHash: string;
   blockhash: string;
   lastValidBlockHeight: number;
@@ -42,6 +47,7 @@ export async function signProof(secret: Uint8Array, claims: ProofClaims, expires
   return new SignJWT({
     op: claims.operation,
     prm: claims.params,
+    drv: claims.derived,
     msg: claims.messageHash,
     bh: claims.blockhash,
     lvbh: claims.lastValidBlockHeight,
@@ -78,13 +84,15 @@ export async function verifyProof(
   if (!params || Object.keys(params).length !== keys.length || keys.some((key) => params[key] !== expected.params[key])) {
     throw new ProofError('PROOF_INVALID', 'The parameters differ from those the transaction was built with');
   }
-  if (typeof payload.msg !== 'string' || typeof payload.bh !== 'string' || typeof payload.lvbh !== 'number') {
+  const derived = payload.drv as Record<string, string> | undefined;
+  if (!derived || typeof derived !== 'object' || typeof payload.msg !== 'string' || typeof payload.bh !== 'string' || typeof payload.lvbh !== 'number') {
     throw new ProofError('PROOF_INVALID', 'The proof is not valid');
   }
   return {
     operation: expected.operation,
     userId: expected.userId,
     params,
+    derived,
     messageHash: payload.msg,
     blockhash: payload.bh,
     lastValidBlockHeight: payload.lvbh,

@@ -1,8 +1,19 @@
 import { Connection, type PublicKey, type SignatureStatus } from '@solana/web3.js';
 import type { RecentBlockhash } from './transactions.js';
 
-/** The chain could not be reached (or did not answer in time); nothing was sent. */
-export class ChainUnavailableError extends Error {}
+/**
+ * The chain could not be reached, or did not answer in time. `neverSent` is true when the
+ * request cannot have reached it (connection refused, unknown host); after a timeout or a
+ * dropped connection, a sent transaction may still land.
+ */
+export class ChainUnavailableError extends Error {
+  constructor(
+    message: string,
+    readonly neverSent = false,
+  ) {
+    super(message);
+  }
+}
 
 /** The chain rejected a transaction; `reason` is the program's error and logs. */
 export class TransactionRejectedError extends Error {
@@ -39,7 +50,8 @@ export class ChainClient {
       ]);
     } catch (error) {
       if (error instanceof ChainUnavailableError || error instanceof TransactionRejectedError) throw error;
-      if (isNetworkError(error)) throw new ChainUnavailableError(`the chain is unreachable: ${(error as Error).message}`);
+      const network = networkErrorKind(error);
+      if (network) throw new ChainUnavailableError(`the chain is unreachable: ${(error as Error).message}`, network === 'refused');
       throw error;
     } finally {
       clearTimeout(timer);
@@ -84,6 +96,39 @@ export class ChainClient {
     }
   }
 
+  /** Decimals of a mint, read from the chain. */
+  async mintDecimals(mint: PublicKey): Promise<number> {
+    return this.call(async () => (await this.connection.getTokenSupply(mint)).value.decimals);
+  }
+
+  /**
+   * The devchain's own description (stake mint, faucet), or null when the endpoint is a
+   * real cluster: the custom methods exist only on the embedded chain.
+   */
+  async devchainInfo(): Promise<{ stakeMint: string; stakeMintDecimals: number } | null> {
+    const answer = await this.rawRequest('devchain_info', []);
+    return 'result' in answer ? (answer.result as { stakeMint: string; stakeMintDecimals: number }) : null;
+  }
+
+  /** Mints `amount` base units of the devchain's stake mint to `owner`'s token account (devchain only). */
+  async mintDevTokens(owner: PublicKey, amount: bigint): Promise<string> {
+    const answer = await this.rawRequest('devchain_mintTokens', [{ owner: owner.toBase58(), amount: amount.toString() }]);
+    if (!('result' in answer)) throw new Error(`devchain_mintTokens failed: ${answer.error.message}`);
+    return (answer.result as { signature: string }).signature;
+  }
+
+  /** A JSON-RPC call web3.js has no method for. */
+  private rawRequest(method: string, params: unknown[]): Promise<{ result: unknown } | { error: { code: number; message: string } }> {
+    return this.call(async () => {
+      const response = await fetch(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+      return (await response.json()) as { result: unknown } | { error: { code: number; message: string } };
+    });
+  }
+
   /** Token balance of an account in base units; 0 for an account that does not exist. */
   async tokenBalance(account: PublicKey): Promise<bigint> {
     return this.call(async () => {
@@ -94,7 +139,9 @@ export class ChainClient {
   }
 }
 
-function isNetworkError(error: unknown): boolean {
+/** 'refused' when the request cannot have left, 'broken' when it may have, null when not a network error. */
+function networkErrorKind(error: unknown): 'refused' | 'broken' | null {
   const text = `${(error as Error)?.message ?? ''} ${(error as { cause?: { code?: string } })?.cause?.code ?? ''}`;
-  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|fetch failed|socket hang up|EAI_AGAIN/i.test(text);
+  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN/i.test(text)) return 'refused';
+  return /ECONNRESET|ETIMEDOUT|fetch failed|socket hang up/i.test(text) ? 'broken' : null;
 }

@@ -141,6 +141,8 @@ export interface WireTransaction {
   signers: PublicKey[];
   /** Every account key of the message, in order. */
   accountKeys: PublicKey[];
+  /** The instructions: program and account indexes into `accountKeys`, and data. */
+  instructions: Array<{ programIdIndex: number; accountKeyIndexes: number[]; data: Uint8Array }>;
 }
 
 /** Parses wire bytes (legacy or v0); null when they are not a well-formed transaction. */
@@ -154,7 +156,7 @@ export function parseWireTransaction(bytes: Uint8Array): WireTransaction | null 
     const decoded = VersionedMessage.deserialize(message);
     const accountKeys = decoded.staticAccountKeys;
     if (decoded.header.numRequiredSignatures !== count) return null;
-    return { bytes, signatures, signaturesOffset: 1, message, signers: accountKeys.slice(0, count), accountKeys };
+    return { bytes, signatures, signaturesOffset: 1, message, signers: accountKeys.slice(0, count), accountKeys, instructions: decoded.compiledInstructions };
   } catch {
     return null;
   }

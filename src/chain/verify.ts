@@ -1,3 +1,4 @@
+import { ASSOCIATED_TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import type { PublicKey } from '@solana/web3.js';
 import { verifyEd25519 } from './ed25519.js';
 import { ProofError } from './proof.js';
@@ -27,15 +28,29 @@ export function verifySignedTransaction(
   if (hashMessage(wire.message) !== expected.messageHash) {
     throw new ProofError('PROOF_INVALID', 'The transaction differs from the one built');
   }
-  // Given the same bytes these hold by construction; checked anyway, as the relayer's key is at stake.
-  const relayerSlots = wire.accountKeys.flatMap((key, index) => (key.equals(expected.relayer) ? [index] : []));
-  if (relayerSlots.length !== 1 || relayerSlots[0] !== 0) {
-    throw new ProofError('PROOF_INVALID', 'The relayer may only be the fee payer');
-  }
+  // Given the same bytes this holds by construction; checked anyway, as the relayer's key is at stake.
+  if (!relayerOnlyPaysFees(wire, expected.relayer)) throw new ProofError('PROOF_INVALID', 'The relayer may only be the fee payer');
   const userSlot = wire.signers.findIndex((key) => key.equals(expected.user));
   if (userSlot < 0) throw new ProofError('PROOF_INVALID', 'The transaction does not need the user’s signature');
   if (!verifyEd25519(wire.message, wire.signatures[userSlot]!, expected.user.toBytes())) {
     throw new ProofError('PROOF_INVALID', 'The user’s signature is missing or wrong');
   }
   return wire;
+}
+
+/**
+ * The relayer is the fee payer (account 0) and appears in no instruction, but as the
+ * funding account of an idempotent associated-token-account creation (withdrawals and
+ * payouts create the recipient's account): never a source, owner or authority of tokens.
+ */
+function relayerOnlyPaysFees(wire: WireTransaction, relayer: PublicKey): boolean {
+  const slots = wire.accountKeys.flatMap((key, index) => (key.equals(relayer) ? [index] : []));
+  if (slots.length !== 1 || slots[0] !== 0) return false;
+  return wire.instructions.every((instruction) =>
+    instruction.accountKeyIndexes.every(
+      (accountIndex, position) =>
+        accountIndex !== 0 ||
+        (position === 0 && wire.accountKeys[instruction.programIdIndex]!.equals(ASSOCIATED_TOKEN_PROGRAM_ID) && instruction.data.length === 1 && instruction.data[0] === 1),
+    ),
+  );
 }

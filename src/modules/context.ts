@@ -1,3 +1,4 @@
+import type { ChainRuntime } from '../chain/runtime.js';
 import type { AuthConfig } from '../config.js';
 import type { Database } from '../db/client.js';
 import type { WindowRateLimiter } from './auth/rate-limit.js';
@@ -11,6 +12,10 @@ export interface ServiceDependencies {
   signInLimits: { perAddress: WindowRateLimiter; perClient: WindowRateLimiter };
   /** The time; injectable so tests can move it (token and challenge expiry). */
   clock: () => Date;
+  /** The chain stakes and payouts move on; null when the service runs without one (reads only). */
+  chain: ChainRuntime | null;
+  /** Smallest withdrawal, in whole tokens. */
+  minWithdrawAmount: number;
 }
 
 /**

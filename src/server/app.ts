@@ -4,6 +4,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
+import type { ChainRuntime } from '../chain/runtime.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { createSignInLimits } from '../modules/auth/auth.service.js';
@@ -34,8 +35,10 @@ export interface AppOptions {
     | 'loadShedding'
     | 'metrics'
     | 'trustedDocumentsPath'
-  >;
+  > & { chain: Pick<Config['chain'], 'minWithdrawAmount'> };
   database: Database;
+  /** The chain transactions go to; none means the transaction mutations answer CHAIN_UNAVAILABLE. */
+  chain?: ChainRuntime | null;
   /** The time source of every request (tests move it); the system clock by default. */
   clock?: () => Date;
   /** Where log lines go (tests read them); standard output by default. */
@@ -46,7 +49,7 @@ export interface AppOptions {
  * The HTTP server: GraphQL at /graphql (POST and GET; the explorer for browsers),
  * /healthz (the process answers) and /readyz (the database answers).
  */
-export async function createApp({ config, database, clock = () => new Date(), logStream }: AppOptions): Promise<FastifyInstance> {
+export async function createApp({ config, database, chain = null, clock = () => new Date(), logStream }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.logLevel, ...(logStream ? { stream: logStream } : {}) },
     // One line per request is written by logRequest, with the operation's name.
@@ -83,7 +86,7 @@ export async function createApp({ config, database, clock = () => new Date(), lo
   const costCheck = createCostCheck(config.limits);
   const rateLimitCheck = createRateLimitCheck(config.rateLimit);
   const apollo = new ApolloServer<GraphQLContext>({
-    schema: await getSchema(),
+    schema: await getSchema({ devTokens: chain?.isDevchain ?? false }),
     introspection: config.introspection,
     // "Did you mean ...?" suggestions reveal the schema as much as introspection does.
     hideSchemaDetailsFromClientErrors: !config.introspection,
@@ -111,7 +114,14 @@ export async function createApp({ config, database, clock = () => new Date(), lo
   // fastify drains its own connections on close; Apollo stops after them.
   app.addHook('onClose', () => apollo.stop());
 
-  const deps: ServiceDependencies = { database, auth: config.auth, signInLimits: createSignInLimits(config.auth), clock };
+  const deps: ServiceDependencies = {
+    database,
+    auth: config.auth,
+    signInLimits: createSignInLimits(config.auth),
+    clock,
+    chain,
+    minWithdrawAmount: config.chain.minWithdrawAmount,
+  };
   const graphqlHandler = fastifyApolloHandler(apollo, {
     context: (request, reply) => tracker.track(request, () => createHttpContext(deps, request, reply, config.auth.secureCookies)),
   });

@@ -5,6 +5,7 @@ import { PoolResolver, ResolutionResolver } from '../modules/pools/pool.resolver
 import { PredictionResolver, RewardResolver } from '../modules/predictions/prediction.resolver.js';
 import { StreakResolver, StreakRewardResolver } from '../modules/streaks/streak.resolver.js';
 import { ApiKeyResolver, AuthResolver, RefreshTokenResolver } from '../modules/auth/auth.resolver.js';
+import { DevTokensResolver, TransactionResolver } from '../modules/transactions/transaction.resolver.js';
 import {
   DeviceTokenResolver,
   ImageResolver,
@@ -15,11 +16,16 @@ import {
   UserResolver,
 } from '../modules/users/user.resolver.js';
 
-let schema: Promise<GraphQLSchema> | undefined;
+const schemas = new Map<boolean, Promise<GraphQLSchema>>();
 
-/** The executable schema, built once per process. */
-export function getSchema(): Promise<GraphQLSchema> {
-  schema ??= buildSchema({
+/**
+ * The executable schema, built once per process. `devTokens` adds `requestDevTokens`, which
+ * exists only where the chain is a devchain; the committed SDL is the embedded default's.
+ */
+export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): Promise<GraphQLSchema> {
+  const cached = schemas.get(devTokens);
+  if (cached) return cached;
+  const schema = buildSchema({
     resolvers: [
       PoolResolver,
       ResolutionResolver,
@@ -37,9 +43,12 @@ export function getSchema(): Promise<GraphQLSchema> {
       AuthResolver,
       ApiKeyResolver,
       RefreshTokenResolver,
+      TransactionResolver,
+      ...(devTokens ? [DevTokensResolver] : []),
     ],
     // Arguments are validated by the services, which know the domain's rules.
     validate: false,
   });
+  schemas.set(devTokens, schema);
   return schema;
 }

@@ -1,4 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import {
+  type Address,
+  generateKeyPair,
+  getAddressFromPublicKey,
+  getBase64EncodedWireTransaction,
+  getTransactionDecoder,
+  partiallySignTransaction,
+  signBytes,
+} from '@solana/kit';
 import { Keypair, LAMPORTS_PER_SOL, PublicKey, Transaction } from '@solana/web3.js';
 import { userTokenAccount } from '../../src/chain/addresses.js';
 import { signEd25519 } from '../../src/chain/ed25519.js';
@@ -26,6 +35,7 @@ export async function startChainFixture(): Promise<ChainFixture> {
     accounts: { mint: devchain.stakeMint, decimals: devchain.stakeMintDecimals, relayer: keys.relayer.publicKey, custody: keys.custody.publicKey },
     proofSecret: randomBytes(32),
     proofTtlSeconds: 90,
+    isDevchain: true,
   };
   return {
     devchain,
@@ -44,13 +54,43 @@ export class TestKeypairWallet {
   tokenAccount(mint: PublicKey) {
     return userTokenAccount(mint, this.keypair.publicKey);
   }
+  get publicKey() {
+    return this.keypair.publicKey;
+  }
   async signMessage(message: string): Promise<string> {
     return Buffer.from(signEd25519(new TextEncoder().encode(message), this.keypair.secretKey)).toString('base64');
   }
   /** What a wallet does with a built transaction: decode, add its signature, encode. */
-  signTransaction(base64: string): string {
+  async signTransaction(base64: string): Promise<string> {
     const transaction = Transaction.from(Buffer.from(base64, 'base64'));
     transaction.partialSign(this.keypair);
     return transaction.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
+  }
+}
+
+/** A user's wallet built on @solana/kit (WebCrypto keys): decodes and partially signs as kit-based wallets do. */
+export class KitWallet {
+  private constructor(
+    private readonly keys: Awaited<ReturnType<typeof generateKeyPair>>,
+    readonly address: Address,
+  ) {}
+
+  static async create(): Promise<KitWallet> {
+    const keys = await generateKeyPair();
+    return new KitWallet(keys, await getAddressFromPublicKey(keys.publicKey));
+  }
+
+  get publicKey() {
+    return new PublicKey(this.address);
+  }
+  tokenAccount(mint: PublicKey) {
+    return userTokenAccount(mint, this.publicKey);
+  }
+  async signMessage(message: string): Promise<string> {
+    return Buffer.from(await signBytes(this.keys.privateKey, new TextEncoder().encode(message))).toString('base64');
+  }
+  async signTransaction(base64: string): Promise<string> {
+    const transaction = getTransactionDecoder().decode(Buffer.from(base64, 'base64'));
+    return getBase64EncodedWireTransaction(await partiallySignTransaction([this.keys], transaction));
   }
 }

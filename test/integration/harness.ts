@@ -5,6 +5,8 @@ import { type Database, openDatabase } from '../../src/db/client.js';
 import { type SeedOptions, type SeedSummary, seedDemoData, TEST_SIZE } from '../../src/db/seed.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createApp } from '../../src/server/app.js';
+import type { ChainRuntime } from '../../src/chain/runtime.js';
+import { syncCustodyAccounts } from '../../src/modules/transactions/custody-sync.js';
 
 export type BackendKind = 'pglite' | 'postgres';
 
@@ -84,14 +86,17 @@ export interface TestAppOptions {
   seed?: SeedOptions;
   config?: Config;
   clock?: () => Date;
+  /** The chain transactions go to; its custody accounts are created for the seeded pools and streaks. */
+  chain?: ChainRuntime;
 }
 
 export async function startTestApp(kind: BackendKind, options: TestAppOptions = {}): Promise<TestApp> {
-  const { seed = TEST_SIZE, config = testConfig(), clock } = options;
+  const { seed = TEST_SIZE, config = testConfig(), clock, chain } = options;
   const testDatabase = await createTestDatabase(kind);
   const { database } = testDatabase;
   const seeded = await seedDemoData(database, seed);
-  const app = await createApp({ config, database, clock });
+  if (chain) await syncCustodyAccounts(database, chain);
+  const app = await createApp({ config, database, clock, chain });
   await app.ready();
   return {
     ...testDatabase,

@@ -118,6 +118,7 @@ describe('proofs', () => {
     operation: 'placePrediction',
     userId: 'user-1',
     params: canonicalParams({ value: '101.5', poolId, stake: '12.5' }),
+    derived: { revision: '2' },
     messageHash: 'hash',
     blockhash: recent.blockhash,
     lastValidBlockHeight: 1000,

@@ -1,0 +1,121 @@
+import { and, eq, gte, sql } from 'drizzle-orm';
+import { type ChainSubmissionRow, pools, predictions, rewards, streakRewards, streaks } from '../../../schema/index.js';
+import type { Db } from '../../db/client.js';
+import { toTokens } from '../common/amounts.js';
+import { notifyIfAllowed } from '../notifications/notification.service.js';
+
+/**
+ * What a confirmed transaction changes in the database, per operation. Each runs inside the
+ * transaction that marks its submission CONFIRMED, from the parameters stored with it, so
+ * a submit and the start-up reconciler apply exactly the same effects, exactly once.
+ */
+export type OperationName = 'placePrediction' | 'updateStake' | 'updateValue' | 'withdraw' | 'claimReward' | 'claimStreakReward';
+
+type Effect = (db: Db, p: Record<string, string>, submission: ChainSubmissionRow, now: Date) => Promise<void>;
+
+const EFFECTS: Record<OperationName, Effect> = {
+  async placePrediction(db, p, submission, now) {
+    const [pool] = await db.select().from(pools).where(eq(pools.id, p.poolId!));
+    const stake = BigInt(p.stake!);
+    await db.insert(predictions).values({
+      poolId: pool!.id,
+      userId: submission.userId,
+      poolAccount: pool!.poolAccount,
+      predictorAccount: p.predictorAccount!,
+      predictionAccount: p.predictionAccount!,
+      prediction: Number(p.value),
+      precision: pool!.precision,
+      stakeTokenMint: pool!.stakeTokenMint,
+      stake,
+      decimals: pool!.decimals,
+      lastAppliedValueRevision: 1,
+      lastAppliedStakeRevision: 1,
+      isFeePayer: true,
+      bump: Number(p.bump),
+      lastSyncAt: now,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await addToPool(db, pool!.id, stake, now);
+  },
+
+  async updateStake(db, p, _submission, now) {
+    const [prediction] = await db
+      .update(predictions)
+      .set({ stake: BigInt(p.stake!), lastAppliedStakeRevision: Number(p.revision), lastSyncAt: now, updatedAt: now })
+      .where(eq(predictions.id, p.predictionId!))
+      .returning({ poolId: predictions.poolId });
+    await addToPool(db, prediction!.poolId, BigInt(p.delta!), now);
+  },
+
+  async updateValue(db, p, _submission, now) {
+    const [prediction] = await db
+      .update(predictions)
+      .set({ prediction: Number(p.value), lastAppliedValueRevision: Number(p.revision), lastSyncAt: now, updatedAt: now })
+      .where(eq(predictions.id, p.predictionId!))
+      .returning({ poolId: predictions.poolId });
+    await addToPool(db, prediction!.poolId, 0n, now);
+  },
+
+  // A withdrawal moves the user's own tokens; the submission row is its whole record.
+  async withdraw() {},
+
+  async claimReward(db, p, submission, now) {
+    const [reward] = await db
+      .update(rewards)
+      .set({ isClaimed: true, updatedAt: now })
+      .where(and(eq(rewards.id, p.rewardId!), eq(rewards.isClaimed, false)))
+      .returning();
+    if (!reward) return;
+    const refund = reward.type === 'REFUND';
+    const amount = toTokens(reward.amount, reward.decimals);
+    await notifyIfAllowed(db, {
+      userId: submission.userId,
+      type: refund ? 'REFUND_CLAIMED' : 'REWARD_CLAIMED',
+      title: refund ? 'Refund claimed' : 'Reward claimed',
+      message: `${amount} tokens ${refund ? 'were refunded' : 'were paid'} to your wallet.`,
+      data: { rewardId: reward.id, predictionId: reward.predictionId, amount, signature: submission.signature },
+      now,
+    });
+  },
+
+  async claimStreakReward(db, p, submission, now) {
+    const [reward] = await db
+      .update(streakRewards)
+      .set({ isClaimed: true, updatedAt: now })
+      .where(and(eq(streakRewards.id, p.streakRewardId!), eq(streakRewards.isClaimed, false)))
+      .returning();
+    if (!reward) return;
+    await db
+      .update(streaks)
+      .set({ onchainBalance: sql`${streaks.onchainBalance} - ${reward.amount.toString()}::bigint`, lastSyncAt: now, updatedAt: now })
+      .where(and(eq(streaks.id, reward.streakId), gte(streaks.onchainBalance, reward.amount)));
+    const amount = toTokens(reward.amount, Number(p.decimals));
+    await notifyIfAllowed(db, {
+      userId: submission.userId,
+      type: 'STREAK_REWARD_RECEIVED',
+      title: 'Streak reward received',
+      message: `${amount} tokens from your streak were paid to your wallet.`,
+      data: { streakRewardId: reward.id, streakId: reward.streakId, amount, signature: submission.signature },
+      now,
+    });
+  },
+};
+
+/** A prediction placed or changed: the pool's volume moves by `stake`, and its update count by one. */
+async function addToPool(db: Db, poolId: string, stake: bigint, now: Date): Promise<void> {
+  await db
+    .update(pools)
+    .set({
+      totalVolume: sql`${pools.totalVolume} + ${stake.toString()}::bigint`,
+      indexedPredictionUpdateCount: sql`${pools.indexedPredictionUpdateCount} + 1`,
+      updatedAt: now,
+    })
+    .where(eq(pools.id, poolId));
+}
+
+export function applyEffects(db: Db, submission: ChainSubmissionRow, now: Date): Promise<void> {
+  const effect = EFFECTS[submission.operation as OperationName];
+  if (!effect) throw new Error(`submission ${submission.id} has an unknown operation "${submission.operation}"`);
+  return effect(db, submission.params, submission, now);
+}

@@ -1,0 +1,232 @@
+import { createHash } from 'node:crypto';
+import type { PublicKey } from '@solana/web3.js';
+import bs58 from 'bs58';
+import { and, eq } from 'drizzle-orm';
+import { chainSubmissions, type ChainSubmissionRow } from '../../../schema/index.js';
+import { signEd25519 } from '../../chain/ed25519.js';
+import { type ProofClaims, ProofError, verifyProof } from '../../chain/proof.js';
+import { ChainUnavailableError, TransactionRejectedError } from '../../chain/rpc.js';
+import type { ChainRuntime } from '../../chain/runtime.js';
+import { parseWireTransaction, type WireTransaction, withSignature } from '../../chain/transactions.js';
+import { TransactionFormatError, verifySignedTransaction } from '../../chain/verify.js';
+import type { Database, Db } from '../../db/client.js';
+import { AppError, badInput } from '../../errors.js';
+import type { ServiceContext } from '../context.js';
+import { applyEffects, type OperationName } from './effects.js';
+
+/**
+ * The submit half of every on-chain operation: check a signed transaction against its
+ * proof, then send it exactly once and apply its effects exactly once. The chain module
+ * knows the bytes; this one knows the database; the operations (transaction.service.ts,
+ * claim.service.ts) know the domain rules.
+ */
+
+/** The chain of the service, or CHAIN_UNAVAILABLE when none is configured. */
+export function requireChain(ctx: Pick<ServiceContext, 'chain'>): ChainRuntime {
+  if (!ctx.chain) throw new AppError('CHAIN_UNAVAILABLE', 'No chain is configured for this service');
+  return ctx.chain;
+}
+
+/** Runs a chain call, turning an unreachable chain into CHAIN_UNAVAILABLE. */
+export async function onChain<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ChainUnavailableError) throw new AppError('CHAIN_UNAVAILABLE', error.message);
+    throw error;
+  }
+}
+
+export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The submission recorded under `idempotencyKey`, if any (another request's, or an earlier one). */
+export async function findSubmission(db: Db, idempotencyKey: string): Promise<ChainSubmissionRow | null> {
+  const [row] = await db.select().from(chainSubmissions).where(eq(chainSubmissions.idempotencyKey, idempotencyKey));
+  return row ?? null;
+}
+
+export interface SubmissionCheck {
+  operation: OperationName;
+  userId: string;
+  params: Record<string, string>;
+  proof: string;
+  signedTransaction: string;
+  user: PublicKey;
+}
+
+/**
+ * Proof, viewer, parameters, exact bytes, the user's signature, the relayer's role, and
+ * the blockhash: everything is checked before anything is signed, sent or written. Returns
+ * the parsed transaction and the proof's claims (what the build derived).
+ */
+export async function checkSignedSubmission(
+  ctx: ServiceContext,
+  chain: ChainRuntime,
+  check: SubmissionCheck,
+): Promise<{ wire: WireTransaction; claims: ProofClaims }> {
+  try {
+    const claims = await verifyProof(chain.proofSecret, check.proof, { operation: check.operation, userId: check.userId, params: check.params }, ctx.now);
+    const wire = verifySignedTransaction(check.signedTransaction, { messageHash: claims.messageHash, relayer: chain.accounts.relayer, user: check.user });
+    if (!(await onChain(() => chain.client.isBlockhashValid(claims.blockhash)))) {
+      throw new ProofError('PROOF_EXPIRED', 'The transaction’s blockhash has expired; build it again');
+    }
+    return { wire, claims };
+  } catch (error) {
+    if (error instanceof ProofError) throw new AppError(error.problem, error.message, { argumentName: 'input.proof' });
+    if (error instanceof TransactionFormatError) throw badInput('input.signedTransaction', error.message);
+    throw error;
+  }
+}
+
+/** Adds the service's signatures (relayer, and custody where the message needs it) to the wire bytes. */
+export function coSign(chain: ChainRuntime, wire: WireTransaction): { bytes: Uint8Array; signature: string } {
+  let bytes = wire.bytes;
+  for (const [index, signer] of wire.signers.entries()) {
+    const key = signer.equals(chain.keys.relayer.publicKey) ? chain.keys.relayer : signer.equals(chain.keys.custody.publicKey) ? chain.keys.custody : null;
+    if (key) bytes = withSignature({ ...wire, bytes }, index, signEd25519(wire.message, key.secretKey));
+  }
+  // A transaction's id is its first signature: the relayer's, as fee payer.
+  return { bytes, signature: bs58.encode(bytes.subarray(1, 65)) };
+}
+
+export interface Submission {
+  idempotencyKey: string;
+  operation: OperationName;
+  userId: string;
+  /** What the effects need, canonical strings; stored with the submission. */
+  params: Record<string, string>;
+  /** The wire bytes with every signature in place. */
+  bytes: Uint8Array;
+  signature: string;
+  lastValidBlockHeight: number;
+}
+
+/**
+ * Exactly once: the submission is recorded (keyed by its proof, or by the claimed record)
+ * before it is sent. A request that finds the key taken waits for that submission's outcome
+ * instead of sending. Effects are applied by whoever moves the row from PENDING to
+ * CONFIRMED, in the same database transaction. A transaction the chain refuses, or that
+ * never lands, leaves no row behind: nothing is written.
+ */
+export async function sendOnce(ctx: ServiceContext, chain: ChainRuntime, s: Submission): Promise<ChainSubmissionRow> {
+  const db = ctx.database.db;
+  const [recorded] = await db
+    .insert(chainSubmissions)
+    .values({
+      idempotencyKey: s.idempotencyKey,
+      operation: s.operation,
+      userId: s.userId,
+      params: s.params,
+      signature: s.signature,
+      transaction: Buffer.from(s.bytes).toString('base64'),
+      lastValidBlockHeight: s.lastValidBlockHeight,
+      createdAt: ctx.now,
+      updatedAt: ctx.now,
+    })
+    .onConflictDoNothing({ target: chainSubmissions.idempotencyKey })
+    .returning();
+  if (!recorded) return awaitSettled(db, s.idempotencyKey);
+
+  try {
+    await chain.client.send(s.bytes);
+  } catch (error) {
+    if (error instanceof TransactionRejectedError) {
+      await forget(db, recorded);
+      throw new AppError('TRANSACTION_FAILED', `The chain rejected the transaction: ${error.reason}`, { logs: error.logs.slice(-10) });
+    }
+    if (error instanceof ChainUnavailableError && error.neverSent) {
+      await forget(db, recorded);
+      throw new AppError('CHAIN_UNAVAILABLE', error.message);
+    }
+    // It may have reached the chain: the row stays PENDING for the reconciler to settle.
+    throw error instanceof ChainUnavailableError ? new AppError('CHAIN_UNAVAILABLE', `${error.message}; the submission will be settled when the chain answers`) : error;
+  }
+  const status = await onChain(() => chain.client.confirm(s.signature, s.lastValidBlockHeight));
+  if (!status || status.err) {
+    await forget(db, recorded);
+    throw new AppError('TRANSACTION_FAILED', status ? 'The transaction failed on-chain' : 'The transaction did not land before its blockhash expired', {
+      error: status?.err ?? 'BlockhashExpired',
+    });
+  }
+  return applyConfirmed(db, recorded, new Date());
+}
+
+/** Removes a submission that did not land (still PENDING), so a retry can record it again. */
+async function forget(db: Db, submission: ChainSubmissionRow): Promise<void> {
+  await db.delete(chainSubmissions).where(and(eq(chainSubmissions.id, submission.id), eq(chainSubmissions.status, 'PENDING')));
+}
+
+/** Waits for a submission recorded by another request to settle, then answers like it. */
+export async function awaitSettled(db: Db, idempotencyKey: string, timeoutMs = 30_000): Promise<ChainSubmissionRow> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const row = await findSubmission(db, idempotencyKey);
+    if (row?.status === 'CONFIRMED') return row;
+    if (!row || row.status === 'FAILED' || row.status === 'EXPIRED') throw new AppError('TRANSACTION_FAILED', 'The transaction of this submission did not land');
+    if (Date.now() > deadline) throw new AppError('CHAIN_UNAVAILABLE', 'The transaction is still pending; submit again later for its outcome');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * Moves a submission to CONFIRMED and applies its effects in one database transaction; the
+ * guarded status update makes every later caller (a concurrent submit, the reconciler) a no-op.
+ */
+export async function applyConfirmed(db: Db, submission: ChainSubmissionRow, now: Date): Promise<ChainSubmissionRow> {
+  return db.transaction(async (tx) => {
+    const t = tx as unknown as Db;
+    const [confirmed] = await t
+      .update(chainSubmissions)
+      .set({ status: 'CONFIRMED', confirmedAt: now, updatedAt: now })
+      .where(and(eq(chainSubmissions.id, submission.id), eq(chainSubmissions.status, 'PENDING')))
+      .returning();
+    if (!confirmed) return (await t.select().from(chainSubmissions).where(eq(chainSubmissions.id, submission.id)))[0]!;
+    await applyEffects(t, confirmed, now);
+    return confirmed;
+  });
+}
+
+/**
+ * Settles the submissions a crash left PENDING: confirmed on-chain -> effects applied;
+ * failed, or expired without landing -> forgotten; still valid and unknown to the chain ->
+ * sent again (the same bytes, so at most one copy can land). Run at start-up.
+ */
+export async function reconcilePendingSubmissions(
+  database: Database,
+  chain: ChainRuntime,
+): Promise<{ confirmed: number; forgotten: number; resent: number }> {
+  const db = database.db;
+  const pending = await db.select().from(chainSubmissions).where(eq(chainSubmissions.status, 'PENDING'));
+  const tally = { confirmed: 0, forgotten: 0, resent: 0 };
+  for (const submission of pending) {
+    let status = await chain.client.signatureStatus(submission.signature);
+    if (!status) {
+      const height = await chain.client.connection.getBlockHeight('confirmed');
+      if (height > submission.lastValidBlockHeight) {
+        await forget(db, submission);
+        tally.forgotten++;
+        continue;
+      }
+      const bytes = Buffer.from(submission.transaction, 'base64');
+      if (!parseWireTransaction(bytes)) throw new Error(`submission ${submission.id} holds no valid transaction`);
+      try {
+        await chain.client.send(bytes);
+      } catch (error) {
+        if (!(error instanceof TransactionRejectedError)) throw error;
+        await forget(db, submission);
+        tally.forgotten++;
+        continue;
+      }
+      tally.resent++;
+      status = await chain.client.confirm(submission.signature, submission.lastValidBlockHeight);
+    }
+    if (status && !status.err) {
+      await applyConfirmed(db, submission, new Date());
+      tally.confirmed++;
+    } else {
+      await forget(db, submission);
+      tally.forgotten++;
+    }
+  }
+  return tally;
+}

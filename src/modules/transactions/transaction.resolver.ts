@@ -1,0 +1,85 @@
+import { Arg, Ctx, Float, ID, Mutation, Resolver } from 'type-graphql';
+import type { GraphQLContext } from '../../server/context.js';
+import { claimReward, claimStreakReward, requestDevTokens } from './claim.service.js';
+import * as transactions from './transaction.service.js';
+import {
+  DevTokens,
+  PredictionTransactionInput,
+  PredictionUpdateTransactionInput,
+  PreparedTransaction,
+  RewardClaim,
+  StakeUpdateTransactionInput,
+  StreakRewardClaim,
+  SubmitPredictionTransactionInput,
+  SubmitPredictionUpdateTransactionInput,
+  SubmitStakeUpdateTransactionInput,
+  SubmittedPredictionTransaction,
+  SubmittedTransaction,
+  SubmitWithdrawTransactionInput,
+  WithdrawTransactionInput,
+} from './transaction.type.js';
+
+@Resolver()
+export class TransactionResolver {
+  @Mutation(() => PreparedTransaction, { description: 'Builds the transaction placing a prediction (step 1 of 2).' })
+  buildPredictionTransaction(@Arg('input', () => PredictionTransactionInput) input: PredictionTransactionInput, @Ctx() ctx: GraphQLContext) {
+    return transactions.buildPredictionTransaction(ctx, input);
+  }
+
+  @Mutation(() => SubmittedPredictionTransaction, { description: 'Submits the signed transaction placing a prediction (step 2 of 2).' })
+  submitPredictionTransaction(@Arg('input', () => SubmitPredictionTransactionInput) input: SubmitPredictionTransactionInput, @Ctx() ctx: GraphQLContext) {
+    return transactions.submitPredictionTransaction(ctx, input);
+  }
+
+  @Mutation(() => PreparedTransaction, { description: 'Builds the transaction changing the stake of your prediction (step 1 of 2).' })
+  buildStakeUpdateTransaction(@Arg('input', () => StakeUpdateTransactionInput) input: StakeUpdateTransactionInput, @Ctx() ctx: GraphQLContext) {
+    return transactions.buildStakeUpdateTransaction(ctx, input);
+  }
+
+  @Mutation(() => SubmittedPredictionTransaction, { description: 'Submits the signed stake update (step 2 of 2).' })
+  submitStakeUpdateTransaction(@Arg('input', () => SubmitStakeUpdateTransactionInput) input: SubmitStakeUpdateTransactionInput, @Ctx() ctx: GraphQLContext) {
+    return transactions.submitStakeUpdateTransaction(ctx, input);
+  }
+
+  @Mutation(() => PreparedTransaction, { description: 'Builds the transaction changing the value of your prediction (step 1 of 2).' })
+  buildPredictionUpdateTransaction(@Arg('input', () => PredictionUpdateTransactionInput) input: PredictionUpdateTransactionInput, @Ctx() ctx: GraphQLContext) {
+    return transactions.buildPredictionUpdateTransaction(ctx, input);
+  }
+
+  @Mutation(() => SubmittedPredictionTransaction, { description: 'Submits the signed value update (step 2 of 2).' })
+  submitPredictionUpdateTransaction(
+    @Arg('input', () => SubmitPredictionUpdateTransactionInput) input: SubmitPredictionUpdateTransactionInput,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return transactions.submitPredictionUpdateTransaction(ctx, input);
+  }
+
+  @Mutation(() => PreparedTransaction, { description: 'Builds the transaction withdrawing tokens to an external wallet (step 1 of 2).' })
+  buildWithdrawTransaction(@Arg('input', () => WithdrawTransactionInput) input: WithdrawTransactionInput, @Ctx() ctx: GraphQLContext) {
+    return transactions.buildWithdrawTransaction(ctx, input);
+  }
+
+  @Mutation(() => SubmittedTransaction, { description: 'Submits the signed withdrawal (step 2 of 2).' })
+  submitWithdrawTransaction(@Arg('input', () => SubmitWithdrawTransactionInput) input: SubmitWithdrawTransactionInput, @Ctx() ctx: GraphQLContext) {
+    return transactions.submitWithdrawTransaction(ctx, input);
+  }
+
+  @Mutation(() => RewardClaim, { description: 'Pays your reward or refund of a resolved pool to your wallet (one step; the service signs).' })
+  claimReward(@Arg('rewardId', () => ID) rewardId: string, @Ctx() ctx: GraphQLContext) {
+    return claimReward(ctx, rewardId);
+  }
+
+  @Mutation(() => StreakRewardClaim, { description: 'Pays one of your streak rewards to your wallet (one step; the service signs).' })
+  claimStreakReward(@Arg('streakRewardId', () => ID) streakRewardId: string, @Ctx() ctx: GraphQLContext) {
+    return claimStreakReward(ctx, streakRewardId);
+  }
+}
+
+/** Only in the schema of a gateway on a devchain: there is no such faucet on a real cluster. */
+@Resolver()
+export class DevTokensResolver {
+  @Mutation(() => DevTokens, { description: 'Mints test stake tokens to your wallet (embedded chain only; at most 10,000 a call).' })
+  requestDevTokens(@Arg('amount', () => Float) amount: number, @Ctx() ctx: GraphQLContext) {
+    return requestDevTokens(ctx, amount);
+  }
+}

@@ -1,0 +1,538 @@
+import { createTransferCheckedInstruction } from '@solana/spl-token';
+import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
+import { and, count, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as tables from '../../schema/index.js';
+import { MEMO_PROGRAM_ID, userTokenAccount } from '../../src/chain/addresses.js';
+import { signProof } from '../../src/chain/proof.js';
+import { ChainClient } from '../../src/chain/rpc.js';
+import { hashMessage } from '../../src/chain/transactions.js';
+import { coSign, reconcilePendingSubmissions, sha256Hex } from '../../src/modules/transactions/submission.js';
+import { parseWireTransaction } from '../../src/chain/transactions.js';
+import { createApp } from '../../src/server/app.js';
+import { type ChainFixture, KitWallet, startChainFixture, TestKeypairWallet } from './chain-fixture.js';
+import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
+
+const BUILD_PREDICTION = `mutation($i: PredictionTransactionInput!) { buildPredictionTransaction(input: $i) { transaction proof expiresAt } }`;
+const PREDICTION_FIELDS = `signature prediction { id stake prediction poolAccount predictorAccount predictionAccount bump lastAppliedStakeRevision lastAppliedValueRevision isFeePayer user { id } pool { id } }`;
+const SUBMIT_PREDICTION = `mutation($i: SubmitPredictionTransactionInput!) { submitPredictionTransaction(input: $i) { ${PREDICTION_FIELDS} } }`;
+const BUILD_STAKE = `mutation($i: StakeUpdateTransactionInput!) { buildStakeUpdateTransaction(input: $i) { transaction proof } }`;
+const SUBMIT_STAKE = `mutation($i: SubmitStakeUpdateTransactionInput!) { submitStakeUpdateTransaction(input: $i) { ${PREDICTION_FIELDS} } }`;
+const BUILD_VALUE = `mutation($i: PredictionUpdateTransactionInput!) { buildPredictionUpdateTransaction(input: $i) { transaction proof } }`;
+const SUBMIT_VALUE = `mutation($i: SubmitPredictionUpdateTransactionInput!) { submitPredictionUpdateTransaction(input: $i) { ${PREDICTION_FIELDS} } }`;
+const BUILD_WITHDRAW = `mutation($i: WithdrawTransactionInput!) { buildWithdrawTransaction(input: $i) { transaction proof } }`;
+const SUBMIT_WITHDRAW = `mutation($i: SubmitWithdrawTransactionInput!) { submitWithdrawTransaction(input: $i) { signature } }`;
+const CLAIM_REWARD = `mutation($id: ID!) { claimReward(rewardId: $id) { signature reward { id isClaimed amount type } } }`;
+const CLAIM_STREAK = `mutation($id: ID!) { claimStreakReward(streakRewardId: $id) { signature streakReward { id isClaimed amount } } }`;
+const TOKEN = 1_000_000n;
+
+type Wallet = TestKeypairWallet | KitWallet;
+
+describe.each(backends)('two-step transactions on the embedded chain, over GraphQL, on %s', (kind) => {
+  let t: TestApp;
+  let chain: ChainFixture;
+  /** Added to the app's clock, to expire proofs. */
+  let clockOffsetMs = 0;
+
+  beforeAll(async () => {
+    chain = await startChainFixture();
+    t = await startTestApp(kind, {
+      chain: chain.runtime,
+      clock: () => new Date(Date.now() + clockOffsetMs),
+      config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }),
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await chain?.close();
+  });
+
+  const db = () => t.database.db;
+  const connection = () => chain.runtime.client.connection;
+
+  async function signIn(wallet: Wallet) {
+    const { data } = await t.gql(`mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`, { a: wallet.address });
+    const message = data.requestSignInChallenge.message as string;
+    const session = await t.gql(`mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken user { id } } }`, {
+      i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
+    });
+    return { headers: { authorization: `Bearer ${session.data.signInWithWallet.accessToken}` }, userId: session.data.signInWithWallet.user.id as string };
+  }
+
+  /** A signed-in user holding `tokens` of the stake mint and no SOL. */
+  async function fundedUser(tokens: bigint, wallet: Wallet = new TestKeypairWallet()) {
+    if (tokens > 0n) await chain.devchain.mintTokens(wallet.publicKey, tokens * TOKEN);
+    const account = wallet.tokenAccount(chain.runtime.accounts.mint);
+    return { wallet, account, ...(await signIn(wallet)) };
+  }
+  type User = Awaited<ReturnType<typeof fundedUser>>;
+
+  let nextPool = 0;
+  /** A fresh open pool of the demo data (its vault created at start-up); each test takes its own. */
+  async function openPool() {
+    const now = new Date();
+    const open = (await db().select().from(tables.pools).where(eq(tables.pools.status, 'ACTIVE')))
+      .filter((p) => !p.isClosed && p.predictionStartDate <= now && p.predictionEndDate > now)
+      .sort((a, b) => a.id.localeCompare(b.id));
+    // Pools are shared round-robin; each test's user is new, so "one prediction per pool" holds.
+    const pool = open[nextPool++ % open.length]!;
+    expect(pool, 'the test seed has open pools').toBeDefined();
+    return { ...pool, vault: new PublicKey(pool.poolAccount) };
+  }
+  type Pool = Awaited<ReturnType<typeof openPool>>;
+
+  const stakeOf = (pool: Pool, times = 3n) => Number((pool.minStake * times) / TOKEN);
+  const valueOf = (pool: Pool, k = 7) => Number((pool.minOutcome + k * pool.step).toFixed(pool.precision));
+
+  async function poolRow(id: string) {
+    return (await db().select().from(tables.pools).where(eq(tables.pools.id, id)))[0]!;
+  }
+  async function rowCount(table: typeof tables.predictions | typeof tables.chainSubmissions | typeof tables.notifications) {
+    return ((await db().select({ n: count() }).from(table)) as [{ n: number }])[0].n;
+  }
+
+  /** Build, sign as the wallet does, submit: the two steps a client takes. */
+  async function twoStep(user: User, build: string, submit: string, input: Record<string, unknown>) {
+    const built = await t.gql(build, { i: input }, user.headers);
+    expect(built.errors, JSON.stringify(built.errors)).toBeUndefined();
+    const prepared = Object.values(built.data)[0] as { transaction: string; proof: string };
+    const signedTransaction = await user.wallet.signTransaction(prepared.transaction);
+    const submitted = await t.gql(submit, { i: { ...input, signedTransaction, proof: prepared.proof } }, user.headers);
+    expect(submitted.errors, JSON.stringify(submitted.errors)).toBeUndefined();
+    return Object.values(submitted.data)[0] as { signature: string; prediction?: Record<string, any> };
+  }
+
+  async function expectConfirmed(signature: string) {
+    const status = (await connection().getSignatureStatuses([signature])).value[0];
+    expect(status?.err).toBeNull();
+    expect(['confirmed', 'finalized']).toContain(status?.confirmationStatus);
+  }
+
+  async function placePrediction(user: User, pool: Pool) {
+    return twoStep(user, BUILD_PREDICTION, SUBMIT_PREDICTION, { poolId: pool.id, stake: stakeOf(pool), value: valueOf(pool) });
+  }
+
+  it('places a prediction signed by a @solana/web3.js wallet: the stake moves exactly, the prediction is written', async () => {
+    const pool = await openPool();
+    const user = await fundedUser(1000n);
+    const input = { poolId: pool.id, stake: stakeOf(pool), value: valueOf(pool) };
+    const before = { user: await chain.balance(user.account), vault: await chain.balance(pool.vault), relayer: await connection().getBalance(chain.runtime.keys.relayer.publicKey) };
+    const poolBefore = await poolRow(pool.id);
+
+    const { signature, prediction } = await twoStep(user, BUILD_PREDICTION, SUBMIT_PREDICTION, input);
+
+    await expectConfirmed(signature);
+    const stakeUnits = BigInt(input.stake) * TOKEN;
+    expect(await chain.balance(user.account)).toBe(before.user - stakeUnits);
+    expect(await chain.balance(pool.vault)).toBe(before.vault + stakeUnits);
+    // The relayer paid the fee; the user holds no SOL at all.
+    expect(await connection().getBalance(chain.runtime.keys.relayer.publicKey)).toBeLessThan(before.relayer);
+    expect(await connection().getBalance(user.wallet.publicKey)).toBe(0);
+
+    const [address, bump] = PublicKey.findProgramAddressSync([Buffer.from('prediction'), pool.vault.toBuffer(), user.account.toBuffer()], MEMO_PROGRAM_ID);
+    expect(prediction).toMatchObject({
+      stake: input.stake,
+      prediction: input.value,
+      poolAccount: pool.poolAccount,
+      predictorAccount: user.account.toBase58(),
+      predictionAccount: address.toBase58(),
+      bump,
+      lastAppliedStakeRevision: 1,
+      lastAppliedValueRevision: 1,
+      isFeePayer: true,
+      user: { id: user.userId },
+      pool: { id: pool.id },
+    });
+    const poolAfter = await poolRow(pool.id);
+    expect(poolAfter.totalVolume).toBe(poolBefore.totalVolume + stakeUnits);
+    expect(poolAfter.indexedPredictionUpdateCount).toBe(poolBefore.indexedPredictionUpdateCount + 1);
+
+    const again = await t.gql(BUILD_PREDICTION, { i: input }, user.headers);
+    expect(again.errors?.[0]?.extensions?.code).toBe('ALREADY_PREDICTED');
+  });
+
+  it('places a prediction signed by a @solana/kit wallet, which decodes and partially signs the same bytes', async () => {
+    const pool = await openPool();
+    const user = await fundedUser(500n, await KitWallet.create());
+    const before = await chain.balance(user.account);
+    const { signature, prediction } = await placePrediction(user, pool);
+    await expectConfirmed(signature);
+    expect(await chain.balance(user.account)).toBe(before - BigInt(stakeOf(pool)) * TOKEN);
+    expect(prediction).toMatchObject({ user: { id: user.userId }, predictorAccount: user.account.toBase58() });
+  });
+
+  it('updates a stake up (user -> vault) and down (vault -> user, custody co-signing) by exactly the difference', async () => {
+    const pool = await openPool();
+    const user = await fundedUser(1000n);
+    const { prediction } = await placePrediction(user, pool);
+    const start = { user: await chain.balance(user.account), vault: await chain.balance(pool.vault), volume: (await poolRow(pool.id)).totalVolume };
+
+    const raised = stakeOf(pool, 5n);
+    const up = await twoStep(user, BUILD_STAKE, SUBMIT_STAKE, { predictionId: prediction!.id, stake: raised });
+    await expectConfirmed(up.signature);
+    const upDelta = BigInt(raised - stakeOf(pool)) * TOKEN;
+    expect(await chain.balance(user.account)).toBe(start.user - upDelta);
+    expect(await chain.balance(pool.vault)).toBe(start.vault + upDelta);
+    expect(up.prediction).toMatchObject({ stake: raised, lastAppliedStakeRevision: 2, lastAppliedValueRevision: 1 });
+
+    const lowered = stakeOf(pool, 2n);
+    const down = await twoStep(user, BUILD_STAKE, SUBMIT_STAKE, { predictionId: prediction!.id, stake: lowered });
+    await expectConfirmed(down.signature);
+    const net = BigInt(lowered - stakeOf(pool)) * TOKEN;
+    expect(await chain.balance(user.account)).toBe(start.user - net);
+    expect(await chain.balance(pool.vault)).toBe(start.vault + net);
+    expect(down.prediction).toMatchObject({ stake: lowered, lastAppliedStakeRevision: 3 });
+    const after = await poolRow(pool.id);
+    expect(after.totalVolume).toBe(start.volume + net);
+
+    const same = await t.gql(BUILD_STAKE, { i: { predictionId: prediction!.id, stake: lowered } }, user.headers);
+    expect(same.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'input.stake' });
+    const stranger = await fundedUser(10n);
+    const foreign = await t.gql(BUILD_STAKE, { i: { predictionId: prediction!.id, stake: raised } }, stranger.headers);
+    expect(foreign.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+
+  it('updates a predicted value with a memo only: no tokens move, the value and its revision change', async () => {
+    const pool = await openPool();
+    const user = await fundedUser(1000n);
+    const { prediction } = await placePrediction(user, pool);
+    const before = { user: await chain.balance(user.account), vault: await chain.balance(pool.vault), count: (await poolRow(pool.id)).indexedPredictionUpdateCount };
+    const value = valueOf(pool, 3);
+    const { signature, prediction: updated } = await twoStep(user, BUILD_VALUE, SUBMIT_VALUE, { predictionId: prediction!.id, value });
+    await expectConfirmed(signature);
+    expect(await chain.balance(user.account)).toBe(before.user);
+    expect(await chain.balance(pool.vault)).toBe(before.vault);
+    expect(updated).toMatchObject({ prediction: value, lastAppliedValueRevision: 2, lastAppliedStakeRevision: 1 });
+    expect((await poolRow(pool.id)).indexedPredictionUpdateCount).toBe(before.count + 1);
+    const transaction = await connection().getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: 'confirmed' });
+    expect(transaction?.meta?.logMessages?.join('\n')).toContain('"op":"value"');
+  });
+
+  it('withdraws to an external wallet, creating its token account; refuses below the minimum, above the balance, and bad addresses', async () => {
+    const user = await fundedUser(50n);
+    const recipient = Keypair.generate().publicKey;
+    const recipientAccount = userTokenAccount(chain.runtime.accounts.mint, recipient);
+    const { signature } = await twoStep(user, BUILD_WITHDRAW, SUBMIT_WITHDRAW, { toAddress: recipient.toBase58(), amount: 12.5 });
+    await expectConfirmed(signature);
+    expect(await chain.balance(recipientAccount)).toBe(12_500_000n);
+    expect(await chain.balance(user.account)).toBe(50n * TOKEN - 12_500_000n);
+
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [{ amount: 0.5 }, 'INSUFFICIENT_FUNDS', 'input.amount'],
+      [{ amount: 38 }, 'INSUFFICIENT_FUNDS', 'input.amount'],
+      [{ amount: 1.0000001 }, 'BAD_USER_INPUT', 'input.amount'],
+      [{ toAddress: 'not-an-address' }, 'BAD_USER_INPUT', 'input.toAddress'],
+    ];
+    for (const [change, code, argumentName] of cases) {
+      const response = await t.gql(BUILD_WITHDRAW, { i: { toAddress: recipient.toBase58(), amount: 2, ...change } }, user.headers);
+      expect(response.errors?.[0]?.extensions, JSON.stringify(change)).toMatchObject({ code, argumentName });
+    }
+  });
+
+  it('answers 20 concurrent submits of one proof with one transaction and one set of effects', async () => {
+    const pool = await openPool();
+    const user = await fundedUser(1000n);
+    const input = { poolId: pool.id, stake: stakeOf(pool), value: valueOf(pool) };
+    const { data } = await t.gql(BUILD_PREDICTION, { i: input }, user.headers);
+    const signed = { ...input, signedTransaction: await user.wallet.signTransaction(data.buildPredictionTransaction.transaction), proof: data.buildPredictionTransaction.proof };
+    const before = await chain.balance(user.account);
+
+    const results = await Promise.all(Array.from({ length: 20 }, () => t.gql(SUBMIT_PREDICTION, { i: signed }, user.headers)));
+    for (const result of results) expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
+    expect(new Set(results.map((r) => r.data.submitPredictionTransaction.signature)).size).toBe(1);
+    expect(await chain.balance(user.account)).toBe(before - BigInt(input.stake) * TOKEN);
+    const predictionRows = await db().select({ n: count() }).from(tables.predictions).where(eq(tables.predictions.userId, user.userId));
+    const submissionRows = await db().select({ n: count() }).from(tables.chainSubmissions).where(eq(tables.chainSubmissions.userId, user.userId));
+    expect(Number(predictionRows[0]!.n)).toBe(1);
+    expect(Number(submissionRows[0]!.n)).toBe(1);
+
+    // Submitted again later, the proof still answers with the same signature and changes nothing.
+    const later = await t.gql(SUBMIT_PREDICTION, { i: signed }, user.headers);
+    expect(later.data.submitPredictionTransaction.signature).toBe(results[0]!.data.submitPredictionTransaction.signature);
+    expect(await chain.balance(user.account)).toBe(before - BigInt(input.stake) * TOKEN);
+  });
+
+  describe('refusals leave balances and rows untouched', () => {
+    let pool: Pool;
+    let user: User;
+    let other: User;
+    let input: { poolId: string; stake: number; value: number };
+    let built: { transaction: string; proof: string };
+
+    const snapshot = async () => ({
+      user: await chain.balance(user.account),
+      vault: await chain.balance(pool.vault),
+      relayer: await connection().getBalance(chain.runtime.keys.relayer.publicKey),
+      predictions: await rowCount(tables.predictions),
+      submissions: await rowCount(tables.chainSubmissions),
+      volume: (await poolRow(pool.id)).totalVolume,
+    });
+    const submit = async (change: Record<string, unknown>, headers: Record<string, string> = user.headers) => {
+      const signedTransaction = await user.wallet.signTransaction(built.transaction);
+      return t.gql(SUBMIT_PREDICTION, { i: { ...input, signedTransaction, proof: built.proof, ...change } }, headers);
+    };
+
+    beforeAll(async () => {
+      pool = await openPool();
+      user = await fundedUser(1000n);
+      other = await fundedUser(1000n);
+      input = { poolId: pool.id, stake: stakeOf(pool), value: valueOf(pool) };
+      built = (await t.gql(BUILD_PREDICTION, { i: input }, user.headers)).data.buildPredictionTransaction;
+    });
+
+    it('tampered bytes, a foreign proof, other parameters, a missing signature, malformed or oversized input', async () => {
+      const before = await snapshot();
+      const signed = Buffer.from(await user.wallet.signTransaction(built.transaction), 'base64');
+      const tampered = Buffer.from(signed);
+      tampered[tampered.length - 3] = tampered[tampered.length - 3]! ^ 0x01;
+      const otherPool = await openPool();
+      const otherInput = { poolId: otherPool.id, stake: stakeOf(otherPool), value: valueOf(otherPool) };
+      const otherBuilt = await t.gql(BUILD_PREDICTION, { i: otherInput }, other.headers);
+      expect(otherBuilt.errors, JSON.stringify(otherBuilt.errors)).toBeUndefined();
+      const otherBuild = otherBuilt.data.buildPredictionTransaction;
+      const cases: Array<[string, Record<string, unknown>, Record<string, string>, string]> = [
+        ['a changed byte of the message', { signedTransaction: tampered.toString('base64') }, user.headers, 'PROOF_INVALID'],
+        ['the unsigned transaction', { signedTransaction: built.transaction }, user.headers, 'PROOF_INVALID'],
+        ['another user submitting the proof', {}, other.headers, 'PROOF_INVALID'],
+        ['another user’s proof', { proof: otherBuild.proof }, user.headers, 'PROOF_INVALID'],
+        ['a different stake', { stake: input.stake + 1 }, user.headers, 'PROOF_INVALID'],
+        ['a different value', { value: valueOf(pool, 8) }, user.headers, 'PROOF_INVALID'],
+        ['a tampered proof', { proof: `${built.proof.slice(0, -3)}abc` }, user.headers, 'PROOF_INVALID'],
+        ['malformed base64', { signedTransaction: '%%%' }, user.headers, 'BAD_USER_INPUT'],
+        ['an oversized transaction', { signedTransaction: Buffer.alloc(1500, 1).toString('base64') }, user.headers, 'BAD_USER_INPUT'],
+      ];
+      for (const [name, change, headers, code] of cases) {
+        const response = await submit(change, headers);
+        expect(response.errors?.[0]?.extensions?.code, name).toBe(code);
+      }
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('a wrong user signature: the right slot, signed by another key', async () => {
+      const before = await snapshot();
+      const wire = parseWireTransaction(Buffer.from(built.transaction, 'base64'))!;
+      const slot = wire.signers.findIndex((key) => key.equals(user.wallet.publicKey));
+      const forged = Buffer.from(wire.bytes);
+      forged.set(Keypair.generate().secretKey.subarray(0, 64), 1 + slot * 64);
+      const response = await submit({ signedTransaction: forged.toString('base64') });
+      expect(response.errors?.[0]?.extensions?.code).toBe('PROOF_INVALID');
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('the relayer in any role but fee payer, even under a valid proof', async () => {
+      const before = await snapshot();
+      // A transaction that makes the relayer a transfer authority, with a proof the service's key signed.
+      const recent = await chain.runtime.client.latestBlockhash();
+      const relayerAccount = userTokenAccount(chain.runtime.accounts.mint, chain.runtime.keys.relayer.publicKey);
+      const evil = new Transaction({ feePayer: chain.runtime.keys.relayer.publicKey, ...recent }).add(
+        createTransferCheckedInstruction(relayerAccount, chain.runtime.accounts.mint, user.account, chain.runtime.keys.relayer.publicKey, 1n, 6),
+        createTransferCheckedInstruction(user.account, chain.runtime.accounts.mint, pool.vault, user.wallet.publicKey, 1n, 6),
+      );
+      const proof = await signProof(
+        chain.runtime.proofSecret,
+        { operation: 'placePrediction', userId: user.userId, params: { poolId: input.poolId, stake: String(input.stake), value: String(input.value) }, derived: {}, messageHash: hashMessage(evil.serializeMessage()), ...recent },
+        new Date(Date.now() + 60_000),
+      );
+      evil.partialSign(user.wallet instanceof TestKeypairWallet ? user.wallet.keypair : Keypair.generate());
+      const response = await t.gql(
+        SUBMIT_PREDICTION,
+        { i: { ...input, proof, signedTransaction: evil.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64') } },
+        user.headers,
+      );
+      expect(response.errors?.[0]?.extensions?.code).toBe('PROOF_INVALID');
+      expect(response.errors?.[0]?.message).toMatch(/relayer/i);
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('a proof replayed after its expiry, and a transaction whose blockhash expired: PROOF_EXPIRED', async () => {
+      const before = await snapshot();
+      clockOffsetMs = (chain.runtime.proofTtlSeconds + 5) * 1000;
+      try {
+        expect((await submit({})).errors?.[0]?.extensions?.code).toBe('PROOF_EXPIRED');
+      } finally {
+        clockOffsetMs = 0;
+      }
+      chain.devchain.advanceSlots(200);
+      expect((await submit({})).errors?.[0]?.extensions?.code).toBe('PROOF_EXPIRED');
+      expect(await snapshot()).toEqual(before);
+      built = (await t.gql(BUILD_PREDICTION, { i: input }, user.headers)).data.buildPredictionTransaction;
+    });
+
+    it('a transaction that fails on-chain: TRANSACTION_FAILED with the program’s reason', async () => {
+      // A vault address that holds no token account: every check passes, the Token program refuses.
+      const realVault = pool.poolAccount;
+      await db().update(tables.pools).set({ poolAccount: Keypair.generate().publicKey.toBase58() }).where(eq(tables.pools.id, pool.id));
+      try {
+        const { data } = await t.gql(BUILD_PREDICTION, { i: input }, other.headers);
+        const before = await snapshot();
+        const signedTransaction = await other.wallet.signTransaction(data.buildPredictionTransaction.transaction);
+        const response = await t.gql(SUBMIT_PREDICTION, { i: { ...input, signedTransaction, proof: data.buildPredictionTransaction.proof } }, other.headers);
+        expect(response.errors?.[0]?.extensions?.code).toBe('TRANSACTION_FAILED');
+        expect(response.errors?.[0]?.message).toMatch(/rejected/i);
+        expect(await snapshot()).toEqual(before);
+      } finally {
+        await db().update(tables.pools).set({ poolAccount: realVault }).where(eq(tables.pools.id, pool.id));
+      }
+    });
+
+    it('an unreachable chain: CHAIN_UNAVAILABLE on build and on submit', async () => {
+      const before = await snapshot();
+      const deadChain = { ...chain.runtime, client: new ChainClient('http://127.0.0.1:9', 2_000) };
+      const app = await createApp({ config: testConfig(), database: t.database, chain: deadChain });
+      try {
+        const gql = async (query: string, variables: Record<string, unknown>) =>
+          (await app.inject({ method: 'POST', url: '/graphql', payload: { query, variables }, headers: user.headers })).json();
+        expect((await gql(BUILD_PREDICTION, { i: input })).errors?.[0]?.extensions?.code).toBe('CHAIN_UNAVAILABLE');
+        const signedTransaction = await user.wallet.signTransaction(built.transaction);
+        const submitted = await gql(SUBMIT_PREDICTION, { i: { ...input, signedTransaction, proof: built.proof } });
+        expect(submitted.errors?.[0]?.extensions?.code).toBe('CHAIN_UNAVAILABLE');
+      } finally {
+        await app.close();
+      }
+      expect(await snapshot()).toEqual(before);
+    });
+  });
+
+  it('validates before building, each with its code', async () => {
+    const pool = await openPool();
+    const user = await fundedUser(10n);
+    const base = { poolId: pool.id, stake: stakeOf(pool), value: valueOf(pool) };
+    const ended = (await db().select().from(tables.pools)).find((p) => p.predictionEndDate < new Date())!;
+    const frozen = (await db().select().from(tables.pools)).find((p) => p.status !== 'ACTIVE' && p.predictionEndDate > new Date());
+    const cases: Array<[Record<string, unknown>, string, string?]> = [
+      [{ poolId: '00000000-0000-4000-8000-000000000000' }, 'NOT_FOUND'],
+      [{ poolId: 'nope' }, 'BAD_USER_INPUT', 'input.poolId'],
+      [{ poolId: ended.id }, 'POOL_CLOSED'],
+      ...(frozen ? [[{ poolId: frozen.id }, 'POOL_CLOSED'] as [Record<string, unknown>, string]] : []),
+      [{ stake: Number(pool.maxStake / TOKEN) + 1 }, 'BAD_USER_INPUT', 'input.stake'],
+      [{ stake: Number(pool.minStake / TOKEN) / 2 }, 'BAD_USER_INPUT', 'input.stake'],
+      [{ stake: 0.0000001 }, 'BAD_USER_INPUT', 'input.stake'],
+      [{ value: pool.maxOutcome + pool.step }, 'BAD_USER_INPUT', 'input.value'],
+      [{ value: pool.minOutcome + pool.step / 2 }, 'BAD_USER_INPUT', 'input.value'],
+      [{ stake: Number(pool.maxStake / TOKEN) }, 'INSUFFICIENT_FUNDS', 'input.stake'],
+    ];
+    for (const [change, code, argumentName] of cases) {
+      const response = await t.gql(BUILD_PREDICTION, { i: { ...base, ...change } }, user.headers);
+      expect(response.errors?.[0]?.extensions?.code, JSON.stringify(change)).toBe(code);
+      if (argumentName) expect(response.errors?.[0]?.extensions?.argumentName).toBe(argumentName);
+    }
+    const anonymous = await t.gql(BUILD_PREDICTION, { i: base });
+    expect(anonymous.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('claims a reward once, however many claims arrive at once, with its notification', async () => {
+    const pool = await openPool();
+    const user = await fundedUser(1000n);
+    const { prediction } = await placePrediction(user, pool);
+    const [reward] = await db()
+      .insert(tables.rewards)
+      .values({ predictionId: prediction!.id, decimals: 6, amount: 7_250_000n, precisionScore: 0.9, type: 'REWARD' })
+      .returning();
+    const before = { user: await chain.balance(user.account), vault: await chain.balance(pool.vault), notifications: await rowCount(tables.notifications) };
+
+    const results = await Promise.all(Array.from({ length: 10 }, () => t.gql(CLAIM_REWARD, { id: reward!.id }, user.headers)));
+    const signatures = new Set(results.filter((r) => !r.errors).map((r) => r.data.claimReward.signature));
+    expect(signatures.size).toBe(1);
+    for (const result of results) if (result.errors) expect(result.errors[0]?.extensions?.code).toBe('ALREADY_CLAIMED');
+    await expectConfirmed([...signatures][0]!);
+    expect(await chain.balance(user.account)).toBe(before.user + 7_250_000n);
+    expect(await chain.balance(pool.vault)).toBe(before.vault - 7_250_000n);
+    const [claimed] = await db().select().from(tables.rewards).where(eq(tables.rewards.id, reward!.id));
+    expect(claimed!.isClaimed).toBe(true);
+    const notes = await db().select().from(tables.notifications).where(and(eq(tables.notifications.userId, user.userId), eq(tables.notifications.type, 'REWARD_CLAIMED')));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]!.data).toMatchObject({ rewardId: reward!.id, amount: 7.25 });
+    expect(await rowCount(tables.notifications)).toBe(before.notifications + 1);
+
+    expect((await t.gql(CLAIM_REWARD, { id: reward!.id }, user.headers)).errors?.[0]?.extensions?.code).toBe('ALREADY_CLAIMED');
+    const stranger = await fundedUser(0n);
+    const [unclaimed] = await db().select().from(tables.rewards).where(eq(tables.rewards.isClaimed, false)).limit(1);
+    expect((await t.gql(CLAIM_REWARD, { id: unclaimed!.id }, stranger.headers)).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect((await t.gql(CLAIM_REWARD, { id: '00000000-0000-4000-8000-000000000000' }, stranger.headers)).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+  });
+
+  it('claims a streak reward from the streak’s accumulator, honouring notification preferences', async () => {
+    const user = await fundedUser(0n);
+    const [streak] = await db().select().from(tables.streaks).limit(1);
+    const accumulator = new PublicKey(streak!.streakAccumulatorAccount);
+    const [first, second] = await db()
+      .insert(tables.streakRewards)
+      .values([
+        { streakId: streak!.id, userWalletAddress: user.wallet.address, amount: 1_500_000n },
+        { streakId: streak!.id, userWalletAddress: user.wallet.address, amount: 500_000n },
+      ])
+      .returning();
+    const before = { user: await chain.balance(user.account), accumulator: await chain.balance(accumulator), onchain: streak!.onchainBalance };
+
+    const { data, errors } = await t.gql(CLAIM_STREAK, { id: first!.id }, user.headers);
+    expect(errors, JSON.stringify(errors)).toBeUndefined();
+    expect(data.claimStreakReward.streakReward).toMatchObject({ id: first!.id, isClaimed: true, amount: 1.5 });
+    await expectConfirmed(data.claimStreakReward.signature);
+    expect(await chain.balance(user.account)).toBe(before.user + 1_500_000n);
+    expect(await chain.balance(accumulator)).toBe(before.accumulator - 1_500_000n);
+    const [streakAfter] = await db().select().from(tables.streaks).where(eq(tables.streaks.id, streak!.id));
+    expect(streakAfter!.onchainBalance).toBe(before.onchain - 1_500_000n);
+    const received = () =>
+      db().select().from(tables.notifications).where(and(eq(tables.notifications.userId, user.userId), eq(tables.notifications.type, 'STREAK_REWARD_RECEIVED')));
+    expect(await received()).toHaveLength(1);
+    expect((await t.gql(CLAIM_STREAK, { id: first!.id }, user.headers)).errors?.[0]?.extensions?.code).toBe('ALREADY_CLAIMED');
+
+    // With the type's preference off, the payout happens and no notification is written.
+    const [settings] = await db().select().from(tables.settings).where(eq(tables.settings.userId, user.userId));
+    await db()
+      .update(tables.settings)
+      .set({ notificationPreferences: { ...settings!.notificationPreferences, STREAK_REWARD_RECEIVED: false } })
+      .where(eq(tables.settings.userId, user.userId));
+    const quiet = await t.gql(CLAIM_STREAK, { id: second!.id }, user.headers);
+    expect(quiet.errors, JSON.stringify(quiet.errors)).toBeUndefined();
+    expect(await chain.balance(user.account)).toBe(before.user + 2_000_000n);
+    expect(await received()).toHaveLength(1);
+
+    const stranger = await fundedUser(0n);
+    const [third] = await db().insert(tables.streakRewards).values({ streakId: streak!.id, userWalletAddress: user.wallet.address, amount: 1n }).returning();
+    expect((await t.gql(CLAIM_STREAK, { id: third!.id }, stranger.headers)).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+
+  it('mints test tokens on the embedded chain with requestDevTokens', async () => {
+    const user = await fundedUser(0n);
+    const { data, errors } = await t.gql(`mutation { requestDevTokens(amount: 25.5) { signature balance } }`, {}, user.headers);
+    expect(errors, JSON.stringify(errors)).toBeUndefined();
+    expect(data.requestDevTokens.balance).toBe(25.5);
+    expect(await chain.balance(user.account)).toBe(25_500_000n);
+    const tooMuch = await t.gql(`mutation { requestDevTokens(amount: 1000000) { balance } }`, {}, user.headers);
+    expect(tooMuch.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'amount' });
+  });
+
+  it('settles at start-up a submission a crash left pending: effects applied once', async () => {
+    const pool = await openPool();
+    const user = await fundedUser(1000n);
+    const input = { poolId: pool.id, stake: stakeOf(pool), value: valueOf(pool) };
+    const { data } = await t.gql(BUILD_PREDICTION, { i: input }, user.headers);
+    const signed = Buffer.from(await user.wallet.signTransaction(data.buildPredictionTransaction.transaction), 'base64');
+    // What a gateway that crashed right after sending leaves behind: a PENDING row, the transaction on-chain.
+    const { bytes, signature } = coSign(chain.runtime, parseWireTransaction(signed)!);
+    const [predictor, recent] = [user.account, await chain.runtime.client.latestBlockhash()];
+    const [address, bump] = PublicKey.findProgramAddressSync([Buffer.from('prediction'), pool.vault.toBuffer(), predictor.toBuffer()], MEMO_PROGRAM_ID);
+    await db().insert(tables.chainSubmissions).values({
+      idempotencyKey: sha256Hex(data.buildPredictionTransaction.proof),
+      operation: 'placePrediction',
+      userId: user.userId,
+      params: { poolId: pool.id, stake: String(BigInt(input.stake) * TOKEN), value: String(input.value), predictorAccount: predictor.toBase58(), predictionAccount: address.toBase58(), bump: String(bump) },
+      signature,
+      transaction: Buffer.from(bytes).toString('base64'),
+      lastValidBlockHeight: recent.lastValidBlockHeight,
+    });
+    await chain.runtime.client.send(bytes);
+    const volume = (await poolRow(pool.id)).totalVolume;
+
+    expect((await reconcilePendingSubmissions(t.database, chain.runtime)).confirmed).toBe(1);
+    expect((await reconcilePendingSubmissions(t.database, chain.runtime)).confirmed).toBe(0);
+    const rows = await db().select().from(tables.predictions).where(eq(tables.predictions.userId, user.userId));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.predictionAccount).toBe(address.toBase58());
+    expect((await poolRow(pool.id)).totalVolume).toBe(volume + BigInt(input.stake) * TOKEN);
+    // The client's own submit of that proof now answers with the same signature.
+    const resubmitted = await t.gql(SUBMIT_PREDICTION, { i: { ...input, signedTransaction: signed.toString('base64'), proof: data.buildPredictionTransaction.proof } }, user.headers);
+    expect(resubmitted.data?.submitPredictionTransaction.signature).toBe(signature);
+  });
+});
