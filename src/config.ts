@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
+import type { ChainSettings } from './chain/runtime.js';
 
 /**
  * Configuration: the environment, parsed and validated once at start-up. Every problem is
@@ -31,17 +32,8 @@ export interface Config {
   chain: ChainConfig;
 }
 
-export interface ChainConfig {
-  /** JSON-RPC endpoint of the cluster; null = the embedded chain, started in-process. */
-  rpcUrl: string | null;
-  /** Where the embedded chain persists (ledger and service keys); null = nothing persists. */
-  devchainDataDir: string | null;
-  /** The service keys and the stake mint, required with `rpcUrl` (the embedded chain makes its own). */
-  relayerSecretKey: string | null;
-  custodySecretKey: string | null;
-  stakeMint: string | null;
-  /** How long a built transaction's proof is accepted (its blockhash may expire sooner). */
-  proofTtlSeconds: number;
+/** The chain settings (see ChainSettings), plus the business rule of withdrawals. */
+export interface ChainConfig extends ChainSettings {
   /** Smallest withdrawal, in whole tokens. */
   minWithdrawAmount: number;
 }

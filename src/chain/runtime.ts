@@ -18,13 +18,15 @@ export interface ChainRuntime {
 }
 
 export interface ChainSettings {
-  /** JSON-RPC endpoint; null starts the embedded chain in this process. */
+  /** JSON-RPC endpoint of the cluster; null starts the embedded chain in this process. */
   rpcUrl: string | null;
-  /** Where the embedded chain persists; null = nothing persists. */
+  /** Where the embedded chain persists (ledger and service keys); null = nothing persists. */
   devchainDataDir: string | null;
+  /** The service keys and the stake mint, required with `rpcUrl` (the embedded chain makes its own). */
   relayerSecretKey: string | null;
   custodySecretKey: string | null;
   stakeMint: string | null;
+  /** How long a built transaction's proof is accepted (its blockhash may expire sooner). */
   proofTtlSeconds: number;
 }
 

@@ -20,6 +20,22 @@ describe('configuration', () => {
     expect(config.seedDemoData).toBe(false);
   });
 
+  it('starts the embedded chain by default and needs keys and a mint for a real cluster', () => {
+    expect(loadConfig({}).chain).toMatchObject({ rpcUrl: null, devchainDataDir: './data/chain', proofTtlSeconds: 120, minWithdrawAmount: 1 });
+    expect(loadConfig({ CHAIN_DATA_DIR: 'memory' }).chain.devchainDataDir).toBeNull();
+    try {
+      loadConfig({ SOLANA_RPC_URL: 'http://127.0.0.1:8899', MIN_WITHDRAW_AMOUNT: '-1' });
+      expect.unreachable();
+    } catch (error) {
+      expect([...(error as ConfigError).problems].sort()).toEqual([
+        'CUSTODY_SECRET_KEY is required with SOLANA_RPC_URL',
+        'MIN_WITHDRAW_AMOUNT must be a positive number of tokens, got "-1"',
+        'RELAYER_SECRET_KEY is required with SOLANA_RPC_URL',
+        'STAKE_MINT is required with SOLANA_RPC_URL',
+      ]);
+    }
+  });
+
   it('requires a strong AUTH_SECRET in production', () => {
     expect(() => loadConfig({ POOLGRAPH_MODE: 'production' })).toThrow(/AUTH_SECRET is required in production/);
     expect(() => loadConfig({ AUTH_SECRET: 'short' })).toThrow(/AUTH_SECRET must be at least 32 characters/);
