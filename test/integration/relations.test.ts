@@ -193,29 +193,159 @@ describe.each(backends)('nested relations on %s', (kind) => {
     }
   });
 
-  it('pages nested connections with cursors to the same rows as one big page', async () => {
-    const busiest = [...db.pools].sort(
-      (a, b) => db.predictions.filter((p) => p.poolId === b.id).length - db.predictions.filter((p) => p.poolId === a.id).length,
-    )[0]!;
-    const expected = newestFirst(db.predictions.filter((p) => p.poolId === busiest.id)).map((p) => p.id);
-    expect(expected.length).toBeGreaterThan(6);
+  /**
+   * Walks a connection page by page (`first: size`, then `after` the previous endCursor) to its
+   * end, checking the cursors, pageInfo and totalCount of every page, and returns the ids seen.
+   */
+  async function pageThrough(
+    query: string,
+    variables: Record<string, unknown>,
+    connectionOf: (data: any) => any,
+    size: number,
+    total: number,
+  ): Promise<string[]> {
     const seen: string[] = [];
     let after: string | null = null;
     for (let pageNo = 0; pageNo < 100; pageNo++) {
-      const response: any = await t.gql(
-        `query($id: ID!, $after: String) { pool(id: $id) { predictions(first: 4, after: $after) {
-          totalCount edges { cursor node { id } } pageInfo { hasNextPage endCursor startCursor } } } }`,
-        { id: busiest.id, after },
-      );
+      const response: any = await t.gql(query, { ...variables, first: size, after });
       expect(response.errors).toBeUndefined();
-      const connection = response.data.pool.predictions;
-      expect(connection.totalCount).toBe(expected.length);
+      const connection = connectionOf(response.data);
+      expect(connection.totalCount).toBe(total);
+      expect(connection.edges.length).toBeLessThanOrEqual(size);
       seen.push(...connection.edges.map((e: any) => e.node.id));
       expect(connection.pageInfo.endCursor).toBe(connection.edges.at(-1)?.cursor ?? null);
       expect(connection.pageInfo.startCursor).toBe(connection.edges[0]?.cursor ?? null);
+      expect(connection.pageInfo.hasPreviousPage).toBe(false);
+      expect(connection.pageInfo.hasNextPage).toBe(seen.length < total);
       if (!connection.pageInfo.hasNextPage) break;
+      expect(connection.edges).toHaveLength(size);
       after = connection.pageInfo.endCursor;
     }
+    return seen;
+  }
+  const PAGE = 'totalCount edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage endCursor startCursor }';
+  const countBy = <T>(rows: T[], key: (row: T) => string | null) => {
+    const counts = new Map<string, number>();
+    for (const row of rows) {
+      const k = key(row);
+      if (k !== null) counts.set(k, (counts.get(k) ?? 0) + 1);
+    }
+    return counts;
+  };
+  /** The key with the most rows. */
+  const busiestOf = <T>(rows: T[], key: (row: T) => string | null) =>
+    [...countBy(rows, key).entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]![0];
+
+  it('pages nested connections with cursors to the same rows as one big page', async () => {
+    const busiest = busiestOf(db.predictions, (p) => p.poolId);
+    const expected = newestFirst(db.predictions.filter((p) => p.poolId === busiest)).map((p) => p.id);
+    expect(expected.length).toBeGreaterThan(6);
+    const seen = await pageThrough(
+      `query($id: ID!, $first: Int, $after: String) { pool(id: $id) { predictions(first: $first, after: $after) { ${PAGE} } } }`,
+      { id: busiest },
+      (data) => data.pool.predictions,
+      4,
+      expected.length,
+    );
     expect(seen).toEqual(expected);
+  });
+
+  it('keeps only the pools whose prediction window has ended with streakPools(pastOnly: true)', async () => {
+    let streaksWithBoth = 0;
+    for (const streak of db.streaks.values()) {
+      const all = newestFirst(db.pools.filter((p) => p.streakId === streak.id));
+      const now = Date.now();
+      const past = all.filter((p) => p.predictionEndDate.getTime() < now);
+      if (past.length > 0 && past.length < all.length) streaksWithBoth++;
+      const query = `query($id: ID!, $pastOnly: Boolean) { streakPools(streakId: $id, first: 100, pastOnly: $pastOnly) {
+        streak { id } pools { totalCount nodes { id streakId predictionEndDate } } } }`;
+      const pastOnly = await t.gql(query, { id: streak.id, pastOnly: true });
+      expect(pastOnly.errors).toBeUndefined();
+      expect(pastOnly.data.streakPools.streak).toEqual({ id: streak.id });
+      expect(pastOnly.data.streakPools.pools.totalCount).toBe(past.length);
+      expect(pastOnly.data.streakPools.pools.nodes).toEqual(
+        past.map((p) => ({ id: p.id, streakId: streak.id, predictionEndDate: iso(p.predictionEndDate) })),
+      );
+      const everything = await t.gql(query, { id: streak.id, pastOnly: false });
+      expect(everything.errors).toBeUndefined();
+      expect(everything.data.streakPools.pools.totalCount).toBe(all.length);
+      expect(everything.data.streakPools.pools.nodes.map((p: any) => p.id)).toEqual(all.map((p) => p.id));
+    }
+    // The seed gives some streak both ended and open pools, so the filter is really exercised.
+    expect(streaksWithBoth).toBeGreaterThan(0);
+  });
+
+  it('pages streaks with cursors to the same rows as one big page', async () => {
+    const expected = newestFirst([...db.streaks.values()]).map((s) => s.id);
+    expect(expected.length).toBeGreaterThan(1);
+    const seen = await pageThrough(
+      `query($first: Int, $after: String) { streaks(first: $first, after: $after) { ${PAGE} } }`,
+      {},
+      (data) => data.streaks,
+      1,
+      expected.length,
+    );
+    expect(seen).toEqual(expected);
+  });
+
+  it("pages a streak's pools with cursors, via streakPools and via streak.pools", async () => {
+    const busiest = busiestOf(db.pools, (p) => p.streakId);
+    const expected = newestFirst(db.pools.filter((p) => p.streakId === busiest)).map((p) => p.id);
+    expect(expected.length).toBeGreaterThan(4);
+    const viaStreakPools = await pageThrough(
+      `query($id: ID!, $first: Int, $after: String) { streakPools(streakId: $id, first: $first, after: $after) { pools { ${PAGE} } } }`,
+      { id: busiest },
+      (data) => data.streakPools.pools,
+      2,
+      expected.length,
+    );
+    expect(viaStreakPools).toEqual(expected);
+    const viaStreak = await pageThrough(
+      `query($id: ID!, $first: Int, $after: String) { streak(id: $id) { pools(first: $first, after: $after) { ${PAGE} } } }`,
+      { id: busiest },
+      (data) => data.streak.pools,
+      2,
+      expected.length,
+    );
+    expect(viaStreak).toEqual(expected);
+  });
+
+  it("pages a user's pools and predictions with cursors", async () => {
+    const creator = busiestOf(db.pools, (p) => p.createdBy);
+    const created = newestFirst(db.pools.filter((p) => p.createdBy === creator)).map((p) => p.id);
+    expect(created.length).toBeGreaterThan(2);
+    // User has no root field: reach the creator through one of their pools.
+    const seenPools = await pageThrough(
+      `query($id: ID!, $first: Int, $after: String) { pool(id: $id) { user { pools(first: $first, after: $after) { ${PAGE} } } } }`,
+      { id: created[0] },
+      (data) => data.pool.user.pools,
+      2,
+      created.length,
+    );
+    expect(seenPools).toEqual(created);
+
+    // The busiest predictor among pool creators, so one of their pools leads to them.
+    const creators = new Set(db.pools.map((p) => p.createdBy));
+    const predictor = busiestOf(db.predictions, (p) => (creators.has(p.userId) ? p.userId : null));
+    const predicted = newestFirst(db.predictions.filter((p) => p.userId === predictor));
+    expect(predicted.length).toBeGreaterThan(6);
+    const seenPredictions = await pageThrough(
+      `query($id: ID!, $first: Int, $after: String) { pool(id: $id) { user { id predictions(first: $first, after: $after) { ${PAGE} } } } }`,
+      { id: db.pools.find((p) => p.createdBy === predictor)!.id },
+      (data) => {
+        expect(data.pool.user.id).toBe(predictor);
+        return data.pool.user.predictions;
+      },
+      4,
+      predicted.length,
+    );
+    expect(seenPredictions).toEqual(predicted.map((p) => p.id));
+  });
+
+  it('rejects an invalid cursor on a nested connection as BAD_USER_INPUT of "after"', async () => {
+    const response = await t.gql(`{ pools(first: 1) { nodes { predictions(first: 2, after: "garbage") { nodes { id } } } } }`);
+    expect(response.errors?.length).toBeGreaterThan(0);
+    expect(response.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'after' });
+    expect(response.errors![0]!.path).toEqual(['pools', 'nodes', 0, 'predictions']);
   });
 });
