@@ -30,7 +30,7 @@ import {
  * 0 turns that limit off.
  */
 export interface OperationLimits {
-  /** Nesting of fields, the root fields being depth 1 (default 12). */
+  /** Nesting of fields, the root fields being depth 1 (default 15, MAX_QUERY_DEPTH). */
   maxDepth: number;
   /** Aliased fields, counted once per use of the fragment they are in (default 30). */
   maxAliases: number;
@@ -38,7 +38,7 @@ export interface OperationLimits {
   maxDirectives: number;
   /** Lexical tokens of the document, enforced by the parser (default 2000). */
   maxTokens: number;
-  /** Cost budget; see {@link operationCost} (default 5000). */
+  /** Cost budget; see {@link operationCost} (default 20000, MAX_QUERY_COST). */
   maxCost: number;
 }
 
