@@ -4,12 +4,11 @@ import { rewards, type RewardRow, streakRewards, type StreakRewardRow } from '..
 import { userTokenAccount } from '../../chain/addresses.js';
 import { buildPayout, parseWireTransaction } from '../../chain/transactions.js';
 import { AppError, badInput } from '../../errors.js';
-import { requireViewer } from '../auth/viewer.js';
 import { toBaseUnits, toTokens } from '../common/amounts.js';
 import { parseId } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';
 import type { OperationName } from './effects.js';
-import { awaitSettled, coSign, findSubmission, onChain, requireChain, sendOnce, sha256Hex } from './submission.js';
+import { awaitSettled, coSign, findSubmission, onChain, requireChain, sendOnce, sha256Hex, viewerWallet } from './submission.js';
 
 /**
  * One-step payouts: the service builds and signs (relayer pays, custody moves the tokens
@@ -47,16 +46,9 @@ async function payOnce(ctx: ServiceContext, userId: string, owner: PublicKey, pa
   return submission.signature;
 }
 
-async function viewerWallet(ctx: ServiceContext): Promise<{ userId: string; wallet: PublicKey }> {
-  const viewer = requireViewer(ctx.viewer);
-  const user = await ctx.loaders.userById.load(viewer.userId);
-  if (!user) throw new AppError('UNAUTHENTICATED', 'The signed-in user no longer exists', { reason: 'TOKEN_INVALID' });
-  return { userId: viewer.userId, wallet: new PublicKey(user.walletAddress) };
-}
-
 /** Claims a resolved pool's reward or refund of the viewer's prediction: vault -> the viewer's token account. */
 export async function claimReward(ctx: ServiceContext, rewardId: string): Promise<{ signature: string; reward: RewardRow }> {
-  const { userId, wallet } = await viewerWallet(ctx);
+  const { viewer: { userId }, wallet } = await viewerWallet(ctx);
   const id = parseId(rewardId, 'rewardId');
   const [reward] = await ctx.database.db.select().from(rewards).where(eq(rewards.id, id));
   if (!reward) throw new AppError('NOT_FOUND', `No reward has id ${rewardId}`, { argumentName: 'rewardId' });
@@ -80,7 +72,7 @@ export async function claimReward(ctx: ServiceContext, rewardId: string): Promis
 
 /** Claims one of the viewer's streak rewards: the streak's accumulator -> the viewer's token account. */
 export async function claimStreakReward(ctx: ServiceContext, streakRewardId: string): Promise<{ signature: string; streakReward: StreakRewardRow }> {
-  const { userId, wallet } = await viewerWallet(ctx);
+  const { viewer: { userId }, wallet } = await viewerWallet(ctx);
   const id = parseId(streakRewardId, 'streakRewardId');
   const [reward] = await ctx.database.db.select().from(streakRewards).where(eq(streakRewards.id, id));
   if (!reward) throw new AppError('NOT_FOUND', `No streak reward has id ${streakRewardId}`, { argumentName: 'streakRewardId' });

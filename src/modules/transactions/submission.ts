@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PublicKey } from '@solana/web3.js';
+import { PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { and, eq } from 'drizzle-orm';
 import { chainSubmissions, type ChainSubmissionRow } from '../../../schema/index.js';
@@ -11,6 +11,7 @@ import { parseWireTransaction, type WireTransaction, withSignature } from '../..
 import { TransactionFormatError, verifySignedTransaction } from '../../chain/verify.js';
 import type { Database, Db } from '../../db/client.js';
 import { AppError, badInput } from '../../errors.js';
+import { requireViewer, type Viewer } from '../auth/viewer.js';
 import type { ServiceContext } from '../context.js';
 import { applyEffects, type OperationName } from './effects.js';
 
@@ -25,6 +26,14 @@ import { applyEffects, type OperationName } from './effects.js';
 export function requireChain(ctx: Pick<ServiceContext, 'chain'>): ChainRuntime {
   if (!ctx.chain) throw new AppError('CHAIN_UNAVAILABLE', 'No chain is configured for this service');
   return ctx.chain;
+}
+
+/** The signed-in viewer and their wallet: the signer of their transactions, the owner of their token account. */
+export async function viewerWallet(ctx: ServiceContext): Promise<{ viewer: Viewer; wallet: PublicKey }> {
+  const viewer = requireViewer(ctx.viewer);
+  const user = await ctx.loaders.userById.load(viewer.userId);
+  if (!user) throw new AppError('UNAUTHENTICATED', 'The signed-in user no longer exists', { reason: 'TOKEN_INVALID' });
+  return { viewer, wallet: new PublicKey(user.walletAddress) };
 }
 
 /** Runs a chain call, turning an unreachable chain into CHAIN_UNAVAILABLE. */

@@ -13,13 +13,13 @@ import {
   type RecentBlockhash,
 } from '../../chain/transactions.js';
 import { AppError, badInput } from '../../errors.js';
-import { requireViewer, type Viewer } from '../auth/viewer.js';
+import type { Viewer } from '../auth/viewer.js';
 import { toBaseUnits } from '../common/amounts.js';
 import { parseId } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';
 import { parseOutcome, parseStake } from './amounts.js';
 import type { OperationName } from './effects.js';
-import { awaitSettled, checkSignedSubmission, coSign, findSubmission, onChain, requireChain, sendOnce, sha256Hex } from './submission.js';
+import { awaitSettled, checkSignedSubmission, coSign, findSubmission, onChain, requireChain, sendOnce, sha256Hex, viewerWallet } from './submission.js';
 
 /**
  * The two-step operations: build (validate against the current state, build the message,
@@ -65,11 +65,8 @@ interface SignedInput {
 }
 
 async function signerOf(ctx: ServiceContext): Promise<Signer> {
-  const viewer = requireViewer(ctx.viewer);
-  const chain = requireChain(ctx);
-  const user = await ctx.loaders.userById.load(viewer.userId);
-  if (!user) throw new AppError('UNAUTHENTICATED', 'The signed-in user no longer exists', { reason: 'TOKEN_INVALID' });
-  return { viewer, chain, wallet: new PublicKey(user.walletAddress) };
+  const { viewer, wallet } = await viewerWallet(ctx);
+  return { viewer, chain: requireChain(ctx), wallet };
 }
 
 async function build<TInput>(ctx: ServiceContext, operation: OperationName, prepare: Prepare<TInput>, input: TInput): Promise<PreparedTransaction> {
