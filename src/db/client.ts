@@ -9,6 +9,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import * as schema from '../../schema/index.js';
+import { type EventChannel, inProcessEventChannel, postgresEventChannel } from './event-channel.js';
 
 export type Schema = typeof schema;
 /** The one Drizzle type every module codes against, whichever backend is underneath. */
@@ -29,6 +30,8 @@ export interface Database {
   readonly kind: 'postgres' | 'pglite';
   readonly db: Db;
   readonly statementCount: number;
+  /** Messages to every process on this database (LISTEN/NOTIFY; in process on PGlite). */
+  readonly events: EventChannel;
   /** Runs raw SQL and returns its rows, normalised across drivers (no column mapping). */
   rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]>;
   /** Resolves when the database answers within `timeoutMs`, rejects otherwise. */
@@ -43,13 +46,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
 function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): Database {
   let statementCount = 0;
+  const applicationName = options.applicationName ?? 'poolgraph';
   const client = postgres(options.url, {
     max: options.maxConnections ?? 10,
     // A database that is down must fail the request fast, not hang it.
     connect_timeout: options.connectTimeoutSeconds ?? 3,
     idle_timeout: 60,
     onnotice: () => {},
-    connection: { application_name: options.applicationName ?? 'poolgraph' },
+    connection: { application_name: applicationName },
     // The schema uses no custom array types, so a new connection needs no type lookup.
     fetch_types: false,
     debug: () => {
@@ -60,6 +64,7 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
   return {
     kind: 'postgres',
     db,
+    events: postgresEventChannel(client, { url: options.url, applicationName, connectTimeoutSeconds: options.connectTimeoutSeconds ?? 3 }),
     get statementCount() {
       return statementCount;
     },
@@ -99,6 +104,7 @@ async function openPglite(options: Extract<DatabaseOptions, { kind: 'pglite' }>)
   return {
     kind: 'pglite',
     db,
+    events: inProcessEventChannel(),
     get statementCount() {
       return statementCount;
     },

@@ -6,16 +6,11 @@
  * `Connection` looks for them); both ports accept both protocols.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import WebSocket, * as wsModule from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import type { DevChain } from './chain.js';
 import { encodeAccount, RpcError, RpcErrorCode, type RpcMethod } from './rpc-methods.js';
-
-// The hoisted @types/ws is v7 (a web3.js transitive dependency), which lacks the named
-// `WebSocketServer` export that ws 8's ESM entry provides (and its `WebSocket.Server` alias
-// only exists on the CommonJS entry).
-const { WebSocketServer } = wsModule as unknown as { WebSocketServer: typeof WebSocket.Server };
 
 /** Largest HTTP request body accepted. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -333,8 +328,7 @@ export async function startRpcServer(
     socket.on('error', () => socket.terminate());
   });
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    // Node hands a net.Socket here; the old ws typings ask for exactly that.
-    wss.handleUpgrade(request, socket as Socket, head, (ws) => wss.emit('connection', ws, request));
+    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
   };
   const handler = createHttpHandler(methods);
   const makeServer = () => {

@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { createSignInLimits } from '../modules/auth/auth.service.js';
 import type { ServiceDependencies } from '../modules/context.js';
+import { EventHub } from '../modules/events/event-hub.js';
 import { createHttpContext, type GraphQLContext } from './context.js';
 import { argumentErrorsPlugin, createFormatError } from './errors.js';
 import { explorerPage, registerExplorerAssets, wantsExplorer } from './explorer.js';
@@ -114,6 +115,10 @@ export async function createApp({ config, database, chain = null, clock = () => 
   // fastify drains its own connections on close; Apollo stops after them.
   app.addHook('onClose', () => apollo.stop());
 
+  const events = new EventHub(database, clock);
+  await events.start();
+  app.addHook('onClose', () => events.stop());
+
   const deps: ServiceDependencies = {
     database,
     auth: config.auth,
@@ -121,6 +126,7 @@ export async function createApp({ config, database, chain = null, clock = () => 
     clock,
     chain,
     minWithdrawAmount: config.chain.minWithdrawAmount,
+    events,
   };
   const graphqlHandler = fastifyApolloHandler(apollo, {
     context: (request, reply) => tracker.track(request, () => createHttpContext(deps, request, reply, config.auth.secureCookies)),
