@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   OPERATION_TIMEOUT: { status: 504, description: 'The request did not complete within its time budget.' },
   UNTRUSTED_DOCUMENT: { status: 400, description: 'Trusted documents are on and the document (or hash) is not registered.' },
   OVERLOADED: { status: 503, description: 'The server is overloaded and refused the request unread; retry after `retryAfter` seconds.' },
+  SUBSCRIBER_TOO_SLOW: { status: 503, description: 'A subscriber fell too far behind its events and was dropped; subscribe again (with its resume argument) to catch up.' },
   INTERNAL_SERVER_ERROR: { status: 500, description: 'An unexpected failure; `requestId` identifies it in the logs.' },
 } as const;
 

@@ -3,7 +3,7 @@ import type { AuthConfig } from '../config.js';
 import type { Database } from '../db/client.js';
 import type { WindowRateLimiter } from './auth/rate-limit.js';
 import type { Viewer } from './auth/viewer.js';
-import type { EventPublisher } from './events/events.js';
+import type { EventHub } from './events/event-hub.js';
 import type { Loaders } from './loaders.js';
 
 /** What lives as long as the process and every request shares: configuration, limiters. */
@@ -17,8 +17,8 @@ export interface ServiceDependencies {
   chain: ChainRuntime | null;
   /** Smallest withdrawal, in whole tokens. */
   minWithdrawAmount: number;
-  /** Where committed changes are announced, for subscribers on every replica. */
-  events: EventPublisher;
+  /** Where committed changes are announced (`publish`) and followed (`on`), across replicas. */
+  events: EventHub;
 }
 
 /**

@@ -21,6 +21,7 @@ import { Metrics, registerMetricsRoute } from './metrics.js';
 import { createRateLimitCheck } from './rate-limit.js';
 import { getSchema } from './schema.js';
 import { sendTimeout, TIMED_OUT, withinBudget } from './time-budget.js';
+import { attachGraphQLWebSocket } from './websocket.js';
 import { loadTrustedDocuments, trustedDocumentsCache, trustedDocumentsGuard } from './trusted-documents.js';
 
 export interface AppOptions {
@@ -86,14 +87,16 @@ export async function createApp({ config, database, chain = null, clock = () => 
   const trustedDocuments = config.trustedDocumentsPath ? loadTrustedDocuments(config.trustedDocumentsPath) : null;
   const costCheck = createCostCheck(config.limits);
   const rateLimitCheck = createRateLimitCheck(config.rateLimit);
+  const schema = await getSchema({ devTokens: chain?.isDevchain ?? false });
+  const formatError = createFormatError({ exposeInternals: config.mode === 'development' });
   const apollo = new ApolloServer<GraphQLContext>({
-    schema: await getSchema({ devTokens: chain?.isDevchain ?? false }),
+    schema,
     introspection: config.introspection,
     // "Did you mean ...?" suggestions reveal the schema as much as introspection does.
     hideSchemaDetailsFromClientErrors: !config.introspection,
     includeStacktraceInErrorResponses: config.mode === 'development',
     // Unexpected errors are logged with their request id by the tracker's plugin.
-    formatError: createFormatError({ exposeInternals: config.mode === 'development' }),
+    formatError,
     // Apollo's defaults, stated because they are part of the contract.
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
@@ -151,6 +154,22 @@ export async function createApp({ config, database, chain = null, clock = () => 
     },
   });
   if (config.introspection) registerExplorerAssets(app);
+
+  const sockets = attachGraphQLWebSocket({
+    server: app.server,
+    path: '/graphql',
+    schema,
+    deps,
+    config,
+    checks: [
+      (document, operation, _context, variables) => costCheck(schema, document, operation, variables),
+      (document, operation, context) => rateLimitCheck(document, operation, context),
+    ],
+    formatError,
+    onSubscriptionCount: (delta) => metrics.subscriptions.inc(delta),
+  });
+  // Graceful shutdown: sockets close with 1001 while in-flight HTTP requests finish.
+  app.addHook('preClose', () => sockets.close());
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {

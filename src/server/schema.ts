@@ -5,6 +5,7 @@ import { PoolResolver, ResolutionResolver } from '../modules/pools/pool.resolver
 import { PredictionResolver, RewardResolver } from '../modules/predictions/prediction.resolver.js';
 import { StreakResolver, StreakRewardResolver } from '../modules/streaks/streak.resolver.js';
 import { ApiKeyResolver, AuthResolver, RefreshTokenResolver } from '../modules/auth/auth.resolver.js';
+import { SubscriptionResolver, TransactionStatusUpdateResolver } from '../modules/events/subscription.resolver.js';
 import { DevTokensResolver, TransactionResolver } from '../modules/transactions/transaction.resolver.js';
 import {
   DeviceTokenResolver,
@@ -44,10 +45,22 @@ export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): P
       ApiKeyResolver,
       RefreshTokenResolver,
       TransactionResolver,
+      SubscriptionResolver,
+      TransactionStatusUpdateResolver,
       ...(devTokens ? [DevTokensResolver] : []),
     ],
     // Arguments are validated by the services, which know the domain's rules.
     validate: false,
+    // Every subscription opens its own stream of the event hub (`subscribe`), so type-graphql's
+    // topic-based pub/sub is never used; it insists on one being given all the same.
+    pubSub: {
+      publish: () => {
+        throw new Error('topics are not used: services publish through the event hub');
+      },
+      subscribe: () => {
+        throw new Error('topics are not used: subscriptions follow the event hub');
+      },
+    },
   });
   schemas.set(devTokens, schema);
   return schema;

@@ -14,8 +14,12 @@ export type DomainEvent =
   | { type: 'poolCreated'; poolId: string }
   /** The pool's volume, status or resolution changed. */
   | { type: 'poolUpdated'; poolId: string }
-  /** A chain submission moved to a new state. */
-  | { type: 'transactionStatus'; signature: string };
+  /** A chain submission moved to a new state (a failed one leaves no row, hence the status). */
+  | { type: 'transactionStatus'; signature: string; status: SubmissionEventStatus };
+
+/** What the gateway itself sees of a submission; finality is read from the chain. */
+export type SubmissionEventStatus = 'SUBMITTED' | 'CONFIRMED' | 'FAILED';
+const SUBMISSION_EVENT_STATUSES: readonly string[] = ['SUBMITTED', 'CONFIRMED', 'FAILED'];
 
 export type DomainEventType = DomainEvent['type'];
 
@@ -72,8 +76,11 @@ export function fromMessage(message: string): DomainEvent | null {
     case 'notificationsRead':
       return isId(parsed.userId) ? { type: 'notificationsRead', userId: parsed.userId } : null;
     case 'transactionStatus':
-      return typeof parsed.signature === 'string' && /^[1-9A-HJ-NP-Za-km-z]{32,100}$/.test(parsed.signature)
-        ? { type: 'transactionStatus', signature: parsed.signature }
+      return typeof parsed.signature === 'string' &&
+        /^[1-9A-HJ-NP-Za-km-z]{32,100}$/.test(parsed.signature) &&
+        typeof parsed.status === 'string' &&
+        SUBMISSION_EVENT_STATUSES.includes(parsed.status)
+        ? { type: 'transactionStatus', signature: parsed.signature, status: parsed.status as SubmissionEventStatus }
         : null;
     default:
       return null;

@@ -2,16 +2,18 @@ import { and, eq, gte, sql } from 'drizzle-orm';
 import { type ChainSubmissionRow, pools, predictions, rewards, streakRewards, streaks } from '../../../schema/index.js';
 import type { Db } from '../../db/client.js';
 import { toTokens } from '../common/amounts.js';
+import type { DomainEvent } from '../events/events.js';
 import { notifyIfAllowed } from '../notifications/notification.service.js';
 
 /**
  * What a confirmed transaction changes in the database, per operation. Each runs inside the
  * transaction that marks its submission CONFIRMED, from the parameters stored with it, so
- * a submit and the start-up reconciler apply exactly the same effects, exactly once.
+ * a submit and the start-up reconciler apply exactly the same effects, exactly once. Each
+ * returns the events announcing what it changed, published once the transaction commits.
  */
 export type OperationName = 'placePrediction' | 'updateStake' | 'updateValue' | 'withdraw' | 'claimReward' | 'claimStreakReward';
 
-type Effect = (db: Db, p: Record<string, string>, submission: ChainSubmissionRow, now: Date) => Promise<void>;
+type Effect = (db: Db, p: Record<string, string>, submission: ChainSubmissionRow, now: Date) => Promise<DomainEvent[]>;
 
 const EFFECTS: Record<OperationName, Effect> = {
   async placePrediction(db, p, submission, now) {
@@ -36,7 +38,7 @@ const EFFECTS: Record<OperationName, Effect> = {
       createdAt: now,
       updatedAt: now,
     });
-    await addToPool(db, pool!.id, stake, now);
+    return addToPool(db, pool!.id, stake, now);
   },
 
   async updateStake(db, p, _submission, now) {
@@ -45,7 +47,7 @@ const EFFECTS: Record<OperationName, Effect> = {
       .set({ stake: BigInt(p.stake!), lastAppliedStakeRevision: Number(p.revision), lastSyncAt: now, updatedAt: now })
       .where(eq(predictions.id, p.predictionId!))
       .returning({ poolId: predictions.poolId });
-    await addToPool(db, prediction!.poolId, BigInt(p.delta!), now);
+    return addToPool(db, prediction!.poolId, BigInt(p.delta!), now);
   },
 
   async updateValue(db, p, _submission, now) {
@@ -54,11 +56,13 @@ const EFFECTS: Record<OperationName, Effect> = {
       .set({ prediction: Number(p.value), lastAppliedValueRevision: Number(p.revision), lastSyncAt: now, updatedAt: now })
       .where(eq(predictions.id, p.predictionId!))
       .returning({ poolId: predictions.poolId });
-    await addToPool(db, prediction!.poolId, 0n, now);
+    return addToPool(db, prediction!.poolId, 0n, now);
   },
 
   // A withdrawal moves the user's own tokens; the submission row is its whole record.
-  async withdraw() {},
+  async withdraw() {
+    return [];
+  },
 
   async claimReward(db, p, submission, now) {
     const [reward] = await db
@@ -66,10 +70,10 @@ const EFFECTS: Record<OperationName, Effect> = {
       .set({ isClaimed: true, updatedAt: now })
       .where(and(eq(rewards.id, p.rewardId!), eq(rewards.isClaimed, false)))
       .returning();
-    if (!reward) return;
+    if (!reward) return [];
     const refund = reward.type === 'REFUND';
     const amount = toTokens(reward.amount, reward.decimals);
-    await notifyIfAllowed(db, {
+    return notifyIfAllowed(db, {
       userId: submission.userId,
       type: refund ? 'REFUND_CLAIMED' : 'REWARD_CLAIMED',
       title: refund ? 'Refund claimed' : 'Reward claimed',
@@ -85,13 +89,13 @@ const EFFECTS: Record<OperationName, Effect> = {
       .set({ isClaimed: true, updatedAt: now })
       .where(and(eq(streakRewards.id, p.streakRewardId!), eq(streakRewards.isClaimed, false)))
       .returning();
-    if (!reward) return;
+    if (!reward) return [];
     await db
       .update(streaks)
       .set({ onchainBalance: sql`${streaks.onchainBalance} - ${reward.amount.toString()}::bigint`, lastSyncAt: now, updatedAt: now })
       .where(and(eq(streaks.id, reward.streakId), gte(streaks.onchainBalance, reward.amount)));
     const amount = toTokens(reward.amount, Number(p.decimals));
-    await notifyIfAllowed(db, {
+    return notifyIfAllowed(db, {
       userId: submission.userId,
       type: 'STREAK_REWARD_RECEIVED',
       title: 'Streak reward received',
@@ -103,7 +107,7 @@ const EFFECTS: Record<OperationName, Effect> = {
 };
 
 /** A prediction placed or changed: the pool's volume moves by `stake`, and its update count by one. */
-async function addToPool(db: Db, poolId: string, stake: bigint, now: Date): Promise<void> {
+async function addToPool(db: Db, poolId: string, stake: bigint, now: Date): Promise<DomainEvent[]> {
   await db
     .update(pools)
     .set({
@@ -112,9 +116,10 @@ async function addToPool(db: Db, poolId: string, stake: bigint, now: Date): Prom
       updatedAt: now,
     })
     .where(eq(pools.id, poolId));
+  return [{ type: 'poolUpdated', poolId }];
 }
 
-export function applyEffects(db: Db, submission: ChainSubmissionRow, now: Date): Promise<void> {
+export function applyEffects(db: Db, submission: ChainSubmissionRow, now: Date): Promise<DomainEvent[]> {
   const effect = EFFECTS[submission.operation as OperationName];
   if (!effect) throw new Error(`submission ${submission.id} has an unknown operation "${submission.operation}"`);
   return effect(db, submission.params, submission, now);

@@ -13,6 +13,8 @@ import type { Database, Db } from '../../db/client.js';
 import { AppError, badInput } from '../../errors.js';
 import { requireViewer, type Viewer } from '../auth/viewer.js';
 import type { ServiceContext } from '../context.js';
+import { EventHub } from '../events/event-hub.js';
+import type { EventPublisher } from '../events/events.js';
 import { applyEffects, type OperationName } from './effects.js';
 
 /**
@@ -140,29 +142,34 @@ export async function sendOnce(ctx: ServiceContext, chain: ChainRuntime, s: Subm
     await chain.client.send(s.bytes);
   } catch (error) {
     if (error instanceof TransactionRejectedError) {
-      await forget(db, recorded);
+      await forget(db, recorded, ctx.events);
       throw new AppError('TRANSACTION_FAILED', `The chain rejected the transaction: ${error.reason}`, { logs: error.logs.slice(-10) });
     }
     if (error instanceof ChainUnavailableError && error.neverSent) {
-      await forget(db, recorded);
+      await forget(db, recorded, ctx.events);
       throw new AppError('CHAIN_UNAVAILABLE', error.message);
     }
     // It may have reached the chain: the row stays PENDING for the reconciler to settle.
     throw error instanceof ChainUnavailableError ? new AppError('CHAIN_UNAVAILABLE', `${error.message}; the submission will be settled when the chain answers`) : error;
   }
+  await ctx.events.publish([{ type: 'transactionStatus', signature: s.signature, status: 'SUBMITTED' }]);
   const status = await onChain(() => chain.client.confirm(s.signature, s.lastValidBlockHeight));
   if (!status || status.err) {
-    await forget(db, recorded);
+    await forget(db, recorded, ctx.events);
     throw new AppError('TRANSACTION_FAILED', status ? 'The transaction failed on-chain' : 'The transaction did not land before its blockhash expired', {
       error: status?.err ?? 'BlockhashExpired',
     });
   }
-  return applyConfirmed(db, recorded, new Date());
+  return applyConfirmed(db, recorded, new Date(), ctx.events);
 }
 
 /** Removes a submission that did not land (still PENDING), so a retry can record it again. */
-async function forget(db: Db, submission: ChainSubmissionRow): Promise<void> {
-  await db.delete(chainSubmissions).where(and(eq(chainSubmissions.id, submission.id), eq(chainSubmissions.status, 'PENDING')));
+async function forget(db: Db, submission: ChainSubmissionRow, events: EventPublisher): Promise<void> {
+  const removed = await db
+    .delete(chainSubmissions)
+    .where(and(eq(chainSubmissions.id, submission.id), eq(chainSubmissions.status, 'PENDING')))
+    .returning({ id: chainSubmissions.id });
+  if (removed.length) await events.publish([{ type: 'transactionStatus', signature: submission.signature, status: 'FAILED' }]);
 }
 
 /** Waits for a submission recorded by another request to settle, then answers like it. */
@@ -180,19 +187,22 @@ export async function awaitSettled(db: Db, idempotencyKey: string, timeoutMs = 3
 /**
  * Moves a submission to CONFIRMED and applies its effects in one database transaction; the
  * guarded status update makes every later caller (a concurrent submit, the reconciler) a no-op.
+ * The caller that confirmed it announces the change once the transaction has committed.
  */
-export async function applyConfirmed(db: Db, submission: ChainSubmissionRow, now: Date): Promise<ChainSubmissionRow> {
-  return db.transaction(async (tx) => {
+export async function applyConfirmed(db: Db, submission: ChainSubmissionRow, now: Date, events: EventPublisher): Promise<ChainSubmissionRow> {
+  const { row, announced } = await db.transaction(async (tx) => {
     const t = tx as unknown as Db;
     const [confirmed] = await t
       .update(chainSubmissions)
       .set({ status: 'CONFIRMED', confirmedAt: now, updatedAt: now })
       .where(and(eq(chainSubmissions.id, submission.id), eq(chainSubmissions.status, 'PENDING')))
       .returning();
-    if (!confirmed) return (await t.select().from(chainSubmissions).where(eq(chainSubmissions.id, submission.id)))[0]!;
-    await applyEffects(t, confirmed, now);
-    return confirmed;
+    if (!confirmed) return { row: (await t.select().from(chainSubmissions).where(eq(chainSubmissions.id, submission.id)))[0]!, announced: [] };
+    const effects = await applyEffects(t, confirmed, now);
+    return { row: confirmed, announced: [{ type: 'transactionStatus', signature: confirmed.signature, status: 'CONFIRMED' } as const, ...effects] };
   });
+  await events.publish(announced);
+  return row;
 }
 
 /**
@@ -203,6 +213,7 @@ export async function applyConfirmed(db: Db, submission: ChainSubmissionRow, now
 export async function reconcilePendingSubmissions(
   database: Database,
   chain: ChainRuntime,
+  events: EventPublisher = new EventHub(database),
 ): Promise<{ confirmed: number; forgotten: number; resent: number }> {
   const db = database.db;
   const pending = await db.select().from(chainSubmissions).where(eq(chainSubmissions.status, 'PENDING'));
@@ -212,7 +223,7 @@ export async function reconcilePendingSubmissions(
     if (!status) {
       const height = await chain.client.connection.getBlockHeight('confirmed');
       if (height > submission.lastValidBlockHeight) {
-        await forget(db, submission);
+        await forget(db, submission, events);
         tally.forgotten++;
         continue;
       }
@@ -222,7 +233,7 @@ export async function reconcilePendingSubmissions(
         await chain.client.send(bytes);
       } catch (error) {
         if (!(error instanceof TransactionRejectedError)) throw error;
-        await forget(db, submission);
+        await forget(db, submission, events);
         tally.forgotten++;
         continue;
       }
@@ -230,10 +241,10 @@ export async function reconcilePendingSubmissions(
       status = await chain.client.confirm(submission.signature, submission.lastValidBlockHeight);
     }
     if (status && !status.err) {
-      await applyConfirmed(db, submission, new Date());
+      await applyConfirmed(db, submission, new Date(), events);
       tally.confirmed++;
     } else {
-      await forget(db, submission);
+      await forget(db, submission, events);
       tally.forgotten++;
     }
   }

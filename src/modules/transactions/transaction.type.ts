@@ -1,4 +1,4 @@
-import { Field, Float, ID, InputType, ObjectType } from 'type-graphql';
+import { Field, Float, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
 import { DateTime } from '../common/scalars.js';
 import { Prediction, Reward } from '../predictions/prediction.type.js';
 import { StreakReward } from '../streaks/streak.type.js';
@@ -130,4 +130,25 @@ export class SubmitWithdrawTransactionInput extends WithdrawTransactionInput {
 
   @Field(() => String, { description: PROOF })
   proof!: string;
+}
+
+export const TransactionLifecycleStatus = {
+  SUBMITTED: 'SUBMITTED',
+  CONFIRMED: 'CONFIRMED',
+  FINALIZED: 'FINALIZED',
+  FAILED: 'FAILED',
+} as const;
+registerEnumType(TransactionLifecycleStatus, {
+  name: 'TransactionLifecycleStatus',
+  description: 'SUBMITTED -> CONFIRMED -> FINALIZED, or FAILED (the transaction did not land; nothing was written).',
+});
+
+@ObjectType({ description: 'One step in the life of a submitted transaction, with the record it produced once confirmed.' })
+export class TransactionStatusUpdate {
+  @Field(() => String)
+  signature!: string;
+
+  @Field(() => TransactionLifecycleStatus)
+  status!: keyof typeof TransactionLifecycleStatus;
+
 }

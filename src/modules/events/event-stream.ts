@@ -1,0 +1,111 @@
+import { AppError } from '../../errors.js';
+import type { EventScope } from './event-hub.js';
+
+/**
+ * One item of a subscription's source stream: the root value of its result, and the scope
+ * of the event it came from, whose loaders and time the result is resolved with.
+ */
+export class ScopedEvent<T> {
+  constructor(
+    readonly root: T,
+    readonly scope: EventScope,
+  ) {}
+}
+
+/** Items a subscriber may fall behind by before it is dropped instead of holding memory. */
+export const MAX_PENDING_EVENTS = 256;
+
+export interface StreamSource<T> {
+  /** Starts following; `push` queues an item, `end` completes the stream after the queued ones; returns what stops following. */
+  follow(push: (item: ScopedEvent<T>) => void, end: () => void): () => void;
+  /** Items to yield first (a snapshot, a replay of what was missed), before live ones. */
+  initial?: () => Promise<Array<ScopedEvent<T>>>;
+}
+
+/**
+ * A subscription's source stream: an async iterator over items pushed by the event hub.
+ * Following starts before `initial` is read, so nothing published in between is lost;
+ * the iterator stops following when the subscriber goes (`return`), and fails with
+ * SUBSCRIBER_TOO_SLOW when it falls more than {@link MAX_PENDING_EVENTS} behind.
+ */
+export function eventStream<T>(source: StreamSource<T>, onClose?: () => void): AsyncIterableIterator<ScopedEvent<T>> {
+  const queue: Array<ScopedEvent<T>> = [];
+  let waiting: ((result: IteratorResult<ScopedEvent<T>>) => void) | null = null;
+  let failWaiting: ((error: unknown) => void) | null = null;
+  let failure: unknown = null;
+  let done = false;
+  let ending = false;
+
+  const push = (item: ScopedEvent<T>) => {
+    if (done) return;
+    if (waiting) {
+      const resolve = waiting;
+      waiting = failWaiting = null;
+      resolve({ value: item, done: false });
+    } else if (queue.length >= MAX_PENDING_EVENTS) {
+      failure = new AppError('SUBSCRIBER_TOO_SLOW', 'The subscriber fell too far behind; subscribe again to resume');
+      close();
+    } else {
+      queue.push(item);
+    }
+  };
+  const end = () => {
+    ending = true;
+    if (waiting && queue.length === 0) close();
+  };
+  const unfollow = source.follow(push, end);
+  let initial: Promise<void> | null = source.initial
+    ? source.initial().then(
+        (items) => {
+          queue.unshift(...items);
+        },
+        (error: unknown) => {
+          failure = error;
+        },
+      )
+    : null;
+
+  function close(): void {
+    if (done) return;
+    done = true;
+    unfollow();
+    onClose?.();
+    if (failWaiting && failure) failWaiting(failure);
+    else waiting?.({ value: undefined, done: true });
+    waiting = failWaiting = null;
+  }
+
+  const iterator: AsyncIterableIterator<ScopedEvent<T>> = {
+    async next() {
+      if (initial) {
+        await initial;
+        initial = null;
+      }
+      if (failure) {
+        const error = failure;
+        close();
+        throw error;
+      }
+      const item = queue.shift();
+      if (item) return { value: item, done: false };
+      if (ending) close();
+      if (done) return { value: undefined, done: true };
+      return new Promise((resolve, reject) => {
+        waiting = resolve;
+        failWaiting = reject;
+      });
+    },
+    async return() {
+      close();
+      return { value: undefined, done: true };
+    },
+    async throw(error) {
+      close();
+      throw error;
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
+}

@@ -1,0 +1,84 @@
+import { Arg, Ctx, FieldResolver, ID, Int, Resolver, Root, Subscription } from 'type-graphql';
+import type { NotificationRow } from '../../../schema/index.js';
+import type { GraphQLContext } from '../../server/context.js';
+import { Notification } from '../notifications/notification.type.js';
+import { followNotificationCount, followNotifications } from '../notifications/notification.streams.js';
+import { followNewPools, followPool } from '../pools/pool.streams.js';
+import { Pool } from '../pools/pool.type.js';
+import { Prediction, Reward } from '../predictions/prediction.type.js';
+import { StreakReward } from '../streaks/streak.type.js';
+import { followTransaction, submissionRecord, type TransactionStatusUpdate as StatusUpdate } from '../transactions/transaction.streams.js';
+import { TransactionStatusUpdate } from '../transactions/transaction.type.js';
+
+/**
+ * Every subscription: each `subscribe` opens a source stream of the event hub, and each
+ * event's result is resolved with a context made for that event (see server/websocket.ts).
+ */
+@Resolver()
+export class SubscriptionResolver {
+  @Subscription(() => Notification, {
+    description: 'Your notifications as they are created. With `resumeAfter` (the id of the last one you received), those created since are sent first.',
+    subscribe: ({ args, context }) => followNotifications(context as GraphQLContext, (args.resumeAfter as string | null | undefined) ?? null),
+  })
+  notifications(
+    @Root() notification: NotificationRow,
+    @Arg('resumeAfter', () => ID, { nullable: true }) _resumeAfter: string | null,
+  ): NotificationRow {
+    return notification;
+  }
+
+  @Subscription(() => Int, {
+    description: 'Your unread notification count: now, then whenever it changes.',
+    subscribe: ({ context }) => followNotificationCount(context as GraphQLContext),
+  })
+  notificationCount(@Root() count: number): number {
+    return count;
+  }
+
+  @Subscription(() => Pool, {
+    description: "The pool whenever its stake volume, status or resolution changes.",
+    subscribe: ({ args, context }) => followPool(context as GraphQLContext, args.poolId as string),
+  })
+  poolUpdated(@Root() poolId: string, @Arg('poolId', () => ID) _poolId: string, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.poolById.load(poolId);
+  }
+
+  @Subscription(() => Pool, {
+    description: 'Pools as they are created.',
+    subscribe: ({ context }) => followNewPools(context as GraphQLContext),
+  })
+  poolCreated(@Root() poolId: string, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.poolById.load(poolId);
+  }
+
+  @Subscription(() => TransactionStatusUpdate, {
+    description: 'The life of one of your submitted transactions: its status now, then SUBMITTED -> CONFIRMED -> FINALIZED, or FAILED. Completes after FINALIZED or FAILED.',
+    subscribe: ({ args, context }) => followTransaction(context as GraphQLContext, args.signature as string),
+  })
+  transactionStatus(@Root() update: StatusUpdate, @Arg('signature', () => String) _signature: string): StatusUpdate {
+    return update;
+  }
+}
+
+@Resolver(() => TransactionStatusUpdate)
+export class TransactionStatusUpdateResolver {
+  @FieldResolver(() => String, { nullable: true })
+  operation(@Root() update: StatusUpdate): string | null {
+    return update.submission?.operation ?? null;
+  }
+
+  @FieldResolver(() => Prediction, { nullable: true, description: 'The prediction placed or changed (once confirmed).' })
+  async prediction(@Root() update: StatusUpdate, @Ctx() ctx: GraphQLContext) {
+    return (await submissionRecord(ctx, update)).prediction;
+  }
+
+  @FieldResolver(() => Reward, { nullable: true, description: 'The reward or refund paid (once confirmed).' })
+  async reward(@Root() update: StatusUpdate, @Ctx() ctx: GraphQLContext) {
+    return (await submissionRecord(ctx, update)).reward;
+  }
+
+  @FieldResolver(() => StreakReward, { nullable: true, description: 'The streak reward paid (once confirmed).' })
+  async streakReward(@Root() update: StatusUpdate, @Ctx() ctx: GraphQLContext) {
+    return (await submissionRecord(ctx, update)).streakReward;
+  }
+}

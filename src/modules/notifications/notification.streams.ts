@@ -1,0 +1,84 @@
+import { and, asc, eq, gt, or } from 'drizzle-orm';
+import { notifications, type NotificationRow } from '../../../schema/index.js';
+import { AppError } from '../../errors.js';
+import { requireViewer } from '../auth/viewer.js';
+import { parseId } from '../common/ids.js';
+import type { ServiceContext } from '../context.js';
+import type { EventScope } from '../events/event-hub.js';
+import { eventStream, ScopedEvent } from '../events/event-stream.js';
+import { createLoaders } from '../loaders.js';
+
+/** Most notifications a resumed subscription replays before going live. */
+export const MAX_REPLAYED_NOTIFICATIONS = 100;
+
+/**
+ * The viewer's notifications as they are created, on any replica. There is no user
+ * argument: a subscriber can only ever follow their own. With `resumeAfter` (the id of
+ * the last notification the client received) the ones created since are replayed first,
+ * oldest first, so a client that reconnects misses nothing.
+ */
+export async function followNotifications(ctx: ServiceContext, resumeAfter: string | null) {
+  const viewer = requireViewer(ctx.viewer);
+  const userId = viewer.userId;
+  let after: NotificationRow | null = null;
+  if (resumeAfter !== null) {
+    const id = parseId(resumeAfter, 'resumeAfter');
+    after = (await ctx.loaders.notificationById.load(id)) ?? null;
+    if (!after || after.userId !== userId) throw new AppError('NOT_FOUND', 'resumeAfter is not one of your notifications', { argumentName: 'resumeAfter' });
+  }
+  const seen = new Set<string>();
+  const deliver = (push: (item: ScopedEvent<NotificationRow>) => void, scope: EventScope) => (row: NotificationRow | null) => {
+    // A row the preferences refused does not exist; one already replayed is not sent twice.
+    if (!row || seen.has(row.id)) return;
+    seen.add(row.id);
+    push(new ScopedEvent(row, scope));
+  };
+  return eventStream<NotificationRow>({
+    follow: (push) =>
+      ctx.events.on({ user: userId }, (event, scope) => {
+        const send = deliver(push, scope);
+        if (event.type === 'notificationsCreated') {
+          for (const n of event.notifications) if (n.userId === userId) scope.loaders.notificationById.load(n.id).then(send, () => {});
+        } else if (event.type === 'poolCreatedNotifications') {
+          scope.loaders.poolCreatedNotificationByUser(event.poolId).load(userId).then(send, () => {});
+        }
+      }),
+    initial: after
+      ? async () => {
+          const missed = await ctx.database.db
+            .select()
+            .from(notifications)
+            .where(
+              and(
+                eq(notifications.userId, userId),
+                or(gt(notifications.createdAt, after.createdAt), and(eq(notifications.createdAt, after.createdAt), gt(notifications.id, after.id))),
+              ),
+            )
+            .orderBy(asc(notifications.createdAt), asc(notifications.id))
+            .limit(MAX_REPLAYED_NOTIFICATIONS);
+          const scope: EventScope = { loaders: createLoaders(ctx.database.db), now: ctx.clock() };
+          const fresh = missed.filter((row) => !seen.has(row.id));
+          for (const row of fresh) seen.add(row.id);
+          return fresh.map((row) => new ScopedEvent(row, scope));
+        }
+      : undefined,
+  });
+}
+
+/**
+ * The viewer's unread count: the current value first, then the new value whenever it may
+ * have changed (notifications created or read). All subscribers of one event share one count query.
+ */
+export function followNotificationCount(ctx: ServiceContext) {
+  const userId = requireViewer(ctx.viewer).userId;
+  return eventStream<number>({
+    follow: (push) =>
+      ctx.events.on({ user: userId }, (_event, scope) => {
+        scope.loaders.unreadNotificationCountByUser.load(userId).then((count) => push(new ScopedEvent(count, scope)), () => {});
+      }),
+    initial: async () => {
+      const scope: EventScope = { loaders: createLoaders(ctx.database.db), now: ctx.clock() };
+      return [new ScopedEvent(await scope.loaders.unreadNotificationCountByUser.load(userId), scope)];
+    },
+  });
+}

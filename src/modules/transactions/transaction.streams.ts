@@ -1,0 +1,122 @@
+import bs58 from 'bs58';
+import { eq } from 'drizzle-orm';
+import { chainSubmissions, type ChainSubmissionRow, predictions, type PredictionRow, type RewardRow, rewards, streakRewards, type StreakRewardRow } from '../../../schema/index.js';
+import { AppError, badInput } from '../../errors.js';
+import { requireViewer } from '../auth/viewer.js';
+import type { ServiceContext } from '../context.js';
+import type { EventScope } from '../events/event-hub.js';
+import { eventStream, ScopedEvent } from '../events/event-stream.js';
+import { createLoaders } from '../loaders.js';
+import { requireChain } from './submission.js';
+
+export type TransactionLifecycleStatus = 'SUBMITTED' | 'CONFIRMED' | 'FINALIZED' | 'FAILED';
+
+/** One step of a submission's life; the record it produced is read once it is confirmed. */
+export interface TransactionStatusUpdate {
+  signature: string;
+  status: TransactionLifecycleStatus;
+  /** The submission (null once a failed one has been forgotten). */
+  submission: ChainSubmissionRow | null;
+}
+
+/** How often, and for how long, finality is polled for after confirmation. */
+const FINALITY_POLL_MS = 400;
+const FINALITY_WAIT_MS = 120_000;
+
+/**
+ * The life of one of the viewer's submissions: its current status first, then SUBMITTED ->
+ * CONFIRMED -> FINALIZED, or FAILED; the stream completes after FINALIZED or FAILED.
+ * Confirmation comes from the replica that submitted (through the event channel); finality
+ * is read from the chain. Others' submissions are NOT_FOUND, like unknown ones.
+ */
+export async function followTransaction(ctx: ServiceContext, signature: string) {
+  const viewer = requireViewer(ctx.viewer);
+  let bytes: Uint8Array | null = null;
+  try {
+    bytes = bs58.decode(signature);
+  } catch {
+    bytes = null;
+  }
+  if (!bytes || bytes.length !== 64) throw badInput('signature', 'signature must be a base58 transaction signature (64 bytes)');
+  const chain = requireChain(ctx);
+  const [found] = await ctx.database.db.select().from(chainSubmissions).where(eq(chainSubmissions.signature, signature));
+  if (!found || (found.userId !== viewer.userId && viewer.role !== 'ADMIN')) {
+    throw new AppError('NOT_FOUND', 'No submission of yours has this signature', { argumentName: 'signature' });
+  }
+
+  let finalityWatch: NodeJS.Timeout | undefined;
+  let finalityWatched = false;
+  const freshScope = (): EventScope => ({ loaders: createLoaders(ctx.database.db), now: ctx.clock() });
+  const update = (status: TransactionLifecycleStatus, submission: ChainSubmissionRow | null, scope: EventScope) =>
+    new ScopedEvent<TransactionStatusUpdate>({ signature, status, submission }, scope);
+  const findRow = async () => (await ctx.database.db.select().from(chainSubmissions).where(eq(chainSubmissions.signature, signature)))[0] ?? null;
+  let push: (item: ScopedEvent<TransactionStatusUpdate>) => void = () => {};
+  let end: () => void = () => {};
+  const watchFinality = (submission: ChainSubmissionRow) => {
+    if (finalityWatched) return;
+    finalityWatched = true;
+    const deadline = Date.now() + FINALITY_WAIT_MS;
+    const poll = async () => {
+      const status = await chain.client.signatureStatus(signature).catch(() => null);
+      if (status?.confirmationStatus === 'finalized') {
+        push(update('FINALIZED', submission, freshScope()));
+        end();
+      } else if (Date.now() < deadline) finalityWatch = setTimeout(poll, FINALITY_POLL_MS);
+      else end();
+    };
+    finalityWatch = setTimeout(poll, 0);
+  };
+
+  return eventStream<TransactionStatusUpdate>(
+    {
+      follow(pushItem, endStream) {
+        push = pushItem;
+        end = endStream;
+        return ctx.events.on({ transaction: signature }, (event, scope) => {
+          if (event.type !== 'transactionStatus') return;
+          if (event.status === 'FAILED') {
+            push(update('FAILED', null, scope));
+            end();
+          } else if (event.status === 'CONFIRMED') {
+            void findRow().then((row) => {
+              push(update('CONFIRMED', row ?? found, scope));
+              if (row) watchFinality(row);
+            });
+          } else {
+            push(update('SUBMITTED', found, scope));
+          }
+        });
+      },
+      // Read again once following: a change between the first read and now is not missed.
+      initial: async () => {
+        const row = await findRow();
+        if (!row) {
+          end();
+          return [update('FAILED', null, freshScope())];
+        }
+        if (row.status === 'CONFIRMED') watchFinality(row);
+        return [update(row.status === 'CONFIRMED' ? 'CONFIRMED' : 'SUBMITTED', row, freshScope())];
+      },
+    },
+    () => clearTimeout(finalityWatch),
+  );
+}
+
+/** What a confirmed submission produced: the prediction it placed or changed, or the reward it paid. */
+export async function submissionRecord(
+  ctx: ServiceContext,
+  update: TransactionStatusUpdate,
+): Promise<{ prediction: PredictionRow | null; reward: RewardRow | null; streakReward: StreakRewardRow | null }> {
+  const none = { prediction: null, reward: null, streakReward: null };
+  const submission = update.submission;
+  if (!submission || (update.status !== 'CONFIRMED' && update.status !== 'FINALIZED')) return none;
+  const p = submission.params;
+  const db = ctx.database.db;
+  if (p.predictionAccount) {
+    const [prediction] = await db.select().from(predictions).where(eq(predictions.predictionAccount, p.predictionAccount));
+    return { ...none, prediction: prediction ?? null };
+  }
+  if (p.rewardId) return { ...none, reward: (await db.select().from(rewards).where(eq(rewards.id, p.rewardId)))[0] ?? null };
+  if (p.streakRewardId) return { ...none, streakReward: (await db.select().from(streakRewards).where(eq(streakRewards.id, p.streakRewardId)))[0] ?? null };
+  return none;
+}

@@ -1,0 +1,111 @@
+import { type Client, createClient, type FormattedExecutionResult } from 'graphql-ws';
+import WebSocket from 'ws';
+import type { TestApp } from './harness.js';
+
+/** Serves the test app on a real port (graphql-ws needs a socket); returns its ws:// URL. */
+export async function listen(t: Pick<TestApp, 'app'>): Promise<string> {
+  const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  return `${address.replace(/^http/, 'ws')}/graphql`;
+}
+
+export interface SocketClient {
+  client: Client;
+  /** Resolves when the server acknowledged connection_init; rejects with the close event when refused. */
+  connected: Promise<void>;
+  closed: Promise<{ code: number; reason: string }>;
+  dispose(): Promise<void>;
+}
+
+/** A graphql-ws client (the real package) over `ws`, authenticating with `connectionParams`. */
+export function socketClient(url: string, connectionParams: Record<string, unknown> = {}): SocketClient {
+  let connected!: () => void;
+  let refused!: (error: unknown) => void;
+  let closed!: (event: { code: number; reason: string }) => void;
+  const connectedPromise = new Promise<void>((resolve, reject) => {
+    connected = resolve;
+    refused = reject;
+  });
+  const closedPromise = new Promise<{ code: number; reason: string }>((resolve) => (closed = resolve));
+  const client = createClient({
+    url,
+    webSocketImpl: WebSocket,
+    connectionParams,
+    lazy: false,
+    retryAttempts: 0,
+    // Errors are asserted by the tests, not retried.
+    shouldRetry: () => false,
+    on: {
+      connected: () => connected(),
+      closed: (event) => {
+        const { code, reason } = event as { code: number; reason: string };
+        closed({ code, reason: String(reason) });
+        refused({ code, reason });
+      },
+      error: (error) => refused(error),
+    },
+  });
+  connectedPromise.catch(() => {});
+  return { client, connected: connectedPromise, closed: closedPromise, dispose: () => client.dispose() as Promise<void> };
+}
+
+/** The results of one subscription as they arrive, with a way to wait for the next ones. */
+export class Subscription<T = any> {
+  readonly results: Array<FormattedExecutionResult<T>> = [];
+  completed = false;
+  error: unknown = null;
+  private waiters: Array<() => void> = [];
+  readonly unsubscribe: () => void;
+
+  constructor(client: Client, query: string, variables: Record<string, unknown> = {}) {
+    this.unsubscribe = client.subscribe<T>(
+      { query, variables },
+      {
+        next: (result) => {
+          this.results.push(result);
+          this.wake();
+        },
+        error: (error) => {
+          this.error = error;
+          this.wake();
+        },
+        complete: () => {
+          this.completed = true;
+          this.wake();
+        },
+      },
+    );
+  }
+
+  private wake(): void {
+    for (const waiter of this.waiters.splice(0)) waiter();
+  }
+
+  /** Waits until `count` results have arrived (or the subscription ended); rejects after `timeoutMs`. */
+  async waitFor(count: number, timeoutMs = 5000): Promise<Array<FormattedExecutionResult<T>>> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.results.length < count && !this.completed && !this.error) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`expected ${count} results within ${timeoutMs} ms, got ${this.results.length}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return this.results;
+  }
+
+  /** Waits for the subscription to end by completion or error. */
+  async waitForEnd(timeoutMs = 5000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.completed && !this.error) {
+      if (Date.now() > deadline) throw new Error('the subscription did not end');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
+/** Lets events that should NOT arrive have their chance to (used before asserting absence). */
+export const settle = (ms = 300) => new Promise((resolve) => setTimeout(resolve, ms));
