@@ -31,6 +31,7 @@ export function socketClient(url: string, connectionParams: Record<string, unkno
     webSocketImpl: WebSocket,
     connectionParams,
     lazy: false,
+    onNonLazyError: () => {},
     retryAttempts: 0,
     // Errors are asserted by the tests, not retried.
     shouldRetry: () => false,
@@ -50,7 +51,7 @@ export function socketClient(url: string, connectionParams: Record<string, unkno
 
 /** The results of one subscription as they arrive, with a way to wait for the next ones. */
 export class Subscription<T = any> {
-  readonly results: Array<FormattedExecutionResult<T>> = [];
+  readonly results: Array<FormattedExecutionResult<T, unknown>> = [];
   completed = false;
   error: unknown = null;
   private waiters: Array<() => void> = [];
@@ -81,7 +82,7 @@ export class Subscription<T = any> {
   }
 
   /** Waits until `count` results have arrived (or the subscription ended); rejects after `timeoutMs`. */
-  async waitFor(count: number, timeoutMs = 5000): Promise<Array<FormattedExecutionResult<T>>> {
+  async waitFor(count: number, timeoutMs = 5000): Promise<Array<FormattedExecutionResult<T, unknown>>> {
     const deadline = Date.now() + timeoutMs;
     while (this.results.length < count && !this.completed && !this.error) {
       const left = deadline - Date.now();

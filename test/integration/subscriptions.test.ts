@@ -1,0 +1,256 @@
+import { and, asc, count, eq, isNull } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import * as tables from '../../schema/index.js';
+import { EventHub } from '../../src/modules/events/event-hub.js';
+import { notifyIfAllowed } from '../../src/modules/notifications/notification.service.js';
+import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
+import { signInAs, type SignedIn } from './sessions.js';
+import { listen, settle, socketClient, Subscription } from './sockets.js';
+
+const SUITE_CONFIG = {
+  SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000',
+  MAX_QUERY_DEPTH: '6',
+  MAX_QUERY_ALIASES: '3',
+  MAX_QUERY_DIRECTIVES: '3',
+  MAX_QUERY_TOKENS: '200',
+  MAX_QUERY_COST: '50',
+};
+
+/** Opens a raw socket speaking graphql-transport-ws and records what the server sends and how it closes. */
+function rawSocket(url: string) {
+  const ws = new WebSocket(url, 'graphql-transport-ws');
+  const messages: Array<Record<string, unknown>> = [];
+  ws.on('message', (data) => messages.push(JSON.parse(data.toString()) as Record<string, unknown>));
+  const opened = new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  opened.catch(() => {});
+  return { ws, messages, opened, closed, send: (message: unknown) => ws.send(typeof message === 'string' ? message : JSON.stringify(message)) };
+}
+
+async function until(condition: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
+  let t: TestApp;
+  let url: string;
+  let hub: EventHub;
+  let owner: SignedIn;
+  let other: SignedIn;
+  let pool: tables.PoolRow;
+
+  beforeAll(async () => {
+    t = await startTestApp(kind, { config: testConfig(SUITE_CONFIG) });
+    url = await listen(t);
+    // Publishes as a service would, from outside the app: through the database's channel.
+    hub = new EventHub(t.database);
+    const someUsers = await t.database.db.select().from(tables.users).orderBy(asc(tables.users.id)).limit(2);
+    owner = await signInAs(t, someUsers[0]!.id);
+    other = await signInAs(t, someUsers[1]!.id);
+    [pool] = (await t.database.db.select().from(tables.pools).orderBy(asc(tables.pools.id)).limit(1)) as [tables.PoolRow];
+  });
+  afterAll(() => t.close());
+
+  describe('the protocol', () => {
+    it('closes with 4401 on a subscribe before connection_init, and nothing runs', async () => {
+      const socket = rawSocket(url);
+      await socket.opened;
+      const statements = await t.countStatements(async () => {
+        socket.send({ id: '1', type: 'subscribe', payload: { query: `subscription { poolCreated { id } }` } });
+        expect((await socket.closed).code).toBe(4401);
+      });
+      expect(statements).toBe(0);
+    });
+
+    it('closes with 4409 on a duplicate subscription id', async () => {
+      const socket = rawSocket(url);
+      await socket.opened;
+      socket.send({ type: 'connection_init', payload: {} });
+      await until(() => socket.messages.some((m) => m.type === 'connection_ack'));
+      socket.send({ id: 'same', type: 'subscribe', payload: { query: `subscription { poolCreated { id } }` } });
+      socket.send({ id: 'same', type: 'subscribe', payload: { query: `subscription { poolCreated { id } }` } });
+      expect((await socket.closed).code).toBe(4409);
+    });
+
+    it('closes with 4400 on a malformed message', async () => {
+      for (const message of ['{not json', JSON.stringify({ type: 'subscribe', payload: {} }), JSON.stringify({ type: 'no_such_type' })]) {
+        const socket = rawSocket(url);
+        await socket.opened;
+        socket.send({ type: 'connection_init', payload: {} });
+        await until(() => socket.messages.some((m) => m.type === 'connection_ack'));
+        socket.send(message);
+        expect((await socket.closed).code, message).toBe(4400);
+      }
+    });
+
+    it('closes with 4403 on invalid credentials in connection_init', async () => {
+      for (const params of [{ authorization: 'Bearer not-a-token' }, { authorization: 'Basic abc' }, { 'x-api-key': 'pgk_malformed' }]) {
+        const client = socketClient(url, params);
+        await expect(client.connected, JSON.stringify(params)).rejects.toMatchObject({ code: 4403 });
+      }
+    });
+
+    it('refuses upgrades on any other path', async () => {
+      const socket = rawSocket(url.replace('/graphql', '/elsewhere'));
+      await expect(socket.opened).rejects.toBeTruthy();
+    });
+
+    it('authenticates with a bearer token, and with an API key', async () => {
+      const created = await t.gql(`mutation { createApiKey(name: "socket") { apiKey } }`, undefined, owner.headers);
+      for (const params of [{ authorization: `Bearer ${owner.accessToken}` }, { 'x-api-key': created.data.createApiKey.apiKey as string }]) {
+        const client = socketClient(url, params);
+        await client.connected;
+        const expected = (await t.database.db.select({ n: count() }).from(tables.notifications).where(and(eq(tables.notifications.userId, owner.userId), isNull(tables.notifications.readAt))))[0]!.n;
+        const sub = new Subscription(client.client, `subscription { notificationCount }`);
+        const [first] = await sub.waitFor(1);
+        expect(first!.errors).toBeUndefined();
+        expect(first!.data).toEqual({ notificationCount: Number(expected) });
+        await client.dispose();
+      }
+    });
+  });
+
+  describe('limits over a subscribe message, checked before any resolver runs', () => {
+    const cases: Array<[string, string]> = [
+      ['depth', `subscription($p: ID!) { poolUpdated(poolId: $p) { user { pools { nodes { user { pools { nodes { id } } } } } } } }`],
+      ['aliases', `subscription($p: ID!) { poolUpdated(poolId: $p) { a: id b: id c: id d: id } }`],
+      ['directives', `subscription($p: ID!) { poolUpdated(poolId: $p) { id @include(if: true) title @include(if: true) description @include(if: true) unit @include(if: true) } }`],
+      ['tokens', `subscription($p: ID!) { poolUpdated(poolId: $p) { ${'id '.repeat(250)} } }`],
+      ['cost', `subscription($p: ID!) { poolUpdated(poolId: $p) { predictions(first: 100) { nodes { user { id } } } } }`],
+    ];
+    it.each(cases)('refuses an operation over the %s limit with QUERY_TOO_COMPLEX', async (limit, query) => {
+      const client = socketClient(url);
+      await client.connected;
+      const statements = await t.countStatements(async () => {
+        const sub = new Subscription(client.client, query, { p: pool.id });
+        await sub.waitForEnd();
+        expect(sub.results).toHaveLength(0);
+        const errors = sub.error as Array<{ message: string; extensions: Record<string, unknown> }>;
+        expect(errors[0]!.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit });
+        // The message names the limit and numbers only, nothing of the schema.
+        expect(errors[0]!.message).not.toMatch(/poolUpdated|predictions|Pool/);
+      });
+      // poolUpdated's resolver reads the pool first: no statement means it never ran.
+      expect(statements).toBe(0);
+      await client.dispose();
+    });
+  });
+
+  describe('events', () => {
+    it('resolves each event with loaders of its own: a change between events shows', async () => {
+      const client = socketClient(url);
+      await client.connected;
+      const sub = new Subscription(client.client, `subscription($p: ID!) { poolUpdated(poolId: $p) { id title user { id } } }`, { p: pool.id });
+      await until(() => hub !== null);
+      await settle(100);
+      await hub.publish([{ type: 'poolUpdated', poolId: pool.id }]);
+      await sub.waitFor(1);
+      await t.database.db.update(tables.pools).set({ title: 'Renamed between events' }).where(eq(tables.pools.id, pool.id));
+      await hub.publish([{ type: 'poolUpdated', poolId: pool.id }]);
+      const results = await sub.waitFor(2);
+      expect(results.map((r) => (r.data as { poolUpdated: { title: string } }).poolUpdated.title)).toEqual([pool.title, 'Renamed between events']);
+      expect((results[0]!.data as { poolUpdated: { user: { id: string } } }).poolUpdated.user.id).toBe(pool.createdBy);
+      await t.database.db.update(tables.pools).set({ title: pool.title }).where(eq(tables.pools.id, pool.id));
+      await client.dispose();
+    });
+
+    it('answers NOT_FOUND for an unknown pool and BAD_USER_INPUT for a malformed id', async () => {
+      const client = socketClient(url);
+      await client.connected;
+      for (const [id, code] of [
+        ['00000000-0000-4000-8000-000000000000', 'NOT_FOUND'],
+        ['nope', 'BAD_USER_INPUT'],
+      ] as const) {
+        const sub = new Subscription(client.client, `subscription($p: ID!) { poolUpdated(poolId: $p) { id } }`, { p: id });
+        await sub.waitForEnd();
+        const errors = (sub.results[0]?.errors ?? sub.error) as Array<{ extensions: Record<string, unknown> }>;
+        expect(errors[0]!.extensions.code).toBe(code);
+      }
+      await client.dispose();
+    });
+
+    it('needs a signed-in viewer for notifications: UNAUTHENTICATED otherwise', async () => {
+      const client = socketClient(url);
+      await client.connected;
+      const sub = new Subscription(client.client, `subscription { notifications { id } }`);
+      await sub.waitForEnd();
+      const errors = (sub.results[0]?.errors ?? sub.error) as Array<{ extensions: Record<string, unknown> }>;
+      expect(errors[0]!.extensions.code).toBe('UNAUTHENTICATED');
+      await client.dispose();
+    });
+
+    it("delivers a user's notification to that user's sockets only, and replays missed ones on resume", async () => {
+      const ownerClient = socketClient(url, { authorization: `Bearer ${owner.accessToken}` });
+      const otherClient = socketClient(url, { authorization: `Bearer ${other.accessToken}` });
+      await Promise.all([ownerClient.connected, otherClient.connected]);
+      const ownerSub = new Subscription(ownerClient.client, `subscription { notifications { id title userId type } }`);
+      const otherSub = new Subscription(otherClient.client, `subscription { notifications { id } }`);
+      await settle(100);
+
+      const notify = async (title: string) => {
+        const events = await notifyIfAllowed(t.database.db, { userId: owner.userId, type: 'REWARD_CLAIMED', title, message: 'm', data: {}, now: new Date() });
+        await hub.publish(events);
+        return events;
+      };
+      const [first] = await notify('first');
+      const delivered = await ownerSub.waitFor(1);
+      expect(delivered[0]!.data).toMatchObject({ notifications: { title: 'first', userId: owner.userId, type: 'REWARD_CLAIMED' } });
+      const firstId = (delivered[0]!.data as { notifications: { id: string } }).notifications.id;
+      expect(first!.type === 'notificationsCreated' && first!.notifications[0]!.id).toBe(firstId);
+      await ownerClient.dispose();
+
+      // While the owner is away, two more are created; resuming after the first replays both.
+      await notify('second');
+      await notify('third');
+      await settle(100);
+      expect(otherSub.results).toHaveLength(0);
+
+      const resumed = socketClient(url, { authorization: `Bearer ${owner.accessToken}` });
+      await resumed.connected;
+      const resumedSub = new Subscription(resumed.client, `subscription($after: ID) { notifications(resumeAfter: $after) { title } }`, { after: firstId });
+      const replayed = await resumedSub.waitFor(2);
+      expect(replayed.map((r) => (r.data as { notifications: { title: string } }).notifications.title)).toEqual(['second', 'third']);
+      await notify('fourth');
+      expect((await resumedSub.waitFor(3))[2]!.data).toEqual({ notifications: { title: 'fourth' } });
+      await settle(100);
+      expect(otherSub.results).toHaveLength(0);
+      await Promise.all([resumed.dispose(), otherClient.dispose()]);
+    });
+
+    it("refuses to resume after another user's notification", async () => {
+      const [foreign] = await t.database.db.select().from(tables.notifications).where(eq(tables.notifications.userId, owner.userId)).limit(1);
+      const client = socketClient(url, { authorization: `Bearer ${other.accessToken}` });
+      await client.connected;
+      const sub = new Subscription(client.client, `subscription($after: ID) { notifications(resumeAfter: $after) { id } }`, { after: foreign!.id });
+      await sub.waitForEnd();
+      const errors = (sub.results[0]?.errors ?? sub.error) as Array<{ extensions: Record<string, unknown> }>;
+      expect(errors[0]!.extensions).toMatchObject({ code: 'NOT_FOUND', argumentName: 'resumeAfter' });
+      await client.dispose();
+    });
+  });
+});
+
+describe.each(backends)('graceful shutdown on %s', (kind) => {
+  it('closes open sockets with 1001 and stops accepting', async () => {
+    const t = await startTestApp(kind);
+    const url = await listen(t);
+    const client = socketClient(url);
+    await client.connected;
+    const sub = new Subscription(client.client, `subscription { poolCreated { id } }`);
+    await settle(50);
+    await t.app.close();
+    expect((await client.closed).code).toBe(1001);
+    expect(sub.results).toHaveLength(0);
+    const late = rawSocket(url);
+    await expect(late.opened).rejects.toBeTruthy();
+    await t.drop();
+  });
+});
