@@ -1,0 +1,142 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { asc, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as tables from '../../schema/index.js';
+import { startTestApp, TEST_AUTH_DOMAIN, testConfig, type TestApp } from './harness.js';
+import { signInAs, type SignedIn } from './sessions.js';
+import { listen, settle, socketClient, Subscription } from './sockets.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const STATUS_MUTATION = `mutation($p: ID!, $s: PoolStatus!) { updatePoolStatus(poolId: $p, status: $s) { id status } }`;
+const POOL_UPDATED = `subscription($p: ID!) { poolUpdated(poolId: $p) { id status } }`;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A second gateway: a separate Node process started as `npm start` would, on the same database. */
+async function startReplica(databaseUrl: string): Promise<{ url: string; process: ChildProcess; stop(): Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      POOLGRAPH_MODE: 'test',
+      AUTH_DOMAIN: TEST_AUTH_DOMAIN,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      SEED_DEMO_DATA: 'false',
+      CHAIN_DATA_DIR: 'memory',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the replica exited with ${child.exitCode}:\n${output}`);
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+    if (ready) break;
+    if (Date.now() > deadline) throw new Error(`the replica did not become ready:\n${output}`);
+    await settle(200);
+  }
+  return {
+    url: `ws://127.0.0.1:${port}/graphql`,
+    process: child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** The listener connections of this database's gateways (one per process). */
+async function listenerBackends(t: TestApp): Promise<number[]> {
+  const rows = await t.database.rows<{ pid: number }>(
+    sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE '%:listener'`,
+  );
+  return rows.map((row) => Number(row.pid));
+}
+
+const describeOnPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+
+describeOnPostgres('fan-out across replicas through Postgres LISTEN/NOTIFY', () => {
+  let t: TestApp;
+  let admin: SignedIn;
+  let pool: tables.PoolRow;
+  let replica: Awaited<ReturnType<typeof startReplica>>;
+  let firstUrl: string;
+
+  beforeAll(async () => {
+    t = await startTestApp('postgres', { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
+    firstUrl = await listen(t);
+    const [user] = await t.database.db.select().from(tables.users).orderBy(asc(tables.users.id)).limit(1);
+    admin = await signInAs(t, user!.id, 'ADMIN');
+    [pool] = (await t.database.db.select().from(tables.pools).orderBy(asc(tables.pools.id)).limit(1)) as [tables.PoolRow];
+    replica = await startReplica(t.url!);
+  }, 120_000);
+  afterAll(async () => {
+    await replica?.stop();
+    await t?.close();
+  });
+
+  it('holds one listener connection per process, whatever the number of subscribers', async () => {
+    const clients = Array.from({ length: 5 }, () => socketClient(replica.url));
+    await Promise.all(clients.map((c) => c.connected));
+    const subs = clients.map((c) => new Subscription(c.client, POOL_UPDATED, { p: pool.id }));
+    await settle(200);
+    expect(await listenerBackends(t)).toHaveLength(2);
+    for (const sub of subs) sub.unsubscribe();
+    await Promise.all(clients.map((c) => c.dispose()));
+  });
+
+  it('delivers, within a second, an event caused by a mutation on the other replica', async () => {
+    const client = socketClient(replica.url, { authorization: `Bearer ${admin.accessToken}` });
+    await client.connected;
+    const sub = new Subscription(client.client, POOL_UPDATED, { p: pool.id });
+    await settle(200);
+    const sent = Date.now();
+    const changed = await t.gql(STATUS_MUTATION, { p: pool.id, s: 'PREDICTIONS_FROZEN' }, admin.headers);
+    expect(changed.errors).toBeUndefined();
+    const [received] = await sub.waitFor(1, 1000);
+    expect(Date.now() - sent).toBeLessThan(1000);
+    expect(received!.data).toEqual({ poolUpdated: { id: pool.id, status: 'PREDICTIONS_FROZEN' } });
+    await client.dispose();
+  });
+
+  it('re-subscribes by itself after its database connection is killed, and delivery resumes', async () => {
+    const client = socketClient(firstUrl);
+    await client.connected;
+    const sub = new Subscription(client.client, POOL_UPDATED, { p: pool.id });
+    await settle(200);
+
+    const before = await listenerBackends(t);
+    expect(before).toHaveLength(2);
+    await t.database.rows(sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid IN (${sql.join(before.map((pid) => sql`${pid}`), sql`, `)})`);
+    // Both processes' listeners come back on new connections.
+    const deadline = Date.now() + 10_000;
+    let after: number[] = [];
+    while (Date.now() < deadline) {
+      after = await listenerBackends(t);
+      if (after.length === 2 && after.every((pid) => !before.includes(pid))) break;
+      await settle(100);
+    }
+    expect(after).toHaveLength(2);
+    expect(after.some((pid) => before.includes(pid))).toBe(false);
+
+    const changed = await t.gql(STATUS_MUTATION, { p: pool.id, s: 'ACTIVE' }, admin.headers);
+    expect(changed.errors).toBeUndefined();
+    const [received] = await sub.waitFor(1, 2000);
+    expect(received!.data).toEqual({ poolUpdated: { id: pool.id, status: 'ACTIVE' } });
+    await client.dispose();
+  });
+});
