@@ -1,0 +1,143 @@
+import { PublicKey } from '@solana/web3.js';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as tables from '../../schema/index.js';
+import { type ChainFixture, startChainFixture, TestKeypairWallet } from './chain-fixture.js';
+import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
+import { listen, settle, socketClient, Subscription } from './sockets.js';
+
+const TOKEN = 1_000_000n;
+const CLAIM_STREAK = `mutation($id: ID!) { claimStreakReward(streakRewardId: $id) { signature } }`;
+const BUILD_PREDICTION = `mutation($i: PredictionTransactionInput!) { buildPredictionTransaction(input: $i) { transaction proof } }`;
+const SUBMIT_PREDICTION = `mutation($i: SubmitPredictionTransactionInput!) { submitPredictionTransaction(input: $i) { signature prediction { id } } }`;
+const NOTIFICATIONS = `subscription { notifications { id type userId data } }`;
+
+describe.each(backends)('events of on-chain mutations, delivered over graphql-ws, on %s', (kind) => {
+  let t: TestApp;
+  let chain: ChainFixture;
+  let url: string;
+
+  beforeAll(async () => {
+    chain = await startChainFixture();
+    t = await startTestApp(kind, { chain: chain.runtime, config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
+    url = await listen(t);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await chain?.close();
+  });
+
+  async function signedInWallet() {
+    const wallet = new TestKeypairWallet();
+    const { data } = await t.gql(`mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`, { a: wallet.address });
+    const message = data.requestSignInChallenge.message as string;
+    const session = await t.gql(`mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken user { id } } }`, {
+      i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
+    });
+    const accessToken = session.data.signInWithWallet.accessToken as string;
+    return { wallet, accessToken, userId: session.data.signInWithWallet.user.id as string, headers: { authorization: `Bearer ${accessToken}` } };
+  }
+
+  it("delivers a claim's notification to its owner's socket only; with preferences off, none is delivered", async () => {
+    const owner = await signedInWallet();
+    const other = await signedInWallet();
+    const [streak] = await t.database.db.select().from(tables.streaks).limit(1);
+    const [first, second] = await t.database.db
+      .insert(tables.streakRewards)
+      .values([
+        { streakId: streak!.id, userWalletAddress: owner.wallet.address, amount: 2_000_000n },
+        { streakId: streak!.id, userWalletAddress: owner.wallet.address, amount: 1_000_000n },
+      ])
+      .returning();
+
+    const ownerSocket = socketClient(url, { authorization: `Bearer ${owner.accessToken}` });
+    const otherSocket = socketClient(url, { authorization: `Bearer ${other.accessToken}` });
+    await Promise.all([ownerSocket.connected, otherSocket.connected]);
+    const ownerSub = new Subscription(ownerSocket.client, NOTIFICATIONS);
+    const ownerCount = new Subscription(ownerSocket.client, `subscription { notificationCount }`);
+    const otherSub = new Subscription(otherSocket.client, NOTIFICATIONS);
+    await ownerCount.waitFor(1);
+    const unreadBefore = (ownerCount.results[0]!.data as { notificationCount: number }).notificationCount;
+
+    const claimed = await t.gql(CLAIM_STREAK, { id: first!.id }, owner.headers);
+    expect(claimed.errors, JSON.stringify(claimed.errors)).toBeUndefined();
+    const [delivered] = await ownerSub.waitFor(1);
+    const [row] = await t.database.db
+      .select()
+      .from(tables.notifications)
+      .where(and(eq(tables.notifications.userId, owner.userId), eq(tables.notifications.type, 'STREAK_REWARD_RECEIVED')));
+    expect(delivered!.data).toEqual({
+      notifications: { id: row!.id, type: 'STREAK_REWARD_RECEIVED', userId: owner.userId, data: expect.objectContaining({ streakRewardId: first!.id, signature: claimed.data.claimStreakReward.signature }) },
+    });
+    expect((await ownerCount.waitFor(2))[1]!.data).toEqual({ notificationCount: unreadBefore + 1 });
+
+    // The type's preference off: the payout happens, nothing is written, nothing is delivered.
+    const [settings] = await t.database.db.select().from(tables.settings).where(eq(tables.settings.userId, owner.userId));
+    await t.database.db
+      .update(tables.settings)
+      .set({ notificationPreferences: { ...settings!.notificationPreferences, STREAK_REWARD_RECEIVED: false } })
+      .where(eq(tables.settings.userId, owner.userId));
+    const quiet = await t.gql(CLAIM_STREAK, { id: second!.id }, owner.headers);
+    expect(quiet.errors, JSON.stringify(quiet.errors)).toBeUndefined();
+    await settle(400);
+    expect(ownerSub.results).toHaveLength(1);
+    expect(otherSub.results).toHaveLength(0);
+    await Promise.all([ownerSocket.dispose(), otherSocket.dispose()]);
+  });
+
+  it('follows a placed prediction: poolUpdated with the new volume, and transactionStatus to FINALIZED with the prediction', async () => {
+    const user = await signedInWallet();
+    await chain.devchain.mintTokens(user.wallet.publicKey, 1000n * TOKEN);
+    const now = new Date();
+    const [pool] = (await t.database.db.select().from(tables.pools).where(eq(tables.pools.status, 'ACTIVE')))
+      .filter((p) => !p.isClosed && p.predictionStartDate <= now && p.predictionEndDate > now)
+      .sort((a, b) => a.id.localeCompare(b.id));
+    expect(new PublicKey(pool!.poolAccount)).toBeTruthy();
+
+    const watcher = socketClient(url);
+    await watcher.connected;
+    const poolSub = new Subscription(watcher.client, `subscription($p: ID!) { poolUpdated(poolId: $p) { id totalVolume indexedPredictionUpdateCount } }`, { p: pool!.id });
+    await settle(100);
+
+    const input = { poolId: pool!.id, stake: Number((pool!.minStake * 2n) / TOKEN), value: Number((pool!.minOutcome + 3 * pool!.step).toFixed(pool!.precision)) };
+    const built = await t.gql(BUILD_PREDICTION, { i: input }, user.headers);
+    expect(built.errors, JSON.stringify(built.errors)).toBeUndefined();
+    const signedTransaction = await user.wallet.signTransaction(built.data.buildPredictionTransaction.transaction);
+    const submitted = await t.gql(SUBMIT_PREDICTION, { i: { ...input, signedTransaction, proof: built.data.buildPredictionTransaction.proof } }, user.headers);
+    expect(submitted.errors, JSON.stringify(submitted.errors)).toBeUndefined();
+    const { signature, prediction } = submitted.data.submitPredictionTransaction;
+
+    const [update] = await poolSub.waitFor(1);
+    const [after] = await t.database.db.select().from(tables.pools).where(eq(tables.pools.id, pool!.id));
+    expect(update!.data).toEqual({
+      poolUpdated: { id: pool!.id, totalVolume: Number(after!.totalVolume / TOKEN) + Number(after!.totalVolume % TOKEN) / 1e6, indexedPredictionUpdateCount: after!.indexedPredictionUpdateCount },
+    });
+    expect(after!.totalVolume).toBe(pool!.totalVolume + BigInt(input.stake) * TOKEN);
+
+    const owner = socketClient(url, { authorization: `Bearer ${user.accessToken}` });
+    await owner.connected;
+    const status = new Subscription(owner.client, `subscription($s: String!) { transactionStatus(signature: $s) { signature status operation prediction { id } } }`, { s: signature });
+    const [confirmed] = await status.waitFor(1);
+    expect(confirmed!.data).toEqual({ transactionStatus: { signature, status: 'CONFIRMED', operation: 'placePrediction', prediction: { id: prediction.id } } });
+    chain.devchain.advanceSlots(40);
+    const all = await status.waitFor(2);
+    expect(all[1]!.data).toEqual({ transactionStatus: { signature, status: 'FINALIZED', operation: 'placePrediction', prediction: { id: prediction.id } } });
+    await status.waitForEnd();
+    expect(status.completed).toBe(true);
+
+    // Another user's submission is not theirs to follow; a malformed signature is refused.
+    const stranger = await signedInWallet();
+    const strangerSocket = socketClient(url, { authorization: `Bearer ${stranger.accessToken}` });
+    await strangerSocket.connected;
+    for (const [s, code] of [
+      [signature, 'NOT_FOUND'],
+      ['not-a-signature', 'BAD_USER_INPUT'],
+    ] as const) {
+      const refused = new Subscription(strangerSocket.client, `subscription($s: String!) { transactionStatus(signature: $s) { status } }`, { s });
+      await refused.waitForEnd();
+      const errors = (refused.results[0]?.errors ?? refused.error) as Array<{ extensions: Record<string, unknown> }>;
+      expect(errors[0]!.extensions.code).toBe(code);
+    }
+    await Promise.all([watcher.dispose(), owner.dispose(), strangerSocket.dispose()]);
+  });
+});
