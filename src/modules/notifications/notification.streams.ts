@@ -27,35 +27,53 @@ export async function followNotifications(ctx: ServiceContext, resumeAfter: stri
     if (!after || after.userId !== userId) throw new AppError('NOT_FOUND', 'resumeAfter is not one of your notifications', { argumentName: 'resumeAfter' });
   }
   const seen = new Set<string>();
+  /** Where a catch-up starts: the newest row sent, else the resumed-after row, else the subscription's start. */
+  let position: { createdAt: Date; id: string } = after ?? { createdAt: ctx.now, id: '00000000-0000-0000-0000-000000000000' };
+  const missedSince = (position: { createdAt: Date; id: string }) =>
+    ctx.database.db
+      .select()
+      .from(notifications)
+      .where(
+        and(
+          eq(notifications.userId, userId),
+          or(gt(notifications.createdAt, position.createdAt), and(eq(notifications.createdAt, position.createdAt), gt(notifications.id, position.id))),
+        ),
+      )
+      .orderBy(asc(notifications.createdAt), asc(notifications.id))
+      .limit(MAX_REPLAYED_NOTIFICATIONS);
   const deliver = (push: (item: ScopedEvent<NotificationRow>) => void, scope: EventScope) => (row: NotificationRow | null) => {
     // A row the preferences refused does not exist; one already replayed is not sent twice.
     if (!row || seen.has(row.id)) return;
     seen.add(row.id);
+    if (row.createdAt > position.createdAt || (row.createdAt.getTime() === position.createdAt.getTime() && row.id > position.id)) position = row;
     push(new ScopedEvent(row, scope));
   };
   return eventStream<NotificationRow>({
-    follow: (push) =>
-      ctx.events.on({ user: userId }, (event, scope) => {
+    follow(push) {
+      const stopFollowing = ctx.events.on({ user: userId }, (event, scope) => {
         const send = deliver(push, scope);
         if (event.type === 'notificationsCreated') {
           for (const n of event.notifications) if (n.userId === userId) scope.loaders.notificationById.load(n.id).then(send, () => {});
         } else if (event.type === 'poolCreatedNotifications') {
           scope.loaders.poolCreatedNotificationByUser(event.poolId).load(userId).then(send, () => {});
         }
-      }),
+      });
+      // Events published while the process's listener was reconnecting never arrive: send
+      // what was created since this subscription started (or resumed) and was not sent.
+      const stopResuming = ctx.events.onResume(() => {
+        void missedSince(position).then((rows) => {
+          const scope: EventScope = { loaders: createLoaders(ctx.database.db), now: ctx.clock() };
+          for (const row of rows) deliver(push, scope)(row);
+        }, () => {});
+      });
+      return () => {
+        stopFollowing();
+        stopResuming();
+      };
+    },
     initial: after
       ? async () => {
-          const missed = await ctx.database.db
-            .select()
-            .from(notifications)
-            .where(
-              and(
-                eq(notifications.userId, userId),
-                or(gt(notifications.createdAt, after.createdAt), and(eq(notifications.createdAt, after.createdAt), gt(notifications.id, after.id))),
-              ),
-            )
-            .orderBy(asc(notifications.createdAt), asc(notifications.id))
-            .limit(MAX_REPLAYED_NOTIFICATIONS);
+          const missed = await missedSince(after);
           const scope: EventScope = { loaders: createLoaders(ctx.database.db), now: ctx.clock() };
           const fresh = missed.filter((row) => !seen.has(row.id));
           for (const row of fresh) seen.add(row.id);
