@@ -6,6 +6,7 @@ import { PredictionResolver, RewardResolver } from '../modules/predictions/predi
 import { StreakResolver, StreakRewardResolver } from '../modules/streaks/streak.resolver.js';
 import { ApiKeyResolver, AuthResolver, RefreshTokenResolver } from '../modules/auth/auth.resolver.js';
 import { DevTokensResolver, TransactionResolver } from '../modules/transactions/transaction.resolver.js';
+import { ViewerNotificationResolver } from '../modules/notifications/notification.resolver.js';
 import {
   DeviceTokenResolver,
   ImageResolver,
@@ -40,6 +41,7 @@ export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): P
       ReferralRedemptionResolver,
       NotificationResolver,
       DeviceTokenResolver,
+      ViewerNotificationResolver,
       AuthResolver,
       ApiKeyResolver,
       RefreshTokenResolver,
