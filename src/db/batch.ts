@@ -27,9 +27,9 @@ export interface NewestFirstAfter {
 }
 
 /**
- * The newest `limit` rows of each parent, optionally after a cursor, in one statement:
- * a lateral join over the parent ids lets each parent use the (parent, created_at, id)
- * index and stop after `limit` rows however large it grows.
+ * The newest `limit` rows of each parent, optionally after a cursor and restricted by
+ * `where`, in one statement: a lateral join over the parent ids lets each parent use the
+ * (parent, created_at, id) index and stop after `limit` rows however large it grows.
  */
 export async function newestChildrenByParent<TRow extends Record<string, unknown>>(
   db: Db,
@@ -38,8 +38,10 @@ export async function newestChildrenByParent<TRow extends Record<string, unknown
   parentIds: readonly string[],
   limit: number,
   after: NewestFirstAfter | null,
+  where?: SQL,
 ): Promise<Map<string, TRow[]>> {
   const conditions: SQL[] = [eq(parentColumn, sql`parents.parent_id`)];
+  if (where) conditions.push(where);
   if (after) {
     conditions.push(
       or(
@@ -65,17 +67,18 @@ export async function newestChildrenByParent<TRow extends Record<string, unknown
   );
 }
 
-/** How many rows each parent has, in one statement. */
+/** How many rows each parent has (of those matching `where`), in one statement. */
 export async function countByParent(
   db: Db,
   table: PgTable,
   parentColumn: PgColumn,
   parentIds: readonly string[],
+  where?: SQL,
 ): Promise<Map<string, number>> {
   const rows = await db
     .select({ parentId: parentColumn, total: count() })
     .from(table)
-    .where(inArray(parentColumn, [...parentIds]))
+    .where(and(inArray(parentColumn, [...parentIds]), where))
     .groupBy(parentColumn);
   return new Map(rows.map((row) => [row.parentId as string, row.total]));
 }

@@ -1,5 +1,4 @@
 import type { Db } from '../db/client.js';
-import { createNotificationLoaders } from './notifications/notification.loaders.js';
 import { createPoolLoaders } from './pools/pool.loaders.js';
 import { createPredictionLoaders } from './predictions/prediction.loaders.js';
 import { createStreakLoaders } from './streaks/streak.loaders.js';
@@ -12,7 +11,6 @@ export function createLoaders(db: Db) {
     ...createPoolLoaders(db),
     ...createPredictionLoaders(db),
     ...createStreakLoaders(db),
-    ...createNotificationLoaders(db),
   };
 }
 

@@ -7,6 +7,7 @@ import { StreakResolver, StreakRewardResolver } from '../modules/streaks/streak.
 import { ApiKeyResolver, AuthResolver, RefreshTokenResolver } from '../modules/auth/auth.resolver.js';
 import { SubscriptionResolver, TransactionStatusUpdateResolver } from '../modules/events/subscription.resolver.js';
 import { DevTokensResolver, TransactionResolver } from '../modules/transactions/transaction.resolver.js';
+import { ViewerNotificationResolver } from '../modules/notifications/notification.resolver.js';
 import {
   DeviceTokenResolver,
   ImageResolver,
@@ -41,6 +42,7 @@ export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): P
       ReferralRedemptionResolver,
       NotificationResolver,
       DeviceTokenResolver,
+      ViewerNotificationResolver,
       AuthResolver,
       ApiKeyResolver,
       RefreshTokenResolver,

@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import type { SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { countByParent, newestChildrenByParent, rowsByKeys } from '../../db/batch.js';
 import type { Db } from '../../db/client.js';
@@ -33,20 +34,35 @@ export function parseNewestFirstPage(args: { first?: number | null; after?: stri
   return parsePageRequest(args, NEWEST_FIRST, isIsoDate);
 }
 
+/** How many rows (of those matching `where`) each parent has: one `GROUP BY` statement per batch. */
+export function countLoader(db: Db, table: PgTable, parentColumn: PgColumn, where?: SQL) {
+  return new DataLoader<string, number>(async (parentIds) => {
+    const totals = await countByParent(db, table, parentColumn, parentIds, where);
+    return parentIds.map((id) => totals.get(id) ?? 0);
+  });
+}
+
 type ChildRow = Record<string, unknown> & { id: string; createdAt: Date };
 type ChildTable = PgTable & { id: PgColumn; createdAt: PgColumn };
+
+export interface ChildPageOptions {
+  /** Only children matching this condition are listed and counted. */
+  where?: SQL;
+  /** The loader answering totalCount, when another loader counts the same rows (so they share a cache). */
+  counts?: DataLoader<string, number>;
+}
 
 /**
  * Pages of a parent's children (newest first) for many parents at once. Each distinct
  * page request (first, after) gets its own DataLoader, so aliases with different
  * arguments still batch per argument set; totalCount is one more batched statement,
- * run only when a query selects it.
+ * run only when a query selects it. Cursors are positions in the newest-first order, so
+ * a cursor stays valid however the rows before it change, and with a `where` it skips
+ * to the next matching row.
  */
-export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable, parentColumn: PgColumn) {
-  const counts = new DataLoader<string, number>(async (parentIds) => {
-    const totals = await countByParent(db, table, parentColumn, parentIds);
-    return parentIds.map((id) => totals.get(id) ?? 0);
-  });
+export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable, parentColumn: PgColumn, options: ChildPageOptions = {}) {
+  const { where } = options;
+  const counts = options.counts ?? countLoader(db, table, parentColumn, where);
   const cursorOf = (row: TRow) => encodeCursor(NEWEST_FIRST, row.createdAt.toISOString(), row.id);
   const loaders = new Map<string, DataLoader<string, Page<TRow>>>();
   return (page: PageRequest): DataLoader<string, Page<TRow>> => {
@@ -55,7 +71,7 @@ export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable
     if (!loader) {
       const after = page.after ? { createdAt: new Date(page.after.key), id: page.after.id } : null;
       loader = new DataLoader<string, Page<TRow>>(async (parentIds) => {
-        const groups = await newestChildrenByParent<TRow>(db, table, parentColumn, parentIds, page.first + 1, after);
+        const groups = await newestChildrenByParent<TRow>(db, table, parentColumn, parentIds, page.first + 1, after, where);
         return parentIds.map((parentId) => {
           const { nodes, hasNextPage } = takePage(groups.get(parentId) ?? [], page.first);
           return new Page(nodes, hasNextPage, false, cursorOf, () => counts.load(parentId));

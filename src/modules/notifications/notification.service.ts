@@ -1,5 +1,19 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import {
+  deviceTokens,
+  type DeviceTokenRow,
+  NOTIFICATION_PREFERENCE_KEYS,
+  type NotificationPreferenceKey,
+  type NotificationPreferences,
+  notifications,
+  settings,
+  type SettingsRow,
+} from '../../../schema/index.js';
 import type { Db } from '../../db/client.js';
+import { badInput } from '../../errors.js';
+import { requireViewer } from '../auth/viewer.js';
+import { isUuid } from '../common/ids.js';
+import type { ServiceContext } from '../context.js';
 import type { DomainEvent } from '../events/events.js';
 
 /** The notification types an on-chain event produces; each is also a preference key. */
@@ -33,4 +47,150 @@ export async function notifyIfAllowed(
 function rowsOf<T>(result: unknown): T[] {
   if (Array.isArray(result)) return result as T[];
   return ((result as { rows?: T[] }).rows ?? []) as T[];
+}
+
+// ---- The viewer's notifications, preferences and devices ---------------------------------
+
+/** The signed-in viewer's unread notifications; UNAUTHENTICATED when signed out. */
+export function unreadNotificationCount(ctx: ServiceContext): Promise<number> {
+  const viewer = requireViewer(ctx.viewer);
+  return ctx.loaders.unreadNotificationCountByUser.load(viewer.userId);
+}
+
+/** Most ids one markNotificationsRead call takes. */
+export const MAX_MARK_READ_IDS = 100;
+
+/**
+ * Marks the viewer's unread notifications among `ids` read, in one statement; returns how
+ * many changed. Ids of other users' notifications, unknown ids and notifications already
+ * read are ignored, not refused: the result counts only what changed, and the call reveals
+ * nothing about notifications that are not the viewer's.
+ */
+export async function markNotificationsRead(ctx: ServiceContext, ids: readonly string[]): Promise<number> {
+  const viewer = requireViewer(ctx.viewer);
+  if (ids.length > MAX_MARK_READ_IDS) throw badInput('ids', `ids may name at most ${MAX_MARK_READ_IDS} notifications, got ${ids.length}`);
+  const malformed = ids.findIndex((id) => !isUuid(id));
+  if (malformed >= 0) throw badInput('ids', `ids[${malformed}] must be a UUID, got ${JSON.stringify(ids[malformed])}`);
+  if (ids.length === 0) return 0;
+  const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
+  return markRead(ctx, viewer.userId, inArray(notifications.id, unique));
+}
+
+/** Marks every unread notification of the viewer read, in one statement; returns how many changed. */
+export async function markAllNotificationsRead(ctx: ServiceContext): Promise<number> {
+  const viewer = requireViewer(ctx.viewer);
+  return markRead(ctx, viewer.userId);
+}
+
+async function markRead(ctx: ServiceContext, userId: string, onlyThese?: ReturnType<typeof inArray>): Promise<number> {
+  const now = ctx.now.toISOString();
+  const [result] = await ctx.database.rows<{ changed: number }>(sql`
+    WITH changed AS (
+      UPDATE ${notifications} SET read_at = ${now}::timestamptz, updated_at = ${now}::timestamptz
+      WHERE ${and(eq(notifications.userId, userId), sql`${notifications.readAt} IS NULL`, onlyThese)}
+      RETURNING 1
+    )
+    SELECT count(*)::int AS changed FROM changed`);
+  const changed = Number(result?.changed ?? 0);
+  if (changed > 0) {
+    ctx.loaders.unreadNotificationCountByUser.clear(userId);
+    // The statement committed on its own; subscribers now read the new count.
+    await ctx.events.publish([{ type: 'notificationsRead', userId }]);
+  }
+  return changed;
+}
+
+/** The preference keys under their camelCase names (as the GraphQL API spells them). */
+export const PREFERENCE_KEYS_BY_FIELD = {
+  isNotificationsEnabled: 'is_notifications_enabled',
+  isEmailNotificationsEnabled: 'is_email_notifications_enabled',
+  isPushNotificationsEnabled: 'is_push_notifications_enabled',
+  isEmailSubscribePopupDismissed: 'is_email_subscribe_popup_dismissed',
+  rewardClaimed: 'REWARD_CLAIMED',
+  refundClaimed: 'REFUND_CLAIMED',
+  streakRewardReceived: 'STREAK_REWARD_RECEIVED',
+} as const satisfies Record<string, NotificationPreferenceKey>;
+
+// Fails to compile when a preference key of the interface has no field above.
+const everyKeyHasAField: Exclude<NotificationPreferenceKey, (typeof PREFERENCE_KEYS_BY_FIELD)[keyof typeof PREFERENCE_KEYS_BY_FIELD]> extends never
+  ? true
+  : never = true;
+void everyKeyHasAField;
+
+/** Preference changes: a field that is absent or null stays as it is. */
+export type NotificationPreferencesChanges = { [F in keyof typeof PREFERENCE_KEYS_BY_FIELD]?: boolean | null };
+
+const DEFAULT_PREFERENCES = Object.fromEntries(NOTIFICATION_PREFERENCE_KEYS.map((key) => [key, true])) as NotificationPreferences;
+
+/**
+ * Changes only the given preferences of the viewer, merged into the stored object in one
+ * statement (so concurrent updates of different keys both survive); a viewer without a
+ * settings row gets one with the defaults (all true) plus the changes.
+ */
+export async function updateNotificationPreferences(ctx: ServiceContext, changes: NotificationPreferencesChanges): Promise<SettingsRow> {
+  const viewer = requireViewer(ctx.viewer);
+  const patch: Partial<NotificationPreferences> = {};
+  for (const [field, key] of Object.entries(PREFERENCE_KEYS_BY_FIELD) as Array<[keyof NotificationPreferencesChanges, NotificationPreferenceKey]>) {
+    const value = changes[field];
+    if (value != null) patch[key] = value;
+  }
+  const [row] = await ctx.database.db
+    .insert(settings)
+    .values({ userId: viewer.userId, notificationPreferences: { ...DEFAULT_PREFERENCES, ...patch }, createdAt: ctx.now, updatedAt: ctx.now })
+    .onConflictDoUpdate({
+      target: settings.userId,
+      set: {
+        notificationPreferences: sql`${settings.notificationPreferences} || ${JSON.stringify(patch)}::jsonb`,
+        updatedAt: ctx.now,
+      },
+    })
+    .returning();
+  ctx.loaders.settingsByUser.clear(viewer.userId).prime(viewer.userId, row!);
+  return row!;
+}
+
+/**
+ * What a push token may look like: APNs (hex), FCM (letters, digits, `-_:`) and web push
+ * tokens (base64 or base64url) fit; whitespace, quotes and control characters do not.
+ */
+export const DEVICE_TOKEN_PATTERN = /^[A-Za-z0-9_\-:.~+/=]{16,1024}$/;
+
+function parseDeviceToken(token: string): string {
+  if (!DEVICE_TOKEN_PATTERN.test(token)) {
+    throw badInput('token', 'token must be 16 to 1024 letters, digits or the characters - _ : . ~ + / =');
+  }
+  return token;
+}
+
+/**
+ * Registers a push token for the viewer; registering it again only updates its platform.
+ * A token is one app install, so when another user registers a token already held, it
+ * moves to them: the install's previous user no longer receives pushes on it.
+ */
+export async function registerDeviceToken(
+  ctx: ServiceContext,
+  token: string,
+  platform: DeviceTokenRow['platform'],
+): Promise<DeviceTokenRow> {
+  const viewer = requireViewer(ctx.viewer);
+  const value = parseDeviceToken(token);
+  const [row] = await ctx.database.db
+    .insert(deviceTokens)
+    .values({ userId: viewer.userId, token: value, platform, createdAt: ctx.now, updatedAt: ctx.now })
+    .onConflictDoUpdate({ target: deviceTokens.token, set: { userId: viewer.userId, platform, updatedAt: ctx.now } })
+    .returning();
+  ctx.loaders.deviceTokensByUser.clearAll();
+  return row!;
+}
+
+/** Removes one of the viewer's push tokens; false when the viewer holds no such token. */
+export async function removeDeviceToken(ctx: ServiceContext, token: string): Promise<boolean> {
+  const viewer = requireViewer(ctx.viewer);
+  const value = parseDeviceToken(token);
+  const removed = await ctx.database.db
+    .delete(deviceTokens)
+    .where(and(eq(deviceTokens.token, value), eq(deviceTokens.userId, viewer.userId)))
+    .returning({ id: deviceTokens.id });
+  ctx.loaders.deviceTokensByUser.clear(viewer.userId);
+  return removed.length > 0;
 }

@@ -1,3 +1,5 @@
+import DataLoader from 'dataloader';
+import { and, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import {
   apiKeys,
   type ApiKeyRow,
@@ -19,15 +21,80 @@ import {
   type UserRow,
 } from '../../../schema/index.js';
 import type { Db } from '../../db/client.js';
-import { childPageLoader, groupLoader, uniqueLoader } from '../common/loaders.js';
+import { childPageLoader, countLoader, groupLoader, uniqueLoader } from '../common/loaders.js';
+import type { PageRequest } from '../common/pagination.js';
+
+/** Which of a user's notifications a list shows; absent means all of them. */
+export const NOTIFICATION_FILTERS = ['READ', 'UNREAD'] as const;
+export type NotificationFilter = (typeof NOTIFICATION_FILTERS)[number];
+
+const UNREAD = isNull(notifications.readAt);
+const READ = isNotNull(notifications.readAt);
+
+function createNotificationLoaders(db: Db) {
+  // Counted with `read_at IS NULL`, so Postgres answers from notifications_user_id_unread_idx.
+  const unreadNotificationCountByUser = countLoader(db, notifications, notifications.userId, UNREAD);
+  const all = childPageLoader<NotificationRow>(db, notifications, notifications.userId);
+  // The filtered variants are built on first use: most requests never ask for them.
+  let unread: typeof all | undefined;
+  let read: typeof all | undefined;
+  const pagesOf = (filter: NotificationFilter | null | undefined): typeof all => {
+    if (filter === 'UNREAD') {
+      // totalCount of the unread list shares the unread count's cache.
+      return (unread ??= childPageLoader<NotificationRow>(db, notifications, notifications.userId, { where: UNREAD, counts: unreadNotificationCountByUser }));
+    }
+    if (filter === 'READ') return (read ??= childPageLoader<NotificationRow>(db, notifications, notifications.userId, { where: READ }));
+    return all;
+  };
+  const poolCreatedLoaders = new Map<string, DataLoader<string, NotificationRow | null>>();
+
+  return {
+    /**
+     * A page of each user's notifications, newest first, optionally only the read or the
+     * unread ones: one statement per (page, filter) for every user of a tick. A cursor is a
+     * position in the newest-first order, valid with the filter of the list that issued it.
+     */
+    notificationsByUser: (page: PageRequest, filter?: NotificationFilter | null) => pagesOf(filter)(page),
+    /** Each user's unread notifications, counted in one `GROUP BY user_id` statement per batch. */
+    unreadNotificationCountByUser,
+    notificationById: uniqueLoader<NotificationRow>(db, notifications, notifications.id),
+    /**
+     * Each user's POOL_CREATED notification of `poolId` (the newest, should there be several),
+     * or null: one statement for every user of a tick. One loader per pool id, per request.
+     */
+    poolCreatedNotificationByUser(poolId: string): DataLoader<string, NotificationRow | null> {
+      let loader = poolCreatedLoaders.get(poolId);
+      if (!loader) {
+        loader = new DataLoader<string, NotificationRow | null>(async (userIds) => {
+          const rows = await db
+            .select()
+            .from(notifications)
+            .where(
+              and(
+                inArray(notifications.userId, [...userIds]),
+                eq(notifications.type, 'POOL_CREATED'),
+                sql`${notifications.data}->>'poolId' = ${poolId}`,
+              ),
+            )
+            .orderBy(desc(notifications.createdAt), desc(notifications.id));
+          const byUser = new Map<string, NotificationRow>();
+          for (const row of rows) if (!byUser.has(row.userId)) byUser.set(row.userId, row);
+          return userIds.map((userId) => byUser.get(userId) ?? null);
+        });
+        poolCreatedLoaders.set(poolId, loader);
+      }
+      return loader;
+    },
+  };
+}
 
 export function createUserLoaders(db: Db) {
   return {
+    ...createNotificationLoaders(db),
     userById: uniqueLoader<UserRow>(db, users, users.id),
     userByWalletAddress: uniqueLoader<UserRow>(db, users, users.walletAddress),
     imageById: uniqueLoader<ImageRow>(db, images, images.id),
     settingsByUser: uniqueLoader<SettingsRow>(db, settings, settings.userId),
-    notificationsByUser: childPageLoader<NotificationRow>(db, notifications, notifications.userId),
     deviceTokensByUser: groupLoader<DeviceTokenRow>(db, deviceTokens, deviceTokens.userId),
     sessionsByUser: groupLoader<RefreshTokenRow>(db, refreshTokens, refreshTokens.userId),
     apiKeysByUser: groupLoader<ApiKeyRow>(db, apiKeys, apiKeys.userId),

@@ -13,6 +13,7 @@ import { ApiKey, RefreshToken } from '../auth/auth.type.js';
 import { assertCanReadPrivate } from '../auth/viewer.js';
 import { parseNewestFirstPage } from '../common/loaders.js';
 import { PageArgs } from '../common/page.args.js';
+import { NotificationsArgs } from '../notifications/notification.args.js';
 import { DeviceToken, Notification, NotificationConnection } from '../notifications/notification.type.js';
 import { PoolConnection } from '../pools/pool.type.js';
 import { PredictionConnection } from '../predictions/prediction.type.js';
@@ -78,9 +79,9 @@ export class UserResolver {
   }
 
   @FieldResolver(() => NotificationConnection, { nullable: true, description: 'Private. Newest first.' })
-  notifications(@Root() user: UserRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
+  notifications(@Root() user: UserRow, @Args(() => NotificationsArgs) args: NotificationsArgs, @Ctx() ctx: GraphQLContext) {
     assertCanReadPrivate(ctx.viewer, user.id, 'notifications');
-    return ctx.loaders.notificationsByUser(parseNewestFirstPage(args)).load(user.id);
+    return ctx.loaders.notificationsByUser(parseNewestFirstPage(args), args.filter).load(user.id);
   }
 
   @FieldResolver(() => [DeviceToken], { nullable: true, description: 'Private.' })
