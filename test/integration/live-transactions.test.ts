@@ -70,16 +70,18 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
       notifications: { id: row!.id, type: 'STREAK_REWARD_RECEIVED', userId: owner.userId, data: expect.objectContaining({ streakRewardId: first!.id, signature: claimed.data.claimStreakReward.signature }) },
     });
     expect((await ownerCount.waitFor(2))[1]!.data).toEqual({ notificationCount: unreadBefore + 1 });
+    const read = await t.gql(`mutation($ids: [ID!]!) { markNotificationsRead(ids: $ids) }`, { ids: [row!.id] }, owner.headers);
+    expect(read.data).toEqual({ markNotificationsRead: 1 });
+    expect((await ownerCount.waitFor(3))[2]!.data).toEqual({ notificationCount: unreadBefore });
 
     // The type's preference off: the payout happens, nothing is written, nothing is delivered.
-    const [settings] = await t.database.db.select().from(tables.settings).where(eq(tables.settings.userId, owner.userId));
-    await t.database.db
-      .update(tables.settings)
-      .set({ notificationPreferences: { ...settings!.notificationPreferences, STREAK_REWARD_RECEIVED: false } })
-      .where(eq(tables.settings.userId, owner.userId));
+    const off = await t.gql(`mutation { updateNotificationPreferences(input: { streakRewardReceived: false }) { id } }`, undefined, owner.headers);
+    expect(off.errors).toBeUndefined();
+    const written = await t.database.db.select().from(tables.notifications).where(eq(tables.notifications.userId, owner.userId));
     const quiet = await t.gql(CLAIM_STREAK, { id: second!.id }, owner.headers);
     expect(quiet.errors, JSON.stringify(quiet.errors)).toBeUndefined();
     await settle(400);
+    expect(await t.database.db.select().from(tables.notifications).where(eq(tables.notifications.userId, owner.userId))).toHaveLength(written.length);
     expect(ownerSub.results).toHaveLength(1);
     expect(otherSub.results).toHaveLength(0);
     await Promise.all([ownerSocket.dispose(), otherSocket.dispose()]);
