@@ -118,6 +118,25 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
     });
   });
 
+  it('counts open subscriptions in /metrics', async () => {
+    const openNow = async () => {
+      const body = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+      return Number(/^poolgraph_subscriptions_open (\d+)/m.exec(body)?.[1]);
+    };
+    const before = await openNow();
+    const client = socketClient(url);
+    await client.connected;
+    const subs = [new Subscription(client.client, `subscription { poolCreated { id } }`), new Subscription(client.client, `subscription { poolCreated { id } }`)];
+    await settle(150);
+    expect(await openNow()).toBe(before + 2);
+    subs[0]!.unsubscribe();
+    await settle(150);
+    expect(await openNow()).toBe(before + 1);
+    await client.dispose();
+    await settle(150);
+    expect(await openNow()).toBe(before);
+  });
+
   describe('limits over a subscribe message, checked before any resolver runs', () => {
     const cases: Array<[string, string]> = [
       ['depth', `subscription($p: ID!) { poolUpdated(poolId: $p) { user { pools { nodes { user { pools { nodes { id } } } } } } } }`],
