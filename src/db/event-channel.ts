@@ -48,8 +48,66 @@ export function postgresEventChannel(
   client: postgres.Sql,
   options: { url: string; applicationName: string; connectTimeoutSeconds: number },
 ): EventChannel {
-  let listenerClient: postgres.Sql | null = null;
+  // One LISTEN connection per database handle, however many listeners (apps) share it.
+  const listeners = new Set<ChannelListener>();
+  let connection: { sql: postgres.Sql; ready: Promise<void>; stop(): Promise<void> } | null = null;
   let listening = false;
+
+  const open = () => {
+    let stopped = false;
+    let attempt = 0;
+    let retryTimer: NodeJS.Timeout | undefined;
+    // A client of its own, so LISTEN holds one connection and its loss is seen here.
+    // `onnotify` is the hook postgres.js's own `listen` is built on; its `listen` gives up
+    // when re-listening after a lost connection fails, hence this loop instead.
+    const sql = postgres(options.url, {
+      max: 1,
+      idle_timeout: 0,
+      max_lifetime: 0,
+      fetch_types: false,
+      connect_timeout: options.connectTimeoutSeconds,
+      onnotice: () => {},
+      connection: { application_name: `${options.applicationName}:listener` },
+      onnotify: (_channel: string, payload: string) => {
+        for (const listener of listeners) listener.message(payload);
+      },
+      onclose: () => {
+        if (stopped || !listening) return;
+        listening = false;
+        scheduleRelisten();
+      },
+    } as postgres.Options<{}> & { onnotify(channel: string, payload: string): void });
+    const subscribe = () => sql.unsafe(`LISTEN ${EVENT_CHANNEL}`);
+    const scheduleRelisten = () => {
+      const delay = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)]!;
+      attempt++;
+      retryTimer = setTimeout(() => {
+        if (stopped) return;
+        subscribe().then(
+          () => {
+            attempt = 0;
+            listening = true;
+            for (const listener of listeners) listener.resumed?.();
+          },
+          () => scheduleRelisten(),
+        );
+      }, delay);
+    };
+    const ready = subscribe().then(() => {
+      listening = true;
+    });
+    return {
+      sql,
+      ready,
+      async stop() {
+        stopped = true;
+        listening = false;
+        clearTimeout(retryTimer);
+        await sql.end({ timeout: 2 });
+      },
+    };
+  };
+
   return {
     get listening() {
       return listening;
@@ -58,53 +116,25 @@ export function postgresEventChannel(
       await client`SELECT pg_notify(${EVENT_CHANNEL}, ${message})`;
     },
     async listen(listener) {
-      if (listenerClient) throw new Error('this process already listens on the event channel');
-      let stopped = false;
-      let attempt = 0;
-      let retryTimer: NodeJS.Timeout | undefined;
-      // A client of its own, so LISTEN holds one connection and its loss is seen here.
-      // `onnotify` is the hook postgres.js's own `listen` is built on; its `listen` gives up
-      // when re-listening after a lost connection fails, hence this loop instead.
-      const sql = postgres(options.url, {
-        max: 1,
-        idle_timeout: 0,
-        max_lifetime: 0,
-        fetch_types: false,
-        connect_timeout: options.connectTimeoutSeconds,
-        onnotice: () => {},
-        connection: { application_name: `${options.applicationName}:listener` },
-        onnotify: (_channel: string, payload: string) => listener.message(payload),
-        onclose: () => {
-          if (stopped || !listening) return;
-          listening = false;
-          scheduleRelisten();
-        },
-      } as postgres.Options<{}> & { onnotify(channel: string, payload: string): void });
-      listenerClient = sql;
-      const subscribe = () => sql.unsafe(`LISTEN ${EVENT_CHANNEL}`);
-      const scheduleRelisten = () => {
-        const delay = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)]!;
-        attempt++;
-        retryTimer = setTimeout(() => {
-          if (stopped) return;
-          subscribe().then(
-            () => {
-              attempt = 0;
-              listening = true;
-              listener.resumed?.();
-            },
-            () => scheduleRelisten(),
-          );
-        }, delay);
-      };
-      await subscribe();
-      listening = true;
+      listeners.add(listener);
+      if (!connection) connection = open();
+      const current = connection;
+      try {
+        await current.ready;
+      } catch (error) {
+        listeners.delete(listener);
+        if (connection === current) {
+          connection = null;
+          await current.stop();
+        }
+        throw error;
+      }
       return async () => {
-        stopped = true;
-        listening = false;
-        clearTimeout(retryTimer);
-        listenerClient = null;
-        await sql.end({ timeout: 2 });
+        listeners.delete(listener);
+        if (listeners.size === 0 && connection === current) {
+          connection = null;
+          await current.stop();
+        }
       };
     },
   };
