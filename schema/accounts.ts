@@ -32,11 +32,18 @@ export const settings = pgTable(
   ],
 );
 
+/**
+ * POOL_CREATED and the *_CLAIMED / *_RECEIVED kinds are the interface's; the *_AVAILABLE
+ * kinds announce what a pool's resolution made claimable (the interface allows more values).
+ */
 export const notificationType = pgEnum('notification_type', [
   'POOL_CREATED',
   'REWARD_CLAIMED',
   'REFUND_CLAIMED',
   'STREAK_REWARD_RECEIVED',
+  'REWARD_AVAILABLE',
+  'REFUND_AVAILABLE',
+  'STREAK_REWARD_AVAILABLE',
 ]);
 
 export const notifications = pgTable(

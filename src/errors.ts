@@ -10,6 +10,8 @@ export const ERROR_CODES = {
   NOT_FOUND: { status: 404, description: 'The referenced record does not exist.' },
   POOL_CLOSED: { status: 409, description: 'The pool is not open for predictions.' },
   ALREADY_PREDICTED: { status: 409, description: 'The viewer already has a prediction on this pool.' },
+  POOL_NOT_ENDED: { status: 409, description: 'The pool is still taking predictions; it can be resolved once its prediction end has passed.' },
+  ALREADY_RESOLVED: { status: 409, description: 'The pool already has a resolution.' },
   ALREADY_CLAIMED: { status: 409, description: 'The reward was already claimed.' },
   ALREADY_REDEEMED: { status: 409, description: 'The viewer has already redeemed a referral code.' },
   INSUFFICIENT_FUNDS: { status: 409, description: 'The balance does not cover the amount.' },

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import * as t from '../../schema/index.js';
 import { NOTIFICATION_PREFERENCE_KEYS, type NotificationPreferences } from '../../schema/index.js';
+import { advanceStreak, type StreakProgress, type StreakTerms, streakRewardAmount } from '../modules/streaks/streak-processor.js';
 import type { Database, Db } from './client.js';
 
 /**
@@ -597,11 +598,7 @@ export async function seedDemoData(database: Database, options: SeedOptions = {}
   }
 
   // ---- The streak rule ------------------------------------------------------------------
-  type Event = 'NONE' | 'QUALIFIED' | 'RESET' | 'REWARDED';
-  interface State {
-    count: number;
-    scores: number[];
-    event: Event;
+  interface State extends StreakProgress {
     firstAt: Date;
     lastAt: Date;
     lastProcessedPoolId: string | null;
@@ -616,9 +613,7 @@ export async function seedDemoData(database: Database, options: SeedOptions = {}
     let accumulated = deposit;
     let available = deposit;
     const credited = new Set<PoolSeed>();
-    const payout = BigInt(Math.round(streak.row.payoutPercentage * 100));
-    const required = streak.row.streakCountRequired!;
-    const minimum = streak.row.minPrecisionScoreRequired!;
+    const terms: StreakTerms = { streakCountRequired: streak.row.streakCountRequired!, minPrecisionScoreRequired: streak.row.minPrecisionScoreRequired! };
 
     const states = new Map<string, State>();
     for (const pool of series) {
@@ -649,34 +644,23 @@ export async function seedDemoData(database: Database, options: SeedOptions = {}
       const byUser = new Map(pool.predictions.map((p) => [p.row.userId, p]));
       for (const [userId, state] of states) {
         if (state.firstAt > processedAt) continue; // not yet a user of the streak
-        const prediction = byUser.get(userId);
-        if (prediction && prediction.score! >= minimum) {
-          state.count += 1;
-          state.scores.push(prediction.score!);
-          state.event = 'QUALIFIED';
-          if (state.count >= required) {
-            const amount = (available * payout) / 10_000n;
-            if (amount <= 0n) throw new Error(`demo seed: streak ${streak.row.title} ran dry`);
-            available -= amount;
-            streakRewards.push({
-              id: rng.uuid(),
-              createdAt: processedAt,
-              updatedAt: processedAt,
-              streakId: streak.row.id,
-              userWalletAddress: userById.get(userId)!.row.walletAddress,
-              amount,
-              isClaimed: rng.chance(0.55),
-              streak,
-              userId,
-            });
-            state.event = 'REWARDED';
-            state.count = 0;
-            state.scores = [];
-          }
-        } else if (state.count > 0) {
-          state.event = 'RESET';
-          state.count = 0;
-          state.scores = [];
+        const step = advanceStreak(state, byUser.get(userId)?.score ?? null, terms);
+        ({ count: state.count, scores: state.scores, event: state.event } = step.progress);
+        if (step.completed) {
+          const amount = streakRewardAmount(available, streak.row.payoutPercentage);
+          if (amount <= 0n) throw new Error(`demo seed: streak ${streak.row.title} ran dry`);
+          available -= amount;
+          streakRewards.push({
+            id: rng.uuid(),
+            createdAt: processedAt,
+            updatedAt: processedAt,
+            streakId: streak.row.id,
+            userWalletAddress: userById.get(userId)!.row.walletAddress,
+            amount,
+            isClaimed: rng.chance(0.55),
+            streak,
+            userId,
+          });
         }
         state.lastProcessedPoolId = pool.row.id;
         state.updatedAt = maxDate(state.updatedAt, processedAt);
@@ -833,6 +817,38 @@ export async function seedDemoData(database: Database, options: SeedOptions = {}
     const token = platform === 'IOS' ? Buffer.from(rng.bytes(32)).toString('hex') : Buffer.from(rng.bytes(96)).toString('base64url');
     deviceTokens.push({ id: rng.uuid(), createdAt, updatedAt: createdAt, userId: user.row.id, token, platform });
   });
+
+  // ---- What resolutions made claimable ---------------------------------------------------
+  // Written last, so the random sequence of everything above is what it was before they existed.
+  const allows = new Map(settings.map((s) => [s.userId, s.notificationPreferences]));
+  const allowed = (userId: string, key: 'REWARD_CLAIMED' | 'REFUND_CLAIMED' | 'STREAK_REWARD_RECEIVED') =>
+    allows.get(userId)!.is_notifications_enabled && allows.get(userId)![key];
+  for (const reward of rewards) {
+    const refund = reward.type === 'REFUND';
+    const userId = reward.prediction.row.userId;
+    if (reward.amount === 0n || !allowed(userId, refund ? 'REFUND_CLAIMED' : 'REWARD_CLAIMED')) continue;
+    const amount = formatUnits(reward.amount);
+    notify(
+      userId,
+      refund ? 'REFUND_AVAILABLE' : 'REWARD_AVAILABLE',
+      refund ? 'Refund available' : 'Reward available',
+      refund ? `${reward.pool.row.title} is refunded: ${amount} tokens are yours to claim.` : `${reward.pool.row.title} is resolved: you won ${amount} tokens. Claim them from the pool.`,
+      { poolId: reward.pool.row.id, predictionId: reward.prediction.row.id, rewardId: reward.id, amount: Number(amount) },
+      reward.createdAt!,
+    );
+  }
+  for (const reward of streakRewards) {
+    if (!allowed(reward.userId, 'STREAK_REWARD_RECEIVED')) continue;
+    const amount = formatUnits(reward.amount);
+    notify(
+      reward.userId,
+      'STREAK_REWARD_AVAILABLE',
+      'Streak reward available',
+      `Your streak in ${reward.streak.row.title} earned ${amount} tokens.`,
+      { streakId: reward.streak.row.id, streakRewardId: reward.id, amount: Number(amount) },
+      reward.createdAt,
+    );
+  }
 
   // ---- Write everything in one transaction ----------------------------------------------
   const predictionRows = pools.flatMap((p) => p.predictions.map((x) => x.row));

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import { OperatorResolver } from '../modules/pools/operator.resolver.js';
 import { PoolResolver, ResolutionResolver } from '../modules/pools/pool.resolver.js';
 import { PredictionResolver, RewardResolver } from '../modules/predictions/prediction.resolver.js';
 import { StreakResolver, StreakRewardResolver } from '../modules/streaks/streak.resolver.js';
@@ -30,6 +31,7 @@ export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): P
   const schema = buildSchema({
     resolvers: [
       PoolResolver,
+      OperatorResolver,
       ResolutionResolver,
       PredictionResolver,
       RewardResolver,

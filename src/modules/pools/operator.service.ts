@@ -1,0 +1,362 @@
+import { randomUUID } from 'node:crypto';
+import { asc, eq, sql } from 'drizzle-orm';
+import { type PoolRow, pools, predictions, resolutions, users } from '../../../schema/index.js';
+import { ensurePoolVault } from '../../chain/vaults.js';
+import type { Db } from '../../db/client.js';
+import { AppError, badInput } from '../../errors.js';
+import { requireRole } from '../auth/viewer.js';
+import { toBaseUnits, toTokens } from '../common/amounts.js';
+import { parseId } from '../common/ids.js';
+import type { ServiceContext } from '../context.js';
+import type { DomainEvent } from '../events/events.js';
+import { notifyAllUsersOfPool, notifyEachIfAllowed, resultRows } from '../notifications/notification.service.js';
+import { processStreakPool } from '../streaks/streak-processor.js';
+import { onChain, requireChain } from '../transactions/submission.js';
+import type { PoolStatus, PoolUnit } from './pool.type.js';
+
+/**
+ * The operator's mutations (role ADMIN): create a pool, resolve it, change its status. Each
+ * checks the role first, validates everything before it writes, writes in one database
+ * transaction, and announces the change after the commit.
+ */
+
+const MAX_BIGINT = 2n ** 63n - 1n;
+
+export interface CreatePoolParams {
+  title: string;
+  description: string;
+  resolutionSource: string;
+  imageId?: string | null;
+  streakId?: string | null;
+  unit?: PoolUnit | null;
+  minStake: number;
+  maxStake: number;
+  maxRoi: number;
+  minOutcome: number;
+  maxOutcome: number;
+  precision: number;
+  step: number;
+  predictionStartDate: Date;
+  predictionEndDate: Date;
+  referenceDate: Date;
+  platformFeeRate: number;
+}
+
+function requireText(value: string, argumentName: string, maxLength: number): string {
+  const text = value.trim();
+  if (text.length === 0) throw badInput(argumentName, `${argumentName} must not be empty`);
+  if (text.length > maxLength) throw badInput(argumentName, `${argumentName} must be at most ${maxLength} characters`);
+  return text;
+}
+
+/** Whole tokens as base units of a mint with `decimals`, within bigint storage. */
+function tokenAmount(value: number, decimals: number, argumentName: string): bigint {
+  const units = toBaseUnits(value, decimals);
+  if (units === null) throw badInput(argumentName, `${argumentName} must be a number with at most ${decimals} decimals`);
+  if (units > MAX_BIGINT) throw badInput(argumentName, `${argumentName} is too large`);
+  return units;
+}
+
+/** A value of the outcome scale: finite, with at most `precision` decimals (so the grid is exact). */
+function outcomeValue(value: number, precision: number, argumentName: string): bigint {
+  const scaled = toBaseUnits(value, precision);
+  if (scaled === null) throw badInput(argumentName, `${argumentName} must be a number with at most ${precision} decimals (the pool's precision)`);
+  return scaled;
+}
+
+function validDate(value: Date, argumentName: string): number {
+  const ms = value instanceof Date ? value.getTime() : NaN;
+  if (!Number.isFinite(ms)) throw badInput(argumentName, `${argumentName} must be a date-time`);
+  return ms;
+}
+
+/**
+ * Creates a pool and tells every user who allows it. The pool's id is chosen here so that
+ * its vault (derived from the custody key and the id) exists on the chain before the row
+ * names it; the stake mint and decimals are the chain's. Without a chain no vault can be
+ * derived, so the call answers CHAIN_UNAVAILABLE and writes nothing (a chainless service is
+ * read-only). A vault created for a row that then fails to commit stays empty and unused.
+ */
+export async function createPool(ctx: ServiceContext, input: CreatePoolParams): Promise<PoolRow> {
+  const viewer = requireRole(ctx.viewer, 'ADMIN');
+  const chain = requireChain(ctx);
+  const { decimals } = chain.accounts;
+
+  const title = requireText(input.title, 'input.title', 200);
+  const description = requireText(input.description, 'input.description', 10_000);
+  const resolutionSource = requireText(input.resolutionSource, 'input.resolutionSource', 500);
+  if ((input.unit ?? 'USD') !== 'USD') throw badInput('input.unit', 'input.unit must be USD');
+
+  const minStake = tokenAmount(input.minStake, decimals, 'input.minStake');
+  if (minStake <= 0n) throw badInput('input.minStake', 'input.minStake must be more than 0');
+  const maxStake = tokenAmount(input.maxStake, decimals, 'input.maxStake');
+  if (maxStake < minStake) throw badInput('input.maxStake', 'input.maxStake must be at least input.minStake');
+  if (!Number.isFinite(input.maxRoi) || input.maxRoi <= 0) throw badInput('input.maxRoi', 'input.maxRoi must be more than 0');
+
+  const { precision } = input;
+  if (!Number.isInteger(precision) || precision < 0 || precision > 18) throw badInput('input.precision', 'input.precision must be an integer from 0 to 18');
+  const minOutcome = outcomeValue(input.minOutcome, precision, 'input.minOutcome');
+  const maxOutcome = outcomeValue(input.maxOutcome, precision, 'input.maxOutcome');
+  if (maxOutcome <= minOutcome) throw badInput('input.maxOutcome', 'input.maxOutcome must be more than input.minOutcome');
+  const step = outcomeValue(input.step, precision, 'input.step');
+  if (step <= 0n) throw badInput('input.step', 'input.step must be more than 0');
+
+  const start = validDate(input.predictionStartDate, 'input.predictionStartDate');
+  const end = validDate(input.predictionEndDate, 'input.predictionEndDate');
+  const reference = validDate(input.referenceDate, 'input.referenceDate');
+  if (end <= start) throw badInput('input.predictionEndDate', 'input.predictionEndDate must be after input.predictionStartDate');
+  if (end <= ctx.now.getTime()) throw badInput('input.predictionEndDate', 'input.predictionEndDate must be in the future');
+  if (reference < end) throw badInput('input.referenceDate', 'input.referenceDate must not be before input.predictionEndDate');
+
+  const rate = input.platformFeeRate;
+  if (!Number.isFinite(rate) || rate < 0 || rate >= 1 || toBaseUnits(rate, 18) === null) {
+    throw badInput('input.platformFeeRate', 'input.platformFeeRate must be at least 0 and less than 1, with at most 18 decimals');
+  }
+
+  const imageId = input.imageId == null ? null : parseId(input.imageId, 'input.imageId');
+  const streakId = input.streakId == null ? null : parseId(input.streakId, 'input.streakId');
+  const [image, streak] = await Promise.all([
+    imageId ? ctx.loaders.imageById.load(imageId) : null,
+    streakId ? ctx.loaders.streakById.load(streakId) : null,
+  ]);
+  if (imageId && !image) throw new AppError('NOT_FOUND', `No image has id ${imageId}`, { argumentName: 'input.imageId' });
+  if (streakId && !streak) throw new AppError('NOT_FOUND', `No streak has id ${streakId}`, { argumentName: 'input.streakId' });
+
+  const id = randomUUID();
+  const vault = await onChain(() => ensurePoolVault(chain.client, chain.keys, chain.accounts, id));
+  const now = ctx.now;
+  const pool = await ctx.database.db.transaction(async (transaction) => {
+    const tx = transaction as unknown as Db;
+    const [row] = await tx
+      .insert(pools)
+      .values({
+        id,
+        createdAt: now,
+        updatedAt: now,
+        createdBy: viewer.userId,
+        imageId,
+        streakId,
+        title,
+        description,
+        poolAccount: vault.toBase58(),
+        resolutionSource,
+        unit: 'USD',
+        minStake,
+        maxStake,
+        maxRoi: input.maxRoi,
+        stakeTokenMint: chain.accounts.mint.toBase58(),
+        decimals,
+        minOutcome: input.minOutcome,
+        maxOutcome: input.maxOutcome,
+        precision,
+        step: input.step,
+        predictionStartDate: new Date(start),
+        predictionEndDate: new Date(end),
+        referenceDate: new Date(reference),
+        platformFeeRate: rate,
+      })
+      .returning();
+    await notifyAllUsersOfPool(tx, {
+      title: 'New pool',
+      message: `${title} is open for predictions.`,
+      data: { poolId: id, title },
+      now,
+    });
+    return row!;
+  });
+  await ctx.events.publish([
+    { type: 'poolCreated', poolId: pool.id },
+    { type: 'poolCreatedNotifications', poolId: pool.id },
+  ]);
+  return pool;
+}
+
+export interface ResolvePoolParams {
+  poolId: string;
+  result: number;
+  rewards: ReadonlyArray<{ predictionId: string; amount: number; precisionScore: number; type: 'REWARD' | 'REFUND' }>;
+}
+
+/**
+ * The protocol's cut of a pool's volume: `platformFeeRate` of it in base units, rounded
+ * down, computed exactly (the rate scaled to an integer of 18 decimals). None when every
+ * payout is a refund: a refunded pool takes nothing.
+ */
+export function protocolFeeOf(totalVolume: bigint, platformFeeRate: number, allRefunds: boolean): bigint {
+  if (allRefunds) return 0n;
+  const scaled = toBaseUnits(platformFeeRate, 18);
+  if (scaled === null) throw new Error(`platform fee rate ${platformFeeRate} has more than 18 decimals`);
+  return (totalVolume * scaled) / 10n ** 18n;
+}
+
+/** The median predicted value: the lower middle one, so it is always a value someone predicted; the result when nobody did. */
+export function medianOf(values: readonly number[], result: number): number {
+  if (values.length === 0) return result;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[(sorted.length - 1) >> 1]!;
+}
+
+/**
+ * Resolves a pool whose prediction window has ended: writes its resolution and one reward
+ * (or refund) per prediction as given, then runs the streak rule for the pool's streak, and
+ * notifies each user of what became claimable, all in one transaction.
+ *
+ * The operator computes the payouts (the interface leaves the reward rule open); the
+ * service checks they fit: one entry per prediction of the pool, amounts in whole tokens of
+ * the pool's mint, scores from 0 to 1, and their sum at most the volume less the protocol
+ * fee (`protocolFeeOf`). What remains is the resolution's `leftover`; its `median` is
+ * `medianOf` the predicted values.
+ */
+export async function resolvePool(ctx: ServiceContext, input: ResolvePoolParams): Promise<PoolRow> {
+  requireRole(ctx.viewer, 'ADMIN');
+  const poolId = parseId(input.poolId, 'input.poolId');
+  if (!Number.isFinite(input.result)) throw badInput('input.result', 'input.result must be a finite number');
+  const seen = new Set<string>();
+  const entries = input.rewards.map((reward, i) => {
+    const at = `input.rewards[${i}]`;
+    const predictionId = parseId(reward.predictionId, `${at}.predictionId`);
+    if (seen.has(predictionId)) throw badInput(`${at}.predictionId`, `${at}.predictionId repeats an earlier entry`);
+    seen.add(predictionId);
+    if (!Number.isFinite(reward.precisionScore) || reward.precisionScore < 0 || reward.precisionScore > 1) {
+      throw badInput(`${at}.precisionScore`, `${at}.precisionScore must be from 0 to 1`);
+    }
+    if (reward.type !== 'REWARD' && reward.type !== 'REFUND') throw badInput(`${at}.type`, `${at}.type must be REWARD or REFUND`);
+    return { ...reward, predictionId, at };
+  });
+
+  const now = ctx.now;
+  const done = await ctx.database.db.transaction(async (transaction) => {
+    const tx = transaction as unknown as Db;
+    // Locked, so that two resolutions of one pool run one after the other and the second sees the first.
+    const [pool] = await tx.select().from(pools).where(eq(pools.id, poolId)).for('update');
+    if (!pool) throw new AppError('NOT_FOUND', `No pool has id ${poolId}`, { argumentName: 'input.poolId' });
+    if (pool.predictionEndDate > now) throw new AppError('POOL_NOT_ENDED', `The pool takes predictions until ${pool.predictionEndDate.toISOString()}`);
+    const [resolved] = await tx.select({ id: resolutions.id }).from(resolutions).where(eq(resolutions.poolId, poolId));
+    if (resolved) throw new AppError('ALREADY_RESOLVED', 'The pool already has a resolution');
+
+    const placed = await tx
+      .select({ id: predictions.id, userId: predictions.userId, value: predictions.prediction, createdAt: predictions.createdAt, walletAddress: users.walletAddress })
+      .from(predictions)
+      .innerJoin(users, eq(users.id, predictions.userId))
+      .where(eq(predictions.poolId, poolId))
+      .orderBy(asc(predictions.createdAt), asc(predictions.id));
+    const predictionOf = new Map(placed.map((p) => [p.id, p]));
+    const amounts = entries.map((entry) => {
+      if (!predictionOf.has(entry.predictionId)) throw badInput(`${entry.at}.predictionId`, `${entry.at}.predictionId is not a prediction of this pool`);
+      const units = toBaseUnits(entry.amount, pool.decimals);
+      if (units === null || units < 0n) throw badInput(`${entry.at}.amount`, `${entry.at}.amount must be 0 or more with at most ${pool.decimals} decimals`);
+      return units;
+    });
+    const missing = placed.filter((p) => !seen.has(p.id));
+    if (missing.length > 0) throw badInput('input.rewards', `input.rewards lacks ${missing.length} prediction(s) of the pool, e.g. ${missing[0]!.id}`);
+    const fee = protocolFeeOf(pool.totalVolume, pool.platformFeeRate, entries.every((e) => e.type === 'REFUND'));
+    const paid = amounts.reduce((sum, units) => sum + units, 0n);
+    const leftover = pool.totalVolume - fee - paid;
+    if (leftover < 0n) {
+      throw badInput('input.rewards', `input.rewards pay ${toTokens(paid, pool.decimals)} tokens; the pool has ${toTokens(pool.totalVolume - fee, pool.decimals)} after the protocol fee`);
+    }
+
+    await tx.insert(resolutions).values({
+      poolId,
+      createdAt: now,
+      updatedAt: now,
+      result: input.result,
+      decimals: pool.decimals,
+      protocolFee: fee,
+      leftover,
+      median: medianOf(placed.map((p) => p.value), input.result),
+    });
+    const at = now.toISOString();
+    const records = entries.map((e, i) => ({ prediction_id: e.predictionId, amount: amounts[i]!.toString(), precision_score: e.precisionScore, type: e.type }));
+    const rewardIdOf = new Map(
+      entries.length === 0
+        ? []
+        : resultRows<{ id: string; prediction_id: string }>(
+            await tx.execute(sql`
+              INSERT INTO rewards (prediction_id, decimals, amount, precision_score, type, created_at, updated_at)
+              SELECT x.prediction_id, ${pool.decimals}, x.amount, x.precision_score, x.type::reward_type, ${at}::timestamptz, ${at}::timestamptz
+              FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb)
+                AS x(prediction_id uuid, amount bigint, precision_score numeric, type text)
+              RETURNING id, prediction_id`),
+          ).map((row) => [row.prediction_id, row.id]),
+    );
+    const [updated] = await tx.update(pools).set({ updatedAt: now }).where(eq(pools.id, poolId)).returning();
+
+    // A zero payout leaves nothing to claim, so it is not announced.
+    const payouts = entries
+      .map((e, i) => ({ ...e, units: amounts[i]!, prediction: predictionOf.get(e.predictionId)! }))
+      .filter((p) => p.units > 0n);
+    const notify = (type: 'REWARD' | 'REFUND') =>
+      notifyEachIfAllowed(
+        tx,
+        type === 'REWARD' ? 'REWARD_AVAILABLE' : 'REFUND_AVAILABLE',
+        payouts
+          .filter((p) => p.type === type)
+          .map((p) => {
+            const amount = toTokens(p.units, pool.decimals);
+            return {
+              userId: p.prediction.userId,
+              title: type === 'REWARD' ? 'Reward available' : 'Refund available',
+              message:
+                type === 'REWARD'
+                  ? `${pool.title} is resolved: you won ${amount} tokens. Claim them from the pool.`
+                  : `${pool.title} is refunded: ${amount} tokens are yours to claim.`,
+              data: { poolId, predictionId: p.predictionId, rewardId: rewardIdOf.get(p.predictionId)!, amount },
+            };
+          }),
+        now,
+      );
+    const written = [...(await notify('REWARD')), ...(await notify('REFUND'))];
+
+    if (pool.streakId) {
+      const scoreOf = new Map(entries.map((e) => [e.predictionId, e.precisionScore]));
+      const streak = await processStreakPool(tx, {
+        streakId: pool.streakId,
+        poolId,
+        now,
+        entries: placed.map((p) => ({ userId: p.userId, walletAddress: p.walletAddress, score: scoreOf.get(p.id)!, placedAt: p.createdAt })),
+      });
+      written.push(
+        ...(await notifyEachIfAllowed(
+          tx,
+          'STREAK_REWARD_AVAILABLE',
+          streak.rewards.map((reward) => {
+            const amount = toTokens(reward.amount, streak.streak.decimals);
+            return {
+              userId: reward.userId,
+              title: 'Streak reward available',
+              message: `Your streak in ${streak.streak.title} earned ${amount} tokens.`,
+              data: { streakId: streak.streak.id, streakRewardId: reward.id, poolId, amount },
+            };
+          }),
+          now,
+        )),
+      );
+    }
+    return { pool: updated!, notifications: written };
+  });
+
+  const events: DomainEvent[] = [{ type: 'poolUpdated', poolId }];
+  if (done.notifications.length > 0) events.unshift({ type: 'notificationsCreated', notifications: done.notifications });
+  await ctx.events.publish(events);
+  return done.pool;
+}
+
+/** Sets a pool's status, and its closed flag when `isClosed` is given. */
+export async function updatePoolStatus(
+  ctx: ServiceContext,
+  input: { poolId: string; status: PoolStatus; isClosed?: boolean | null },
+): Promise<PoolRow> {
+  requireRole(ctx.viewer, 'ADMIN');
+  const poolId = parseId(input.poolId, 'poolId');
+  const statuses: readonly string[] = ['ACTIVE', 'PREDICTIONS_FROZEN', 'CLAIMS_FROZEN', 'FROZEN'];
+  if (!statuses.includes(input.status)) throw badInput('status', `status must be one of ${statuses.join(', ')}`);
+  const [pool] = await ctx.database.db
+    .update(pools)
+    .set({ status: input.status, ...(input.isClosed == null ? {} : { isClosed: input.isClosed }), updatedAt: ctx.now })
+    .where(eq(pools.id, poolId))
+    .returning();
+  if (!pool) throw new AppError('NOT_FOUND', `No pool has id ${poolId}`, { argumentName: 'poolId' });
+  await ctx.events.publish([{ type: 'poolUpdated', poolId }]);
+  return pool;
+}
