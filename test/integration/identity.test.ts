@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { NOTIFICATION_PREFERENCE_KEYS } from '../../schema/index.js';
 import { backends, startTestApp, TEST_AUTH_DOMAIN, testConfig, type TestApp } from './harness.js';
-import { kitWallet, nobleWallet, type TestWallet } from './wallets.js';
+import { kitWallet, nobleWallet, type TestWallet, web3Wallet } from './wallets.js';
 
 const CHALLENGE = `mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message nonce expiresAt } }`;
 const SIGN_IN = `mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) {
@@ -70,6 +70,30 @@ describe.each(backends)('identity and access on %s', (kind) => {
       const [{ n }] = (await t.database.db.select({ n: count() }).from(tables.users).where(eq(tables.users.walletAddress, wallet.address))) as [{ n: number }];
       expect(n).toBe(1);
     }
+  });
+
+  it('signs in a @solana/web3.js Keypair over a real socket, then reads the viewer with its bearer token', async () => {
+    const wallet = web3Wallet();
+    const url = `${await t.app.listen({ host: '127.0.0.1', port: 0 })}/graphql`;
+    const post = async (query: string, variables?: Record<string, unknown>, headers: Record<string, string> = {}) => {
+      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
+      return { status: response.status, ...((await response.json()) as { data?: any; errors?: any[] }) };
+    };
+
+    const challenge = await post(CHALLENGE, { a: wallet.keypair.publicKey.toBase58() });
+    const message = challenge.data.requestSignInChallenge.message as string;
+    expect(message).toContain(`wants you to sign in with your Solana account:\n${wallet.keypair.publicKey.toBase58()}\n`);
+    const signedIn = await post(SIGN_IN, { i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) } });
+    expect(signedIn.errors, JSON.stringify(signedIn.errors)).toBeUndefined();
+    const { accessToken, user } = signedIn.data.signInWithWallet;
+    expect(user.walletAddress).toBe(wallet.keypair.publicKey.toBase58());
+
+    const viewer = await post(VIEWER, undefined, bearer(accessToken));
+    expect(viewer.status).toBe(200);
+    expect(viewer.errors).toBeUndefined();
+    expect(viewer.data.viewer).toMatchObject({ id: user.id, walletAddress: wallet.address });
+    const [{ n }] = (await t.database.db.select({ n: count() }).from(tables.refreshTokens).where(eq(tables.refreshTokens.userId, user.id))) as [{ n: number }];
+    expect(n).toBe(1);
   });
 
   it('reads the viewer with the bearer token, with the cookie, and with an API key', async () => {
