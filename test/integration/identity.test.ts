@@ -2,6 +2,7 @@ import { and, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { NOTIFICATION_PREFERENCE_KEYS } from '../../schema/index.js';
+import { generateApiKey } from '../../src/modules/auth/api-keys.js';
 import { backends, startTestApp, TEST_AUTH_DOMAIN, testConfig, type TestApp } from './harness.js';
 import { kitWallet, nobleWallet, type TestWallet, web3Wallet } from './wallets.js';
 
@@ -12,6 +13,7 @@ const VIEWER = `{ viewer { id walletAddress email settings { notificationPrefere
   isNotificationsEnabled isEmailNotificationsEnabled isPushNotificationsEnabled isEmailSubscribePopupDismissed
   rewardClaimed refundClaimed streakRewardReceived } } } }`;
 const REFRESH = `mutation($t: String) { refreshSession(refreshToken: $t) { accessToken refreshToken } }`;
+const API_KEY_SIGN_IN = `mutation($k: String!) { signInWithApiKey(apiKey: $k) { accessToken user { id } } }`;
 
 describe.each(backends)('identity and access on %s', (kind) => {
   let t: TestApp;
@@ -47,7 +49,7 @@ describe.each(backends)('identity and access on %s', (kind) => {
     return { users: u!.n, sessions: s!.n, consumedChallenges: c!.n, apiKeys: k!.n };
   }
 
-  async function expectUnauthenticated(reason: string, run: () => Promise<{ errors?: any[]; status: number }>) {
+  async function expectUnauthenticated<R extends { errors?: any[]; status: number }>(reason: string, run: () => Promise<R>): Promise<R> {
     const before = await writtenRows();
     const response = await run();
     expect(response.errors?.[0]?.extensions, JSON.stringify(response.errors)).toMatchObject({ code: 'UNAUTHENTICATED', reason });
@@ -193,6 +195,50 @@ describe.each(backends)('identity and access on %s', (kind) => {
     const signedOut = await t.gql(VIEWER);
     expect(signedOut.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'NOT_SIGNED_IN' });
     expect(signedOut.data.viewer).toBeNull();
+  });
+
+  it('refuses unknown, malformed and revoked API keys, as x-api-key and in signInWithApiKey, writing nothing', async () => {
+    const unknown = generateApiKey(); // well-formed, never issued
+    const header = await expectUnauthenticated('API_KEY_INVALID', () => t.gql(VIEWER, undefined, { 'x-api-key': unknown }));
+    expect(header.status).toBe(401);
+    await expectUnauthenticated('API_KEY_INVALID', () => t.gql(API_KEY_SIGN_IN, { k: unknown }));
+    await expectUnauthenticated('API_KEY_MALFORMED', () => t.gql(API_KEY_SIGN_IN, { k: 'pgk_hunter2' }));
+
+    const session = await signIn(await kitWallet());
+    const created = await t.gql(`mutation { createApiKey(name: "retired") { apiKey key { id } } }`, undefined, bearer(session.accessToken));
+    const { apiKey, key } = created.data.createApiKey;
+    expect((await t.gql(API_KEY_SIGN_IN, { k: apiKey })).data.signInWithApiKey.user.id).toBe(session.user.id);
+    await t.gql(`mutation($id: ID!) { revokeApiKey(id: $id) { id } }`, { id: key.id }, bearer(session.accessToken));
+    const keyRow = async () => (await t.database.db.select().from(tables.apiKeys).where(eq(tables.apiKeys.id, key.id)))[0];
+    const before = await keyRow();
+    const revoked = await expectUnauthenticated('API_KEY_REVOKED', () => t.gql(API_KEY_SIGN_IN, { k: apiKey }));
+    expect(revoked.data?.signInWithApiKey ?? null).toBeNull();
+    expect(await keyRow()).toEqual(before);
+  });
+
+  it('refreshes with the refresh cookie alone, rotating the session it names', async () => {
+    const session = await signIn(await nobleWallet());
+    const refreshCookie = (headers: Record<string, unknown>) =>
+      ([] as string[]).concat(headers['set-cookie'] as string[]).find((c) => c.startsWith('poolgraph_refresh='))!.split(';')[0]!;
+    const cookie = refreshCookie(session.headers);
+    expect(cookie).toBe(`poolgraph_refresh=${encodeURIComponent(session.refreshToken)}`);
+    const sessionRow = async () => (await t.database.db.select().from(tables.refreshTokens).where(eq(tables.refreshTokens.userId, session.user.id)))[0]!;
+    const before = await sessionRow();
+
+    // Nothing to refresh with: no argument, no cookie.
+    const bare = await t.gql(`mutation { refreshSession { accessToken } }`);
+    expect(bare.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'TOKEN_INVALID' });
+    expect(await sessionRow()).toEqual(before);
+
+    const refreshed = await t.gql(`mutation { refreshSession { accessToken refreshToken } }`, undefined, { cookie });
+    expect(refreshed.errors).toBeUndefined();
+    const { accessToken, refreshToken } = refreshed.data.refreshSession;
+    expect(refreshToken).not.toBe(session.refreshToken);
+    expect(refreshCookie(refreshed.headers)).toBe(`poolgraph_refresh=${encodeURIComponent(refreshToken)}`);
+    const after = await sessionRow();
+    expect(after).toMatchObject({ id: before.id, previousVersion: before.version, revokedAt: null });
+    expect(after.version).not.toBe(before.version);
+    expect((await t.gql(VIEWER, undefined, bearer(accessToken))).data.viewer.id).toBe(session.user.id);
   });
 
   it('allows at most 5 active API keys', async () => {
