@@ -390,6 +390,9 @@ describe.each(backends)('demo data (TEST_SIZE) on %s', (kind) => {
         'reward unclaimed': data.rewards.some((r) => !r.isClaimed),
         'streak reward claimed': data.streakRewards.some((r) => r.isClaimed),
         'streak reward unclaimed': data.streakRewards.some((r) => !r.isClaimed),
+        'one user with a claimed and an unclaimed streak reward in one streak': data.streakRewards.some(
+          (r) => r.isClaimed && data.streakRewards.some((o) => !o.isClaimed && o.streakId === r.streakId && o.userWalletAddress === r.userWalletAddress),
+        ),
         ...Object.fromEntries(notificationType.enumValues.map((type) => [`notification ${type}`, data.notifications.some((n) => n.type === type)])),
         'notification read': data.notifications.some((n) => n.readAt !== null),
         'notification unread': data.notifications.some((n) => n.readAt === null),

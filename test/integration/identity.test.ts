@@ -2,8 +2,9 @@ import { and, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { NOTIFICATION_PREFERENCE_KEYS } from '../../schema/index.js';
+import { generateApiKey } from '../../src/modules/auth/api-keys.js';
 import { backends, startTestApp, TEST_AUTH_DOMAIN, testConfig, type TestApp } from './harness.js';
-import { kitWallet, nobleWallet, type TestWallet } from './wallets.js';
+import { kitWallet, nobleWallet, type TestWallet, web3Wallet } from './wallets.js';
 
 const CHALLENGE = `mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message nonce expiresAt } }`;
 const SIGN_IN = `mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) {
@@ -12,6 +13,7 @@ const VIEWER = `{ viewer { id walletAddress email settings { notificationPrefere
   isNotificationsEnabled isEmailNotificationsEnabled isPushNotificationsEnabled isEmailSubscribePopupDismissed
   rewardClaimed refundClaimed streakRewardReceived } } } }`;
 const REFRESH = `mutation($t: String) { refreshSession(refreshToken: $t) { accessToken refreshToken } }`;
+const API_KEY_SIGN_IN = `mutation($k: String!) { signInWithApiKey(apiKey: $k) { accessToken user { id } } }`;
 
 describe.each(backends)('identity and access on %s', (kind) => {
   let t: TestApp;
@@ -47,7 +49,7 @@ describe.each(backends)('identity and access on %s', (kind) => {
     return { users: u!.n, sessions: s!.n, consumedChallenges: c!.n, apiKeys: k!.n };
   }
 
-  async function expectUnauthenticated(reason: string, run: () => Promise<{ errors?: any[]; status: number }>) {
+  async function expectUnauthenticated<R extends { errors?: any[]; status: number }>(reason: string, run: () => Promise<R>): Promise<R> {
     const before = await writtenRows();
     const response = await run();
     expect(response.errors?.[0]?.extensions, JSON.stringify(response.errors)).toMatchObject({ code: 'UNAUTHENTICATED', reason });
@@ -70,6 +72,30 @@ describe.each(backends)('identity and access on %s', (kind) => {
       const [{ n }] = (await t.database.db.select({ n: count() }).from(tables.users).where(eq(tables.users.walletAddress, wallet.address))) as [{ n: number }];
       expect(n).toBe(1);
     }
+  });
+
+  it('signs in a @solana/web3.js Keypair over a real socket, then reads the viewer with its bearer token', async () => {
+    const wallet = web3Wallet();
+    const url = `${await t.app.listen({ host: '127.0.0.1', port: 0 })}/graphql`;
+    const post = async (query: string, variables?: Record<string, unknown>, headers: Record<string, string> = {}) => {
+      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
+      return { status: response.status, ...((await response.json()) as { data?: any; errors?: any[] }) };
+    };
+
+    const challenge = await post(CHALLENGE, { a: wallet.keypair.publicKey.toBase58() });
+    const message = challenge.data.requestSignInChallenge.message as string;
+    expect(message).toContain(`wants you to sign in with your Solana account:\n${wallet.keypair.publicKey.toBase58()}\n`);
+    const signedIn = await post(SIGN_IN, { i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) } });
+    expect(signedIn.errors, JSON.stringify(signedIn.errors)).toBeUndefined();
+    const { accessToken, user } = signedIn.data.signInWithWallet;
+    expect(user.walletAddress).toBe(wallet.keypair.publicKey.toBase58());
+
+    const viewer = await post(VIEWER, undefined, bearer(accessToken));
+    expect(viewer.status).toBe(200);
+    expect(viewer.errors).toBeUndefined();
+    expect(viewer.data.viewer).toMatchObject({ id: user.id, walletAddress: wallet.address });
+    const [{ n }] = (await t.database.db.select({ n: count() }).from(tables.refreshTokens).where(eq(tables.refreshTokens.userId, user.id))) as [{ n: number }];
+    expect(n).toBe(1);
   });
 
   it('reads the viewer with the bearer token, with the cookie, and with an API key', async () => {
@@ -169,6 +195,50 @@ describe.each(backends)('identity and access on %s', (kind) => {
     const signedOut = await t.gql(VIEWER);
     expect(signedOut.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'NOT_SIGNED_IN' });
     expect(signedOut.data.viewer).toBeNull();
+  });
+
+  it('refuses unknown, malformed and revoked API keys, as x-api-key and in signInWithApiKey, writing nothing', async () => {
+    const unknown = generateApiKey(); // well-formed, never issued
+    const header = await expectUnauthenticated('API_KEY_INVALID', () => t.gql(VIEWER, undefined, { 'x-api-key': unknown }));
+    expect(header.status).toBe(401);
+    await expectUnauthenticated('API_KEY_INVALID', () => t.gql(API_KEY_SIGN_IN, { k: unknown }));
+    await expectUnauthenticated('API_KEY_MALFORMED', () => t.gql(API_KEY_SIGN_IN, { k: 'pgk_hunter2' }));
+
+    const session = await signIn(await kitWallet());
+    const created = await t.gql(`mutation { createApiKey(name: "retired") { apiKey key { id } } }`, undefined, bearer(session.accessToken));
+    const { apiKey, key } = created.data.createApiKey;
+    expect((await t.gql(API_KEY_SIGN_IN, { k: apiKey })).data.signInWithApiKey.user.id).toBe(session.user.id);
+    await t.gql(`mutation($id: ID!) { revokeApiKey(id: $id) { id } }`, { id: key.id }, bearer(session.accessToken));
+    const keyRow = async () => (await t.database.db.select().from(tables.apiKeys).where(eq(tables.apiKeys.id, key.id)))[0];
+    const before = await keyRow();
+    const revoked = await expectUnauthenticated('API_KEY_REVOKED', () => t.gql(API_KEY_SIGN_IN, { k: apiKey }));
+    expect(revoked.data?.signInWithApiKey ?? null).toBeNull();
+    expect(await keyRow()).toEqual(before);
+  });
+
+  it('refreshes with the refresh cookie alone, rotating the session it names', async () => {
+    const session = await signIn(await nobleWallet());
+    const refreshCookie = (headers: Record<string, unknown>) =>
+      ([] as string[]).concat(headers['set-cookie'] as string[]).find((c) => c.startsWith('poolgraph_refresh='))!.split(';')[0]!;
+    const cookie = refreshCookie(session.headers);
+    expect(cookie).toBe(`poolgraph_refresh=${encodeURIComponent(session.refreshToken)}`);
+    const sessionRow = async () => (await t.database.db.select().from(tables.refreshTokens).where(eq(tables.refreshTokens.userId, session.user.id)))[0]!;
+    const before = await sessionRow();
+
+    // Nothing to refresh with: no argument, no cookie.
+    const bare = await t.gql(`mutation { refreshSession { accessToken } }`);
+    expect(bare.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'TOKEN_INVALID' });
+    expect(await sessionRow()).toEqual(before);
+
+    const refreshed = await t.gql(`mutation { refreshSession { accessToken refreshToken } }`, undefined, { cookie });
+    expect(refreshed.errors).toBeUndefined();
+    const { accessToken, refreshToken } = refreshed.data.refreshSession;
+    expect(refreshToken).not.toBe(session.refreshToken);
+    expect(refreshCookie(refreshed.headers)).toBe(`poolgraph_refresh=${encodeURIComponent(refreshToken)}`);
+    const after = await sessionRow();
+    expect(after).toMatchObject({ id: before.id, previousVersion: before.version, revokedAt: null });
+    expect(after.version).not.toBe(before.version);
+    expect((await t.gql(VIEWER, undefined, bearer(accessToken))).data.viewer.id).toBe(session.user.id);
   });
 
   it('allows at most 5 active API keys', async () => {
@@ -287,5 +357,58 @@ describe.each(backends)('identity and access on %s', (kind) => {
     const limited = responses.filter((r) => r.errors);
     expect(limited[0]!.errors![0]!.extensions).toMatchObject({ code: 'RATE_LIMITED' });
     expect(limited[0]!.errors![0]!.extensions!.retryAfter).toBeGreaterThan(0);
+  });
+
+  describe('sign-in attempts per client address', () => {
+    const LIMIT = 3;
+    let limited: TestApp;
+    beforeAll(async () => {
+      limited = await startTestApp(kind, {
+        seed: { users: 2, pools: 0, streaks: 0 },
+        config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: String(LIMIT) }),
+      });
+    });
+    afterAll(() => limited.close());
+
+    const from = (remoteAddress: string) => async (query: string, variables: Record<string, unknown>) => {
+      const response = await limited.app.inject({ method: 'POST', url: '/graphql', remoteAddress, payload: { query, variables } });
+      return { status: response.statusCode, ...(response.json() as { data?: any; errors?: any[] }) };
+    };
+    const challengeRows = () => limited.database.db.select().from(tables.signInChallenges);
+
+    it('lets exactly the limit through from one client whatever the wallet addresses, writing nothing for the rest', async () => {
+      const client = from('198.51.100.7');
+      const wallets = await Promise.all(Array.from({ length: 2 * LIMIT }, () => kitWallet()));
+      const responses = await Promise.all(wallets.map((wallet) => client(CHALLENGE, { a: wallet.address })));
+
+      const passed = wallets.filter((_, i) => !responses[i]!.errors);
+      expect(passed).toHaveLength(LIMIT);
+      const refused = responses.filter((r) => r.errors);
+      expect(refused).toHaveLength(LIMIT);
+      for (const response of refused) {
+        expect(response.data?.requestSignInChallenge ?? null).toBeNull();
+        expect(response.errors![0]!.extensions).toMatchObject({ code: 'RATE_LIMITED' });
+        expect(response.errors![0]!.extensions!.retryAfter).toBeGreaterThanOrEqual(1);
+        expect(response.errors![0]!.extensions!.retryAfter).toBeLessThanOrEqual(60);
+      }
+      expect((await challengeRows()).map((row) => row.walletAddress).sort()).toEqual(passed.map((w) => w.address).sort());
+
+      // Signing one of the issued challenges is an attempt too: refused from this client,
+      // it consumes nothing, so the same signature still signs in from another client.
+      const signer = passed[0]!;
+      const message = responses[wallets.indexOf(signer)]!.data.requestSignInChallenge.message as string;
+      const input = { i: { walletAddress: signer.address, message, signature: await signer.signMessage(message) } };
+      const usersBefore = await limited.database.db.select({ n: count() }).from(tables.users);
+      const refusedSignIn = await client(SIGN_IN, input);
+      expect(refusedSignIn.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+      expect(await limited.database.db.select({ n: count() }).from(tables.users)).toEqual(usersBefore);
+      expect(await limited.database.db.select({ n: count() }).from(tables.refreshTokens)).toEqual([{ n: 0 }]);
+      expect((await challengeRows()).filter((row) => row.consumedAt !== null)).toEqual([]);
+
+      const elsewhere = await from('198.51.100.8')(SIGN_IN, input);
+      expect(elsewhere.errors).toBeUndefined();
+      expect(elsewhere.data.signInWithWallet.user.walletAddress).toBe(signer.address);
+      expect((await challengeRows()).filter((row) => row.consumedAt !== null).map((row) => row.walletAddress)).toEqual([signer.address]);
+    });
   });
 });

@@ -81,6 +81,34 @@ describe.each(backends)('the viewer: streak details, profile and referrals on %s
     },
   );
 
+  it("splits one user's rewards in a streak by isClaimed into two non-empty, disjoint sets matching the rows", async () => {
+    const rows = await t.database.db.select().from(tables.streakRewards);
+    const owner = (r: (typeof rows)[number]) => `${r.streakId} ${r.userWalletAddress}`;
+    const mixed = rows.find((r) => r.isClaimed && rows.some((o) => owner(o) === owner(r) && !o.isClaimed));
+    expect(mixed, 'the demo data has a user with a claimed and an unclaimed reward in one streak').toBeDefined();
+    const [user] = await t.database.db.select().from(tables.users).where(eq(tables.users.walletAddress, mixed!.userWalletAddress));
+    const { wallet, headers } = await actAs(user!.id);
+    const own = await t.database.db
+      .select()
+      .from(tables.streakRewards)
+      .where(and(eq(tables.streakRewards.streakId, mixed!.streakId), eq(tables.streakRewards.userWalletAddress, wallet.address)));
+    const idsOf = async (isClaimed: boolean | null) => {
+      const response = await t.gql(DETAILS, { s: mixed!.streakId, c: isClaimed }, headers);
+      expect(response.errors).toBeUndefined();
+      return (response.data.streakUserDetails.streakRewards as Array<{ id: string }>).map((r) => r.id);
+    };
+    const [claimed, unclaimed, all] = [await idsOf(true), await idsOf(false), await idsOf(null)];
+
+    expect(claimed.length).toBeGreaterThan(0);
+    expect(unclaimed.length).toBeGreaterThan(0);
+    expect(claimed.filter((id) => unclaimed.includes(id))).toEqual([]);
+    expect([...claimed, ...unclaimed].sort()).toEqual([...all].sort());
+    expect([...claimed].sort()).toEqual(own.filter((r) => r.isClaimed).map((r) => r.id).sort());
+    expect([...unclaimed].sort()).toEqual(own.filter((r) => !r.isClaimed).map((r) => r.id).sort());
+    const newestFirst = [...own].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1));
+    expect(all).toEqual(newestFirst.map((r) => r.id));
+  });
+
   it('needs a signed-in viewer and a known streak', async () => {
     const [streak] = await t.database.db.select().from(tables.streaks).limit(1);
     const anonymous = await t.gql(DETAILS, { s: streak!.id });

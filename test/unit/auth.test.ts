@@ -1,7 +1,21 @@
 import { describe, expect, it } from 'vitest';
+import type { UserRow } from '../../schema/index.js';
+import { AppError } from '../../src/errors.js';
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../../src/modules/auth/api-keys.js';
 import { WindowRateLimiter } from '../../src/modules/auth/rate-limit.js';
 import { formatSignInMessage, parseSignInMessage } from '../../src/modules/auth/siws.js';
+import type { Viewer } from '../../src/modules/auth/viewer.js';
+import type { ServiceContext } from '../../src/modules/context.js';
+import {
+  listUserNotifications,
+  userApiKeys,
+  userDeviceTokens,
+  userEmail,
+  userReferralCodes,
+  userReferralRedemption,
+  userSessions,
+  userSettings,
+} from '../../src/modules/users/private.service.js';
 
 describe('sign-in messages', () => {
   const message = {
@@ -55,5 +69,51 @@ describe('window rate limiter', () => {
     expect(limiter.take('a')).toBe(15);
     now = 60_000;
     expect(limiter.take('a')).toBeNull();
+  });
+});
+
+describe('private data, checked in the service layer', () => {
+  const ownerId = '00000000-0000-4000-8000-000000000001';
+  const owner = { id: ownerId, email: 'owner@example.com' } as UserRow;
+  const viewer = (userId: string, role: Viewer['role']): Viewer => ({ userId, role, sessionId: 'session', apiKeyId: null });
+
+  /** A context whose loaders only record what was loaded. */
+  function contextOf(signedIn: Viewer | null) {
+    const loaded: string[] = [];
+    const loader = (name: string) => ({ load: (key: string) => (loaded.push(`${name}:${key}`), Promise.resolve(null)) });
+    const loaders = new Proxy({}, { get: (_, name) => (name === 'notificationsByUser' ? () => loader(name) : loader(String(name))) });
+    return { ctx: { viewer: signedIn, loaders } as unknown as ServiceContext, loaded };
+  }
+
+  const reads: Record<string, (ctx: ServiceContext) => unknown> = {
+    email: (ctx) => userEmail(ctx, owner),
+    settings: (ctx) => userSettings(ctx, ownerId),
+    notifications: (ctx) => listUserNotifications(ctx, ownerId, { first: 5 }),
+    deviceTokens: (ctx) => userDeviceTokens(ctx, ownerId),
+    refreshTokens: (ctx) => userSessions(ctx, ownerId),
+    apiKeys: (ctx) => userApiKeys(ctx, ownerId),
+    referralRedemption: (ctx) => userReferralRedemption(ctx, ownerId),
+    createdReferralCodes: (ctx) => userReferralCodes(ctx, ownerId),
+  };
+
+  it.each(Object.keys(reads))('refuses %s to anyone but its user and admins, before loading anything', async (field) => {
+    for (const stranger of [null, viewer('00000000-0000-4000-8000-000000000002', 'USER')]) {
+      const { ctx, loaded } = contextOf(stranger);
+      let thrown: unknown;
+      try {
+        await reads[field]!(ctx);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(AppError);
+      expect(thrown).toMatchObject({ code: 'FORBIDDEN', message: `${field} is private to its user` });
+      expect(loaded).toEqual([]);
+    }
+    for (const allowed of [viewer(ownerId, 'USER'), viewer('00000000-0000-4000-8000-000000000003', 'ADMIN')]) {
+      const { ctx, loaded } = contextOf(allowed);
+      const result = await reads[field]!(ctx);
+      if (field === 'email') expect(result).toBe('owner@example.com');
+      else expect(loaded).toEqual([expect.stringMatching(new RegExp(`:${ownerId}$`))]);
+    }
   });
 });

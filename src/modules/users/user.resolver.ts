@@ -10,13 +10,22 @@ import type {
 } from '../../../schema/index.js';
 import type { GraphQLContext } from '../../server/context.js';
 import { ApiKey, RefreshToken } from '../auth/auth.type.js';
-import { assertCanReadPrivate } from '../auth/viewer.js';
 import { parseNewestFirstPage } from '../common/loaders.js';
 import { PageArgs } from '../common/page.args.js';
 import { NotificationsArgs } from '../notifications/notification.args.js';
 import { DeviceToken, Notification, NotificationConnection } from '../notifications/notification.type.js';
 import { PoolConnection } from '../pools/pool.type.js';
 import { PredictionConnection } from '../predictions/prediction.type.js';
+import {
+  listUserNotifications,
+  userApiKeys,
+  userDeviceTokens,
+  userEmail,
+  userReferralCodes,
+  userReferralRedemption,
+  userSessions,
+  userSettings,
+} from './private.service.js';
 import { findViewer, redeemReferralCode, updateProfile } from './user.service.js';
 import { Image, NotificationPreferences, ReferralCode, ReferralRedemption, Settings, User } from './user.type.js';
 
@@ -65,53 +74,46 @@ export class UserResolver {
   }
 
   // Private fields: the user's own (or an admin's) to read; null and FORBIDDEN for anyone else.
+  // The service functions check the viewer; these only translate.
 
   @FieldResolver(() => String, { nullable: true, description: 'Private.' })
   email(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
-    assertCanReadPrivate(ctx.viewer, user.id, 'email');
-    return user.email;
+    return userEmail(ctx, user);
   }
 
   @FieldResolver(() => Settings, { nullable: true, description: 'Private.' })
   settings(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
-    assertCanReadPrivate(ctx.viewer, user.id, 'settings');
-    return ctx.loaders.settingsByUser.load(user.id);
+    return userSettings(ctx, user.id);
   }
 
   @FieldResolver(() => NotificationConnection, { nullable: true, description: 'Private. Newest first.' })
   notifications(@Root() user: UserRow, @Args(() => NotificationsArgs) args: NotificationsArgs, @Ctx() ctx: GraphQLContext) {
-    assertCanReadPrivate(ctx.viewer, user.id, 'notifications');
-    return ctx.loaders.notificationsByUser(parseNewestFirstPage(args), args.filter).load(user.id);
+    return listUserNotifications(ctx, user.id, args, args.filter);
   }
 
   @FieldResolver(() => [DeviceToken], { nullable: true, description: 'Private.' })
   deviceTokens(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
-    assertCanReadPrivate(ctx.viewer, user.id, 'deviceTokens');
-    return ctx.loaders.deviceTokensByUser.load(user.id);
+    return userDeviceTokens(ctx, user.id);
   }
 
   @FieldResolver(() => [RefreshToken], { nullable: true, description: 'Private. The sessions of the user.' })
   refreshTokens(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
-    assertCanReadPrivate(ctx.viewer, user.id, 'refreshTokens');
-    return ctx.loaders.sessionsByUser.load(user.id);
+    return userSessions(ctx, user.id);
   }
 
   @FieldResolver(() => [ApiKey], { nullable: true, description: 'Private.' })
   apiKeys(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
-    assertCanReadPrivate(ctx.viewer, user.id, 'apiKeys');
-    return ctx.loaders.apiKeysByUser.load(user.id);
+    return userApiKeys(ctx, user.id);
   }
 
   @FieldResolver(() => ReferralRedemption, { nullable: true, description: 'Private. The referral code the user redeemed.' })
   referralRedemption(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
-    assertCanReadPrivate(ctx.viewer, user.id, 'referralRedemption');
-    return ctx.loaders.referralRedemptionByUser.load(user.id);
+    return userReferralRedemption(ctx, user.id);
   }
 
   @FieldResolver(() => [ReferralCode], { nullable: true, description: 'Private. Referral codes the user created.' })
   createdReferralCodes(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
-    assertCanReadPrivate(ctx.viewer, user.id, 'createdReferralCodes');
-    return ctx.loaders.referralCodesByUser.load(user.id);
+    return userReferralCodes(ctx, user.id);
   }
 }
 
