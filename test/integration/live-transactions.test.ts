@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { type ChainFixture, startChainFixture, TestKeypairWallet } from './chain-fixture.js';
 import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
+import { signInAs } from './sessions.js';
 import { listen, settle, socketClient, Subscription } from './sockets.js';
 
 const TOKEN = 1_000_000n;
@@ -141,5 +142,52 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
       expect(errors[0]!.extensions.code).toBe(code);
     }
     await Promise.all([watcher.dispose(), owner.dispose(), strangerSocket.dispose()]);
+  });
+  it('announces createPool: poolCreated to every socket, POOL_CREATED to each user whose master switch is on, none to one whose is off', async () => {
+    const userIds = (await t.database.db.select({ id: tables.users.id }).from(tables.users).orderBy(tables.users.id).limit(3)).map((u) => u.id);
+    const admin = await signInAs(t, userIds[0]!, 'ADMIN');
+    const listening = await signInAs(t, userIds[1]!);
+    const silenced = await signInAs(t, userIds[2]!);
+    const off = await t.gql(`mutation { updateNotificationPreferences(input: { isNotificationsEnabled: false }) { id } }`, undefined, silenced.headers);
+    expect(off.errors).toBeUndefined();
+    // Demo users' preferences vary: this one's master switch is set on explicitly.
+    const on = await t.gql(`mutation { updateNotificationPreferences(input: { isNotificationsEnabled: true }) { id } }`, undefined, listening.headers);
+    expect(on.errors).toBeUndefined();
+
+    const sockets = [socketClient(url), socketClient(url, { authorization: `Bearer ${listening.accessToken}` }), socketClient(url, { authorization: `Bearer ${silenced.accessToken}` })];
+    await Promise.all(sockets.map((s) => s.connected));
+    const created = new Subscription(sockets[0]!.client, `subscription { poolCreated { id title } }`);
+    const listeningNotes = new Subscription(sockets[1]!.client, `subscription { notifications { type data } }`);
+    const silencedNotes = new Subscription(sockets[2]!.client, `subscription { notifications { type } }`);
+    await settle(150);
+
+    const now = Date.now();
+    const input = {
+      title: 'Live pool',
+      description: 'Announced to subscribers',
+      resolutionSource: 'test',
+      minStake: 1,
+      maxStake: 100,
+      maxRoi: 3,
+      minOutcome: 0,
+      maxOutcome: 100,
+      precision: 0,
+      step: 1,
+      predictionStartDate: new Date(now - 60_000).toISOString(),
+      predictionEndDate: new Date(now + 86_400_000).toISOString(),
+      referenceDate: new Date(now + 2 * 86_400_000).toISOString(),
+      platformFeeRate: 0.01,
+    };
+    const result = await t.gql(`mutation($i: CreatePoolInput!) { createPool(input: $i) { id } }`, { i: input }, admin.headers);
+    expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
+    const poolId = result.data.createPool.id as string;
+
+    expect((await created.waitFor(1))[0]!.data).toEqual({ poolCreated: { id: poolId, title: 'Live pool' } });
+    expect((await listeningNotes.waitFor(1))[0]!.data).toEqual({ notifications: { type: 'POOL_CREATED', data: expect.objectContaining({ poolId }) } });
+    await settle(300);
+    expect(silencedNotes.results).toHaveLength(0);
+    const written = await t.database.db.select().from(tables.notifications).where(and(eq(tables.notifications.type, 'POOL_CREATED'), eq(tables.notifications.userId, silenced.userId)));
+    expect(written.filter((n) => (n.data as { poolId?: string }).poolId === poolId)).toHaveLength(0);
+    await Promise.all(sockets.map((s) => s.dispose()));
   });
 });
