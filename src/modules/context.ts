@@ -4,6 +4,8 @@ import type { Database } from '../db/client.js';
 import type { WindowRateLimiter } from './auth/rate-limit.js';
 import type { Viewer } from './auth/viewer.js';
 import type { Loaders } from './loaders.js';
+import type { OperationName } from './transactions/effects.js';
+import type { ChainSubmissionOutcome } from './transactions/submission.js';
 
 /** What lives as long as the process and every request shares: configuration, limiters. */
 export interface ServiceDependencies {
@@ -16,6 +18,11 @@ export interface ServiceDependencies {
   chain: ChainRuntime | null;
   /** Smallest withdrawal, in whole tokens. */
   minWithdrawAmount: number;
+  /**
+   * Told of every transaction sent to the chain, once, with how it ended (the server
+   * counts them in its metrics); must not throw. None by default.
+   */
+  onChainSubmission?: (submission: { operation: OperationName; outcome: ChainSubmissionOutcome }) => void;
 }
 
 /**
