@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, testConfig, type TestApp } from './harness.js';
+import { metricSample, startTestApp, testConfig, type TestApp } from './harness.js';
 
 /** Blocks this process's event loop (and so the in-process server's) for `ms`. */
 function busyWait(ms: number): void {
@@ -36,11 +36,19 @@ describe('load shedding', () => {
     expect(response.errors?.[0]?.extensions).toEqual({ code: 'OVERLOADED', retryAfter: 1 });
     expect(statements).toBe(0);
 
-    // Liveness and metrics still answer; readiness does not, so a balancer stops sending.
+    // Readiness is refused too, so a balancer stops sending; liveness and metrics still answer.
+    busyWait(600);
+    const ready = await t.app.inject({ url: '/readyz' });
+    expect(ready.statusCode).toBe(503);
+    // Whole seconds of the delay measured so far (one or two blocks, as the sampler ran between).
+    expect(ready.headers['retry-after']).toMatch(/^[12]$/);
+    expect(ready.json()).toEqual({ status: 'overloaded', pressure: 'event-loop' });
+    busyWait(600);
     expect((await t.app.inject({ url: '/healthz' })).statusCode).toBe(200);
     const metrics = await t.app.inject({ url: '/metrics' });
     expect(metrics.statusCode).toBe(200);
-    expect(metrics.body).toMatch(/poolgraph_load_shed_total\{pressure="event-loop"\} [1-9]/);
+    // The refused query and the refused readiness probe.
+    expect(metricSample(metrics.body, 'poolgraph_load_shed_total', { pressure: 'event-loop' })).toBe(2);
 
     // Keeps saturating: each request arrives after another 600 ms block and is refused.
     for (let i = 0; i < 3; i++) {
