@@ -5,6 +5,8 @@ import type { WindowRateLimiter } from './auth/rate-limit.js';
 import type { Viewer } from './auth/viewer.js';
 import type { EventHub } from './events/event-hub.js';
 import type { Loaders } from './loaders.js';
+import type { OperationName } from './transactions/effects.js';
+import type { ChainSubmissionOutcome } from './transactions/submission.js';
 
 /** What lives as long as the process and every request shares: configuration, limiters. */
 export interface ServiceDependencies {
@@ -19,6 +21,11 @@ export interface ServiceDependencies {
   minWithdrawAmount: number;
   /** Where committed changes are announced (`publish`) and followed (`on`), across replicas. */
   events: EventHub;
+  /**
+   * Told of every transaction sent to the chain, once, with how it ended (the server
+   * counts them in its metrics); must not throw. None by default.
+   */
+  onChainSubmission?: (submission: { operation: OperationName; outcome: ChainSubmissionOutcome }) => void;
 }
 
 /**

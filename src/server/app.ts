@@ -130,6 +130,7 @@ export async function createApp({ config, database, chain = null, clock = () => 
     chain,
     minWithdrawAmount: config.chain.minWithdrawAmount,
     events,
+    onChainSubmission: (submission) => metrics.chainSubmissions.inc(submission),
   };
   const graphqlHandler = fastifyApolloHandler(apollo, {
     context: (request, reply) => tracker.track(request, () => createHttpContext(deps, request, reply, config.auth.secureCookies)),

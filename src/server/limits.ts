@@ -268,9 +268,11 @@ export function limitParseOptions(limits: OperationLimits): ParseOptions {
   return limits.maxTokens > 0 ? { maxTokens: limits.maxTokens } : {};
 }
 
-const TOKEN_LIMIT_MESSAGE = /Document contains more th(?:an|at) (\d+) tokens/;
+// Anchored: a syntax error quotes the unexpected token, so a document holding this text in
+// a string must not pass for the limit. (graphql 16 spells it "more that".)
+const TOKEN_LIMIT_MESSAGE = /^(?:Syntax Error: )?Document contains more th(?:an|at) (\d+) tokens\. Parsing aborted\.$/;
 
-/** True when a parse error is the token limit's (graphql reports it as a syntax error). */
+/** True when a parse error's message is the token limit's (graphql reports it as a syntax error). */
 export function isTokenLimitError(message: string): boolean {
   return TOKEN_LIMIT_MESSAGE.test(message);
 }

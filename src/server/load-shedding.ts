@@ -74,8 +74,9 @@ const ALWAYS_SERVED = new Set(['/healthz', '/metrics']);
 /**
  * Refuses requests with 503 and Retry-After while `monitor` reports pressure, in an
  * onRequest hook: before the body is read or parsed, so a refused request costs next to
- * nothing. /readyz is refused too, which takes the replica out of a load balancer's
- * rotation until it recovers. `onShed` is told of every refusal (metrics).
+ * nothing. /readyz is refused too (with a readiness body, `{ status: 'overloaded', pressure }`),
+ * which takes the replica out of a load balancer's rotation until it recovers; /healthz
+ * and /metrics are always answered. `onShed` is told of every refusal (metrics).
  */
 export function registerLoadShedding(app: FastifyInstance, monitor: LoadMonitor, onShed?: (pressure: Exclude<Pressure, null>) => void): void {
   if (!monitor.enabled) return;
@@ -83,20 +84,21 @@ export function registerLoadShedding(app: FastifyInstance, monitor: LoadMonitor,
   app.addHook('onClose', async () => monitor.stop());
   app.addHook('onRequest', async (request, reply) => {
     const pressure = monitor.pressure();
-    if (!pressure || ALWAYS_SERVED.has(request.url.split('?', 1)[0]!)) return;
+    if (!pressure) return;
+    const path = request.url.split('?', 1)[0]!;
+    if (ALWAYS_SERVED.has(path)) return;
     onShed?.(pressure);
     const retryAfter = pressure === 'event-loop' ? Math.max(1, Math.ceil(monitor.eventLoopDelayMs() / 1000)) : 5;
     request.log.warn({ pressure, eventLoopDelayMs: Math.round(monitor.eventLoopDelayMs()) }, 'request refused: server under pressure');
-    return reply
-      .code(503)
-      .header('retry-after', String(retryAfter))
-      .send({
-        errors: [
-          {
-            message: `The server is overloaded; retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}`,
-            extensions: { code: 'OVERLOADED', retryAfter },
-          },
-        ],
-      });
+    reply.code(503).header('retry-after', String(retryAfter));
+    if (path === '/readyz') return reply.send({ status: 'overloaded', pressure });
+    return reply.send({
+      errors: [
+        {
+          message: `The server is overloaded; retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}`,
+          extensions: { code: 'OVERLOADED', retryAfter },
+        },
+      ],
+    });
   });
 }

@@ -63,11 +63,11 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** Signed transactions submitted to the chain, by outcome; counted by the submitting service. */
+  /** Transactions sent to the chain, by operation and outcome; told by the submitting service (`onChainSubmission`). */
   readonly chainSubmissions = new Counter({
     name: 'poolgraph_chain_submissions_total',
-    help: 'Transactions submitted to the chain, by outcome',
-    labelNames: ['outcome'] as const,
+    help: 'Transactions sent to the chain, by operation and outcome (confirmed, failed, expired, rejected, unavailable, unsettled)',
+    labelNames: ['operation', 'outcome'] as const,
     registers: [this.registry],
   });
 

@@ -21,6 +21,21 @@ export function testConfig(env: Record<string, string> = {}): Config {
 /** Every integration suite runs on PGlite, and on Postgres too when TEST_DATABASE_URL is set. */
 export const backends: BackendKind[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 
+/**
+ * The sum of the samples of metric `name` whose labels include `labels`, in a Prometheus
+ * text exposition (all of its samples when no labels are given); 0 when there are none.
+ */
+export function metricSample(text: string, name: string, labels: Record<string, string> = {}): number {
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const labelText = /\{(.*)\}/.exec(line)?.[1] ?? '';
+    if (wanted.every((pair) => labelText.split(',').includes(pair))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
+
 export interface TestDatabase {
   database: Database;
   /** Connection string of the database (Postgres only). */

@@ -75,6 +75,17 @@ describe.each(backends)('operation limits on %s', (kind) => {
     expect(error.message).not.toMatch(/pool|node|user|prediction/i);
   });
 
+  it('answers a document over the token limit with the limit alone: no location, no text of the document', async () => {
+    const error = await expectRefused('tokens', `query Secret { pools(first: 1) { ${times(2100, () => 'hiddenField')} } }`);
+    expect(error).toEqual({ message: 'Query has more than 2000 tokens, the limit', extensions: { code: 'QUERY_TOO_COMPLEX', limit: 'tokens', max: 2000 } });
+  });
+
+  it('does not take a syntax error quoting the token limit’s words for the limit', async () => {
+    const response = await t.gql('{ "Document contains more that 1 tokens. Parsing aborted." }');
+    expect(response.status).toBe(400);
+    expect(response.errors?.[0]?.extensions?.code).toBe('GRAPHQL_PARSE_FAILED');
+  });
+
   it('runs operations just inside every limit', async () => {
     const inside = [
       deep(4),

@@ -1,5 +1,9 @@
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, testConfig, type TestApp } from './harness.js';
+import { createApp } from '../../src/server/app.js';
+import { createTestDatabase, metricSample, startTestApp, testConfig, type TestApp, type TestDatabase } from './harness.js';
 
 /** Blocks this process's event loop (and so the in-process server's) for `ms`. */
 function busyWait(ms: number): void {
@@ -36,11 +40,19 @@ describe('load shedding', () => {
     expect(response.errors?.[0]?.extensions).toEqual({ code: 'OVERLOADED', retryAfter: 1 });
     expect(statements).toBe(0);
 
-    // Liveness and metrics still answer; readiness does not, so a balancer stops sending.
+    // Readiness is refused too, so a balancer stops sending; liveness and metrics still answer.
+    busyWait(600);
+    const ready = await t.app.inject({ url: '/readyz' });
+    expect(ready.statusCode).toBe(503);
+    // Whole seconds of the delay measured so far (one or two blocks, as the sampler ran between).
+    expect(ready.headers['retry-after']).toMatch(/^[12]$/);
+    expect(ready.json()).toEqual({ status: 'overloaded', pressure: 'event-loop' });
+    busyWait(600);
     expect((await t.app.inject({ url: '/healthz' })).statusCode).toBe(200);
     const metrics = await t.app.inject({ url: '/metrics' });
     expect(metrics.statusCode).toBe(200);
-    expect(metrics.body).toMatch(/poolgraph_load_shed_total\{pressure="event-loop"\} [1-9]/);
+    // The refused query and the refused readiness probe.
+    expect(metricSample(metrics.body, 'poolgraph_load_shed_total', { pressure: 'event-loop' })).toBe(2);
 
     // Keeps saturating: each request arrives after another 600 ms block and is refused.
     for (let i = 0; i < 3; i++) {
@@ -57,5 +69,86 @@ describe('load shedding', () => {
     }
     expect(recovered).toBe(true);
     expect((await t.app.inject({ url: '/readyz' })).statusCode).toBe(200);
+  });
+});
+
+/** The collector itself: V8 gives `gc` to contexts created once --expose-gc is set. */
+function exposedGc(): () => void {
+  if (typeof globalThis.gc === 'function') return globalThis.gc;
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
+/** The share of the heap limit in use, measured as the load monitor measures it. */
+function heapUsedRatio(): number {
+  const heap = getHeapStatistics();
+  return heap.used_heap_size / heap.heap_size_limit;
+}
+
+/** What this test holds on the heap to put it under pressure: 256 MiB of doubles, in 16 arrays. */
+const HELD_BYTES = 256 * 2 ** 20;
+const holdHeap = () => Array.from({ length: 16 }, () => new Array<number>(HELD_BYTES / 16 / 8).fill(0.5));
+
+describe('load shedding under memory pressure, measured for real', () => {
+  const gc = exposedGc();
+  let database: TestDatabase;
+  let app: FastifyInstance;
+  let threshold: number;
+  beforeAll(async () => {
+    database = await createTestDatabase('pglite');
+    // Warm up (schema, modules) on a throwaway app, so the real one adds little to the heap.
+    await (await createApp({ config: testConfig(), database: database.database })).close();
+    gc();
+    // Half of what the test will hold above today's heap: crossed when it holds, not before.
+    threshold = Number((heapUsedRatio() + HELD_BYTES / getHeapStatistics().heap_size_limit / 2).toFixed(6));
+    const config = testConfig({ LOAD_SHED_HEAP_USED_RATIO: String(threshold), LOAD_SHED_EVENT_LOOP_DELAY_MS: '0' });
+    app = await createApp({ config, database: database.database });
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.drop();
+  });
+
+  const query = () => app.inject({ method: 'POST', url: '/graphql', payload: { query: '{ pools(first: 1) { totalCount } }' } });
+  /** Queries every 50 ms until one answers `status`; false if none does within 5 s (a sample is every 100 ms). */
+  async function untilStatus(status: number): Promise<boolean> {
+    for (const deadline = Date.now() + 5000; Date.now() < deadline; await sleep(50)) {
+      if ((await query()).statusCode === status) return true;
+    }
+    return false;
+  }
+
+  it('refuses with 503 and Retry-After while the heap is over LOAD_SHED_HEAP_USED_RATIO, and serves again once it is freed', async () => {
+    gc();
+    expect(heapUsedRatio()).toBeLessThan(threshold);
+    expect((await query()).statusCode).toBe(200);
+
+    let held: number[][] | null = holdHeap();
+    expect(heapUsedRatio()).toBeGreaterThan(threshold);
+    expect(await untilStatus(503)).toBe(true);
+
+    const statementsBefore = database.database.statementCount;
+    const response = await query();
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['retry-after']).toBe('5');
+    expect(response.json().errors[0].extensions).toEqual({ code: 'OVERLOADED', retryAfter: 5 });
+    expect(database.database.statementCount).toBe(statementsBefore);
+    const ready = await app.inject({ url: '/readyz' });
+    expect(ready.statusCode).toBe(503);
+    expect(ready.headers['retry-after']).toBe('5');
+    expect(ready.json()).toEqual({ status: 'overloaded', pressure: 'memory' });
+    expect((await app.inject({ url: '/healthz' })).statusCode).toBe(200);
+    const metrics = (await app.inject({ url: '/metrics' })).body;
+    // The query that ended the wait, the one above, and the readiness probe.
+    expect(metricSample(metrics, 'poolgraph_load_shed_total', { pressure: 'memory' })).toBe(3);
+    expect(metricSample(metrics, 'poolgraph_load_shed_total', { pressure: 'event-loop' })).toBe(0);
+
+    expect(held.length).toBe(16); // reachable until here, so nothing collected it sooner
+    held = null;
+    gc();
+    expect(heapUsedRatio()).toBeLessThan(threshold);
+    expect(await untilStatus(200)).toBe(true);
+    expect((await app.inject({ url: '/readyz' })).statusCode).toBe(200);
   });
 });

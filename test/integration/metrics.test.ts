@@ -1,18 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/app.js';
-import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
-
-/** The value of one sample of a Prometheus text exposition; 0 when absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    const labelText = /\{(.*)\}/.exec(line)?.[1] ?? '';
-    if (wanted.every((pair) => labelText.split(',').includes(pair))) return Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return 0;
-}
+import { backends, metricSample as sample, startTestApp, testConfig, type TestApp } from './harness.js';
 
 describe.each(backends)('metrics on %s', (kind) => {
   let t: TestApp;

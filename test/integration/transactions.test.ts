@@ -11,7 +11,7 @@ import { coSign, reconcilePendingSubmissions, sha256Hex } from '../../src/module
 import { parseWireTransaction } from '../../src/chain/transactions.js';
 import { createApp } from '../../src/server/app.js';
 import { type ChainFixture, KitWallet, startChainFixture, TestKeypairWallet } from './chain-fixture.js';
-import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
+import { backends, metricSample, startTestApp, testConfig, type TestApp } from './harness.js';
 
 const BUILD_PREDICTION = `mutation($i: PredictionTransactionInput!) { buildPredictionTransaction(input: $i) { transaction proof expiresAt } }`;
 const PREDICTION_FIELDS = `signature prediction { id stake prediction poolAccount predictorAccount predictionAccount bump lastAppliedStakeRevision lastAppliedValueRevision isFeePayer user { id } pool { id } }`;
@@ -491,6 +491,51 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     const stranger = await fundedUser(0n);
     const [third] = await db().insert(tables.streakRewards).values({ streakId: streak!.id, userWalletAddress: user.wallet.address, amount: 1n }).returning();
     expect((await t.gql(CLAIM_STREAK, { id: third!.id }, stranger.headers)).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+
+  it('counts each transaction it sends in /metrics by operation and outcome; waiting repeats and refusals send none', async () => {
+    const scrape = async () => (await t.app.inject({ url: '/metrics' })).body;
+    const sent = (text: string, labels: Record<string, string> = {}) => metricSample(text, 'poolgraph_chain_submissions_total', labels);
+    const before = await scrape();
+
+    // One proof submitted 5 times at once and once more later: one transaction, confirmed.
+    const pool = await openPool();
+    const user = await fundedUser(1000n);
+    const input = { poolId: pool.id, stake: stakeOf(pool), value: valueOf(pool) };
+    const { data } = await t.gql(BUILD_PREDICTION, { i: input }, user.headers);
+    const signed = { ...input, signedTransaction: await user.wallet.signTransaction(data.buildPredictionTransaction.transaction), proof: data.buildPredictionTransaction.proof };
+    const submits = await Promise.all(Array.from({ length: 5 }, () => t.gql(SUBMIT_PREDICTION, { i: signed }, user.headers)));
+    for (const submit of submits) expect(submit.errors, JSON.stringify(submit.errors)).toBeUndefined();
+    expect((await t.gql(SUBMIT_PREDICTION, { i: signed }, user.headers)).errors).toBeUndefined();
+    // Refused before sending: nothing reaches the chain.
+    const refused = await t.gql(SUBMIT_PREDICTION, { i: { ...signed, proof: `${signed.proof.slice(0, -3)}abc` } }, user.headers);
+    expect(refused.errors?.[0]?.extensions?.code).toBe('PROOF_INVALID');
+
+    // A transaction the chain refuses when it is sent (its vault holds no token account).
+    const other = await openPool();
+    const otherUser = await fundedUser(1000n);
+    const otherInput = { poolId: other.id, stake: stakeOf(other), value: valueOf(other) };
+    await db().update(tables.pools).set({ poolAccount: Keypair.generate().publicKey.toBase58() }).where(eq(tables.pools.id, other.id));
+    try {
+      const built = (await t.gql(BUILD_PREDICTION, { i: otherInput }, otherUser.headers)).data.buildPredictionTransaction;
+      const signedTransaction = await otherUser.wallet.signTransaction(built.transaction);
+      const rejected = await t.gql(SUBMIT_PREDICTION, { i: { ...otherInput, signedTransaction, proof: built.proof } }, otherUser.headers);
+      expect(rejected.errors?.[0]?.extensions?.code).toBe('TRANSACTION_FAILED');
+    } finally {
+      await db().update(tables.pools).set({ poolAccount: other.poolAccount }).where(eq(tables.pools.id, other.id));
+    }
+
+    // A reward claimed 3 times at once: one payout.
+    const predictionId = submits[0]!.data.submitPredictionTransaction.prediction.id as string;
+    const [reward] = await db().insert(tables.rewards).values({ predictionId, decimals: 6, amount: 1_000_000n, precisionScore: 0.5, type: 'REWARD' }).returning();
+    await Promise.all(Array.from({ length: 3 }, () => t.gql(CLAIM_REWARD, { id: reward!.id }, user.headers)));
+
+    const after = await scrape();
+    const delta = (labels: Record<string, string>) => sent(after, labels) - sent(before, labels);
+    expect(delta({ operation: 'placePrediction', outcome: 'confirmed' })).toBe(1);
+    expect(delta({ operation: 'placePrediction', outcome: 'rejected' })).toBe(1);
+    expect(delta({ operation: 'claimReward', outcome: 'confirmed' })).toBe(1);
+    expect(sent(after) - sent(before)).toBe(3);
   });
 
   it('mints test tokens on the embedded chain with requestDevTokens', async () => {

@@ -113,11 +113,24 @@ export interface Submission {
 }
 
 /**
+ * How a transaction this service sent ended, as the sending request saw it:
+ * - `confirmed`: it landed and succeeded (its effects are applied in the same step);
+ * - `failed`: it landed and the program refused it;
+ * - `expired`: it did not land before its blockhash expired;
+ * - `rejected`: the chain refused it when it was sent (simulation failed);
+ * - `unavailable`: the chain could not be reached, and it was never sent;
+ * - `unsettled`: the chain stopped answering after it may have been sent; the row stays
+ *   PENDING for the reconciler.
+ */
+export type ChainSubmissionOutcome = 'confirmed' | 'failed' | 'expired' | 'rejected' | 'unavailable' | 'unsettled';
+
+/**
  * Exactly once: the submission is recorded (keyed by its proof, or by the claimed record)
  * before it is sent. A request that finds the key taken waits for that submission's outcome
  * instead of sending. Effects are applied by whoever moves the row from PENDING to
  * CONFIRMED, in the same database transaction. A transaction the chain refuses, or that
- * never lands, leaves no row behind: nothing is written.
+ * never lands, leaves no row behind: nothing is written. Every send is reported once,
+ * with its outcome, to `ctx.onChainSubmission`; a request that only waits is not.
  */
 export async function sendOnce(ctx: ServiceContext, chain: ChainRuntime, s: Submission): Promise<ChainSubmissionRow> {
   const db = ctx.database.db;
@@ -138,29 +151,39 @@ export async function sendOnce(ctx: ServiceContext, chain: ChainRuntime, s: Subm
     .returning();
   if (!recorded) return awaitSettled(db, s.idempotencyKey);
 
+  // Whatever throws before the outcome is known may have reached the chain.
+  let outcome: ChainSubmissionOutcome = 'unsettled';
   try {
-    await chain.client.send(s.bytes);
-  } catch (error) {
-    if (error instanceof TransactionRejectedError) {
-      await forget(db, recorded, ctx.events);
-      throw new AppError('TRANSACTION_FAILED', `The chain rejected the transaction: ${error.reason}`, { logs: error.logs.slice(-10) });
+    try {
+      await chain.client.send(s.bytes);
+    } catch (error) {
+      if (error instanceof TransactionRejectedError) {
+        outcome = 'rejected';
+        await forget(db, recorded, ctx.events);
+        throw new AppError('TRANSACTION_FAILED', `The chain rejected the transaction: ${error.reason}`, { logs: error.logs.slice(-10) });
+      }
+      if (error instanceof ChainUnavailableError && error.neverSent) {
+        outcome = 'unavailable';
+        await forget(db, recorded, ctx.events);
+        throw new AppError('CHAIN_UNAVAILABLE', error.message);
+      }
+      // It may have reached the chain: the row stays PENDING for the reconciler to settle.
+      throw error instanceof ChainUnavailableError ? new AppError('CHAIN_UNAVAILABLE', `${error.message}; the submission will be settled when the chain answers`) : error;
     }
-    if (error instanceof ChainUnavailableError && error.neverSent) {
+    await ctx.events.publish([{ type: 'transactionStatus', signature: s.signature, status: 'SUBMITTED' }]);
+    const status = await onChain(() => chain.client.confirm(s.signature, s.lastValidBlockHeight));
+    if (!status || status.err) {
+      outcome = status ? 'failed' : 'expired';
       await forget(db, recorded, ctx.events);
-      throw new AppError('CHAIN_UNAVAILABLE', error.message);
+      throw new AppError('TRANSACTION_FAILED', status ? 'The transaction failed on-chain' : 'The transaction did not land before its blockhash expired', {
+        error: status?.err ?? 'BlockhashExpired',
+      });
     }
-    // It may have reached the chain: the row stays PENDING for the reconciler to settle.
-    throw error instanceof ChainUnavailableError ? new AppError('CHAIN_UNAVAILABLE', `${error.message}; the submission will be settled when the chain answers`) : error;
+    outcome = 'confirmed';
+    return await applyConfirmed(db, recorded, new Date(), ctx.events);
+  } finally {
+    ctx.onChainSubmission?.({ operation: s.operation, outcome });
   }
-  await ctx.events.publish([{ type: 'transactionStatus', signature: s.signature, status: 'SUBMITTED' }]);
-  const status = await onChain(() => chain.client.confirm(s.signature, s.lastValidBlockHeight));
-  if (!status || status.err) {
-    await forget(db, recorded, ctx.events);
-    throw new AppError('TRANSACTION_FAILED', status ? 'The transaction failed on-chain' : 'The transaction did not land before its blockhash expired', {
-      error: status?.err ?? 'BlockhashExpired',
-    });
-  }
-  return applyConfirmed(db, recorded, new Date(), ctx.events);
 }
 
 /** Removes a submission that did not land (still PENDING), so a retry can record it again. */
