@@ -118,7 +118,7 @@ export async function createApp({ config, database, chain = null, clock = () => 
   // fastify drains its own connections on close; Apollo stops after them.
   app.addHook('onClose', () => apollo.stop());
 
-  const events = new EventHub(database, clock);
+  const events = new EventHub(database, clock, (error) => app.log.warn({ err: error }, 'an event could not be announced to subscribers'));
   await events.start();
   app.addHook('onClose', () => events.stop());
 

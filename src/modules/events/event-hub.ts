@@ -56,6 +56,8 @@ export class EventHub implements EventPublisher {
   constructor(
     private readonly database: Database,
     private readonly clock: () => Date = () => new Date(),
+    /** Told when an announcement could not be sent (the change itself has committed). */
+    private readonly onPublishError: (error: unknown) => void = () => {},
   ) {}
 
   /** Starts receiving events; resolves once the process listens. */
@@ -78,8 +80,19 @@ export class EventHub implements EventPublisher {
     await stop?.();
   }
 
+  /**
+   * Announces a committed change. Never throws: the change stands whether or not its
+   * announcement got out, so the caller's answer must not say otherwise; subscribers who
+   * missed it catch up by resuming (`notifications(resumeAfter:)`) or by reading.
+   */
   async publish(events: readonly DomainEvent[]): Promise<void> {
-    for (const message of toMessages(events)) await this.database.events.notify(message);
+    for (const message of toMessages(events)) {
+      try {
+        await this.database.events.notify(message);
+      } catch (error) {
+        this.onPublishError(error);
+      }
+    }
   }
 
   /** Follows a topic until the returned function is called. */
