@@ -15,7 +15,7 @@ import { argumentErrorsPlugin, createFormatError } from './errors.js';
 import { explorerPage, registerExplorerAssets, wantsExplorer } from './explorer.js';
 import { operationGuardPlugin } from './guard.js';
 import { createCostCheck, limitParseOptions, structuralLimitRules } from './limits.js';
-import { LoadMonitor, registerLoadShedding } from './load-shedding.js';
+import { LoadMonitor, registerLoadShedding, retryAfterSeconds } from './load-shedding.js';
 import { logRequest, OperationTracker } from './logging.js';
 import { Metrics, registerMetricsRoute } from './metrics.js';
 import { createRateLimitCheck } from './rate-limit.js';
@@ -66,7 +66,8 @@ export async function createApp({ config, database, chain = null, clock = () => 
   const metrics = new Metrics(database);
   metrics.trackSockets(app.server);
   const tracker = new OperationTracker();
-  registerLoadShedding(app, new LoadMonitor(config.loadShedding), (pressure) => metrics.shed.inc({ pressure }));
+  const loadMonitor = new LoadMonitor(config.loadShedding);
+  registerLoadShedding(app, loadMonitor, (pressure) => metrics.shed.inc({ pressure }));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -168,6 +169,13 @@ export async function createApp({ config, database, chain = null, clock = () => 
     ],
     formatError,
     onSubscriptionCount: (delta) => metrics.subscriptions.inc(delta),
+    // A new socket under pressure is refused like a request: 503 with Retry-After.
+    refuseUpgrade: () => {
+      const pressure = loadMonitor.enabled ? loadMonitor.pressure() : null;
+      if (!pressure) return null;
+      metrics.shed.inc({ pressure });
+      return { retryAfter: retryAfterSeconds(loadMonitor, pressure) };
+    },
   });
   // Graceful shutdown: sockets close with 1001 while in-flight HTTP requests finish.
   app.addHook('preClose', () => sockets.close());

@@ -88,7 +88,7 @@ export function registerLoadShedding(app: FastifyInstance, monitor: LoadMonitor,
     const path = request.url.split('?', 1)[0]!;
     if (ALWAYS_SERVED.has(path)) return;
     onShed?.(pressure);
-    const retryAfter = pressure === 'event-loop' ? Math.max(1, Math.ceil(monitor.eventLoopDelayMs() / 1000)) : 5;
+    const retryAfter = retryAfterSeconds(monitor, pressure);
     request.log.warn({ pressure, eventLoopDelayMs: Math.round(monitor.eventLoopDelayMs()) }, 'request refused: server under pressure');
     reply.code(503).header('retry-after', String(retryAfter));
     if (path === '/readyz') return reply.send({ status: 'overloaded', pressure });
@@ -101,4 +101,9 @@ export function registerLoadShedding(app: FastifyInstance, monitor: LoadMonitor,
       ],
     });
   });
+}
+
+/** How long a refused client should wait: the event loop's current delay, or 5 s for memory. */
+export function retryAfterSeconds(monitor: LoadMonitor, pressure: Exclude<Pressure, null>): number {
+  return pressure === 'event-loop' ? Math.max(1, Math.ceil(monitor.eventLoopDelayMs() / 1000)) : 5;
 }

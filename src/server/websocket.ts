@@ -45,6 +45,8 @@ export interface GraphQLWebSocketOptions {
   formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
   /** Called as subscriptions open (+1) and close (-1). */
   onSubscriptionCount?: (delta: 1 | -1) => void;
+  /** Whether to refuse a new socket now (load shedding), and how long the client should wait. */
+  refuseUpgrade?: () => { retryAfter: number } | null;
 }
 
 interface SocketState {
@@ -69,6 +71,11 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     const path = (request.url ?? '').split('?')[0];
     if (path !== options.path) {
       socket.destroy();
+      return;
+    }
+    const refused = options.refuseUpgrade?.();
+    if (refused) {
+      socket.end(`HTTP/1.1 503 Service Unavailable\r\nRetry-After: ${refused.retryAfter}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
     wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));

@@ -2,6 +2,7 @@ import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { createApp } from '../../src/server/app.js';
 import { createTestDatabase, metricSample, startTestApp, testConfig, type TestApp, type TestDatabase } from './harness.js';
 
@@ -143,6 +144,16 @@ describe('load shedding under memory pressure, measured for real', () => {
     // The query that ended the wait, the one above, and the readiness probe.
     expect(metricSample(metrics, 'poolgraph_load_shed_total', { pressure: 'memory' })).toBe(3);
     expect(metricSample(metrics, 'poolgraph_load_shed_total', { pressure: 'event-loop' })).toBe(0);
+    // A new socket is refused the same way, before the WebSocket handshake.
+    const address = await app.listen({ host: '127.0.0.1', port: 0 });
+    const upgrade = await new Promise<{ status: number; retryAfter: string | undefined }>((resolve, reject) => {
+      const socket = new WebSocket(`${address.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+      socket.once('unexpected-response', (_request, response) => resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] }));
+      socket.once('open', () => reject(new Error('the socket was accepted under pressure')));
+      socket.once('error', () => {});
+    });
+    expect(upgrade).toEqual({ status: 503, retryAfter: '5' });
+    expect(metricSample((await app.inject({ url: '/metrics' })).body, 'poolgraph_load_shed_total', { pressure: 'memory' })).toBe(4);
 
     expect(held.length).toBe(16); // reachable until here, so nothing collected it sooner
     held = null;
