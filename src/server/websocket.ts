@@ -12,6 +12,7 @@ import {
   type GraphQLSchema,
   NoSchemaIntrospectionCustomRule,
   parse,
+  print,
   specifiedRules,
   validate,
 } from 'graphql';
@@ -200,7 +201,8 @@ function withoutSuggestions(error: GraphQLError): GraphQLError {
  * graphql's `subscribe`, except that each event's result is executed with a context of
  * its own: the subscription's viewer and transport, with the loaders and time of the
  * event the item came from. Loaders thus never serve one event's rows to a later one,
- * and every subscriber of one event shares one batch of reads.
+ * every subscriber of one event shares one batch of reads, and subscribers whose
+ * operation, variables and viewer are the same share one execution.
  */
 export async function scopedSubscribe(
   args: ExecutionArgs,
@@ -210,6 +212,7 @@ export async function scopedSubscribe(
   if (!isAsyncIterable(source)) return source;
   const iterator = source[Symbol.asyncIterator]();
   const base = args.contextValue as GraphQLContext;
+  const sharedKey = `${base.viewer?.userId ?? 'anonymous'}\u0000${print(args.document)}\u0000${args.operationName ?? ''}\u0000${JSON.stringify(args.variableValues ?? {})}`;
   let open = true;
   onCount?.(1);
   const closed = () => {
@@ -232,8 +235,18 @@ export async function scopedSubscribe(
       }
       const item = step.value;
       if (!(item instanceof ScopedEvent)) throw new Error('a subscription source yielded an item without its event scope');
-      const contextValue: GraphQLContext = { ...base, loaders: item.scope.loaders, now: item.scope.now };
-      return { value: await execute({ ...args, rootValue: item.root, contextValue }), done: false };
+      let results = resultsByEvent.get(item.scope);
+      if (!results) resultsByEvent.set(item.scope, (results = new Map()));
+      // Subscribers of one event with the same operation, variables and viewer get the same
+      // result: it is executed once for all of them (the root is part of the key too, since
+      // one event can yield different roots to different subscribers).
+      const key = `${sharedKey}\u0000${rootKey(item.root)}`;
+      let result = results.get(key);
+      if (!result) {
+        const contextValue: GraphQLContext = { ...base, loaders: item.scope.loaders, now: item.scope.now };
+        results.set(key, (result = Promise.resolve(execute({ ...args, rootValue: item.root, contextValue }))));
+      }
+      return { value: await result, done: false };
     },
     async return() {
       closed();
@@ -250,6 +263,20 @@ export async function scopedSubscribe(
     },
   };
   return mapped;
+}
+
+/** Results of the events being delivered now, per event; dropped with the event. */
+const resultsByEvent = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+
+/** Identifies a subscription item's root: an id, a number, or a row (by its id). */
+function rootKey(root: unknown): string {
+  if (typeof root === 'string' || typeof root === 'number') return String(root);
+  if (root && typeof root === 'object') {
+    const { id, signature, status } = root as { id?: unknown; signature?: unknown; status?: unknown };
+    if (typeof id === 'string') return id;
+    if (typeof signature === 'string') return `${signature}:${String(status)}`;
+  }
+  return Math.random().toString(36); // unknown shape: never shared
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

@@ -188,6 +188,26 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
       await client.dispose();
     });
 
+    it('reads the same number of statements for one event whether 1 or 30 sockets follow it', async () => {
+      const query = `subscription($p: ID!) { poolUpdated(poolId: $p) { id title user { username avatar { url } } streak { title } } }`;
+      const statementsFor = async (sockets: number) => {
+        const clients = Array.from({ length: sockets }, () => socketClient(url));
+        await Promise.all(clients.map((c) => c.connected));
+        const subs = clients.map((c) => new Subscription(c.client, query, { p: pool.id }));
+        await settle(200);
+        const statements = await t.countStatements(async () => {
+          await hub.publish([{ type: 'poolUpdated', poolId: pool.id }]);
+          await Promise.all(subs.map((sub) => sub.waitFor(1)));
+        });
+        for (const sub of subs) expect(sub.results[0]!.data).toMatchObject({ poolUpdated: { id: pool.id, title: pool.title } });
+        await Promise.all(clients.map((c) => c.dispose()));
+        return statements;
+      };
+      const one = await statementsFor(1);
+      expect(one).toBeGreaterThan(1);
+      expect(await statementsFor(30)).toBe(one);
+    });
+
     it('answers NOT_FOUND for an unknown pool and BAD_USER_INPUT for a malformed id', async () => {
       const client = socketClient(url);
       await client.connected;
