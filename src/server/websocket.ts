@@ -121,9 +121,8 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         if (errors.length) return errors.map((e) => (config.introspection ? e : withoutSuggestions(e)));
         const operation = getOperationAST(document, payload.operationName);
         if (!operation) return [new GraphQLError('Unable to identify the operation to run', { extensions: { code: 'BAD_USER_INPUT' } })];
-        const context: GraphQLContext = {
+        const context = {
           ...deps,
-          loaders: createLoaders(deps.database.db),
           viewer: state.viewer,
           clientAddress: state.clientAddress,
           now: deps.clock(),
@@ -134,7 +133,11 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
             setSessionCookies: () => {},
             clearSessionCookies: () => {},
           },
-        };
+        } as Omit<GraphQLContext, 'loaders'> as GraphQLContext;
+        // A subscription's own loaders serve its subscribe step only (each event brings its
+        // own), so they are made on first use; thousands of idle sockets then hold none.
+        let loaders: GraphQLContext['loaders'] | null = null;
+        Object.defineProperty(context, 'loaders', { get: () => (loaders ??= createLoaders(deps.database.db)), enumerable: false });
         try {
           for (const check of options.checks) check(document, operation, context, variables);
         } catch (error) {
