@@ -147,7 +147,10 @@ export async function sendOnce(ctx: ServiceContext, chain: ChainRuntime, s: Subm
       createdAt: ctx.now,
       updatedAt: ctx.now,
     })
-    .onConflictDoNothing({ target: chainSubmissions.idempotencyKey })
+    // No conflict target: concurrent claims of one record build the same bytes, so the
+    // loser may collide on the signature index before the idempotency key's; either
+    // collision means another request holds this submission.
+    .onConflictDoNothing()
     .returning();
   if (!recorded) return awaitSettled(db, s.idempotencyKey);
 
