@@ -17,6 +17,7 @@ import {
   validate,
 } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
+import { decodeJwt } from 'jose';
 import { WebSocketServer } from 'ws';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
@@ -31,6 +32,8 @@ import { isTokenLimitError, limitError, limitParseOptions, operationLimitRules }
 
 /** WebSocket close code 1001: the server is going away (shutting down). */
 const GOING_AWAY = 1001;
+/** graphql-ws's close code for refused credentials; also used when they end mid-connection. */
+const FORBIDDEN = 4403;
 
 /** The WebSocket subprotocol of graphql-ws. */
 export const GRAPHQL_TRANSPORT_WS = 'graphql-transport-ws';
@@ -54,6 +57,8 @@ interface SocketState {
   viewer: Viewer | null;
   clientAddress: string;
   socketId: number;
+  /** Stops watching for the end of the socket's credentials. */
+  ends: () => void;
 }
 
 let sockets = 0;
@@ -100,8 +105,10 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         const params = ctx.connectionParams ?? {};
         const request = ctx.extra.request;
         try {
-          const viewer = await authenticate(deps, credentialsOf(params, request.headers.cookie), deps.clock());
-          states.set(ctx.extra, { viewer, clientAddress: clientAddressOf(request, config.http.trustProxy), socketId: ++sockets });
+          const credentials = credentialsOf(params, request.headers.cookie);
+          const viewer = await authenticate(deps, credentials, deps.clock());
+          const ends = viewer ? endOfCredentials(deps, viewer, credentials.bearerToken, (reason) => ctx.extra.socket.close(FORBIDDEN, reason)) : () => {};
+          states.set(ctx.extra, { viewer, clientAddress: clientAddressOf(request, config.http.trustProxy), socketId: ++sockets, ends });
           return true;
         } catch (error) {
           if (error instanceof AppError) return false; // 4403 Forbidden
@@ -150,6 +157,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       onNext: (_ctx, _id, _payload, _args, result) =>
         result.errors ? { ...result, errors: formatErrors(result.errors) } : undefined,
       onError: (_ctx, _id, _payload, errors) => formatErrors(errors),
+      onClose: (ctx) => states.get(ctx.extra)?.ends(),
     },
     wss,
   );
@@ -165,6 +173,29 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     get clientCount() {
       return wss.clients.size;
     },
+  };
+}
+
+/**
+ * Credentials are checked once, at connection_init; a socket must not outlive them. This
+ * closes it (4403) when its session is signed out or revoked, or its API key revoked, on
+ * whichever replica that happens, and when its access token expires (the client refreshes
+ * and reconnects). Returns what stops watching.
+ */
+function endOfCredentials(deps: ServiceDependencies, viewer: Viewer, bearerToken: string | null, close: (reason: string) => void): () => void {
+  const stops: Array<() => void> = [];
+  if (viewer.sessionId) stops.push(deps.events.on({ session: viewer.sessionId }, () => close('The session has ended; sign in again')));
+  if (viewer.apiKeyId) stops.push(deps.events.on({ apiKey: viewer.apiKeyId }, () => close('The API key has been revoked')));
+  const expiresAt = bearerToken ? decodeJwt(bearerToken).exp : undefined;
+  if (expiresAt) {
+    // setTimeout holds at most 2^31-1 ms; tokens live minutes, so this only guards odd settings.
+    const delay = Math.min(expiresAt * 1000 - deps.clock().getTime(), 2 ** 31 - 1);
+    const timer = setTimeout(() => close('The access token has expired; refresh it and reconnect'), Math.max(0, delay));
+    timer.unref();
+    stops.push(() => clearTimeout(timer));
+  }
+  return () => {
+    for (const stop of stops) stop();
   };
 }
 

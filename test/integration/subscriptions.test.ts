@@ -300,3 +300,56 @@ describe.each(backends)('graceful shutdown on %s', (kind) => {
     await t.drop();
   });
 });
+
+describe.each(backends)('a socket does not outlive its credentials, on %s', (kind) => {
+  let t: TestApp;
+  let url: string;
+  /** Added to the app's clock, to bring an access token near its expiry. */
+  let clockOffsetMs = 0;
+  beforeAll(async () => {
+    t = await startTestApp(kind, {
+      clock: () => new Date(Date.now() + clockOffsetMs),
+      config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000', ACCESS_TOKEN_TTL_SECONDS: '60' }),
+    });
+    url = await listen(t);
+  });
+  afterAll(() => t.close());
+
+  const someUser = async (offset: number) =>
+    (await t.database.db.select().from(tables.users).orderBy(asc(tables.users.id)).limit(1).offset(offset))[0]!.id;
+
+  it('closes with 4403 when the session signs out, and keeps other sessions open', async () => {
+    const leaving = await signInAs(t, await someUser(0));
+    const staying = await signInAs(t, await someUser(1));
+    const [a, b] = [socketClient(url, { authorization: `Bearer ${leaving.accessToken}` }), socketClient(url, { authorization: `Bearer ${staying.accessToken}` })];
+    await Promise.all([a.connected, b.connected]);
+    const signedOut = await t.gql(`mutation { signOut }`, undefined, leaving.headers);
+    expect(signedOut.data).toEqual({ signOut: true });
+    expect(await a.closed).toEqual({ code: 4403, reason: 'The session has ended; sign in again' });
+    await settle(200);
+    const still = new Subscription(b.client, `subscription { notificationCount }`);
+    expect((await still.waitFor(1))[0]!.errors).toBeUndefined();
+    await b.dispose();
+  });
+
+  it('closes with 4403 when its API key is revoked', async () => {
+    const owner = await signInAs(t, await someUser(2));
+    const created = await t.gql(`mutation { createApiKey(name: "socket") { apiKey key { id } } }`, undefined, owner.headers);
+    const socket = socketClient(url, { 'x-api-key': created.data.createApiKey.apiKey as string });
+    await socket.connected;
+    const revoked = await t.gql(`mutation($id: ID!) { revokeApiKey(id: $id) { isActive } }`, { id: created.data.createApiKey.key.id }, owner.headers);
+    expect(revoked.data).toEqual({ revokeApiKey: { isActive: false } });
+    expect(await socket.closed).toEqual({ code: 4403, reason: 'The API key has been revoked' });
+  });
+
+  it('closes with 4403 when its access token expires', async () => {
+    clockOffsetMs = 0;
+    const user = await signInAs(t, await someUser(3));
+    // The token lives 60 s (from a whole second); connect when the app's clock says 58 s have passed.
+    clockOffsetMs = 58_000;
+    const socket = socketClient(url, { authorization: `Bearer ${user.accessToken}` });
+    await socket.connected;
+    expect(await socket.closed).toEqual({ code: 4403, reason: 'The access token has expired; refresh it and reconnect' });
+    clockOffsetMs = 0;
+  });
+});

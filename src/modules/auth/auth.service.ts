@@ -175,6 +175,7 @@ export async function refreshSession(ctx: ServiceContext, refreshToken: string):
         .update(refreshTokens)
         .set({ revokedAt: ctx.now, revokedReason: 'REFRESH_TOKEN_REUSED', updatedAt: ctx.now })
         .where(and(eq(refreshTokens.id, session.id), isNull(refreshTokens.revokedAt)));
+      await ctx.events.publish([{ type: 'sessionRevoked', sessionId: session.id }]);
       throw unauthenticated('REFRESH_TOKEN_REUSED', 'The refresh token was already used; the session is revoked');
     }
     throw unauthenticated('SESSION_REVOKED', 'The session has ended; sign in again');
@@ -196,6 +197,7 @@ export async function signOut(ctx: ServiceContext, refreshToken: string | null):
     .set({ revokedAt: ctx.now, revokedReason: 'SIGNED_OUT', updatedAt: ctx.now })
     .where(and(eq(refreshTokens.id, sessionId), isNull(refreshTokens.revokedAt)))
     .returning({ id: refreshTokens.id });
+  if (revoked.length) await ctx.events.publish([{ type: 'sessionRevoked', sessionId }]);
   return revoked.length > 0;
 }
 
@@ -243,6 +245,7 @@ export async function revokeApiKey(ctx: ServiceContext, id: string): Promise<Api
     .set({ isActive: false, updatedAt: ctx.now })
     .where(eq(apiKeys.id, keyId))
     .returning();
+  await ctx.events.publish([{ type: 'apiKeyRevoked', apiKeyId: keyId }]);
   return revoked!;
 }
 

@@ -13,13 +13,21 @@ export interface EventScope {
 
 export type EventListener = (event: DomainEvent, scope: EventScope) => void;
 
-/** What a listener follows: a user's notifications, one pool, new pools, or one transaction. */
-export type Topic = { user: string } | { pool: string } | { poolCreated: true } | { transaction: string };
+/** What a listener follows: a user's notifications, one pool, new pools, one transaction, or a credential's end. */
+export type Topic =
+  | { user: string }
+  | { pool: string }
+  | { poolCreated: true }
+  | { transaction: string }
+  | { session: string }
+  | { apiKey: string };
 
 function topicKey(topic: Topic): string {
   if ('user' in topic) return `user:${topic.user}`;
   if ('pool' in topic) return `pool:${topic.pool}`;
   if ('transaction' in topic) return `tx:${topic.transaction}`;
+  if ('session' in topic) return `session:${topic.session}`;
+  if ('apiKey' in topic) return `apiKey:${topic.apiKey}`;
   return 'poolCreated';
 }
 
@@ -38,6 +46,10 @@ function topicsOf(event: DomainEvent): string[] | 'allUsers' {
       return [`pool:${event.poolId}`];
     case 'transactionStatus':
       return [`tx:${event.signature}`];
+    case 'sessionRevoked':
+      return [`session:${event.sessionId}`];
+    case 'apiKeyRevoked':
+      return [`apiKey:${event.apiKeyId}`];
   }
 }
 

@@ -14,6 +14,10 @@ export type DomainEvent =
   | { type: 'poolCreated'; poolId: string }
   /** The pool's volume, status or resolution changed. */
   | { type: 'poolUpdated'; poolId: string }
+  /** A session ended (signed out, or revoked for refresh-token reuse): its sockets must close. */
+  | { type: 'sessionRevoked'; sessionId: string }
+  /** An API key was revoked: sockets authenticated with it must close. */
+  | { type: 'apiKeyRevoked'; apiKeyId: string }
   /** A chain submission moved to a new state (a failed one leaves no row, hence the status). */
   | { type: 'transactionStatus'; signature: string; status: SubmissionEventStatus };
 
@@ -75,6 +79,10 @@ export function fromMessage(message: string): DomainEvent | null {
       return isId(parsed.poolId) ? { type: parsed.type, poolId: parsed.poolId } : null;
     case 'notificationsRead':
       return isId(parsed.userId) ? { type: 'notificationsRead', userId: parsed.userId } : null;
+    case 'sessionRevoked':
+      return isId(parsed.sessionId) ? { type: 'sessionRevoked', sessionId: parsed.sessionId } : null;
+    case 'apiKeyRevoked':
+      return isId(parsed.apiKeyId) ? { type: 'apiKeyRevoked', apiKeyId: parsed.apiKeyId } : null;
     case 'transactionStatus':
       return typeof parsed.signature === 'string' &&
         /^[1-9A-HJ-NP-Za-km-z]{32,100}$/.test(parsed.signature) &&
