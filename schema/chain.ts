@@ -25,6 +25,13 @@ export const chainSubmissions = pgTable(
     /** The build parameters, canonical, and whatever the effects need to be applied later. */
     params: jsonb('params').$type<Record<string, string>>().notNull(),
     signature: text('signature').notNull().unique(),
+    /**
+     * The change this transaction makes to one record (a prediction's next stake or value
+     * revision; a user's first prediction on a pool): two different transactions for the
+     * same change can both be valid when built, but only one may be sent. Null for
+     * transactions that exclude nothing (withdrawals) and for claims (keyed by the record).
+     */
+    lane: text('lane').unique(),
     /** The fully signed wire transaction (base64), to resend or inspect while pending. */
     transaction: text('transaction').notNull(),
     lastValidBlockHeight: integer('last_valid_block_height').notNull(),

@@ -252,6 +252,53 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     expect(await chain.balance(user.account)).toBe(before - BigInt(input.stake) * TOKEN);
   });
 
+  it('sends one of two transactions built for the same change, submitted at once: the other is refused and moves nothing', async () => {
+    const pool = await openPool();
+    const user = await fundedUser(1000n);
+    /** Builds and signs, without submitting. */
+    const prepare = async (build: string, input: Record<string, unknown>) => {
+      const built = await t.gql(build, { i: input }, user.headers);
+      expect(built.errors, JSON.stringify(built.errors)).toBeUndefined();
+      const prepared = Object.values(built.data)[0] as { transaction: string; proof: string };
+      return { ...input, signedTransaction: await user.wallet.signTransaction(prepared.transaction), proof: prepared.proof };
+    };
+    const before = await chain.balance(user.account);
+
+    // Two first predictions on one pool, with different stakes: both valid when built.
+    // Whole-token stakes inside the pool's bounds (which may have fractions).
+    const [least, most] = [Math.ceil(Number(pool.minStake) / 1e6), Math.floor(Number(pool.maxStake) / 1e6)];
+    const middle = Math.floor((least + most) / 2);
+    expect(least < middle && middle < most, 'the pool allows three distinct stakes').toBe(true);
+    const small = await prepare(BUILD_PREDICTION, { poolId: pool.id, stake: least, value: valueOf(pool) });
+    const large = await prepare(BUILD_PREDICTION, { poolId: pool.id, stake: middle, value: valueOf(pool) });
+    const placed = await Promise.all([small, large].map((i) => t.gql(SUBMIT_PREDICTION, { i }, user.headers)));
+    const won = placed.filter((r) => !r.errors);
+    expect(won).toHaveLength(1);
+    expect(placed.find((r) => r.errors)!.errors![0]!.extensions!.code).toBe('ALREADY_PREDICTED');
+    const prediction = won[0]!.data.submitPredictionTransaction.prediction as { id: string; stake: number };
+    expect(await chain.balance(user.account)).toBe(before - BigInt(prediction.stake) * TOKEN);
+    expect(await rowCount(tables.predictions)).toBeGreaterThan(0);
+    const mine = await db().select().from(tables.predictions).where(eq(tables.predictions.userId, user.userId));
+    expect(mine).toHaveLength(1);
+
+    // Two stake updates built from the same revision: only one may move tokens.
+    const afterPlace = await chain.balance(user.account);
+    const [first, second] = [least, middle, most].filter((stake) => stake !== prediction.stake);
+    const up = await prepare(BUILD_STAKE, { predictionId: prediction.id, stake: first });
+    const down = await prepare(BUILD_STAKE, { predictionId: prediction.id, stake: second });
+    const updated = await Promise.all([up, down].map((i) => t.gql(SUBMIT_STAKE, { i }, user.headers)));
+    const applied = updated.filter((r) => !r.errors);
+    expect(applied).toHaveLength(1);
+    expect(updated.find((r) => r.errors)!.errors![0]!.extensions!.code).toBe('PROOF_INVALID');
+    const result = applied[0]!.data.submitStakeUpdateTransaction.prediction as { stake: number; lastAppliedStakeRevision: number };
+    expect(result.lastAppliedStakeRevision).toBe(2);
+    expect(await chain.balance(user.account)).toBe(afterPlace - BigInt(result.stake - prediction.stake) * TOKEN);
+    const [row] = await db().select().from(tables.predictions).where(eq(tables.predictions.id, prediction.id));
+    expect(row!.stake).toBe(BigInt(result.stake) * TOKEN);
+    const submissions = await db().select().from(tables.chainSubmissions).where(eq(tables.chainSubmissions.userId, user.userId));
+    expect(submissions).toHaveLength(2);
+  });
+
   describe('refusals leave balances and rows untouched', () => {
     let pool: Pool;
     let user: User;

@@ -102,6 +102,8 @@ export function coSign(chain: ChainRuntime, wire: WireTransaction): { bytes: Uin
 
 export interface Submission {
   idempotencyKey: string;
+  /** The change only one transaction may make (see chain_submissions.lane); none for claims and withdrawals. */
+  lane?: string | null;
   operation: OperationName;
   userId: string;
   /** What the effects need, canonical strings; stored with the submission. */
@@ -138,6 +140,7 @@ export async function sendOnce(ctx: ServiceContext, chain: ChainRuntime, s: Subm
     .insert(chainSubmissions)
     .values({
       idempotencyKey: s.idempotencyKey,
+      lane: s.lane ?? null,
       operation: s.operation,
       userId: s.userId,
       params: s.params,
@@ -149,10 +152,16 @@ export async function sendOnce(ctx: ServiceContext, chain: ChainRuntime, s: Subm
     })
     // No conflict target: concurrent claims of one record build the same bytes, so the
     // loser may collide on the signature index before the idempotency key's; either
-    // collision means another request holds this submission.
+    // collision means another request holds this submission. A collision on the lane alone
+    // means another transaction makes the same change: this one is never sent.
     .onConflictDoNothing()
     .returning();
-  if (!recorded) return awaitSettled(db, s.idempotencyKey);
+  if (!recorded) {
+    if (await findSubmission(db, s.idempotencyKey)) return awaitSettled(db, s.idempotencyKey);
+    throw s.operation === 'placePrediction'
+      ? new AppError('ALREADY_PREDICTED', 'Another transaction placing your prediction on this pool was submitted first')
+      : new AppError('PROOF_INVALID', 'Another transaction changing this prediction was submitted first; build again', { argumentName: 'input.proof' });
+  }
 
   // Whatever throws before the outcome is known may have reached the chain.
   let outcome: ChainSubmissionOutcome = 'unsettled';

@@ -47,6 +47,8 @@ interface Prepared {
   derived: Record<string, string>;
   /** What the effects need once the transaction is confirmed. */
   effects: Record<string, string>;
+  /** The change it makes, of which only one transaction may be sent (see chain_submissions.lane). */
+  lane: string | null;
   build(recent: RecentBlockhash): BuiltTransaction;
 }
 
@@ -119,6 +121,7 @@ async function submit<TInput>(
   const { bytes, signature } = coSign(chain, wire);
   return sendOnce(ctx, chain, {
     idempotencyKey,
+    lane: prepared.lane,
     operation,
     userId: viewer.userId,
     params: prepared.effects,
@@ -195,6 +198,8 @@ const preparePrediction: Prepare<PredictionInput> = async (ctx, signer, input) =
   return {
     params: predictionParams(input),
     derived: {},
+    // One prediction per user and pool: a second transaction placing one must never be sent.
+    lane: `placePrediction:${pool.id}:${signer.viewer.userId}`,
     effects: { poolId: pool.id, stake: stake.toString(), value, predictorAccount: predictor.toBase58(), predictionAccount: address.toBase58(), bump: String(bump) },
     build: (recent) => buildPlacePrediction(signer.chain.accounts, recent, { user: signer.wallet, vault, poolId: pool.id, stake, value }),
   };
@@ -228,6 +233,7 @@ const prepareStakeUpdate: Prepare<StakeUpdateInput> = async (ctx, signer, input)
   return {
     params: stakeUpdateParams(input),
     derived: { revision: String(revision), delta: delta.toString() },
+    lane: `updateStake:${prediction.id}:${revision}`,
     effects: { predictionId: prediction.id, predictionAccount: prediction.predictionAccount, stake: stake.toString(), delta: delta.toString(), revision: String(revision) },
     build: (recent) =>
       buildStakeUpdate(signer.chain.accounts, recent, {
@@ -268,6 +274,7 @@ const prepareValueUpdate: Prepare<ValueUpdateInput> = async (ctx, signer, input)
   return {
     params: valueUpdateParams(input),
     derived: { revision: String(revision) },
+    lane: `updateValue:${prediction.id}:${revision}`,
     effects: { predictionId: prediction.id, predictionAccount: prediction.predictionAccount, value, revision: String(revision) },
     build: (recent) =>
       buildValueUpdate(signer.chain.accounts, recent, { user: signer.wallet, poolId: pool.id, predictionAccount: prediction.predictionAccount, value, revision }),
@@ -314,6 +321,7 @@ const prepareWithdraw: Prepare<WithdrawInput> = async (ctx, signer, input) => {
   return {
     params: withdrawParams(input),
     derived: {},
+    lane: null,
     effects: { toAddress: to.toBase58(), amount: amount.toString() },
     build: (recent) => buildWithdraw(signer.chain.accounts, recent, { user: signer.wallet, to, amount }),
   };
