@@ -14,13 +14,15 @@ function packageDir(name: string): string {
 
 /**
  * The explorer's assets, all from node_modules so the page works with no internet access:
- * GraphiQL's browser build and the React it runs on.
+ * GraphiQL's browser build, the React it runs on, and graphql-ws's browser build for
+ * subscriptions.
  */
 const ASSETS: Record<string, { file: string; type: string }> = {
   'react.js': { file: join(packageDir('react'), 'umd/react.production.min.js'), type: 'text/javascript' },
   'react-dom.js': { file: join(packageDir('react-dom'), 'umd/react-dom.production.min.js'), type: 'text/javascript' },
   'graphiql.js': { file: join(packageDir('graphiql'), 'graphiql.min.js'), type: 'text/javascript' },
   'graphiql.css': { file: join(packageDir('graphiql'), 'graphiql.min.css'), type: 'text/css' },
+  'graphql-ws.js': { file: join(packageDir('graphql-ws'), 'umd/graphql-ws.min.js'), type: 'text/javascript' },
 };
 
 export const EXPLORER_ASSET_PREFIX = '/graphql/explorer/';
@@ -57,8 +59,15 @@ function page(endpoint: string): string {
   <script src="${EXPLORER_ASSET_PREFIX}react.js"></script>
   <script src="${EXPLORER_ASSET_PREFIX}react-dom.js"></script>
   <script src="${EXPLORER_ASSET_PREFIX}graphiql.js"></script>
+  <script src="${EXPLORER_ASSET_PREFIX}graphql-ws.js"></script>
   <script>
-    const fetcher = GraphiQL.createFetcher({ url: ${JSON.stringify(endpoint)} });
+    // Subscriptions run over graphql-ws on the same path; the upgrade carries this origin's
+    // cookies, so a session signed in from the explorer follows its own notifications.
+    const wsClient = graphqlWs.createClient({
+      url: (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + ${JSON.stringify(endpoint)},
+      lazy: true,
+    });
+    const fetcher = GraphiQL.createFetcher({ url: ${JSON.stringify(endpoint)}, wsClient });
     ReactDOM.createRoot(document.getElementById('explorer')).render(
       React.createElement(GraphiQL, { fetcher, defaultQuery: ${JSON.stringify(DEFAULT_QUERY)}, defaultEditorToolsVisibility: true })
     );

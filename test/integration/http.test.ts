@@ -1,5 +1,10 @@
+import { runInNewContext } from 'node:vm';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { EventHub } from '../../src/modules/events/event-hub.js';
 import { backends, startTestApp, type TestApp } from './harness.js';
+import { listen, settle } from './sockets.js';
 
 describe.each(backends)('HTTP surface on %s', (kind) => {
   let t: TestApp;
@@ -37,6 +42,25 @@ describe.each(backends)('HTTP surface on %s', (kind) => {
       expect(asset.statusCode, source).toBe(200);
       expect(asset.body.length, source).toBeGreaterThan(1000);
     }
+  });
+
+  it("runs the explorer's subscriptions with the graphql-ws browser build it serves", async () => {
+    const page = await t.app.inject({ url: '/graphql', headers: { accept: 'text/html' } });
+    expect(page.body).toContain('graphqlWs.createClient');
+    // Evaluated as the page's <script> would be, with a browser's global object.
+    const browser: Record<string, any> = { setTimeout, clearTimeout, console, WebSocket };
+    runInNewContext((await t.app.inject({ url: '/graphql/explorer/graphql-ws.js' })).body, browser);
+    const url = await listen(t);
+    const client = browser.graphqlWs.createClient({ url, lazy: true });
+    const received: unknown[] = [];
+    const unsubscribe = client.subscribe({ query: 'subscription { poolCreated { id } }' }, { next: (r: unknown) => received.push(r), error: (e: unknown) => received.push({ error: e }), complete: () => {} });
+    await settle(300);
+    const [pool] = await t.database.rows<{ id: string }>(sql`SELECT id FROM pools LIMIT 1`);
+    await new EventHub(t.database).publish([{ type: 'poolCreated', poolId: pool!.id }]);
+    for (let i = 0; i < 100 && received.length === 0; i++) await settle(20);
+    expect(received).toEqual([{ data: { poolCreated: { id: pool!.id } } }]);
+    unsubscribe();
+    await client.dispose();
   });
 
   it('answers introspection outside production', async () => {
