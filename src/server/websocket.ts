@@ -17,6 +17,7 @@ import {
   validate,
 } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
+import proxyAddr from '@fastify/proxy-addr';
 import { decodeJwt } from 'jose';
 import { WebSocketServer } from 'ws';
 import type { Config } from '../config.js';
@@ -213,10 +214,10 @@ function credentialsOf(params: Record<string, unknown>, cookieHeader: string | u
   return { bearerToken, apiKey };
 }
 
-function clientAddressOf(request: IncomingMessage, trustProxy: unknown): string {
-  const forwarded = request.headers['x-forwarded-for'];
-  if (trustProxy && typeof forwarded === 'string') return forwarded.split(',')[0]!.trim();
-  return request.socket.remoteAddress ?? 'unknown';
+/** The client's address as fastify computes `request.ip`: forwarding headers count only from trusted proxies. */
+function clientAddressOf(request: IncomingMessage, trustProxy: boolean | string[]): string {
+  const trust = trustProxy === true ? () => true : trustProxy ? proxyAddr.compile(trustProxy) : () => false;
+  return proxyAddr(request, trust);
 }
 
 function parseError(error: unknown): GraphQLError {

@@ -353,3 +353,38 @@ describe.each(backends)('a socket does not outlive its credentials, on %s', (kin
     clockOffsetMs = 0;
   });
 });
+
+describe.each([
+  ['no proxy is trusted', {}, 2],
+  ['loopback is a trusted proxy', { TRUST_PROXY: 'loopback' }, 0],
+] as const)('rate limits over sockets when %s', (_name, env, refused) => {
+  let t: TestApp;
+  let url: string;
+  beforeAll(async () => {
+    t = await startTestApp('pglite', { config: testConfig({ RATE_LIMIT_QUERIES_PER_MINUTE: '3', ...env }) });
+    url = await listen(t);
+  });
+  afterAll(() => t.close());
+
+  it(`counts subscribe messages per client address: ${refused} of 5 refused for two sockets claiming two forwarded addresses`, async () => {
+    const sockets = ['203.0.113.1', '203.0.113.2'].map((forwarded) => {
+      const ws = new WebSocket(url, 'graphql-transport-ws', { headers: { 'x-forwarded-for': forwarded } });
+      const messages: Array<Record<string, any>> = [];
+      ws.on('message', (data) => messages.push(JSON.parse(data.toString()) as Record<string, any>));
+      return { ws, messages, opened: new Promise((resolve) => ws.once('open', resolve)) };
+    });
+    await Promise.all(sockets.map((s) => s.opened));
+    for (const s of sockets) s.ws.send(JSON.stringify({ type: 'connection_init', payload: {} }));
+    await until(() => sockets.every((s) => s.messages.some((m) => m.type === 'connection_ack')));
+    // Five subscribe messages of one root field each, alternating sockets, against a budget of 3:
+    // one shared budget when the forwarded addresses are not believed, one each when they are.
+    for (let i = 0; i < 5; i++) {
+      sockets[i % 2]!.ws.send(JSON.stringify({ id: `s${i}`, type: 'subscribe', payload: { query: 'subscription { poolCreated { id } }' } }));
+    }
+    await settle(300);
+    const errors = sockets.flatMap((s) => s.messages).filter((m) => m.type === 'error');
+    expect(errors).toHaveLength(refused);
+    for (const error of errors) expect(error.payload[0].extensions).toMatchObject({ code: 'RATE_LIMITED' });
+    for (const s of sockets) s.ws.close();
+  });
+});
