@@ -69,7 +69,7 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
       return statementCount;
     },
     async rows<T extends Record<string, unknown>>(query: SQL) {
-      return (await db.execute(query)) as unknown as T[];
+      return resultRows<T>(await db.execute(query));
     },
     ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs),
     migrate: () => migratePostgres(db as never, { migrationsFolder: MIGRATIONS_FOLDER }),
@@ -109,13 +109,27 @@ async function openPglite(options: Extract<DatabaseOptions, { kind: 'pglite' }>)
       return statementCount;
     },
     async rows<T extends Record<string, unknown>>(query: SQL) {
-      const result = (await db.execute(query)) as unknown as { rows: T[] };
-      return result.rows;
+      return resultRows<T>(await db.execute(query));
     },
     ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs),
     migrate: () => migratePglite(db as never, { migrationsFolder: MIGRATIONS_FOLDER }),
     close: () => client.close(),
   };
+}
+
+/**
+ * Rows a raw statement (`db.execute`) returned, across postgres.js (an array) and PGlite
+ * ({ rows }); for statements run on a transaction's `Db`, where {@link Database.rows} is not at hand.
+ */
+export function resultRows<T>(result: unknown): T[] {
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { rows?: T[] }).rows ?? []) as T[];
+}
+
+/** Rows a raw statement wrote, across postgres.js (`count`) and PGlite (`affectedRows`). */
+export function affectedRows(result: unknown): number {
+  const r = result as { count?: number; affectedRows?: number };
+  return r.count ?? r.affectedRows ?? 0;
 }
 
 async function withTimeout(work: Promise<unknown>, timeoutMs: number): Promise<void> {

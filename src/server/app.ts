@@ -49,7 +49,8 @@ export interface AppOptions {
 
 /**
  * The HTTP server: GraphQL at /graphql (POST and GET; the explorer for browsers),
- * /healthz (the process answers) and /readyz (the database answers).
+ * /healthz (the process answers) and /readyz (the database answers and the process is not
+ * shedding load); graphql-ws on /graphql too.
  */
 export async function createApp({ config, database, chain = null, clock = () => new Date(), logStream }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({

@@ -36,9 +36,6 @@ const GOING_AWAY = 1001;
 /** graphql-ws's close code for refused credentials; also used when they end mid-connection. */
 const FORBIDDEN = 4403;
 
-/** The WebSocket subprotocol of graphql-ws. */
-export const GRAPHQL_TRANSPORT_WS = 'graphql-transport-ws';
-
 export interface GraphQLWebSocketOptions {
   server: Server;
   path: string;
@@ -170,9 +167,6 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       for (const client of wss.clients) client.close(GOING_AWAY, 'Server shutting down');
       await disposable.dispose();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
-    },
-    get clientCount() {
-      return wss.clients.size;
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Database } from '../../db/client.js';
+import type { Database, Db } from '../../db/client.js';
 import { createLoaders, type Loaders } from '../loaders.js';
 import { type DomainEvent, type EventPublisher, fromMessage, toMessages } from './events.js';
 
@@ -9,6 +9,11 @@ import { type DomainEvent, type EventPublisher, fromMessage, toMessages } from '
 export interface EventScope {
   loaders: Loaders;
   now: Date;
+}
+
+/** A scope of its own, for items a stream reads itself (a snapshot, a replay). */
+export function newEventScope(db: Db, clock: () => Date): EventScope {
+  return { loaders: createLoaders(db), now: clock() };
 }
 
 export type EventListener = (event: DomainEvent, scope: EventScope) => void;
@@ -63,7 +68,6 @@ export class EventHub implements EventPublisher {
   private readonly userListeners = new Map<string, Set<EventListener>>();
   private readonly resumeListeners = new Set<() => void>();
   private stopListening: (() => Promise<void>) | null = null;
-  private delivered = 0;
 
   constructor(
     private readonly database: Database,
@@ -126,19 +130,6 @@ export class EventHub implements EventPublisher {
     return () => this.resumeListeners.delete(listener);
   }
 
-  /** Listeners currently following any topic. */
-  get listenerCount(): number {
-    let count = 0;
-    for (const set of this.listeners.values()) count += set.size;
-    for (const set of this.userListeners.values()) count += set.size;
-    return count;
-  }
-
-  /** Events handed to at least one local listener since start. */
-  get deliveredCount(): number {
-    return this.delivered;
-  }
-
   private dispatch(event: DomainEvent): void {
     const topics = topicsOf(event);
     const targets: Array<Set<EventListener>> = [];
@@ -150,8 +141,7 @@ export class EventHub implements EventPublisher {
       }
     }
     if (targets.length === 0) return;
-    this.delivered++;
-    const scope: EventScope = { loaders: createLoaders(this.database.db), now: this.clock() };
+    const scope = newEventScope(this.database.db, this.clock);
     for (const set of targets) {
       for (const listener of [...set]) listener(event, scope);
     }

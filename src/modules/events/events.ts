@@ -1,3 +1,5 @@
+import { isUuid } from '../common/ids.js';
+
 /**
  * What changed, as the services announce it after their database transaction commits.
  * Events carry ids only: every receiver (on any replica) reads the current rows itself, so
@@ -25,8 +27,6 @@ export type DomainEvent =
 export type SubmissionEventStatus = 'SUBMITTED' | 'CONFIRMED' | 'FAILED';
 const SUBMISSION_EVENT_STATUSES: readonly string[] = ['SUBMITTED', 'CONFIRMED', 'FAILED'];
 
-export type DomainEventType = DomainEvent['type'];
-
 /** How services announce events; the implementation fans them out to every replica. */
 export interface EventPublisher {
   /** Publishes events of a committed change; call it after the transaction, never inside it. */
@@ -52,8 +52,7 @@ export function toMessages(events: readonly DomainEvent[]): string[] {
   return messages;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const isId = (value: unknown): value is string => typeof value === 'string' && UUID.test(value);
+const isId = (value: unknown): value is string => typeof value === 'string' && isUuid(value);
 
 /**
  * Reads one message back into an event; null for anything malformed (another program may

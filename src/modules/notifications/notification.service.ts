@@ -9,7 +9,7 @@ import {
   settings,
   type SettingsRow,
 } from '../../../schema/index.js';
-import type { Db } from '../../db/client.js';
+import { affectedRows, type Db, resultRows } from '../../db/client.js';
 import { badInput } from '../../errors.js';
 import { requireViewer } from '../auth/viewer.js';
 import { isUuid } from '../common/ids.js';
@@ -30,27 +30,22 @@ export async function notifyIfAllowed(
   db: Db,
   n: { userId: string; type: EventNotificationType; title: string; message: string; data: Record<string, unknown>; now: Date },
 ): Promise<DomainEvent[]> {
-  const written = await db.execute(sql`
-    INSERT INTO notifications (user_id, title, message, type, data, created_at, updated_at)
-    SELECT ${n.userId}::uuid, ${n.title}, ${n.message}, ${n.type}::notification_type, ${JSON.stringify(n.data)}::jsonb, ${n.now.toISOString()}::timestamptz, ${n.now.toISOString()}::timestamptz
-    WHERE COALESCE((
-      SELECT (s.notification_preferences->>'is_notifications_enabled')::boolean
-         AND (s.notification_preferences->>${n.type})::boolean
-      FROM settings s WHERE s.user_id = ${n.userId}
-    ), true)
-    RETURNING id`);
-  const ids = rowsOf<{ id: string }>(written).map((row) => row.id);
-  return ids.length ? [{ type: 'notificationsCreated', notifications: ids.map((id) => ({ userId: n.userId, id })) }] : [];
+  const written = await notifyEachIfAllowed(db, n.type, [n], n.now);
+  return written.length ? [{ type: 'notificationsCreated', notifications: written }] : [];
 }
 
 /** The notification types a pool's resolution produces: what became claimable, and by whom. */
 export type ResolutionNotificationType = 'REWARD_AVAILABLE' | 'REFUND_AVAILABLE' | 'STREAK_REWARD_AVAILABLE';
 
 /**
- * The preference key that gates each resolution notification besides the master switch:
- * a user who does not want to hear of claimed rewards does not want to hear of claimable ones.
+ * The preference key that gates each notification type besides the master switch: an
+ * event's type is its own key, and a user who does not want to hear of claimed rewards
+ * does not want to hear of claimable ones either.
  */
-export const PREFERENCE_KEY_OF: Record<ResolutionNotificationType, EventNotificationType> = {
+export const PREFERENCE_KEY_OF: Record<EventNotificationType | ResolutionNotificationType, EventNotificationType> = {
+  REWARD_CLAIMED: 'REWARD_CLAIMED',
+  REFUND_CLAIMED: 'REFUND_CLAIMED',
+  STREAK_REWARD_RECEIVED: 'STREAK_REWARD_RECEIVED',
   REWARD_AVAILABLE: 'REWARD_CLAIMED',
   REFUND_AVAILABLE: 'REFUND_CLAIMED',
   STREAK_REWARD_AVAILABLE: 'STREAK_REWARD_RECEIVED',
@@ -85,7 +80,7 @@ export async function notifyAllUsersOfPool(
  */
 export async function notifyEachIfAllowed(
   db: Db,
-  type: ResolutionNotificationType,
+  type: EventNotificationType | ResolutionNotificationType,
   entries: ReadonlyArray<{ userId: string; title: string; message: string; data: Record<string, unknown> }>,
   now: Date,
 ): Promise<Array<{ userId: string; id: string }>> {
@@ -103,23 +98,6 @@ export async function notifyEachIfAllowed(
   return resultRows<{ id: string; user_id: string }>(written).map((row) => ({ userId: row.user_id, id: row.id }));
 }
 
-/** Rows a raw statement returned, across postgres.js (an array) and PGlite ({ rows }). */
-export function resultRows<T>(result: unknown): T[] {
-  if (Array.isArray(result)) return result as T[];
-  return ((result as { rows?: T[] }).rows ?? []) as T[];
-}
-
-/** Rows a raw statement wrote, across postgres.js (`count`) and PGlite (`affectedRows`). */
-function affectedRows(result: unknown): number {
-  const r = result as { count?: number; affectedRows?: number };
-  return r.count ?? r.affectedRows ?? 0;
-}
-
-/** Rows a raw statement returned, across postgres.js (an array) and PGlite ({ rows }). */
-function rowsOf<T>(result: unknown): T[] {
-  if (Array.isArray(result)) return result as T[];
-  return ((result as { rows?: T[] }).rows ?? []) as T[];
-}
 
 // ---- The viewer's notifications, preferences and devices ---------------------------------
 

@@ -4,9 +4,8 @@ import { AppError } from '../../errors.js';
 import { requireViewer } from '../auth/viewer.js';
 import { parseId } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';
-import type { EventScope } from '../events/event-hub.js';
+import { type EventScope, newEventScope } from '../events/event-hub.js';
 import { eventStream, ScopedEvent } from '../events/event-stream.js';
-import { createLoaders } from '../loaders.js';
 
 /** Most notifications a resumed subscription replays before going live. */
 export const MAX_REPLAYED_NOTIFICATIONS = 100;
@@ -62,7 +61,7 @@ export async function followNotifications(ctx: ServiceContext, resumeAfter: stri
       // what was created since this subscription started (or resumed) and was not sent.
       const stopResuming = ctx.events.onResume(() => {
         void missedSince(position).then((rows) => {
-          const scope: EventScope = { loaders: createLoaders(ctx.database.db), now: ctx.clock() };
+          const scope = newEventScope(ctx.database.db, ctx.clock);
           for (const row of rows) deliver(push, scope)(row);
         }, () => {});
       });
@@ -74,7 +73,7 @@ export async function followNotifications(ctx: ServiceContext, resumeAfter: stri
     initial: after
       ? async () => {
           const missed = await missedSince(after);
-          const scope: EventScope = { loaders: createLoaders(ctx.database.db), now: ctx.clock() };
+          const scope = newEventScope(ctx.database.db, ctx.clock);
           const fresh = missed.filter((row) => !seen.has(row.id));
           for (const row of fresh) seen.add(row.id);
           return fresh.map((row) => new ScopedEvent(row, scope));
@@ -95,7 +94,7 @@ export function followNotificationCount(ctx: ServiceContext) {
         scope.loaders.unreadNotificationCountByUser.load(userId).then((count) => push(new ScopedEvent(count, scope)), () => {});
       }),
     initial: async () => {
-      const scope: EventScope = { loaders: createLoaders(ctx.database.db), now: ctx.clock() };
+      const scope = newEventScope(ctx.database.db, ctx.clock);
       return [new ScopedEvent(await scope.loaders.unreadNotificationCountByUser.load(userId), scope)];
     },
   });

@@ -1,7 +1,6 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import { streaks, users, userStreaks } from '../../../schema/index.js';
-import type { Db } from '../../db/client.js';
-import { resultRows } from '../notifications/notification.service.js';
+import { type Db, resultRows } from '../../db/client.js';
 
 /**
  * The streak rule of DESIGN.md. `advanceStreak` and `streakRewardAmount` are the rule itself,

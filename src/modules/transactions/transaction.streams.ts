@@ -4,9 +4,8 @@ import { chainSubmissions, type ChainSubmissionRow, predictions, type Prediction
 import { AppError, badInput } from '../../errors.js';
 import { requireViewer } from '../auth/viewer.js';
 import type { ServiceContext } from '../context.js';
-import type { EventScope } from '../events/event-hub.js';
+import { type EventScope, newEventScope } from '../events/event-hub.js';
 import { eventStream, ScopedEvent } from '../events/event-stream.js';
-import { createLoaders } from '../loaders.js';
 import { requireChain } from './submission.js';
 
 export type TransactionLifecycleStatus = 'SUBMITTED' | 'CONFIRMED' | 'FINALIZED' | 'FAILED';
@@ -46,7 +45,7 @@ export async function followTransaction(ctx: ServiceContext, signature: string) 
 
   let finalityWatch: NodeJS.Timeout | undefined;
   let finalityWatched = false;
-  const freshScope = (): EventScope => ({ loaders: createLoaders(ctx.database.db), now: ctx.clock() });
+  const freshScope = () => newEventScope(ctx.database.db, ctx.clock);
   const update = (status: TransactionLifecycleStatus, submission: ChainSubmissionRow | null, scope: EventScope) =>
     new ScopedEvent<TransactionStatusUpdate>({ signature, status, submission }, scope);
   const findRow = async () => (await ctx.database.db.select().from(chainSubmissions).where(eq(chainSubmissions.signature, signature)))[0] ?? null;
@@ -102,11 +101,23 @@ export async function followTransaction(ctx: ServiceContext, signature: string) 
   );
 }
 
+interface SubmissionRecord {
+  prediction: PredictionRow | null;
+  reward: RewardRow | null;
+  streakReward: StreakRewardRow | null;
+}
+
+/** Each update's record, read once however many of its fields a result selects. */
+const records = new WeakMap<TransactionStatusUpdate, Promise<SubmissionRecord>>();
+
 /** What a confirmed submission produced: the prediction it placed or changed, or the reward it paid. */
-export async function submissionRecord(
-  ctx: ServiceContext,
-  update: TransactionStatusUpdate,
-): Promise<{ prediction: PredictionRow | null; reward: RewardRow | null; streakReward: StreakRewardRow | null }> {
+export function submissionRecord(ctx: ServiceContext, update: TransactionStatusUpdate): Promise<SubmissionRecord> {
+  let record = records.get(update);
+  if (!record) records.set(update, (record = readSubmissionRecord(ctx, update)));
+  return record;
+}
+
+async function readSubmissionRecord(ctx: ServiceContext, update: TransactionStatusUpdate): Promise<SubmissionRecord> {
   const none = { prediction: null, reward: null, streakReward: null };
   const submission = update.submission;
   if (!submission || (update.status !== 'CONFIRMED' && update.status !== 'FINALIZED')) return none;
