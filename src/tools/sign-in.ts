@@ -8,17 +8,31 @@ import { signMessage } from './wallet.js';
  *
  *   npm run sign-in -- wallet.json [http://127.0.0.1:4000/graphql]
  *
+ * Without a URL it signs in to the server `npm start` runs with the same HOST and PORT.
  * The same three steps any client takes: ask for a challenge, sign its message with the
  * wallet, send the signature back.
  */
 async function graphql(url: string, query: string, variables: Record<string, unknown>) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  let response: Response;
+  try {
+    response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  } catch (error) {
+    // fetch says only "fetch failed"; the cause (ECONNREFUSED, ENOTFOUND) is what helps.
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`Could not reach ${url}: ${cause?.code ?? cause?.message ?? String(error)}. Is the server running there (npm start), on that PORT?`);
+  }
   const body = (await response.json()) as { data?: any; errors?: Array<{ message: string; extensions?: unknown }> };
   if (body.errors?.length) throw new Error(body.errors.map((e) => `${e.message} ${JSON.stringify(e.extensions)}`).join('\n'));
   return body.data;
 }
 
-const [file, url = 'http://127.0.0.1:4000/graphql'] = process.argv.slice(2);
+function defaultUrl(): string {
+  const host = process.env.HOST && process.env.HOST !== '0.0.0.0' && process.env.HOST !== '::' ? process.env.HOST : '127.0.0.1';
+  const port = process.env.PORT || '4000';
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}/graphql`;
+}
+
+const [file, url = defaultUrl()] = process.argv.slice(2);
 if (!file) {
   console.error('usage: npm run sign-in -- <keypair.json> [graphql-url]');
   process.exit(1);
