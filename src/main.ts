@@ -14,6 +14,7 @@ async function main(): Promise<void> {
   if (config.seedDemoData) {
     const { isDatabaseEmpty, seedDemoData } = await import('./db/seed.js');
     if (await isDatabaseEmpty(database)) {
+      console.log('The database is empty: seeding demo data (a few seconds, once)');
       const summary = await seedDemoData(database);
       console.log(`Seeded demo data: ${summary.pools} pools, ${summary.predictions} predictions, ${summary.users} users`);
     }
