@@ -133,6 +133,7 @@ export async function createApp({ config, database, chain = null, clock = () => 
     minWithdrawAmount: config.chain.minWithdrawAmount,
     events,
     onChainSubmission: (submission) => metrics.chainSubmissions.inc(submission),
+    onRelayerSpend: (spend) => metrics.recordRelayerSpend(spend),
   };
   const graphqlHandler = fastifyApolloHandler(apollo, {
     context: (request, reply) => tracker.track(request, () => createHttpContext(deps, request, reply, config.auth.secureCookies)),

@@ -71,6 +71,28 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Lamports the relayer paid for confirmed transactions, by operation and kind (fee, or sponsored beyond fees); told by `onRelayerSpend`. */
+  readonly relayerSpent = new Counter({
+    name: 'poolgraph_relayer_spent_lamports_total',
+    help: 'Lamports the relayer paid for confirmed transactions, by operation and kind (fee: signature fees; sponsored: anything beyond, which the rules keep at 0)',
+    labelNames: ['operation', 'kind'] as const,
+    registers: [this.registry],
+  });
+
+  /** The relayer's SOL balance after the last confirmed transaction it paid for. */
+  readonly relayerBalance = new Gauge({
+    name: 'poolgraph_relayer_balance_lamports',
+    help: "The relayer's balance in lamports, as of the last confirmed transaction it paid for",
+    registers: [this.registry],
+  });
+
+  /** Records what the relayer paid for one confirmed transaction. */
+  recordRelayerSpend(spend: { operation: string; feeLamports: bigint; sponsoredLamports: bigint; balanceLamports: bigint }): void {
+    this.relayerSpent.inc({ operation: spend.operation, kind: 'fee' }, Number(spend.feeLamports));
+    this.relayerSpent.inc({ operation: spend.operation, kind: 'sponsored' }, Math.max(0, Number(spend.sponsoredLamports)));
+    this.relayerBalance.set(Number(spend.balanceLamports));
+  }
+
   constructor(database: { readonly statementCount: number }) {
     let reported = database.statementCount;
     new Counter({

@@ -8,7 +8,7 @@ import { Keypair, Transaction } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import { compactId, poolVaultAddress, poolVaultSeed, predictionAddress, streakAccumulatorAddress } from '../../src/chain/addresses.js';
 import { decodeMemo } from '../../src/chain/memo.js';
-import { canonicalParams, ProofError, signProof, verifyProof } from '../../src/chain/proof.js';
+import { canonicalParams, deriveKey, deriveProofKey, KEY_LABELS, ProofError, signProof, verifyProof } from '../../src/chain/proof.js';
 import { buildPlacePrediction, buildWithdraw, isEmptySignature, parseWireTransaction } from '../../src/chain/transactions.js';
 import { TransactionFormatError, verifySignedTransaction } from '../../src/chain/verify.js';
 
@@ -103,12 +103,17 @@ describe('built transactions', () => {
     expect(problem(() => verifySignedTransaction(Buffer.alloc(200, 7).toString('base64'), expected))).toBe('FORMAT');
   });
 
-  it('withdraws to the recipient’s associated token account, created idempotently', async () => {
+  it('withdraws to the recipient’s associated token account, its creation funded by the user, never the relayer', async () => {
     const user = Keypair.generate();
     const to = Keypair.generate().publicKey;
-    const tx = buildWithdraw(accounts, recent, { user: user.publicKey, to, amount: 5_000_000n });
-    const wire = parseWireTransaction(Buffer.from(tx.transaction, 'base64'))!;
-    expect(wire.signers.map((k) => k.toBase58())).toEqual([relayer.publicKey.toBase58(), user.publicKey.toBase58()]);
+    for (const createRecipientAccountPayer of [null, user.publicKey]) {
+      const tx = buildWithdraw(accounts, recent, { user: user.publicKey, to, amount: 5_000_000n, createRecipientAccountPayer });
+      const wire = parseWireTransaction(Buffer.from(tx.transaction, 'base64'))!;
+      expect(wire.signers.map((k) => k.toBase58())).toEqual([relayer.publicKey.toBase58(), user.publicKey.toBase58()]);
+      expect(wire.instructions).toHaveLength(createRecipientAccountPayer ? 3 : 2);
+      // The relayer is in no instruction: it pays the signature fees and nothing else.
+      expect(wire.instructions.every((i) => i.programIdIndex !== 0 && !i.accountKeyIndexes.includes(0))).toBe(true);
+    }
   });
 });
 
@@ -136,5 +141,21 @@ describe('proofs', () => {
     expect(await problem(verifyProof(secret, proof, expected, new Date(now.getTime() + 61_000)))).toBe('PROOF_EXPIRED');
     expect(await problem(verifyProof(secret, `${proof.slice(0, -2)}xx`, expected, now))).toBe('PROOF_INVALID');
     expect(await problem(verifyProof(new TextEncoder().encode('q'.repeat(32)), proof, expected, now))).toBe('PROOF_INVALID');
+  });
+
+  it('are signed with their own key, derived from the secret under a label no other key uses', async () => {
+    const serviceSecret = new TextEncoder().encode('s'.repeat(40));
+    const proofKey = deriveProofKey(serviceSecret);
+    const accessKey = deriveKey(serviceSecret, KEY_LABELS.accessToken);
+    expect(Buffer.from(proofKey)).toEqual(Buffer.from(deriveProofKey(serviceSecret)));
+    expect(proofKey).toHaveLength(32);
+    expect(Buffer.from(proofKey).equals(Buffer.from(accessKey))).toBe(false);
+    expect(Buffer.from(proofKey).equals(Buffer.from(serviceSecret.subarray(0, 32)))).toBe(false);
+    // A proof signed with the secret itself or the access-token key is not a proof.
+    for (const key of [serviceSecret, accessKey]) {
+      const forged = await signProof(key, claims, new Date(now.getTime() + 60_000));
+      await expect(verifyProof(proofKey, forged, expected, now)).rejects.toMatchObject({ problem: 'PROOF_INVALID' });
+    }
+    await expect(verifyProof(proofKey, await signProof(proofKey, claims, new Date(now.getTime() + 60_000)), expected, now)).resolves.toMatchObject({ userId: 'user-1' });
   });
 });

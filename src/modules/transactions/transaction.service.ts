@@ -1,15 +1,19 @@
+import { ACCOUNT_SIZE } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';
+import DataLoader from 'dataloader';
 import { and, eq } from 'drizzle-orm';
 import { type ChainSubmissionRow, type PoolRow, predictions, type PredictionRow } from '../../../schema/index.js';
 import { predictionAddress, userTokenAccount } from '../../chain/addresses.js';
 import { canonicalParams, signProof } from '../../chain/proof.js';
 import type { ChainRuntime } from '../../chain/runtime.js';
+import type { CustodyTransfer } from '../../chain/signing-rules.js';
 import {
   type BuiltTransaction,
   buildPlacePrediction,
   buildStakeUpdate,
   buildValueUpdate,
   buildWithdraw,
+  messageOf,
   type RecentBlockhash,
 } from '../../chain/transactions.js';
 import { AppError, badInput } from '../../errors.js';
@@ -49,6 +53,8 @@ interface Prepared {
   effects: Record<string, string>;
   /** The change it makes, of which only one transaction may be sent (see chain_submissions.lane). */
   lane: string | null;
+  /** The one vault-to-user transfer custody may co-sign (a stake decrease), or null. */
+  custodyTransfer: CustodyTransfer | null;
   build(recent: RecentBlockhash): BuiltTransaction;
 }
 
@@ -111,15 +117,17 @@ async function submit<TInput>(
     prepared = await prepare(ctx, signer, input);
     const derivedKeys = Object.keys(prepared.derived);
     if (derivedKeys.length !== Object.keys(claims.derived).length || derivedKeys.some((key) => prepared.derived[key] !== claims.derived[key])) {
-      throw new AppError('PROOF_INVALID', 'The prediction has changed since this transaction was built; build it again', { argumentName: 'input.proof' });
+      throw new AppError('PROOF_INVALID', 'What this transaction was built on has changed since; build it again', { argumentName: 'input.proof' });
     }
   } catch (error) {
     // A concurrent submit of this very proof may have landed meanwhile, changing the state.
     if (await findSubmission(ctx.database.db, idempotencyKey)) return awaitSettled(ctx.database.db, idempotencyKey);
     throw error;
   }
-  const { bytes, signature } = coSign(chain, wire);
-  return sendOnce(ctx, chain, {
+  // The service signs only the message it builds itself from the records as they are now.
+  const expected = prepared.build({ blockhash: claims.blockhash, lastValidBlockHeight: claims.lastValidBlockHeight });
+  const { bytes, signature } = coSign(chain, wire, { expectedMessage: messageOf(expected), custodyTransfer: prepared.custodyTransfer });
+  const submission = await sendOnce(ctx, chain, {
     idempotencyKey,
     lane: prepared.lane,
     operation,
@@ -129,6 +137,16 @@ async function submit<TInput>(
     signature,
     lastValidBlockHeight: claims.lastValidBlockHeight,
   });
+  forgetReads(ctx);
+  return submission;
+}
+
+/**
+ * Drops what this request's loaders read before the write, so what the mutation returns
+ * (the prediction, its pool's totalVolume) is read after it.
+ */
+export function forgetReads(ctx: ServiceContext): void {
+  for (const loader of Object.values(ctx.loaders)) if (loader instanceof DataLoader) loader.clearAll();
 }
 
 async function predictionOf(ctx: ServiceContext, submission: ChainSubmissionRow): Promise<SubmittedTransaction> {
@@ -200,6 +218,7 @@ const preparePrediction: Prepare<PredictionInput> = async (ctx, signer, input) =
     derived: {},
     // One prediction per user and pool: a second transaction placing one must never be sent.
     lane: `placePrediction:${pool.id}:${signer.viewer.userId}`,
+    custodyTransfer: null,
     effects: { poolId: pool.id, stake: stake.toString(), value, predictorAccount: predictor.toBase58(), predictionAccount: address.toBase58(), bump: String(bump) },
     build: (recent) => buildPlacePrediction(signer.chain.accounts, recent, { user: signer.wallet, vault, poolId: pool.id, stake, value }),
   };
@@ -234,6 +253,11 @@ const prepareStakeUpdate: Prepare<StakeUpdateInput> = async (ctx, signer, input)
     params: stakeUpdateParams(input),
     derived: { revision: String(revision), delta: delta.toString() },
     lane: `updateStake:${prediction.id}:${revision}`,
+    // Only a decrease moves tokens out of the vault, and only back to the predictor's own account.
+    custodyTransfer:
+      delta < 0n
+        ? { source: new PublicKey(prediction.poolAccount), destination: userTokenAccount(signer.chain.accounts.mint, signer.wallet), amount: -delta }
+        : null,
     effects: { predictionId: prediction.id, predictionAccount: prediction.predictionAccount, stake: stake.toString(), delta: delta.toString(), revision: String(revision) },
     build: (recent) =>
       buildStakeUpdate(signer.chain.accounts, recent, {
@@ -275,6 +299,7 @@ const prepareValueUpdate: Prepare<ValueUpdateInput> = async (ctx, signer, input)
     params: valueUpdateParams(input),
     derived: { revision: String(revision) },
     lane: `updateValue:${prediction.id}:${revision}`,
+    custodyTransfer: null,
     effects: { predictionId: prediction.id, predictionAccount: prediction.predictionAccount, value, revision: String(revision) },
     build: (recent) =>
       buildValueUpdate(signer.chain.accounts, recent, { user: signer.wallet, poolId: pool.id, predictionAccount: prediction.predictionAccount, value, revision }),
@@ -299,13 +324,17 @@ export interface WithdrawInput {
   amount: number;
 }
 
+/** A wallet address: base58, and on the curve (a program address owns no associated token account). */
 function parseAddress(text: string, argumentName: string): PublicKey {
+  let key: PublicKey | null = null;
   try {
-    if (/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(text)) return new PublicKey(text);
+    if (/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(text)) key = new PublicKey(text);
   } catch {
-    // falls through to the error below
+    key = null;
   }
-  throw badInput(argumentName, `${argumentName} is not a Solana address`);
+  if (!key) throw badInput(argumentName, `${argumentName} is not a Solana address`);
+  if (!PublicKey.isOnCurve(key.toBytes())) throw badInput(argumentName, `${argumentName} is a program address, not a wallet`);
+  return key;
 }
 
 const prepareWithdraw: Prepare<WithdrawInput> = async (ctx, signer, input) => {
@@ -318,14 +347,36 @@ const prepareWithdraw: Prepare<WithdrawInput> = async (ctx, signer, input) => {
     throw new AppError('INSUFFICIENT_FUNDS', `The smallest withdrawal is ${ctx.minWithdrawAmount} tokens`, { argumentName: 'input.amount', minimum: ctx.minWithdrawAmount });
   }
   await assertBalance(signer, amount, 'input.amount');
+  const createRecipientAccountPayer = await recipientAccountPayer(signer, to);
   return {
     params: withdrawParams(input),
-    derived: {},
+    // Submit derives it again: an account created or closed meanwhile means building again.
+    derived: { recipientAccount: createRecipientAccountPayer ? 'create' : 'exists' },
     lane: null,
+    custodyTransfer: null,
     effects: { toAddress: to.toBase58(), amount: amount.toString() },
-    build: (recent) => buildWithdraw(signer.chain.accounts, recent, { user: signer.wallet, to, amount }),
+    build: (recent) => buildWithdraw(signer.chain.accounts, recent, { user: signer.wallet, to, amount, createRecipientAccountPayer }),
   };
 };
+
+/**
+ * Who funds the recipient's token account: nobody when it exists; the user's own wallet
+ * when it does not and the wallet holds the rent; never the relayer, since the recipient
+ * could close the account and keep the rent (docs/security.md). Otherwise INSUFFICIENT_FUNDS.
+ */
+async function recipientAccountPayer(signer: Signer, to: PublicKey): Promise<PublicKey | null> {
+  const { client, accounts } = signer.chain;
+  if (await onChain(() => client.accountExists(userTokenAccount(accounts.mint, to)))) return null;
+  const [rent, lamports] = await onChain(() => Promise.all([client.rentExemptMinimum(ACCOUNT_SIZE), client.lamports(signer.wallet)]));
+  if (lamports < rent) {
+    throw new AppError(
+      'INSUFFICIENT_FUNDS',
+      `The recipient has no token account of the stake mint; opening it costs ${rent} lamports of rent, which your wallet pays (it holds ${lamports}). The service does not pay rent for accounts.`,
+      { argumentName: 'input.toAddress', reason: 'RECIPIENT_ACCOUNT_RENT', rentLamports: rent.toString(), balanceLamports: lamports.toString() },
+    );
+  }
+  return signer.wallet;
+}
 
 const withdrawParams = (input: WithdrawInput) => canonicalParams({ toAddress: input.toAddress, amount: input.amount });
 
