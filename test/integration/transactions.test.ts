@@ -211,20 +211,28 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     expect(transaction?.meta?.logMessages?.join('\n')).toContain('"op":"value"');
   });
 
-  it('withdraws to an external wallet, creating its token account; refuses below the minimum, above the balance, and bad addresses', async () => {
+  it('withdraws to an external wallet, its token account opened with the user’s SOL; refuses below the minimum, above the balance, and bad addresses', async () => {
     const user = await fundedUser(50n);
+    await chain.devchain.airdrop(user.wallet.publicKey, 10_000_000);
     const recipient = Keypair.generate().publicKey;
     const recipientAccount = userTokenAccount(chain.runtime.accounts.mint, recipient);
+    const relayerBefore = await connection().getBalance(chain.runtime.keys.relayer.publicKey);
     const { signature } = await twoStep(user, BUILD_WITHDRAW, SUBMIT_WITHDRAW, { toAddress: recipient.toBase58(), amount: 12.5 });
     await expectConfirmed(signature);
     expect(await chain.balance(recipientAccount)).toBe(12_500_000n);
     expect(await chain.balance(user.account)).toBe(50n * TOKEN - 12_500_000n);
+    // The rent of the new account came from the user; the relayer paid the two signatures' fee only.
+    const rent = await connection().getMinimumBalanceForRentExemption(165);
+    expect(await connection().getBalance(user.wallet.publicKey)).toBe(10_000_000 - rent);
+    expect(relayerBefore - (await connection().getBalance(chain.runtime.keys.relayer.publicKey))).toBe(2 * 5000);
 
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [{ amount: 0.5 }, 'INSUFFICIENT_FUNDS', 'input.amount'],
       [{ amount: 38 }, 'INSUFFICIENT_FUNDS', 'input.amount'],
       [{ amount: 1.0000001 }, 'BAD_USER_INPUT', 'input.amount'],
       [{ toAddress: 'not-an-address' }, 'BAD_USER_INPUT', 'input.toAddress'],
+      // A program address owns no associated token account.
+      [{ toAddress: PublicKey.findProgramAddressSync([Buffer.from('x')], MEMO_PROGRAM_ID)[0].toBase58() }, 'BAD_USER_INPUT', 'input.toAddress'],
     ];
     for (const [change, code, argumentName] of cases) {
       const response = await t.gql(BUILD_WITHDRAW, { i: { toAddress: recipient.toBase58(), amount: 2, ...change } }, user.headers);
