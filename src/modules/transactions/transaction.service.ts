@@ -1,154 +1,17 @@
-import { ACCOUNT_SIZE } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';
-import DataLoader from 'dataloader';
 import { and, eq } from 'drizzle-orm';
 import { type ChainSubmissionRow, type PoolRow, predictions, type PredictionRow } from '../../../schema/index.js';
 import { predictionAddress, userTokenAccount } from '../../chain/addresses.js';
-import { canonicalParams, signProof } from '../../chain/proof.js';
-import type { ChainRuntime } from '../../chain/runtime.js';
-import type { CustodyTransfer } from '../../chain/signing-rules.js';
-import {
-  type BuiltTransaction,
-  buildPlacePrediction,
-  buildStakeUpdate,
-  buildValueUpdate,
-  buildWithdraw,
-  messageOf,
-  type RecentBlockhash,
-} from '../../chain/transactions.js';
+import { canonicalParams } from '../../chain/proof.js';
+import { buildPlacePrediction, buildStakeUpdate, buildValueUpdate } from '../../chain/transactions.js';
 import { AppError, badInput } from '../../errors.js';
 import type { Viewer } from '../auth/viewer.js';
-import { toBaseUnits } from '../common/amounts.js';
 import { parseId } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';
 import { parseOutcome, parseStake } from './amounts.js';
-import type { OperationName } from './effects.js';
-import { awaitSettled, checkSignedSubmission, coSign, findSubmission, onChain, requireChain, sendOnce, sha256Hex, viewerWallet } from './submission.js';
+import { assertBalance, build, type Prepare, type PreparedTransaction, type SignedInput, submit, type SubmittedTransaction } from './two-step.js';
 
-/**
- * The two-step operations: build (validate against the current state, build the message,
- * bind it in a proof) and submit (check the proof and the signed bytes, validate again,
- * then send once and apply the effects once). Each operation is a `prepare` function;
- * build and submit are shared.
- */
-export interface PreparedTransaction {
-  transaction: string;
-  proof: string;
-  expiresAt: Date;
-}
-
-export interface SubmittedTransaction {
-  signature: string;
-  /** The prediction the transaction placed or changed (none for a withdrawal). */
-  prediction: PredictionRow | null;
-}
-
-/** What an operation makes of its input against the current state. */
-interface Prepared {
-  /** The caller's parameters, canonical: the proof binds them, submit must repeat them. */
-  params: Record<string, string>;
-  /** What the build derives from the state (revision, delta): submit derives them again and they must agree. */
-  derived: Record<string, string>;
-  /** What the effects need once the transaction is confirmed. */
-  effects: Record<string, string>;
-  /** The change it makes, of which only one transaction may be sent (see chain_submissions.lane). */
-  lane: string | null;
-  /** The one vault-to-user transfer custody may co-sign (a stake decrease), or null. */
-  custodyTransfer: CustodyTransfer | null;
-  build(recent: RecentBlockhash): BuiltTransaction;
-}
-
-interface Signer {
-  viewer: Viewer;
-  chain: ChainRuntime;
-  /** The viewer's wallet: the signer of the transaction and owner of its token account. */
-  wallet: PublicKey;
-}
-
-type Prepare<TInput> = (ctx: ServiceContext, signer: Signer, input: TInput) => Promise<Prepared>;
-
-interface SignedInput {
-  signedTransaction: string;
-  proof: string;
-}
-
-async function signerOf(ctx: ServiceContext): Promise<Signer> {
-  const { viewer, wallet } = await viewerWallet(ctx);
-  return { viewer, chain: requireChain(ctx), wallet };
-}
-
-async function build<TInput>(ctx: ServiceContext, operation: OperationName, prepare: Prepare<TInput>, input: TInput): Promise<PreparedTransaction> {
-  const signer = await signerOf(ctx);
-  const prepared = await prepare(ctx, signer, input);
-  const recent = await onChain(() => signer.chain.client.latestBlockhash());
-  const built = prepared.build(recent);
-  const expiresAt = new Date(ctx.now.getTime() + signer.chain.proofTtlSeconds * 1000);
-  const proof = await signProof(
-    signer.chain.proofSecret,
-    { operation, userId: signer.viewer.userId, params: prepared.params, derived: prepared.derived, messageHash: built.messageHash, ...recent },
-    expiresAt,
-  );
-  return { transaction: built.transaction, proof, expiresAt };
-}
-
-/**
- * Submit: a proof already submitted answers with its submission's outcome (the same
- * signature, effects applied once); a new one is checked, validated against the current
- * state, co-signed and sent once.
- */
-async function submit<TInput>(
-  ctx: ServiceContext,
-  operation: OperationName,
-  prepare: Prepare<TInput>,
-  input: TInput & SignedInput,
-  rawParams: Record<string, string>,
-): Promise<ChainSubmissionRow> {
-  const signer = await signerOf(ctx);
-  const { chain, viewer, wallet } = signer;
-  const idempotencyKey = sha256Hex(input.proof);
-  const check = { operation, userId: viewer.userId, params: rawParams, proof: input.proof, signedTransaction: input.signedTransaction, user: wallet };
-
-  // The checks run first in every case, so a replay is held to the same proof, viewer, parameters and bytes.
-  const { wire, claims } = await checkSignedSubmission(ctx, chain, check);
-  if (await findSubmission(ctx.database.db, idempotencyKey)) return awaitSettled(ctx.database.db, idempotencyKey);
-
-  let prepared: Prepared;
-  try {
-    prepared = await prepare(ctx, signer, input);
-    const derivedKeys = Object.keys(prepared.derived);
-    if (derivedKeys.length !== Object.keys(claims.derived).length || derivedKeys.some((key) => prepared.derived[key] !== claims.derived[key])) {
-      throw new AppError('PROOF_INVALID', 'What this transaction was built on has changed since; build it again', { argumentName: 'input.proof' });
-    }
-  } catch (error) {
-    // A concurrent submit of this very proof may have landed meanwhile, changing the state.
-    if (await findSubmission(ctx.database.db, idempotencyKey)) return awaitSettled(ctx.database.db, idempotencyKey);
-    throw error;
-  }
-  // The service signs only the message it builds itself from the records as they are now.
-  const expected = prepared.build({ blockhash: claims.blockhash, lastValidBlockHeight: claims.lastValidBlockHeight });
-  const { bytes, signature } = coSign(chain, wire, { expectedMessage: messageOf(expected), custodyTransfer: prepared.custodyTransfer });
-  const submission = await sendOnce(ctx, chain, {
-    idempotencyKey,
-    lane: prepared.lane,
-    operation,
-    userId: viewer.userId,
-    params: prepared.effects,
-    bytes,
-    signature,
-    lastValidBlockHeight: claims.lastValidBlockHeight,
-  });
-  forgetReads(ctx);
-  return submission;
-}
-
-/**
- * Drops what this request's loaders read before the write, so what the mutation returns
- * (the prediction, its pool's totalVolume) is read after it.
- */
-export function forgetReads(ctx: ServiceContext): void {
-  for (const loader of Object.values(ctx.loaders)) if (loader instanceof DataLoader) loader.clearAll();
-}
-
+/** The prediction operations, each a `prepare` function run by the shared build and submit (two-step.ts). */
 async function predictionOf(ctx: ServiceContext, submission: ChainSubmissionRow): Promise<SubmittedTransaction> {
   const account = submission.params.predictionAccount;
   const [prediction] = account ? await ctx.database.db.select().from(predictions).where(eq(predictions.predictionAccount, account)) : [];
@@ -179,15 +42,6 @@ async function ownOpenPrediction(ctx: ServiceContext, viewer: Viewer, prediction
   const pool = (await ctx.loaders.poolById.load(prediction.poolId))!;
   assertOpen(ctx, pool);
   return { prediction, pool };
-}
-
-/** The whole-token balance check of a transfer out of the viewer's token account. */
-async function assertBalance(signer: Signer, units: bigint, argumentName: string): Promise<void> {
-  const account = userTokenAccount(signer.chain.accounts.mint, signer.wallet);
-  const balance = await onChain(() => signer.chain.client.tokenBalance(account));
-  if (balance < units) {
-    throw new AppError('INSUFFICIENT_FUNDS', `Your token balance is ${balance} base units; this needs ${units}`, { argumentName, balance: balance.toString() });
-  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -314,77 +168,4 @@ export function buildPredictionUpdateTransaction(ctx: ServiceContext, input: Val
 
 export async function submitPredictionUpdateTransaction(ctx: ServiceContext, input: ValueUpdateInput & SignedInput): Promise<SubmittedTransaction> {
   return predictionOf(ctx, await submit(ctx, 'updateValue', prepareValueUpdate, input, valueUpdateParams(input)));
-}
-
-// ---------------------------------------------------------------------------------------
-// Withdraw to an external wallet
-
-export interface WithdrawInput {
-  toAddress: string;
-  amount: number;
-}
-
-/** A wallet address: base58, and on the curve (a program address owns no associated token account). */
-function parseAddress(text: string, argumentName: string): PublicKey {
-  let key: PublicKey | null = null;
-  try {
-    if (/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(text)) key = new PublicKey(text);
-  } catch {
-    key = null;
-  }
-  if (!key) throw badInput(argumentName, `${argumentName} is not a Solana address`);
-  if (!PublicKey.isOnCurve(key.toBytes())) throw badInput(argumentName, `${argumentName} is a program address, not a wallet`);
-  return key;
-}
-
-const prepareWithdraw: Prepare<WithdrawInput> = async (ctx, signer, input) => {
-  const to = parseAddress(input.toAddress, 'input.toAddress');
-  const { decimals } = signer.chain.accounts;
-  const amount = toBaseUnits(input.amount, decimals);
-  if (amount === null || amount <= 0n) throw badInput('input.amount', `input.amount must be a positive number of tokens with at most ${decimals} decimals`);
-  const minimum = toBaseUnits(ctx.minWithdrawAmount, decimals)!;
-  if (amount < minimum) {
-    throw new AppError('INSUFFICIENT_FUNDS', `The smallest withdrawal is ${ctx.minWithdrawAmount} tokens`, { argumentName: 'input.amount', minimum: ctx.minWithdrawAmount });
-  }
-  await assertBalance(signer, amount, 'input.amount');
-  const createRecipientAccountPayer = await recipientAccountPayer(signer, to);
-  return {
-    params: withdrawParams(input),
-    // Submit derives it again: an account created or closed meanwhile means building again.
-    derived: { recipientAccount: createRecipientAccountPayer ? 'create' : 'exists' },
-    lane: null,
-    custodyTransfer: null,
-    effects: { toAddress: to.toBase58(), amount: amount.toString() },
-    build: (recent) => buildWithdraw(signer.chain.accounts, recent, { user: signer.wallet, to, amount, createRecipientAccountPayer }),
-  };
-};
-
-/**
- * Who funds the recipient's token account: nobody when it exists; the user's own wallet
- * when it does not and the wallet holds the rent; never the relayer, since the recipient
- * could close the account and keep the rent (docs/security.md). Otherwise INSUFFICIENT_FUNDS.
- */
-async function recipientAccountPayer(signer: Signer, to: PublicKey): Promise<PublicKey | null> {
-  const { client, accounts } = signer.chain;
-  if (await onChain(() => client.accountExists(userTokenAccount(accounts.mint, to)))) return null;
-  const [rent, lamports] = await onChain(() => Promise.all([client.rentExemptMinimum(ACCOUNT_SIZE), client.lamports(signer.wallet)]));
-  if (lamports < rent) {
-    throw new AppError(
-      'INSUFFICIENT_FUNDS',
-      `The recipient has no token account of the stake mint; opening it costs ${rent} lamports of rent, which your wallet pays (it holds ${lamports}). The service does not pay rent for accounts.`,
-      { argumentName: 'input.toAddress', reason: 'RECIPIENT_ACCOUNT_RENT', rentLamports: rent.toString(), balanceLamports: lamports.toString() },
-    );
-  }
-  return signer.wallet;
-}
-
-const withdrawParams = (input: WithdrawInput) => canonicalParams({ toAddress: input.toAddress, amount: input.amount });
-
-export function buildWithdrawTransaction(ctx: ServiceContext, input: WithdrawInput): Promise<PreparedTransaction> {
-  return build(ctx, 'withdraw', prepareWithdraw, input);
-}
-
-export async function submitWithdrawTransaction(ctx: ServiceContext, input: WithdrawInput & SignedInput): Promise<{ signature: string }> {
-  const submission = await submit(ctx, 'withdraw', prepareWithdraw, input, withdrawParams(input));
-  return { signature: submission.signature };
 }
