@@ -79,12 +79,24 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** The relayer's SOL balance after the last confirmed transaction it paid for. */
+  /** Reads the relayer's balance from the chain at each scrape (set by `watchRelayerBalance`). */
+  private readRelayerBalance: (() => Promise<bigint>) | null = null;
+
+  /** The relayer's SOL balance: read from the chain at each scrape, and after each transaction it paid for. */
   readonly relayerBalance = new Gauge({
     name: 'poolgraph_relayer_balance_lamports',
-    help: "The relayer's balance in lamports, as of the last confirmed transaction it paid for",
+    help: "The relayer's balance in lamports, read from the chain at scrape time (the last known value when the chain does not answer)",
     registers: [this.registry],
+    collect: async () => {
+      const lamports = await this.readRelayerBalance?.().catch(() => null);
+      if (lamports !== undefined && lamports !== null) this.relayerBalance.set(Number(lamports));
+    },
   });
+
+  /** Makes the balance gauge read the relayer's balance with `read` at each scrape. */
+  watchRelayerBalance(read: () => Promise<bigint>): void {
+    this.readRelayerBalance = read;
+  }
 
   /** Records what the relayer paid for one confirmed transaction. */
   recordRelayerSpend(spend: { operation: string; feeLamports: bigint; sponsoredLamports: bigint; balanceLamports: bigint }): void {

@@ -234,6 +234,9 @@ export async function sendOnce(ctx: ServiceContext, chain: ChainRuntime, s: Subm
     const status = await onChain(() => chain.client.confirm(s.signature, s.lastValidBlockHeight));
     if (!status || status.err) {
       outcome = status ? 'failed' : 'expired';
+      // A transaction that landed and failed still cost the relayer its fee: counted, not stored (its row goes).
+      const spend = status ? await relayerSpendOf(chain, s.operation, s.signature) : null;
+      if (spend) ctx.onRelayerSpend?.(spend);
       await forget(db, recorded, ctx.events);
       throw new AppError('TRANSACTION_FAILED', status ? 'The transaction failed on-chain' : 'The transaction did not land before its blockhash expired', {
         error: status?.err ?? 'BlockhashExpired',
