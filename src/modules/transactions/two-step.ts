@@ -108,8 +108,10 @@ export async function submit<TInput>(
     }
   } catch (error) {
     // A concurrent submit of this very proof may have landed meanwhile, changing the state.
-    if (await findSubmission(ctx.database.db, idempotencyKey)) return awaitSettled(ctx.database.db, idempotencyKey);
-    throw error;
+    if (!(await findSubmission(ctx.database.db, idempotencyKey))) throw error;
+    const settled = await awaitSettled(ctx.database.db, idempotencyKey);
+    forgetReads(ctx);
+    return settled;
   }
   // The service signs only the message it builds itself from the records as they are now.
   const expected = prepared.build({ blockhash: claims.blockhash, lastValidBlockHeight: claims.lastValidBlockHeight });
