@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { compactId, poolVaultAddress, poolVaultSeed, predictionAddress, streakAccumulatorAddress } from '../../src/chain/addresses.js';
 import { decodeMemo } from '../../src/chain/memo.js';
 import { canonicalParams, deriveKey, deriveProofKey, KEY_LABELS, ProofError, signProof, verifyProof } from '../../src/chain/proof.js';
-import { buildPlacePrediction, buildWithdraw, isEmptySignature, parseWireTransaction } from '../../src/chain/transactions.js';
+import { assertSigningRule } from '../../src/chain/signing-rules.js';
+import { buildPayout, buildPlacePrediction, buildStakeUpdate, buildWithdraw, isEmptySignature, messageOf, parseWireTransaction } from '../../src/chain/transactions.js';
+import { userTokenAccount } from '../../src/chain/addresses.js';
 import { TransactionFormatError, verifySignedTransaction } from '../../src/chain/verify.js';
 
 const relayer = Keypair.generate();
@@ -114,6 +116,42 @@ describe('built transactions', () => {
       // The relayer is in no instruction: it pays the signature fees and nothing else.
       expect(wire.instructions.every((i) => i.programIdIndex !== 0 && !i.accountKeyIndexes.includes(0))).toBe(true);
     }
+  });
+});
+
+describe('the signing rule', () => {
+  const problem = (work: () => void) => {
+    try {
+      work();
+      return 'SIGNED';
+    } catch (error) {
+      return (error as ProofError).problem;
+    }
+  };
+
+  it('lets custody sign only the one vault-to-user transfer the rule allows, and only the message rebuilt from the records', async () => {
+    const user = Keypair.generate();
+    const vault = await poolVaultAddress(custody.publicKey, poolId);
+    const destination = userTokenAccount(mint, user.publicKey);
+    const decrease = buildStakeUpdate(accounts, recent, { user: user.publicKey, vault, poolId, predictionAccount: 'p', stake: 5n, delta: -7n, revision: 2 });
+    const wire = parseWireTransaction(Buffer.from(decrease.transaction, 'base64'))!;
+    const allowed = { source: vault, destination, amount: 7n };
+    expect(problem(() => assertSigningRule(wire, accounts, { expectedMessage: messageOf(decrease), custodyTransfer: allowed }))).toBe('SIGNED');
+    // The same bytes, but a rule allowing another amount, source or destination, or no transfer at all.
+    for (const rule of [{ ...allowed, amount: 6n }, { ...allowed, source: Keypair.generate().publicKey }, { ...allowed, destination: vault }, null]) {
+      expect(problem(() => assertSigningRule(wire, accounts, { expectedMessage: messageOf(decrease), custodyTransfer: rule }))).toBe('PROOF_INVALID');
+    }
+    // A larger transfer than the records rebuild: not the expected message.
+    const larger = buildStakeUpdate(accounts, recent, { user: user.publicKey, vault, poolId, predictionAccount: 'p', stake: 5n, delta: -50n, revision: 2 });
+    const largerWire = parseWireTransaction(Buffer.from(larger.transaction, 'base64'))!;
+    expect(problem(() => assertSigningRule(largerWire, accounts, { expectedMessage: messageOf(decrease), custodyTransfer: allowed }))).toBe('PROOF_INVALID');
+    // A payout passes with its own rule; the relayer named in an instruction never does.
+    const payout = buildPayout(accounts, recent, { source: vault, owner: user.publicKey, amount: 9n, kind: 'reward', id: poolId });
+    const payoutWire = parseWireTransaction(Buffer.from(payout.transaction, 'base64'))!;
+    expect(problem(() => assertSigningRule(payoutWire, accounts, { expectedMessage: messageOf(payout), custodyTransfer: { source: vault, destination, amount: 9n } }))).toBe('SIGNED');
+    const relayerPays = buildWithdraw(accounts, recent, { user: user.publicKey, to: Keypair.generate().publicKey, amount: 1n, createRecipientAccountPayer: relayer.publicKey });
+    const relayerWire = parseWireTransaction(Buffer.from(relayerPays.transaction, 'base64'))!;
+    expect(problem(() => assertSigningRule(relayerWire, accounts, { expectedMessage: messageOf(relayerPays), custodyTransfer: null }))).toBe('PROOF_INVALID');
   });
 });
 
