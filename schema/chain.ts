@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, jsonb, pgEnum, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, check, index, integer, jsonb, pgEnum, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { at, id, timestamps } from './columns.js';
 import { users } from './users.js';
 
@@ -38,6 +38,14 @@ export const chainSubmissions = pgTable(
     status: submissionStatus('status').notNull().default('PENDING'),
     error: text('error'),
     confirmedAt: at('confirmed_at'),
+    /** Signature fees the relayer paid for this transaction (lamports), read from the chain once confirmed. */
+    relayerFeeLamports: bigint('relayer_fee_lamports', { mode: 'bigint' }),
+    /**
+     * Everything else the relayer lost to it (rent it funded; lamports), read from the
+     * chain once confirmed. The rules keep it 0; the per-user cap bounds what a missed
+     * rule could cost (docs/security.md).
+     */
+    relayerSponsoredLamports: bigint('relayer_sponsored_lamports', { mode: 'bigint' }).notNull().default(sql`0`),
   },
   (t) => [
     index('chain_submissions_pending_idx').on(t.createdAt).where(sql`${t.status} = 'PENDING'`),

@@ -129,6 +129,36 @@ export class ChainClient {
     });
   }
 
+  /**
+   * What the fee payer (account 0) of a landed transaction paid: its signature fee, and
+   * everything else it lost (rent of accounts it funded, transfers), read from the chain's
+   * own record rather than assumed; null when the chain has no record of it.
+   */
+  async feePayerSpend(signature: string): Promise<{ fee: bigint; beyondFee: bigint; balanceAfter: bigint } | null> {
+    return this.call(async () => {
+      const record = await this.connection.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+      const meta = record?.meta;
+      if (!meta) return null;
+      const spent = BigInt(meta.preBalances[0]!) - BigInt(meta.postBalances[0]!);
+      return { fee: BigInt(meta.fee), beyondFee: spent - BigInt(meta.fee), balanceAfter: BigInt(meta.postBalances[0]!) };
+    });
+  }
+
+  /** Whether an account exists at `address`. */
+  async accountExists(address: PublicKey): Promise<boolean> {
+    return this.call(async () => (await this.connection.getAccountInfo(address)) !== null);
+  }
+
+  /** SOL balance of `address`, in lamports. */
+  async lamports(address: PublicKey): Promise<bigint> {
+    return this.call(async () => BigInt(await this.connection.getBalance(address)));
+  }
+
+  /** Rent-exempt minimum of an account of `size` bytes, in lamports. */
+  async rentExemptMinimum(size: number): Promise<bigint> {
+    return this.call(async () => BigInt(await this.connection.getMinimumBalanceForRentExemption(size)));
+  }
+
   /** Token balance of an account in base units; 0 for an account that does not exist. */
   async tokenBalance(account: PublicKey): Promise<bigint> {
     return this.call(async () => {

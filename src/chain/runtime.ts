@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { Keypair, LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
+import { deriveProofKey } from './proof.js';
 import { parseSecretKey, loadOrCreateKeys, type ServiceKeys } from './keys.js';
 import { ChainClient } from './rpc.js';
 import type { ChainAccounts } from './transactions.js';
@@ -13,6 +13,11 @@ export interface ChainRuntime {
   proofSecret: Uint8Array;
   /** How long a built transaction's proof stays valid (the blockhash may expire sooner). */
   proofTtlSeconds: number;
+  /**
+   * Per-user cap on relayer-paid SOL beyond signature fees (lamports), over the user's whole
+   * history: a user at the cap gets nothing more signed (docs/security.md).
+   */
+  sponsorCapLamports: bigint;
   /** The chain is a devchain: it mints test tokens (`requestDevTokens`) and funds custody accounts. */
   isDevchain: boolean;
 }
@@ -28,18 +33,24 @@ export interface ChainSettings {
   stakeMint: string | null;
   /** How long a built transaction's proof is accepted (its blockhash may expire sooner). */
   proofTtlSeconds: number;
+  /** Per-user cap on relayer-paid SOL beyond signature fees; {@link DEFAULT_SPONSOR_CAP_LAMPORTS} when absent. */
+  sponsorCapLamports?: bigint;
 }
+
+/**
+ * The default sponsor cap: the rules keep relayer spend beyond fees at 0, so this only
+ * bounds what a missed rule could cost per user (about two token accounts' rent).
+ */
+export const DEFAULT_SPONSOR_CAP_LAMPORTS = 5_000_000n;
 
 /** The relayer is topped up to this on a devchain, so it never runs out of fees. */
 const RELAYER_FLOAT_LAMPORTS = 100n * BigInt(LAMPORTS_PER_SOL);
 
 /**
- * The proof key, derived from the service secret under its own label, so a proof can never
- * pass as a session token or the other way round.
+ * The proof key, derived from the service secret under its own HKDF label (see
+ * `KEY_LABELS` in proof.ts), so a proof can never pass as a session token or the other way round.
  */
-export function deriveProofSecret(serviceSecret: Uint8Array): Uint8Array {
-  return createHash('sha256').update('poolgraph:transaction-proof:').update(serviceSecret).digest();
-}
+export const deriveProofSecret = deriveProofKey;
 
 /**
  * Opens the chain the gateway talks to, always through JSON-RPC: the cluster at `rpcUrl`
@@ -82,6 +93,7 @@ function runtimeFor(
     accounts: { mint, decimals, relayer: keys.relayer.publicKey, custody: keys.custody.publicKey },
     proofSecret,
     proofTtlSeconds: settings.proofTtlSeconds,
+    sponsorCapLamports: settings.sponsorCapLamports ?? DEFAULT_SPONSOR_CAP_LAMPORTS,
     isDevchain,
   };
 }

@@ -98,21 +98,31 @@ export function buildValueUpdate(
   ]);
 }
 
-/** Withdraw to an external wallet: its associated token account is created if missing, then user -> it. */
+/**
+ * Withdraw to an external wallet: user -> the recipient's associated token account. When
+ * that account does not exist yet, `createRecipientAccountPayer` (the user's own wallet,
+ * never the relayer: the recipient could close it and keep the rent) funds its creation.
+ */
 export function buildWithdraw(
   accounts: ChainAccounts,
   recent: RecentBlockhash,
-  p: { user: PublicKey; to: PublicKey; amount: bigint },
+  p: { user: PublicKey; to: PublicKey; amount: bigint; createRecipientAccountPayer: PublicKey | null },
 ): BuiltTransaction {
   const destination = userTokenAccount(accounts.mint, p.to);
+  const create = p.createRecipientAccountPayer
+    ? [createAssociatedTokenAccountIdempotentInstruction(p.createRecipientAccountPayer, destination, p.to, accounts.mint)]
+    : [];
   return finish(accounts, recent, [
-    createAssociatedTokenAccountIdempotentInstruction(accounts.relayer, destination, p.to, accounts.mint),
+    ...create,
     createTransferCheckedInstruction(userTokenAccount(accounts.mint, p.user), accounts.mint, destination, p.user, p.amount, accounts.decimals),
     memoInstruction({ v: 1, op: 'withdraw', amount: p.amount.toString(), to: p.to.toBase58() }, p.user),
   ]);
 }
 
-/** A payout signed by the service alone: vault or accumulator -> the user's token account. */
+/**
+ * A payout signed by the service alone: vault or accumulator -> the user's token account,
+ * which must exist (the relayer never pays the rent of an account the user can close).
+ */
 export function buildPayout(
   accounts: ChainAccounts,
   recent: RecentBlockhash,
@@ -120,10 +130,14 @@ export function buildPayout(
 ): BuiltTransaction {
   const destination = userTokenAccount(accounts.mint, p.owner);
   return finish(accounts, recent, [
-    createAssociatedTokenAccountIdempotentInstruction(accounts.relayer, destination, p.owner, accounts.mint),
     createTransferCheckedInstruction(p.source, accounts.mint, destination, accounts.custody, p.amount, accounts.decimals),
     memoInstruction({ v: 1, op: 'claim', kind: p.kind, id: p.id, amount: p.amount.toString() }, accounts.custody),
   ]);
+}
+
+/** The exact message bytes of a built transaction (what every signature covers). */
+export function messageOf(built: BuiltTransaction): Uint8Array {
+  return parseWireTransaction(Buffer.from(built.transaction, 'base64'))!.message;
 }
 
 export function hashMessage(message: Uint8Array): string {

@@ -1,4 +1,3 @@
-import { ASSOCIATED_TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import type { PublicKey } from '@solana/web3.js';
 import { verifyEd25519 } from './ed25519.js';
 import { ProofError } from './proof.js';
@@ -39,18 +38,12 @@ export function verifySignedTransaction(
 }
 
 /**
- * The relayer is the fee payer (account 0) and appears in no instruction, but as the
- * funding account of an idempotent associated-token-account creation (withdrawals and
- * payouts create the recipient's account): never a source, owner or authority of tokens.
+ * The relayer is the fee payer (account 0) and appears in no instruction at all: never a
+ * source, owner or authority of tokens, and never the funder of an account (a user could
+ * close it and keep the rent).
  */
-function relayerOnlyPaysFees(wire: WireTransaction, relayer: PublicKey): boolean {
+export function relayerOnlyPaysFees(wire: WireTransaction, relayer: PublicKey): boolean {
   const slots = wire.accountKeys.flatMap((key, index) => (key.equals(relayer) ? [index] : []));
   if (slots.length !== 1 || slots[0] !== 0) return false;
-  return wire.instructions.every((instruction) =>
-    instruction.accountKeyIndexes.every(
-      (accountIndex, position) =>
-        accountIndex !== 0 ||
-        (position === 0 && wire.accountKeys[instruction.programIdIndex]!.equals(ASSOCIATED_TOKEN_PROGRAM_ID) && instruction.data.length === 1 && instruction.data[0] === 1),
-    ),
-  );
+  return wire.instructions.every((instruction) => instruction.programIdIndex !== 0 && !instruction.accountKeyIndexes.includes(0));
 }

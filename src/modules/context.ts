@@ -6,7 +6,7 @@ import type { Viewer } from './auth/viewer.js';
 import type { EventHub } from './events/event-hub.js';
 import type { Loaders } from './loaders.js';
 import type { OperationName } from './transactions/effects.js';
-import type { ChainSubmissionOutcome } from './transactions/submission.js';
+import type { ChainSubmissionOutcome, RelayerSpend } from './transactions/submission.js';
 
 /** What lives as long as the process and every request shares: configuration, limiters. */
 export interface ServiceDependencies {
@@ -26,6 +26,8 @@ export interface ServiceDependencies {
    * counts them in its metrics); must not throw. None by default.
    */
   onChainSubmission?: (submission: { operation: OperationName; outcome: ChainSubmissionOutcome }) => void;
+  /** Told what the relayer paid for each confirmed transaction, as the chain recorded it (metrics); must not throw. */
+  onRelayerSpend?: (spend: RelayerSpend) => void;
 }
 
 /**

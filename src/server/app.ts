@@ -66,6 +66,7 @@ export async function createApp({ config, database, chain = null, clock = () => 
   });
   const metrics = new Metrics(database);
   metrics.trackSockets(app.server);
+  if (chain) metrics.watchRelayerBalance(() => chain.client.lamports(chain.keys.relayer.publicKey));
   const tracker = new OperationTracker();
   const loadMonitor = new LoadMonitor(config.loadShedding);
   registerLoadShedding(app, loadMonitor, (pressure) => metrics.shed.inc({ pressure }));
@@ -133,6 +134,7 @@ export async function createApp({ config, database, chain = null, clock = () => 
     minWithdrawAmount: config.chain.minWithdrawAmount,
     events,
     onChainSubmission: (submission) => metrics.chainSubmissions.inc(submission),
+    onRelayerSpend: (spend) => metrics.recordRelayerSpend(spend),
   };
   const graphqlHandler = fastifyApolloHandler(apollo, {
     context: (request, reply) => tracker.track(request, () => createHttpContext(deps, request, reply, config.auth.secureCookies)),

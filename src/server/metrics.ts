@@ -71,6 +71,40 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Lamports the relayer paid for confirmed transactions, by operation and kind (fee, or sponsored beyond fees); told by `onRelayerSpend`. */
+  readonly relayerSpent = new Counter({
+    name: 'poolgraph_relayer_spent_lamports_total',
+    help: 'Lamports the relayer paid for confirmed transactions, by operation and kind (fee: signature fees; sponsored: anything beyond, which the rules keep at 0)',
+    labelNames: ['operation', 'kind'] as const,
+    registers: [this.registry],
+  });
+
+  /** Reads the relayer's balance from the chain at each scrape (set by `watchRelayerBalance`). */
+  private readRelayerBalance: (() => Promise<bigint>) | null = null;
+
+  /** The relayer's SOL balance: read from the chain at each scrape, and after each transaction it paid for. */
+  readonly relayerBalance = new Gauge({
+    name: 'poolgraph_relayer_balance_lamports',
+    help: "The relayer's balance in lamports, read from the chain at scrape time (the last known value when the chain does not answer)",
+    registers: [this.registry],
+    collect: async () => {
+      const lamports = await this.readRelayerBalance?.().catch(() => null);
+      if (lamports !== undefined && lamports !== null) this.relayerBalance.set(Number(lamports));
+    },
+  });
+
+  /** Makes the balance gauge read the relayer's balance with `read` at each scrape. */
+  watchRelayerBalance(read: () => Promise<bigint>): void {
+    this.readRelayerBalance = read;
+  }
+
+  /** Records what the relayer paid for one confirmed transaction. */
+  recordRelayerSpend(spend: { operation: string; feeLamports: bigint; sponsoredLamports: bigint; balanceLamports: bigint }): void {
+    this.relayerSpent.inc({ operation: spend.operation, kind: 'fee' }, Number(spend.feeLamports));
+    this.relayerSpent.inc({ operation: spend.operation, kind: 'sponsored' }, Math.max(0, Number(spend.sponsoredLamports)));
+    this.relayerBalance.set(Number(spend.balanceLamports));
+  }
+
   constructor(database: { readonly statementCount: number }) {
     let reported = database.statementCount;
     new Counter({

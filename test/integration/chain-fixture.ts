@@ -12,7 +12,7 @@ import { Keypair, LAMPORTS_PER_SOL, PublicKey, Transaction } from '@solana/web3.
 import { userTokenAccount } from '../../src/chain/addresses.js';
 import { signEd25519 } from '../../src/chain/ed25519.js';
 import { ChainClient } from '../../src/chain/rpc.js';
-import type { ChainRuntime } from '../../src/chain/runtime.js';
+import { type ChainRuntime, DEFAULT_SPONSOR_CAP_LAMPORTS } from '../../src/chain/runtime.js';
 import { type Devchain, startDevchain } from '../../src/devchain/index.js';
 
 /** A devchain on a free port with fresh service keys, and the runtime the gateway uses with it. */
@@ -35,6 +35,7 @@ export async function startChainFixture(): Promise<ChainFixture> {
     accounts: { mint: devchain.stakeMint, decimals: devchain.stakeMintDecimals, relayer: keys.relayer.publicKey, custody: keys.custody.publicKey },
     proofSecret: randomBytes(32),
     proofTtlSeconds: 90,
+    sponsorCapLamports: DEFAULT_SPONSOR_CAP_LAMPORTS,
     isDevchain: true,
   };
   return {

@@ -2,9 +2,11 @@ import { PublicKey } from '@solana/web3.js';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
+import { ChainClient } from '../../src/chain/rpc.js';
 import { type ChainFixture, startChainFixture, TestKeypairWallet } from './chain-fixture.js';
 import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
 import { signInAs } from './sessions.js';
+import { RpcCounter, until } from './rpc-counter.js';
 import { listen, settle, socketClient, Subscription } from './sockets.js';
 
 const TOKEN = 1_000_000n;
@@ -17,14 +19,19 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
   let t: TestApp;
   let chain: ChainFixture;
   let url: string;
+  let rpc: RpcCounter;
 
   beforeAll(async () => {
     chain = await startChainFixture();
+    // The gateway reaches the chain through a relay that counts its calls.
+    rpc = new RpcCounter(chain.devchain.url);
+    chain.runtime.client = new ChainClient(await rpc.start());
     t = await startTestApp(kind, { chain: chain.runtime, config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
     url = await listen(t);
   });
   afterAll(async () => {
     await t?.close();
+    await rpc?.close();
     await chain?.close();
   });
 
@@ -42,6 +49,8 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
   it("delivers a claim's notification to its owner's socket only; with preferences off, none is delivered", async () => {
     const owner = await signedInWallet();
     const other = await signedInWallet();
+    // The payout needs the owner's token account to exist (the relayer funds no account a user could close).
+    await chain.devchain.mintTokens(owner.wallet.publicKey, 1n);
     const [streak] = await t.database.db.select().from(tables.streaks).limit(1);
     const [first, second] = await t.database.db
       .insert(tables.streakRewards)
@@ -188,6 +197,43 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
     expect(silencedNotes.results).toHaveLength(0);
     const written = await t.database.db.select().from(tables.notifications).where(and(eq(tables.notifications.type, 'POOL_CREATED'), eq(tables.notifications.userId, silenced.userId)));
     expect(written.filter((n) => (n.data as { poolId?: string }).poolId === poolId)).toHaveLength(0);
+    await Promise.all(sockets.map((s) => s.dispose()));
+  });
+
+  it('follows one signature for many subscribers with one finality poll, and tells every one of them', async () => {
+    const user = await signedInWallet();
+    await chain.devchain.mintTokens(user.wallet.publicKey, 1000n * TOKEN);
+    const now = new Date();
+    const pool = (await t.database.db.select().from(tables.pools).where(eq(tables.pools.status, 'ACTIVE')))
+      .filter((p) => !p.isClosed && p.predictionStartDate <= now && p.predictionEndDate > now)
+      .sort((a, b) => b.id.localeCompare(a.id))[0]!;
+    const input = { poolId: pool.id, stake: Number((pool.minStake * 2n) / TOKEN), value: Number((pool.minOutcome + 4 * pool.step).toFixed(pool.precision)) };
+    const built = (await t.gql(BUILD_PREDICTION, { i: input }, user.headers)).data.buildPredictionTransaction;
+    const submitted = await t.gql(SUBMIT_PREDICTION, { i: { ...input, signedTransaction: await user.wallet.signTransaction(built.transaction), proof: built.proof } }, user.headers);
+    expect(submitted.errors, JSON.stringify(submitted.errors)).toBeUndefined();
+    const { signature } = submitted.data.submitPredictionTransaction;
+
+    const sockets = [socketClient(url, { authorization: `Bearer ${user.accessToken}` }), socketClient(url, { authorization: `Bearer ${user.accessToken}` })];
+    await Promise.all(sockets.map((s) => s.connected));
+    const polled = () => rpc.callsOf('getSignatureStatuses', signature).filter((call) => call.at >= following);
+    const following = Date.now();
+    const subscribers = Array.from(
+      { length: 6 },
+      (_, i) => new Subscription(sockets[i % 2]!.client, `subscription($s: String!) { transactionStatus(signature: $s) { status } }`, { s: signature }),
+    );
+    for (const subscriber of subscribers) expect((await subscriber.waitFor(1))[0]!.data).toEqual({ transactionStatus: { status: 'CONFIRMED' } });
+    await until(() => polled().length >= 5, 15_000, 'five finality polls');
+
+    // One poll stream: each call at least a poll interval after the one before (six streams would interleave).
+    const calls = polled();
+    const gaps = calls.slice(1).map((call, i) => call.at - calls[i]!.at);
+    expect(Math.min(...gaps), `gaps between polls: ${gaps.join(', ')} ms`).toBeGreaterThanOrEqual(300);
+
+    chain.devchain.advanceSlots(40);
+    for (const subscriber of subscribers) {
+      expect((await subscriber.waitFor(2))[1]!.data).toEqual({ transactionStatus: { status: 'FINALIZED' } });
+      await subscriber.waitForEnd();
+    }
     await Promise.all(sockets.map((s) => s.dispose()));
   });
 });

@@ -14,7 +14,7 @@ import { type ChainFixture, KitWallet, startChainFixture, TestKeypairWallet } fr
 import { backends, metricSample, startTestApp, testConfig, type TestApp } from './harness.js';
 
 const BUILD_PREDICTION = `mutation($i: PredictionTransactionInput!) { buildPredictionTransaction(input: $i) { transaction proof expiresAt } }`;
-const PREDICTION_FIELDS = `signature prediction { id stake prediction poolAccount predictorAccount predictionAccount bump lastAppliedStakeRevision lastAppliedValueRevision isFeePayer user { id } pool { id } }`;
+const PREDICTION_FIELDS = `signature prediction { id stake prediction poolAccount predictorAccount predictionAccount bump lastAppliedStakeRevision lastAppliedValueRevision isFeePayer user { id } pool { id totalVolume indexedPredictionUpdateCount } }`;
 const SUBMIT_PREDICTION = `mutation($i: SubmitPredictionTransactionInput!) { submitPredictionTransaction(input: $i) { ${PREDICTION_FIELDS} } }`;
 const BUILD_STAKE = `mutation($i: StakeUpdateTransactionInput!) { buildStakeUpdateTransaction(input: $i) { transaction proof } }`;
 const SUBMIT_STAKE = `mutation($i: SubmitStakeUpdateTransactionInput!) { submitStakeUpdateTransaction(input: $i) { ${PREDICTION_FIELDS} } }`;
@@ -146,6 +146,8 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     const poolAfter = await poolRow(pool.id);
     expect(poolAfter.totalVolume).toBe(poolBefore.totalVolume + stakeUnits);
     expect(poolAfter.indexedPredictionUpdateCount).toBe(poolBefore.indexedPredictionUpdateCount + 1);
+    // What the mutation returns reflects its write (issue 10, item 15).
+    expect(prediction!.pool).toEqual({ id: pool.id, totalVolume: Number(poolAfter.totalVolume) / 1e6, indexedPredictionUpdateCount: poolAfter.indexedPredictionUpdateCount });
 
     const again = await t.gql(BUILD_PREDICTION, { i: input }, user.headers);
     expect(again.errors?.[0]?.extensions?.code).toBe('ALREADY_PREDICTED');
@@ -174,6 +176,7 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     expect(await chain.balance(user.account)).toBe(start.user - upDelta);
     expect(await chain.balance(pool.vault)).toBe(start.vault + upDelta);
     expect(up.prediction).toMatchObject({ stake: raised, lastAppliedStakeRevision: 2, lastAppliedValueRevision: 1 });
+    expect(up.prediction!.pool.totalVolume).toBe(Number((await poolRow(pool.id)).totalVolume) / 1e6);
 
     const lowered = stakeOf(pool, 2n);
     const down = await twoStep(user, BUILD_STAKE, SUBMIT_STAKE, { predictionId: prediction!.id, stake: lowered });
@@ -208,20 +211,28 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     expect(transaction?.meta?.logMessages?.join('\n')).toContain('"op":"value"');
   });
 
-  it('withdraws to an external wallet, creating its token account; refuses below the minimum, above the balance, and bad addresses', async () => {
+  it('withdraws to an external wallet, its token account opened with the user’s SOL; refuses below the minimum, above the balance, and bad addresses', async () => {
     const user = await fundedUser(50n);
+    await chain.devchain.airdrop(user.wallet.publicKey, 10_000_000);
     const recipient = Keypair.generate().publicKey;
     const recipientAccount = userTokenAccount(chain.runtime.accounts.mint, recipient);
+    const relayerBefore = await connection().getBalance(chain.runtime.keys.relayer.publicKey);
     const { signature } = await twoStep(user, BUILD_WITHDRAW, SUBMIT_WITHDRAW, { toAddress: recipient.toBase58(), amount: 12.5 });
     await expectConfirmed(signature);
     expect(await chain.balance(recipientAccount)).toBe(12_500_000n);
     expect(await chain.balance(user.account)).toBe(50n * TOKEN - 12_500_000n);
+    // The rent of the new account came from the user; the relayer paid the two signatures' fee only.
+    const rent = await connection().getMinimumBalanceForRentExemption(165);
+    expect(await connection().getBalance(user.wallet.publicKey)).toBe(10_000_000 - rent);
+    expect(relayerBefore - (await connection().getBalance(chain.runtime.keys.relayer.publicKey))).toBe(2 * 5000);
 
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [{ amount: 0.5 }, 'INSUFFICIENT_FUNDS', 'input.amount'],
       [{ amount: 38 }, 'INSUFFICIENT_FUNDS', 'input.amount'],
       [{ amount: 1.0000001 }, 'BAD_USER_INPUT', 'input.amount'],
       [{ toAddress: 'not-an-address' }, 'BAD_USER_INPUT', 'input.toAddress'],
+      // A program address owns no associated token account.
+      [{ toAddress: PublicKey.findProgramAddressSync([Buffer.from('x')], MEMO_PROGRAM_ID)[0].toBase58() }, 'BAD_USER_INPUT', 'input.toAddress'],
     ];
     for (const [change, code, argumentName] of cases) {
       const response = await t.gql(BUILD_WITHDRAW, { i: { toAddress: recipient.toBase58(), amount: 2, ...change } }, user.headers);
@@ -500,6 +511,7 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
 
   it('claims a streak reward from the streak’s accumulator, honouring notification preferences', async () => {
     const user = await fundedUser(0n);
+    const relayerBefore = await connection().getBalance(chain.runtime.keys.relayer.publicKey);
     const [streak] = await db().select().from(tables.streaks).limit(1);
     const accumulator = new PublicKey(streak!.streakAccumulatorAccount);
     const [first, second] = await db()
@@ -509,6 +521,12 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
         { streakId: streak!.id, userWalletAddress: user.wallet.address, amount: 500_000n },
       ])
       .returning();
+    // Without a token account to receive it, the payout is refused: the relayer funds no account the user could close.
+    const unopened = await t.gql(CLAIM_STREAK, { id: first!.id }, user.headers);
+    expect(unopened.errors?.[0]?.extensions).toMatchObject({ code: 'INSUFFICIENT_FUNDS', reason: 'TOKEN_ACCOUNT_MISSING' });
+    expect(await connection().getAccountInfo(user.account)).toBeNull();
+    expect(await connection().getBalance(chain.runtime.keys.relayer.publicKey)).toBe(relayerBefore);
+    await chain.devchain.mintTokens(user.wallet.publicKey, 1n);
     const before = { user: await chain.balance(user.account), accumulator: await chain.balance(accumulator), onchain: streak!.onchainBalance };
 
     const { data, errors } = await t.gql(CLAIM_STREAK, { id: first!.id }, user.headers);
@@ -602,7 +620,8 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     const { data } = await t.gql(BUILD_PREDICTION, { i: input }, user.headers);
     const signed = Buffer.from(await user.wallet.signTransaction(data.buildPredictionTransaction.transaction), 'base64');
     // What a gateway that crashed right after sending leaves behind: a PENDING row, the transaction on-chain.
-    const { bytes, signature } = coSign(chain.runtime, parseWireTransaction(signed)!);
+    const wire = parseWireTransaction(signed)!;
+    const { bytes, signature } = coSign(chain.runtime, wire, { expectedMessage: wire.message, custodyTransfer: null });
     const [predictor, recent] = [user.account, await chain.runtime.client.latestBlockhash()];
     const [address, bump] = PublicKey.findProgramAddressSync([Buffer.from('prediction'), pool.vault.toBuffer(), predictor.toBuffer()], MEMO_PROGRAM_ID);
     await db().insert(tables.chainSubmissions).values({

@@ -8,8 +8,10 @@ import { Keypair, Transaction } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import { compactId, poolVaultAddress, poolVaultSeed, predictionAddress, streakAccumulatorAddress } from '../../src/chain/addresses.js';
 import { decodeMemo } from '../../src/chain/memo.js';
-import { canonicalParams, ProofError, signProof, verifyProof } from '../../src/chain/proof.js';
-import { buildPlacePrediction, buildWithdraw, isEmptySignature, parseWireTransaction } from '../../src/chain/transactions.js';
+import { canonicalParams, deriveKey, deriveProofKey, KEY_LABELS, ProofError, signProof, verifyProof } from '../../src/chain/proof.js';
+import { assertSigningRule } from '../../src/chain/signing-rules.js';
+import { buildPayout, buildPlacePrediction, buildStakeUpdate, buildWithdraw, isEmptySignature, messageOf, parseWireTransaction } from '../../src/chain/transactions.js';
+import { userTokenAccount } from '../../src/chain/addresses.js';
 import { TransactionFormatError, verifySignedTransaction } from '../../src/chain/verify.js';
 
 const relayer = Keypair.generate();
@@ -103,12 +105,53 @@ describe('built transactions', () => {
     expect(problem(() => verifySignedTransaction(Buffer.alloc(200, 7).toString('base64'), expected))).toBe('FORMAT');
   });
 
-  it('withdraws to the recipient’s associated token account, created idempotently', async () => {
+  it('withdraws to the recipient’s associated token account, its creation funded by the user, never the relayer', async () => {
     const user = Keypair.generate();
     const to = Keypair.generate().publicKey;
-    const tx = buildWithdraw(accounts, recent, { user: user.publicKey, to, amount: 5_000_000n });
-    const wire = parseWireTransaction(Buffer.from(tx.transaction, 'base64'))!;
-    expect(wire.signers.map((k) => k.toBase58())).toEqual([relayer.publicKey.toBase58(), user.publicKey.toBase58()]);
+    for (const createRecipientAccountPayer of [null, user.publicKey]) {
+      const tx = buildWithdraw(accounts, recent, { user: user.publicKey, to, amount: 5_000_000n, createRecipientAccountPayer });
+      const wire = parseWireTransaction(Buffer.from(tx.transaction, 'base64'))!;
+      expect(wire.signers.map((k) => k.toBase58())).toEqual([relayer.publicKey.toBase58(), user.publicKey.toBase58()]);
+      expect(wire.instructions).toHaveLength(createRecipientAccountPayer ? 3 : 2);
+      // The relayer is in no instruction: it pays the signature fees and nothing else.
+      expect(wire.instructions.every((i) => i.programIdIndex !== 0 && !i.accountKeyIndexes.includes(0))).toBe(true);
+    }
+  });
+});
+
+describe('the signing rule', () => {
+  const problem = (work: () => void) => {
+    try {
+      work();
+      return 'SIGNED';
+    } catch (error) {
+      return (error as ProofError).problem;
+    }
+  };
+
+  it('lets custody sign only the one vault-to-user transfer the rule allows, and only the message rebuilt from the records', async () => {
+    const user = Keypair.generate();
+    const vault = await poolVaultAddress(custody.publicKey, poolId);
+    const destination = userTokenAccount(mint, user.publicKey);
+    const decrease = buildStakeUpdate(accounts, recent, { user: user.publicKey, vault, poolId, predictionAccount: 'p', stake: 5n, delta: -7n, revision: 2 });
+    const wire = parseWireTransaction(Buffer.from(decrease.transaction, 'base64'))!;
+    const allowed = { source: vault, destination, amount: 7n };
+    expect(problem(() => assertSigningRule(wire, accounts, { expectedMessage: messageOf(decrease), custodyTransfer: allowed }))).toBe('SIGNED');
+    // The same bytes, but a rule allowing another amount, source or destination, or no transfer at all.
+    for (const rule of [{ ...allowed, amount: 6n }, { ...allowed, source: Keypair.generate().publicKey }, { ...allowed, destination: vault }, null]) {
+      expect(problem(() => assertSigningRule(wire, accounts, { expectedMessage: messageOf(decrease), custodyTransfer: rule }))).toBe('PROOF_INVALID');
+    }
+    // A larger transfer than the records rebuild: not the expected message.
+    const larger = buildStakeUpdate(accounts, recent, { user: user.publicKey, vault, poolId, predictionAccount: 'p', stake: 5n, delta: -50n, revision: 2 });
+    const largerWire = parseWireTransaction(Buffer.from(larger.transaction, 'base64'))!;
+    expect(problem(() => assertSigningRule(largerWire, accounts, { expectedMessage: messageOf(decrease), custodyTransfer: allowed }))).toBe('PROOF_INVALID');
+    // A payout passes with its own rule; the relayer named in an instruction never does.
+    const payout = buildPayout(accounts, recent, { source: vault, owner: user.publicKey, amount: 9n, kind: 'reward', id: poolId });
+    const payoutWire = parseWireTransaction(Buffer.from(payout.transaction, 'base64'))!;
+    expect(problem(() => assertSigningRule(payoutWire, accounts, { expectedMessage: messageOf(payout), custodyTransfer: { source: vault, destination, amount: 9n } }))).toBe('SIGNED');
+    const relayerPays = buildWithdraw(accounts, recent, { user: user.publicKey, to: Keypair.generate().publicKey, amount: 1n, createRecipientAccountPayer: relayer.publicKey });
+    const relayerWire = parseWireTransaction(Buffer.from(relayerPays.transaction, 'base64'))!;
+    expect(problem(() => assertSigningRule(relayerWire, accounts, { expectedMessage: messageOf(relayerPays), custodyTransfer: null }))).toBe('PROOF_INVALID');
   });
 });
 
@@ -136,5 +179,21 @@ describe('proofs', () => {
     expect(await problem(verifyProof(secret, proof, expected, new Date(now.getTime() + 61_000)))).toBe('PROOF_EXPIRED');
     expect(await problem(verifyProof(secret, `${proof.slice(0, -2)}xx`, expected, now))).toBe('PROOF_INVALID');
     expect(await problem(verifyProof(new TextEncoder().encode('q'.repeat(32)), proof, expected, now))).toBe('PROOF_INVALID');
+  });
+
+  it('are signed with their own key, derived from the secret under a label no other key uses', async () => {
+    const serviceSecret = new TextEncoder().encode('s'.repeat(40));
+    const proofKey = deriveProofKey(serviceSecret);
+    const accessKey = deriveKey(serviceSecret, KEY_LABELS.accessToken);
+    expect(Buffer.from(proofKey)).toEqual(Buffer.from(deriveProofKey(serviceSecret)));
+    expect(proofKey).toHaveLength(32);
+    expect(Buffer.from(proofKey).equals(Buffer.from(accessKey))).toBe(false);
+    expect(Buffer.from(proofKey).equals(Buffer.from(serviceSecret.subarray(0, 32)))).toBe(false);
+    // A proof signed with the secret itself or the access-token key is not a proof.
+    for (const key of [serviceSecret, accessKey]) {
+      const forged = await signProof(key, claims, new Date(now.getTime() + 60_000));
+      await expect(verifyProof(proofKey, forged, expected, now)).rejects.toMatchObject({ problem: 'PROOF_INVALID' });
+    }
+    await expect(verifyProof(proofKey, await signProof(proofKey, claims, new Date(now.getTime() + 60_000)), expected, now)).resolves.toMatchObject({ userId: 'user-1' });
   });
 });

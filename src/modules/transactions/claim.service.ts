@@ -2,7 +2,7 @@ import { PublicKey } from '@solana/web3.js';
 import { eq } from 'drizzle-orm';
 import { rewards, type RewardRow, streakRewards, type StreakRewardRow } from '../../../schema/index.js';
 import { userTokenAccount } from '../../chain/addresses.js';
-import { buildPayout, parseWireTransaction } from '../../chain/transactions.js';
+import { buildPayout, messageOf, parseWireTransaction } from '../../chain/transactions.js';
 import { AppError, badInput } from '../../errors.js';
 import { toBaseUnits, toTokens } from '../common/amounts.js';
 import { parseId } from '../common/ids.js';
@@ -31,9 +31,21 @@ async function payOnce(ctx: ServiceContext, userId: string, owner: PublicKey, pa
   const chain = requireChain(ctx);
   const idempotencyKey = sha256Hex(`${payout.operation}:${payout.recordId}`);
   if (await findSubmission(ctx.database.db, idempotencyKey)) return (await awaitSettled(ctx.database.db, idempotencyKey)).signature;
+  const destination = userTokenAccount(chain.accounts.mint, owner);
+  // The relayer never funds an account the user could close and keep the rent of.
+  if (!(await onChain(() => chain.client.accountExists(destination)))) {
+    throw new AppError(
+      'INSUFFICIENT_FUNDS',
+      'Your wallet has no token account of the stake mint to receive the payout, and the service does not pay rent for accounts: open it (any wallet does on receiving the token) and claim again',
+      { reason: 'TOKEN_ACCOUNT_MISSING', tokenAccount: destination.toBase58() },
+    );
+  }
   const recent = await onChain(() => chain.client.latestBlockhash());
   const built = buildPayout(chain.accounts, recent, { source: payout.source, owner, amount: payout.amount, kind: payout.kind, id: payout.recordId });
-  const { bytes, signature } = coSign(chain, parseWireTransaction(Buffer.from(built.transaction, 'base64'))!);
+  const { bytes, signature } = coSign(chain, parseWireTransaction(Buffer.from(built.transaction, 'base64'))!, {
+    expectedMessage: messageOf(built),
+    custodyTransfer: { source: payout.source, destination, amount: payout.amount },
+  });
   const submission = await sendOnce(ctx, chain, {
     idempotencyKey,
     operation: payout.operation,

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sum } from 'drizzle-orm';
 import { chainSubmissions, type ChainSubmissionRow } from '../../../schema/index.js';
 import { signEd25519 } from '../../chain/ed25519.js';
 import { type ProofClaims, ProofError, verifyProof } from '../../chain/proof.js';
 import { ChainUnavailableError, TransactionRejectedError } from '../../chain/rpc.js';
 import type { ChainRuntime } from '../../chain/runtime.js';
+import { assertSigningRule, type SigningRule } from '../../chain/signing-rules.js';
 import { parseWireTransaction, type WireTransaction, withSignature } from '../../chain/transactions.js';
 import { TransactionFormatError, verifySignedTransaction } from '../../chain/verify.js';
 import type { Database, Db } from '../../db/client.js';
@@ -89,8 +90,19 @@ export async function checkSignedSubmission(
   }
 }
 
-/** Adds the service's signatures (relayer, and custody where the message needs it) to the wire bytes. */
-export function coSign(chain: ChainRuntime, wire: WireTransaction): { bytes: Uint8Array; signature: string } {
+/**
+ * Adds the service's signatures (relayer, and custody where the message needs it) to the
+ * wire bytes, only once the message passes `rule`: the exact message the operation builds
+ * from the records, the relayer as fee payer only, custody authorising nothing but the
+ * one transfer the rule allows. A valid proof alone never makes the service sign.
+ */
+export function coSign(chain: ChainRuntime, wire: WireTransaction, rule: SigningRule): { bytes: Uint8Array; signature: string } {
+  try {
+    assertSigningRule(wire, chain.accounts, rule);
+  } catch (error) {
+    if (error instanceof ProofError) throw new AppError(error.problem, error.message, { argumentName: 'input.proof' });
+    throw error;
+  }
   let bytes = wire.bytes;
   for (const [index, signer] of wire.signers.entries()) {
     const key = signer.equals(chain.keys.relayer.publicKey) ? chain.keys.relayer : signer.equals(chain.keys.custody.publicKey) ? chain.keys.custody : null;
@@ -98,6 +110,41 @@ export function coSign(chain: ChainRuntime, wire: WireTransaction): { bytes: Uin
   }
   // A transaction's id is its first signature: the relayer's, as fee payer.
   return { bytes, signature: bs58.encode(bytes.subarray(1, 65)) };
+}
+
+/**
+ * The per-user cap on relayer-paid SOL beyond signature fees: the rules keep that spend at
+ * 0 (the relayer funds no account a user could close), so a user whose transactions have
+ * nonetheless cost the relayer `chain.sponsorCapLamports` or more, measured on the chain,
+ * gets nothing more signed until an operator looks (docs/security.md).
+ */
+export async function assertWithinSponsorCap(db: Db, chain: ChainRuntime, userId: string): Promise<void> {
+  const [row] = await db
+    .select({ total: sum(chainSubmissions.relayerSponsoredLamports) })
+    .from(chainSubmissions)
+    .where(eq(chainSubmissions.userId, userId));
+  const sponsored = BigInt(row?.total ?? 0);
+  if (sponsored >= chain.sponsorCapLamports) {
+    throw new AppError('FORBIDDEN', 'Your transactions have reached the cap on what the service pays beyond fees; contact the operator', {
+      reason: 'RELAYER_SPONSOR_CAP',
+      sponsoredLamports: sponsored.toString(),
+      capLamports: chain.sponsorCapLamports.toString(),
+    });
+  }
+}
+
+/** What the relayer paid for one confirmed transaction, as the chain recorded it (null when it has no record). */
+export interface RelayerSpend {
+  operation: OperationName;
+  feeLamports: bigint;
+  sponsoredLamports: bigint;
+  /** The relayer's balance right after the transaction. */
+  balanceLamports: bigint;
+}
+
+async function relayerSpendOf(chain: ChainRuntime, operation: OperationName, signature: string): Promise<RelayerSpend | null> {
+  const spend = await chain.client.feePayerSpend(signature).catch(() => null);
+  return spend && { operation, feeLamports: spend.fee, sponsoredLamports: spend.beyondFee, balanceLamports: spend.balanceAfter };
 }
 
 export interface Submission {
@@ -136,6 +183,7 @@ export type ChainSubmissionOutcome = 'confirmed' | 'failed' | 'expired' | 'rejec
  */
 export async function sendOnce(ctx: ServiceContext, chain: ChainRuntime, s: Submission): Promise<ChainSubmissionRow> {
   const db = ctx.database.db;
+  await assertWithinSponsorCap(db, chain, s.userId);
   const [recorded] = await db
     .insert(chainSubmissions)
     .values({
@@ -186,13 +234,18 @@ export async function sendOnce(ctx: ServiceContext, chain: ChainRuntime, s: Subm
     const status = await onChain(() => chain.client.confirm(s.signature, s.lastValidBlockHeight));
     if (!status || status.err) {
       outcome = status ? 'failed' : 'expired';
+      // A transaction that landed and failed still cost the relayer its fee: counted, not stored (its row goes).
+      const spend = status ? await relayerSpendOf(chain, s.operation, s.signature) : null;
+      if (spend) ctx.onRelayerSpend?.(spend);
       await forget(db, recorded, ctx.events);
       throw new AppError('TRANSACTION_FAILED', status ? 'The transaction failed on-chain' : 'The transaction did not land before its blockhash expired', {
         error: status?.err ?? 'BlockhashExpired',
       });
     }
     outcome = 'confirmed';
-    return await applyConfirmed(db, recorded, new Date(), ctx.events);
+    const spend = await relayerSpendOf(chain, s.operation, s.signature);
+    if (spend) ctx.onRelayerSpend?.(spend);
+    return await applyConfirmed(db, recorded, new Date(), ctx.events, spend);
   } finally {
     ctx.onChainSubmission?.({ operation: s.operation, outcome });
   }
@@ -224,12 +277,23 @@ export async function awaitSettled(db: Db, idempotencyKey: string, timeoutMs = 3
  * guarded status update makes every later caller (a concurrent submit, the reconciler) a no-op.
  * The caller that confirmed it announces the change once the transaction has committed.
  */
-export async function applyConfirmed(db: Db, submission: ChainSubmissionRow, now: Date, events: EventPublisher): Promise<ChainSubmissionRow> {
+export async function applyConfirmed(
+  db: Db,
+  submission: ChainSubmissionRow,
+  now: Date,
+  events: EventPublisher,
+  spend: RelayerSpend | null,
+): Promise<ChainSubmissionRow> {
   const { row, announced } = await db.transaction(async (tx) => {
     const t = tx as unknown as Db;
     const [confirmed] = await t
       .update(chainSubmissions)
-      .set({ status: 'CONFIRMED', confirmedAt: now, updatedAt: now })
+      .set({
+        status: 'CONFIRMED',
+        confirmedAt: now,
+        updatedAt: now,
+        ...(spend ? { relayerFeeLamports: spend.feeLamports, relayerSponsoredLamports: spend.sponsoredLamports } : {}),
+      })
       .where(and(eq(chainSubmissions.id, submission.id), eq(chainSubmissions.status, 'PENDING')))
       .returning();
     if (!confirmed) return { row: (await t.select().from(chainSubmissions).where(eq(chainSubmissions.id, submission.id)))[0]!, announced: [] };
@@ -276,7 +340,7 @@ export async function reconcilePendingSubmissions(
       status = await chain.client.confirm(submission.signature, submission.lastValidBlockHeight);
     }
     if (status && !status.err) {
-      await applyConfirmed(db, submission, new Date(), events);
+      await applyConfirmed(db, submission, new Date(), events, await relayerSpendOf(chain, submission.operation as OperationName, submission.signature));
       tally.confirmed++;
     } else {
       await forget(db, submission, events);

@@ -2,6 +2,7 @@ import { Arg, Ctx, Float, ID, Mutation, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../server/context.js';
 import { claimReward, claimStreakReward, requestDevTokens } from './claim.service.js';
 import * as transactions from './transaction.service.js';
+import { buildWithdrawTransaction, submitWithdrawTransaction } from './withdraw.service.js';
 import {
   DevTokens,
   PredictionTransactionInput,
@@ -56,12 +57,12 @@ export class TransactionResolver {
 
   @Mutation(() => PreparedTransaction, { description: 'Builds the transaction withdrawing tokens to an external wallet (step 1 of 2).' })
   buildWithdrawTransaction(@Arg('input', () => WithdrawTransactionInput) input: WithdrawTransactionInput, @Ctx() ctx: GraphQLContext) {
-    return transactions.buildWithdrawTransaction(ctx, input);
+    return buildWithdrawTransaction(ctx, input);
   }
 
   @Mutation(() => SubmittedTransaction, { description: 'Submits the signed withdrawal (step 2 of 2).' })
   submitWithdrawTransaction(@Arg('input', () => SubmitWithdrawTransactionInput) input: SubmitWithdrawTransactionInput, @Ctx() ctx: GraphQLContext) {
-    return transactions.submitWithdrawTransaction(ctx, input);
+    return submitWithdrawTransaction(ctx, input);
   }
 
   @Mutation(() => RewardClaim, { description: 'Pays your reward or refund of a resolved pool to your wallet (one step; the service signs).' })

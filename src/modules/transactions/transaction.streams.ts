@@ -6,6 +6,7 @@ import { requireViewer } from '../auth/viewer.js';
 import type { ServiceContext } from '../context.js';
 import { type EventScope, newEventScope } from '../events/event-hub.js';
 import { eventStream, ScopedEvent } from '../events/event-stream.js';
+import type { ChainClient } from '../../chain/rpc.js';
 import { requireChain } from './submission.js';
 
 export type TransactionLifecycleStatus = 'SUBMITTED' | 'CONFIRMED' | 'FINALIZED' | 'FAILED';
@@ -21,6 +22,45 @@ export interface TransactionStatusUpdate {
 /** How often, and for how long, finality is polled for after confirmation. */
 const FINALITY_POLL_MS = 400;
 const FINALITY_WAIT_MS = 120_000;
+
+/** Told once: true when the signature is finalized, false when the wait gave up. */
+type FinalityListener = (finalized: boolean) => void;
+
+/**
+ * One finality poll per signature and chain, however many subscriptions follow it: the
+ * first follower starts it, the last one to leave stops it, and every follower hears its
+ * outcome. Keyed by the chain client, so gateways in one process (tests) keep apart.
+ */
+const finalityWatches = new WeakMap<ChainClient, Map<string, Set<FinalityListener>>>();
+
+function watchFinality(client: ChainClient, signature: string, listener: FinalityListener): () => void {
+  let watches = finalityWatches.get(client);
+  if (!watches) finalityWatches.set(client, (watches = new Map()));
+  let listeners = watches.get(signature);
+  if (!listeners) {
+    const started = new Set<FinalityListener>();
+    watches.set(signature, (listeners = started));
+    const deadline = Date.now() + FINALITY_WAIT_MS;
+    const settle = (finalized: boolean) => {
+      watches!.delete(signature);
+      for (const told of started) told(finalized);
+    };
+    const poll = async () => {
+      if (started.size === 0) return;
+      const status = await client.signatureStatus(signature).catch(() => null);
+      if (started.size === 0) return;
+      if (status?.confirmationStatus === 'finalized') settle(true);
+      else if (Date.now() < deadline) setTimeout(poll, FINALITY_POLL_MS);
+      else settle(false);
+    };
+    setTimeout(poll, 0);
+  }
+  listeners.add(listener);
+  return () => {
+    listeners.delete(listener);
+    if (listeners.size === 0 && watches!.get(signature) === listeners) watches!.delete(signature);
+  };
+}
 
 /**
  * The life of one of the viewer's submissions: its current status first, then SUBMITTED ->
@@ -43,27 +83,18 @@ export async function followTransaction(ctx: ServiceContext, signature: string) 
     throw new AppError('NOT_FOUND', 'No submission of yours has this signature', { argumentName: 'signature' });
   }
 
-  let finalityWatch: NodeJS.Timeout | undefined;
-  let finalityWatched = false;
+  let stopWatching: (() => void) | undefined;
   const freshScope = () => newEventScope(ctx.database.db, ctx.clock);
   const update = (status: TransactionLifecycleStatus, submission: ChainSubmissionRow | null, scope: EventScope) =>
     new ScopedEvent<TransactionStatusUpdate>({ signature, status, submission }, scope);
   const findRow = async () => (await ctx.database.db.select().from(chainSubmissions).where(eq(chainSubmissions.signature, signature)))[0] ?? null;
   let push: (item: ScopedEvent<TransactionStatusUpdate>) => void = () => {};
   let end: () => void = () => {};
-  const watchFinality = (submission: ChainSubmissionRow) => {
-    if (finalityWatched) return;
-    finalityWatched = true;
-    const deadline = Date.now() + FINALITY_WAIT_MS;
-    const poll = async () => {
-      const status = await chain.client.signatureStatus(signature).catch(() => null);
-      if (status?.confirmationStatus === 'finalized') {
-        push(update('FINALIZED', submission, freshScope()));
-        end();
-      } else if (Date.now() < deadline) finalityWatch = setTimeout(poll, FINALITY_POLL_MS);
-      else end();
-    };
-    finalityWatch = setTimeout(poll, 0);
+  const followFinality = (submission: ChainSubmissionRow) => {
+    stopWatching ??= watchFinality(chain.client, signature, (finalized) => {
+      if (finalized) push(update('FINALIZED', submission, freshScope()));
+      end();
+    });
   };
 
   return eventStream<TransactionStatusUpdate>(
@@ -79,7 +110,7 @@ export async function followTransaction(ctx: ServiceContext, signature: string) 
           } else if (event.status === 'CONFIRMED') {
             void findRow().then((row) => {
               push(update('CONFIRMED', row ?? found, scope));
-              if (row) watchFinality(row);
+              if (row) followFinality(row);
             });
           } else {
             push(update('SUBMITTED', found, scope));
@@ -93,11 +124,11 @@ export async function followTransaction(ctx: ServiceContext, signature: string) 
           end();
           return [update('FAILED', null, freshScope())];
         }
-        if (row.status === 'CONFIRMED') watchFinality(row);
+        if (row.status === 'CONFIRMED') followFinality(row);
         return [update(row.status === 'CONFIRMED' ? 'CONFIRMED' : 'SUBMITTED', row, freshScope())];
       },
     },
-    () => clearTimeout(finalityWatch),
+    () => stopWatching?.(),
   );
 }
 

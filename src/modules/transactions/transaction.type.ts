@@ -116,7 +116,7 @@ export class SubmitPredictionUpdateTransactionInput extends PredictionUpdateTran
 
 @InputType()
 export class WithdrawTransactionInput {
-  @Field(() => String, { description: 'The receiving wallet; its token account is created if missing.' })
+  @Field(() => String, { description: 'The receiving wallet. If it has no token account of the stake mint, one is opened with your wallet paying the rent in SOL (the service pays no rent).' })
   toAddress!: string;
 
   @Field(() => Float, { description: 'Whole tokens; at least the service’s minimum withdrawal.' })

@@ -1,0 +1,148 @@
+import { PublicKey } from '@solana/web3.js';
+import DataLoader from 'dataloader';
+import type { ChainSubmissionRow, PredictionRow } from '../../../schema/index.js';
+import { userTokenAccount } from '../../chain/addresses.js';
+import { signProof } from '../../chain/proof.js';
+import type { ChainRuntime } from '../../chain/runtime.js';
+import type { CustodyTransfer } from '../../chain/signing-rules.js';
+import { type BuiltTransaction, messageOf, type RecentBlockhash } from '../../chain/transactions.js';
+import { AppError } from '../../errors.js';
+import type { Viewer } from '../auth/viewer.js';
+import type { ServiceContext } from '../context.js';
+import type { OperationName } from './effects.js';
+import { awaitSettled, checkSignedSubmission, coSign, findSubmission, onChain, requireChain, sendOnce, sha256Hex, viewerWallet } from './submission.js';
+
+/**
+ * The two-step operations: build (validate against the current state, build the message,
+ * bind it in a proof) and submit (check the proof and the signed bytes, validate again,
+ * then send once and apply the effects once). Each operation is a `prepare` function;
+ * build and submit are shared.
+ */
+export interface PreparedTransaction {
+  transaction: string;
+  proof: string;
+  expiresAt: Date;
+}
+
+export interface SubmittedTransaction {
+  signature: string;
+  /** The prediction the transaction placed or changed (none for a withdrawal). */
+  prediction: PredictionRow | null;
+}
+
+/** What an operation makes of its input against the current state. */
+export interface Prepared {
+  /** The caller's parameters, canonical: the proof binds them, submit must repeat them. */
+  params: Record<string, string>;
+  /** What the build derives from the state (revision, delta): submit derives them again and they must agree. */
+  derived: Record<string, string>;
+  /** What the effects need once the transaction is confirmed. */
+  effects: Record<string, string>;
+  /** The change it makes, of which only one transaction may be sent (see chain_submissions.lane). */
+  lane: string | null;
+  /** The one vault-to-user transfer custody may co-sign (a stake decrease), or null. */
+  custodyTransfer: CustodyTransfer | null;
+  build(recent: RecentBlockhash): BuiltTransaction;
+}
+
+export interface Signer {
+  viewer: Viewer;
+  chain: ChainRuntime;
+  /** The viewer's wallet: the signer of the transaction and owner of its token account. */
+  wallet: PublicKey;
+}
+
+export type Prepare<TInput> = (ctx: ServiceContext, signer: Signer, input: TInput) => Promise<Prepared>;
+
+export interface SignedInput {
+  signedTransaction: string;
+  proof: string;
+}
+
+async function signerOf(ctx: ServiceContext): Promise<Signer> {
+  const { viewer, wallet } = await viewerWallet(ctx);
+  return { viewer, chain: requireChain(ctx), wallet };
+}
+
+export async function build<TInput>(ctx: ServiceContext, operation: OperationName, prepare: Prepare<TInput>, input: TInput): Promise<PreparedTransaction> {
+  const signer = await signerOf(ctx);
+  const prepared = await prepare(ctx, signer, input);
+  const recent = await onChain(() => signer.chain.client.latestBlockhash());
+  const built = prepared.build(recent);
+  const expiresAt = new Date(ctx.now.getTime() + signer.chain.proofTtlSeconds * 1000);
+  const proof = await signProof(
+    signer.chain.proofSecret,
+    { operation, userId: signer.viewer.userId, params: prepared.params, derived: prepared.derived, messageHash: built.messageHash, ...recent },
+    expiresAt,
+  );
+  return { transaction: built.transaction, proof, expiresAt };
+}
+
+/**
+ * Submit: a proof already submitted answers with its submission's outcome (the same
+ * signature, effects applied once); a new one is checked, validated against the current
+ * state, co-signed and sent once.
+ */
+export async function submit<TInput>(
+  ctx: ServiceContext,
+  operation: OperationName,
+  prepare: Prepare<TInput>,
+  input: TInput & SignedInput,
+  rawParams: Record<string, string>,
+): Promise<ChainSubmissionRow> {
+  const signer = await signerOf(ctx);
+  const { chain, viewer, wallet } = signer;
+  const idempotencyKey = sha256Hex(input.proof);
+  const check = { operation, userId: viewer.userId, params: rawParams, proof: input.proof, signedTransaction: input.signedTransaction, user: wallet };
+
+  // The checks run first in every case, so a replay is held to the same proof, viewer, parameters and bytes.
+  const { wire, claims } = await checkSignedSubmission(ctx, chain, check);
+  if (await findSubmission(ctx.database.db, idempotencyKey)) return awaitSettled(ctx.database.db, idempotencyKey);
+
+  let prepared: Prepared;
+  try {
+    prepared = await prepare(ctx, signer, input);
+    const derivedKeys = Object.keys(prepared.derived);
+    if (derivedKeys.length !== Object.keys(claims.derived).length || derivedKeys.some((key) => prepared.derived[key] !== claims.derived[key])) {
+      throw new AppError('PROOF_INVALID', 'What this transaction was built on has changed since; build it again', { argumentName: 'input.proof' });
+    }
+  } catch (error) {
+    // A concurrent submit of this very proof may have landed meanwhile, changing the state.
+    if (!(await findSubmission(ctx.database.db, idempotencyKey))) throw error;
+    const settled = await awaitSettled(ctx.database.db, idempotencyKey);
+    forgetReads(ctx);
+    return settled;
+  }
+  // The service signs only the message it builds itself from the records as they are now.
+  const expected = prepared.build({ blockhash: claims.blockhash, lastValidBlockHeight: claims.lastValidBlockHeight });
+  const { bytes, signature } = coSign(chain, wire, { expectedMessage: messageOf(expected), custodyTransfer: prepared.custodyTransfer });
+  const submission = await sendOnce(ctx, chain, {
+    idempotencyKey,
+    lane: prepared.lane,
+    operation,
+    userId: viewer.userId,
+    params: prepared.effects,
+    bytes,
+    signature,
+    lastValidBlockHeight: claims.lastValidBlockHeight,
+  });
+  forgetReads(ctx);
+  return submission;
+}
+
+/**
+ * Drops what this request's loaders read before the write, so what the mutation returns
+ * (the prediction, its pool's totalVolume) is read after it.
+ */
+export function forgetReads(ctx: ServiceContext): void {
+  for (const loader of Object.values(ctx.loaders)) if (loader instanceof DataLoader) loader.clearAll();
+}
+
+/** The whole-token balance check of a transfer out of the viewer's token account. */
+export async function assertBalance(signer: Signer, units: bigint, argumentName: string): Promise<void> {
+  const account = userTokenAccount(signer.chain.accounts.mint, signer.wallet);
+  const balance = await onChain(() => signer.chain.client.tokenBalance(account));
+  if (balance < units) {
+    throw new AppError('INSUFFICIENT_FUNDS', `Your token balance is ${balance} base units; this needs ${units}`, { argumentName, balance: balance.toString() });
+  }
+}
