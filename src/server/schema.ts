@@ -2,6 +2,9 @@ import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { OperatorResolver } from '../modules/pools/operator.resolver.js';
+import { PoolImageResolver } from '../modules/images/image.resolver.js';
+import { ReferralCodeOperatorResolver } from '../modules/referrals/referral-operator.resolver.js';
+import { StreakOperatorResolver } from '../modules/streaks/streak-operator.resolver.js';
 import { PoolResolver, ResolutionResolver } from '../modules/pools/pool.resolver.js';
 import { PredictionResolver, RewardResolver } from '../modules/predictions/prediction.resolver.js';
 import { StreakResolver, StreakRewardResolver } from '../modules/streaks/streak.resolver.js';
@@ -51,6 +54,9 @@ export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): P
       TransactionResolver,
       SubscriptionResolver,
       TransactionStatusUpdateResolver,
+      StreakOperatorResolver,
+      ReferralCodeOperatorResolver,
+      PoolImageResolver,
       ...(devTokens ? [DevTokensResolver] : []),
     ],
     // Arguments are validated by the services, which know the domain's rules.
