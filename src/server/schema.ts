@@ -5,6 +5,8 @@ import { OperatorResolver } from '../modules/pools/operator.resolver.js';
 import { PoolImageResolver } from '../modules/images/image.resolver.js';
 import { ReferralCodeOperatorResolver } from '../modules/referrals/referral-operator.resolver.js';
 import { StreakOperatorResolver } from '../modules/streaks/streak-operator.resolver.js';
+import { UserLookupResolver } from '../modules/discovery/user-lookup.resolver.js';
+import { PoolViewerResolver, UserMoneyResolver, UserTransactionResolver } from '../modules/viewer/viewer-money.resolver.js';
 import { PoolResolver, ResolutionResolver } from '../modules/pools/pool.resolver.js';
 import { PredictionResolver, RewardResolver } from '../modules/predictions/prediction.resolver.js';
 import { StreakResolver, StreakRewardResolver } from '../modules/streaks/streak.resolver.js';
@@ -57,6 +59,10 @@ export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): P
       StreakOperatorResolver,
       ReferralCodeOperatorResolver,
       PoolImageResolver,
+      UserMoneyResolver,
+      UserTransactionResolver,
+      PoolViewerResolver,
+      UserLookupResolver,
       ...(devTokens ? [DevTokensResolver] : []),
     ],
     // Arguments are validated by the services, which know the domain's rules.

@@ -42,15 +42,7 @@ export async function startEmptyApp(
     const response = await app.inject({ method: 'POST', url: '/graphql', payload: { query, variables }, headers });
     return { status: response.statusCode, headers: response.headers, ...response.json() };
   };
-  const signInOnce = async (wallet: TestKeypairWallet) => {
-    const { data } = await gql(`mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`, { a: wallet.address });
-    const message = data.requestSignInChallenge.message as string;
-    const session = await gql(`mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken user { id } } }`, {
-      i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
-    });
-    if (session.errors) throw new Error(JSON.stringify(session.errors));
-    return { wallet, userId: session.data.signInWithWallet.user.id as string, headers: { authorization: `Bearer ${session.data.signInWithWallet.accessToken}` } };
-  };
+  const signInOnce = (wallet: TestKeypairWallet) => signInWith(gql, wallet);
 
   return {
     ...testDatabase,
@@ -93,5 +85,34 @@ export async function startEmptyApp(
 }
 
 export type { GraphQLResponse };
+
+/** The real wallet sign-in: a challenge, signed by the wallet's key. */
+export async function signInWith(gql: TestApp['gql'], wallet: TestKeypairWallet): Promise<SignedIn> {
+  const { data } = await gql(`mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`, { a: wallet.address });
+  const message = data.requestSignInChallenge.message as string;
+  const session = await gql(`mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken user { id } } }`, {
+    i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
+  });
+  if (session.errors) throw new Error(JSON.stringify(session.errors));
+  return { wallet, userId: session.data.signInWithWallet.user.id as string, headers: { authorization: `Bearer ${session.data.signInWithWallet.accessToken}` } };
+}
+
+/** Build, sign as the wallet does, submit: the two steps a client takes. Returns the submit's payload. */
+export async function twoStep(gql: TestApp['gql'], user: SignedIn, build: string, submit: string, input: Record<string, unknown>): Promise<Record<string, any>> {
+  const built = await gql(build, { i: input }, user.headers);
+  if (built.errors) throw new Error(JSON.stringify(built.errors));
+  const prepared = Object.values(built.data)[0] as { transaction: string; proof: string };
+  const signedTransaction = await user.wallet.signTransaction(prepared.transaction);
+  const submitted = await gql(submit, { i: { ...input, signedTransaction, proof: prepared.proof } }, user.headers);
+  if (submitted.errors) throw new Error(JSON.stringify(submitted.errors));
+  return Object.values(submitted.data)[0] as Record<string, any>;
+}
+
+export const BUILD_PREDICTION = `mutation($i: PredictionTransactionInput!) { buildPredictionTransaction(input: $i) { transaction proof } }`;
+export const SUBMIT_PREDICTION = `mutation($i: SubmitPredictionTransactionInput!) { submitPredictionTransaction(input: $i) { signature prediction { id stake } } }`;
+export const BUILD_STAKE = `mutation($i: StakeUpdateTransactionInput!) { buildStakeUpdateTransaction(input: $i) { transaction proof } }`;
+export const SUBMIT_STAKE = `mutation($i: SubmitStakeUpdateTransactionInput!) { submitStakeUpdateTransaction(input: $i) { signature prediction { id stake } } }`;
+export const BUILD_WITHDRAW = `mutation($i: WithdrawTransactionInput!) { buildWithdrawTransaction(input: $i) { transaction proof } }`;
+export const SUBMIT_WITHDRAW = `mutation($i: SubmitWithdrawTransactionInput!) { submitWithdrawTransaction(input: $i) { signature } }`;
 
 export { makePng } from './png-fixture.js';
