@@ -164,12 +164,12 @@ describe.each(backends)("the viewer's money on %s", (kind) => {
       const seen: string[] = [];
       let after: string | null = null;
       for (;;) {
-        const { data, errors } = await t.gql(
+        const { data, errors }: { data?: any; errors?: unknown } = await t.gql(
           `query($u: ID!, $f: PredictionFilter, $a: String) { user(id: $u) { predictions(filter: $f, sort: STAKE_HIGH, first: 2, after: $a) { totalCount pageInfo { hasNextPage endCursor } nodes { id } } } }`,
           { u: userId, f: filter, a: after },
         );
         expect(errors).toBeUndefined();
-        const page = data.user.predictions;
+        const page: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string }; nodes: Array<{ id: string }> } = data.user.predictions;
         expect(page.totalCount).toBe(expected.length);
         seen.push(...page.nodes.map((n: { id: string }) => n.id));
         if (!page.pageInfo.hasNextPage) break;
