@@ -6,6 +6,8 @@ import { PoolImageResolver } from '../modules/images/image.resolver.js';
 import { ReferralCodeOperatorResolver } from '../modules/referrals/referral-operator.resolver.js';
 import { StreakOperatorResolver } from '../modules/streaks/streak-operator.resolver.js';
 import { UserLookupResolver } from '../modules/discovery/user-lookup.resolver.js';
+import { LeaderboardResolver } from '../modules/leaderboard/leaderboard.resolver.js';
+import { PoolStatisticsResolver } from '../modules/leaderboard/pool-statistics.resolver.js';
 import { PoolViewerResolver, UserMoneyResolver, UserTransactionResolver } from '../modules/viewer/viewer-money.resolver.js';
 import { PoolResolver, ResolutionResolver } from '../modules/pools/pool.resolver.js';
 import { PredictionResolver, RewardResolver } from '../modules/predictions/prediction.resolver.js';
@@ -63,6 +65,8 @@ export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): P
       UserTransactionResolver,
       PoolViewerResolver,
       UserLookupResolver,
+      LeaderboardResolver,
+      PoolStatisticsResolver,
       ...(devTokens ? [DevTokensResolver] : []),
     ],
     // Arguments are validated by the services, which know the domain's rules.
