@@ -5,6 +5,7 @@ import { OperatorResolver } from '../modules/pools/operator.resolver.js';
 import { PoolImageResolver } from '../modules/images/image.resolver.js';
 import { ReferralCodeOperatorResolver } from '../modules/referrals/referral-operator.resolver.js';
 import { StreakOperatorResolver } from '../modules/streaks/streak-operator.resolver.js';
+import { StreakFundingResolver } from '../modules/streaks/streak-funding.resolver.js';
 import { UserLookupResolver } from '../modules/discovery/user-lookup.resolver.js';
 import { LeaderboardResolver } from '../modules/leaderboard/leaderboard.resolver.js';
 import { PoolStatisticsResolver } from '../modules/leaderboard/pool-statistics.resolver.js';
@@ -59,6 +60,7 @@ export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): P
       SubscriptionResolver,
       TransactionStatusUpdateResolver,
       StreakOperatorResolver,
+      StreakFundingResolver,
       ReferralCodeOperatorResolver,
       PoolImageResolver,
       UserMoneyResolver,

@@ -31,16 +31,18 @@ export async function userTransactions(ctx: ServiceContext, userId: string, args
         WHEN 'updateStake' THEN -(s.params->>'delta')::numeric
         WHEN 'updateValue' THEN 0
         WHEN 'withdraw' THEN -(s.params->>'amount')::numeric
+        WHEN 'fundStreak' THEN -(s.params->>'amount')::numeric
         WHEN 'claimReward' THEN r.amount
         WHEN 'claimStreakReward' THEN sr.amount
       END)::text AS amount_units,
-      coalesce(p.decimals, r.decimals, st.decimals) AS decimals,
+      coalesce(p.decimals, r.decimals, st.decimals, fs.decimals) AS decimals,
       coalesce(p.id, r.prediction_id) AS prediction_id, r.id AS reward_id, sr.id AS streak_reward_id
     FROM chain_submissions s
     LEFT JOIN predictions p ON p.prediction_account = s.params->>'predictionAccount'
     LEFT JOIN rewards r ON s.operation = 'claimReward' AND r.id::text = s.params->>'rewardId'
     LEFT JOIN streak_rewards sr ON s.operation = 'claimStreakReward' AND sr.id::text = s.params->>'streakRewardId'
     LEFT JOIN streaks st ON st.id = sr.streak_id
+    LEFT JOIN streaks fs ON s.operation = 'fundStreak' AND fs.id::text = s.params->>'streakId'
     WHERE s.user_id = ${userId} ${after}
     ORDER BY s.created_at DESC, s.id DESC
     LIMIT ${page.first + 1}`);

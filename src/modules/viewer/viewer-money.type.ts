@@ -92,7 +92,7 @@ export class UserTransaction {
   @Field(() => DateTime)
   createdAt!: Date;
 
-  @Field(() => String, { description: 'placePrediction, updateStake, updateValue, withdraw, claimReward or claimStreakReward.' })
+  @Field(() => String, { description: 'placePrediction, updateStake, updateValue, withdraw, claimReward, claimStreakReward or fundStreak.' })
   operation!: string;
 
   @Field(() => ChainSubmissionStatus)
