@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { PublicKey } from '@solana/web3.js';
 import { count } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,8 +55,11 @@ describe.each(backends)('an operator runs a streak from an empty database, on %s
     expect(funded.streak).toEqual({ id: streak.id, availableBalance: 80, totalAccumulated: 80, onchainBalance: 80 });
     expect(await chain.balance(new PublicKey(streak.streakAccumulatorAccount))).toBe(80_000_000n);
 
-    const image = await t.upload(makePng(64, 32), operator.headers);
+    // 300 KB, past the GraphQL body limit (100 KB) but within the image limit (5 MB): uploads have their own.
+    const picture = Buffer.concat([makePng(64, 32), randomBytes(300_000)]);
+    const image = await t.upload(picture, operator.headers);
     expect(image.status).toBe(201);
+    expect(image.body).toMatchObject({ contentType: 'image/png', width: 64, height: 32, byteSize: picture.length });
     const now = Date.now();
     const poolInput = (title: string) => ({
       title,
