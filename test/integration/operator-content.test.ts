@@ -53,6 +53,16 @@ describe.each(backends)('operator content (streaks, referral codes, images) on %
     expect(updated.data.updateStreak).toEqual({ id: streak.id, title: 'Weekly BTC II', payoutPercentage: 40, streakCountRequired: 2 });
   });
 
+  it('refuses to build a streak funding for non-operators, bad amounts and empty wallets', async () => {
+    const streak = (await t.gql(CREATE_STREAK, { i: STREAK_INPUT }, admin.headers)).data.createStreak;
+    const BUILD = `mutation($i: FundStreakTransactionInput!) { buildFundStreakTransaction(input: $i) { transaction } }`;
+    expect((await t.gql(BUILD, { i: { streakId: streak.id, amount: 1 } }, user.headers)).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect((await t.gql(BUILD, { i: { streakId: streak.id, amount: 0 } }, admin.headers)).errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect((await t.gql(BUILD, { i: { streakId: streak.id, amount: 0.0000001 } }, admin.headers)).errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect((await t.gql(BUILD, { i: { streakId: streak.id, amount: 1 } }, admin.headers)).errors?.[0]?.extensions?.code).toBe('INSUFFICIENT_FUNDS');
+    expect((await t.gql(BUILD, { i: { streakId: '00000000-0000-4000-8000-000000000000', amount: 1 } }, admin.headers)).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+  });
+
   it('refuses bad streak input and non-operators, writing nothing', async () => {
     const before = await rows(tables.streaks);
     for (const bad of [{ payoutPercentage: 0 }, { feePercentage: 101 }, { streakCountRequired: 0 }, { minPrecisionScoreRequired: 1.5 }, { title: '  ' }]) {
