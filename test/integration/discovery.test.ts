@@ -114,6 +114,10 @@ describe.each(backends)('leaderboard, pool statistics and public profiles on %s'
     const small = await t.countStatements(() => t.gql(query(2), undefined, viewer.headers));
     const large = await t.countStatements(() => t.gql(query(100), undefined, viewer.headers));
     expect(large).toBe(small);
+    const signedOut = await t.gql(`{ leaderboard(first: 3) { totalCount viewerEntry { rank } nodes { rank } } }`);
+    expect(signedOut.errors).toBeUndefined();
+    expect(signedOut.data.leaderboard.viewerEntry).toBeNull();
+    expect(signedOut.data.leaderboard.nodes).toHaveLength(3);
   });
 
   it('computes pool statistics as an oracle does, in statements that do not depend on the number of pools', async () => {
