@@ -5,3 +5,4 @@ export * from './streaks.js';
 export * from './referrals.js';
 export * from './accounts.js';
 export * from './chain.js';
+export * from './leaderboard.js';

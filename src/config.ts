@@ -30,6 +30,15 @@ export interface Config {
   /** Manifest of the only documents that may run; null = any document (and APQ). */
   trustedDocumentsPath: string | null;
   chain: ChainConfig;
+  images: ImageConfig;
+}
+
+/** Uploaded images: where they are kept, and what is accepted. */
+export interface ImageConfig {
+  storageDir: string;
+  maxBytes: number;
+  /** Largest width and height, in pixels. */
+  maxDimension: number;
 }
 
 /** The chain settings (see ChainSettings), plus the business rule of withdrawals. */
@@ -139,6 +148,9 @@ export const ENV_VARS = {
   STAKE_MINT: 'address of the SPL stake token mint (required with SOLANA_RPC_URL)',
   PROOF_TTL_SECONDS: 'how long a built transaction can be submitted (default: 120)',
   MIN_WITHDRAW_AMOUNT: 'smallest withdrawal in whole tokens (default: 1)',
+  IMAGE_STORAGE_DIR: 'where uploaded images are kept (default: ./data/images)',
+  IMAGE_MAX_BYTES: 'largest image upload in bytes (default: 5242880)',
+  IMAGE_MAX_DIMENSION: 'largest width and height of an uploaded image in pixels (default: 4096)',
 } as const;
 
 export class ConfigError extends Error {
@@ -253,6 +265,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metrics: { enabled: bool('METRICS', true), token: metricsToken },
     trustedDocumentsPath,
     chain,
+    images: {
+      storageDir: env.IMAGE_STORAGE_DIR || './data/images',
+      maxBytes: integer('IMAGE_MAX_BYTES', 5 * 1024 * 1024, 1024),
+      maxDimension: integer('IMAGE_MAX_DIMENSION', 4096, 1),
+    },
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

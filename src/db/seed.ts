@@ -4,6 +4,7 @@ import * as t from '../../schema/index.js';
 import { NOTIFICATION_PREFERENCE_KEYS, type NotificationPreferences } from '../../schema/index.js';
 import { advanceStreak, type StreakProgress, type StreakTerms, streakRewardAmount } from '../modules/streaks/streak-processor.js';
 import type { Database, Db } from './client.js';
+import { rebuildDerivedTables } from './derived-tables.js';
 
 /**
  * Demo data: one deterministic generator for `npm start`, `npm run db:seed`, tests and
@@ -885,6 +886,7 @@ export async function seedDemoData(database: Database, options: SeedOptions = {}
     await insertAll(db, t.referralRedemptions, redemptions);
     await insertAll(db, t.notifications, notifications);
     await insertAll(db, t.deviceTokens, deviceTokens);
+    await rebuildDerivedTables(db);
   });
 
   return {

@@ -10,6 +10,7 @@ import type { Database } from '../db/client.js';
 import { createSignInLimits } from '../modules/auth/auth.service.js';
 import type { ServiceDependencies } from '../modules/context.js';
 import { EventHub } from '../modules/events/event-hub.js';
+import { registerImageRoutes } from '../modules/images/image.routes.js';
 import { createHttpContext, type GraphQLContext } from './context.js';
 import { argumentErrorsPlugin, createFormatError } from './errors.js';
 import { explorerPage, registerExplorerAssets, wantsExplorer } from './explorer.js';
@@ -37,6 +38,7 @@ export interface AppOptions {
     | 'loadShedding'
     | 'metrics'
     | 'trustedDocumentsPath'
+    | 'images'
   > & { chain: Pick<Config['chain'], 'minWithdrawAmount'> };
   database: Database;
   /** The chain transactions go to; none means the transaction mutations answer CHAIN_UNAVAILABLE. */
@@ -159,6 +161,7 @@ export async function createApp({ config, database, chain = null, clock = () => 
     },
   });
   if (config.introspection) registerExplorerAssets(app);
+  registerImageRoutes(app, deps, config.images, config.auth.secureCookies);
 
   const sockets = attachGraphQLWebSocket({
     server: app.server,

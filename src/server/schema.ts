@@ -2,6 +2,14 @@ import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { OperatorResolver } from '../modules/pools/operator.resolver.js';
+import { PoolImageResolver } from '../modules/images/image.resolver.js';
+import { ReferralCodeOperatorResolver } from '../modules/referrals/referral-operator.resolver.js';
+import { StreakOperatorResolver } from '../modules/streaks/streak-operator.resolver.js';
+import { StreakFundingResolver } from '../modules/streaks/streak-funding.resolver.js';
+import { UserLookupResolver } from '../modules/discovery/user-lookup.resolver.js';
+import { LeaderboardResolver } from '../modules/leaderboard/leaderboard.resolver.js';
+import { PoolStatisticsResolver } from '../modules/leaderboard/pool-statistics.resolver.js';
+import { PoolViewerResolver, UserMoneyResolver, UserTransactionResolver } from '../modules/viewer/viewer-money.resolver.js';
 import { PoolResolver, ResolutionResolver } from '../modules/pools/pool.resolver.js';
 import { PredictionResolver, RewardResolver } from '../modules/predictions/prediction.resolver.js';
 import { StreakResolver, StreakRewardResolver } from '../modules/streaks/streak.resolver.js';
@@ -51,6 +59,16 @@ export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): P
       TransactionResolver,
       SubscriptionResolver,
       TransactionStatusUpdateResolver,
+      StreakOperatorResolver,
+      StreakFundingResolver,
+      ReferralCodeOperatorResolver,
+      PoolImageResolver,
+      UserMoneyResolver,
+      UserTransactionResolver,
+      PoolViewerResolver,
+      UserLookupResolver,
+      LeaderboardResolver,
+      PoolStatisticsResolver,
       ...(devTokens ? [DevTokensResolver] : []),
     ],
     // Arguments are validated by the services, which know the domain's rules.

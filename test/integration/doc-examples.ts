@@ -33,16 +33,18 @@ export function examplesOf(file: string): DocExample[] {
   const lines = readFileSync(`${ROOT}${file}`, 'utf8').split('\n');
   const examples: DocExample[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const fence = /^```(\w*)\s*$/.exec(lines[i]!);
+    // Fences may be indented (inside a list item); the body loses that indentation.
+    const fence = /^(\s*)```(\w*)\s*$/.exec(lines[i]!);
     if (!fence) continue;
+    const indent = fence[1]!.length;
     const start = i;
     const body: string[] = [];
-    for (i++; i < lines.length && !lines[i]!.startsWith('```'); i++) body.push(lines[i]!);
-    const language = fence[1]!;
+    for (i++; i < lines.length && !/^\s*```/.test(lines[i]!); i++) body.push(lines[i]!.slice(indent));
+    const language = fence[2]!;
     if (!RUNNABLE_LANGUAGES.has(language)) continue;
     const annotations: string[] = [];
-    for (let j = start - 1; j >= 0 && /^<!-- example: .* -->$/.test(lines[j]!); j--) {
-      annotations.push(/^<!-- example: (.*) -->$/.exec(lines[j]!)![1]!);
+    for (let j = start - 1; j >= 0 && /^\s*<!-- example: .* -->$/.test(lines[j]!); j--) {
+      annotations.push(/^\s*<!-- example: (.*) -->$/.exec(lines[j]!)![1]!);
     }
     const skip = annotations.find((a) => a.startsWith('skip:'))?.slice('skip:'.length).trim() ?? null;
     const variables = annotations.find((a) => a.startsWith('variables '));

@@ -11,6 +11,7 @@ import type { ServiceContext } from '../context.js';
 import type { DomainEvent } from '../events/events.js';
 import { notifyAllUsersOfPool, notifyEachIfAllowed } from '../notifications/notification.service.js';
 import { processStreakPool } from '../streaks/streak-processor.js';
+import { addResolvedPoolToLeaderboard } from '../leaderboard/leaderboard-aggregate.js';
 import { onChain, requireChain } from '../transactions/submission.js';
 import type { PoolStatus, PoolUnit } from './pool.type.js';
 
@@ -281,6 +282,7 @@ export async function resolvePool(ctx: ServiceContext, input: ResolvePoolParams)
           ).map((row) => [row.prediction_id, row.id]),
     );
     const [updated] = await tx.update(pools).set({ updatedAt: now }).where(eq(pools.id, poolId)).returning();
+    await addResolvedPoolToLeaderboard(tx, poolId);
 
     // A zero payout leaves nothing to claim, so it is not announced.
     const payouts = entries

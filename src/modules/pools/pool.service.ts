@@ -78,7 +78,7 @@ const ORDERINGS: Record<PoolSort | typeof NEWEST_FIRST, Ordering> = {
 const hasResolution = (ctx: ServiceContext) =>
   exists(ctx.database.db.select({ one: sql`1` }).from(resolutions).where(eq(resolutions.poolId, pools.id)));
 
-function statusCondition(ctx: ServiceContext, status: PoolStatusFilter): SQL {
+export function statusCondition(ctx: ServiceContext, status: PoolStatusFilter): SQL {
   switch (status) {
     case 'ACTIVE':
       return and(

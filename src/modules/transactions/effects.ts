@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.js';
 import { toTokens } from '../common/amounts.js';
 import type { DomainEvent } from '../events/events.js';
 import { notifyIfAllowed } from '../notifications/notification.service.js';
+import { applyStreakFunding } from '../streaks/streak-funding.service.js';
 
 /**
  * What a confirmed transaction changes in the database, per operation. Each runs inside the
@@ -11,11 +12,14 @@ import { notifyIfAllowed } from '../notifications/notification.service.js';
  * a submit and the start-up reconciler apply exactly the same effects, exactly once. Each
  * returns the events announcing what it changed, published once the transaction commits.
  */
-export type OperationName = 'placePrediction' | 'updateStake' | 'updateValue' | 'withdraw' | 'claimReward' | 'claimStreakReward';
+export type OperationName = 'placePrediction' | 'updateStake' | 'updateValue' | 'withdraw' | 'claimReward' | 'claimStreakReward' | 'fundStreak';
 
 type Effect = (db: Db, p: Record<string, string>, submission: ChainSubmissionRow, now: Date) => Promise<DomainEvent[]>;
 
 const EFFECTS: Record<OperationName, Effect> = {
+  // The operator's funding of a streak (streaks/streak-funding.service.ts).
+  fundStreak: (db, p, _submission, now) => applyStreakFunding(db, p, now),
+
   async placePrediction(db, p, submission, now) {
     const [pool] = await db.select().from(pools).where(eq(pools.id, p.poolId!));
     const stake = BigInt(p.stake!);

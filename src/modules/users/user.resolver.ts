@@ -27,6 +27,8 @@ import {
   userSettings,
 } from './private.service.js';
 import { findViewer, redeemReferralCode, updateProfile } from './user.service.js';
+import { userPredictions } from '../viewer/history.service.js';
+import { UserPredictionsArgs } from '../viewer/viewer-money.type.js';
 import { Image, NotificationPreferences, ReferralCode, ReferralRedemption, Settings, User } from './user.type.js';
 
 @InputType()
@@ -68,9 +70,10 @@ export class UserResolver {
     return ctx.loaders.poolsByCreator(parseNewestFirstPage(args)).load(user.id);
   }
 
-  @FieldResolver(() => PredictionConnection, { description: "The user's predictions, newest first." })
-  predictions(@Root() user: UserRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.predictionsByUser(parseNewestFirstPage(args)).load(user.id);
+  @FieldResolver(() => PredictionConnection, { description: "The user's predictions, newest first unless sorted otherwise; filtered by lifecycle when asked." })
+  predictions(@Root() user: UserRow, @Args(() => UserPredictionsArgs) args: UserPredictionsArgs, @Ctx() ctx: GraphQLContext) {
+    if (args.filter == null && (args.sort ?? 'NEWEST') === 'NEWEST') return ctx.loaders.predictionsByUser(parseNewestFirstPage(args)).load(user.id);
+    return userPredictions(ctx, user.id, args);
   }
 
   // Private fields: the user's own (or an admin's) to read; null and FORBIDDEN for anyone else.

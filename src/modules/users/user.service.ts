@@ -1,5 +1,5 @@
 import { and, eq, ne } from 'drizzle-orm';
-import { images, referralCodes, referralRedemptions, users, type ReferralRedemptionRow, type UserRow } from '../../../schema/index.js';
+import { images, users, type UserRow } from '../../../schema/index.js';
 import { AppError, badInput } from '../../errors.js';
 import { requireViewer } from '../auth/viewer.js';
 import type { ServiceContext } from '../context.js';
@@ -59,24 +59,8 @@ export async function updateProfile(ctx: ServiceContext, input: UpdateProfileInp
   }
 }
 
-/** Redeems a referral code for the viewer: once per user, never their own code. */
-export async function redeemReferralCode(ctx: ServiceContext, code: string): Promise<ReferralRedemptionRow> {
-  const viewer = requireViewer(ctx.viewer);
-  const normalized = code.trim().toUpperCase();
-  if (!/^[A-Z0-9]{4,32}$/.test(normalized)) throw badInput('code', 'code must be 4 to 32 letters or digits');
-  const [referral] = await ctx.database.db.select().from(referralCodes).where(eq(referralCodes.code, normalized));
-  if (!referral) throw new AppError('NOT_FOUND', 'No referral code matches', { argumentName: 'code' });
-  if (referral.userId === viewer.userId) {
-    throw new AppError('BAD_USER_INPUT', 'You cannot redeem your own referral code', { argumentName: 'code', reason: 'OWN_CODE' });
-  }
-  const [redemption] = await ctx.database.db
-    .insert(referralRedemptions)
-    .values({ referralCodeId: referral.id, userId: viewer.userId, appliedAt: ctx.now, createdAt: ctx.now, updatedAt: ctx.now })
-    .onConflictDoNothing({ target: referralRedemptions.userId })
-    .returning();
-  if (!redemption) throw new AppError('ALREADY_REDEEMED', 'You have already redeemed a referral code');
-  return redemption;
-}
+// Redemption honours the operator's caps, expiry and deactivation; it lives with the referral module.
+export { redeemReferralCode } from '../referrals/referral-redemption.service.js';
 
 function isUniqueViolation(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {

@@ -1,0 +1,50 @@
+import { sql } from 'drizzle-orm';
+import { bigint, check, date, index, integer, numeric, pgTable, primaryKey, smallint, uuid } from 'drizzle-orm/pg-core';
+import { users } from './users.js';
+
+/**
+ * What the leaderboard ranks, kept current by pool resolution (one upsert per resolved
+ * pool), so no request scans predictions. Only REWARD payouts count: a refunded pool was
+ * called off, so it neither wins nor scores. Amounts are base units of the stake mint.
+ */
+const standing = {
+  /** Sum of reward payouts. */
+  payout: bigint('payout', { mode: 'bigint' }).notNull().default(sql`0`),
+  /** Sum of the stakes of the rewarded predictions. */
+  staked: bigint('staked', { mode: 'bigint' }).notNull().default(sql`0`),
+  /** Sum of precision scores, and how many predictions they cover. */
+  scoreSum: numeric('score_sum', { mode: 'string' }).notNull().default('0'),
+  scoredCount: integer('scored_count').notNull().default(0),
+  decimals: smallint('decimals').notNull(),
+};
+
+/** One row per user and day (UTC) of resolution: the DAY, WEEK and MONTH windows sum these. */
+export const leaderboardDaily = pgTable(
+  'leaderboard_daily',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    day: date('day', { mode: 'string' }).notNull(),
+    ...standing,
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.day] }), index('leaderboard_daily_day_idx').on(t.day), check('leaderboard_daily_count_positive', sql`${t.scoredCount} > 0`)],
+);
+
+/** One row per user over all time (the ALL window), indexed for keyset ranking. */
+export const leaderboardTotals = pgTable(
+  'leaderboard_totals',
+  {
+    userId: uuid('user_id')
+      .primaryKey()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    ...standing,
+  },
+  (t) => [
+    index('leaderboard_totals_payout_idx').on(t.payout, t.userId),
+    check('leaderboard_totals_count_positive', sql`${t.scoredCount} > 0`),
+  ],
+);
+
+export type LeaderboardDailyRow = typeof leaderboardDaily.$inferSelect;
+export type LeaderboardTotalsRow = typeof leaderboardTotals.$inferSelect;

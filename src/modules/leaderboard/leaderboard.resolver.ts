@@ -1,0 +1,29 @@
+import { Args, Ctx, FieldResolver, Float, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLContext } from '../../server/context.js';
+import { toTokens } from '../common/amounts.js';
+import { User } from '../users/user.type.js';
+import { leaderboard, type LeaderboardEntryRow } from './leaderboard.service.js';
+import { LeaderboardArgs, LeaderboardConnection, LeaderboardEntry } from './leaderboard.type.js';
+
+@Resolver(() => LeaderboardEntry)
+export class LeaderboardResolver {
+  @Query(() => LeaderboardConnection, { description: 'Users ranked by payouts or precision over a period, with the viewer’s own standing.' })
+  leaderboard(@Args(() => LeaderboardArgs) args: LeaderboardArgs, @Ctx() ctx: GraphQLContext) {
+    return leaderboard(ctx, args);
+  }
+
+  @FieldResolver(() => User)
+  user(@Root() entry: LeaderboardEntryRow, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.userById.load(entry.id);
+  }
+
+  @FieldResolver(() => Float, { description: 'Reward payouts in the period, in whole tokens.' })
+  payout(@Root() entry: LeaderboardEntryRow) {
+    return toTokens(entry.payoutUnits, entry.decimals);
+  }
+
+  @FieldResolver(() => Float, { description: 'Stakes of the rewarded predictions, in whole tokens.' })
+  staked(@Root() entry: LeaderboardEntryRow) {
+    return toTokens(entry.stakedUnits, entry.decimals);
+  }
+}

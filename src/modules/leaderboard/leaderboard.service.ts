@@ -1,0 +1,99 @@
+import { sql } from 'drizzle-orm';
+import { resultRows } from '../../db/client.js';
+import { badInput } from '../../errors.js';
+import { encodeCursor, isIntegerString, Page, parsePageRequest } from '../common/pagination.js';
+import type { ServiceContext } from '../context.js';
+
+export const LEADERBOARD_PERIODS = ['DAY', 'WEEK', 'MONTH', 'ALL'] as const;
+export type LeaderboardPeriod = (typeof LEADERBOARD_PERIODS)[number];
+export const LEADERBOARD_METRICS = ['PAYOUT', 'PRECISION'] as const;
+export type LeaderboardMetric = (typeof LEADERBOARD_METRICS)[number];
+
+/** Days of resolution (UTC, counting today) each window covers. */
+const WINDOW_DAYS: Record<Exclude<LeaderboardPeriod, 'ALL'>, number> = { DAY: 1, WEEK: 7, MONTH: 30 };
+
+export interface LeaderboardEntryRow {
+  /** The user's id: an entry is a user's standing. */
+  id: string;
+  rank: number;
+  /** 1-based place in the order (ties broken by user id); the cursor. */
+  position: number;
+  payoutUnits: bigint;
+  stakedUnits: bigint;
+  precision: number;
+  predictionCount: number;
+  decimals: number;
+}
+
+export class LeaderboardPage extends Page<LeaderboardEntryRow> {
+  constructor(
+    nodes: LeaderboardEntryRow[],
+    hasNextPage: boolean,
+    cursorOf: (row: LeaderboardEntryRow) => string,
+    total: number,
+    /** The viewer's own standing; null when signed out or not on the board. */
+    readonly viewerEntry: LeaderboardEntryRow | null,
+  ) {
+    super(nodes, hasNextPage, false, cursorOf, total);
+  }
+}
+
+/**
+ * Users ranked by reward payouts or by mean precision score over a window, from the
+ * aggregate kept by resolution: one statement returns the page, the count and the viewer's
+ * own standing, whatever the page size. Equal values share a rank (1, 2, 2, 4); the order
+ * within a tie is by user id, and cursors are positions in that order.
+ */
+export async function leaderboard(
+  ctx: ServiceContext,
+  args: { period?: LeaderboardPeriod | null; by?: LeaderboardMetric | null; first?: number | null; after?: string | null },
+): Promise<LeaderboardPage> {
+  const period = args.period ?? 'ALL';
+  const by = args.by ?? 'PAYOUT';
+  if (!LEADERBOARD_PERIODS.includes(period)) throw badInput('period', `period must be one of ${LEADERBOARD_PERIODS.join(', ')}`);
+  if (!LEADERBOARD_METRICS.includes(by)) throw badInput('by', `by must be one of ${LEADERBOARD_METRICS.join(', ')}`);
+  const order = `LEADERBOARD_${period}_${by}`;
+  const page = parsePageRequest(args, order, isIntegerString);
+  const offset = page.after ? Number(page.after.key) : 0;
+
+  const source =
+    period === 'ALL'
+      ? sql`SELECT user_id, payout, staked, score_sum, scored_count, decimals FROM leaderboard_totals`
+      : sql`SELECT user_id, sum(payout) AS payout, sum(staked) AS staked, sum(score_sum) AS score_sum, sum(scored_count) AS scored_count, max(decimals) AS decimals
+            FROM leaderboard_daily
+            WHERE day > (${ctx.now.toISOString()}::timestamptz AT TIME ZONE 'UTC')::date - ${WINDOW_DAYS[period]}::int
+            GROUP BY user_id`;
+  const metric = by === 'PAYOUT' ? sql`payout` : sql`(score_sum / scored_count)`;
+  const viewerId = ctx.viewer?.userId ?? null;
+  const rows = resultRows<Record<string, string | number>>(
+    await ctx.database.db.execute(sql`
+      WITH board AS (${source}),
+      ranked AS (
+        SELECT user_id, payout::text AS payout, staked::text AS staked, (score_sum / scored_count)::float8 AS precision,
+               scored_count::int AS prediction_count, decimals::int AS decimals,
+               rank() OVER (ORDER BY ${metric} DESC)::int AS rank,
+               row_number() OVER (ORDER BY ${metric} DESC, user_id)::int AS position,
+               count(*) OVER ()::int AS total
+        FROM board
+      )
+      SELECT * FROM ranked
+      WHERE (position > ${offset} AND position <= ${offset + page.first + 1}) OR user_id = ${viewerId}
+      ORDER BY position`),
+  );
+  const entries = rows.map(
+    (row): LeaderboardEntryRow => ({
+      id: String(row.user_id),
+      rank: Number(row.rank),
+      position: Number(row.position),
+      payoutUnits: BigInt(row.payout!),
+      stakedUnits: BigInt(row.staked!),
+      precision: Number(row.precision),
+      predictionCount: Number(row.prediction_count),
+      decimals: Number(row.decimals),
+    }),
+  );
+  const nodes = entries.filter((entry) => entry.position > offset && entry.position <= offset + page.first);
+  const total = rows.length > 0 ? Number(rows[0]!.total) : 0;
+  const viewerEntry = entries.find((entry) => entry.id === viewerId) ?? null;
+  return new LeaderboardPage(nodes, offset + page.first < total, (row) => encodeCursor(order, String(row.position), row.id), total, viewerEntry);
+}

@@ -1,0 +1,104 @@
+import { Args, Ctx, FieldResolver, Float, Resolver, Root } from 'type-graphql';
+import { type PoolRow, type RewardRow, rewards, type StreakRewardRow, streakRewards, type UserRow } from '../../../schema/index.js';
+import { uniqueLoader } from '../common/loaders.js';
+import { StreakReward } from '../streaks/streak.type.js';
+import { requestScoped } from './request-scoped.js';
+import type { GraphQLContext } from '../../server/context.js';
+import { assertCanReadPrivate } from '../auth/viewer.js';
+import { toTokens } from '../common/amounts.js';
+import { PageArgs } from '../common/page.args.js';
+import { Pool } from '../pools/pool.type.js';
+import { Prediction, Reward } from '../predictions/prediction.type.js';
+import { User } from '../users/user.type.js';
+import { walletBalance } from './balance.service.js';
+import { type UserTransaction as UserTransactionRow, userTransactions, viewerPrediction } from './history.service.js';
+import { claimableOf, portfolioOf } from './money.service.js';
+import { Balance, ClaimableSummary, Portfolio, UserTransaction, UserTransactionConnection } from './viewer-money.type.js';
+
+const LAMPORT_DECIMALS = 9;
+
+/** A user's money: private to the user (and admins), like the other private fields. */
+@Resolver(() => User)
+export class UserMoneyResolver {
+  @FieldResolver(() => Balance, { nullable: true, description: 'Private. Stake token and SOL balances, read from the chain.' })
+  async balance(@Root() user: UserRow, @Ctx() ctx: GraphQLContext): Promise<Balance> {
+    assertCanReadPrivate(ctx.viewer, user.id, 'balance');
+    const balance = await walletBalance(ctx, user.id, user.walletAddress);
+    return {
+      token: toTokens(balance.tokenUnits, balance.decimals),
+      tokenAccount: balance.tokenAccount,
+      mint: ctx.chain!.accounts.mint.toBase58(),
+      sol: toTokens(balance.lamports, LAMPORT_DECIMALS),
+      readAt: balance.readAt,
+    };
+  }
+
+  @FieldResolver(() => ClaimableSummary, { nullable: true, description: 'Private. Unclaimed rewards, refunds and streak rewards, with totals.' })
+  async claimable(@Root() user: UserRow, @Ctx() ctx: GraphQLContext): Promise<ClaimableSummary> {
+    assertCanReadPrivate(ctx.viewer, user.id, 'claimable');
+    const c = await claimableOf(ctx, user.id);
+    return {
+      rewards: c.rewards as unknown as Reward[],
+      refunds: c.refunds as unknown as Reward[],
+      streakRewards: c.streakRewards as never,
+      rewardTotal: toTokens(c.rewardUnits, c.decimals),
+      refundTotal: toTokens(c.refundUnits, c.decimals),
+      streakRewardTotal: toTokens(c.streakRewardUnits, c.decimals),
+      total: toTokens(c.rewardUnits + c.refundUnits + c.streakRewardUnits, c.decimals),
+    };
+  }
+
+  @FieldResolver(() => Portfolio, { nullable: true, description: 'Private. Active stakes, total staked and realized PnL over resolved pools.' })
+  async portfolio(@Root() user: UserRow, @Ctx() ctx: GraphQLContext): Promise<Portfolio> {
+    assertCanReadPrivate(ctx.viewer, user.id, 'portfolio');
+    const p = await portfolioOf(ctx, user.id);
+    return {
+      activeCount: p.activeCount,
+      activeStake: toTokens(p.activeStakeUnits, p.decimals),
+      totalStaked: toTokens(p.activeStakeUnits + p.resolvedStakeUnits, p.decimals),
+      resolvedCount: p.resolvedCount,
+      resolvedStake: toTokens(p.resolvedStakeUnits, p.decimals),
+      totalPayout: toTokens(p.payoutUnits, p.decimals),
+      realizedPnl: toTokens(p.payoutUnits - p.resolvedStakeUnits, p.decimals),
+    };
+  }
+
+  @FieldResolver(() => UserTransactionConnection, { nullable: true, description: 'Private. Transactions the user made through the service, newest first.' })
+  transactions(@Root() user: UserRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
+    assertCanReadPrivate(ctx.viewer, user.id, 'transactions');
+    return userTransactions(ctx, user.id, args);
+  }
+}
+
+@Resolver(() => UserTransaction)
+export class UserTransactionResolver {
+  @FieldResolver(() => Float, { nullable: true, description: "Change of the user's token balance, in whole tokens: negative for stakes and withdrawals, positive for claims, 0 for value updates." })
+  amount(@Root() row: UserTransactionRow) {
+    return row.amountUnits === null || row.decimals === null ? null : toTokens(row.amountUnits, row.decimals);
+  }
+
+  @FieldResolver(() => Prediction, { nullable: true, description: 'The prediction the transaction placed or changed (or whose reward it claimed).' })
+  prediction(@Root() row: UserTransactionRow, @Ctx() ctx: GraphQLContext) {
+    return row.predictionId ? ctx.loaders.predictionById.load(row.predictionId) : null;
+  }
+
+  @FieldResolver(() => Reward, { nullable: true, description: 'The reward or refund the transaction claimed.' })
+  reward(@Root() row: UserTransactionRow, @Ctx() ctx: GraphQLContext) {
+    return row.rewardId ? requestScoped(ctx, 'rewardById', () => uniqueLoader<RewardRow>(ctx.database.db, rewards, rewards.id)).load(row.rewardId) : null;
+  }
+
+  @FieldResolver(() => StreakReward, { nullable: true, description: 'The streak reward the transaction claimed.' })
+  streakReward(@Root() row: UserTransactionRow, @Ctx() ctx: GraphQLContext) {
+    return row.streakRewardId
+      ? requestScoped(ctx, 'streakRewardById', () => uniqueLoader<StreakRewardRow>(ctx.database.db, streakRewards, streakRewards.id)).load(row.streakRewardId)
+      : null;
+  }
+}
+
+@Resolver(() => Pool)
+export class PoolViewerResolver {
+  @FieldResolver(() => Prediction, { nullable: true, description: "The signed-in viewer's prediction in this pool; null when none or signed out." })
+  viewerPrediction(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
+    return viewerPrediction(ctx, pool.id);
+  }
+}
