@@ -1,7 +1,6 @@
 import DataLoader from 'dataloader';
-import type { SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { countByParent, newestChildrenByParent, rowsByKeys } from '../../db/batch.js';
+import { type ChildCondition, countByParent, newestChildrenByParent, rowsByKeys } from '../../db/batch.js';
 import type { Db } from '../../db/client.js';
 import { encodeCursor, isIsoDate, Page, type PageRequest, parsePageRequest, takePage } from './pagination.js';
 
@@ -35,7 +34,7 @@ export function parseNewestFirstPage(args: { first?: number | null; after?: stri
 }
 
 /** How many rows (of those matching `where`) each parent has: one `GROUP BY` statement per batch. */
-export function countLoader(db: Db, table: PgTable, parentColumn: PgColumn, where?: SQL) {
+export function countLoader(db: Db, table: PgTable, parentColumn: PgColumn, where?: ChildCondition) {
   return new DataLoader<string, number>(async (parentIds) => {
     const totals = await countByParent(db, table, parentColumn, parentIds, where);
     return parentIds.map((id) => totals.get(id) ?? 0);
@@ -47,7 +46,7 @@ type ChildTable = PgTable & { id: PgColumn; createdAt: PgColumn };
 
 export interface ChildPageOptions {
   /** Only children matching this condition are listed and counted. */
-  where?: SQL;
+  where?: ChildCondition;
   /** The loader answering totalCount, when another loader counts the same rows (so they share a cache). */
   counts?: DataLoader<string, number>;
 }
