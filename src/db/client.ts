@@ -53,6 +53,9 @@ export interface Database {
  * it prepared: postgres.js prepares each text once per connection (named statement, then
  * Bind/Execute only); PGlite's `query` has no named statements, so it parses the text on
  * every call (in process, no round trip) with the parameters bound, never interpolated.
+ * A parameter that is an array (the keys of a batch) goes as ONE text parameter, a Postgres
+ * array literal, so the statement casts it (`= ANY($1::uuid[])`) and no driver needs to
+ * know array type OIDs (postgres.js runs without fetch_types).
  * A backend implements only this (e.g. in a worker thread, sending text and params over).
  */
 export type ReadQuery = <T>(text: string, params: readonly unknown[]) => Promise<T[]>;
@@ -76,11 +79,18 @@ function withReadQuery<T extends Database>(database: T): T {
 }
 
 function postgresReadQuery(client: postgres.Sql): ReadQuery {
-  return <T>(text: string, params: readonly unknown[]) => client.unsafe(text, params as never[], { prepare: true }) as unknown as Promise<T[]>;
+  return <T>(text: string, params: readonly unknown[]) => client.unsafe(text, params.map(readParam) as never[], { prepare: true }) as unknown as Promise<T[]>;
 }
 
 function pgliteReadQuery(client: Pick<PGlite, 'query'>): ReadQuery {
-  return async <T>(text: string, params: readonly unknown[]) => (await client.query<T>(text, params as unknown[])).rows;
+  return async <T>(text: string, params: readonly unknown[]) => (await client.query<T>(text, params.map(readParam))).rows;
+}
+
+const readParam = (value: unknown) => (Array.isArray(value) ? arrayLiteral(value) : value);
+
+/** `{"a","b"}`: every element quoted, so commas, braces and the word NULL stay text. */
+function arrayLiteral(values: readonly unknown[]): string {
+  return `{${values.map((v) => `"${String(v).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
 }
 // -----------------------------------------------------------------------------------------
 
