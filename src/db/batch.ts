@@ -36,10 +36,15 @@ export function columnRead(column: PgColumn): { cast: string; convert: ((value: 
       return { cast: '::float8', convert: null };
     case 'PgEnumColumn':
       return { cast: '::text', convert: null };
+    case 'PgTimestamp':
+      // Text on postgres.js (Drizzle's driver turns its date parser off) and in JSON; Date on PGlite.
+      return { cast: '', convert: toDate };
     default:
       return { cast: '', convert: null };
   }
 }
+
+const toDate = (value: unknown) => (value instanceof Date ? value : new Date(value as string));
 
 const readers = new WeakMap<PgTable, TableReader>();
 

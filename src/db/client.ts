@@ -46,8 +46,9 @@ export interface Database {
 /**
  * Runs one statement of the read path: a fixed SQL text with positional parameters ($1 ...),
  * its rows as the driver returns them (columns named by their `AS "alias"`; int2/int4 and
- * float8 as numbers, bool, timestamptz as Date, json/jsonb parsed, int8 and numeric as text),
- * no ORM in between. Counted in `statementCount` like every statement.
+ * float8 as numbers, bool, json/jsonb parsed, int8 and numeric as text; timestamptz as text
+ * on postgres.js, whose date parser Drizzle's driver replaces, and as Date on PGlite), no ORM
+ * in between. Counted in `statementCount` like every statement.
  *
  * The text is built once per statement shape, never with values in it, so a backend can keep
  * it prepared: postgres.js prepares each text once per connection (named statement, then
@@ -86,7 +87,8 @@ function pgliteReadQuery(client: Pick<PGlite, 'query'>): ReadQuery {
   return async <T>(text: string, params: readonly unknown[]) => (await client.query<T>(text, params.map(readParam))).rows;
 }
 
-const readParam = (value: unknown) => (Array.isArray(value) ? arrayLiteral(value) : value);
+// Dates go as ISO text: Drizzle's postgres.js driver replaces the driver's date serializer.
+const readParam = (value: unknown) => (Array.isArray(value) ? arrayLiteral(value) : value instanceof Date ? value.toISOString() : value);
 
 /** `{"a","b"}`: every element quoted, so commas, braces and the word NULL stay text. */
 function arrayLiteral(values: readonly unknown[]): string {

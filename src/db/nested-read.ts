@@ -64,7 +64,6 @@ interface Column {
   name: string;
   cast: string;
   convert: ((value: unknown) => unknown) | null;
-  isTimestamp: boolean;
 }
 
 const columnsByTable = new WeakMap<PgTable, Map<string, Column>>();
@@ -75,7 +74,7 @@ function columnsOf(table: PgTable): Map<string, Column> {
     columns = new Map();
     for (const [property, column] of Object.entries(getTableColumns(table)) as Array<[string, PgColumn]>) {
       const read = columnRead(column);
-      if (read) columns.set(property, { property, name: column.name, ...read, isTimestamp: column.columnType === 'PgTimestamp' });
+      if (read) columns.set(property, { property, name: column.name, ...read });
     }
     columnsByTable.set(table, columns);
   }
@@ -178,7 +177,7 @@ function jsonRowDecoder(plan: ReadPlan): Decoder {
     let i = 0;
     for (const c of columns) {
       const value = values[i++];
-      row[c.property] = value == null ? null : c.isTimestamp ? new Date(value as string) : c.convert ? c.convert(value) : value;
+      row[c.property] = value == null ? null : c.convert ? c.convert(value) : value;
     }
     if (relations.length) {
       const prefetched: Prefetched = {};
