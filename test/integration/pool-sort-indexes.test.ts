@@ -9,9 +9,10 @@ import { createTestDatabase, type TestDatabase, testConfig } from './harness.js'
  * filter, is served by an index: EXPLAIN of the very statement the service sends shows the
  * pools read by an index scan with no Sort above it (so a page stops after `first` rows).
  *
- * The test database is small, where a sequential scan and a sort are rightly cheaper, so
- * the session sets enable_seqscan = off: the question is whether an index CAN deliver the
- * order, and with none the plan would still sort. Postgres only (EXPLAIN's plan shape).
+ * The test database is small, where a sequential or bitmap scan and a sort are rightly
+ * cheaper, so the session discourages them (enable_seqscan, enable_bitmapscan, enable_sort
+ * off): the question is whether an index CAN deliver the order, and where none can, the
+ * planner still sorts (the settings only add cost). Postgres only (EXPLAIN's plan shape).
  */
 const SORTS = ['END_DATE', 'CREATION_DATE', 'OLD_CREATION_DATE', 'VOLUME_HIGH', 'VOLUME_LOW'] as const;
 const FILTERS = [null, 'ACTIVE', 'ENDED', 'RESOLVED', 'NOT_RESOLVED'] as const;
@@ -47,7 +48,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('pool sorts use an index on post
     // One connection, so the session setting below holds for every statement.
     const opened = await openDatabase({ kind: 'postgres', url: test.url!, maxConnections: 1 });
     await opened.query('ANALYZE', []);
-    await opened.query('SET enable_seqscan = off', []);
+    for (const setting of ['enable_seqscan', 'enable_bitmapscan', 'enable_sort']) await opened.query(`SET ${setting} = off`, []);
     database = Object.create(opened, {
       query: {
         value: (text: string, params: readonly unknown[]) => {
