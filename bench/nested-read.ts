@@ -1,27 +1,30 @@
 /**
- * `npm run bench`: the nested read of DESIGN.md's performance budget, GraphQL against
- * the floor (one hand-written statement building the JSON, served by plain fastify).
- * See bench/README.md for what it measures, its settings and the latest figures.
+ * `npm run bench`: the nested read of DESIGN.md's performance budget in two sorts, and
+ * `{ __typename }`, GraphQL against the floor (one hand-written statement building the
+ * JSON, served by plain fastify). See bench/README.md for what it measures, its settings
+ * and the latest figures. (Over 300 lines: one script, read top to bottom.)
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { openDatabase } from '../src/db/client.js';
-import { DEMO_SIZE, seedDemoData } from '../src/db/seed.js';
+import { seedDemoData } from '../src/db/seed.js';
 import { fetchOnce, type LoadResult, runLoad } from './lib/load.js';
-import { NESTED_READ_BODY, NESTED_READ_QUERY } from './lib/query.js';
+import { backendCpu, type CpuSnapshot, cpuBetween } from './lib/postgres-cpu.js';
+import { BENCH_SEED, type BenchShape, SHAPES } from './lib/query.js';
 import type { ChildMessage, ParentMessage, Role, ServerStats } from './lib/server.js';
 
 const TARGET_RATIO = 0.7;
 const SERVER_ENTRY = fileURLToPath(new URL('./lib/server.ts', import.meta.url));
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 const PROFILES_DIR = fileURLToPath(new URL('./results/profiles/', import.meta.url));
-const PATHS: Record<Role, string> = { floor: '/floor', graphql: '/graphql' };
+const pathOf = (role: Role, shape: BenchShape) => (role === 'floor' ? `/floor/${shape.name}` : '/graphql');
 
 function envNumber(name: string, fallback: number): number {
   const value = process.env[name];
@@ -47,8 +50,19 @@ const settings = {
   graphqlImports: (process.env.BENCH_GRAPHQL_IMPORT ?? '').split(',').filter(Boolean),
   /** A copy of the repository (src/ and schema/) whose app the GraphQL server runs: a prototype in scratch/. */
   src: process.env.BENCH_SRC || null,
-  /** A label for the results file: nested-read-<backend>[-<label>].json. */
+  /** The shapes to run (CREATION_DATE, VOLUME_HIGH, typename), comma-separated; all by default. */
+  shapes: (process.env.BENCH_SHAPES ?? SHAPES.map((s) => s.name).join(',')).split(',').map((name) => {
+    const shape = SHAPES.find((s) => s.name === name.trim());
+    if (!shape) throw new Error(`BENCH_SHAPES lists ${SHAPES.map((s) => s.name).join(', ')}, got "${name}"`);
+    return shape;
+  }),
+  /**
+   * The committed results file nested-read-<backend>-<label>.json to write; without a label
+   * the figures go to results/latest/ (not committed), so a run never replaces recorded
+   * figures unless asked. An existing labelled file is kept unless BENCH_OVERWRITE=1.
+   */
   label: process.env.BENCH_LABEL || null,
+  overwrite: process.env.BENCH_OVERWRITE === '1',
 };
 for (const target of settings.targets) {
   if (target !== 'floor' && target !== 'graphql') throw new Error(`BENCH_TARGETS lists floor and/or graphql, got "${target}"`);
@@ -82,7 +96,7 @@ async function prepareDatabase(seedNow: Date): Promise<BenchDatabase> {
     const database = await openDatabase({ kind: 'postgres', url: url.toString(), applicationName: name });
     try {
       await database.migrate();
-      await seedDemoData(database, { ...DEMO_SIZE, now: seedNow });
+      await seedDemoData(database, { ...BENCH_SEED, now: seedNow });
       // Planner statistics now, not whenever autovacuum gets to the fresh tables.
       await database.rows(sql`analyze`);
     } finally {
@@ -208,10 +222,10 @@ function firstDifference(a: unknown, b: unknown, path = '$'): string | null {
 }
 
 /** Fetches the query from both servers and requires the floor's JSON to equal GraphQL's `data`. */
-async function verify(floor: ServerProcess, graphql: ServerProcess): Promise<Record<Role, number>> {
+async function verify(shape: BenchShape, floor: ServerProcess, graphql: ServerProcess): Promise<Record<Role, number>> {
   const [floorResponse, graphqlResponse] = await Promise.all([
-    fetchOnce(floor.port, PATHS.floor, NESTED_READ_BODY),
-    fetchOnce(graphql.port, PATHS.graphql, NESTED_READ_BODY),
+    fetchOnce(floor.port, pathOf('floor', shape), shape.body),
+    fetchOnce(graphql.port, pathOf('graphql', shape), shape.body),
   ]);
   if (graphqlResponse.status !== 200) throw new Error(`GraphQL answered ${graphqlResponse.status}: ${graphqlResponse.text.slice(0, 500)}`);
   if (floorResponse.status !== 200) throw new Error(`the floor answered ${floorResponse.status}: ${floorResponse.text.slice(0, 500)}`);
@@ -220,13 +234,14 @@ async function verify(floor: ServerProcess, graphql: ServerProcess): Promise<Rec
   if (fromGraphql.errors) throw new Error(`GraphQL answered errors: ${JSON.stringify(fromGraphql.errors).slice(0, 500)}`);
   const difference = firstDifference(fromFloor.data, fromGraphql.data);
   if (difference) throw new Error(`the floor's JSON differs from GraphQL's data at ${difference}`);
-  const pools = (fromGraphql.data as { pools: { nodes: Array<{ predictions: { nodes: unknown[] } }> } }).pools.nodes;
+  const pools = (fromGraphql.data as { pools?: { nodes: Array<{ predictions: { nodes: unknown[] } }> } }).pools?.nodes ?? [];
   const predictions = pools.reduce((sum, pool) => sum + pool.predictions.nodes.length, 0);
-  console.log(`verified: the floor's JSON equals GraphQL's data (${pools.length} pools, ${predictions} predictions)`);
+  console.log(`${shape.name}: the floor's JSON equals GraphQL's data (${pools.length} pools, ${predictions} predictions)`);
   return { floor: Buffer.byteLength(floorResponse.text), graphql: Buffer.byteLength(graphqlResponse.text) };
 }
 
 interface Measurement {
+  shape: BenchShape['name'];
   role: Role;
   round: number;
   load: LoadResult;
@@ -241,38 +256,46 @@ interface Measurement {
     rssMb: number;
     heapUsedMb: number;
   };
+  /** CPU milliseconds per request of the Postgres backends serving the server (/proc); null on PGlite. */
+  postgresCpuMsPerRequest: number | null;
   /** The load generator's own CPU, % of one core. */
   loadGeneratorCpuPercent: number;
   /** Whole machine, % of all cores: in the second before the run, and during it. */
   machineBusyPercent: { before: number | null; during: number | null };
 }
 
-const loadOf = (server: ServerProcess, responseBytes: number, durationMs: number) =>
-  runLoad({ port: server.port, path: PATHS[server.role], body: NESTED_READ_BODY, connections: settings.connections, durationMs, expectedBytes: responseBytes });
+const loadOf = (shape: BenchShape, server: ServerProcess, responseBytes: number, durationMs: number) =>
+  runLoad({ port: server.port, path: pathOf(server.role, shape), body: shape.body, connections: settings.connections, durationMs, expectedBytes: responseBytes });
 
-async function warmUp(server: ServerProcess, responseBytes: number): Promise<void> {
-  process.stdout.write(`${server.role}: warm-up ${settings.warmupSeconds} s ... `);
-  const result = await loadOf(server, responseBytes, settings.warmupSeconds * 1000);
+async function warmUp(shape: BenchShape, server: ServerProcess, responseBytes: number): Promise<void> {
+  process.stdout.write(`${shape.name} ${server.role}: warm-up ${settings.warmupSeconds} s ... `);
+  const result = await loadOf(shape, server, responseBytes, settings.warmupSeconds * 1000);
   console.log(`${result.requestsPerSecond} req/s`);
 }
 
-async function measure(server: ServerProcess, responseBytes: number, round: number): Promise<Measurement> {
+/** The admin connection reading pg_stat_activity, on Postgres. */
+let admin: postgres.Sql | null = null;
+const postgresCpu = (role: Role): Promise<CpuSnapshot | null> => (admin ? backendCpu(admin, `poolgraph_bench_${role}`) : Promise.resolve(null));
+
+async function measure(shape: BenchShape, server: ServerProcess, responseBytes: number, round: number): Promise<Measurement> {
   const idleBefore = machineTicks();
   await sleep(1000);
   const before = busyPercent(idleBefore, machineTicks());
   const statsBefore = await server.stats();
+  const postgresBefore = await postgresCpu(server.role);
   const ticksBefore = machineTicks();
   const profiled = settings.cpuProfile === server.role && round === 1;
-  const profileFile = `${PROFILES_DIR}${server.role}-${backend}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`;
+  const profileFile = `${PROFILES_DIR}${server.role}-${shape.name}-${backend}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`;
   if (profiled) mkdirSync(PROFILES_DIR, { recursive: true });
   const stopProfile = profiled ? await server.profile(profileFile) : null;
   const ownCpuBefore = process.cpuUsage();
-  process.stdout.write(`${server.role}: round ${round}, ${settings.durationSeconds} s${profiled ? ' (profiled)' : ''} ... `);
-  const result = await loadOf(server, responseBytes, settings.durationSeconds * 1000);
+  process.stdout.write(`${shape.name} ${server.role}: round ${round}, ${settings.durationSeconds} s${profiled ? ' (profiled)' : ''} ... `);
+  const result = await loadOf(shape, server, responseBytes, settings.durationSeconds * 1000);
   if (stopProfile) await stopProfile();
   const ownCpu = process.cpuUsage(ownCpuBefore);
   const ticksAfter = machineTicks();
   const statsAfter = await server.stats();
+  const postgresAfter = await postgresCpu(server.role);
   const cpuMicros = statsAfter.cpu.user + statsAfter.cpu.system - statsBefore.cpu.user - statsBefore.cpu.system;
   const gcMs = statsAfter.gcMs - statsBefore.gcMs;
   console.log(`${result.requestsPerSecond} req/s`);
@@ -281,6 +304,7 @@ async function measure(server: ServerProcess, responseBytes: number, round: numb
     console.warn(`  ${server.role}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.unexpectedBodies} responses of an unexpected length`);
   }
   return {
+    shape: shape.name,
     role: server.role,
     round,
     load: result,
@@ -292,6 +316,8 @@ async function measure(server: ServerProcess, responseBytes: number, round: numb
       rssMb: mb(statsAfter.rss),
       heapUsedMb: mb(statsAfter.heapUsed),
     },
+    postgresCpuMsPerRequest:
+      postgresBefore && postgresAfter ? Math.round((cpuBetween(postgresBefore, postgresAfter) / result.requests) * 1000) / 1000 : null,
     loadGeneratorCpuPercent: round1(((ownCpu.user + ownCpu.system) / 1000 / result.durationMs) * 100),
     machineBusyPercent: { before, during: busyPercent(ticksBefore, ticksAfter) },
   };
@@ -309,23 +335,41 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
-function printTable(summary: Measurement[], bytes: Record<Role, number>, ratio: number | null, roundRatios: number[]): void {
-  const header = ['server', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'CPU ms/req', 'GC % CPU', 'RSS MB', 'machine %', 'before %', 'bytes'];
-  const rows = summary.map((m) => [
-    m.role + (settings.cpuProfile === m.role ? ' (profiled)' : ''),
-    String(m.load.requestsPerSecond),
-    String(m.load.latencyMs.p50),
-    String(m.load.latencyMs.p99),
-    String(m.server.cpuPercent),
-    String(m.server.cpuMsPerRequest),
-    String(m.server.gcPercentOfCpu),
-    String(m.server.rssMb),
-    String(m.machineBusyPercent.during ?? '-'),
-    String(m.machineBusyPercent.before ?? '-'),
-    String(bytes[m.role]),
-  ]);
+interface ShapeResult {
+  shape: BenchShape['name'];
+  query: string;
+  responseBytes: Record<Role, number>;
+  /** The median round of each server. */
+  floor?: Measurement;
+  graphql?: Measurement;
+  /** graphql/floor of the median rounds, and of each round. */
+  ratio: number | null;
+  roundRatios: number[];
+  medianRoundRatio: number | null;
+  rounds: Measurement[];
+}
+
+function printTable(results: ShapeResult[]): void {
+  const header = ['shape', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'CPU ms/req', 'PG CPU ms/req', 'GC % CPU', 'RSS MB', 'machine %', 'before %', 'bytes'];
+  const rows = results.flatMap((r) =>
+    [r.floor, r.graphql].filter((m): m is Measurement => m !== undefined).map((m) => [
+      r.shape,
+      m.role + (settings.cpuProfile === m.role ? ' (profiled)' : ''),
+      String(m.load.requestsPerSecond),
+      String(m.load.latencyMs.p50),
+      String(m.load.latencyMs.p99),
+      String(m.server.cpuPercent),
+      String(m.server.cpuMsPerRequest),
+      String(m.postgresCpuMsPerRequest ?? '-'),
+      String(m.server.gcPercentOfCpu),
+      String(m.server.rssMb),
+      String(m.machineBusyPercent.during ?? '-'),
+      String(m.machineBusyPercent.before ?? '-'),
+      String(r.responseBytes[m.role]),
+    ]),
+  );
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.log();
   console.log(
     `nested read on ${backend}: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up, ` +
@@ -335,21 +379,57 @@ function printTable(summary: Measurement[], bytes: Record<Role, number>, ratio: 
   if (variant.length) console.log(`variant: ${variant.join('; ')}`);
   console.log(line(header));
   for (const row of rows) console.log(line(row));
-  if (ratio !== null) {
-    console.log(`ratio graphql/floor: ${ratio.toFixed(2)}x (target ${TARGET_RATIO}x); per round: ${roundRatios.map((r) => r.toFixed(2)).join(', ')}`);
+  for (const r of results) {
+    if (r.ratio === null) continue;
+    console.log(`${r.shape}: graphql/floor ${r.ratio.toFixed(2)}x (target ${TARGET_RATIO}x); per round: ${r.roundRatios.map((x) => x.toFixed(2)).join(', ')}`);
   }
-  console.log('CPU %: the server process, of one core; machine %: all cores during the round; before %: all cores in the second before it');
-  if (summary.some((m) => (m.machineBusyPercent.before ?? 0) > 20)) {
+  console.log('CPU %: the server process, of one core; PG CPU: its Postgres backends (/proc); machine %: all cores during the round; before %: all cores in the second before it');
+  if (results.some((r) => r.rounds.some((m) => (m.machineBusyPercent.before ?? 0) > 20))) {
     console.log('warning: the machine was busy before a round (before % > 20): something else competes for the CPU');
   }
   console.log();
 }
 
+async function runShape(shape: BenchShape, servers: Record<Role, ServerProcess>): Promise<ShapeResult> {
+  const bytes = await verify(shape, servers.floor, servers.graphql);
+  for (const role of settings.targets) await warmUp(shape, servers[role], bytes[role]);
+  // Rounds alternate the servers, so a burst of outside load hits both rather than one.
+  const rounds: Measurement[] = [];
+  for (let round = 1; round <= settings.rounds; round++) {
+    for (const role of settings.targets) rounds.push(await measure(shape, servers[role], bytes[role], round));
+  }
+  const byRole = Object.fromEntries(settings.targets.map((role) => [role, medianRound(rounds.filter((m) => m.role === role))])) as Partial<
+    Record<Role, Measurement>
+  >;
+  const rateOf = (role: Role, round: number) => rounds.find((m) => m.role === role && m.round === round)!.load.requestsPerSecond;
+  const both = byRole.floor && byRole.graphql;
+  const roundRatios = both ? Array.from({ length: settings.rounds }, (_, i) => rateOf('graphql', i + 1) / rateOf('floor', i + 1)) : [];
+  return {
+    shape: shape.name,
+    query: shape.query,
+    responseBytes: bytes,
+    ...byRole,
+    ratio: both ? Math.round((byRole.graphql!.load.requestsPerSecond / byRole.floor!.load.requestsPerSecond) * 1000) / 1000 : null,
+    roundRatios: roundRatios.map((r) => Math.round(r * 1000) / 1000),
+    medianRoundRatio: roundRatios.length ? Math.round(median(roundRatios) * 1000) / 1000 : null,
+    rounds,
+  };
+}
+
+function resultsFile(): string {
+  if (!settings.label) return `${RESULTS_DIR}latest/nested-read-${backend}.json`;
+  const file = `${RESULTS_DIR}nested-read-${backend}-${settings.label}.json`;
+  if (existsSync(file) && !settings.overwrite) throw new Error(`${file} exists: choose another BENCH_LABEL, or set BENCH_OVERWRITE=1 to replace it`);
+  return file;
+}
+
 // ---------------------------------------------------------------------------------------
 
+const file = resultsFile();
 const seedNow = new Date();
-console.log(`backend ${backend}; preparing the database and starting the servers ...`);
+console.log(`backend ${backend}; building the database (${BENCH_SEED.pools} pools, ${BENCH_SEED.users} users) and starting the servers ...`);
 const database = await prepareDatabase(seedNow);
+if (settings.databaseUrl) admin = postgres(settings.databaseUrl, { max: 1, onnotice: () => {} });
 const servers: ServerProcess[] = [];
 try {
   // Both servers start (in parallel: PGlite seeds in each); only the measured one is busy.
@@ -357,26 +437,13 @@ try {
   for (const outcome of started) if (outcome.status === 'fulfilled') servers.push(outcome.value);
   for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
   const byRoleServer = { floor: servers[0]!, graphql: servers[1]! };
-  const bytes = await verify(byRoleServer.floor, byRoleServer.graphql);
-  for (const role of settings.targets) await warmUp(byRoleServer[role], bytes[role]);
-  // Rounds alternate the servers, so a burst of outside load hits both rather than one.
-  const rounds: Measurement[] = [];
-  for (let round = 1; round <= settings.rounds; round++) {
-    for (const role of settings.targets) rounds.push(await measure(byRoleServer[role], bytes[role], round));
-  }
-  const summary = settings.targets.map((role) => medianRound(rounds.filter((m) => m.role === role)));
-  const byRole = Object.fromEntries(summary.map((m) => [m.role, m])) as Partial<Record<Role, Measurement>>;
-  const rateOf = (role: Role, round: number) => rounds.find((m) => m.role === role && m.round === round)!.load.requestsPerSecond;
-  const both = byRole.floor && byRole.graphql;
-  const roundRatios = both ? Array.from({ length: settings.rounds }, (_, i) => rateOf('graphql', i + 1) / rateOf('floor', i + 1)) : [];
-  const ratio = both ? Math.round((byRole.graphql!.load.requestsPerSecond / byRole.floor!.load.requestsPerSecond) * 1000) / 1000 : null;
-  printTable(summary, bytes, ratio, roundRatios);
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  const file = `${RESULTS_DIR}nested-read-${backend}${settings.label ? `-${settings.label}` : ''}.json`;
+  const results: ShapeResult[] = [];
+  for (const shape of settings.shapes) results.push(await runShape(shape, byRoleServer));
+  printTable(results);
+  mkdirSync(dirname(file), { recursive: true });
   const cpus = os.cpus();
   const report = {
     benchmark: 'nested-read',
-    query: NESTED_READ_QUERY,
     backend,
     date: new Date().toISOString(),
     node: process.version,
@@ -386,26 +453,20 @@ try {
       warmupSeconds: settings.warmupSeconds,
       durationSeconds: settings.durationSeconds,
       rounds: settings.rounds,
-      seed: DEMO_SIZE,
+      seed: BENCH_SEED,
       cpuProfile: settings.cpuProfile,
       nodeFlags: settings.nodeFlags,
       graphqlImports: settings.graphqlImports,
       src: settings.src,
       nodeEnv: process.env.NODE_ENV ?? null,
     },
-    responseBytes: bytes,
-    /** The median round of each server. */
-    ...byRole,
-    /** graphql/floor of the median rounds, and of each round. */
-    ratio,
-    roundRatios: roundRatios.map((r) => Math.round(r * 1000) / 1000),
-    medianRoundRatio: roundRatios.length ? Math.round(median(roundRatios) * 1000) / 1000 : null,
     targetRatio: TARGET_RATIO,
-    rounds,
+    shapes: results,
   };
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`written ${file}`);
 } finally {
   await Promise.all(servers.map((server) => server.stop()));
+  await admin?.end();
   await database.drop();
 }

@@ -2,7 +2,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import Fastify, { type FastifyInstance } from 'fastify';
 import postgres from 'postgres';
 import type { Database } from '../../src/db/client.js';
-import { POOLS_PER_PAGE, PREDICTIONS_PER_POOL } from './query.js';
+import { type BenchShape, POOLS_PER_PAGE, PREDICTIONS_PER_POOL, SHAPES } from './query.js';
 
 /**
  * An amount in whole tokens, exactly: base units times 10^-decimals is an exact numeric
@@ -13,15 +13,15 @@ import { POOLS_PER_PAGE, PREDICTIONS_PER_POOL } from './query.js';
 const tokens = (units: string, decimals: string) => `(${units}::numeric * power(10::numeric, -${decimals}))::float8`;
 
 /**
- * The floor: ONE hand-written statement that builds the whole GraphQL response
- * (`{"data": ...}`) of NESTED_READ_QUERY as JSON text, so neither the driver nor Node
+ * The floor of a nested-read shape: ONE hand-written statement that builds the whole GraphQL
+ * response (`{"data": ...}`) of the shape's query as JSON text, so neither the driver nor Node
  * parses or re-serialises anything: the route sends the text as it comes.
  *
  * $1 pools, newest first, each with its $2 newest predictions (a subquery walking the
  * (pool_id, created_at, id) index that stops after the page); the one-to-one relations
  * are correlated subqueries (index lookups whatever the planner's statistics say).
  */
-export const FLOOR_SQL = `
+export const floorSql = (poolOrder: string) => `
 select json_build_object('data', json_build_object('pools', json_build_object('nodes', coalesce(json_agg(
   json_build_object(
     'id', p.id,
@@ -45,44 +45,51 @@ select json_build_object('data', json_build_object('pools', json_build_object('n
         ) order by x.created_at desc, x.id desc), '[]'::json)
       from (select * from predictions where pool_id = p.id order by created_at desc, id desc limit $2) x
     ))
-  ) order by p.created_at desc, p.id desc), '[]'::json))))::text as body
-from (select * from pools order by created_at desc, id desc limit $1) p`;
+  ) order by ${poolOrder.replace(/(^|, )/g, '$1p.')}), '[]'::json))))::text as body
+from (select * from pools order by ${poolOrder} limit $1) p`;
 
-type FloorQuery = () => Promise<string>;
+/** `{ __typename }` needs no statement: its floor is the constant answer. */
+const TYPENAME_BODY = JSON.stringify({ data: { __typename: 'Query' } });
 
 /**
- * Runs FLOOR_SQL as a prepared statement, as a hand-written endpoint would: postgres.js
+ * Runs a shape's floor statement prepared, as a hand-written endpoint would: postgres.js
  * prepares it once per connection (its own pool of 10, the app's size); PGlite is one
  * session, so one PREPARE serves every request.
  */
-async function floorQuery(database: Database, databaseUrl: string | null): Promise<{ run: FloorQuery; close(): Promise<void> }> {
+async function floorQuery(database: Database, databaseUrl: string | null): Promise<{ run(shape: BenchShape): Promise<string>; close(): Promise<void> }> {
+  const params = [POOLS_PER_PAGE, PREDICTIONS_PER_POOL];
   if (databaseUrl) {
     const client = postgres(databaseUrl, { max: 10, fetch_types: false, onnotice: () => {}, connection: { application_name: 'poolgraph_bench_floor' } });
+    const texts = new Map(SHAPES.flatMap((s) => (s.poolOrder ? [[s.name, floorSql(s.poolOrder)] as const] : [])));
     return {
-      run: async () => {
-        const [row] = await client.unsafe<Array<{ body: string }>>(FLOOR_SQL, [POOLS_PER_PAGE, PREDICTIONS_PER_POOL], { prepare: true });
+      run: async (shape) => {
+        const [row] = await client.unsafe<Array<{ body: string }>>(texts.get(shape.name)!, params, { prepare: true });
         return row!.body;
       },
       close: () => client.end({ timeout: 5 }),
     };
   }
   const client = (database.db as unknown as { $client: PGlite }).$client;
-  await client.exec(`PREPARE poolgraph_floor(int, int) AS ${FLOOR_SQL}`);
-  const execute = `EXECUTE poolgraph_floor(${POOLS_PER_PAGE}, ${PREDICTIONS_PER_POOL})`;
+  for (const shape of SHAPES) {
+    if (shape.poolOrder) await client.exec(`PREPARE floor_${shape.name.toLowerCase()}(int, int) AS ${floorSql(shape.poolOrder)}`);
+  }
   return {
-    run: async () => {
-      const result = await client.query<{ body: string }>(execute);
+    run: async (shape) => {
+      const result = await client.query<{ body: string }>(`EXECUTE floor_${shape.name.toLowerCase()}(${params.join(', ')})`);
       return result.rows[0]!.body;
     },
     close: async () => {},
   };
 }
 
-/** The floor server: plain fastify, one route, one statement, the JSON text sent as is. */
+/** The floor server: plain fastify, one route per shape, one statement, the JSON text sent as is. */
 export async function createFloorApp(database: Database, databaseUrl: string | null): Promise<FastifyInstance> {
   const query = await floorQuery(database, databaseUrl);
   const app = Fastify({ logger: false });
   app.addHook('onClose', () => query.close());
-  app.post('/floor', async (_request, reply) => reply.type('application/json; charset=utf-8').send(await query.run()));
+  for (const shape of SHAPES) {
+    const send = shape.poolOrder ? () => query.run(shape) : async () => TYPENAME_BODY;
+    app.post(`/floor/${shape.name}`, async (_request, reply) => reply.type('application/json; charset=utf-8').send(await send()));
+  }
   return app;
 }

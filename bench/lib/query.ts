@@ -1,14 +1,41 @@
 /**
- * The nested read of DESIGN.md's performance budget: 20 pools with user, image, streak,
- * resolution and 10 predictions each with user and reward.
+ * What the nested-read bench measures: the nested read of DESIGN.md's performance budget
+ * (20 pools with user, image, streak, resolution and 10 predictions each with user and
+ * reward) in two sorts, and `{ __typename }` (the fixed cost of a request).
+ *
+ * - CREATION_DATE: the newest pools, which hold few predictions (small responses).
+ * - VOLUME_HIGH: the pools with the largest volume: 10 predictions each (200), many rewarded.
  */
-export const NESTED_READ_QUERY =
-  '{ pools(first: 20, sort: CREATION_DATE) { nodes { id title totalVolume user { id username } image { id url } ' +
-  'streak { id title } resolution { id result } predictions(first: 10) { nodes { id stake prediction ' +
-  'user { id username } reward { id amount } } } } } }';
-
-/** The request body both servers receive (the floor parses it and ignores it). */
-export const NESTED_READ_BODY = JSON.stringify({ query: NESTED_READ_QUERY });
-
 export const POOLS_PER_PAGE = 20;
 export const PREDICTIONS_PER_POOL = 10;
+
+/** The database the bench builds: issue 12's reference size. */
+export const BENCH_SEED = Object.freeze({ users: 10_000, pools: 1_000, streaks: 12, seed: 20_261_231 });
+
+const nestedRead = (sort: string) =>
+  `{ pools(first: ${POOLS_PER_PAGE}, sort: ${sort}) { nodes { id title totalVolume user { id username } image { id url } ` +
+  `streak { id title } resolution { id result } predictions(first: ${PREDICTIONS_PER_POOL}) { nodes { id stake prediction ` +
+  'user { id username } reward { id amount } } } } } }';
+
+export interface BenchShape {
+  name: 'CREATION_DATE' | 'VOLUME_HIGH' | 'typename';
+  query: string;
+  /** The request body both servers receive (the floor ignores it). */
+  body: string;
+  /** The pools' ORDER BY of the floor's statement; null for `{ __typename }` (no statement). */
+  poolOrder: string | null;
+}
+
+const shape = (name: BenchShape['name'], query: string, poolOrder: string | null): BenchShape => ({
+  name,
+  query,
+  body: JSON.stringify({ query }),
+  poolOrder,
+});
+
+export const SHAPES: readonly BenchShape[] = [
+  shape('CREATION_DATE', nestedRead('CREATION_DATE'), 'created_at desc, id desc'),
+  shape('VOLUME_HIGH', nestedRead('VOLUME_HIGH'), 'total_volume desc, id desc'),
+  shape('typename', '{ __typename }', null),
+];
+

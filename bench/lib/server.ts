@@ -19,8 +19,9 @@ import type { FastifyInstance } from 'fastify';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Database, openDatabase } from '../../src/db/client.js';
-import { DEMO_SIZE, seedDemoData } from '../../src/db/seed.js';
+import { seedDemoData } from '../../src/db/seed.js';
 import { createFloorApp } from './floor.js';
+import { BENCH_SEED } from './query.js';
 
 export type Role = 'floor' | 'graphql';
 
@@ -48,7 +49,7 @@ async function openBenchDatabase(): Promise<Database> {
   if (url) return openDatabase({ kind: 'postgres', url, applicationName: `poolgraph_bench_${role}` });
   const database = await openDatabase({ kind: 'pglite' });
   await database.migrate();
-  await seedDemoData(database, { ...DEMO_SIZE, now: new Date(process.env.BENCH_SEED_NOW ?? Date.now()) });
+  await seedDemoData(database, { ...BENCH_SEED, now: new Date(process.env.BENCH_SEED_NOW ?? Date.now()) });
   // Planner statistics, as a database in service has them (PGlite runs no autovacuum).
   await database.rows(sql`analyze`);
   return database;

@@ -1,13 +1,94 @@
-import { and, count, desc, eq, getTableColumns, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import type { Db } from './client.js';
+import { type Db, readQueryOf } from './client.js';
 
 /**
  * Batched reads behind the DataLoaders: each function answers many parents with one
- * statement, so the statements a query runs depend on its shape, not on its rows.
+ * statement, so the statements a query runs depend on its shape, not on its rows. Every
+ * statement text is built once per process (see `statement`), takes its keys as ONE array
+ * parameter and runs through the database's read query (prepared on Postgres); rows come
+ * back under their property names and are typed by `TableReader.decode`, not by the ORM.
  */
 
-type TableWithKeys = PgTable & { id: PgColumn; createdAt: PgColumn };
+/**
+ * How one table is read: its columns as a select list (`"created_at" AS "createdAt"`,
+ * int8 as exact text, numeric as float8, generated search vectors left out), and the
+ * decoder turning int8 text back into bigint. Drizzle's table definition supplies the
+ * names and types once; the ORM takes no part in the reads themselves.
+ */
+export interface TableReader {
+  name: string;
+  /** The select list, with every column qualified by `alias`. */
+  columns(alias: string): string;
+  /** Turns a driver row into the table's row type, in place. */
+  decode<T>(row: Record<string, unknown>): T;
+}
+
+/** What the reader selects of a column, and how it converts the value (null when unchanged). */
+export function columnRead(column: PgColumn): { cast: string; convert: ((value: unknown) => unknown) | null } | null {
+  switch (column.columnType) {
+    case 'PgCustomColumn':
+      return null; // tsvector: only ever searched, never read
+    case 'PgBigInt64':
+      return { cast: '::text', convert: (value) => BigInt(value as string) };
+    case 'PgNumeric':
+      // float8 of a numeric rounds its decimal text once, as Number() of that text does.
+      return { cast: '::float8', convert: null };
+    case 'PgEnumColumn':
+      return { cast: '::text', convert: null };
+    case 'PgTimestamp':
+      // Text on postgres.js (Drizzle's driver turns its date parser off) and in JSON; Date on PGlite.
+      return { cast: '', convert: toDate };
+    default:
+      return { cast: '', convert: null };
+  }
+}
+
+const toDate = (value: unknown) => (value instanceof Date ? value : new Date(value as string));
+
+const readers = new WeakMap<PgTable, TableReader>();
+
+export function tableReader(table: PgTable): TableReader {
+  let reader = readers.get(table);
+  if (reader) return reader;
+  const parts: string[] = [];
+  const conversions: Array<[string, (value: unknown) => unknown]> = [];
+  for (const [property, column] of Object.entries(getTableColumns(table)) as Array<[string, PgColumn]>) {
+    const read = columnRead(column);
+    if (!read) continue;
+    parts.push(`{a}."${column.name}"${read.cast} AS "${property}"`);
+    if (read.convert) conversions.push([property, read.convert]);
+  }
+  const list = parts.join(', ');
+  reader = {
+    name: getTableName(table),
+    columns: (alias) => list.replaceAll('{a}', alias),
+    decode<T>(row: Record<string, unknown>): T {
+      for (const [property, convert] of conversions) {
+        const value = row[property];
+        if (value !== null && value !== undefined) row[property] = convert(value);
+      }
+      return row as T;
+    },
+  };
+  readers.set(table, reader);
+  return reader;
+}
+
+const statements = new Map<string, string>();
+
+/** A statement text built once per process and key: per-request code never assembles SQL. */
+export function statement(key: string, build: () => string): string {
+  let text = statements.get(key);
+  if (text === undefined) {
+    text = build();
+    statements.set(key, text);
+  }
+  return text;
+}
+
+/** The Postgres array type of a key column's values, for `= ANY($1::<type>[])`. */
+const arrayType = (column: PgColumn) => `${column.getSQLType()}[]`;
 
 /** Rows whose `column` is one of `keys`, grouped by that column's value. */
 export async function rowsByKeys<TRow extends Record<string, unknown>>(
@@ -16,8 +97,12 @@ export async function rowsByKeys<TRow extends Record<string, unknown>>(
   column: PgColumn,
   keys: readonly string[],
 ): Promise<Map<string, TRow[]>> {
-  const rows = (await db.select().from(table).where(inArray(column, [...keys]))) as TRow[];
-  return groupBy(rows, column);
+  const reader = tableReader(table);
+  const text = statement(`rowsByKeys:${reader.name}.${column.name}`, () =>
+    `SELECT ${reader.columns('t')} FROM "${reader.name}" t WHERE t."${column.name}" = ANY($1::${arrayType(column)})`,
+  );
+  const rows = await readQueryOf(db)<Record<string, unknown>>(text, [keys]);
+  return groupBy(rows.map((row) => reader.decode<TRow>(row)), propertyOf(column));
 }
 
 /** A newest-first keyset position: rows strictly older than (createdAt, id). */
@@ -27,44 +112,44 @@ export interface NewestFirstAfter {
 }
 
 /**
+ * A condition on a child table, as SQL over the alias `c` (e.g. `c."read_at" IS NULL`),
+ * with a name that keys its statements. Written by hand, never from input.
+ */
+export interface ChildCondition {
+  name: string;
+  sql: string;
+}
+
+/**
  * The newest `limit` rows of each parent, optionally after a cursor and restricted by
- * `where`, in one statement: a lateral join over the parent ids lets each parent use the
- * (parent, created_at, id) index and stop after `limit` rows however large it grows.
+ * `where`, in one statement: a lateral join over the parent ids (one array parameter) lets
+ * each parent use the (parent, created_at, id) index and stop after `limit` rows however
+ * large it grows.
  */
 export async function newestChildrenByParent<TRow extends Record<string, unknown>>(
   db: Db,
-  table: TableWithKeys,
+  table: PgTable,
   parentColumn: PgColumn,
   parentIds: readonly string[],
   limit: number,
   after: NewestFirstAfter | null,
-  where?: SQL,
+  where?: ChildCondition,
 ): Promise<Map<string, TRow[]>> {
-  const conditions: SQL[] = [eq(parentColumn, sql`parents.parent_id`)];
-  if (where) conditions.push(where);
-  if (after) {
-    conditions.push(
-      or(
-        lt(table.createdAt, after.createdAt),
-        and(eq(table.createdAt, after.createdAt), lt(table.id, after.id)),
-      )!,
+  const reader = tableReader(table);
+  const key = `newestChildren:${reader.name}.${parentColumn.name}:${where?.name ?? ''}:${after ? 'after' : ''}`;
+  const text = statement(key, () => {
+    const conditions = [`c."${parentColumn.name}" = parents.parent_id`];
+    if (where) conditions.push(where.sql);
+    if (after) conditions.push(`(c."created_at", c."id") < ($3::timestamptz, $4::uuid)`);
+    return (
+      `SELECT ${reader.columns('c')} FROM unnest($1::uuid[]) AS parents(parent_id) CROSS JOIN LATERAL ` +
+      `(SELECT * FROM "${reader.name}" c WHERE ${conditions.join(' AND ')} ORDER BY c."created_at" DESC, c."id" DESC LIMIT $2) c`
     );
-  }
-  const page = db
-    .select()
-    .from(table)
-    .where(and(...conditions))
-    .orderBy(desc(table.createdAt), desc(table.id))
-    .limit(limit)
-    .as('page');
-  const joined = (await db
-    .select()
-    .from(sql`unnest(ARRAY[${uuidList(parentIds)}]::uuid[]) AS parents(parent_id)`)
-    .crossJoinLateral(page)) as unknown as Array<{ page: TRow }>;
-  return groupBy(
-    joined.map((row) => row.page),
-    parentColumn,
-  );
+  });
+  const params: unknown[] = [parentIds, limit];
+  if (after) params.push(after.createdAt, after.id);
+  const rows = await readQueryOf(db)<Record<string, unknown>>(text, params);
+  return groupBy(rows.map((row) => reader.decode<TRow>(row)), propertyOf(parentColumn));
 }
 
 /** How many rows each parent has (of those matching `where`), in one statement. */
@@ -73,25 +158,21 @@ export async function countByParent(
   table: PgTable,
   parentColumn: PgColumn,
   parentIds: readonly string[],
-  where?: SQL,
+  where?: ChildCondition,
 ): Promise<Map<string, number>> {
-  const rows = await db
-    .select({ parentId: parentColumn, total: count() })
-    .from(table)
-    .where(and(inArray(parentColumn, [...parentIds]), where))
-    .groupBy(parentColumn);
-  return new Map(rows.map((row) => [row.parentId as string, row.total]));
+  const name = getTableName(table);
+  const text = statement(`countByParent:${name}.${parentColumn.name}:${where?.name ?? ''}`, () => {
+    const condition = where ? ` AND ${where.sql}` : '';
+    return (
+      `SELECT c."${parentColumn.name}" AS "parentId", count(*)::int AS "total" FROM "${name}" c ` +
+      `WHERE c."${parentColumn.name}" = ANY($1::uuid[])${condition} GROUP BY c."${parentColumn.name}"`
+    );
+  });
+  const rows = await readQueryOf(db)<{ parentId: string; total: number }>(text, [parentIds]);
+  return new Map(rows.map((row) => [row.parentId, row.total]));
 }
 
-function uuidList(ids: readonly string[]): SQL {
-  return sql.join(
-    ids.map((id) => sql`${id}`),
-    sql`, `,
-  );
-}
-
-function groupBy<TRow extends Record<string, unknown>>(rows: TRow[], column: PgColumn): Map<string, TRow[]> {
-  const key = columnKey(column);
+function groupBy<TRow extends Record<string, unknown>>(rows: TRow[], key: string): Map<string, TRow[]> {
   const groups = new Map<string, TRow[]>();
   for (const row of rows) {
     const value = row[key] as string;
@@ -104,8 +185,8 @@ function groupBy<TRow extends Record<string, unknown>>(rows: TRow[], column: PgC
 
 const columnKeys = new WeakMap<PgColumn, string>();
 
-/** The property name Drizzle gives a column in selected rows. */
-function columnKey(column: PgColumn): string {
+/** The property name a column has in rows. */
+export function propertyOf(column: PgColumn): string {
   let key = columnKeys.get(column);
   if (key === undefined) {
     const columns = getTableColumns(column.table);

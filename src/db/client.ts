@@ -34,11 +34,67 @@ export interface Database {
   readonly events: EventChannel;
   /** Runs raw SQL and returns its rows, normalised across drivers (no column mapping). */
   rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]>;
+  /** The read path's statements: see {@link ReadQuery}. */
+  readonly query: ReadQuery;
   /** Resolves when the database answers within `timeoutMs`, rejects otherwise. */
   ping(timeoutMs?: number): Promise<void>;
   migrate(): Promise<void>;
   close(): Promise<void>;
 }
+
+// ---- The read path's query method ------------------------------------------------------
+/**
+ * Runs one statement of the read path: a fixed SQL text with positional parameters ($1 ...),
+ * its rows as the driver returns them (columns named by their `AS "alias"`; int2/int4 and
+ * float8 as numbers, bool, json/jsonb parsed, int8 and numeric as text; timestamptz as text
+ * on postgres.js, whose date parser Drizzle's driver replaces, and as Date on PGlite), no ORM
+ * in between. Counted in `statementCount` like every statement.
+ *
+ * The text is built once per statement shape, never with values in it, so a backend can keep
+ * it prepared: postgres.js prepares each text once per connection (named statement, then
+ * Bind/Execute only); PGlite's `query` has no named statements, so it parses the text on
+ * every call (in process, no round trip) with the parameters bound, never interpolated.
+ * A parameter that is an array (the keys of a batch) goes as ONE text parameter, a Postgres
+ * array literal, so the statement casts it (`= ANY($1::uuid[])`) and no driver needs to
+ * know array type OIDs (postgres.js runs without fetch_types).
+ * A backend implements only this (e.g. in a worker thread, sending text and params over).
+ */
+export type ReadQuery = <T>(text: string, params: readonly unknown[]) => Promise<T[]>;
+
+const readQueries = new WeakMap<Db, ReadQuery>();
+
+/**
+ * The read-path query method of the database a `Db` belongs to: loaders are created from
+ * the `Db` of a context in many places, so they find the method here rather than each of
+ * those places passing the `Database` too.
+ */
+export function readQueryOf(db: Db): ReadQuery {
+  const query = readQueries.get(db);
+  if (!query) throw new Error('this Db was not opened by openDatabase');
+  return query;
+}
+
+function withReadQuery<T extends Database>(database: T): T {
+  readQueries.set(database.db, database.query);
+  return database;
+}
+
+function postgresReadQuery(client: postgres.Sql): ReadQuery {
+  return <T>(text: string, params: readonly unknown[]) => client.unsafe(text, params.map(readParam) as never[], { prepare: true }) as unknown as Promise<T[]>;
+}
+
+function pgliteReadQuery(client: Pick<PGlite, 'query'>): ReadQuery {
+  return async <T>(text: string, params: readonly unknown[]) => (await client.query<T>(text, params.map(readParam))).rows;
+}
+
+// Dates go as ISO text: Drizzle's postgres.js driver replaces the driver's date serializer.
+const readParam = (value: unknown) => (Array.isArray(value) ? arrayLiteral(value) : value instanceof Date ? value.toISOString() : value);
+
+/** `{"a","b"}`: every element quoted, so commas, braces and the word NULL stay text. */
+function arrayLiteral(values: readonly unknown[]): string {
+  return `{${values.map((v) => `"${String(v).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
+}
+// -----------------------------------------------------------------------------------------
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.kind === 'postgres' ? openPostgres(options) : openPglite(options);
@@ -61,7 +117,7 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
     },
   });
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
-  return {
+  return withReadQuery({
     kind: 'postgres',
     db,
     events: postgresEventChannel(client, { url: options.url, applicationName, connectTimeoutSeconds: options.connectTimeoutSeconds ?? 3 }),
@@ -71,10 +127,11 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
     async rows<T extends Record<string, unknown>>(query: SQL) {
       return resultRows<T>(await db.execute(query));
     },
+    query: postgresReadQuery(client),
     ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs),
     migrate: () => migratePostgres(db as never, { migrationsFolder: MIGRATIONS_FOLDER }),
     close: () => client.end({ timeout: 5 }),
-  };
+  });
 }
 
 async function openPglite(options: Extract<DatabaseOptions, { kind: 'pglite' }>): Promise<Database> {
@@ -101,7 +158,7 @@ async function openPglite(options: Extract<DatabaseOptions, { kind: 'pglite' }>)
   client.transaction = ((callback: Parameters<typeof transaction>[0]) =>
     transaction((tx) => callback(counted(tx)))) as typeof client.transaction;
   const db = drizzlePglite(client, { schema }) as unknown as Db;
-  return {
+  return withReadQuery({
     kind: 'pglite',
     db,
     events: inProcessEventChannel(),
@@ -111,10 +168,11 @@ async function openPglite(options: Extract<DatabaseOptions, { kind: 'pglite' }>)
     async rows<T extends Record<string, unknown>>(query: SQL) {
       return resultRows<T>(await db.execute(query));
     },
+    query: pgliteReadQuery(client),
     ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs),
     migrate: () => migratePglite(db as never, { migrationsFolder: MIGRATIONS_FOLDER }),
     close: () => client.close(),
-  };
+  });
 }
 
 /**

@@ -1,5 +1,9 @@
+import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, startTestApp, type TestApp } from './harness.js';
+import { type Database, openDatabase } from '../../src/db/client.js';
+import { seedDemoData } from '../../src/db/seed.js';
+import { createApp } from '../../src/server/app.js';
+import { backends, createTestDatabase, startTestApp, type TestApp, type TestDatabase, testConfig } from './harness.js';
 
 /**
  * The statements a query runs depend on its shape, never on how many rows it returns:
@@ -72,5 +76,95 @@ describe.each(backends)('statements per query on %s', (kind) => {
     // Both pages reach every relation of the shape, so "no more" is "exactly as many".
     expect(large.statements).toBe(small.statements);
     expect(large.statements).toBeLessThanOrEqual(shape.maxStatements);
+  });
+});
+
+/**
+ * The nested read of the benchmark (bench/lib/query.ts) in both its sorts: CREATION_DATE
+ * (the newest pools, few predictions) and VOLUME_HIGH (10 predictions on every pool, many
+ * rewarded). Two levels of relations are selected (the pool's, then the prediction's), so
+ * the budget is at most 3 statements; the read plan folds the subtree into one.
+ */
+const nestedRead = (sort: string) => `query($n: Int) { pools(first: $n, sort: ${sort}) { nodes { id title totalVolume
+  user { id username } image { id url } streak { id title } resolution { id result }
+  predictions(first: 10) { nodes { id stake prediction user { id username } reward { id amount } } } } } }`;
+const RELATION_LEVELS = 2;
+
+describe.each(backends)('the nested read on %s: statements, prepared', (kind) => {
+  let test: TestDatabase;
+  /** On Postgres, a handle of ONE connection, so pg_prepared_statements (per session) shows what the app prepared. */
+  let database: Database;
+  let app: Awaited<ReturnType<typeof createApp>>;
+  /** PGlite: every text its query entry point received. */
+  const texts: string[] = [];
+
+  beforeAll(async () => {
+    test = await createTestDatabase(kind);
+    await seedDemoData(test.database, { users: 150, pools: 90, streaks: 3, seed: 7 });
+    database = kind === 'postgres' ? await openDatabase({ kind: 'postgres', url: test.url!, maxConnections: 1 }) : test.database;
+    if (kind === 'pglite') {
+      const client = (database.db as unknown as { $client: PGlite }).$client;
+      const query = client.query.bind(client);
+      client.query = ((text: string, ...rest: unknown[]) => {
+        texts.push(text);
+        return (query as (...args: unknown[]) => unknown)(text, ...rest);
+      }) as typeof client.query;
+    }
+    app = await createApp({ config: testConfig(), database });
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app.close();
+    if (database !== test.database) await database.close();
+    await test.drop();
+  });
+
+  const run = async (sort: string, n: number) => {
+    const before = database.statementCount;
+    const response = await app.inject({ method: 'POST', url: '/graphql', payload: { query: nestedRead(sort), variables: { n } } });
+    const body = response.json();
+    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+    const pools = body.data.pools.nodes as Array<{ predictions: { nodes: Array<{ reward: unknown }> } }>;
+    return {
+      statements: database.statementCount - before,
+      predictions: pools.reduce((sum, pool) => sum + pool.predictions.nodes.length, 0),
+      rewards: pools.reduce((sum, pool) => sum + pool.predictions.nodes.filter((p) => p.reward !== null).length, 0),
+    };
+  };
+
+  it.each(['CREATION_DATE', 'VOLUME_HIGH'])('sort %s: at most levels + 1 statements, whatever the rows, each prepared once', async (sort) => {
+    await run(sort, 20); // the connection's first use opens it
+    const textsBefore = texts.length;
+    const small = await run(sort, 2);
+    const large = await run(sort, 20);
+    console.log(`[${kind}] ${sort}: 2 pools -> ${small.statements} statements (${small.predictions} predictions); 20 -> ${large.statements} (${large.predictions} predictions, ${large.rewards} rewards)`);
+    if (sort === 'VOLUME_HIGH') {
+      expect(large.predictions).toBeGreaterThan(150); // nearly 10 on each of 20 pools
+      expect(large.rewards).toBeGreaterThan(0);
+    }
+    expect(large.predictions).toBeGreaterThan(small.predictions);
+    expect(large.statements).toBe(small.statements);
+    expect(large.statements).toBeLessThanOrEqual(RELATION_LEVELS + 1);
+    // The plan folds the whole subtree into one statement.
+    expect(large.statements).toBe(1);
+
+    if (kind === 'postgres') {
+      // postgres.js names and prepares each text once per connection, then only binds and
+      // executes it: the one connection's session lists the pools statement exactly once,
+      // after three requests of different sizes.
+      const prepared = await database.query<{ statement: string }>(
+        `SELECT statement FROM pg_prepared_statements WHERE statement LIKE 'SELECT p."id" AS "id"%' AND statement LIKE $1`,
+        [`%ORDER BY p."${sort === 'VOLUME_HIGH' ? 'total_volume' : 'created_at'}"%`],
+      );
+      expect(prepared).toHaveLength(1);
+      expect(prepared[0]!.statement).toMatch(/LIMIT \$\d+::int$/);
+    } else {
+      // PGlite's query() has no named statements: it parses the text on each call (in
+      // process, no round trip), binding the values. "Prepared" here is: one fixed text per
+      // shape, values only as parameters, so both sizes ran the very same text.
+      const [smallText, largeText] = texts.slice(textsBefore);
+      expect(largeText).toBe(smallText);
+      expect(largeText).toMatch(/LIMIT \$\d+::int$/);
+    }
   });
 });

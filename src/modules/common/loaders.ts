@@ -1,8 +1,8 @@
 import DataLoader from 'dataloader';
-import type { SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { countByParent, newestChildrenByParent, rowsByKeys } from '../../db/batch.js';
+import { type ChildCondition, countByParent, newestChildrenByParent, rowsByKeys } from '../../db/batch.js';
 import type { Db } from '../../db/client.js';
+import { prefetchedOf, type PrefetchedPage } from '../../db/nested-read.js';
 import { encodeCursor, isIsoDate, Page, type PageRequest, parsePageRequest, takePage } from './pagination.js';
 
 /**
@@ -35,7 +35,7 @@ export function parseNewestFirstPage(args: { first?: number | null; after?: stri
 }
 
 /** How many rows (of those matching `where`) each parent has: one `GROUP BY` statement per batch. */
-export function countLoader(db: Db, table: PgTable, parentColumn: PgColumn, where?: SQL) {
+export function countLoader(db: Db, table: PgTable, parentColumn: PgColumn, where?: ChildCondition) {
   return new DataLoader<string, number>(async (parentIds) => {
     const totals = await countByParent(db, table, parentColumn, parentIds, where);
     return parentIds.map((id) => totals.get(id) ?? 0);
@@ -47,7 +47,7 @@ type ChildTable = PgTable & { id: PgColumn; createdAt: PgColumn };
 
 export interface ChildPageOptions {
   /** Only children matching this condition are listed and counted. */
-  where?: SQL;
+  where?: ChildCondition;
   /** The loader answering totalCount, when another loader counts the same rows (so they share a cache). */
   counts?: DataLoader<string, number>;
 }
@@ -63,7 +63,6 @@ export interface ChildPageOptions {
 export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable, parentColumn: PgColumn, options: ChildPageOptions = {}) {
   const { where } = options;
   const counts = options.counts ?? countLoader(db, table, parentColumn, where);
-  const cursorOf = (row: TRow) => encodeCursor(NEWEST_FIRST, row.createdAt.toISOString(), row.id);
   const loaders = new Map<string, DataLoader<string, Page<TRow>>>();
   return (page: PageRequest): DataLoader<string, Page<TRow>> => {
     const signature = `${page.first}:${page.after ? `${page.after.key}/${page.after.id}` : ''}`;
@@ -74,7 +73,7 @@ export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable
         const groups = await newestChildrenByParent<TRow>(db, table, parentColumn, parentIds, page.first + 1, after, where);
         return parentIds.map((parentId) => {
           const { nodes, hasNextPage } = takePage(groups.get(parentId) ?? [], page.first);
-          return new Page(nodes, hasNextPage, false, cursorOf, () => counts.load(parentId));
+          return new Page(nodes, hasNextPage, false, newestFirstCursor, () => counts.load(parentId));
         });
       });
       loaders.set(signature, loader);
@@ -82,3 +81,29 @@ export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable
     return loader;
   };
 }
+
+/** The key a page of relation `field` has among a row's prefetched relations (one per page request). */
+export function pageKey(field: string, page: PageRequest): string {
+  return `${field}:${page.first}:${page.after ? `${page.after.key}/${page.after.id}` : ''}`;
+}
+
+/**
+ * What a read plan prefetched for relation `field` of `row` (db/nested-read.ts), or
+ * undefined when the plan did not read it and the loader must.
+ */
+export function prefetchedOne<T>(row: object, field: string): T | null | undefined {
+  return prefetchedOf(row)?.[field] as T | null | undefined;
+}
+
+/**
+ * The prefetched page of relation `field` for `page`, as a connection's Page; undefined
+ * when the plan did not read it. `count` answers totalCount when the plan did not count.
+ */
+export function prefetchedPage<T extends ChildRow>(row: object, field: string, page: PageRequest, count: () => Promise<number>): Page<T> | undefined {
+  const found = prefetchedOf(row)?.[pageKey(field, page)] as PrefetchedPage | undefined;
+  if (!found) return undefined;
+  const { nodes, hasNextPage } = takePage(found.rows as T[], page.first);
+  return new Page(nodes, hasNextPage, false, newestFirstCursor, found.total ?? count);
+}
+
+const newestFirstCursor = (row: ChildRow) => encodeCursor(NEWEST_FIRST, row.createdAt.toISOString(), row.id);

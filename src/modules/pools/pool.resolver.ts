@@ -1,8 +1,11 @@
-import { Arg, Args, Ctx, FieldResolver, Float, ID, Query, Resolver, Root } from 'type-graphql';
-import type { PoolRow, ResolutionRow } from '../../../schema/index.js';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, Ctx, FieldResolver, Float, ID, Info, Query, Resolver, Root } from 'type-graphql';
+import type { ImageRow, PoolRow, PredictionRow, ResolutionRow, StreakRow, UserRow } from '../../../schema/index.js';
 import type { GraphQLContext } from '../../server/context.js';
 import { toTokens } from '../common/amounts.js';
-import { parseNewestFirstPage } from '../common/loaders.js';
+import { parseNewestFirstPage, prefetchedOne, prefetchedPage } from '../common/loaders.js';
+import { planOfConnection } from '../common/read-plan.js';
+import { POOL_READ } from '../common/read-specs.js';
 import { PageArgs } from '../common/page.args.js';
 import { PredictionConnection } from '../predictions/prediction.type.js';
 import { Streak } from '../streaks/streak.type.js';
@@ -14,8 +17,8 @@ import { Pool, PoolConnection, Resolution } from './pool.type.js';
 @Resolver(() => Pool)
 export class PoolResolver {
   @Query(() => PoolConnection, { description: 'Pools, filtered, searched and sorted, a page at a time.' })
-  pools(@Args(() => PoolsArgs) args: PoolsArgs, @Ctx() ctx: GraphQLContext) {
-    return listPools(ctx, args);
+  pools(@Args(() => PoolsArgs) args: PoolsArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    return listPools(ctx, args, planOfConnection(info, POOL_READ));
   }
 
   @Query(() => Pool, { nullable: true, description: 'A pool by id; null when there is none.' })
@@ -40,27 +43,36 @@ export class PoolResolver {
 
   @FieldResolver(() => User, { description: 'The user who created the pool.' })
   user(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.userById.load(pool.createdBy);
+    return prefetchedOne<UserRow>(pool, 'user') ?? ctx.loaders.userById.load(pool.createdBy);
   }
 
   @FieldResolver(() => Image, { nullable: true })
   image(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
+    const image = prefetchedOne<ImageRow>(pool, 'image');
+    if (image !== undefined) return image;
     return pool.imageId ? ctx.loaders.imageById.load(pool.imageId) : null;
   }
 
   @FieldResolver(() => Streak, { nullable: true })
   streak(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
+    const streak = prefetchedOne<StreakRow>(pool, 'streak');
+    if (streak !== undefined) return streak;
     return pool.streakId ? ctx.loaders.streakById.load(pool.streakId) : null;
   }
 
   @FieldResolver(() => Resolution, { nullable: true, description: 'Null until the pool is resolved.' })
   resolution(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.resolutionByPoolId.load(pool.id);
+    const resolution = prefetchedOne<ResolutionRow>(pool, 'resolution');
+    return resolution !== undefined ? resolution : ctx.loaders.resolutionByPoolId.load(pool.id);
   }
 
   @FieldResolver(() => PredictionConnection, { description: 'Predictions on the pool, newest first.' })
   predictions(@Root() pool: PoolRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.predictionsByPool(parseNewestFirstPage(args)).load(pool.id);
+    const page = parseNewestFirstPage(args);
+    return (
+      prefetchedPage<PredictionRow>(pool, 'predictions', page, () => ctx.loaders.predictionCountByPool.load(pool.id)) ??
+      ctx.loaders.predictionsByPool(page).load(pool.id)
+    );
   }
 }
 

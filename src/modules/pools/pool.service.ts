@@ -1,9 +1,10 @@
-import { and, asc, count, desc, eq, exists, gt, gte, lt, lte, not, or, type SQL, sql } from 'drizzle-orm';
-import type { PgColumn } from 'drizzle-orm/pg-core';
-import { pools, type PoolRow, resolutions } from '../../../schema/index.js';
+import type { PoolRow } from '../../../schema/index.js';
+import { compileSelect, type ReadPlan } from '../../db/nested-read.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
 import { NEWEST_FIRST } from '../common/loaders.js';
+import { wholeRowPlan } from '../common/read-plan.js';
+import { POOL_READ } from '../common/read-specs.js';
 import {
   type CursorKey,
   encodeCursor,
@@ -39,60 +40,78 @@ export interface ListPoolsInput {
 /** A keyset ordering: its column and direction, ties broken by id in the same direction. */
 interface Ordering {
   name: string;
-  column: PgColumn;
+  /** The column's property (always read, for cursors) and its SQL name. */
+  property: 'predictionEndDate' | 'createdAt' | 'totalVolume';
+  column: string;
   descending: boolean;
   keyOf: (row: PoolRow) => string;
   isValidKey: (key: string) => boolean;
-  /** SQL for a cursor's key, typed like the column. */
-  keySql: (key: string) => SQL;
+  /** The Postgres type of a cursor's key. */
+  keyType: 'timestamptz' | 'bigint';
 }
 
-const byDate = (name: string, column: PgColumn, descending: boolean, keyOf: (row: PoolRow) => Date): Ordering => ({
+const byDate = (name: string, property: 'predictionEndDate' | 'createdAt', column: string, descending: boolean): Ordering => ({
   name,
+  property,
   column,
   descending,
-  keyOf: (row) => keyOf(row).toISOString(),
+  keyOf: (row) => row[property].toISOString(),
   isValidKey: isIsoDate,
-  keySql: (key) => sql`${key}::timestamptz`,
+  keyType: 'timestamptz',
 });
 
 const byVolume = (name: string, descending: boolean): Ordering => ({
   name,
-  column: pools.totalVolume,
+  property: 'totalVolume',
+  column: 'total_volume',
   descending,
   keyOf: (row) => row.totalVolume.toString(),
   isValidKey: isIntegerString,
-  keySql: (key) => sql`${key}::bigint`,
+  keyType: 'bigint',
 });
 
 const ORDERINGS: Record<PoolSort | typeof NEWEST_FIRST, Ordering> = {
-  END_DATE: byDate('END_DATE', pools.predictionEndDate, false, (row) => row.predictionEndDate),
-  CREATION_DATE: byDate('CREATION_DATE', pools.createdAt, true, (row) => row.createdAt),
-  OLD_CREATION_DATE: byDate('OLD_CREATION_DATE', pools.createdAt, false, (row) => row.createdAt),
+  END_DATE: byDate('END_DATE', 'predictionEndDate', 'prediction_end_date', false),
+  CREATION_DATE: byDate('CREATION_DATE', 'createdAt', 'created_at', true),
+  OLD_CREATION_DATE: byDate('OLD_CREATION_DATE', 'createdAt', 'created_at', false),
   VOLUME_HIGH: byVolume('VOLUME_HIGH', true),
   VOLUME_LOW: byVolume('VOLUME_LOW', false),
   // Streak pools share the cursor format of every other newest-first child list.
-  [NEWEST_FIRST]: byDate(NEWEST_FIRST, pools.createdAt, true, (row) => row.createdAt),
+  [NEWEST_FIRST]: byDate(NEWEST_FIRST, 'createdAt', 'created_at', true),
 };
 
-const hasResolution = (ctx: ServiceContext) =>
-  exists(ctx.database.db.select({ one: sql`1` }).from(resolutions).where(eq(resolutions.poolId, pools.id)));
+/** Conditions over the alias `p`, their values as parameters. */
+class Conditions {
+  readonly parts: string[] = [];
+  constructor(readonly params: unknown[]) {}
+  param(value: unknown, type: string): string {
+    this.params.push(value);
+    return `$${this.params.length}::${type}`;
+  }
+  add(sql: string): void {
+    this.parts.push(sql);
+  }
+  where(): string {
+    return this.parts.length ? ` WHERE ${this.parts.join(' AND ')}` : '';
+  }
+}
 
-export function statusCondition(ctx: ServiceContext, status: PoolStatusFilter): SQL {
+const HAS_RESOLUTION = 'EXISTS (SELECT 1 FROM "resolutions" r WHERE r."pool_id" = p."id")';
+
+/**
+ * The one definition of the lifecycle filters, as SQL over the pools alias `p`; `now`
+ * gives the SQL of the request's time (a parameter, or a literal where no parameters run).
+ */
+export function statusCondition(now: () => string, status: PoolStatusFilter): string {
   switch (status) {
     case 'ACTIVE':
-      return and(
-        eq(pools.status, 'ACTIVE'),
-        eq(pools.isClosed, false),
-        lte(pools.predictionStartDate, ctx.now),
-        gt(pools.predictionEndDate, ctx.now),
-      )!;
+      return `(p."status" = 'ACTIVE' AND NOT p."is_closed" AND p."prediction_start_date" <= ${now()} AND p."prediction_end_date" > ${now()})`;
     case 'ENDED':
-      return lte(pools.predictionEndDate, ctx.now);
+      return `p."prediction_end_date" <= ${now()}`;
     case 'RESOLVED':
-      return hasResolution(ctx);
+      return HAS_RESOLUTION;
     case 'NOT_RESOLVED':
-      return and(lte(pools.predictionEndDate, ctx.now), not(hasResolution(ctx)))!;
+      return `(p."prediction_end_date" <= ${now()} AND NOT ${HAS_RESOLUTION})`;
   }
 }
 
@@ -105,51 +124,67 @@ export function searchQuery(text: string): string | null {
   return words ? words.map((word) => `${word}:*`).join(' & ') : null;
 }
 
-function filterConditions(ctx: ServiceContext, input: ListPoolsInput): SQL[] {
-  const conditions: SQL[] = [];
+function filterConditions(c: Conditions, ctx: ServiceContext, input: ListPoolsInput): void {
   const filter = input.filter ?? {};
-  if (filter.status?.length) conditions.push(or(...filter.status.map((s) => statusCondition(ctx, s)))!);
-  if (filter.streakId != null) conditions.push(eq(pools.streakId, parseId(filter.streakId, 'filter.streakId')));
-  if (filter.createdBy != null) conditions.push(eq(pools.createdBy, parseId(filter.createdBy, 'filter.createdBy')));
+  if (filter.status?.length) {
+    // A parameter only when a condition uses it: an unused one has no type to infer.
+    let nowParam: string | undefined;
+    const now = () => (nowParam ??= c.param(ctx.now, 'timestamptz'));
+    c.add(`(${filter.status.map((status) => statusCondition(now, status)).join(' OR ')})`);
+  }
+  if (filter.streakId != null) c.add(`p."streak_id" = ${c.param(parseId(filter.streakId, 'filter.streakId'), 'uuid')}`);
+  if (filter.createdBy != null) c.add(`p."created_by" = ${c.param(parseId(filter.createdBy, 'filter.createdBy'), 'uuid')}`);
   if (filter.referenceDate != null) {
     const dayStart = new Date(filter.referenceDate);
     dayStart.setUTCHours(0, 0, 0, 0);
     const nextDay = new Date(dayStart.getTime() + 24 * 60 * 60 * 1000);
-    conditions.push(gte(pools.referenceDate, dayStart), lt(pools.referenceDate, nextDay));
+    c.add(`p."reference_date" >= ${c.param(dayStart, 'timestamptz')} AND p."reference_date" < ${c.param(nextDay, 'timestamptz')}`);
   }
   const query = input.search == null ? null : searchQuery(input.search);
-  if (query) conditions.push(sql`${pools.searchVector} @@ to_tsquery('simple', ${query})`);
-  return conditions;
+  if (query) c.add(`p."search_vector" @@ to_tsquery('simple', ${c.param(query, 'text')})`);
 }
 
-/** Rows of `conditions` in `ordering`, from the page's cursor on, as one statement (+1 count when selected). */
-async function pageOfPools(ctx: ServiceContext, conditions: SQL[], ordering: Ordering, page: PageRequest) {
-  const where = [...conditions];
-  if (page.after) where.push(afterCursor(ordering, page.after));
-  const direction = ordering.descending ? desc : asc;
-  const rows = await ctx.database.db
-    .select()
-    .from(pools)
-    .where(and(...where))
-    .orderBy(direction(ordering.column), direction(pools.id))
-    .limit(page.first + 1);
+/**
+ * One page of pools matching `filter` in `ordering` from the page's cursor on, with what
+ * `plan` reads of them and their relations: one statement (+1 count when selected).
+ */
+async function pageOfPools(ctx: ServiceContext, filter: (c: Conditions) => void, ordering: Ordering, page: PageRequest, plan: ReadPlan) {
+  const params: unknown[] = [];
+  const select = compileSelect(withColumn(plan, ordering.property), 'p', params);
+  const conditions = new Conditions(params);
+  filter(conditions);
+  if (page.after) conditions.add(afterCursor(conditions, ordering, page.after));
+  const direction = ordering.descending ? 'DESC' : 'ASC';
+  const text =
+    `SELECT ${select.list} FROM "pools" p${conditions.where()} ` +
+    `ORDER BY p."${ordering.column}" ${direction}, p."id" ${direction} LIMIT ${conditions.param(page.first + 1, 'int')}`;
+  const rows = (await ctx.database.query<Record<string, unknown>>(text, params)).map((row) => select.decode(row) as PoolRow);
   const { nodes, hasNextPage } = takePage(rows, page.first);
   const countAll = async () => {
-    const [row] = await ctx.database.db.select({ total: count() }).from(pools).where(and(...conditions));
+    const counting = new Conditions([]);
+    filter(counting);
+    const [row] = await ctx.database.query<{ total: number }>(`SELECT count(*)::int AS "total" FROM "pools" p${counting.where()}`, counting.params);
     return row?.total ?? 0;
   };
   return new Page(nodes, hasNextPage, false, (row) => encodeCursor(ordering.name, ordering.keyOf(row), row.id), countAll);
 }
 
-function afterCursor(ordering: Ordering, after: CursorKey): SQL {
-  const comparison = ordering.descending ? sql`<` : sql`>`;
-  return sql`(${ordering.column}, ${pools.id}) ${comparison} (${ordering.keySql(after.key)}, ${after.id}::uuid)`;
+/** The plan reading `property` too (the ordering's key, for cursors). */
+function withColumn(plan: ReadPlan, property: string): ReadPlan {
+  if (plan.columns.has(property)) return plan;
+  return { ...plan, columns: new Set([...plan.columns, property]) };
 }
 
-export async function listPools(ctx: ServiceContext, input: ListPoolsInput): Promise<Page<PoolRow>> {
+function afterCursor(c: Conditions, ordering: Ordering, after: CursorKey): string {
+  const comparison = ordering.descending ? '<' : '>';
+  return `(p."${ordering.column}", p."id") ${comparison} (${c.param(after.key, ordering.keyType)}, ${c.param(after.id, 'uuid')})`;
+}
+
+/** A page of pools; `plan` says what to read of them and their relations (the whole rows by default). */
+export async function listPools(ctx: ServiceContext, input: ListPoolsInput, plan: ReadPlan = wholeRowPlan(POOL_READ)): Promise<Page<PoolRow>> {
   const ordering = ORDERINGS[input.sort ?? 'END_DATE'];
   const page = parsePageRequest(input, ordering.name, ordering.isValidKey);
-  return pageOfPools(ctx, filterConditions(ctx, input), ordering, page);
+  return pageOfPools(ctx, (c) => filterConditions(c, ctx, input), ordering, page, plan);
 }
 
 export async function findPool(ctx: ServiceContext, id: string): Promise<PoolRow | null> {
@@ -164,7 +199,9 @@ export async function listStreakPools(
 ): Promise<Page<PoolRow>> {
   const ordering = ORDERINGS[NEWEST_FIRST];
   const page = parsePageRequest(input, ordering.name, ordering.isValidKey);
-  const conditions = [eq(pools.streakId, streakId)];
-  if (input.pastOnly) conditions.push(lte(pools.predictionEndDate, ctx.now));
-  return pageOfPools(ctx, conditions, ordering, page);
+  const filter = (c: Conditions) => {
+    c.add(`p."streak_id" = ${c.param(streakId, 'uuid')}`);
+    if (input.pastOnly) c.add(`p."prediction_end_date" <= ${c.param(ctx.now, 'timestamptz')}`);
+  };
+  return pageOfPools(ctx, filter, ordering, page, wholeRowPlan(POOL_READ));
 }

@@ -1,7 +1,8 @@
 import { Ctx, FieldResolver, Float, Resolver, Root } from 'type-graphql';
-import type { PredictionRow, RewardRow } from '../../../schema/index.js';
+import type { PoolRow, PredictionRow, RewardRow, UserRow } from '../../../schema/index.js';
 import type { GraphQLContext } from '../../server/context.js';
 import { toTokens } from '../common/amounts.js';
+import { prefetchedOne } from '../common/loaders.js';
 import { Pool } from '../pools/pool.type.js';
 import { Streak } from '../streaks/streak.type.js';
 import { User } from '../users/user.type.js';
@@ -16,17 +17,18 @@ export class PredictionResolver {
 
   @FieldResolver(() => User)
   user(@Root() prediction: PredictionRow, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.userById.load(prediction.userId);
+    return prefetchedOne<UserRow>(prediction, 'user') ?? ctx.loaders.userById.load(prediction.userId);
   }
 
   @FieldResolver(() => Pool)
   pool(@Root() prediction: PredictionRow, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.poolById.load(prediction.poolId);
+    return prefetchedOne<PoolRow>(prediction, 'pool') ?? ctx.loaders.poolById.load(prediction.poolId);
   }
 
   @FieldResolver(() => Reward, { nullable: true, description: 'Null until the pool is resolved.' })
   reward(@Root() prediction: PredictionRow, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.rewardByPredictionId.load(prediction.id);
+    const reward = prefetchedOne<RewardRow>(prediction, 'reward');
+    return reward !== undefined ? reward : ctx.loaders.rewardByPredictionId.load(prediction.id);
   }
 
   @FieldResolver(() => Streak, { nullable: true, description: "The streak of the prediction's pool, if any." })

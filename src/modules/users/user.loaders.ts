@@ -1,5 +1,4 @@
 import DataLoader from 'dataloader';
-import { and, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import {
   apiKeys,
   type ApiKeyRow,
@@ -20,7 +19,8 @@ import {
   users,
   type UserRow,
 } from '../../../schema/index.js';
-import type { Db } from '../../db/client.js';
+import { type ChildCondition, statement, tableReader } from '../../db/batch.js';
+import { type Db, readQueryOf } from '../../db/client.js';
 import { childPageLoader, countLoader, groupLoader, uniqueLoader } from '../common/loaders.js';
 import type { PageRequest } from '../common/pagination.js';
 
@@ -28,8 +28,8 @@ import type { PageRequest } from '../common/pagination.js';
 export const NOTIFICATION_FILTERS = ['READ', 'UNREAD'] as const;
 export type NotificationFilter = (typeof NOTIFICATION_FILTERS)[number];
 
-const UNREAD = isNull(notifications.readAt);
-const READ = isNotNull(notifications.readAt);
+const UNREAD: ChildCondition = { name: 'unread', sql: 'c."read_at" IS NULL' };
+const READ: ChildCondition = { name: 'read', sql: 'c."read_at" IS NOT NULL' };
 
 function createNotificationLoaders(db: Db) {
   // Counted with `read_at IS NULL`, so Postgres answers from notifications_user_id_unread_idx.
@@ -66,17 +66,12 @@ function createNotificationLoaders(db: Db) {
       let loader = poolCreatedLoaders.get(poolId);
       if (!loader) {
         loader = new DataLoader<string, NotificationRow | null>(async (userIds) => {
-          const rows = await db
-            .select()
-            .from(notifications)
-            .where(
-              and(
-                inArray(notifications.userId, [...userIds]),
-                eq(notifications.type, 'POOL_CREATED'),
-                sql`${notifications.data}->>'poolId' = ${poolId}`,
-              ),
-            )
-            .orderBy(desc(notifications.createdAt), desc(notifications.id));
+          const reader = tableReader(notifications);
+          const text = statement('poolCreatedNotificationByUser', () =>
+            `SELECT ${reader.columns('n')} FROM "notifications" n WHERE n."user_id" = ANY($1::uuid[]) ` +
+              `AND n."type" = 'POOL_CREATED' AND n."data"->>'poolId' = $2 ORDER BY n."created_at" DESC, n."id" DESC`,
+          );
+          const rows = (await readQueryOf(db)<Record<string, unknown>>(text, [userIds, poolId])).map((row) => reader.decode<NotificationRow>(row));
           const byUser = new Map<string, NotificationRow>();
           for (const row of rows) if (!byUser.has(row.userId)) byUser.set(row.userId, row);
           return userIds.map((userId) => byUser.get(userId) ?? null);

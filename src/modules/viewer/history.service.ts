@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import { type ChainSubmissionRow, chainSubmissions, pools, type PredictionRow, predictions, rewards } from '../../../schema/index.js';
 import { badInput } from '../../errors.js';
 import { requireViewer } from '../auth/viewer.js';
@@ -8,6 +9,9 @@ import { encodeCursor, isIntegerString, isIsoDate, Page, parsePageRequest, takeP
 import type { ServiceContext } from '../context.js';
 import { statusCondition } from '../pools/pool.service.js';
 import { requestScoped } from './request-scoped.js';
+
+/** pools under the alias `p` that the lifecycle conditions name. */
+const poolsAsP = alias(pools, 'p');
 
 /** A user's transactions through the service, and their predictions by lifecycle. */
 
@@ -110,19 +114,20 @@ export async function userPredictions(
   const rows = await ctx.database.db
     .select({ prediction: predictions })
     .from(predictions)
-    .innerJoin(pools, eq(pools.id, predictions.poolId))
+    .innerJoin(poolsAsP, eq(poolsAsP.id, predictions.poolId))
     .where(and(where, after))
     .orderBy(...order)
     .limit(page.first + 1);
   const { nodes, hasNextPage } = takePage(rows.map((row) => row.prediction), page.first);
   const countAll = async () =>
-    (await ctx.database.db.select({ n: sql<number>`count(*)::int` }).from(predictions).innerJoin(pools, eq(pools.id, predictions.poolId)).where(where))[0]?.n ?? 0;
+    (await ctx.database.db.select({ n: sql<number>`count(*)::int` }).from(predictions).innerJoin(poolsAsP, eq(poolsAsP.id, predictions.poolId)).where(where))[0]?.n ?? 0;
   return new Page(nodes, hasNextPage, false, (row) => encodeCursor(cursorSort, sort.keyOf(row), row.id), countAll);
 }
 
 function predictionFilter(ctx: ServiceContext, filter: PredictionFilter): SQL {
   if (!PREDICTION_FILTERS.includes(filter)) throw badInput('filter', `filter must be one of ${PREDICTION_FILTERS.join(', ')}`);
-  if (filter !== 'CLAIMABLE') return statusCondition(ctx, filter);
+  // The pools filters' own definition, over the alias `p` the list joins; the time is the request's, inlined.
+  if (filter !== 'CLAIMABLE') return sql.raw(statusCondition(() => `'${ctx.now.toISOString()}'::timestamptz`, filter));
   return sql`EXISTS (SELECT 1 FROM ${rewards} WHERE ${rewards.predictionId} = ${predictions.id} AND NOT ${rewards.isClaimed} AND ${rewards.amount} > 0)`;
 }
 

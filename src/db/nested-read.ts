@@ -1,0 +1,189 @@
+import { getTableColumns, getTableName } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { columnRead } from './batch.js';
+
+/**
+ * One statement for a read subtree (as PostGraphile plans one): the rows of a list, and
+ * for each planned relation a correlated subquery building its rows as JSON arrays (one
+ * `json_build_array` per row, positions instead of keys), so a list with its relations
+ * and their relations costs one round trip. Only the columns a plan names are read.
+ *
+ * The statement's text depends on the plan's shape alone (values are parameters), so equal
+ * shapes share one prepared statement. Relations a plan leaves out are loaded as before.
+ */
+
+/** How a type is read: its table and the relations a plan may follow. */
+export interface ObjectSpec {
+  table: PgTable;
+  relations: Record<string, RelationSpec>;
+}
+
+export type RelationSpec =
+  /** At most one row: `on` joins the child alias to the parent alias. */
+  | { kind: 'one'; target: () => ObjectSpec; on: (parent: string, child: string) => string }
+  /** A newest-first page of the children whose `parentColumn` is the parent's id. */
+  | { kind: 'page'; target: () => ObjectSpec; parentColumn: string };
+
+/** Rows strictly older than this position, newest first. */
+export interface PagePosition {
+  first: number;
+  after: { createdAt: Date; id: string } | null;
+}
+
+/** What to read of one type: columns (by property), and relations by their key. */
+export interface ReadPlan {
+  spec: ObjectSpec;
+  columns: Set<string>;
+  relations: Map<string, RelationPlan>;
+}
+
+export interface RelationPlan {
+  spec: RelationSpec;
+  page: PagePosition | null;
+  /** Whether the page's total count is read too. */
+  count: boolean;
+  plan: ReadPlan;
+}
+
+/** Where a row keeps what a plan read of its relations, by relation key. */
+export const PREFETCHED = Symbol('prefetched relations');
+export type Prefetched = Record<string, unknown>;
+
+/** A page as read by a plan: the rows (first + 1 of them, to tell whether more exist) and the count when asked. */
+export interface PrefetchedPage {
+  rows: Array<Record<string, unknown>>;
+  total: number | null;
+}
+
+export function prefetchedOf(row: object): Prefetched | undefined {
+  return (row as { [PREFETCHED]?: Prefetched })[PREFETCHED];
+}
+
+interface Column {
+  property: string;
+  name: string;
+  cast: string;
+  convert: ((value: unknown) => unknown) | null;
+}
+
+const columnsByTable = new WeakMap<PgTable, Map<string, Column>>();
+
+function columnsOf(table: PgTable): Map<string, Column> {
+  let columns = columnsByTable.get(table);
+  if (!columns) {
+    columns = new Map();
+    for (const [property, column] of Object.entries(getTableColumns(table)) as Array<[string, PgColumn]>) {
+      const read = columnRead(column);
+      if (read) columns.set(property, { property, name: column.name, ...read });
+    }
+    columnsByTable.set(table, columns);
+  }
+  return columns;
+}
+
+/** Every readable column of a table, by property. */
+export const allColumns = (table: PgTable) => [...columnsOf(table).keys()];
+export const hasColumn = (table: PgTable, property: string) => columnsOf(table).has(property);
+
+/** Decodes one row of a plan: from the driver (flat) or from a JSON array (nested). */
+type Decoder = (source: any) => Record<string, unknown>;
+
+export interface CompiledSelect {
+  /** The select list over `alias`: columns, then one subquery per relation. */
+  list: string;
+  decode: Decoder;
+}
+
+/**
+ * Compiles the top level of a plan: its select list over `alias` (the caller writes FROM,
+ * WHERE, ORDER BY and LIMIT), pushing the relations' parameters onto `params`.
+ */
+export function compileSelect(plan: ReadPlan, alias: string, params: unknown[]): CompiledSelect {
+  const counter = { next: 0 };
+  const columns = planColumns(plan);
+  const parts = columns.map((c) => `${alias}."${c.name}"${c.cast} AS "${c.property}"`);
+  const relations = [...plan.relations].map(([key, relation], index) => {
+    const column = `$r${index}`;
+    parts.push(`${relationSql(relation, alias, params, counter)} AS "${column}"`);
+    return { key, column, decode: relationDecoder(relation) };
+  });
+  const decode: Decoder = (row) => {
+    for (const c of columns) {
+      if (c.convert && row[c.property] != null) row[c.property] = c.convert(row[c.property]);
+    }
+    if (relations.length) {
+      const prefetched: Prefetched = {};
+      for (const r of relations) {
+        prefetched[r.key] = r.decode(row[r.column]);
+      }
+      row[PREFETCHED] = prefetched;
+    }
+    return row;
+  };
+  return { list: parts.join(', '), decode };
+}
+
+function planColumns(plan: ReadPlan): Column[] {
+  const all = columnsOf(plan.spec.table);
+  return [...plan.columns].map((property) => all.get(property)!);
+}
+
+/** A nested row as `json_build_array(columns..., relations...)` over `alias`. */
+function jsonRow(plan: ReadPlan, alias: string, params: unknown[], counter: { next: number }): string {
+  const parts = planColumns(plan).map((c) => `${alias}."${c.name}"${c.cast}`);
+  for (const relation of plan.relations.values()) parts.push(relationSql(relation, alias, params, counter));
+  return `json_build_array(${parts.join(', ')})`;
+}
+
+function relationSql(relation: RelationPlan, parentAlias: string, params: unknown[], counter: { next: number }): string {
+  const spec = relation.spec;
+  const child = `t${++counter.next}`;
+  const table = getTableName(relation.plan.spec.table);
+  if (spec.kind === 'one') {
+    return `(SELECT ${jsonRow(relation.plan, child, params, counter)} FROM "${table}" ${child} WHERE ${spec.on(parentAlias, child)})`;
+  }
+  const page = relation.page!;
+  params.push(page.first + 1);
+  const limit = `$${params.length}`;
+  let position = '';
+  if (page.after) {
+    params.push(page.after.createdAt, page.after.id);
+    position = ` AND (${child}."created_at", ${child}."id") < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`;
+  }
+  const order = `${child}."created_at" DESC, ${child}."id" DESC`;
+  const rows =
+    `(SELECT coalesce(json_agg(${jsonRow(relation.plan, child, params, counter)} ORDER BY ${order}), '[]'::json) FROM ` +
+    `(SELECT * FROM "${table}" ${child} WHERE ${child}."${spec.parentColumn}" = ${parentAlias}."id"${position} ORDER BY ${order} LIMIT ${limit}) ${child})`;
+  const count = relation.count
+    ? `(SELECT count(*)::int FROM "${table}" ${child}c WHERE ${child}c."${spec.parentColumn}" = ${parentAlias}."id")`
+    : 'NULL';
+  return `json_build_array(${rows}, ${count})`;
+}
+
+function relationDecoder(relation: RelationPlan): (value: unknown) => unknown {
+  const decodeRow = jsonRowDecoder(relation.plan);
+  if (relation.spec.kind === 'one') return (value) => (value == null ? null : decodeRow(value));
+  return (value) => {
+    const [rows, total] = value as [unknown[], number | null];
+    return { rows: rows.map(decodeRow), total } satisfies PrefetchedPage;
+  };
+}
+
+function jsonRowDecoder(plan: ReadPlan): Decoder {
+  const columns = planColumns(plan);
+  const relations = [...plan.relations].map(([key, relation]) => ({ key, decode: relationDecoder(relation) }));
+  return (values: unknown[]) => {
+    const row: Record<string | symbol, unknown> = {};
+    let i = 0;
+    for (const c of columns) {
+      const value = values[i++];
+      row[c.property] = value == null ? null : c.convert ? c.convert(value) : value;
+    }
+    if (relations.length) {
+      const prefetched: Prefetched = {};
+      for (const r of relations) prefetched[r.key] = r.decode(values[i++]);
+      row[PREFETCHED] = prefetched;
+    }
+    return row as Record<string, unknown>;
+  };
+}

@@ -1,0 +1,115 @@
+import {
+  type FieldNode,
+  getArgumentValues,
+  getDirectiveValues,
+  getNamedType,
+  GraphQLIncludeDirective,
+  type GraphQLObjectType,
+  type GraphQLResolveInfo,
+  GraphQLSkipDirective,
+  type SelectionSetNode,
+} from 'graphql';
+import { allColumns, hasColumn, type ObjectSpec, type ReadPlan } from '../../db/nested-read.js';
+import { pageKey, parseNewestFirstPage } from './loaders.js';
+
+/**
+ * Turns a field's GraphQL selection into a read plan (db/nested-read.ts): the columns each
+ * type's selected fields need, and the relations of `ObjectSpec.relations` selected under
+ * it. Resolvers call it; services receive the plan and know nothing of GraphQL.
+ *
+ * Every row keeps its id, created_at (the newest-first cursor) and decimals (the amounts'
+ * conversion); a field that is neither a column nor a planned relation (a relation left to
+ * its loader, a private field) makes the plan read the whole row, as the loaders do.
+ */
+export function planOfConnection(info: GraphQLResolveInfo, spec: ObjectSpec): ReadPlan {
+  const plan = emptyPlan(spec);
+  const connection = getNamedType(info.returnType) as GraphQLObjectType;
+  for (const node of info.fieldNodes) if (node.selectionSet) addConnection(plan, connection, node.selectionSet, info);
+  return plan;
+}
+
+/** A plan of `spec` reading the whole row and no relation. */
+export function wholeRowPlan(spec: ObjectSpec): ReadPlan {
+  const plan = emptyPlan(spec);
+  for (const column of allColumns(spec.table)) plan.columns.add(column);
+  return plan;
+}
+
+function emptyPlan(spec: ObjectSpec): ReadPlan {
+  const plan: ReadPlan = { spec, columns: new Set(['id', 'createdAt']), relations: new Map() };
+  if (hasColumn(spec.table, 'decimals')) plan.columns.add('decimals');
+  return plan;
+}
+
+/** Selections of a connection: `nodes`, `edges { node }` into `plan`; the rest needs no column. Returns whether totalCount is selected. */
+function addConnection(plan: ReadPlan, connection: GraphQLObjectType, selections: SelectionSetNode, info: GraphQLResolveInfo): boolean {
+  let counted = false;
+  forEachField(selections, info, (node) => {
+    const name = node.name.value;
+    if (name === 'totalCount') counted = true;
+    if (!node.selectionSet) return;
+    if (name === 'nodes') addObject(plan, getNamedType(connection.getFields().nodes!.type) as GraphQLObjectType, node.selectionSet, info);
+    if (name === 'edges') {
+      const edge = getNamedType(connection.getFields().edges!.type) as GraphQLObjectType;
+      forEachField(node.selectionSet, info, (inner) => {
+        if (inner.name.value === 'node' && inner.selectionSet) addObject(plan, getNamedType(edge.getFields().node!.type) as GraphQLObjectType, inner.selectionSet, info);
+      });
+    }
+  });
+  return counted;
+}
+
+function addObject(plan: ReadPlan, type: GraphQLObjectType, selections: SelectionSetNode, info: GraphQLResolveInfo): void {
+  forEachField(selections, info, (node) => {
+    const name = node.name.value;
+    if (name === '__typename') return;
+    const relation = plan.spec.relations[name];
+    const field = type.getFields()[name];
+    if (relation && field && node.selectionSet) {
+      const target = getNamedType(field.type) as GraphQLObjectType;
+      if (relation.kind === 'one') {
+        let child = plan.relations.get(name);
+        if (!child) plan.relations.set(name, (child = { spec: relation, page: null, count: false, plan: emptyPlan(relation.target()) }));
+        addObject(child.plan, target, node.selectionSet, info);
+        return;
+      }
+      let page;
+      try {
+        page = parseNewestFirstPage(getArgumentValues(field, node, info.variableValues));
+      } catch {
+        // Bad arguments: the relation's own resolver reports them, on its own path.
+        return addWholeRow(plan);
+      }
+      const key = pageKey(name, page);
+      let child = plan.relations.get(key);
+      const after = page.after ? { createdAt: new Date(page.after.key), id: page.after.id } : null;
+      if (!child) plan.relations.set(key, (child = { spec: relation, page: { first: page.first, after }, count: false, plan: emptyPlan(relation.target()) }));
+      if (addConnection(child.plan, target, node.selectionSet, info)) child.count = true;
+      return;
+    }
+    if (hasColumn(plan.spec.table, name)) plan.columns.add(name);
+    else addWholeRow(plan);
+  });
+}
+
+function addWholeRow(plan: ReadPlan): void {
+  for (const column of allColumns(plan.spec.table)) plan.columns.add(column);
+}
+
+/** Calls `visit` for each field of a selection set that is not skipped, fragments expanded. */
+function forEachField(selections: SelectionSetNode, info: GraphQLResolveInfo, visit: (node: FieldNode) => void): void {
+  for (const selection of selections.selections) {
+    if (!included(selection, info)) continue;
+    if (selection.kind === 'Field') visit(selection);
+    else if (selection.kind === 'InlineFragment') forEachField(selection.selectionSet, info, visit);
+    else {
+      const fragment = info.fragments[selection.name.value];
+      if (fragment) forEachField(fragment.selectionSet, info, visit);
+    }
+  }
+}
+
+function included(node: Parameters<typeof getDirectiveValues>[1], info: GraphQLResolveInfo): boolean {
+  if (getDirectiveValues(GraphQLSkipDirective, node, info.variableValues)?.if === true) return false;
+  return getDirectiveValues(GraphQLIncludeDirective, node, info.variableValues)?.if !== false;
+}

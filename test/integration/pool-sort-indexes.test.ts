@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../../src/db/client.js';
+import { seedDemoData } from '../../src/db/seed.js';
+import { createApp } from '../../src/server/app.js';
+import { createTestDatabase, type TestDatabase, testConfig } from './harness.js';
+
+/**
+ * Every pool sort, from the first page and after a cursor, alone and under each status
+ * filter, is served by an index: EXPLAIN of the very statement the service sends shows the
+ * pools read by an index scan with no Sort above it (so a page stops after `first` rows).
+ *
+ * The test database is small, where a sequential or bitmap scan and a sort are rightly
+ * cheaper, so the session discourages them (enable_seqscan, enable_bitmapscan, enable_sort
+ * off): the question is whether an index CAN deliver the order, and where none can, the
+ * planner still sorts (the settings only add cost). Postgres only (EXPLAIN's plan shape).
+ */
+const SORTS = ['END_DATE', 'CREATION_DATE', 'OLD_CREATION_DATE', 'VOLUME_HIGH', 'VOLUME_LOW'] as const;
+const FILTERS = [null, 'ACTIVE', 'ENDED', 'RESOLVED', 'NOT_RESOLVED'] as const;
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Parent Relationship'?: string;
+  Plans?: PlanNode[];
+}
+
+/** The scan of `pools` feeding the statement's result (subplans of the select list left out), and the node types above it. */
+function mainPoolsScan(node: PlanNode, above: string[] = []): { scan: PlanNode; above: string[] } | null {
+  if (node['Relation Name'] === 'pools') return { scan: node, above };
+  for (const child of node.Plans ?? []) {
+    if (child['Parent Relationship'] === 'SubPlan' || child['Parent Relationship'] === 'InitPlan') continue;
+    const found = mainPoolsScan(child, [...above, node['Node Type']]);
+    if (found) return found;
+  }
+  return null;
+}
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('pool sorts use an index on postgres', () => {
+  let test: TestDatabase;
+  let database: Database;
+  let app: Awaited<ReturnType<typeof createApp>>;
+  let statements: Array<{ text: string; params: readonly unknown[] }> = [];
+
+  beforeAll(async () => {
+    test = await createTestDatabase('postgres');
+    await seedDemoData(test.database, { users: 150, pools: 90, streaks: 3, seed: 7 });
+    // One connection, so the session setting below holds for every statement.
+    const opened = await openDatabase({ kind: 'postgres', url: test.url!, maxConnections: 1 });
+    await opened.query('ANALYZE', []);
+    for (const setting of ['enable_seqscan', 'enable_bitmapscan', 'enable_sort']) await opened.query(`SET ${setting} = off`, []);
+    database = Object.create(opened, {
+      query: {
+        value: (text: string, params: readonly unknown[]) => {
+          statements.push({ text, params });
+          return opened.query(text, params);
+        },
+      },
+    }) as Database;
+    app = await createApp({ config: testConfig(), database });
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app.close();
+    await Object.getPrototypeOf(database).close();
+    await test.drop();
+  });
+
+  const poolsStatement = async (sort: string, status: string | null, after: string | null) => {
+    statements = [];
+    const filter = status ? `filter: { status: [${status}] }, ` : '';
+    const response = await app.inject({
+      method: 'POST',
+      url: '/graphql',
+      payload: {
+        query: `query($after: String) { pools(${filter}sort: ${sort}, first: 5, after: $after) { pageInfo { endCursor } nodes { id title } } }`,
+        variables: { after },
+      },
+    });
+    const body = response.json();
+    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+    const pools = statements.filter((s) => s.text.includes('FROM "pools" p'));
+    expect(pools).toHaveLength(1);
+    return { statement: pools[0]!, endCursor: body.data.pools.pageInfo.endCursor as string | null };
+  };
+
+  const explain = async (statement: { text: string; params: readonly unknown[] }) => {
+    const [row] = await Object.getPrototypeOf(database).query(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.params);
+    const plan = (row as { 'QUERY PLAN': Array<{ Plan: PlanNode }> })['QUERY PLAN'][0]!.Plan;
+    return mainPoolsScan(plan);
+  };
+
+  for (const sort of SORTS) {
+    it(`${sort}: first page and after a cursor, alone and under each status filter`, async () => {
+      for (const status of FILTERS) {
+        const first = await poolsStatement(sort, status, null);
+        const pages = [first.statement];
+        if (first.endCursor) pages.push((await poolsStatement(sort, status, first.endCursor)).statement);
+        for (const statement of pages) {
+          const found = await explain(statement);
+          const where = `${sort}${status ? ` / ${status}` : ''}${statement === first.statement ? '' : ' after a cursor'}`;
+          expect(found, where).not.toBeNull();
+          expect(found!.scan['Node Type'], `${where}: ${found!.scan['Node Type']} ${found!.scan['Index Name'] ?? ''}`).toMatch(/^Index (Only )?Scan/);
+          expect(found!.above, `${where}: a Sort above the pools scan`).not.toContain('Sort');
+          expect(found!.above, `${where}`).not.toContain('Incremental Sort');
+        }
+      }
+    });
+  }
+});
