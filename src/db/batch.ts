@@ -32,6 +32,7 @@ export function columnRead(column: PgColumn): { cast: string; convert: ((value: 
     case 'PgBigInt64':
       return { cast: '::text', convert: (value) => BigInt(value as string) };
     case 'PgNumeric':
+    case 'PgNumericNumber':
       // float8 of a numeric rounds its decimal text once, as Number() of that text does.
       return { cast: '::float8', convert: null };
     case 'PgEnumColumn':

@@ -67,6 +67,8 @@ describe.each(backends)("the viewer's money on %s", (kind) => {
     await twoStep(t.gql, user, BUILD_STAKE, SUBMIT_STAKE, { predictionId: placed.prediction.id, stake: lower });
     expect(await expectBalance()).toBe(500 - lower);
     const to = new TestKeypairWallet().address;
+    // The recipient has no token account: the user's own SOL pays its rent (docs/security.md).
+    await chain.devchain.airdrop(user.wallet.publicKey, 10_000_000n);
     await twoStep(t.gql, user, BUILD_WITHDRAW, SUBMIT_WITHDRAW, { toAddress: to, amount: 7 });
     expect(await expectBalance()).toBe(500 - lower - 7);
 
