@@ -1,7 +1,8 @@
 import { and, count, eq } from 'drizzle-orm';
 import { apiKeys, users, type ApiKeyRow } from '../../../schema/index.js';
 import type { Db } from '../../db/client.js';
-import { AppError, badInput } from '../../errors.js';
+import { AppError } from '../../errors.js';
+import { requireText } from '../common/input.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from './api-keys.js';
@@ -18,8 +19,7 @@ export interface CreatedApiKey {
 /** Creates an API key; the raw key is returned here once and never again. */
 export async function createApiKey(ctx: ServiceContext, name: string): Promise<CreatedApiKey> {
   const viewer = requireViewer(ctx.viewer);
-  const trimmed = name.trim();
-  if (trimmed.length < 1 || trimmed.length > 64) throw badInput('name', 'name must be 1 to 64 characters');
+  const trimmed = requireText(name, 'name', 64);
   const apiKey = generateApiKey();
   const key = await ctx.database.db.transaction(async (tx) => {
     const db = tx as unknown as Db;

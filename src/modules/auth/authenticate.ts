@@ -35,11 +35,17 @@ export async function authenticate(
   const claims = await verifyAccessToken(deps.auth.secret, credentials.bearerToken, now).catch((error: unknown) => {
     throw unauthenticated(error instanceof TokenError ? error.reason : 'TOKEN_INVALID', 'The access token is not valid');
   });
-  // Checking the session makes sign-out and reuse revocation take effect at once.
+  // The session row, not the token, says whose it is and with which role: a token signed
+  // with the key but naming another user or role is refused, and sign-out, reuse revocation
+  // and role changes take effect at once.
   const [session] = await deps.database.db
-    .select({ revokedAt: refreshTokens.revokedAt })
+    .select({ userId: refreshTokens.userId, revokedAt: refreshTokens.revokedAt, role: users.role })
     .from(refreshTokens)
+    .innerJoin(users, eq(users.id, refreshTokens.userId))
     .where(eq(refreshTokens.id, claims.sessionId));
   if (!session || session.revokedAt) throw unauthenticated('SESSION_REVOKED', 'The session has ended; sign in again');
+  if (session.userId !== claims.userId || session.role !== claims.role) {
+    throw unauthenticated('SESSION_MISMATCH', 'The access token does not match its session; sign in again');
+  }
   return { userId: claims.userId, role: claims.role, sessionId: claims.sessionId, apiKeyId: null };
 }

@@ -118,3 +118,27 @@ async function issueTokens(
   ]);
   return { user, accessToken, accessTokenExpiresAt, refreshToken, refreshTokenExpiresAt };
 }
+
+/**
+ * Sets the role of the user holding `walletAddress` and revokes all their sessions in the
+ * same transaction, so no token issued under the old role outlives the change (the
+ * grant-role tool and any other role update go through here). Null when no user has it.
+ */
+export async function changeUserRole(
+  database: { db: Db },
+  walletAddress: string,
+  role: 'USER' | 'ADMIN',
+  now: Date,
+): Promise<{ id: string; username: string; role: 'USER' | 'ADMIN'; revokedSessions: number } | null> {
+  return database.db.transaction(async (tx) => {
+    const db = tx as unknown as Db;
+    const [user] = await db.update(users).set({ role, updatedAt: now }).where(eq(users.walletAddress, walletAddress)).returning();
+    if (!user) return null;
+    const revoked = await db
+      .update(refreshTokens)
+      .set({ revokedAt: now, revokedReason: 'ROLE_CHANGED', updatedAt: now })
+      .where(and(eq(refreshTokens.userId, user.id), isNull(refreshTokens.revokedAt)))
+      .returning({ id: refreshTokens.id });
+    return { id: user.id, username: user.username, role: user.role, revokedSessions: revoked.length };
+  });
+}

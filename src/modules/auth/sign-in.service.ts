@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
-import { and, eq, gt, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNull, lte } from 'drizzle-orm';
 import { NOTIFICATION_PREFERENCE_KEYS, type NotificationPreferences } from '../../../schema/index.js';
 import { apiKeys, settings, signInChallenges, users, type UserRow } from '../../../schema/index.js';
 import type { AuthConfig } from '../../config.js';
@@ -23,8 +23,15 @@ export function createSignInLimits(auth: AuthConfig): ServiceDependencies['signI
   };
 }
 
+/**
+ * Counts a sign-in attempt against the client's budget and against the budget of this
+ * wallet address from this client. The wallet's budget is kept per client so that a
+ * stranger spending it elsewhere cannot lock the wallet's owner out; forging a signature
+ * is not a guessing game a wider budget would need to stop.
+ */
 function countSignInAttempt(ctx: ServiceContext, walletAddress: string): void {
-  const wait = ctx.signInLimits.perClient.take(ctx.clientAddress) ?? ctx.signInLimits.perAddress.take(walletAddress);
+  const wait =
+    ctx.signInLimits.perClient.take(ctx.clientAddress) ?? ctx.signInLimits.perAddress.take(`${walletAddress} ${ctx.clientAddress}`);
   if (wait !== null) {
     throw new AppError('RATE_LIMITED', `Too many sign-in attempts; retry in ${wait} s`, { retryAfter: wait });
   }
@@ -59,6 +66,9 @@ export async function requestSignInChallenge(ctx: ServiceContext, walletAddress:
     issuedAt: ctx.now,
     expirationTime: expiresAt,
   });
+  // Expired challenges can never be signed: each issue sweeps them (an index range scan),
+  // so the table holds at most one TTL's worth of challenges.
+  await ctx.database.db.delete(signInChallenges).where(lte(signInChallenges.expiresAt, ctx.now));
   await ctx.database.db.insert(signInChallenges).values({ nonce, walletAddress, message, expiresAt, createdAt: ctx.now });
   return { message, nonce, expiresAt };
 }

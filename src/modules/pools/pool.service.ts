@@ -3,6 +3,8 @@ import type { PgColumn } from 'drizzle-orm/pg-core';
 import { pools, type PoolRow, resolutions } from '../../../schema/index.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
+import { requireStorableDate } from '../common/input.js';
+import { badInput } from '../../errors.js';
 import { NEWEST_FIRST } from '../common/loaders.js';
 import {
   type CursorKey,
@@ -96,12 +98,19 @@ function statusCondition(ctx: ServiceContext, status: PoolStatusFilter): SQL {
   }
 }
 
+export const MAX_SEARCH_LENGTH = 200;
+export const MAX_SEARCH_WORDS = 8;
+
 /**
  * Turns free text into a prefix tsquery: every word (letters and digits) must match the
  * start of a word of the title or description. Null when the text has no words.
  */
 export function searchQuery(text: string): string | null {
+  // Each word is a prefix match the database expands over the index: the caps keep one
+  // search's cost bounded (20,000 words once exhausted Postgres's stack).
+  if (text.length > MAX_SEARCH_LENGTH) throw badInput('search', `search must be at most ${MAX_SEARCH_LENGTH} characters`);
   const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu);
+  if (words && words.length > MAX_SEARCH_WORDS) throw badInput('search', `search must have at most ${MAX_SEARCH_WORDS} words`);
   return words ? words.map((word) => `${word}:*`).join(' & ') : null;
 }
 
@@ -112,7 +121,7 @@ function filterConditions(ctx: ServiceContext, input: ListPoolsInput): SQL[] {
   if (filter.streakId != null) conditions.push(eq(pools.streakId, parseId(filter.streakId, 'filter.streakId')));
   if (filter.createdBy != null) conditions.push(eq(pools.createdBy, parseId(filter.createdBy, 'filter.createdBy')));
   if (filter.referenceDate != null) {
-    const dayStart = new Date(filter.referenceDate);
+    const dayStart = new Date(requireStorableDate(filter.referenceDate, 'filter.referenceDate'));
     dayStart.setUTCHours(0, 0, 0, 0);
     const nextDay = new Date(dayStart.getTime() + 24 * 60 * 60 * 1000);
     conditions.push(gte(pools.referenceDate, dayStart), lt(pools.referenceDate, nextDay));
