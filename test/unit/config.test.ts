@@ -27,7 +27,7 @@ describe('configuration', () => {
     expect(loadConfig({}).chain).toMatchObject({ rpcUrl: null, devchainDataDir: './data/chain', proofTtlSeconds: 120, minWithdrawAmount: 1 });
     expect(loadConfig({ CHAIN_DATA_DIR: 'memory' }).chain.devchainDataDir).toBeNull();
     try {
-      loadConfig({ SOLANA_RPC_URL: 'http://127.0.0.1:8899', MIN_WITHDRAW_AMOUNT: '-1' });
+      loadConfig({ SOLANA_RPC_URL: 'http://127.0.0.1:8899', MIN_WITHDRAW_AMOUNT: '-1', AUTH_SECRET: 'x'.repeat(32) });
       expect.unreachable();
     } catch (error) {
       expect([...(error as ConfigError).problems].sort()).toEqual([
