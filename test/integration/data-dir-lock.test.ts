@@ -7,6 +7,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DataDirLockedError, lockDataDir } from '../../src/db/data-dir-lock.js';
 import { openConfiguredDatabase } from '../../src/db/open.js';
 import { DevchainStore } from '../../src/devchain/store.js';
+import { Keypair } from '@solana/web3.js';
+import bs58 from 'bs58';
+import * as tables from '../../schema/index.js';
+import { confirmedSubmissionsUnknownToChain } from '../../src/modules/transactions/ledger-audit.js';
+import { startChainFixture } from './chain-fixture.js';
+import { backends, createTestDatabase } from './harness.js';
 import { kitWallet } from './wallets.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'poolgraph-lock-'));
@@ -50,6 +56,35 @@ describe('data directory locks', () => {
     await first.close();
     const again = await openConfiguredDatabase(config);
     await again.close();
+  });
+});
+
+describe.each(backends)('start-up audit of confirmed submissions on %s', (kind) => {
+  it('names the CONFIRMED submissions the chain does not know, and only those', async () => {
+    const chain = await startChainFixture();
+    const { database, drop } = await createTestDatabase(kind);
+    try {
+      const [user] = await database.db.insert(tables.users).values({ username: 'audited', walletAddress: Keypair.generate().publicKey.toBase58() }).returning();
+      const landed = await chain.devchain.airdrop(Keypair.generate().publicKey, 1_000_000);
+      const lost = bs58.encode(Keypair.generate().secretKey);
+      const pendingLost = bs58.encode(Keypair.generate().secretKey);
+      const row = (signature: string, status: 'CONFIRMED' | 'PENDING') => ({
+        idempotencyKey: signature,
+        operation: 'withdraw',
+        userId: user!.id,
+        params: {},
+        signature,
+        transaction: '',
+        lastValidBlockHeight: 1,
+        status,
+        confirmedAt: status === 'CONFIRMED' ? new Date() : null,
+      });
+      await database.db.insert(tables.chainSubmissions).values([row(landed, 'CONFIRMED'), row(lost, 'CONFIRMED'), row(pendingLost, 'PENDING')]);
+      expect(await confirmedSubmissionsUnknownToChain(database, chain.runtime)).toEqual([lost]);
+    } finally {
+      await drop();
+      await chain.close();
+    }
   });
 });
 
