@@ -1,4 +1,4 @@
-import { count, eq, sql } from 'drizzle-orm';
+import { count, eq, lte, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { encodeCursor } from '../../src/modules/common/pagination.js';
@@ -100,7 +100,7 @@ describe.each(backends)('identity hardening on %s', (kind) => {
         const [{ expired }] = (await t.database.db
           .select({ expired: count() })
           .from(tables.signInChallenges)
-          .where(sql`${tables.signInChallenges.expiresAt} <= ${clock()}`)) as [{ expired: number }];
+          .where(lte(tables.signInChallenges.expiresAt, clock()))) as [{ expired: number }];
         expect(expired).toBe(0);
       } finally {
         clockOffsetMs -= (config.auth.challengeTtlSeconds + 1) * 1000;
