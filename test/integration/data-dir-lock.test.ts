@@ -49,7 +49,8 @@ describe('data directory locks', () => {
     reopened.store.close();
   });
 
-  it('refuses a second PGlite on one directory, and frees it on close', async () => {
+  // Creating a PGlite cluster takes tens of seconds on a loaded 2-core machine.
+  it('refuses a second PGlite on one directory, and frees it on close', { timeout: 180_000 }, async () => {
     const config = { databaseUrl: null, pgliteDataDir: join(scratch, 'pglite') };
     const first = await openConfiguredDatabase(config);
     await expect(openConfiguredDatabase(config)).rejects.toThrow(DataDirLockedError);
@@ -60,7 +61,7 @@ describe('data directory locks', () => {
 });
 
 describe.each(backends)('start-up audit of confirmed submissions on %s', (kind) => {
-  it('names the CONFIRMED submissions the chain does not know, and only those', async () => {
+  it('names the CONFIRMED submissions the chain does not know, and only those', { timeout: 180_000 }, async () => {
     const chain = await startChainFixture();
     const { database, drop } = await createTestDatabase(kind);
     try {
