@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { ChainSettings } from './chain/runtime.js';
+import { resolveAuthSecret } from './config-secret.js';
 
 /**
  * Configuration: the environment, parsed and validated once at start-up. Every problem is
@@ -90,7 +91,7 @@ export interface MetricsConfig {
 }
 
 export interface AuthConfig {
-  /** HMAC key of access and refresh tokens; shared by every replica. */
+  /** The service secret (access-token and proof keys are derived from it); shared by every replica. */
   secret: Uint8Array;
   /** The domain sign-in messages name, and must name when signed (host[:port]). */
   domain: string;
@@ -99,14 +100,11 @@ export interface AuthConfig {
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   challengeTtlSeconds: number;
-  /** Sign-in attempts allowed per wallet address, and per client address, each minute. */
+  /** Sign-in attempts allowed per wallet address from one client, and per client address, each minute. */
   signInAttemptsPerMinute: { perAddress: number; perClient: number };
   /** Mark cookies Secure (HTTPS only). */
   secureCookies: boolean;
 }
-
-/** Used only outside production when AUTH_SECRET is unset; never valid in production. */
-const DEVELOPMENT_SECRET = 'poolgraph-development-secret-not-for-production-use';
 
 /** Every variable the service reads, with its default and meaning; README lists the same. */
 export const ENV_VARS = {
@@ -118,13 +116,14 @@ export const ENV_VARS = {
   SEED_DEMO_DATA: 'seed demo data into an empty database at start-up (default: true on PGlite, false on Postgres)',
   INTROSPECTION: 'serve introspection and the explorer (default: true outside production)',
   LOG_LEVEL: 'pino log level (default: info; silent in test)',
-  AUTH_SECRET: 'key signing access and refresh tokens, at least 32 characters (required in production; a fixed development key otherwise)',
+  AUTH_SECRET: 'service secret, at least 32 characters; the access-token and proof keys derive from it (required in production, beyond loopback HOST and with SOLANA_RPC_URL; generated into AUTH_SECRET_FILE in development otherwise)',
+  AUTH_SECRET_FILE: 'where loopback development keeps its generated secret, owner-only (default: ./data/auth-secret; memory for a new one each start)',
   AUTH_DOMAIN: 'domain named in sign-in messages (default: HOST:PORT)',
   AUTH_URI: 'URI named in sign-in messages (default: http://AUTH_DOMAIN)',
   ACCESS_TOKEN_TTL_SECONDS: 'lifetime of an access token (default: 900)',
   REFRESH_TOKEN_TTL_SECONDS: 'lifetime of a session without refresh (default: 2592000, 30 days)',
   SIGN_IN_CHALLENGE_TTL_SECONDS: 'how long a sign-in challenge can be signed (default: 300)',
-  SIGN_IN_ATTEMPTS_PER_MINUTE: 'sign-in attempts per wallet address each minute (default: 10)',
+  SIGN_IN_ATTEMPTS_PER_MINUTE: 'sign-in attempts per wallet address from one client each minute (default: 10)',
   SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: 'sign-in attempts per client address each minute (default: 30)',
   MAX_QUERY_DEPTH: 'deepest field nesting of an operation (default: 15; 0 = no limit)',
   MAX_QUERY_ALIASES: 'aliased fields in an operation, fragments expanded (default: 30; 0 = no limit)',
@@ -213,12 +212,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // The manifest's contents are checked when the server loads it, at start-up too.
   if (trustedDocumentsPath && !existsSync(trustedDocumentsPath)) problems.push(`TRUSTED_DOCUMENTS names no file: "${trustedDocumentsPath}"`);
   if (metricsToken !== null && metricsToken.length < 16) problems.push('METRICS_TOKEN must be at least 16 characters');
-  const secretText = env.AUTH_SECRET || (production ? '' : DEVELOPMENT_SECRET);
-  if (secretText.length < 32) {
-    problems.push(production && !env.AUTH_SECRET ? 'AUTH_SECRET is required in production' : 'AUTH_SECRET must be at least 32 characters');
-  }
   const chain = parseChainConfig(env, problems, integer);
   const host = env.HOST || '127.0.0.1';
+  const secret = resolveAuthSecret(
+    { mode: mode ?? 'development', host, rpcUrl: chain.rpcUrl, secret: env.AUTH_SECRET, secretFile: env.AUTH_SECRET_FILE || './data/auth-secret' },
+    problems,
+  );
   const domain = env.AUTH_DOMAIN || `${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
   const config: Config = {
     mode: mode ?? 'development',
@@ -230,7 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     introspection: bool('INTROSPECTION', !production),
     logLevel: env.LOG_LEVEL || (mode === 'test' ? 'silent' : 'info'),
     auth: {
-      secret: new TextEncoder().encode(secretText),
+      secret,
       domain,
       uri: env.AUTH_URI || `http://${domain}`,
       accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL_SECONDS', 900, 10),

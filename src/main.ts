@@ -1,8 +1,10 @@
 import 'reflect-metadata';
 import { deriveProofSecret, openChain } from './chain/runtime.js';
 import { ConfigError, loadConfig } from './config.js';
+import { DataDirLockedError } from './db/data-dir-lock.js';
 import { openConfiguredDatabase } from './db/open.js';
 import { syncCustodyAccounts } from './modules/transactions/custody-sync.js';
+import { confirmedSubmissionsUnknownToChain } from './modules/transactions/ledger-audit.js';
 import { reconcilePendingSubmissions } from './modules/transactions/submission.js';
 import { createApp } from './server/app.js';
 
@@ -24,6 +26,10 @@ async function main(): Promise<void> {
   if (synced.pools || synced.streaks) console.log(`Custody accounts created or linked: ${synced.pools} pool vaults, ${synced.streaks} streak accumulators`);
   const settled = await reconcilePendingSubmissions(database, chain.runtime);
   if (settled.confirmed || settled.forgotten || settled.resent) console.log(`Pending submissions settled: ${JSON.stringify(settled)}`);
+  if (!config.chain.rpcUrl) {
+    const unknown = await confirmedSubmissionsUnknownToChain(database, chain.runtime);
+    if (unknown.length) console.warn(`${unknown.length} CONFIRMED submissions are unknown to the embedded chain (its ledger was rewritten?): ${unknown.slice(0, 10).join(', ')}`);
+  }
 
   const app = await createApp({ config, database, chain: chain.runtime });
   app.addHook('onClose', async () => {
@@ -47,6 +53,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : error);
+  console.error(error instanceof ConfigError || error instanceof DataDirLockedError ? error.message : error);
   process.exit(1);
 });

@@ -1,9 +1,31 @@
 import type { Config } from '../config.js';
 import { type Database, openDatabase } from './client.js';
+import { lockDataDir } from './data-dir-lock.js';
 
-/** Opens the configured database: Postgres when DATABASE_URL is set, embedded PGlite otherwise. */
-export function openConfiguredDatabase(config: Pick<Config, 'databaseUrl' | 'pgliteDataDir'>): Promise<Database> {
-  return config.databaseUrl
-    ? openDatabase({ kind: 'postgres', url: config.databaseUrl })
-    : openDatabase({ kind: 'pglite', dataDir: config.pgliteDataDir });
+/**
+ * Opens the configured database: Postgres when DATABASE_URL is set, embedded PGlite
+ * otherwise. PGlite's data directory is locked first (one process at a time) and unlocked
+ * when the database closes.
+ */
+export async function openConfiguredDatabase(config: Pick<Config, 'databaseUrl' | 'pgliteDataDir'>): Promise<Database> {
+  if (config.databaseUrl) return openDatabase({ kind: 'postgres', url: config.databaseUrl });
+  const dataDir = config.pgliteDataDir;
+  if (dataDir.includes('://')) return openDatabase({ kind: 'pglite', dataDir });
+  const lock = lockDataDir(dataDir);
+  let database: Database;
+  try {
+    database = await openDatabase({ kind: 'pglite', dataDir });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+  const close = database.close.bind(database);
+  database.close = async () => {
+    try {
+      await close();
+    } finally {
+      lock.release();
+    }
+  };
+  return database;
 }

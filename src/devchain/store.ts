@@ -8,6 +8,7 @@
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { type DataDirLock, lockDataDir } from '../db/data-dir-lock.js';
 import type { TransactionRecord } from './transaction-record.js';
 
 /** The devchain's own keys and identity, created on first start. */
@@ -83,15 +84,29 @@ export class DevchainStore {
   private constructor(
     private readonly path: string,
     private readonly maxTransactions: number,
+    private readonly lock: DataDirLock,
   ) {
     this.fd = openSync(path, 'a');
   }
 
   /**
-   * Opens (creating if needed) the log under `dir` and reads what it holds. A torn last
+   * Locks `dir` (DataDirLockedError when another process holds it), opens (creating if
+   * needed) the log under it and reads what it holds. A torn last
    * line (a crash mid-append) is ignored. Keeps the newest `maxTransactions` records.
    */
   static open(dir: string, maxTransactions: number): { store: DevchainStore; state: StoredState } {
+    // Before anything is read: a second process on this directory would compact the log
+    // under the first and lose what it confirms afterwards.
+    const lock = lockDataDir(dir);
+    try {
+      return DevchainStore.openLocked(dir, maxTransactions, lock);
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  }
+
+  private static openLocked(dir: string, maxTransactions: number, lock: DataDirLock): { store: DevchainStore; state: StoredState } {
     mkdirSync(dir, { recursive: true });
     const path = join(dir, LOG_FILE);
     const state: StoredState = { keys: null, slot: null, accounts: new Map(), transactions: [] };
@@ -112,7 +127,7 @@ export class DevchainStore {
         state.transactions = state.transactions.slice(-maxTransactions);
       }
     }
-    return { store: new DevchainStore(path, maxTransactions), state };
+    return { store: new DevchainStore(path, maxTransactions, lock), state };
   }
 
   /** Appends one change set (synchronously; it is in the file when this returns). */
@@ -163,8 +178,12 @@ export class DevchainStore {
 
   /** Flushes to disk and closes the file. */
   close(): void {
-    fsyncSync(this.fd);
-    closeSync(this.fd);
+    try {
+      fsyncSync(this.fd);
+      closeSync(this.fd);
+    } finally {
+      this.lock.release();
+    }
   }
 }
 

@@ -1,9 +1,12 @@
+import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { deriveProofSecret } from '../../src/chain/runtime.js';
 import type { UserRow } from '../../schema/index.js';
 import { AppError } from '../../src/errors.js';
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../../src/modules/auth/api-keys.js';
 import { WindowRateLimiter } from '../../src/modules/auth/rate-limit.js';
 import { formatSignInMessage, parseSignInMessage } from '../../src/modules/auth/siws.js';
+import { signAccessToken, verifyAccessToken } from '../../src/modules/auth/tokens.js';
 import type { Viewer } from '../../src/modules/auth/viewer.js';
 import type { ServiceContext } from '../../src/modules/context.js';
 import {
@@ -115,5 +118,25 @@ describe('private data, checked in the service layer', () => {
       if (field === 'email') expect(result).toBe('owner@example.com');
       else expect(loaded).toEqual([expect.stringMatching(new RegExp(`:${ownerId}$`))]);
     }
+  });
+});
+
+describe('the access-token key', () => {
+  const secret = new TextEncoder().encode('a-service-secret-of-at-least-32-characters');
+  const claims = { userId: '11111111-1111-4111-8111-111111111111', role: 'USER' as const, sessionId: '22222222-2222-4222-8222-222222222222' };
+  const expiresAt = new Date(Date.now() + 60_000);
+  const forge = (key: Uint8Array) =>
+    new SignJWT({ role: 'ADMIN', sid: claims.sessionId, typ: 'access' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer('poolgraph')
+      .setSubject(claims.userId)
+      .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
+      .sign(key);
+
+  it('is derived from the secret, so neither the raw secret nor the proof key signs a token it accepts', async () => {
+    const token = await signAccessToken(secret, claims, expiresAt);
+    await expect(verifyAccessToken(secret, token, new Date())).resolves.toEqual(claims);
+    await expect(verifyAccessToken(secret, await forge(secret), new Date())).rejects.toMatchObject({ reason: 'TOKEN_INVALID' });
+    await expect(verifyAccessToken(secret, await forge(deriveProofSecret(secret)), new Date())).rejects.toMatchObject({ reason: 'TOKEN_INVALID' });
   });
 });

@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
@@ -24,7 +27,7 @@ describe('configuration', () => {
     expect(loadConfig({}).chain).toMatchObject({ rpcUrl: null, devchainDataDir: './data/chain', proofTtlSeconds: 120, minWithdrawAmount: 1 });
     expect(loadConfig({ CHAIN_DATA_DIR: 'memory' }).chain.devchainDataDir).toBeNull();
     try {
-      loadConfig({ SOLANA_RPC_URL: 'http://127.0.0.1:8899', MIN_WITHDRAW_AMOUNT: '-1' });
+      loadConfig({ SOLANA_RPC_URL: 'http://127.0.0.1:8899', MIN_WITHDRAW_AMOUNT: '-1', AUTH_SECRET: 'x'.repeat(32) });
       expect.unreachable();
     } catch (error) {
       expect([...(error as ConfigError).problems].sort()).toEqual([
@@ -94,5 +97,48 @@ describe('configuration', () => {
       expect(problems.join('\n')).toMatch(/METRICS must be true or false, got "sometimes"/);
       expect(problems.join('\n')).toMatch(/METRICS_TOKEN must be at least 16 characters/);
     }
+  });
+
+  describe('the auth secret', () => {
+    const PUBLIC_SECRET = 'poolgraph-development-secret-not-for-production-use';
+    const REAL_CLUSTER = { SOLANA_RPC_URL: 'https://api.devnet.solana.com', RELAYER_SECRET_KEY: 'k', CUSTODY_SECRET_KEY: 'k', STAKE_MINT: 'm' };
+    const problemsOf = (env: Record<string, string>): string[] => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+    };
+    const scratchFile = () => join(mkdtempSync(join(tmpdir(), 'poolgraph-secret-')), 'data', 'auth-secret');
+
+    it('is required, and may not be the public development secret, beyond loopback, with a real cluster, or in production', () => {
+      const exposures: Array<[Record<string, string>, RegExp]> = [
+        [{ HOST: '0.0.0.0' }, /AUTH_SECRET is required when HOST \(0\.0\.0\.0\) is not a loopback address/],
+        [{ HOST: '192.168.1.20' }, /AUTH_SECRET is required when HOST \(192\.168\.1\.20\)/],
+        [REAL_CLUSTER, /AUTH_SECRET is required with SOLANA_RPC_URL/],
+        [{ POOLGRAPH_MODE: 'production' }, /AUTH_SECRET is required in production/],
+        [{ POOLGRAPH_MODE: 'test', HOST: '::' }, /AUTH_SECRET is required when HOST/],
+      ];
+      for (const [env, message] of exposures) {
+        expect(problemsOf(env).join('\n'), JSON.stringify(env)).toMatch(message);
+        expect(problemsOf({ ...env, AUTH_SECRET: PUBLIC_SECRET }).join('\n'), JSON.stringify(env)).toMatch(/AUTH_SECRET is the public development secret/);
+        expect(problemsOf({ ...env, AUTH_SECRET: 'a-real-secret-of-at-least-32-characters' }), JSON.stringify(env)).toEqual([]);
+      }
+      for (const host of ['127.0.0.1', '::1', 'localhost']) {
+        expect(problemsOf({ HOST: host, AUTH_SECRET_FILE: scratchFile() }), host).toEqual([]);
+      }
+    });
+
+    it('is generated on first start in loopback development, kept owner-only in the data directory, and reused', () => {
+      const file = scratchFile();
+      const first = loadConfig({ AUTH_SECRET_FILE: file }).auth.secret;
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(readFileSync(file, 'utf8').trim()).toMatch(/^[0-9a-f]{64}$/);
+      expect(Buffer.from(first).toString()).not.toBe(PUBLIC_SECRET);
+      expect(Buffer.from(loadConfig({ AUTH_SECRET_FILE: file }).auth.secret)).toEqual(Buffer.from(first));
+      const elsewhere = loadConfig({ AUTH_SECRET_FILE: scratchFile() }).auth.secret;
+      expect(Buffer.from(elsewhere)).not.toEqual(Buffer.from(first));
+    });
   });
 });

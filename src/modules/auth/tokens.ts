@@ -1,12 +1,28 @@
+import { createHmac } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
 
 /**
- * Access and refresh tokens: compact JWTs signed with HS256 by the service's secret.
+ * Access and refresh tokens: compact JWTs signed with HS256 by the access-token key, which is
+ * derived from the service's secret under its own label (the proof key has another), so a
+ * key leaked from one job signs nothing for the other.
  * An access token names the user, role and session for a few minutes; a refresh token
  * names a session and its rotation version. Neither is ever stored.
  */
 const ISSUER = 'poolgraph';
 const ALGORITHM = 'HS256';
+const ACCESS_TOKEN_KEY_LABEL = 'poolgraph access token v1';
+
+const derivedKeys = new WeakMap<Uint8Array, Uint8Array>();
+
+/** The access-token key of a service secret (derived once per secret). */
+export function accessTokenKey(serviceSecret: Uint8Array): Uint8Array {
+  let key = derivedKeys.get(serviceSecret);
+  if (!key) {
+    key = new Uint8Array(createHmac('sha256', serviceSecret).update(ACCESS_TOKEN_KEY_LABEL).digest());
+    derivedKeys.set(serviceSecret, key);
+  }
+  return key;
+}
 
 export interface AccessClaims {
   userId: string;
@@ -35,7 +51,7 @@ export async function signAccessToken(secret: Uint8Array, claims: AccessClaims, 
     .setSubject(claims.userId)
     .setIssuedAt()
     .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
-    .sign(secret);
+    .sign(accessTokenKey(secret));
 }
 
 export async function signRefreshToken(secret: Uint8Array, claims: RefreshClaims, expiresAt: Date): Promise<string> {
@@ -45,12 +61,12 @@ export async function signRefreshToken(secret: Uint8Array, claims: RefreshClaims
     .setSubject(claims.userId)
     .setIssuedAt()
     .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
-    .sign(secret);
+    .sign(accessTokenKey(secret));
 }
 
 async function verifyToken(secret: Uint8Array, token: string, type: 'access' | 'refresh', now: Date) {
   try {
-    const { payload } = await jwtVerify(token, secret, { issuer: ISSUER, algorithms: [ALGORITHM], currentDate: now });
+    const { payload } = await jwtVerify(token, accessTokenKey(secret), { issuer: ISSUER, algorithms: [ALGORITHM], currentDate: now });
     if (payload.typ !== type || typeof payload.sub !== 'string' || typeof payload.sid !== 'string') {
       throw new TokenError('TOKEN_INVALID');
     }

@@ -1,5 +1,6 @@
 import { badInput } from '../../errors.js';
 import { isUuid } from './ids.js';
+import { isStorableDate } from './input.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -53,8 +54,19 @@ export function parsePageRequest(
   return { first, after };
 }
 
-export const isIsoDate = (key: string) => !Number.isNaN(Date.parse(key));
-export const isIntegerString = (key: string) => /^-?\d+$/.test(key);
+/**
+ * Cursor keys are checked in the form this service writes them, not by what JavaScript
+ * happens to parse ("1", "2024-02-30" and year 275760 parse; Postgres casts none of them).
+ */
+export const isIsoDate = (key: string) => {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(key)) return false;
+  const date = new Date(key);
+  return isStorableDate(date) && date.toISOString() === key;
+};
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+/** A base-10 integer that fits a Postgres bigint. */
+export const isIntegerString = (key: string) => /^-?\d{1,19}$/.test(key) && BigInt(key) >= INT64_MIN && BigInt(key) <= INT64_MAX;
 
 /**
  * One page of a list, as a Relay connection. Edges and cursors are only built when a

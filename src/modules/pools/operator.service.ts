@@ -7,6 +7,7 @@ import { AppError, badInput } from '../../errors.js';
 import { requireRole } from '../auth/viewer.js';
 import { toBaseUnits, toTokens } from '../common/amounts.js';
 import { parseId } from '../common/ids.js';
+import { requireText } from '../common/input.js';
 import type { ServiceContext } from '../context.js';
 import type { DomainEvent } from '../events/events.js';
 import { notifyAllUsersOfPool, notifyEachIfAllowed } from '../notifications/notification.service.js';
@@ -43,12 +44,6 @@ export interface CreatePoolParams {
   platformFeeRate: number;
 }
 
-function requireText(value: string, argumentName: string, maxLength: number): string {
-  const text = value.trim();
-  if (text.length === 0) throw badInput(argumentName, `${argumentName} must not be empty`);
-  if (text.length > maxLength) throw badInput(argumentName, `${argumentName} must be at most ${maxLength} characters`);
-  return text;
-}
 
 /** Whole tokens as base units of a mint with `decimals`, within bigint storage. */
 function tokenAmount(value: number, decimals: number, argumentName: string): bigint {

@@ -2,6 +2,8 @@ import type { PoolRow } from '../../../schema/index.js';
 import { compileSelect, type ReadPlan } from '../../db/nested-read.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
+import { requireStorableDate } from '../common/input.js';
+import { badInput } from '../../errors.js';
 import { NEWEST_FIRST } from '../common/loaders.js';
 import { wholeRowPlan } from '../common/read-plan.js';
 import { POOL_READ } from '../common/read-specs.js';
@@ -115,12 +117,19 @@ export function statusCondition(now: () => string, status: PoolStatusFilter): st
   }
 }
 
+export const MAX_SEARCH_LENGTH = 200;
+export const MAX_SEARCH_WORDS = 8;
+
 /**
  * Turns free text into a prefix tsquery: every word (letters and digits) must match the
  * start of a word of the title or description. Null when the text has no words.
  */
 export function searchQuery(text: string): string | null {
+  // Each word is a prefix match the database expands over the index: the caps keep one
+  // search's cost bounded (20,000 words once exhausted Postgres's stack).
+  if (text.length > MAX_SEARCH_LENGTH) throw badInput('search', `search must be at most ${MAX_SEARCH_LENGTH} characters`);
   const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu);
+  if (words && words.length > MAX_SEARCH_WORDS) throw badInput('search', `search must have at most ${MAX_SEARCH_WORDS} words`);
   return words ? words.map((word) => `${word}:*`).join(' & ') : null;
 }
 
@@ -135,7 +144,7 @@ function filterConditions(c: Conditions, ctx: ServiceContext, input: ListPoolsIn
   if (filter.streakId != null) c.add(`p."streak_id" = ${c.param(parseId(filter.streakId, 'filter.streakId'), 'uuid')}`);
   if (filter.createdBy != null) c.add(`p."created_by" = ${c.param(parseId(filter.createdBy, 'filter.createdBy'), 'uuid')}`);
   if (filter.referenceDate != null) {
-    const dayStart = new Date(filter.referenceDate);
+    const dayStart = new Date(requireStorableDate(filter.referenceDate, 'filter.referenceDate'));
     dayStart.setUTCHours(0, 0, 0, 0);
     const nextDay = new Date(dayStart.getTime() + 24 * 60 * 60 * 1000);
     c.add(`p."reference_date" >= ${c.param(dayStart, 'timestamptz')} AND p."reference_date" < ${c.param(nextDay, 'timestamptz')}`);

@@ -71,3 +71,9 @@ export function userReferralCodes(ctx: ServiceContext, userId: string): Promise<
   assertCanReadPrivate(ctx.viewer, userId, 'createdReferralCodes');
   return ctx.loaders.referralCodesByUser.load(userId);
 }
+
+/** Who redeemed a referral code: private to the code's creator (and admins), not to fellow redeemers. */
+export function referralCodeRedemptions(ctx: ServiceContext, code: ReferralCodeRow): Promise<ReferralRedemptionRow[]> {
+  assertCanReadPrivate(ctx.viewer, code.userId, 'redemptions');
+  return ctx.loaders.redemptionsByReferralCode.load(code.id);
+}

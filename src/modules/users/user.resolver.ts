@@ -18,6 +18,7 @@ import { PoolConnection } from '../pools/pool.type.js';
 import { PredictionConnection } from '../predictions/prediction.type.js';
 import {
   listUserNotifications,
+  referralCodeRedemptions,
   userApiKeys,
   userDeviceTokens,
   userEmail,
@@ -157,9 +158,9 @@ export class ReferralCodeResolver {
     return ctx.loaders.userById.load(code.userId);
   }
 
-  @FieldResolver(() => [ReferralRedemption], { description: 'Uses of the code, oldest first.' })
+  @FieldResolver(() => [ReferralRedemption], { nullable: true, description: "Private to the code's creator. Uses of the code, oldest first." })
   redemptions(@Root() code: ReferralCodeRow, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.redemptionsByReferralCode.load(code.id);
+    return referralCodeRedemptions(ctx, code);
   }
 }
 

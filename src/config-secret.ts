@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/**
+ * The service secret (AUTH_SECRET), from which the access-token key and the proof key are
+ * derived. A missing or public secret is refused whenever someone other than the local
+ * developer can reach what it protects: the server listens beyond loopback, it talks to a
+ * real cluster (its proofs move real tokens), or it runs in production. In development on
+ * loopback, a random secret is generated on first start and kept, owner-only, in the data
+ * directory, so even there no fixed key signs sessions.
+ */
+
+/** Public, in the source: accepted only on loopback outside production, and used by test mode. */
+export const PUBLIC_DEVELOPMENT_SECRET = 'poolgraph-development-secret-not-for-production-use';
+export const MIN_SECRET_LENGTH = 32;
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
+
+export interface SecretSettings {
+  mode: 'development' | 'production' | 'test';
+  host: string;
+  /** SOLANA_RPC_URL: the chain is a real cluster. */
+  rpcUrl: string | null;
+  /** AUTH_SECRET as given. */
+  secret: string | undefined;
+  /** AUTH_SECRET_FILE: where development keeps its generated secret; 'memory' = a new one each start. */
+  secretFile: string;
+}
+
+/** Why a public or missing secret would be unsafe here; empty when nobody else can reach the server. */
+function exposures(settings: SecretSettings): string[] {
+  const reasons: string[] = [];
+  if (settings.mode === 'production') reasons.push('in production');
+  if (!LOOPBACK_HOSTS.has(settings.host)) reasons.push(`when HOST (${settings.host}) is not a loopback address`);
+  if (settings.rpcUrl) reasons.push('with SOLANA_RPC_URL (a real cluster)');
+  return reasons;
+}
+
+/** The secret's bytes; every problem is added to `problems` (the caller reports them all at once). */
+export function resolveAuthSecret(settings: SecretSettings, problems: string[]): Uint8Array {
+  const reasons = exposures(settings);
+  const given = settings.secret || null;
+  if (given !== null) {
+    if (given.length < MIN_SECRET_LENGTH) problems.push(`AUTH_SECRET must be at least ${MIN_SECRET_LENGTH} characters`);
+    else if (given === PUBLIC_DEVELOPMENT_SECRET && reasons.length) {
+      problems.push(`AUTH_SECRET is the public development secret, refused ${reasons.join(' and ')}; set a secret of your own`);
+    }
+    return new TextEncoder().encode(given);
+  }
+  if (reasons.length) {
+    problems.push(`AUTH_SECRET is required ${reasons.join(' and ')} (at least ${MIN_SECRET_LENGTH} random characters, e.g. \`openssl rand -hex 32\`)`);
+    return new Uint8Array();
+  }
+  // Tests run many servers (and processes) that must agree on one key without a file.
+  if (settings.mode === 'test') return new TextEncoder().encode(PUBLIC_DEVELOPMENT_SECRET);
+  if (settings.secretFile === 'memory') return new TextEncoder().encode(randomBytes(32).toString('hex'));
+  return loadOrCreateSecretFile(settings.secretFile, problems);
+}
+
+function loadOrCreateSecretFile(path: string, problems: string[]): Uint8Array {
+  try {
+    if (!existsSync(path)) createSecretFile(path);
+    if ((statSync(path).mode & 0o077) !== 0) {
+      problems.push(`AUTH_SECRET_FILE ${path} is readable by other users; run chmod 600 on it`);
+    }
+    const secret = readFileSync(path, 'utf8').trim();
+    if (secret.length < MIN_SECRET_LENGTH) problems.push(`AUTH_SECRET_FILE ${path} holds fewer than ${MIN_SECRET_LENGTH} characters`);
+    return new TextEncoder().encode(secret);
+  } catch (error) {
+    problems.push(`AUTH_SECRET_FILE ${path} cannot be read or created: ${(error as Error).message}`);
+    return new Uint8Array();
+  }
+}
+
+/** Writes a fresh secret owner-only, published by a hard link so a concurrent start never reads it half-written. */
+function createSecretFile(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(temporary, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    linkSync(temporary, path);
+  } catch (error) {
+    // Another process created it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    unlinkSync(temporary);
+  }
+}

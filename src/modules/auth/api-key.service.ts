@@ -1,0 +1,68 @@
+import { and, count, eq } from 'drizzle-orm';
+import { apiKeys, users, type ApiKeyRow } from '../../../schema/index.js';
+import type { Db } from '../../db/client.js';
+import { AppError } from '../../errors.js';
+import { requireText } from '../common/input.js';
+import type { ServiceContext } from '../context.js';
+import { parseId } from '../common/ids.js';
+import { generateApiKey, hashApiKey, isWellFormedApiKey } from './api-keys.js';
+import { unauthenticated } from './session.service.js';
+import { requireViewer } from './viewer.js';
+
+export const MAX_ACTIVE_API_KEYS = 5;
+
+export interface CreatedApiKey {
+  apiKey: string;
+  key: ApiKeyRow;
+}
+
+/** Creates an API key; the raw key is returned here once and never again. */
+export async function createApiKey(ctx: ServiceContext, name: string): Promise<CreatedApiKey> {
+  const viewer = requireViewer(ctx.viewer);
+  const trimmed = requireText(name, 'name', 64);
+  const apiKey = generateApiKey();
+  const key = await ctx.database.db.transaction(async (tx) => {
+    const db = tx as unknown as Db;
+    // Lock the owner so concurrent creations cannot pass the limit together.
+    await db.select({ id: users.id }).from(users).where(eq(users.id, viewer.userId)).for('update');
+    const [active] = await db
+      .select({ total: count() })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.userId, viewer.userId), eq(apiKeys.isActive, true)));
+    if ((active?.total ?? 0) >= MAX_ACTIVE_API_KEYS) {
+      throw new AppError('BAD_USER_INPUT', `At most ${MAX_ACTIVE_API_KEYS} API keys can be active; revoke one first`, {
+        argumentName: 'name',
+        reason: 'API_KEY_LIMIT',
+      });
+    }
+    const [row] = await db
+      .insert(apiKeys)
+      .values({ userId: viewer.userId, name: trimmed, keyHash: hashApiKey(apiKey), createdAt: ctx.now, updatedAt: ctx.now })
+      .returning();
+    return row!;
+  });
+  return { apiKey, key };
+}
+
+export async function revokeApiKey(ctx: ServiceContext, id: string): Promise<ApiKeyRow> {
+  const viewer = requireViewer(ctx.viewer);
+  const keyId = parseId(id, 'id');
+  const [key] = await ctx.database.db.select().from(apiKeys).where(eq(apiKeys.id, keyId));
+  if (!key || (key.userId !== viewer.userId && viewer.role !== 'ADMIN')) throw new AppError('NOT_FOUND', 'No such API key');
+  const [revoked] = await ctx.database.db
+    .update(apiKeys)
+    .set({ isActive: false, updatedAt: ctx.now })
+    .where(eq(apiKeys.id, keyId))
+    .returning();
+  await ctx.events.publish([{ type: 'apiKeyRevoked', apiKeyId: keyId }]);
+  return revoked!;
+}
+
+/** The active key `apiKey` hashes to; UNAUTHENTICATED (with a reason) otherwise. */
+export async function findActiveApiKey(db: Db, apiKey: string): Promise<ApiKeyRow> {
+  if (!isWellFormedApiKey(apiKey)) throw unauthenticated('API_KEY_MALFORMED', 'The API key is malformed');
+  const [key] = await db.select().from(apiKeys).where(eq(apiKeys.keyHash, hashApiKey(apiKey)));
+  if (!key) throw unauthenticated('API_KEY_INVALID', 'The API key is not valid');
+  if (!key.isActive) throw unauthenticated('API_KEY_REVOKED', 'The API key has been revoked');
+  return key;
+}
