@@ -5,6 +5,7 @@ import { openConfiguredDatabase } from './db/open.js';
 import { syncCustodyAccounts } from './modules/transactions/custody-sync.js';
 import { reconcilePendingSubmissions } from './modules/transactions/submission.js';
 import { createApp } from './server/app.js';
+import { handleTerminationSignals } from './server/shutdown.js';
 
 /** Start-up only: config -> database (migrated, seeded when empty) -> chain (custody accounts, pending submissions) -> server. */
 async function main(): Promise<void> {
@@ -25,8 +26,11 @@ async function main(): Promise<void> {
   if (settled.confirmed || settled.forgotten || settled.resent) console.log(`Pending submissions settled: ${JSON.stringify(settled)}`);
 
   const app = await createApp({ config, database, chain: chain.runtime });
+  const shutdown = handleTerminationSignals({ app, timeoutMs: config.shutdownTimeoutMs, database });
   app.addHook('onClose', async () => {
+    shutdown.step = 'closing the chain';
     await chain.close();
+    shutdown.step = 'closing the database';
     await database.close();
   });
   const address = await app.listen({ host: config.host, port: config.port });
@@ -34,15 +38,6 @@ async function main(): Promise<void> {
   const chainWhere = config.chain.rpcUrl ? config.chain.rpcUrl : `embedded devchain at ${chain.url}`;
   console.log(`poolgraph is serving GraphQL at ${address}/graphql (database: ${where}; chain: ${chainWhere}, stake mint ${chain.runtime.accounts.mint.toBase58()})`);
   if (config.introspection) console.log(`Open ${address}/graphql in a browser for the explorer.`);
-
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      app.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    });
-  }
 }
 
 main().catch((error: unknown) => {
