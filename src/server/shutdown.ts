@@ -30,14 +30,24 @@ export function handleTerminationSignals({ app, timeoutMs, database, exit = (cod
   app.addHook('onRequest', async (request) => {
     inFlight.set(request.id, { method: request.method, url: request.url.split('?', 1)[0]!, startedAt: performance.now() });
   });
+  let draining = false;
   const done = async (request: { id: string }) => {
     inFlight.delete(request.id);
+    // The server closes only once every connection has: one whose request was in flight
+    // when the drain began is closed as soon as it has nothing left to send.
+    if (draining) app.server.closeIdleConnections();
   };
   app.addHook('onResponse', done);
   app.addHook('onRequestAbort', done);
+  // During the drain, answers tell clients the connection ends (no keep-alive).
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (draining) reply.header('connection', 'close');
+    return payload;
+  });
 
   const progress: ShutdownProgress = { step: 'serving' };
   const shutDown = (signal: NodeJS.Signals) => {
+    draining = true;
     progress.step = 'draining requests and sockets';
     app.log.info({ signal, inFlightRequests: inFlight.size, timeoutMs }, 'shutting down: draining');
     const deadline = setTimeout(() => {
