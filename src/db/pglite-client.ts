@@ -1,3 +1,4 @@
+// Over 300 lines: the queue, transactions, timeouts and restarts share one state machine; split, each part would need the others' internals.
 import { Worker } from 'node:worker_threads';
 import type { QueryOptions, Results } from '@electric-sql/pglite';
 import type { DatabaseLoad } from './load.js';
