@@ -16,6 +16,10 @@ export interface Config {
   /** postgres.js when set; PGlite under `pgliteDataDir` when not. */
   databaseUrl: string | null;
   pgliteDataDir: string;
+  /** Longest a database statement may run, in milliseconds (then OPERATION_TIMEOUT); 0 = no limit. */
+  statementTimeoutMs: number;
+  /** Longest a SIGTERM/SIGINT drain may take before the process exits anyway, in milliseconds. */
+  shutdownTimeoutMs: number;
   /** Seed demo data into an empty database at start-up. */
   seedDemoData: boolean;
   /** Schema introspection (and the explorer) served. */
@@ -81,6 +85,8 @@ export interface LoadSheddingConfig {
   maxEventLoopDelayMs: number;
   /** Share of the V8 heap limit in use above which requests are refused with 503; 0 = never. */
   maxHeapUsedRatio: number;
+  /** Wait for a database connection (PGlite: its worker) above which requests are refused with 503; 0 = never. */
+  maxDatabaseWaitMs?: number;
 }
 
 export interface MetricsConfig {
@@ -113,6 +119,8 @@ export const ENV_VARS = {
   PORT: 'port to listen on (default: 4000)',
   DATABASE_URL: 'Postgres connection string; unset = embedded PGlite',
   PGLITE_DATA_DIR: 'where the embedded PGlite keeps its files (default: ./data/pglite; memory:// for none)',
+  DATABASE_STATEMENT_TIMEOUT_MS: 'longest a database statement may run before it is cancelled with OPERATION_TIMEOUT (default: 5000; 0 = no limit)',
+  SHUTDOWN_TIMEOUT_MS: 'longest a SIGTERM drain may take before the process exits anyway, naming what it cut off (default: 10000)',
   SEED_DEMO_DATA: 'seed demo data into an empty database at start-up (default: true on PGlite, false on Postgres)',
   INTROSPECTION: 'serve introspection and the explorer (default: true outside production)',
   LOG_LEVEL: 'pino log level (default: info; silent in test)',
@@ -136,6 +144,7 @@ export const ENV_VARS = {
   RATE_LIMIT_QUERIES_PER_MINUTE: 'root query fields per client per minute (default: 600, off in test mode; 0 = unlimited)',
   RATE_LIMIT_MUTATIONS_PER_MINUTE: 'root mutation fields per client per minute (default: 60, off in test mode; 0 = unlimited)',
   LOAD_SHED_EVENT_LOOP_DELAY_MS: 'event-loop delay above which requests get 503 (default: 1000, off in test mode; 0 = never)',
+  LOAD_SHED_DATABASE_WAIT_MS: 'wait for a database connection (PGlite: its worker) above which requests get 503 (default: 1000, off in test mode; 0 = never)',
   LOAD_SHED_HEAP_USED_RATIO: 'share of the heap limit in use above which requests get 503 (default: 0.9; 0 = never)',
   METRICS: 'serve Prometheus metrics at /metrics (default: true)',
   METRICS_TOKEN: 'bearer token /metrics requires (default: none, open)',
@@ -225,6 +234,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     databaseUrl,
     pgliteDataDir: env.PGLITE_DATA_DIR || './data/pglite',
+    statementTimeoutMs: integer('DATABASE_STATEMENT_TIMEOUT_MS', 5000, 0),
+    shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 100),
     seedDemoData: bool('SEED_DEMO_DATA', !databaseUrl),
     introspection: bool('INTROSPECTION', !production),
     logLevel: env.LOG_LEVEL || (mode === 'test' ? 'silent' : 'info'),
@@ -260,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loadShedding: {
       maxEventLoopDelayMs: integer('LOAD_SHED_EVENT_LOOP_DELAY_MS', testing ? 0 : 1000, 0),
       maxHeapUsedRatio: ratio('LOAD_SHED_HEAP_USED_RATIO', 0.9),
+      maxDatabaseWaitMs: integer('LOAD_SHED_DATABASE_WAIT_MS', testing ? 0 : 1000, 0),
     },
     metrics: { enabled: bool('METRICS', true), token: metricsToken },
     trustedDocumentsPath,

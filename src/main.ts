@@ -7,6 +7,7 @@ import { syncCustodyAccounts } from './modules/transactions/custody-sync.js';
 import { confirmedSubmissionsUnknownToChain } from './modules/transactions/ledger-audit.js';
 import { reconcilePendingSubmissions } from './modules/transactions/submission.js';
 import { createApp } from './server/app.js';
+import { handleTerminationSignals } from './server/shutdown.js';
 
 /** Start-up only: config -> database (migrated, seeded when empty) -> chain (custody accounts, pending submissions) -> server. */
 async function main(): Promise<void> {
@@ -32,8 +33,11 @@ async function main(): Promise<void> {
   }
 
   const app = await createApp({ config, database, chain: chain.runtime });
+  const shutdown = handleTerminationSignals({ app, timeoutMs: config.shutdownTimeoutMs, database });
   app.addHook('onClose', async () => {
+    shutdown.step = 'closing the chain';
     await chain.close();
+    shutdown.step = 'closing the database';
     await database.close();
   });
   const address = await app.listen({ host: config.host, port: config.port });
@@ -41,15 +45,6 @@ async function main(): Promise<void> {
   const chainWhere = config.chain.rpcUrl ? config.chain.rpcUrl : `embedded devchain at ${chain.url}`;
   console.log(`poolgraph is serving GraphQL at ${address}/graphql (database: ${where}; chain: ${chainWhere}, stake mint ${chain.runtime.accounts.mint.toBase58()})`);
   if (config.introspection) console.log(`Open ${address}/graphql in a browser for the explorer.`);
-
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      app.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    });
-  }
 }
 
 main().catch((error: unknown) => {

@@ -71,6 +71,9 @@ async function createServer(database: Database): Promise<FastifyInstance> {
     INTROSPECTION: 'false',
     LOG_LEVEL: 'silent',
     RATE_LIMIT_QUERIES_PER_MINUTE: '0',
+    // No load shedding: the bench measures what the server does under all the load it is given.
+    LOAD_SHED_EVENT_LOOP_DELAY_MS: '0',
+    LOAD_SHED_DATABASE_WAIT_MS: '0',
   });
   return createApp({ config: { ...config, mode: 'production', introspection: false, logLevel: 'silent' }, database });
 }

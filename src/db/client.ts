@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -10,6 +10,9 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import * as schema from '../../schema/index.js';
 import { type EventChannel, inProcessEventChannel, postgresEventChannel } from './event-channel.js';
+import type { DatabaseLoad } from './load.js';
+import { PgliteWorkerClient } from './pglite-client.js';
+import { trackPostgresStatements } from './postgres-statements.js';
 
 export type Schema = typeof schema;
 /** The one Drizzle type every module codes against, whichever backend is underneath. */
@@ -17,9 +20,10 @@ export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 
 const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../schema/migrations', import.meta.url));
 
+/** `statementTimeoutMs`: longest a statement may run (0, the default, = no limit; the server passes DATABASE_STATEMENT_TIMEOUT_MS). */
 export type DatabaseOptions =
-  | { kind: 'postgres'; url: string; maxConnections?: number; connectTimeoutSeconds?: number; applicationName?: string }
-  | { kind: 'pglite'; dataDir?: string };
+  | { kind: 'postgres'; url: string; maxConnections?: number; connectTimeoutSeconds?: number; applicationName?: string; statementTimeoutMs?: number }
+  | { kind: 'pglite'; dataDir?: string; statementTimeoutMs?: number };
 
 /**
  * A database handle: the Drizzle instance plus what the server needs around it.
@@ -38,6 +42,8 @@ export interface Database {
   readonly query: ReadQuery;
   /** Resolves when the database answers within `timeoutMs`, rejects otherwise. */
   ping(timeoutMs?: number): Promise<void>;
+  /** How busy its connections are now, and how long statements wait for one (load shedding). */
+  load(): DatabaseLoad;
   migrate(): Promise<void>;
   close(): Promise<void>;
 }
@@ -103,19 +109,24 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): Database {
   let statementCount = 0;
   const applicationName = options.applicationName ?? 'poolgraph';
-  const client = postgres(options.url, {
-    max: options.maxConnections ?? 10,
+  const maxConnections = options.maxConnections ?? 10;
+  const statementTimeoutMs = options.statementTimeoutMs ?? 0;
+  // Statements are tracked (tracking.load) and cancelled with their request (statement-scope.ts).
+  const tracking = trackPostgresStatements(postgres(options.url, {
+    max: maxConnections,
     // A database that is down must fail the request fast, not hang it.
     connect_timeout: options.connectTimeoutSeconds ?? 3,
     idle_timeout: 60,
     onnotice: () => {},
-    connection: { application_name: applicationName },
+    // Every statement is bounded by the server too (0 = no limit), mapped to OPERATION_TIMEOUT.
+    connection: { application_name: applicationName, statement_timeout: statementTimeoutMs },
     // The schema uses no custom array types, so a new connection needs no type lookup.
     fetch_types: false,
     debug: () => {
       statementCount++;
     },
-  });
+  }), maxConnections);
+  const client = tracking.client;
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
   return withReadQuery({
     kind: 'postgres',
@@ -129,35 +140,37 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
     },
     query: postgresReadQuery(client),
     ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs),
-    migrate: () => migratePostgres(db as never, { migrationsFolder: MIGRATIONS_FOLDER }),
+    load: () => tracking.load(),
+    // Migrations are maintenance, not requests: an index built on a large table may take
+    // longer than any statement timeout, so they run on a connection without one.
+    async migrate() {
+      const migrator = postgres(options.url, {
+        max: 1,
+        connect_timeout: options.connectTimeoutSeconds ?? 3,
+        onnotice: () => {},
+        connection: { application_name: applicationName, statement_timeout: 0 },
+        fetch_types: false,
+      });
+      try {
+        await migratePostgres(drizzlePostgres(migrator), { migrationsFolder: MIGRATIONS_FOLDER });
+      } finally {
+        await migrator.end({ timeout: 5 });
+      }
+    },
     close: () => client.end({ timeout: 5 }),
   });
 }
 
 async function openPglite(options: Extract<DatabaseOptions, { kind: 'pglite' }>): Promise<Database> {
   if (options.dataDir && !options.dataDir.includes('://')) mkdirSync(options.dataDir, { recursive: true });
-  const client = await PGlite.create(options.dataDir);
   let statementCount = 0;
-  // PGlite has no statement hook; count at the entry points Drizzle uses, including
-  // those of the transaction object it hands to `db.transaction` callbacks.
-  const counted = <T extends Pick<PGlite, 'query' | 'exec'>>(target: T): T => {
-    const query = target.query.bind(target);
-    const exec = target.exec.bind(target);
-    target.query = ((...args: Parameters<typeof query>) => {
-      statementCount++;
-      return query(...args);
-    }) as typeof target.query;
-    target.exec = ((...args: Parameters<typeof exec>) => {
-      statementCount++;
-      return exec(...args);
-    }) as typeof target.exec;
-    return target;
-  };
-  counted(client);
-  const transaction = client.transaction.bind(client);
-  client.transaction = ((callback: Parameters<typeof transaction>[0]) =>
-    transaction((tx) => callback(counted(tx)))) as typeof client.transaction;
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  // PGlite runs in a worker thread (pglite-client.ts), so no statement blocks the event loop.
+  const client = await PgliteWorkerClient.open({
+    dataDir: options.dataDir,
+    statementTimeoutMs: options.statementTimeoutMs ?? 0,
+    onStatement: () => statementCount++,
+  });
+  const db = drizzlePglite(client as unknown as PGlite, { schema }) as unknown as Db;
   return withReadQuery({
     kind: 'pglite',
     db,
@@ -168,9 +181,11 @@ async function openPglite(options: Extract<DatabaseOptions, { kind: 'pglite' }>)
     async rows<T extends Record<string, unknown>>(query: SQL) {
       return resultRows<T>(await db.execute(query));
     },
-    query: pgliteReadQuery(client),
+    query: pgliteReadQuery(client as unknown as Pick<PGlite, 'query'>),
     ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs),
-    migrate: () => migratePglite(db as never, { migrationsFolder: MIGRATIONS_FOLDER }),
+    load: () => client.load(),
+    // Migrations are maintenance, not requests (see openPostgres): no statement timeout.
+    migrate: () => client.withoutStatementTimeout(() => migratePglite(db as never, { migrationsFolder: MIGRATIONS_FOLDER })),
     close: () => client.close(),
   });
 }

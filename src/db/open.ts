@@ -7,14 +7,15 @@ import { lockDataDir } from './data-dir-lock.js';
  * otherwise. PGlite's data directory is locked first (one process at a time) and unlocked
  * when the database closes.
  */
-export async function openConfiguredDatabase(config: Pick<Config, 'databaseUrl' | 'pgliteDataDir'>): Promise<Database> {
-  if (config.databaseUrl) return openDatabase({ kind: 'postgres', url: config.databaseUrl });
+export async function openConfiguredDatabase(config: Pick<Config, 'databaseUrl' | 'pgliteDataDir' | 'statementTimeoutMs'>): Promise<Database> {
+  const { statementTimeoutMs } = config;
+  if (config.databaseUrl) return openDatabase({ kind: 'postgres', url: config.databaseUrl, statementTimeoutMs });
   const dataDir = config.pgliteDataDir;
-  if (dataDir.includes('://')) return openDatabase({ kind: 'pglite', dataDir });
+  if (dataDir.includes('://')) return openDatabase({ kind: 'pglite', dataDir, statementTimeoutMs });
   const lock = lockDataDir(dataDir);
   let database: Database;
   try {
-    database = await openDatabase({ kind: 'pglite', dataDir });
+    database = await openDatabase({ kind: 'pglite', dataDir, statementTimeoutMs });
   } catch (error) {
     lock.release();
     throw error;

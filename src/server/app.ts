@@ -70,7 +70,7 @@ export async function createApp({ config, database, chain = null, clock = () => 
   metrics.trackSockets(app.server);
   if (chain) metrics.watchRelayerBalance(() => chain.client.lamports(chain.keys.relayer.publicKey));
   const tracker = new OperationTracker();
-  const loadMonitor = new LoadMonitor(config.loadShedding);
+  const loadMonitor = new LoadMonitor(config.loadShedding, database);
   registerLoadShedding(app, loadMonitor, (pressure) => metrics.shed.inc({ pressure }));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -104,6 +104,8 @@ export async function createApp({ config, database, chain = null, clock = () => 
     formatError,
     // Apollo's defaults, stated because they are part of the contract.
     csrfPrevention: true,
+    // src/main.ts owns SIGTERM/SIGINT (a bounded drain); Apollo's handler would re-raise them.
+    stopOnTerminationSignals: false,
     allowBatchedHttpRequests: false,
     // With trusted documents, persisted queries are read from the manifest only.
     persistedQueries: trustedDocuments ? { cache: trustedDocumentsCache(trustedDocuments) } : undefined,
@@ -154,7 +156,7 @@ export async function createApp({ config, database, chain = null, clock = () => 
         return reply.type('text/html; charset=utf-8').send(explorerPage());
       }
       const budgetMs = config.http.requestTimeoutMs;
-      const result = await withinBudget(budgetMs, Promise.resolve(graphqlHandler.call(this, request as never, reply as never)));
+      const result = await withinBudget(budgetMs, () => Promise.resolve(graphqlHandler.call(this, request as never, reply as never)));
       if (result !== TIMED_OUT) return result;
       tracker.recordOf(request)?.codes.unshift('OPERATION_TIMEOUT');
       return sendTimeout(reply, budgetMs);

@@ -3,6 +3,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { type ASTNode, type DocumentNode, type GraphQLError, type GraphQLFormattedError, Kind, visit } from 'graphql';
 import { AppError } from '../errors.js';
 import { isConnectionError } from '../db/client.js';
+import { isStatementCancelled } from '../db/statement-scope.js';
 import { isTokenLimitError, limitError } from './limits.js';
 
 const VALUE_KINDS = new Set<string>([
@@ -87,6 +88,9 @@ export function createFormatError(options: FormatErrorOptions) {
         message: 'The database is unavailable; retry shortly.',
         extensions: { code: 'DATABASE_UNAVAILABLE', ...keep },
       };
+    }
+    if (isStatementCancelled(original)) {
+      return { ...formatted, message: 'A database statement ran out of time and was cancelled', extensions: { code: 'OPERATION_TIMEOUT', ...keep } };
     }
     const originalExtensions = (error as { originalError?: GraphQLError })?.originalError?.extensions;
     if (extensions.code === 'GRAPHQL_VALIDATION_FAILED' && originalExtensions?.code === 'QUERY_TOO_COMPLEX') {

@@ -2,19 +2,23 @@ import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import type { LoadSheddingConfig } from '../config.js';
+import type { DatabaseLoad } from '../db/load.js';
 
 /** What is under pressure, if anything. */
-export type Pressure = 'event-loop' | 'memory' | null;
+export type Pressure = 'event-loop' | 'memory' | 'database' | null;
 
 /** How often the event loop and the heap are sampled. */
 export const SAMPLE_INTERVAL_MS = 100;
 
 /**
- * Watches the event loop and the heap. A timer meant to fire every
+ * Watches the event loop, the heap and the database's connections. A timer meant to fire every
  * {@link SAMPLE_INTERVAL_MS} measures by how much it fired late (the loop's delay); a
  * timer that is overdue right now counts too, so a request read just after the loop was
  * blocked sees the block before any timer has had the chance to run. The last delay is
  * kept until the next sample, so pressure ends one sample after the loop runs freely.
+ * The database is under pressure while a statement has waited for a connection (on
+ * PGlite, for its worker) longer than `maxDatabaseWaitMs`; read at each request, so it
+ * ends as soon as the queue moves.
  */
 export class LoadMonitor {
   private lastSampleAt = performance.now();
@@ -22,10 +26,22 @@ export class LoadMonitor {
   private heapUsedRatio = 0;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly config: LoadSheddingConfig) {}
+  constructor(
+    private readonly config: LoadSheddingConfig,
+    private readonly database?: { load(): DatabaseLoad },
+  ) {}
 
   get enabled(): boolean {
-    return this.config.maxEventLoopDelayMs > 0 || this.config.maxHeapUsedRatio > 0;
+    return this.config.maxEventLoopDelayMs > 0 || this.config.maxHeapUsedRatio > 0 || this.databaseWatched;
+  }
+
+  private get databaseWatched(): boolean {
+    return (this.config.maxDatabaseWaitMs ?? 0) > 0 && !!this.database;
+  }
+
+  /** How long the longest-waiting statement has waited for a connection, in milliseconds. */
+  databaseWaitMs(): number {
+    return this.database?.load().oldestWaitMs ?? 0;
   }
 
   start(): void {
@@ -51,6 +67,7 @@ export class LoadMonitor {
     const { maxEventLoopDelayMs, maxHeapUsedRatio } = this.config;
     if (maxEventLoopDelayMs > 0 && this.timer && this.eventLoopDelayMs(now) > maxEventLoopDelayMs) return 'event-loop';
     if (maxHeapUsedRatio > 0 && this.heapUsedRatio > maxHeapUsedRatio) return 'memory';
+    if (this.databaseWatched && this.databaseWaitMs() > this.config.maxDatabaseWaitMs!) return 'database';
     return null;
   }
 
@@ -89,7 +106,10 @@ export function registerLoadShedding(app: FastifyInstance, monitor: LoadMonitor,
     if (ALWAYS_SERVED.has(path)) return;
     onShed?.(pressure);
     const retryAfter = retryAfterSeconds(monitor, pressure);
-    request.log.warn({ pressure, eventLoopDelayMs: Math.round(monitor.eventLoopDelayMs()) }, 'request refused: server under pressure');
+    request.log.warn(
+      { pressure, eventLoopDelayMs: Math.round(monitor.eventLoopDelayMs()), databaseWaitMs: Math.round(monitor.databaseWaitMs()) },
+      'request refused: server under pressure',
+    );
     reply.code(503).header('retry-after', String(retryAfter));
     if (path === '/readyz') return reply.send({ status: 'overloaded', pressure });
     return reply.send({
@@ -103,7 +123,9 @@ export function registerLoadShedding(app: FastifyInstance, monitor: LoadMonitor,
   });
 }
 
-/** How long a refused client should wait: the event loop's current delay, or 5 s for memory. */
+/** How long a refused client should wait: the event loop's delay, the database queue's wait, or 5 s for memory. */
 export function retryAfterSeconds(monitor: LoadMonitor, pressure: Exclude<Pressure, null>): number {
-  return pressure === 'event-loop' ? Math.max(1, Math.ceil(monitor.eventLoopDelayMs() / 1000)) : 5;
+  if (pressure === 'event-loop') return Math.max(1, Math.ceil(monitor.eventLoopDelayMs() / 1000));
+  if (pressure === 'database') return Math.max(1, Math.ceil(monitor.databaseWaitMs() / 1000));
+  return 5;
 }

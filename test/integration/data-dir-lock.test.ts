@@ -51,7 +51,7 @@ describe('data directory locks', () => {
 
   // Creating a PGlite cluster takes tens of seconds on a loaded 2-core machine.
   it('refuses a second PGlite on one directory, and frees it on close', { timeout: 180_000 }, async () => {
-    const config = { databaseUrl: null, pgliteDataDir: join(scratch, 'pglite') };
+    const config = { databaseUrl: null, pgliteDataDir: join(scratch, 'pglite'), statementTimeoutMs: 0 };
     const first = await openConfiguredDatabase(config);
     await expect(openConfiguredDatabase(config)).rejects.toThrow(DataDirLockedError);
     await first.close();

@@ -64,11 +64,13 @@ describe('configuration', () => {
     const config = loadConfig({});
     expect(config.limits).toEqual({ maxDepth: 15, maxAliases: 30, maxDirectives: 50, maxTokens: 2000, maxCost: 20_000 });
     expect(config.rateLimit).toEqual({ queriesPerMinute: 600, mutationsPerMinute: 60 });
-    expect(config.loadShedding).toEqual({ maxEventLoopDelayMs: 1000, maxHeapUsedRatio: 0.9 });
+    expect(config.loadShedding).toEqual({ maxEventLoopDelayMs: 1000, maxHeapUsedRatio: 0.9, maxDatabaseWaitMs: 1000 });
+    expect([config.statementTimeoutMs, config.shutdownTimeoutMs]).toEqual([5000, 10_000]);
     expect(config.http).toEqual({ bodyLimitBytes: 102_400, requestTimeoutMs: 15_000, trustProxy: false });
     const test = loadConfig({ POOLGRAPH_MODE: 'test' });
     expect(test.rateLimit).toEqual({ queriesPerMinute: 0, mutationsPerMinute: 0 });
     expect(test.loadShedding.maxEventLoopDelayMs).toBe(0);
+    expect(test.loadShedding.maxDatabaseWaitMs).toBe(0);
     const tuned = loadConfig({ MAX_QUERY_DEPTH: '0', TRUST_PROXY: '10.0.0.0/8, loopback,::1', LOAD_SHED_HEAP_USED_RATIO: '0.75' });
     expect(tuned.limits.maxDepth).toBe(0);
     expect(tuned.http.trustProxy).toEqual(['10.0.0.0/8', 'loopback', '::1']);

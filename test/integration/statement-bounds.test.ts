@@ -1,0 +1,138 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../../src/db/client.js';
+import { createApp } from '../../src/server/app.js';
+import { backends, type BackendKind, createTestDatabase, testConfig } from './harness.js';
+import { CHALLENGE, slowDownSignInChallenges, someWallet } from './slow-database.js';
+
+interface Served {
+  database: Database;
+  app: FastifyInstance;
+  gql(query: string, variables?: Record<string, unknown>): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  close(): Promise<void>;
+}
+
+/**
+ * The app on a database of its own opened with `statementTimeoutMs` (and at most
+ * `maxConnections` on Postgres); PGlite keeps its files in a directory, as `npm start` does,
+ * so a stuck worker can be replaced. Sign-in challenges take `slowSeconds` to insert.
+ */
+async function serve(kind: BackendKind, options: { env?: Record<string, string>; statementTimeoutMs?: number; maxConnections?: number; slowSeconds: number }): Promise<Served> {
+  const { statementTimeoutMs = 0 } = options;
+  let database: Database;
+  let drop = async () => {};
+  if (kind === 'postgres') {
+    const test = await createTestDatabase('postgres');
+    await test.database.close();
+    database = await openDatabase({ kind: 'postgres', url: test.url!, statementTimeoutMs, maxConnections: options.maxConnections });
+    drop = async () => {
+      await database.close();
+      await test.drop().catch(() => {});
+    };
+  } else {
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'poolgraph-bounds-')), 'pglite');
+    database = await openDatabase({ kind: 'pglite', dataDir, statementTimeoutMs });
+    await database.migrate();
+    drop = () => database.close();
+  }
+  await slowDownSignInChallenges(database, options.slowSeconds);
+  const app = await createApp({ config: testConfig(options.env), database });
+  await app.ready();
+  return {
+    database,
+    app,
+    async gql(query, variables) {
+      const response = await app.inject({ method: 'POST', url: '/graphql', payload: { query, variables } });
+      return { status: response.statusCode, body: response.json(), headers: response.headers };
+    },
+    async close() {
+      await app.close();
+      await drop();
+    },
+  };
+}
+
+const COUNT_POOLS = '{ pools(first: 1) { totalCount } }';
+
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await condition())) {
+    if (performance.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe.each(backends)('every statement bounded (%s)', (kind) => {
+  let served: Served | undefined;
+  afterEach(async () => {
+    await served?.close();
+    served = undefined;
+  });
+
+  it('cancels a statement past DATABASE_STATEMENT_TIMEOUT_MS with OPERATION_TIMEOUT, and serves the next request', { timeout: 300_000 }, async () => {
+    served = await serve(kind, { statementTimeoutMs: 2000, slowSeconds: 30, env: { REQUEST_TIMEOUT_MS: '0' } });
+    const started = performance.now();
+    const timedOut = await served.gql(CHALLENGE, { a: someWallet() });
+    expect(timedOut.body.errors?.[0]?.extensions?.code).toBe('OPERATION_TIMEOUT');
+    expect(performance.now() - started).toBeLessThan(30_000);
+    const next = await served.gql(COUNT_POOLS);
+    expect(next.body).toEqual({ data: { pools: { totalCount: 0 } } });
+  });
+
+  it('a request past its time budget cancels its statement and the next request is served within the budget', { timeout: 300_000 }, async () => {
+    // PGlite: the budget leaves room to reopen the data directory (seconds on a busy machine).
+    const budgetMs = kind === 'postgres' ? 700 : 20_000;
+    served = await serve(kind, { slowSeconds: 120, env: { REQUEST_TIMEOUT_MS: String(budgetMs) } });
+    const timedOut = await served.gql(CHALLENGE, { a: someWallet() });
+    expect(timedOut.status).toBe(504);
+    expect(timedOut.body.errors[0].extensions.code).toBe('OPERATION_TIMEOUT');
+    const after = performance.now();
+    if (kind === 'postgres') {
+      // The statement is gone from the server, not just no longer waited for.
+      const database = served.database;
+      await until(async () => {
+        const rows = await database.rows<{ n: number }>(
+          sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active' and query like '%sign_in_challenges%' and pid <> pg_backend_pid()`,
+        );
+        return rows[0]!.n === 0;
+      }, 5000);
+      expect(performance.now() - after).toBeLessThan(1000);
+    }
+    const started = performance.now();
+    const next = await served.gql(COUNT_POOLS);
+    expect(next.body).toEqual({ data: { pools: { totalCount: 0 } } });
+    expect(performance.now() - started).toBeLessThan(budgetMs);
+  });
+});
+
+describe.each(backends)('database pressure sheds load (%s)', (kind) => {
+  let served: Served | undefined;
+  afterEach(async () => {
+    await served?.close();
+    served = undefined;
+  });
+
+  it('a saturated pool gives 503 with Retry-After and /readyz says so; then it recovers', { timeout: 300_000 }, async () => {
+    served = await serve(kind, { maxConnections: 2, slowSeconds: 0, env: { LOAD_SHED_DATABASE_WAIT_MS: '200' } });
+    const { database } = served;
+    const capacity = database.load().capacity;
+    // One more sleeping statement than there are connections: the last one waits.
+    const sleepers = Array.from({ length: capacity + 1 }, () => database.rows(sql`select pg_sleep(2)`));
+    await until(() => database.load().waiting > 0 && database.load().oldestWaitMs > 250);
+    const refused = await served.gql(COUNT_POOLS);
+    expect(refused.status).toBe(503);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(refused.body.errors[0].extensions.code).toBe('OVERLOADED');
+    const ready = await served.app.inject({ method: 'GET', url: '/readyz' });
+    expect([ready.statusCode, ready.json()]).toEqual([503, { status: 'overloaded', pressure: 'database' }]);
+    await Promise.all(sleepers);
+    expect(database.load()).toMatchObject({ waiting: 0, oldestWaitMs: 0 });
+    const served2 = await served.gql(COUNT_POOLS);
+    expect(served2.body).toEqual({ data: { pools: { totalCount: 0 } } });
+    expect((await served.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+  });
+});
