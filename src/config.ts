@@ -57,6 +57,19 @@ export interface HttpConfig {
    * the names loopback, linklocal, uniquelocal.
    */
   trustProxy: boolean | string[];
+  /**
+   * Origins other than the server's own that browsers may call from (CORS, with
+   * credentials) and open cookie-authenticated sockets from; `*` in a port matches any port.
+   */
+  allowedOrigins: string[];
+  /** Host names served (the Host header, port aside); empty = any. Guards against DNS rebinding. */
+  allowedHosts: string[];
+  /** Time to receive a whole request, headers and body, before it fails with 408 (slow bodies); 0 = none. */
+  bodyTimeoutMs: number;
+  /** Open WebSockets per client address; 0 = unlimited. */
+  maxSocketsPerClient: number;
+  /** Open subscriptions per client address, over all its sockets; 0 = unlimited. */
+  maxSubscriptionsPerClient: number;
 }
 
 export interface RateLimitConfig {
@@ -124,6 +137,11 @@ export const ENV_VARS = {
   MAX_QUERY_COST: 'cost budget of an operation: objects it can return, lists counted by their page size (default: 20000; 0 = no limit)',
   BODY_LIMIT_BYTES: 'largest request body accepted (default: 102400)',
   REQUEST_TIMEOUT_MS: 'time budget of a request before it fails with OPERATION_TIMEOUT (default: 15000; 0 = none)',
+  ALLOWED_ORIGINS: 'origins browsers may call from with credentials (CORS) and open cookie-authenticated sockets from, comma-separated; * as a port matches any (default: http://localhost:*,http://127.0.0.1:* in development, none in production; the server\'s own origin always)',
+  ALLOWED_HOSTS: 'host names served, comma-separated, others get 403 HOST_NOT_ALLOWED (default: localhost, 127.0.0.1, ::1, HOST and AUTH_DOMAIN outside production; any in production)',
+  REQUEST_BODY_TIMEOUT_MS: 'time to receive a whole request before 408 (default: 10000; 0 = none)',
+  MAX_SOCKETS_PER_CLIENT: 'open WebSockets per client address (default: 20; 0 = unlimited)',
+  MAX_SUBSCRIPTIONS_PER_CLIENT: 'open subscriptions per client address (default: 100; 0 = unlimited)',
   TRUST_PROXY: 'proxies whose X-Forwarded-For is trusted: true, or addresses/CIDR ranges/loopback,linklocal,uniquelocal, comma-separated (default: none)',
   RATE_LIMIT_QUERIES_PER_MINUTE: 'root query fields per client per minute (default: 600, off in test mode; 0 = unlimited)',
   RATE_LIMIT_MUTATIONS_PER_MINUTE: 'root mutation fields per client per minute (default: 60, off in test mode; 0 = unlimited)',
@@ -241,6 +259,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       bodyLimitBytes: integer('BODY_LIMIT_BYTES', 100 * 1024, 1024),
       requestTimeoutMs: integer('REQUEST_TIMEOUT_MS', 15_000, 0),
       trustProxy,
+      allowedOrigins: list(env.ALLOWED_ORIGINS) ?? (production || testing ? [] : ['http://localhost:*', 'http://127.0.0.1:*']),
+      allowedHosts:
+        list(env.ALLOWED_HOSTS) ??
+        (production ? [] : [...new Set(['localhost', '127.0.0.1', '::1', host, domain.replace(/:\d+$/, '')].filter((name) => name !== '0.0.0.0' && name !== '::'))]),
+      bodyTimeoutMs: integer('REQUEST_BODY_TIMEOUT_MS', 10_000, 0),
+      maxSocketsPerClient: integer('MAX_SOCKETS_PER_CLIENT', 20, 0),
+      maxSubscriptionsPerClient: integer('MAX_SUBSCRIPTIONS_PER_CLIENT', 100, 0),
     },
     rateLimit: {
       queriesPerMinute: integer('RATE_LIMIT_QUERIES_PER_MINUTE', testing ? 0 : 600, 0),
@@ -285,6 +310,12 @@ function parseChainConfig(
     proofTtlSeconds: integer('PROOF_TTL_SECONDS', 120, 10),
     minWithdrawAmount,
   };
+}
+
+/** A comma-separated list; undefined when the variable is unset or empty. */
+function list(value: string | undefined): string[] | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  return value.split(',').map((entry) => entry.trim()).filter(Boolean);
 }
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);

@@ -1,4 +1,3 @@
-import { HeaderMap } from '@apollo/server';
 import {
   type DocumentNode,
   type FieldNode,
@@ -24,6 +23,7 @@ import {
   type ValidationRule,
   type ValueNode,
 } from 'graphql';
+import { AppError } from '../errors.js';
 
 /**
  * The size limits every operation must fit before anything of it runs. Each is a maximum;
@@ -246,18 +246,16 @@ function limitsRule(limits: OperationLimits, cost: { variables: Readonly<Record<
 
 /**
  * The validation rules enforcing `limits` (depth, aliases, directives and cost) on every
- * operation of a document. Run them with graphql's `validate` beside `specifiedRules`
- * wherever a document arrives outside Apollo (a graphql-ws subscribe message, say), with
- * that message's variables, and parse with {@link limitParseOptions} for the token limit:
- * the same checks, with the same messages, as over HTTP.
+ * operation of a document, cost included for the given variables (the pipeline checks
+ * cost separately, per request: {@link createCostCheck}).
  */
 export function operationLimitRules(limits: OperationLimits, variables?: Readonly<Record<string, unknown>> | null): ValidationRule[] {
   return [limitsRule(limits, { variables: variables ?? null })];
 }
 
 /**
- * The rules that do not depend on variables (all but cost), for Apollo, which validates a
- * document once and caches it; cost is checked per request by {@link operationCostPlugin}.
+ * The rules that do not depend on variables (all but cost), for the pipeline, which
+ * validates a document once and caches it; cost is checked per request by {@link createCostCheck}.
  */
 export function structuralLimitRules(limits: OperationLimits): ValidationRule[] {
   return [limitsRule(limits, null)];
@@ -279,9 +277,8 @@ export function isTokenLimitError(message: string): boolean {
 
 /**
  * A check of the cost of the operation about to run, with its variables, before execution
- * (see {@link operationGuardPlugin}). A cost that does not depend on variables is
- * remembered per document, since Apollo hands the same parsed document to every request
- * of the same query. Throws QUERY_TOO_COMPLEX (HTTP 400) when over budget.
+ * A cost that does not depend on variables is remembered per document, since the
+ * pipeline hands the same parsed document to every request of the same query. Throws QUERY_TOO_COMPLEX (HTTP 400) when over budget.
  */
 export function createCostCheck(limits: OperationLimits) {
   const known = new WeakMap<DocumentNode, Map<string, number>>();
@@ -304,7 +301,8 @@ export function createCostCheck(limits: OperationLimits) {
       }
     }
     if (cost <= limits.maxCost) return;
-    const error = limitError('cost', Math.round(cost), limits.maxCost);
-    throw new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400, headers: new HeaderMap() } } });
+    const { message, extensions } = limitError('cost', Math.round(cost), limits.maxCost);
+    const { code: _code, ...details } = extensions;
+    throw new AppError('QUERY_TOO_COMPLEX', message, details);
   };
 }
