@@ -10,6 +10,7 @@ import { FixedWindowLimiter } from '../modules/common/fixed-window.js';
 import type { ServiceDependencies } from '../modules/context.js';
 import { EventHub } from '../modules/events/event-hub.js';
 import { createHttpContext } from './context.js';
+import { isAllowedOrigin, registerEdge, refuseUpgradeAtEdge } from './edge.js';
 import { registerExplorerAssets } from './explorer.js';
 import { LoadMonitor, registerLoadShedding, retryAfterSeconds } from './load-shedding.js';
 import { logRequest, OperationTracker } from './logging.js';
@@ -56,6 +57,8 @@ export async function createApp({ config, database, chain = null, clock = () => 
     // One line per request is written by logRequest, with the operation's name.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.http.bodyLimitBytes,
+    // A request must arrive whole within this time: a body sent a byte at a time does not hold its connection.
+    requestTimeout: config.http.bodyTimeoutMs,
     trustProxy: config.http.trustProxy,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -66,6 +69,7 @@ export async function createApp({ config, database, chain = null, clock = () => 
   metrics.trackSockets(app.server);
   const tracker = new OperationTracker();
   const loadMonitor = new LoadMonitor(config.loadShedding);
+  await registerEdge(app, config.http);
   registerLoadShedding(app, loadMonitor, (pressure) => metrics.shed.inc({ pressure }));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -132,12 +136,15 @@ export async function createApp({ config, database, chain = null, clock = () => 
     authFailures,
     onSubscriptionCount: (delta) => metrics.subscriptions.inc(delta),
     // A new socket under pressure is refused like a request: 503 with Retry-After.
-    refuseUpgrade: () => {
+    refuseUpgrade: (request) => {
+      const atEdge = refuseUpgradeAtEdge(request, config.http);
+      if (atEdge) return atEdge;
       const pressure = loadMonitor.enabled ? loadMonitor.pressure() : null;
       if (!pressure) return null;
       metrics.shed.inc({ pressure });
       return { status: 503, reason: 'Service Unavailable', headers: { 'retry-after': String(retryAfterSeconds(loadMonitor, pressure)) } };
     },
+    allowCookieOrigin: (request) => request.headers.origin === undefined || isAllowedOrigin(request.headers.origin, config.http.allowedOrigins, request.headers.host),
   });
   // Graceful shutdown: sockets close with 1001 while in-flight HTTP requests finish.
   app.addHook('preClose', () => sockets.close());

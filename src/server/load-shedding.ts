@@ -2,6 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import type { LoadSheddingConfig } from '../config.js';
+import { AppError } from '../errors.js';
+import { sendRefusal } from './pipeline/refusals.js';
 
 /** What is under pressure, if anything. */
 export type Pressure = 'event-loop' | 'memory' | null;
@@ -90,16 +92,8 @@ export function registerLoadShedding(app: FastifyInstance, monitor: LoadMonitor,
     onShed?.(pressure);
     const retryAfter = retryAfterSeconds(monitor, pressure);
     request.log.warn({ pressure, eventLoopDelayMs: Math.round(monitor.eventLoopDelayMs()) }, 'request refused: server under pressure');
-    reply.code(503).header('retry-after', String(retryAfter));
-    if (path === '/readyz') return reply.send({ status: 'overloaded', pressure });
-    return reply.send({
-      errors: [
-        {
-          message: `The server is overloaded; retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}`,
-          extensions: { code: 'OVERLOADED', retryAfter },
-        },
-      ],
-    });
+    if (path === '/readyz') return reply.code(503).header('retry-after', String(retryAfter)).send({ status: 'overloaded', pressure });
+    return sendRefusal(reply, new AppError('OVERLOADED', `The server is overloaded; retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}`, { retryAfter }));
   });
 }
 

@@ -37,7 +37,7 @@ export interface GraphQLWebSocketOptions {
   /** Whether to refuse a new socket now (load shedding, origin, caps): the HTTP status, headers and reason. */
   refuseUpgrade?: (request: IncomingMessage) => { status: number; reason: string; headers?: Record<string, string> } | null;
   /** Whether a cookie-authenticated socket may come from this upgrade's Origin. */
-  allowCookieOrigin?: (origin: string | undefined) => boolean;
+  allowCookieOrigin?: (request: IncomingMessage) => boolean;
 }
 
 interface SocketState {
@@ -66,14 +66,27 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       socket.destroy();
       return;
     }
-    const refused = options.refuseUpgrade?.(request);
+    const clientAddress = clientAddressOf(request, config.http.trustProxy);
+    const { maxSocketsPerClient } = config.http;
+    const refused =
+      options.refuseUpgrade?.(request) ??
+      (maxSocketsPerClient > 0 && (socketsByClient.get(clientAddress) ?? 0) >= maxSocketsPerClient
+        ? { status: 429, reason: 'Too Many Requests', headers: { 'retry-after': '60' } }
+        : null);
     if (refused) {
       const headers = Object.entries(refused.headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`).join('');
       socket.end(`HTTP/1.1 ${refused.status} ${refused.reason}\r\n${headers}Connection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
-    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      count(socketsByClient, clientAddress, 1);
+      ws.once('close', () => count(socketsByClient, clientAddress, -1));
+      wss.emit('connection', ws, request);
+    });
   };
+  // Open sockets and subscriptions per client address, for the caps of HttpConfig.
+  const socketsByClient = new Map<string, number>();
+  const subscriptionsByClient = new Map<string, number>();
   options.server.on('upgrade', onUpgrade);
 
   const states = new WeakMap<object, SocketState>();
@@ -89,7 +102,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         const credentials = socketCredentials(ctx.connectionParams ?? {}, request.headers.cookie);
         // A page on a foreign origin gets the browser's cookies sent with its upgrade: such a
         // socket must not act as the cookie's owner (cross-site WebSocket hijacking).
-        if (credentials.fromCookie && options.allowCookieOrigin && !options.allowCookieOrigin(request.headers.origin)) return false;
+        if (credentials.fromCookie && options.allowCookieOrigin && !options.allowCookieOrigin(request)) return false;
         const clientAddress = clientAddressOf(request, config.http.trustProxy);
         try {
           const viewer = await authenticateClient(deps, credentials, clientAddress, options.authFailures);
@@ -122,6 +135,13 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         try {
           const text = pipeline.documentText(payload);
           const { operation, variables } = pipeline.admit(text, payload, context, record);
+          if (operation.type === 'subscription') {
+            const { maxSubscriptionsPerClient } = config.http;
+            if (maxSubscriptionsPerClient > 0 && (subscriptionsByClient.get(state.clientAddress) ?? 0) >= maxSubscriptionsPerClient) {
+              throw new AppError('RATE_LIMITED', `At most ${maxSubscriptionsPerClient} subscriptions may be open per client; complete one first`, { limit: maxSubscriptionsPerClient });
+            }
+            count(subscriptionsByClient, state.clientAddress, 1);
+          }
           prepared.set(context, operation);
           return { schema: options.schema, document: operation.document, operationName: operation.name, variableValues: variables, contextValue: context };
         } catch (error) {
@@ -131,7 +151,23 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         }
       },
       execute: (args) => prepared.get(args.contextValue as GraphQLContext)!.run(args.rootValue, args.contextValue, args.variableValues ?? undefined),
-      subscribe: (args) => scopedSubscribe(args, prepared.get(args.contextValue as GraphQLContext)!, options.onSubscriptionCount),
+      subscribe: async (args) => {
+        const context = args.contextValue as GraphQLContext;
+        let open = true;
+        const release = () => {
+          if (open) count(subscriptionsByClient, context.clientAddress, -1);
+          open = false;
+        };
+        const result = await scopedSubscribe(args, prepared.get(context)!, (delta) => {
+          options.onSubscriptionCount?.(delta);
+          if (delta === -1) release();
+        }).catch((error: unknown) => {
+          release();
+          throw error;
+        });
+        if (!(Symbol.asyncIterator in result)) release();
+        return result;
+      },
       onNext: (_ctx, _id, _payload, args, result) =>
         result.errors ? { ...result, errors: format(result.errors, (args.contextValue as GraphQLContext).transport.requestId) } : undefined,
       onError: (_ctx, id, _payload, errors) => format(errors, `ws-${id}`),
@@ -149,4 +185,10 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
+}
+
+function count(counts: Map<string, number>, key: string, delta: 1 | -1): void {
+  const next = (counts.get(key) ?? 0) + delta;
+  if (next > 0) counts.set(key, next);
+  else counts.delete(key);
 }

@@ -1,0 +1,63 @@
+import type { IncomingMessage } from 'node:http';
+import cors from '@fastify/cors';
+import type { FastifyInstance } from 'fastify';
+import type { HttpConfig } from '../config.js';
+import { AppError } from '../errors.js';
+import { sendRefusal } from './pipeline/refusals.js';
+
+/** The host name of a Host header, port and IPv6 brackets aside, lower case. */
+export function hostNameOf(host: string | undefined): string {
+  if (!host) return '';
+  const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d+$/, '');
+  return name.toLowerCase();
+}
+
+/** Whether `hostHeader` names a host this server serves (an empty list serves any). */
+export function isAllowedHost(hostHeader: string | undefined, allowedHosts: readonly string[]): boolean {
+  return allowedHosts.length === 0 || allowedHosts.includes(hostNameOf(hostHeader));
+}
+
+/**
+ * Whether a browser page on `origin` may call with credentials: the server's own origin
+ * (same Host), or one ALLOWED_ORIGINS lists; an entry may give `*` as its port.
+ */
+export function isAllowedOrigin(origin: string, allowedOrigins: readonly string[], ownHost?: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (ownHost && url.host === ownHost.toLowerCase()) return true;
+  return allowedOrigins.some((entry) => {
+    if (entry === origin) return true;
+    if (!entry.endsWith(':*')) return false;
+    return `${url.protocol}//${url.hostname}` === entry.slice(0, -2) || `${url.protocol}//[${url.hostname}]` === entry.slice(0, -2);
+  });
+}
+
+/**
+ * The edge of the server, before any route: the Host check (DNS rebinding: a page whose
+ * name resolves to this server is refused, HOST_NOT_ALLOWED), and CORS from the one
+ * allowlist (credentials only for listed origins; preflights answered for every route;
+ * simple cross-site requests still meet CSRF prevention at /graphql).
+ */
+export async function registerEdge(app: FastifyInstance, config: Pick<HttpConfig, 'allowedHosts' | 'allowedOrigins'>): Promise<void> {
+  app.addHook('onRequest', async (request, reply) => {
+    if (isAllowedHost(request.headers.host, config.allowedHosts)) return;
+    return sendRefusal(reply, new AppError('HOST_NOT_ALLOWED', `This server does not serve the host "${hostNameOf(request.headers.host)}"`));
+  });
+  await app.register(cors, {
+    origin: (origin, callback) => callback(null, origin !== undefined && isAllowedOrigin(origin, config.allowedOrigins)),
+    credentials: true,
+    methods: ['GET', 'POST'],
+    allowedHeaders: ['content-type', 'authorization', 'x-api-key', 'apollo-require-preflight', 'x-apollo-operation-name', 'x-request-id'],
+    exposedHeaders: ['retry-after', 'x-request-id'],
+    maxAge: 600,
+  });
+}
+
+/** The upgrade's refusal at the edge, if any: a host not served. */
+export function refuseUpgradeAtEdge(request: IncomingMessage, config: Pick<HttpConfig, 'allowedHosts'>): { status: number; reason: string } | null {
+  return isAllowedHost(request.headers.host, config.allowedHosts) ? null : { status: 403, reason: 'Forbidden' };
+}
