@@ -38,11 +38,17 @@ export interface ChainConfig extends ChainSettings {
   minWithdrawAmount: number;
 }
 
+/** The size limits every operation must fit before anything of it runs; each a maximum, 0 turns it off. */
 export interface LimitsConfig {
+  /** Nesting of fields, the root fields being depth 1 (default 15, MAX_QUERY_DEPTH). */
   maxDepth: number;
+  /** Aliased fields, counted once per use of the fragment they are in (default 30). */
   maxAliases: number;
+  /** Directive uses, counted like aliases (default 50). */
   maxDirectives: number;
+  /** Lexical tokens of the document, enforced by the parser (default 2000). */
   maxTokens: number;
+  /** Cost budget; see measureOperation in server/limits.ts (default 20000, MAX_QUERY_COST). */
   maxCost: number;
 }
 

@@ -23,24 +23,11 @@ import {
   type ValidationRule,
   type ValueNode,
 } from 'graphql';
+import type { LimitsConfig } from '../config.js';
 import { AppError } from '../errors.js';
 
-/**
- * The size limits every operation must fit before anything of it runs. Each is a maximum;
- * 0 turns that limit off.
- */
-export interface OperationLimits {
-  /** Nesting of fields, the root fields being depth 1 (default 15, MAX_QUERY_DEPTH). */
-  maxDepth: number;
-  /** Aliased fields, counted once per use of the fragment they are in (default 30). */
-  maxAliases: number;
-  /** Directive uses, counted like aliases (default 50). */
-  maxDirectives: number;
-  /** Lexical tokens of the document, enforced by the parser (default 2000). */
-  maxTokens: number;
-  /** Cost budget; see {@link operationCost} (default 20000, MAX_QUERY_COST). */
-  maxCost: number;
-}
+/** The size limits every operation must fit before anything of it runs (see LimitsConfig). */
+export type OperationLimits = LimitsConfig;
 
 /** Which limit an operation exceeded; `extensions.limit` of a QUERY_TOO_COMPLEX error. */
 export type LimitName = 'depth' | 'aliases' | 'directives' | 'tokens' | 'cost';
