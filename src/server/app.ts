@@ -59,6 +59,8 @@ export async function createApp({ config, database, chain = null, clock = () => 
     bodyLimit: config.http.bodyLimitBytes,
     // A request must arrive whole within this time: a body sent a byte at a time does not hold its connection.
     requestTimeout: config.http.bodyTimeoutMs,
+    // Node checks that timeout every 30 s by default; check often enough that it means what it says.
+    http: { connectionsCheckingInterval: Math.min(1000, config.http.bodyTimeoutMs || 30_000) },
     trustProxy: config.http.trustProxy,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
