@@ -62,7 +62,16 @@ describe('configuration', () => {
     expect(config.limits).toEqual({ maxDepth: 15, maxAliases: 30, maxDirectives: 50, maxTokens: 2000, maxCost: 20_000 });
     expect(config.rateLimit).toEqual({ queriesPerMinute: 600, mutationsPerMinute: 60 });
     expect(config.loadShedding).toEqual({ maxEventLoopDelayMs: 1000, maxHeapUsedRatio: 0.9 });
-    expect(config.http).toEqual({ bodyLimitBytes: 102_400, requestTimeoutMs: 15_000, trustProxy: false });
+    expect(config.http).toEqual({
+      bodyLimitBytes: 102_400,
+      requestTimeoutMs: 15_000,
+      trustProxy: false,
+      allowedOrigins: ['http://localhost:*', 'http://127.0.0.1:*'],
+      allowedHosts: ['localhost', '127.0.0.1', '::1'],
+      bodyTimeoutMs: 10_000,
+      maxSocketsPerClient: 20,
+      maxSubscriptionsPerClient: 100,
+    });
     const test = loadConfig({ POOLGRAPH_MODE: 'test' });
     expect(test.rateLimit).toEqual({ queriesPerMinute: 0, mutationsPerMinute: 0 });
     expect(test.loadShedding.maxEventLoopDelayMs).toBe(0);
