@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   METHOD_NOT_ALLOWED: spec(405, false, 'The method is not allowed here (mutations only over POST); `Allow` lists the methods.'),
   NOT_ACCEPTABLE: spec(406, false, 'The `Accept` header allows neither application/graphql-response+json nor application/json.'),
   UNSUPPORTED_MEDIA_TYPE: spec(415, false, 'The request body has a content type the server does not read (send application/json).'),
+  REQUEST_TIMEOUT: spec(408, true, 'The request body did not arrive within REQUEST_BODY_TIMEOUT_MS; the connection is closed.'),
   REQUEST_TOO_LARGE: spec(413, false, 'The request body exceeds the size limit; `limit` gives it in bytes.'),
   HOST_NOT_ALLOWED: spec(403, false, 'The `Host` header names a host this server does not serve (ALLOWED_HOSTS).'),
   ORIGIN_NOT_ALLOWED: spec(403, false, 'The `Origin` is not in ALLOWED_ORIGINS (cookie-authenticated WebSocket upgrades).'),

@@ -57,10 +57,8 @@ export async function createApp({ config, database, chain = null, clock = () => 
     // One line per request is written by logRequest, with the operation's name.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.http.bodyLimitBytes,
-    // A request must arrive whole within this time: a body sent a byte at a time does not hold its connection.
+    // Headers must arrive within this time too (Node's check; bodies: see registerEdge).
     requestTimeout: config.http.bodyTimeoutMs,
-    // Node checks that timeout every 30 s by default; check often enough that it means what it says.
-    http: { connectionsCheckingInterval: Math.min(1000, config.http.bodyTimeoutMs || 30_000) },
     trustProxy: config.http.trustProxy,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];

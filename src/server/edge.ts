@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import cors from '@fastify/cors';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HttpConfig } from '../config.js';
 import { AppError } from '../errors.js';
-import { sendRefusal } from './pipeline/refusals.js';
+import { errorBody, sendRefusal } from './pipeline/refusals.js';
 
 /** The host name of a Host header, port and IPv6 brackets aside, lower case. */
 export function hostNameOf(host: string | undefined): string {
@@ -42,11 +42,12 @@ export function isAllowedOrigin(origin: string, allowedOrigins: readonly string[
  * allowlist (credentials only for listed origins; preflights answered for every route;
  * simple cross-site requests still meet CSRF prevention at /graphql).
  */
-export async function registerEdge(app: FastifyInstance, config: Pick<HttpConfig, 'allowedHosts' | 'allowedOrigins'>): Promise<void> {
+export async function registerEdge(app: FastifyInstance, config: Pick<HttpConfig, 'allowedHosts' | 'allowedOrigins' | 'bodyTimeoutMs'>): Promise<void> {
   app.addHook('onRequest', async (request, reply) => {
     if (isAllowedHost(request.headers.host, config.allowedHosts)) return;
     return sendRefusal(reply, new AppError('HOST_NOT_ALLOWED', `This server does not serve the host "${hostNameOf(request.headers.host)}"`));
   });
+  if (config.bodyTimeoutMs > 0) app.addHook('onRequest', cutSlowBodies(config.bodyTimeoutMs));
   await app.register(cors, {
     origin: (origin, callback) => callback(null, origin !== undefined && isAllowedOrigin(origin, config.allowedOrigins)),
     credentials: true,
@@ -55,6 +56,29 @@ export async function registerEdge(app: FastifyInstance, config: Pick<HttpConfig
     exposedHeaders: ['retry-after', 'x-request-id'],
     maxAge: 600,
   });
+}
+
+/**
+ * Slow bodies: a request whose body has not arrived whole within `timeoutMs` is answered
+ * 408 and its connection closed, so a body sent a byte at a time holds nothing. (Node's own
+ * requestTimeout does not apply once a request is being handled.) Only a request whose
+ * body is still arriving gets a timer.
+ */
+function cutSlowBodies(timeoutMs: number) {
+  return async (request: FastifyRequest) => {
+    const raw = request.raw;
+    if (raw.complete) return;
+    const timer = setTimeout(() => {
+      if (raw.complete) return;
+      request.log.warn({ timeoutMs }, 'request body not received in time; connection closed');
+      const body = JSON.stringify(errorBody(new AppError('REQUEST_TIMEOUT', `The request body did not arrive within ${timeoutMs} ms`, { timeoutMs })));
+      raw.socket.end(`HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      raw.socket.destroySoon();
+    }, timeoutMs);
+    timer.unref();
+    raw.once('end', () => clearTimeout(timer));
+    raw.once('close', () => clearTimeout(timer));
+  };
 }
 
 /** The upgrade's refusal at the edge, if any: a host not served. */
