@@ -146,8 +146,8 @@ export const ENV_VARS = {
   ALLOWED_ORIGINS: 'origins browsers may call from with credentials (CORS) and open cookie-authenticated sockets from, comma-separated; * as a port matches any (default: http://localhost:*,http://127.0.0.1:* in development, none in production; the server\'s own origin always)',
   ALLOWED_HOSTS: 'host names served, comma-separated, others get 403 HOST_NOT_ALLOWED (default: localhost, 127.0.0.1, ::1, HOST and AUTH_DOMAIN outside production; any in production)',
   REQUEST_BODY_TIMEOUT_MS: 'time to receive a whole request before 408 (default: 10000; 0 = none)',
-  MAX_SOCKETS_PER_CLIENT: 'open WebSockets per client address (default: 20; 0 = unlimited)',
-  MAX_SUBSCRIPTIONS_PER_CLIENT: 'open subscriptions per client address (default: 100; 0 = unlimited)',
+  MAX_SOCKETS_PER_CLIENT: 'open WebSockets per client address, more get 429 (default: 100, off in test mode; 0 = unlimited)',
+  MAX_SUBSCRIPTIONS_PER_CLIENT: 'open subscriptions per client address, more get RATE_LIMITED (default: 1000, off in test mode; 0 = unlimited)',
   TRUST_PROXY: 'proxies whose X-Forwarded-For is trusted: true, or addresses/CIDR ranges/loopback,linklocal,uniquelocal, comma-separated (default: none)',
   RATE_LIMIT_QUERIES_PER_MINUTE: 'root query fields per client per minute (default: 600, off in test mode; 0 = unlimited)',
   RATE_LIMIT_MUTATIONS_PER_MINUTE: 'root mutation fields per client per minute (default: 60, off in test mode; 0 = unlimited)',
@@ -270,8 +270,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         list(env.ALLOWED_HOSTS) ??
         (production ? [] : [...new Set(['localhost', '127.0.0.1', '::1', host, domain.replace(/:\d+$/, '')].filter((name) => name !== '0.0.0.0' && name !== '::'))]),
       bodyTimeoutMs: integer('REQUEST_BODY_TIMEOUT_MS', 10_000, 0),
-      maxSocketsPerClient: integer('MAX_SOCKETS_PER_CLIENT', 20, 0),
-      maxSubscriptionsPerClient: integer('MAX_SUBSCRIPTIONS_PER_CLIENT', 100, 0),
+      // Many users can share one address (NAT): caps that stop one client hoarding, not a crowd.
+      maxSocketsPerClient: integer('MAX_SOCKETS_PER_CLIENT', testing ? 0 : 100, 0),
+      maxSubscriptionsPerClient: integer('MAX_SUBSCRIPTIONS_PER_CLIENT', testing ? 0 : 1000, 0),
     },
     rateLimit: {
       queriesPerMinute: integer('RATE_LIMIT_QUERIES_PER_MINUTE', testing ? 0 : 600, 0),

@@ -69,8 +69,8 @@ describe('configuration', () => {
       allowedOrigins: ['http://localhost:*', 'http://127.0.0.1:*'],
       allowedHosts: ['localhost', '127.0.0.1', '::1'],
       bodyTimeoutMs: 10_000,
-      maxSocketsPerClient: 20,
-      maxSubscriptionsPerClient: 100,
+      maxSocketsPerClient: 100,
+      maxSubscriptionsPerClient: 1000,
     });
     const test = loadConfig({ POOLGRAPH_MODE: 'test' });
     expect(test.rateLimit).toEqual({ queriesPerMinute: 0, mutationsPerMinute: 0 });
