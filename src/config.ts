@@ -52,11 +52,17 @@ export interface ChainConfig extends ChainSettings {
   minWithdrawAmount: number;
 }
 
+/** The size limits every operation must fit before anything of it runs; each a maximum, 0 turns it off. */
 export interface LimitsConfig {
+  /** Nesting of fields, the root fields being depth 1 (default 15, MAX_QUERY_DEPTH). */
   maxDepth: number;
+  /** Aliased fields, counted once per use of the fragment they are in (default 30). */
   maxAliases: number;
+  /** Directive uses, counted like aliases (default 50). */
   maxDirectives: number;
+  /** Lexical tokens of the document, enforced by the parser (default 2000). */
   maxTokens: number;
+  /** Cost budget; see measureOperation in server/limits.ts (default 20000, MAX_QUERY_COST). */
   maxCost: number;
 }
 
@@ -71,6 +77,19 @@ export interface HttpConfig {
    * the names loopback, linklocal, uniquelocal.
    */
   trustProxy: boolean | string[];
+  /**
+   * Origins other than the server's own that browsers may call from (CORS, with
+   * credentials) and open cookie-authenticated sockets from; `*` in a port matches any port.
+   */
+  allowedOrigins: string[];
+  /** Host names served (the Host header, port aside); empty = any. Guards against DNS rebinding. */
+  allowedHosts: string[];
+  /** Time to receive a whole request, headers and body, before it fails with 408 (slow bodies); 0 = none. */
+  bodyTimeoutMs: number;
+  /** Open WebSockets per client address; 0 = unlimited. */
+  maxSocketsPerClient: number;
+  /** Open subscriptions per client address, over all its sockets; 0 = unlimited. */
+  maxSubscriptionsPerClient: number;
 }
 
 export interface RateLimitConfig {
@@ -140,6 +159,11 @@ export const ENV_VARS = {
   MAX_QUERY_COST: 'cost budget of an operation: objects it can return, lists counted by their page size (default: 20000; 0 = no limit)',
   BODY_LIMIT_BYTES: 'largest request body accepted (default: 102400)',
   REQUEST_TIMEOUT_MS: 'time budget of a request before it fails with OPERATION_TIMEOUT (default: 15000; 0 = none)',
+  ALLOWED_ORIGINS: 'origins browsers may call from with credentials (CORS) and open cookie-authenticated sockets from, comma-separated; * as a port matches any (default: http://localhost:*,http://127.0.0.1:* in development, none in production; the server\'s own origin always)',
+  ALLOWED_HOSTS: 'host names served, comma-separated, others get 403 HOST_NOT_ALLOWED (default: localhost, 127.0.0.1, ::1, HOST and AUTH_DOMAIN outside production; any in production)',
+  REQUEST_BODY_TIMEOUT_MS: 'time to receive a whole request before 408 (default: 10000; 0 = none)',
+  MAX_SOCKETS_PER_CLIENT: 'open WebSockets per client address, more get 429 (default: 100, off in test mode; 0 = unlimited)',
+  MAX_SUBSCRIPTIONS_PER_CLIENT: 'open subscriptions per client address, more get RATE_LIMITED (default: 1000, off in test mode; 0 = unlimited)',
   TRUST_PROXY: 'proxies whose X-Forwarded-For is trusted: true, or addresses/CIDR ranges/loopback,linklocal,uniquelocal, comma-separated (default: none)',
   RATE_LIMIT_QUERIES_PER_MINUTE: 'root query fields per client per minute (default: 600, off in test mode; 0 = unlimited)',
   RATE_LIMIT_MUTATIONS_PER_MINUTE: 'root mutation fields per client per minute (default: 60, off in test mode; 0 = unlimited)',
@@ -263,6 +287,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       bodyLimitBytes: integer('BODY_LIMIT_BYTES', 100 * 1024, 1024),
       requestTimeoutMs: integer('REQUEST_TIMEOUT_MS', 15_000, 0),
       trustProxy,
+      allowedOrigins: list(env.ALLOWED_ORIGINS) ?? (production || testing ? [] : ['http://localhost:*', 'http://127.0.0.1:*']),
+      allowedHosts:
+        list(env.ALLOWED_HOSTS) ??
+        (production ? [] : [...new Set(['localhost', '127.0.0.1', '::1', host, domain.replace(/:\d+$/, '')].filter((name) => name !== '0.0.0.0' && name !== '::'))]),
+      bodyTimeoutMs: integer('REQUEST_BODY_TIMEOUT_MS', 10_000, 0),
+      // Many users can share one address (NAT): caps that stop one client hoarding, not a crowd.
+      maxSocketsPerClient: integer('MAX_SOCKETS_PER_CLIENT', testing ? 0 : 100, 0),
+      maxSubscriptionsPerClient: integer('MAX_SUBSCRIPTIONS_PER_CLIENT', testing ? 0 : 1000, 0),
     },
     rateLimit: {
       queriesPerMinute: integer('RATE_LIMIT_QUERIES_PER_MINUTE', testing ? 0 : 600, 0),
@@ -313,6 +345,12 @@ function parseChainConfig(
     proofTtlSeconds: integer('PROOF_TTL_SECONDS', 120, 10),
     minWithdrawAmount,
   };
+}
+
+/** A comma-separated list; undefined when the variable is unset or empty. */
+function list(value: string | undefined): string[] | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  return value.split(',').map((entry) => entry.trim()).filter(Boolean);
 }
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);

@@ -1,29 +1,28 @@
+import './graphql-production.js';
 import { randomUUID } from 'node:crypto';
-import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { fastifyApolloHandler } from '@as-integrations/fastify';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { ChainRuntime } from '../chain/runtime.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { createSignInLimits } from '../modules/auth/auth.service.js';
+import { FixedWindowLimiter } from '../modules/common/fixed-window.js';
 import type { ServiceDependencies } from '../modules/context.js';
 import { EventHub } from '../modules/events/event-hub.js';
 import { registerImageRoutes } from '../modules/images/image.routes.js';
-import { createHttpContext, type GraphQLContext } from './context.js';
-import { argumentErrorsPlugin, createFormatError } from './errors.js';
-import { explorerPage, registerExplorerAssets, wantsExplorer } from './explorer.js';
-import { operationGuardPlugin } from './guard.js';
-import { createCostCheck, limitParseOptions, structuralLimitRules } from './limits.js';
+import { createHttpContext } from './context.js';
+import { isAllowedOrigin, registerEdge, refuseUpgradeAtEdge } from './edge.js';
+import { registerExplorerAssets } from './explorer.js';
 import { LoadMonitor, registerLoadShedding, retryAfterSeconds } from './load-shedding.js';
 import { logRequest, OperationTracker } from './logging.js';
 import { Metrics, registerMetricsRoute } from './metrics.js';
-import { createRateLimitCheck } from './rate-limit.js';
+import { registerGraphQLRoute } from './pipeline/http.js';
+import { OperationPipeline } from './pipeline/operation.js';
+import { registerRefusals } from './pipeline/refusals.js';
+import { createRunOperation, type RunOperation } from './pipeline/run-operation.js';
 import { getSchema } from './schema.js';
-import { sendTimeout, TIMED_OUT, withinBudget } from './time-budget.js';
-import { attachGraphQLWebSocket } from './websocket.js';
-import { loadTrustedDocuments, trustedDocumentsCache, trustedDocumentsGuard } from './trusted-documents.js';
+import { loadTrustedDocuments } from './trusted-documents.js';
+import { attachGraphQLWebSocket } from './websocket/transport.js';
 
 export interface AppOptions {
   config: Pick<
@@ -60,6 +59,8 @@ export async function createApp({ config, database, chain = null, clock = () => 
     // One line per request is written by logRequest, with the operation's name.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.http.bodyLimitBytes,
+    // Headers must arrive within this time too (Node's check; bodies: see registerEdge).
+    requestTimeout: config.http.bodyTimeoutMs,
     trustProxy: config.http.trustProxy,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -71,6 +72,7 @@ export async function createApp({ config, database, chain = null, clock = () => 
   if (chain) metrics.watchRelayerBalance(() => chain.client.lamports(chain.keys.relayer.publicKey));
   const tracker = new OperationTracker();
   const loadMonitor = new LoadMonitor(config.loadShedding, database);
+  await registerEdge(app, config.http);
   registerLoadShedding(app, loadMonitor, (pressure) => metrics.shed.inc({ pressure }));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -80,50 +82,24 @@ export async function createApp({ config, database, chain = null, clock = () => 
     logRequest(request, reply, record);
     metrics.observe(request, reply, record);
   });
-  app.setErrorHandler((error: { code?: string }, _request, reply) => {
-    if (error.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') throw error;
-    const limit = config.http.bodyLimitBytes;
-    return reply.code(413).send({
-      errors: [{ message: `The request body exceeds the limit of ${limit} bytes`, extensions: { code: 'REQUEST_TOO_LARGE', limit } }],
-    });
-  });
+  registerRefusals(app, config.http.bodyLimitBytes);
   registerMetricsRoute(app, metrics, config.metrics);
 
   const trustedDocuments = config.trustedDocumentsPath ? loadTrustedDocuments(config.trustedDocumentsPath) : null;
-  const costCheck = createCostCheck(config.limits);
-  const rateLimitCheck = createRateLimitCheck(config.rateLimit);
   const schema = await getSchema({ devTokens: chain?.isDevchain ?? false });
-  const formatError = createFormatError({ exposeInternals: config.mode === 'development' });
-  const apollo = new ApolloServer<GraphQLContext>({
+  const pipeline = new OperationPipeline({
     schema,
+    limits: config.limits,
+    rateLimit: config.rateLimit,
     introspection: config.introspection,
-    // "Did you mean ...?" suggestions reveal the schema as much as introspection does.
-    hideSchemaDetailsFromClientErrors: !config.introspection,
-    includeStacktraceInErrorResponses: config.mode === 'development',
-    // Unexpected errors are logged with their request id by the tracker's plugin.
-    formatError,
-    // Apollo's defaults, stated because they are part of the contract.
-    csrfPrevention: true,
-    // src/main.ts owns SIGTERM/SIGINT (a bounded drain); Apollo's handler would re-raise them.
-    stopOnTerminationSignals: false,
-    allowBatchedHttpRequests: false,
-    // With trusted documents, persisted queries are read from the manifest only.
-    persistedQueries: trustedDocuments ? { cache: trustedDocumentsCache(trustedDocuments) } : undefined,
-    parseOptions: limitParseOptions(config.limits),
-    validationRules: structuralLimitRules(config.limits),
-    plugins: [
-      ApolloServerPluginLandingPageDisabled(),
-      argumentErrorsPlugin(),
-      tracker.plugin(),
-      operationGuardPlugin([
-        ({ schema, document, request }, operation) => costCheck(schema, document, operation, request.variables),
-        ({ document, contextValue }, operation) => rateLimitCheck(document, operation, contextValue),
-      ]),
-    ],
+    exposeInternals: config.mode === 'development',
+    trustedDocuments,
+    webSocketPath: '/graphql',
+    // The suite runs every operation compiled, as production runs repeated ones.
+    compileAtUse: config.mode === 'test' ? 1 : 2,
   });
-  await apollo.start();
-  // fastify drains its own connections on close; Apollo stops after them.
-  app.addHook('onClose', () => apollo.stop());
+  // Failed authentications per client address, over HTTP and sockets alike.
+  const authFailures = new FixedWindowLimiter(config.auth.signInAttemptsPerMinute.perClient, 60_000);
 
   const events = new EventHub(database, clock, (error) => app.log.warn({ err: error }, 'an event could not be announced to subscribers'));
   await events.start();
@@ -140,50 +116,40 @@ export async function createApp({ config, database, chain = null, clock = () => 
     onChainSubmission: (submission) => metrics.chainSubmissions.inc(submission),
     onRelayerSpend: (spend) => metrics.recordRelayerSpend(spend),
   };
-  const graphqlHandler = fastifyApolloHandler(apollo, {
-    context: (request, reply) => tracker.track(request, () => createHttpContext(deps, request, reply, config.auth.secureCookies)),
-  });
-  app.route({
-    method: ['GET', 'POST', 'OPTIONS'],
-    url: '/graphql',
-    ...(trustedDocuments ? { preHandler: trustedDocumentsGuard(trustedDocuments) } : {}),
-    async handler(request, reply) {
-      if (
-        config.introspection &&
-        request.method === 'GET' &&
-        wantsExplorer(request.headers.accept, request.query as Record<string, unknown>)
-      ) {
-        return reply.type('text/html; charset=utf-8').send(explorerPage());
-      }
-      const budgetMs = config.http.requestTimeoutMs;
-      const result = await withinBudget(budgetMs, () => Promise.resolve(graphqlHandler.call(this, request as never, reply as never)));
-      if (result !== TIMED_OUT) return result;
-      tracker.recordOf(request)?.codes.unshift('OPERATION_TIMEOUT');
-      return sendTimeout(reply, budgetMs);
-    },
+  const context = (request: Parameters<typeof createHttpContext>[1], reply: Parameters<typeof createHttpContext>[2]) =>
+    createHttpContext(deps, request, reply, config.auth.secureCookies, authFailures);
+  registerGraphQLRoute(app, {
+    path: '/graphql',
+    pipeline,
+    tracker,
+    context,
+    explorer: config.introspection,
+    budgetMs: config.http.requestTimeoutMs,
   });
   if (config.introspection) registerExplorerAssets(app);
-  registerImageRoutes(app, deps, config.images, config.auth.secureCookies);
+  const runOperation: RunOperation = createRunOperation({ pipeline, tracker, context, budgetMs: config.http.requestTimeoutMs });
+  app.decorate('runOperation', runOperation);
+  registerImageRoutes(app, config.images, context);
 
   const sockets = attachGraphQLWebSocket({
     server: app.server,
     path: '/graphql',
     schema,
+    pipeline,
     deps,
     config,
-    checks: [
-      (document, operation, _context, variables) => costCheck(schema, document, operation, variables),
-      (document, operation, context) => rateLimitCheck(document, operation, context),
-    ],
-    formatError,
+    authFailures,
     onSubscriptionCount: (delta) => metrics.subscriptions.inc(delta),
     // A new socket under pressure is refused like a request: 503 with Retry-After.
-    refuseUpgrade: () => {
+    refuseUpgrade: (request) => {
+      const atEdge = refuseUpgradeAtEdge(request, config.http);
+      if (atEdge) return atEdge;
       const pressure = loadMonitor.enabled ? loadMonitor.pressure() : null;
       if (!pressure) return null;
       metrics.shed.inc({ pressure });
-      return { retryAfter: retryAfterSeconds(loadMonitor, pressure) };
+      return { status: 503, reason: 'Service Unavailable', headers: { 'retry-after': String(retryAfterSeconds(loadMonitor, pressure)) } };
     },
+    allowCookieOrigin: (request) => request.headers.origin === undefined || isAllowedOrigin(request.headers.origin, config.http.allowedOrigins, request.headers.host),
   });
   // Graceful shutdown: sockets close with 1001 while in-flight HTTP requests finish.
   app.addHook('preClose', () => sockets.close());

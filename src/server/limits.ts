@@ -1,4 +1,3 @@
-import { HeaderMap } from '@apollo/server';
 import {
   type DocumentNode,
   type FieldNode,
@@ -24,23 +23,11 @@ import {
   type ValidationRule,
   type ValueNode,
 } from 'graphql';
+import type { LimitsConfig } from '../config.js';
+import { AppError } from '../errors.js';
 
-/**
- * The size limits every operation must fit before anything of it runs. Each is a maximum;
- * 0 turns that limit off.
- */
-export interface OperationLimits {
-  /** Nesting of fields, the root fields being depth 1 (default 15, MAX_QUERY_DEPTH). */
-  maxDepth: number;
-  /** Aliased fields, counted once per use of the fragment they are in (default 30). */
-  maxAliases: number;
-  /** Directive uses, counted like aliases (default 50). */
-  maxDirectives: number;
-  /** Lexical tokens of the document, enforced by the parser (default 2000). */
-  maxTokens: number;
-  /** Cost budget; see {@link operationCost} (default 20000, MAX_QUERY_COST). */
-  maxCost: number;
-}
+/** The size limits every operation must fit before anything of it runs (see LimitsConfig). */
+export type OperationLimits = LimitsConfig;
 
 /** Which limit an operation exceeded; `extensions.limit` of a QUERY_TOO_COMPLEX error. */
 export type LimitName = 'depth' | 'aliases' | 'directives' | 'tokens' | 'cost';
@@ -246,18 +233,16 @@ function limitsRule(limits: OperationLimits, cost: { variables: Readonly<Record<
 
 /**
  * The validation rules enforcing `limits` (depth, aliases, directives and cost) on every
- * operation of a document. Run them with graphql's `validate` beside `specifiedRules`
- * wherever a document arrives outside Apollo (a graphql-ws subscribe message, say), with
- * that message's variables, and parse with {@link limitParseOptions} for the token limit:
- * the same checks, with the same messages, as over HTTP.
+ * operation of a document, cost included for the given variables (the pipeline checks
+ * cost separately, per request: {@link createCostCheck}).
  */
 export function operationLimitRules(limits: OperationLimits, variables?: Readonly<Record<string, unknown>> | null): ValidationRule[] {
   return [limitsRule(limits, { variables: variables ?? null })];
 }
 
 /**
- * The rules that do not depend on variables (all but cost), for Apollo, which validates a
- * document once and caches it; cost is checked per request by {@link operationCostPlugin}.
+ * The rules that do not depend on variables (all but cost), for the pipeline, which
+ * validates a document once and caches it; cost is checked per request by {@link createCostCheck}.
  */
 export function structuralLimitRules(limits: OperationLimits): ValidationRule[] {
   return [limitsRule(limits, null)];
@@ -279,9 +264,8 @@ export function isTokenLimitError(message: string): boolean {
 
 /**
  * A check of the cost of the operation about to run, with its variables, before execution
- * (see {@link operationGuardPlugin}). A cost that does not depend on variables is
- * remembered per document, since Apollo hands the same parsed document to every request
- * of the same query. Throws QUERY_TOO_COMPLEX (HTTP 400) when over budget.
+ * A cost that does not depend on variables is remembered per document, since the
+ * pipeline hands the same parsed document to every request of the same query. Throws QUERY_TOO_COMPLEX (HTTP 400) when over budget.
  */
 export function createCostCheck(limits: OperationLimits) {
   const known = new WeakMap<DocumentNode, Map<string, number>>();
@@ -304,7 +288,8 @@ export function createCostCheck(limits: OperationLimits) {
       }
     }
     if (cost <= limits.maxCost) return;
-    const error = limitError('cost', Math.round(cost), limits.maxCost);
-    throw new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400, headers: new HeaderMap() } } });
+    const { message, extensions } = limitError('cost', Math.round(cost), limits.maxCost);
+    const { code: _code, ...details } = extensions;
+    throw new AppError('QUERY_TOO_COMPLEX', message, details);
   };
 }

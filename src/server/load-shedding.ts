@@ -3,6 +3,8 @@ import { getHeapStatistics } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import type { LoadSheddingConfig } from '../config.js';
 import type { DatabaseLoad } from '../db/load.js';
+import { AppError } from '../errors.js';
+import { sendRefusal } from './pipeline/refusals.js';
 
 /** What is under pressure, if anything. */
 export type Pressure = 'event-loop' | 'memory' | 'database' | null;
@@ -110,16 +112,8 @@ export function registerLoadShedding(app: FastifyInstance, monitor: LoadMonitor,
       { pressure, eventLoopDelayMs: Math.round(monitor.eventLoopDelayMs()), databaseWaitMs: Math.round(monitor.databaseWaitMs()) },
       'request refused: server under pressure',
     );
-    reply.code(503).header('retry-after', String(retryAfter));
-    if (path === '/readyz') return reply.send({ status: 'overloaded', pressure });
-    return reply.send({
-      errors: [
-        {
-          message: `The server is overloaded; retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}`,
-          extensions: { code: 'OVERLOADED', retryAfter },
-        },
-      ],
-    });
+    if (path === '/readyz') return reply.code(503).header('retry-after', String(retryAfter)).send({ status: 'overloaded', pressure });
+    return sendRefusal(reply, new AppError('OVERLOADED', `The server is overloaded; retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}`, { retryAfter }));
   });
 }
 

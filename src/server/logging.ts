@@ -1,8 +1,5 @@
-import type { ApolloServerPlugin } from '@apollo/server';
-import { unwrapResolverError } from '@apollo/server/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { GraphQLFormattedError, OperationTypeNode } from 'graphql';
-import type { GraphQLContext } from './context.js';
+import type { OperationTypeNode } from 'graphql';
 
 /** What one GraphQL request ran and how it ended, for its log line and its metrics. */
 export interface OperationRecord {
@@ -17,66 +14,23 @@ export interface OperationRecord {
 }
 
 /**
- * Follows each GraphQL request from its context to its response: the record is created
- * with the context, filled in by {@link OperationTracker.plugin}, and read once in the
- * response hook, which writes one log line per request (so one per operation: batching
- * is off) and feeds the metrics. Uncoded errors are logged here with their request id,
- * and the id is put into their masked response (`extensions.requestId`).
+ * Keeps the record of each request that reaches the operation pipeline: created by the
+ * transport, filled in by the pipeline, read once in the response hook, which writes one
+ * log line per request (so one per operation: batching is off) and feeds the metrics.
  */
 export class OperationTracker {
   private readonly byRequest = new WeakMap<FastifyRequest, OperationRecord>();
-  /** Keyed by the context's transport: Apollo runs each operation on a shallow copy of the context. */
-  private readonly byTransport = new WeakMap<object, OperationRecord>();
 
-  /** Builds a request's context through `factory`, keeping a record for it. */
-  async track(request: FastifyRequest, factory: () => Promise<GraphQLContext>): Promise<GraphQLContext> {
+  /** A new record for `request`. */
+  start(request: FastifyRequest): OperationRecord {
     const record: OperationRecord = { name: null, type: null, codes: [], internalErrors: [] };
     this.byRequest.set(request, record);
-    try {
-      const context = await factory();
-      this.byTransport.set(context.transport, record);
-      return context;
-    } catch (error) {
-      const code = (error as { extensions?: { code?: unknown } }).extensions?.code;
-      if (typeof code === 'string') record.codes.push(code);
-      else record.internalErrors.push(error);
-      throw error;
-    }
+    return record;
   }
 
-  /** The record of a request that reached GraphQL; undefined for any other. */
+  /** The record of a request that reached the pipeline; undefined for any other. */
   recordOf(request: FastifyRequest): OperationRecord | undefined {
     return this.byRequest.get(request);
-  }
-
-  plugin(): ApolloServerPlugin<GraphQLContext> {
-    const byTransport = this.byTransport;
-    return {
-      async requestDidStart({ contextValue, request }) {
-        const record = byTransport.get(contextValue.transport);
-        if (!record) return;
-        record.name = request.operationName ?? null;
-        return {
-          async didResolveOperation({ operation, operationName }) {
-            record.name = operationName;
-            record.type = operation?.operation ?? null;
-          },
-          async willSendResponse({ response, errors }) {
-            if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
-            const formatted = response.body.singleResult.errors;
-            record.codes = formatted.map((error) => String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR'));
-            let masked: GraphQLFormattedError[] | undefined;
-            formatted.forEach((error, index) => {
-              if (error.extensions?.code !== 'INTERNAL_SERVER_ERROR') return;
-              record.internalErrors.push(errors?.[index] ? unwrapResolverError(errors[index]) : error);
-              masked ??= [...formatted];
-              masked[index] = { ...error, extensions: { ...error.extensions, requestId: contextValue.transport.requestId } };
-            });
-            if (masked) response.body.singleResult.errors = masked;
-          },
-        };
-      },
-    };
   }
 }
 

@@ -1,43 +1,9 @@
-import { HeaderMap } from '@apollo/server';
-import { type DocumentNode, GraphQLError, Kind, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { type DocumentNode, Kind, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import type { RateLimitConfig } from '../config.js';
+import { rateLimited } from '../errors.js';
+import { FixedWindowLimiter } from '../modules/common/fixed-window.js';
 import type { GraphQLContext } from './context.js';
 import { fragmentsOf } from './limits.js';
-
-/**
- * A fixed-window budget per key, in memory (per process: N replicas allow N times the
- * budget). An operation takes all the units it needs or none, so one too large to fit
- * does not use up what smaller ones could still have.
- */
-export class OperationBudget {
-  private readonly windows = new Map<string, { startedAt: number; used: number }>();
-
-  constructor(
-    readonly limit: number,
-    private readonly windowMs: number,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  /** Takes `units` for `key`; returns null when granted, else the seconds until the window resets. */
-  take(key: string, units: number): number | null {
-    const now = this.now();
-    let window = this.windows.get(key);
-    if (!window || now - window.startedAt >= this.windowMs) {
-      if (this.windows.size >= 10_000) this.sweep(now);
-      window = { startedAt: now, used: 0 };
-      this.windows.set(key, window);
-    }
-    if (window.used + units <= this.limit) {
-      window.used += units;
-      return null;
-    }
-    return Math.max(1, Math.ceil((window.startedAt + this.windowMs - now) / 1000));
-  }
-
-  private sweep(now: number): void {
-    for (const [key, window] of this.windows) if (now - window.startedAt >= this.windowMs) this.windows.delete(key);
-  }
-}
 
 /**
  * The root fields an operation runs, fragments expanded: each response key counts once
@@ -69,16 +35,6 @@ export function rateLimitKey(context: Pick<GraphQLContext, 'viewer' | 'clientAdd
   return context.viewer ? `user:${context.viewer.userId}` : `address:${context.clientAddress}`;
 }
 
-export function rateLimitedError(retryAfter: number, message?: string): GraphQLError {
-  return new GraphQLError(message ?? `Too many operations; retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}`, {
-    extensions: {
-      code: 'RATE_LIMITED',
-      retryAfter,
-      http: { status: 429, headers: new HeaderMap([['retry-after', String(retryAfter)]]) },
-    },
-  });
-}
-
 /**
  * Counts operations, not HTTP requests: each root field of a mutation takes one unit of
  * the mutation budget, each root field of a query or subscription one of the query
@@ -88,10 +44,10 @@ export function rateLimitedError(retryAfter: number, message?: string): GraphQLE
  */
 export function createRateLimitCheck(config: RateLimitConfig, now: () => number = Date.now) {
   const budgets = {
-    query: config.queriesPerMinute > 0 ? new OperationBudget(config.queriesPerMinute, 60_000, now) : null,
-    mutation: config.mutationsPerMinute > 0 ? new OperationBudget(config.mutationsPerMinute, 60_000, now) : null,
+    query: config.queriesPerMinute > 0 ? new FixedWindowLimiter(config.queriesPerMinute, 60_000, now) : null,
+    mutation: config.mutationsPerMinute > 0 ? new FixedWindowLimiter(config.mutationsPerMinute, 60_000, now) : null,
   };
-  // Apollo hands the same parsed document to every request of a query: count it once.
+  // The pipeline hands the same parsed document to every request of a query: count it once.
   const counted = new WeakMap<OperationDefinitionNode, number>();
   return (document: DocumentNode, operation: OperationDefinitionNode, context: GraphQLContext): void => {
     const budget = operation.operation === 'mutation' ? budgets.mutation : budgets.query;
@@ -102,7 +58,7 @@ export function createRateLimitCheck(config: RateLimitConfig, now: () => number 
     const retryAfter = budget.take(rateLimitKey(context), units);
     if (retryAfter === null) return;
     throw units > budget.limit
-      ? rateLimitedError(60, `The operation has ${units} root fields; at most ${budget.limit} may run per minute`)
-      : rateLimitedError(retryAfter);
+      ? rateLimited(60, `The operation has ${units} root fields; at most ${budget.limit} may run per minute`)
+      : rateLimited(retryAfter);
   };
 }

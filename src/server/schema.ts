@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { GraphQLSchema } from 'graphql';
+import { type GraphQLSchema, isObjectType } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { OperatorResolver } from '../modules/pools/operator.resolver.js';
 import { PoolImageResolver } from '../modules/images/image.resolver.js';
@@ -84,6 +84,22 @@ export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): P
       },
     },
   });
-  schemas.set(devTokens, schema);
+  const ready = schema.then(withLazyFieldsResolved);
+  schemas.set(devTokens, ready);
+  return ready;
+}
+
+/**
+ * Compiled execution (graphql-jit) reads a field without a resolver inline, as a plain
+ * value. Every runtime value's fields are plain except a connection's `totalCount`, which
+ * is counted only when selected (a promise, see Page in modules/common/pagination.ts): it
+ * gets a resolver, so it is awaited.
+ */
+function withLazyFieldsResolved(schema: GraphQLSchema): GraphQLSchema {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type)) continue;
+    const field = type.getFields().totalCount;
+    if (field && !field.resolve) field.resolve = (page: { totalCount: unknown }) => page.totalCount;
+  }
   return schema;
 }

@@ -1,4 +1,3 @@
-import type { FastifyReply } from 'fastify';
 import { runInStatementScope } from '../db/statement-scope.js';
 
 /** What {@link withinBudget} resolves to when the budget ran out first. */
@@ -35,22 +34,4 @@ function startWork<T>(work: Promise<T> | (() => Promise<T>)): { result: Promise<
   if (typeof work !== 'function') return { result: work, cancel: () => {} };
   const { scope, result } = runInStatementScope(work);
   return { result, cancel: (reason) => scope.cancel(reason) };
-}
-
-/**
- * Answers a request whose budget ran out: 504 with an OPERATION_TIMEOUT error. A mutation
- * cut off this way may still complete; clients read the state before they retry one.
- */
-export function sendTimeout(reply: FastifyReply, budgetMs: number): FastifyReply {
-  return reply
-    .code(504)
-    .type('application/json; charset=utf-8')
-    .send({
-      errors: [
-        {
-          message: `The request did not complete within its time budget of ${budgetMs} ms`,
-          extensions: { code: 'OPERATION_TIMEOUT', budgetMs },
-        },
-      ],
-    });
 }

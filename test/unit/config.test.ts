@@ -66,7 +66,16 @@ describe('configuration', () => {
     expect(config.rateLimit).toEqual({ queriesPerMinute: 600, mutationsPerMinute: 60 });
     expect(config.loadShedding).toEqual({ maxEventLoopDelayMs: 1000, maxHeapUsedRatio: 0.9, maxDatabaseWaitMs: 1000 });
     expect([config.statementTimeoutMs, config.shutdownTimeoutMs]).toEqual([5000, 10_000]);
-    expect(config.http).toEqual({ bodyLimitBytes: 102_400, requestTimeoutMs: 15_000, trustProxy: false });
+    expect(config.http).toEqual({
+      bodyLimitBytes: 102_400,
+      requestTimeoutMs: 15_000,
+      trustProxy: false,
+      allowedOrigins: ['http://localhost:*', 'http://127.0.0.1:*'],
+      allowedHosts: ['localhost', '127.0.0.1', '::1'],
+      bodyTimeoutMs: 10_000,
+      maxSocketsPerClient: 100,
+      maxSubscriptionsPerClient: 1000,
+    });
     const test = loadConfig({ POOLGRAPH_MODE: 'test' });
     expect(test.rateLimit).toEqual({ queriesPerMinute: 0, mutationsPerMinute: 0 });
     expect(test.loadShedding.maxEventLoopDelayMs).toBe(0);

@@ -1,7 +1,8 @@
 import { buildSchema, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { checkLimits, fragmentsOf, measureOperation, UNPAGED_LIST_SIZE } from '../../src/server/limits.js';
-import { OperationBudget, rootFieldCount } from '../../src/server/rate-limit.js';
+import { FixedWindowLimiter } from '../../src/modules/common/fixed-window.js';
+import { rootFieldCount } from '../../src/server/rate-limit.js';
 
 const schema = buildSchema(`
   type Query { pools(first: Int = 20): PoolConnection! pool(id: ID!): Pool tags: [String!]! }
@@ -63,7 +64,7 @@ describe('rate-limit accounting', () => {
 
   it('grants all of an operation or none, and reopens with the next window', () => {
     let now = 0;
-    const budget = new OperationBudget(10, 60_000, () => now);
+    const budget = new FixedWindowLimiter(10, 60_000, () => now);
     expect(budget.take('k', 8)).toBeNull();
     expect(budget.take('k', 3)).toBe(60);
     expect(budget.take('k', 2)).toBeNull();

@@ -1,18 +1,17 @@
 import multipart from '@fastify/multipart';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { GraphQLError } from 'graphql';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ImageConfig } from '../../config.js';
-import { AppError, ERROR_CODES } from '../../errors.js';
-import { createHttpContext } from '../../server/context.js';
-import type { ServiceDependencies } from '../context.js';
+import { AppError, type ErrorCode } from '../../errors.js';
+import { sendRefusal } from '../../server/pipeline/refusals.js';
+import type { ServiceContext } from '../context.js';
 import { readStoredImage, storeImage } from './image.service.js';
 
 /** A stored image never changes (a new upload gets a new id), so caches may keep it for a year. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-/** Errors in the GraphQL error shape, so clients read one format from every route. */
-function sendError(reply: FastifyReply, code: keyof typeof ERROR_CODES, message: string, details: Record<string, unknown> = {}) {
-  return reply.code(ERROR_CODES[code].status).send({ errors: [{ message, extensions: { code, ...details } }] });
+/** Errors in the shape every route answers, with the catalogue's status. */
+function sendError(reply: FastifyReply, code: ErrorCode, message: string, details: Record<string, unknown> = {}) {
+  return sendRefusal(reply, new AppError(code, message, details));
 }
 
 /**
@@ -22,18 +21,23 @@ function sendError(reply: FastifyReply, code: keyof typeof ERROR_CODES, message:
  * GET /images/{id}: the stored bytes, with their sniffed type and immutable caching.
  * Multipart parsing is registered in this scope only, so /graphql never accepts it.
  */
-export function registerImageRoutes(app: FastifyInstance, deps: ServiceDependencies, limits: ImageConfig, secureCookies: boolean): void {
+export function registerImageRoutes(
+  app: FastifyInstance,
+  limits: ImageConfig,
+  /** The context of /graphql: the same credentials, and the same failed-authentication budget. */
+  context: (request: FastifyRequest, reply: FastifyReply) => Promise<ServiceContext>,
+): void {
   app.register(async (scope) => {
     // One byte over the limit is enough to know the upload is too large; the rest is not read.
     await scope.register(multipart, { limits: { fileSize: limits.maxBytes + 1, files: 1, fields: 0, parts: 1 } });
 
     scope.post('/images', async (request, reply) => {
-      let ctx;
+      let ctx: ServiceContext;
       try {
-        ctx = await createHttpContext(deps, request, reply, secureCookies);
+        ctx = await context(request, reply);
       } catch (error) {
-        if (!(error instanceof GraphQLError)) throw error;
-        return sendError(reply, 'UNAUTHENTICATED', error.message, { ...error.extensions, http: undefined });
+        if (!(error instanceof AppError)) throw error;
+        return sendRefusal(reply, error);
       }
       if (!ctx.viewer) return sendError(reply, 'UNAUTHENTICATED', 'Sign in to upload an image', { reason: 'NOT_SIGNED_IN' });
       const use = (request.query as Record<string, unknown>).use;

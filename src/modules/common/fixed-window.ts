@@ -1,0 +1,49 @@
+/**
+ * The one rate limiter: a fixed-window budget per key, in memory (per process: N replicas
+ * allow N times the budget). `take` grants all the units asked for or none, so a request
+ * too large to fit does not use up what smaller ones could still have. Used for the
+ * operation budgets (src/server/rate-limit.ts), failed credentials (src/server/credentials.ts)
+ * and sign-in attempts (auth).
+ */
+export class FixedWindowLimiter {
+  private readonly windows = new Map<string, { startedAt: number; used: number }>();
+
+  constructor(
+    /** Units allowed per key and window. */
+    readonly limit: number,
+    private readonly windowMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Takes `units` for `key`; returns null when granted, else the seconds (at least 1) until the window resets. */
+  take(key: string, units = 1): number | null {
+    const now = this.now();
+    let window = this.windows.get(key);
+    if (!window || now - window.startedAt >= this.windowMs) {
+      if (this.windows.size >= 10_000) this.sweep(now);
+      window = { startedAt: now, used: 0 };
+      this.windows.set(key, window);
+    }
+    if (window.used + units <= this.limit) {
+      window.used += units;
+      return null;
+    }
+    return this.wait(window, now);
+  }
+
+  /** Seconds until `key` may take a unit again; null when it may now. Takes nothing. */
+  blocked(key: string): number | null {
+    const now = this.now();
+    const window = this.windows.get(key);
+    if (!window || now - window.startedAt >= this.windowMs || window.used < this.limit) return null;
+    return this.wait(window, now);
+  }
+
+  private wait(window: { startedAt: number }, now: number): number {
+    return Math.max(1, Math.ceil((window.startedAt + this.windowMs - now) / 1000));
+  }
+
+  private sweep(now: number): void {
+    for (const [key, window] of this.windows) if (now - window.startedAt >= this.windowMs) this.windows.delete(key);
+  }
+}

@@ -1,0 +1,89 @@
+import type { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
+import cors from '@fastify/cors';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { HttpConfig } from '../config.js';
+import { AppError } from '../errors.js';
+import { errorBody, sendRefusal } from './pipeline/refusals.js';
+
+/** The host name of a Host header, port and IPv6 brackets aside, lower case. */
+export function hostNameOf(host: string | undefined): string {
+  if (!host) return '';
+  const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d+$/, '');
+  return name.toLowerCase();
+}
+
+/** Whether `hostHeader` names a host this server serves (an empty list serves any). */
+export function isAllowedHost(hostHeader: string | undefined, allowedHosts: readonly string[]): boolean {
+  return allowedHosts.length === 0 || allowedHosts.includes(hostNameOf(hostHeader));
+}
+
+/**
+ * Whether a browser page on `origin` may call with credentials: the server's own origin
+ * (same Host), or one ALLOWED_ORIGINS lists; an entry may give `*` as its port.
+ */
+export function isAllowedOrigin(origin: string, allowedOrigins: readonly string[], ownHost?: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (ownHost && url.host === ownHost.toLowerCase()) return true;
+  return allowedOrigins.some((entry) => {
+    if (entry === origin) return true;
+    if (!entry.endsWith(':*')) return false;
+    return `${url.protocol}//${url.hostname}` === entry.slice(0, -2) || `${url.protocol}//[${url.hostname}]` === entry.slice(0, -2);
+  });
+}
+
+/**
+ * The edge of the server, before any route: the Host check (DNS rebinding: a page whose
+ * name resolves to this server is refused, HOST_NOT_ALLOWED), and CORS from the one
+ * allowlist (credentials only for listed origins; preflights answered for every route;
+ * simple cross-site requests still meet CSRF prevention at /graphql).
+ */
+export async function registerEdge(app: FastifyInstance, config: Pick<HttpConfig, 'allowedHosts' | 'allowedOrigins' | 'bodyTimeoutMs'>): Promise<void> {
+  app.addHook('onRequest', async (request, reply) => {
+    if (isAllowedHost(request.headers.host, config.allowedHosts)) return;
+    return sendRefusal(reply, new AppError('HOST_NOT_ALLOWED', `This server does not serve the host "${hostNameOf(request.headers.host)}"`));
+  });
+  if (config.bodyTimeoutMs > 0) app.addHook('onRequest', cutSlowBodies(config.bodyTimeoutMs));
+  await app.register(cors, {
+    origin: (origin, callback) => callback(null, origin !== undefined && isAllowedOrigin(origin, config.allowedOrigins)),
+    credentials: true,
+    methods: ['GET', 'POST'],
+    allowedHeaders: ['content-type', 'authorization', 'x-api-key', 'apollo-require-preflight', 'x-apollo-operation-name', 'x-request-id'],
+    exposedHeaders: ['retry-after', 'x-request-id'],
+    maxAge: 600,
+  });
+}
+
+/**
+ * Slow bodies: a request whose body has not arrived whole within `timeoutMs` is answered
+ * 408 and its connection closed, so a body sent a byte at a time holds nothing. (Node's own
+ * requestTimeout does not apply once a request is being handled.) Only a request whose
+ * body is still arriving gets a timer.
+ */
+function cutSlowBodies(timeoutMs: number) {
+  return async (request: FastifyRequest) => {
+    const raw = request.raw;
+    // Injected requests (tests) have no socket to cut.
+    if (raw.complete || !(raw.socket instanceof Socket)) return;
+    const timer = setTimeout(() => {
+      if (raw.complete) return;
+      request.log.warn({ timeoutMs }, 'request body not received in time; connection closed');
+      const body = JSON.stringify(errorBody(new AppError('REQUEST_TIMEOUT', `The request body did not arrive within ${timeoutMs} ms`, { timeoutMs })));
+      raw.socket.end(`HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      raw.socket.destroySoon();
+    }, timeoutMs);
+    timer.unref();
+    raw.once('end', () => clearTimeout(timer));
+    raw.once('close', () => clearTimeout(timer));
+  };
+}
+
+/** The upgrade's refusal at the edge, if any: a host not served. */
+export function refuseUpgradeAtEdge(request: IncomingMessage, config: Pick<HttpConfig, 'allowedHosts'>): { status: number; reason: string } | null {
+  return isAllowedHost(request.headers.host, config.allowedHosts) ? null : { status: 403, reason: 'Forbidden' };
+}

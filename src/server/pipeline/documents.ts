@@ -1,0 +1,177 @@
+import {
+  type ASTNode,
+  type DocumentNode,
+  execute,
+  type ExecutionResult,
+  GraphQLError,
+  type GraphQLSchema,
+  Kind,
+  type OperationDefinitionNode,
+  parse,
+  specifiedRules,
+  validate,
+  type ValidationContext,
+  type ValidationRule,
+  visit,
+} from 'graphql';
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
+import { isTokenLimitError, limitError, limitParseOptions, type OperationLimits, structuralLimitRules } from '../limits.js';
+import { LruCache } from './lru.js';
+
+/** One operation of a prepared document, ready to run. */
+export interface PreparedOperation {
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  name: string | null;
+  type: OperationDefinitionNode['operation'];
+  /** Runs the operation: compiled by graphql-jit from its second use, graphql-js before (and where jit cannot). */
+  run(root: unknown, context: unknown, variables: Record<string, unknown> | undefined): Promise<ExecutionResult> | ExecutionResult;
+}
+
+/** A document parsed and validated once: its operations, or the errors that refuse it. */
+export type PreparedDocument =
+  | { errors: readonly GraphQLError[]; document?: undefined }
+  | { errors?: undefined; document: DocumentNode; operations: Map<string, PreparedOperation>; only: PreparedOperation | null };
+
+export interface DocumentCacheOptions {
+  limits: OperationLimits;
+  introspection: boolean;
+  /** Documents kept (least recently used dropped first); default 1,000. */
+  maxDocuments?: number;
+  /**
+   * The use of an operation at which it is compiled (default 2: a document seen once, a
+   * probe or a one-off, runs uncompiled, so a flood of distinct documents cannot make the
+   * server compile each). Tests use 1, so the suite runs the compiled path.
+   */
+  compileAtUse?: number;
+}
+
+/** Apollo's wording, which clients and our tests know. */
+const introspectionRule: ValidationRule = (context: ValidationContext) => ({
+  Field(node) {
+    if (node.name.value === '__schema' || node.name.value === '__type') {
+      context.reportError(
+        new GraphQLError('GraphQL introspection is not allowed on this server, but the query contained __schema or __type (INTROSPECTION=true allows it)', { nodes: [node] }),
+      );
+    }
+  },
+});
+
+/**
+ * Parses, validates and limit-checks each document text once (then by cache), and runs its
+ * operations compiled. Errors come out coded: GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED,
+ * QUERY_TOO_COMPLEX, or BAD_USER_INPUT naming the argument whose literal is wrong.
+ */
+export class DocumentCache {
+  private readonly documents: LruCache<string, PreparedDocument>;
+  private readonly rules: ValidationRule[];
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly options: DocumentCacheOptions,
+  ) {
+    this.documents = new LruCache(options.maxDocuments ?? 1000);
+    this.rules = [...specifiedRules, ...structuralLimitRules(options.limits), ...(options.introspection ? [] : [introspectionRule])];
+  }
+
+  prepare(text: string): PreparedDocument {
+    let prepared = this.documents.get(text);
+    if (!prepared) this.documents.set(text, (prepared = this.prepareUncached(text)));
+    return prepared;
+  }
+
+  /** The operation `operationName` names (or the only one); a GraphQL error coded OPERATION_RESOLUTION_FAILURE when none fits. */
+  operationOf(prepared: Extract<PreparedDocument, { document: DocumentNode }>, operationName: string | null | undefined): PreparedOperation | GraphQLError {
+    const found = operationName ? prepared.operations.get(operationName) : prepared.only;
+    if (found) return found;
+    const message = operationName ? `Unknown operation named "${operationName}".` : 'Must provide operation name if query contains multiple operations.';
+    return new GraphQLError(message, { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } });
+  }
+
+  private prepareUncached(text: string): PreparedDocument {
+    let document: DocumentNode;
+    try {
+      document = parse(text, limitParseOptions(this.options.limits));
+    } catch (error) {
+      return { errors: [parseError(error)] };
+    }
+    const hideSuggestions = !this.options.introspection;
+    const errors = validate(this.schema, document, this.rules, { hideSuggestions });
+    if (errors.length) return { errors: errors.map((error) => codedValidationError(document, error)) };
+    const operations = new Map<string, PreparedOperation>();
+    const all: PreparedOperation[] = [];
+    for (const definition of document.definitions) {
+      if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+      const operation = this.prepareOperation(document, definition);
+      all.push(operation);
+      if (operation.name) operations.set(operation.name, operation);
+    }
+    return { document, operations, only: all.length === 1 ? all[0]! : null };
+  }
+
+  private prepareOperation(document: DocumentNode, operation: OperationDefinitionNode): PreparedOperation {
+    const schema = this.schema;
+    const name = operation.name?.value ?? null;
+    const compileAtUse = this.options.compileAtUse ?? 2;
+    let uses = 0;
+    let compiled: CompiledQuery | null | undefined;
+    return {
+      document,
+      operation,
+      name,
+      type: operation.operation,
+      run(root, context, variables) {
+        if (compiled === undefined && ++uses >= compileAtUse) {
+          const result = compileQuery(schema, document, name ?? undefined);
+          compiled = isCompiledQuery(result) ? result : null;
+        }
+        if (compiled) return compiled.query(root, context, variables);
+        return execute({ schema, document, operationName: name, rootValue: root, contextValue: context, variableValues: variables });
+      },
+    };
+  }
+}
+
+function parseError(error: unknown): GraphQLError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (isTokenLimitError(message)) return limitError('tokens', null, Number(/(\d+) tokens/.exec(message)?.[1]));
+  const syntax = error instanceof GraphQLError ? { source: error.source, positions: error.positions } : {};
+  return new GraphQLError(message, { ...syntax, extensions: { code: 'GRAPHQL_PARSE_FAILED' } });
+}
+
+const VALUE_KINDS = new Set<string>([Kind.VARIABLE, Kind.INT, Kind.FLOAT, Kind.STRING, Kind.BOOLEAN, Kind.NULL, Kind.ENUM, Kind.LIST, Kind.OBJECT]);
+
+/** A validation error with its code: its own (limits), BAD_USER_INPUT for a wrong argument literal, else GRAPHQL_VALIDATION_FAILED. */
+function codedValidationError(document: DocumentNode, error: GraphQLError): GraphQLError {
+  if (typeof error.extensions.code === 'string') return error;
+  const node = error.nodes?.[0];
+  const argumentName = node && VALUE_KINDS.has(node.kind) ? argumentPathOf(document, node) : null;
+  if (argumentName) {
+    return new GraphQLError(`Invalid value for argument "${argumentName}": ${error.message}`, {
+      nodes: error.nodes,
+      extensions: { code: 'BAD_USER_INPUT', argumentName },
+    });
+  }
+  return new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+}
+
+/** Names the argument (and input fields, dotted) whose literal value `node` lies in, or null. */
+function argumentPathOf(document: DocumentNode, node: ASTNode): string | null {
+  const start = node.loc?.start;
+  if (start === undefined) return null;
+  const contains = (n: ASTNode) => n.loc !== undefined && n.loc.start <= start && start < n.loc.end;
+  let path: string[] | null = null;
+  visit(document, {
+    Argument(argument) {
+      if (!contains(argument)) return false;
+      path = [argument.name.value];
+      return undefined;
+    },
+    ObjectField(field) {
+      if (!path || !contains(field)) return false;
+      path.push(field.name.value);
+      return undefined;
+    },
+  });
+  return path ? (path as string[]).join('.') : null;
+}

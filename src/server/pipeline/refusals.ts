@@ -1,0 +1,46 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { AppError, type ErrorCode } from '../../errors.js';
+
+/** The body of a request refused as a whole: one error in the shape every layer answers with. */
+export function errorBody(error: AppError): { errors: Array<{ message: string; extensions: Record<string, unknown> }> } {
+  return { errors: [{ message: error.message, extensions: { ...error.details, code: error.code } }] };
+}
+
+/** Sends `error` as a refusal: its catalogue status, its body, and Retry-After when it says how long to wait. */
+export function sendRefusal(reply: FastifyReply, error: AppError): FastifyReply {
+  if (error.retryAfter !== null) reply.header('retry-after', String(error.retryAfter));
+  return reply.code(error.status).type('application/json; charset=utf-8').send(JSON.stringify(errorBody(error)));
+}
+
+/** fastify's own refusals by status, as catalogue codes. */
+const CODE_OF_STATUS: Record<number, ErrorCode> = {
+  400: 'BAD_REQUEST',
+  404: 'ROUTE_NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  406: 'NOT_ACCEPTABLE',
+  413: 'REQUEST_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+  503: 'OVERLOADED',
+};
+
+/**
+ * Gives fastify's own refusals (an unreadable JSON body, a lying Content-Length, an unknown
+ * content type, a body over the limit, no route) and any AppError thrown by a hook the same
+ * shape as GraphQL's: `{ errors: [{ message, extensions: { code } }] }`, with the
+ * catalogue's status. Anything else is logged and answered INTERNAL_SERVER_ERROR.
+ */
+export function registerRefusals(app: FastifyInstance, bodyLimitBytes: number): void {
+  app.setNotFoundHandler((request, reply) => sendRefusal(reply, new AppError('ROUTE_NOT_FOUND', `No route answers ${request.method} ${request.url.split('?', 1)[0]}`)));
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    if (error instanceof AppError) return sendRefusal(reply, error);
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return sendRefusal(reply, new AppError('REQUEST_TOO_LARGE', `The request body exceeds the limit of ${bodyLimitBytes} bytes`, { limit: bodyLimitBytes }));
+    }
+    const status = error.statusCode ?? 500;
+    const code = CODE_OF_STATUS[status];
+    if (code && status < 500) return sendRefusal(reply, new AppError(code, error.message));
+    request.log.error({ err: error }, 'request failed');
+    return sendRefusal(reply, new AppError('INTERNAL_SERVER_ERROR', 'Internal server error', { requestId: request.id }));
+  });
+}

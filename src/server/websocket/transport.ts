@@ -1,0 +1,194 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import type { Config } from '../../config.js';
+import { isConnectionError } from '../../db/client.js';
+import { AppError } from '../../errors.js';
+import type { Viewer } from '../../modules/auth/viewer.js';
+import type { FixedWindowLimiter } from '../../modules/common/fixed-window.js';
+import type { ServiceDependencies } from '../../modules/context.js';
+import { authenticateClient, createContext, type GraphQLContext } from '../context.js';
+import type { OperationRecord } from '../logging.js';
+import type { PreparedOperation } from '../pipeline/documents.js';
+import { type OperationPipeline, RequestErrors } from '../pipeline/operation.js';
+import { clientAddressOf, socketCredentials, watchCredentials } from './credentials.js';
+import { scopedSubscribe } from './subscription.js';
+
+/** WebSocket close code 1001: the server is going away (shutting down). */
+const GOING_AWAY = 1001;
+/** graphql-ws's close code for refused credentials; also used when they end mid-connection. */
+const FORBIDDEN = 4403;
+/** WebSocket close code 1013: try again later. */
+const TRY_AGAIN_LATER = 1013;
+
+export interface GraphQLWebSocketOptions {
+  server: Server;
+  path: string;
+  schema: GraphQLSchema;
+  pipeline: OperationPipeline;
+  deps: ServiceDependencies;
+  config: Pick<Config, 'http'>;
+  /** Failed authentications per client address, shared with HTTP. */
+  authFailures: FixedWindowLimiter;
+  /** Called as subscriptions open (+1) and close (-1). */
+  onSubscriptionCount?: (delta: 1 | -1) => void;
+  /** Whether to refuse a new socket now (load shedding, origin, caps): the HTTP status, headers and reason. */
+  refuseUpgrade?: (request: IncomingMessage) => { status: number; reason: string; headers?: Record<string, string> } | null;
+  /** Whether a cookie-authenticated socket may come from this upgrade's Origin. */
+  allowCookieOrigin?: (request: IncomingMessage) => boolean;
+}
+
+interface SocketState {
+  viewer: Viewer | null;
+  clientAddress: string;
+  socketId: number;
+  /** Stops watching for the end of the socket's credentials. */
+  ends: () => void;
+}
+
+let sockets = 0;
+
+/**
+ * graphql-ws (protocol graphql-transport-ws) on the HTTP server's port and path. The
+ * caller authenticates in connection_init (`authorization: "Bearer <token>"` or
+ * `x-api-key`, else the browser's access cookie); bad credentials close with 4403. Every
+ * operation goes through the one pipeline (document, limits, cost, rate, compiled
+ * execution, formatting), and each event of a subscription runs with a context of its own.
+ */
+export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
+  const { deps, config, pipeline } = options;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: config.http.bodyLimitBytes });
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = (request.url ?? '').split('?')[0];
+    if (path !== options.path) {
+      socket.destroy();
+      return;
+    }
+    const clientAddress = clientAddressOf(request, config.http.trustProxy);
+    const { maxSocketsPerClient } = config.http;
+    const refused =
+      options.refuseUpgrade?.(request) ??
+      (maxSocketsPerClient > 0 && (socketsByClient.get(clientAddress) ?? 0) >= maxSocketsPerClient
+        ? { status: 429, reason: 'Too Many Requests', headers: { 'retry-after': '60' } }
+        : null);
+    if (refused) {
+      const headers = Object.entries(refused.headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+      socket.end(`HTTP/1.1 ${refused.status} ${refused.reason}\r\n${headers}Connection: close\r\nContent-Length: 0\r\n\r\n`);
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      count(socketsByClient, clientAddress, 1);
+      ws.once('close', () => count(socketsByClient, clientAddress, -1));
+      wss.emit('connection', ws, request);
+    });
+  };
+  // Open sockets and subscriptions per client address, for the caps of HttpConfig.
+  const socketsByClient = new Map<string, number>();
+  const subscriptionsByClient = new Map<string, number>();
+  options.server.on('upgrade', onUpgrade);
+
+  const states = new WeakMap<object, SocketState>();
+  const prepared = new WeakMap<object, PreparedOperation>();
+  const format = (errors: readonly unknown[], requestId: string) => pipeline.formatAll(errors, requestId);
+
+  const disposable = useServer<Record<string, unknown>>(
+    {
+      schema: options.schema,
+      connectionInitWaitTimeout: 10_000,
+      async onConnect(ctx) {
+        const request = ctx.extra.request;
+        const credentials = socketCredentials(ctx.connectionParams ?? {}, request.headers.cookie);
+        // A page on a foreign origin gets the browser's cookies sent with its upgrade: such a
+        // socket must not act as the cookie's owner (cross-site WebSocket hijacking).
+        if (credentials.fromCookie && options.allowCookieOrigin && !options.allowCookieOrigin(request)) return false;
+        const clientAddress = clientAddressOf(request, config.http.trustProxy);
+        try {
+          const viewer = await authenticateClient(deps, credentials, clientAddress, options.authFailures);
+          const ends = viewer ? watchCredentials(deps, viewer, credentials.bearerToken, (reason) => ctx.extra.socket.close(FORBIDDEN, reason)) : () => {};
+          states.set(ctx.extra, { viewer, clientAddress, socketId: ++sockets, ends });
+          return true;
+        } catch (error) {
+          if (error instanceof AppError) return false; // 4403 Forbidden
+          // Credentials could not be checked: 1013 (try again later) says so, as HTTP's 503 does.
+          if (isConnectionError(error)) ctx.extra.socket.close(TRY_AGAIN_LATER, 'DATABASE_UNAVAILABLE: the database is unavailable; retry shortly');
+          throw error;
+        }
+      },
+      async onSubscribe(ctx, id, payload) {
+        const state = states.get(ctx.extra)!;
+        const requestId = `ws-${state.socketId}-${id}`;
+        const record: OperationRecord = { name: null, type: null, codes: [], internalErrors: [] };
+        const context = createContext(deps, {
+          viewer: state.viewer,
+          clientAddress: state.clientAddress,
+          now: deps.clock(),
+          transport: {
+            requestId,
+            refreshCookie: null,
+            // Sockets carry no cookies back; sign-in over a socket returns its tokens only.
+            setSessionCookies: () => {},
+            clearSessionCookies: () => {},
+          },
+        });
+        try {
+          const text = pipeline.documentText(payload);
+          const { operation, variables } = pipeline.admit(text, payload, context, record);
+          if (operation.type === 'subscription') {
+            const { maxSubscriptionsPerClient } = config.http;
+            if (maxSubscriptionsPerClient > 0 && (subscriptionsByClient.get(state.clientAddress) ?? 0) >= maxSubscriptionsPerClient) {
+              throw new AppError('RATE_LIMITED', `At most ${maxSubscriptionsPerClient} subscriptions may be open per client; complete one first`, { limit: maxSubscriptionsPerClient });
+            }
+            count(subscriptionsByClient, state.clientAddress, 1);
+          }
+          prepared.set(context, operation);
+          return { schema: options.schema, document: operation.document, operationName: operation.name, variableValues: variables, contextValue: context };
+        } catch (error) {
+          const errors = error instanceof RequestErrors ? error.errors : [error];
+          // graphql-ws sends GraphQLErrors; these carry the formatted message and extensions.
+          return format(errors, requestId).map((formatted) => new GraphQLError(formatted.message, { extensions: formatted.extensions }));
+        }
+      },
+      execute: (args) => prepared.get(args.contextValue as GraphQLContext)!.run(args.rootValue, args.contextValue, args.variableValues ?? undefined),
+      subscribe: async (args) => {
+        const context = args.contextValue as GraphQLContext;
+        let open = true;
+        const release = () => {
+          if (open) count(subscriptionsByClient, context.clientAddress, -1);
+          open = false;
+        };
+        const result = await scopedSubscribe(args, prepared.get(context)!, (delta) => {
+          options.onSubscriptionCount?.(delta);
+          if (delta === -1) release();
+        }).catch((error: unknown) => {
+          release();
+          throw error;
+        });
+        if (!(Symbol.asyncIterator in result)) release();
+        return result;
+      },
+      onNext: (_ctx, _id, _payload, args, result) =>
+        result.errors ? { ...result, errors: format(result.errors, (args.contextValue as GraphQLContext).transport.requestId) } : undefined,
+      onError: (_ctx, id, _payload, errors) => format(errors, `ws-${id}`),
+      onClose: (ctx) => states.get(ctx.extra)?.ends(),
+    },
+    wss,
+  );
+
+  return {
+    /** Closes every socket with 1001 (going away) and stops accepting new ones. */
+    async close(): Promise<void> {
+      options.server.off('upgrade', onUpgrade);
+      for (const client of wss.clients) client.close(GOING_AWAY, 'Server shutting down');
+      await disposable.dispose();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}
+
+function count(counts: Map<string, number>, key: string, delta: 1 | -1): void {
+  const next = (counts.get(key) ?? 0) + delta;
+  if (next > 0) counts.set(key, next);
+  else counts.delete(key);
+}

@@ -1,0 +1,167 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as tables from '../../schema/index.js';
+import { createApp } from '../../src/server/app.js';
+import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
+import { signInAs } from './sessions.js';
+import { listen, socketClient, Subscription } from './sockets.js';
+import { kitWallet } from './wallets.js';
+
+const CHALLENGE = 'mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }';
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** One error shape everywhere: `{ errors: [{ message, extensions: { code } }] }`. */
+function expectRefusal(body: unknown, code: string): void {
+  expect(body).toMatchObject({ errors: [{ message: expect.any(String), extensions: { code } }] });
+}
+
+describe.each(backends)('one pipeline, one error shape on %s', (kind) => {
+  let t: TestApp;
+  let url: string;
+  beforeAll(async () => {
+    t = await startTestApp(kind, { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '1000' }) });
+    url = await listen(t);
+  });
+  afterAll(() => t.close());
+
+  const post = (payload: unknown, headers: Record<string, string> = {}) => t.app.inject({ method: 'POST', url: '/graphql', payload: payload as object, headers });
+
+  it("gives fastify's own refusals the same shape and a catalogue code", async () => {
+    const form = await t.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'query=%7B__typename%7D' });
+    expect(form.statusCode).toBe(415);
+    expectRefusal(form.json(), 'UNSUPPORTED_MEDIA_TYPE');
+
+    const malformed = await t.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, payload: '{"query": ' });
+    expect(malformed.statusCode).toBe(400);
+    expectRefusal(malformed.json(), 'BAD_REQUEST');
+
+    const lying = await t.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', 'content-length': '500' }, payload: '{"query":"{ __typename }"}' });
+    expect(lying.statusCode).toBe(400);
+    expectRefusal(lying.json(), 'BAD_REQUEST');
+
+    const missing = await t.app.inject({ url: '/no-such-route' });
+    expect(missing.statusCode).toBe(404);
+    expectRefusal(missing.json(), 'ROUTE_NOT_FOUND');
+  });
+
+  it('answers an APQ hash mismatch and an unknown hash with their own codes', async () => {
+    const query = '{ streaks(first: 1) { totalCount } }';
+    const mismatch = await post({ query, extensions: { persistedQuery: { version: 1, sha256Hash: sha256('{ __typename }') } } });
+    expect(mismatch.statusCode).toBe(400);
+    expectRefusal(mismatch.json(), 'PERSISTED_QUERY_HASH_MISMATCH');
+
+    const unknown = await post({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256('{ pools(first: 3) { totalCount } }') } } });
+    expect(unknown.statusCode).toBe(404);
+    expectRefusal(unknown.json(), 'PERSISTED_QUERY_NOT_FOUND');
+  });
+
+  it('codes validation errors the same over HTTP and WebSocket', async () => {
+    const socket = socketClient(url);
+    await socket.connected;
+    try {
+      const cases = [
+        { query: '{ pools(first: 1) { nope } }', code: 'GRAPHQL_VALIDATION_FAILED' },
+        { query: '{ pools(first: "ten") { totalCount } }', code: 'BAD_USER_INPUT', argumentName: 'first' },
+        { query: '{ pools(first: 1) { totalCount }', code: 'GRAPHQL_PARSE_FAILED' },
+      ];
+      for (const { query, code, argumentName } of cases) {
+        const http = await post({ query });
+        expect(http.statusCode, query).toBe(400);
+        expect(http.json().errors[0].extensions, query).toMatchObject({ code, ...(argumentName ? { argumentName } : {}) });
+
+        const subscription = new Subscription(socket.client, query);
+        await subscription.waitForEnd();
+        const errors = subscription.error as Array<{ extensions: Record<string, unknown> }>;
+        expect(errors[0]!.extensions, query).toMatchObject({ code, ...(argumentName ? { argumentName } : {}) });
+      }
+    } finally {
+      await socket.dispose();
+    }
+  });
+
+  it('answers a database failure while authenticating with 503 DATABASE_UNAVAILABLE, not INTERNAL_SERVER_ERROR', async () => {
+    const [user] = await t.database.db.select({ id: tables.users.id }).from(tables.users).limit(1);
+    const viewer = await signInAs(t, user!.id);
+    // A fault the real database cannot be made to produce on cue: every read fails as a lost connection does.
+    const original = t.database.db.select;
+    (t.database.db as { select: unknown }).select = () => {
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    };
+    try {
+      const response = await post({ query: '{ viewer { id } }' }, viewer.headers);
+      expect(response.statusCode).toBe(503);
+      expectRefusal(response.json(), 'DATABASE_UNAVAILABLE');
+      expect(response.body).not.toMatch(/127\.0\.0\.1/);
+      const socket = socketClient(url, { authorization: viewer.headers.authorization });
+      expect(await socket.closed).toMatchObject({ code: 1013, reason: expect.stringMatching(/^DATABASE_UNAVAILABLE/) });
+      await socket.dispose();
+    } finally {
+      (t.database.db as { select: unknown }).select = original;
+    }
+  });
+
+  it('refuses a subscription sent over HTTP (multipart, as Apollo Client sends it) naming the WebSocket endpoint', async () => {
+    const response = await post({ query: 'subscription { poolCreated { id } }' }, { accept: 'multipart/mixed;boundary="graphql";subscriptionSpec=1.0,application/json' });
+    expect(response.statusCode).toBe(400);
+    expectRefusal(response.json(), 'SUBSCRIPTION_REQUIRES_WEBSOCKET');
+    expect(response.json().errors[0].extensions.endpoint).toBe('/graphql');
+  });
+
+  it('runs graphql-js in its production build', async () => {
+    const { instanceOf } = await import('graphql/jsutils/instanceOf.js');
+    const { GraphQLObjectType } = await import('graphql');
+    // The development build throws on an object that only claims to be a GraphQLObjectType.
+    expect(instanceOf({ [Symbol.toStringTag]: 'GraphQLObjectType' }, GraphQLObjectType)).toBe(false);
+  });
+});
+
+describe.each(backends)('429 with Retry-After for every RATE_LIMITED on %s', (kind) => {
+  let t: TestApp;
+  let limited: FastifyInstance;
+  beforeAll(async () => {
+    t = await startTestApp(kind, { seed: { users: 2, pools: 0, streaks: 0 } });
+    limited = await createApp({
+      config: testConfig({ SIGN_IN_ATTEMPTS_PER_MINUTE: '1', SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '3', RATE_LIMIT_QUERIES_PER_MINUTE: '1000' }),
+      database: t.database,
+    });
+  });
+  afterAll(async () => {
+    await limited.close();
+    await t.close();
+  });
+
+  const from = (remoteAddress: string, payload: object, headers: Record<string, string> = {}) =>
+    limited.inject({ method: 'POST', url: '/graphql', remoteAddress, payload, headers });
+
+  it('a sign-in over its budget answers 429 with Retry-After', async () => {
+    const wallet = await kitWallet();
+    const first = await from('203.0.113.1', { query: CHALLENGE, variables: { a: wallet.address } });
+    expect(first.statusCode).toBe(200);
+    const second = await from('203.0.113.1', { query: CHALLENGE, variables: { a: wallet.address } });
+    expect(second.statusCode).toBe(429);
+    expectRefusal(second.json(), 'RATE_LIMITED');
+    expect(Number(second.headers['retry-after'])).toBe(second.json().errors[0].extensions.retryAfter);
+    expect(Number(second.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+
+  it('counts failed authentication per client address: 429 with Retry-After once over budget, before any lookup', async () => {
+    const bad = { authorization: 'Bearer not-a-token' };
+    for (let i = 0; i < 3; i++) {
+      const refused = await from('203.0.113.2', { query: '{ __typename }' }, i % 2 ? bad : { 'x-api-key': 'pg_nonsense' });
+      expect(refused.statusCode).toBe(401);
+      expectRefusal(refused.json(), 'UNAUTHENTICATED');
+    }
+    let over!: Awaited<ReturnType<typeof from>>;
+    const statements = await t.countStatements(async () => {
+      over = await from('203.0.113.2', { query: '{ __typename }' }, bad);
+    });
+    expect(over.statusCode).toBe(429);
+    expectRefusal(over.json(), 'RATE_LIMITED');
+    expect(Number(over.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(statements).toBe(0);
+    // Another client is not affected, and the limited one still runs without credentials.
+    expect((await from('203.0.113.3', { query: '{ __typename }' }, bad)).statusCode).toBe(401);
+    expect((await from('203.0.113.2', { query: '{ __typename }' })).json()).toEqual({ data: { __typename: 'Query' } });
+  });
+});
