@@ -1,4 +1,5 @@
 import type * as t from '../../../schema/index.js';
+import { notificationTexts } from '../../modules/notifications/notification.texts.js';
 import type { PoolSeed, RewardSeed, SeedContext, StreakRewardSeed, UserSeed } from './model.js';
 import { DAY, date, formatUnits, MINUTE } from './random.js';
 
@@ -24,7 +25,8 @@ export function notifyActivity(ctx: SeedContext, notify: Notify, users: readonly
   for (const user of users) {
     const candidates = recentPools.filter((p) => p.row.createdAt > user.row.createdAt);
     for (const pool of rng.shuffled(candidates).slice(0, rng.int(0, 3))) {
-      notify(user.row.id, 'POOL_CREATED', 'New pool', `${pool.row.title} is open for predictions.`, { poolId: pool.row.id, title: pool.row.title }, date(Math.min(nowMs, pool.row.createdAt.getTime() + rng.int(1, 20) * MINUTE)));
+      const { title, message } = notificationTexts.poolCreated(pool.row.title);
+      notify(user.row.id, 'POOL_CREATED', title, message, { poolId: pool.row.id, title: pool.row.title }, date(Math.min(nowMs, pool.row.createdAt.getTime() + rng.int(1, 20) * MINUTE)));
     }
   }
   for (const reward of rewards) {
@@ -61,11 +63,12 @@ export function notifyClaimable(notify: Notify, settings: ReadonlyArray<typeof t
     const userId = reward.prediction.row.userId;
     if (reward.amount === 0n || !allowed(userId, refund ? 'REFUND_CLAIMED' : 'REWARD_CLAIMED')) continue;
     const amount = formatUnits(reward.amount);
+    const { title, message } = (refund ? notificationTexts.refundAvailable : notificationTexts.rewardAvailable)(reward.pool.row.title, amount);
     notify(
       userId,
       refund ? 'REFUND_AVAILABLE' : 'REWARD_AVAILABLE',
-      refund ? 'Refund available' : 'Reward available',
-      refund ? `${reward.pool.row.title} is refunded: ${amount} tokens are yours to claim.` : `${reward.pool.row.title} is resolved: you won ${amount} tokens. Claim them from the pool.`,
+      title,
+      message,
       { poolId: reward.pool.row.id, predictionId: reward.prediction.row.id, rewardId: reward.id, amount: Number(amount) },
       reward.createdAt!,
     );
@@ -73,11 +76,12 @@ export function notifyClaimable(notify: Notify, settings: ReadonlyArray<typeof t
   for (const reward of streakRewards) {
     if (!allowed(reward.userId, 'STREAK_REWARD_RECEIVED')) continue;
     const amount = formatUnits(reward.amount);
+    const { title, message } = notificationTexts.streakRewardAvailable(reward.streak.row.title, amount);
     notify(
       reward.userId,
       'STREAK_REWARD_AVAILABLE',
-      'Streak reward available',
-      `Your streak in ${reward.streak.row.title} earned ${amount} tokens.`,
+      title,
+      message,
       { streakId: reward.streak.row.id, streakRewardId: reward.id, amount: Number(amount) },
       reward.createdAt,
     );
