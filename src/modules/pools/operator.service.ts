@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { asc, eq } from 'drizzle-orm';
-import { type PoolRow, pools, predictions, resolutions, users } from '../../../schema/index.js';
+import { type PoolRow, poolStatus, pools, predictions, resolutions, users } from '../../../schema/index.js';
 import { ensurePoolVault } from '../../chain/vaults.js';
 import type { Db } from '../../db/client.js';
 import { AppError, badInput } from '../../errors.js';
@@ -218,7 +218,7 @@ export async function updatePoolStatus(
 ): Promise<PoolRow> {
   requireRole(ctx.viewer, 'ADMIN');
   const poolId = parseId(input.poolId, 'poolId');
-  const statuses: readonly string[] = ['ACTIVE', 'PREDICTIONS_FROZEN', 'CLAIMS_FROZEN', 'FROZEN'];
+  const statuses: readonly string[] = poolStatus.enumValues;
   if (!statuses.includes(input.status)) throw badInput('status', `status must be one of ${statuses.join(', ')}`);
   const [pool] = await ctx.database.db
     .update(pools)
