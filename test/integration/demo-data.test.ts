@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
@@ -22,6 +23,12 @@ import { backends, createTestDatabase, type TestDatabase } from './harness.js';
  */
 const NOW = new Date('2026-06-15T09:30:00.000Z');
 const SEED_OPTIONS = { ...TEST_SIZE, now: NOW };
+const DEMO_TABLES = [
+  'users', 'images', 'settings', 'pools', 'predictions', 'resolutions', 'rewards', 'streaks',
+  'user_streaks', 'streak_rewards', 'referral_codes', 'referral_redemptions', 'notifications', 'device_tokens',
+];
+/** sha256 of every row of DEMO_TABLES seeded with SEED_OPTIONS, taken before the seeder was split into stages. */
+const TEST_SIZE_DIGEST = '06c6f3c782b011c3977f0aabb68e0a4ec1f73e52785f1db849d600bb04ccd163';
 
 type StreakEvent = (typeof lastStreakEvent.enumValues)[number];
 
@@ -469,6 +476,16 @@ describe.each(backends)('demo data (TEST_SIZE) on %s', (kind) => {
       } finally {
         await other.drop();
       }
+    });
+
+    it('writes the rows it wrote when this digest was taken (a deliberate change to the demo data updates it)', async () => {
+      // Pins the PRNG order across refactors of src/db/seed/: every column of every row counts.
+      const digest = createHash('sha256');
+      for (const table of DEMO_TABLES) {
+        const rows = await select(database, sql.raw(`select row_to_json(x)::text as row from ${table} x order by id`));
+        for (const { row } of rows) digest.update(`${table}:${row}\n`);
+      }
+      expect(digest.digest('hex')).toBe(TEST_SIZE_DIGEST);
     });
   });
 });

@@ -7,6 +7,7 @@ import { type Config, loadConfig } from '../../src/config.js';
 import { createApp } from '../../src/server/app.js';
 import type { ChainRuntime } from '../../src/chain/runtime.js';
 import { syncCustodyAccounts } from '../../src/modules/transactions/custody-sync.js';
+import { type Seed, seedBuilders } from './fixtures/builders.js';
 
 export type BackendKind = 'pglite' | 'postgres';
 
@@ -85,7 +86,10 @@ export interface GraphQLResponse<TData = any> {
 
 export interface TestApp extends TestDatabase {
   app: FastifyInstance;
-  seeded: SeedSummary;
+  /** What the demo seeder wrote; null when the suite started empty (`seed: false`). */
+  seeded: SeedSummary | null;
+  /** Chained builders writing into this app's database: `t.seed.user().withPool().withPrediction()`. */
+  seed: Seed;
   /** POSTs one operation to /graphql (through fastify's inject, no socket). */
   gql<TData = any>(
     query: string,
@@ -98,18 +102,27 @@ export interface TestApp extends TestDatabase {
 }
 
 export interface TestAppOptions {
-  seed?: SeedOptions;
+  /** Demo data to seed first (default TEST_SIZE); false starts empty, for suites built with `t.seed` builders. */
+  seed?: SeedOptions | false;
   config?: Config;
   clock?: () => Date;
   /** The chain transactions go to; its custody accounts are created for the seeded pools and streaks. */
   chain?: ChainRuntime;
 }
 
+/**
+ * A server on a fresh database with no demo data: the suite writes what it asserts on with
+ * `t.seed` builders (small fixtures start faster and say what each test depends on).
+ */
+export function startEmptyTestApp(kind: BackendKind, options: Omit<TestAppOptions, 'seed'> = {}): Promise<TestApp> {
+  return startTestApp(kind, { ...options, seed: false });
+}
+
 export async function startTestApp(kind: BackendKind, options: TestAppOptions = {}): Promise<TestApp> {
   const { seed = TEST_SIZE, config = testConfig(), clock, chain } = options;
   const testDatabase = await createTestDatabase(kind);
   const { database } = testDatabase;
-  const seeded = await seedDemoData(database, seed);
+  const seeded = seed === false ? null : await seedDemoData(database, seed);
   if (chain) await syncCustodyAccounts(database, chain);
   const app = await createApp({ config, database, clock, chain });
   await app.ready();
@@ -117,6 +130,7 @@ export async function startTestApp(kind: BackendKind, options: TestAppOptions = 
     ...testDatabase,
     app,
     seeded,
+    seed: seedBuilders(database),
     async gql(query, variables, headers) {
       const response = await app.inject({ method: 'POST', url: '/graphql', payload: { query, variables }, headers });
       return { status: response.statusCode, headers: response.headers, ...response.json() };

@@ -7,7 +7,7 @@ import { NOTIFICATION_PREFERENCE_KEYS } from '../../schema/index.js';
 import { EVENT_CHANNEL } from '../../src/db/event-channel.js';
 import { parseNewestFirstPage } from '../../src/modules/common/loaders.js';
 import { createLoaders } from '../../src/modules/loaders.js';
-import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
 import { kitWallet } from './wallets.js';
 
 const { notifications, settings, deviceTokens, users } = tables;
@@ -30,7 +30,8 @@ const REMOVE = `mutation($t: String!) { removeDeviceToken(token: $t) }`;
 describe.each(backends)('the viewer’s notifications, preferences and devices on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp(kind, { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
+    t = await startEmptyTestApp(kind, { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
+    await seedBystanders();
   });
   afterAll(() => t.close());
 
@@ -68,6 +69,23 @@ describe.each(backends)('the viewer’s notifications, preferences and devices o
       };
     });
     await t.database.db.insert(notifications).values(rows);
+  }
+
+  /**
+   * Twenty-four other users, so every query here must single the viewer out: each has an
+   * unread and (every third) a read notification; two pools' POOL_CREATED notifications go
+   * to every second and every third user; the first has a device token.
+   */
+  async function seedBystanders() {
+    const { pools: [poolA, poolB] } = await t.seed.user({ role: 'ADMIN' }).withPool().withPool();
+    await t.seed.users(24, (chain, i) => {
+      const rows: Array<Partial<typeof notifications.$inferInsert>> = [{ type: 'REWARD_AVAILABLE' }];
+      if (i % 3 === 0) rows.push({ type: 'REFUND_CLAIMED', readAt: new Date() });
+      if (i % 2 === 0) rows.push({ type: 'POOL_CREATED', data: { poolId: poolA!.id } });
+      if (i % 3 === 1) rows.push({ type: 'POOL_CREATED', data: { poolId: poolB!.id } });
+      const built = chain.withNotifications(rows);
+      return i === 0 ? built.withDeviceToken() : built;
+    });
   }
 
   /** The user's notifications as the table holds them, newest first (ties: greater id first). */
@@ -179,11 +197,18 @@ describe.each(backends)('the viewer’s notifications, preferences and devices o
       const again = await t.gql(MARK, { ids }, headers);
       expect(again.data.markNotificationsRead).toBe(0);
       expect((await t.gql(MARK, { ids: [] }, headers)).data.markNotificationsRead).toBe(0);
-      // A change after the no-ops: its event is the only one (events arrive in order).
+      // A change after the no-ops: its event is the only one. Events arrive in order, so once
+      // a sentinel (another user's change) has arrived, everything before it has too.
       expect((await t.gql(MARK, { ids: [mine[3]!.id] }, headers)).data.markNotificationsRead).toBe(1);
-      await waitFor(() => messages.length >= 2);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(messages.map((m) => JSON.parse(m))).toEqual([{ type: 'notificationsRead', userId }, { type: 'notificationsRead', userId }]);
+      const sentinel = await newUser();
+      await seedNotifications(sentinel.userId);
+      expect((await t.gql(`mutation { markAllNotificationsRead }`, {}, sentinel.headers)).data.markAllNotificationsRead).toBe(6);
+      await waitFor(() => messages.some((m) => JSON.parse(m).userId === sentinel.userId));
+      expect(messages.map((m) => JSON.parse(m))).toEqual([
+        { type: 'notificationsRead', userId },
+        { type: 'notificationsRead', userId },
+        { type: 'notificationsRead', userId: sentinel.userId },
+      ]);
     } finally {
       await stop();
     }

@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import * as tables from '../../schema/index.js';
 import type { ChainRuntime } from '../../src/chain/runtime.js';
-import { createApp } from '../../src/server/app.js';
 import { TestKeypairWallet } from './chain-fixture.js';
-import { type BackendKind, createTestDatabase, type GraphQLResponse, testConfig, type TestApp } from './harness.js';
+import { type BackendKind, type GraphQLResponse, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
 
 /**
  * A server on an empty database (migrated, no demo data) with a fresh image directory:
@@ -32,23 +31,14 @@ export async function startEmptyApp(
   options: { chain?: ChainRuntime; clock?: () => Date; env?: Record<string, string> } = {},
 ): Promise<EmptyApp> {
   const imageDir = await mkdtemp(join(tmpdir(), 'poolgraph-images-'));
-  const testDatabase = await createTestDatabase(kind);
-  const { database } = testDatabase;
   const config = testConfig({ IMAGE_STORAGE_DIR: imageDir, SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000', ...options.env });
-  const app = await createApp({ config, database, clock: options.clock, chain: options.chain ?? null });
-  await app.ready();
-
-  const gql: TestApp['gql'] = async (query, variables, headers) => {
-    const response = await app.inject({ method: 'POST', url: '/graphql', payload: { query, variables }, headers });
-    return { status: response.statusCode, headers: response.headers, ...response.json() };
-  };
-  const signInOnce = (wallet: TestKeypairWallet) => signInWith(gql, wallet);
+  // No custody accounts to sync on an empty database: the chain is only handed to the app.
+  const t = await startEmptyTestApp(kind, { config, clock: options.clock, chain: options.chain });
+  const signInOnce = (wallet: TestKeypairWallet) => signInWith(t.gql, wallet);
 
   return {
-    ...testDatabase,
-    app,
+    ...t,
     imageDir,
-    gql,
     imageFiles: async () => (await readdir(imageDir)).sort(),
     async upload(bytes, headers = {}, query = '') {
       const boundary = '----poolgraphtest';
@@ -57,7 +47,7 @@ export async function startEmptyApp(
         Buffer.from(bytes),
         Buffer.from(`\r\n--${boundary}--\r\n`),
       ]);
-      const response = await app.inject({
+      const response = await t.app.inject({
         method: 'POST',
         url: `/images${query}`,
         payload: body,
@@ -68,17 +58,11 @@ export async function startEmptyApp(
     async signIn({ admin = false, wallet = new TestKeypairWallet() } = {}) {
       const first = await signInOnce(wallet);
       if (!admin) return first;
-      await database.db.update(tables.users).set({ role: 'ADMIN' }).where(eq(tables.users.id, first.userId));
+      await t.database.db.update(tables.users).set({ role: 'ADMIN' }).where(eq(tables.users.id, first.userId));
       return signInOnce(wallet);
     },
-    async countStatements(work) {
-      const before = database.statementCount;
-      await work();
-      return database.statementCount - before;
-    },
     async close() {
-      await app.close();
-      await testDatabase.drop();
+      await t.close();
       await rm(imageDir, { recursive: true, force: true });
     },
   };

@@ -402,7 +402,7 @@ describe.each(backends)('operator mutations on %s', (kind) => {
       expect(response.errors).toBeUndefined();
       // Volume 30, fee 10% = 3, paid 27, nothing left; median of 100, 110, 120.
       expect(response.data.resolvePool.resolution).toEqual({ result: 104, protocolFee: 3, leftover: 0, median: 110 });
-      expect(response.data.resolvePool.predictions.nodes.map((n: any) => n.reward.amount).sort()).toEqual([0, 20, 7].sort());
+      expect(response.data.resolvePool.predictions.nodes.map((n: any) => n.reward.amount).sort((a: number, b: number) => a - b)).toEqual([0, 7, 20]);
       expect(statements).toBeLessThanOrEqual(20);
       let after = await snapshot();
       expect([after.resolutions - before.resolutions, after.rewards - before.rewards, after.streakRewards - before.streakRewards]).toEqual([1, 3, 0]);

@@ -1,20 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { asc, eq, sql } from 'drizzle-orm';
-import { type PoolRow, pools, predictions, resolutions, users } from '../../../schema/index.js';
+import { asc, eq } from 'drizzle-orm';
+import { type PoolRow, poolStatus, pools, predictions, resolutions, users } from '../../../schema/index.js';
 import { ensurePoolVault } from '../../chain/vaults.js';
-import { type Db, resultRows } from '../../db/client.js';
+import type { Db } from '../../db/client.js';
 import { AppError, badInput } from '../../errors.js';
 import { requireRole } from '../auth/viewer.js';
-import { toBaseUnits, toTokens } from '../common/amounts.js';
+import { toBaseUnits } from '../common/amounts.js';
 import { parseId } from '../common/ids.js';
 import { requireText } from '../common/input.js';
 import type { ServiceContext } from '../context.js';
 import type { DomainEvent } from '../events/events.js';
-import { notifyAllUsersOfPool, notifyEachIfAllowed } from '../notifications/notification.service.js';
-import { processStreakPool } from '../streaks/streak-processor.js';
-import { addResolvedPoolToLeaderboard } from '../leaderboard/leaderboard-aggregate.js';
+import { notifyAllUsersOfPool } from '../notifications/notification.service.js';
+import { notificationTexts } from '../notifications/notification.texts.js';
 import { onChain, requireChain } from '../transactions/submission.js';
 import type { PoolStatus, PoolUnit } from './pool.type.js';
+import { parseResolveInput, planResolution, type ResolvePoolParams } from './resolution.plan.js';
+import { storeResolution } from './resolution.store.js';
+
+export type { ResolvePoolParams } from './resolution.plan.js';
 
 /**
  * The operator's mutations (role ADMIN): create a pool, resolve it, change its status. Each
@@ -43,7 +46,6 @@ export interface CreatePoolParams {
   referenceDate: Date;
   platformFeeRate: number;
 }
-
 
 /** Whole tokens as base units of a mint with `decimals`, within bigint storage. */
 function tokenAmount(value: number, decimals: number, argumentName: string): bigint {
@@ -153,8 +155,7 @@ export async function createPool(ctx: ServiceContext, input: CreatePoolParams): 
       })
       .returning();
     await notifyAllUsersOfPool(tx, {
-      title: 'New pool',
-      message: `${title} is open for predictions.`,
+      ...notificationTexts.poolCreated(title),
       data: { poolId: id, title },
       now,
     });
@@ -167,59 +168,19 @@ export async function createPool(ctx: ServiceContext, input: CreatePoolParams): 
   return pool;
 }
 
-export interface ResolvePoolParams {
-  poolId: string;
-  result: number;
-  rewards: ReadonlyArray<{ predictionId: string; amount: number; precisionScore: number; type: 'REWARD' | 'REFUND' }>;
-}
-
-/**
- * The protocol's cut of a pool's volume: `platformFeeRate` of it in base units, rounded
- * down, computed exactly (the rate scaled to an integer of 18 decimals). None when every
- * payout is a refund: a refunded pool takes nothing.
- */
-export function protocolFeeOf(totalVolume: bigint, platformFeeRate: number, allRefunds: boolean): bigint {
-  if (allRefunds) return 0n;
-  const scaled = toBaseUnits(platformFeeRate, 18);
-  if (scaled === null) throw new Error(`platform fee rate ${platformFeeRate} has more than 18 decimals`);
-  return (totalVolume * scaled) / 10n ** 18n;
-}
-
-/** The median predicted value: the lower middle one, so it is always a value someone predicted; the result when nobody did. */
-export function medianOf(values: readonly number[], result: number): number {
-  if (values.length === 0) return result;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[(sorted.length - 1) >> 1]!;
-}
-
 /**
  * Resolves a pool whose prediction window has ended: writes its resolution and one reward
  * (or refund) per prediction as given, then runs the streak rule for the pool's streak, and
  * notifies each user of what became claimable, all in one transaction.
  *
- * The operator computes the payouts (the interface leaves the reward rule open); the
- * service checks they fit: one entry per prediction of the pool, amounts in whole tokens of
- * the pool's mint, scores from 0 to 1, and their sum at most the volume less the protocol
- * fee (`protocolFeeOf`). What remains is the resolution's `leftover`; its `median` is
- * `medianOf` the predicted values.
+ * The operator computes the payouts (the interface leaves the reward rule open); the plan
+ * (resolution.plan.ts) checks they fit: one entry per prediction of the pool, amounts in
+ * whole tokens of the pool's mint, scores from 0 to 1, and their sum at most the volume less
+ * the protocol fee. The store (resolution.store.ts) writes it.
  */
 export async function resolvePool(ctx: ServiceContext, input: ResolvePoolParams): Promise<PoolRow> {
   requireRole(ctx.viewer, 'ADMIN');
-  const poolId = parseId(input.poolId, 'input.poolId');
-  if (!Number.isFinite(input.result)) throw badInput('input.result', 'input.result must be a finite number');
-  const seen = new Set<string>();
-  const entries = input.rewards.map((reward, i) => {
-    const at = `input.rewards[${i}]`;
-    const predictionId = parseId(reward.predictionId, `${at}.predictionId`);
-    if (seen.has(predictionId)) throw badInput(`${at}.predictionId`, `${at}.predictionId repeats an earlier entry`);
-    seen.add(predictionId);
-    if (!Number.isFinite(reward.precisionScore) || reward.precisionScore < 0 || reward.precisionScore > 1) {
-      throw badInput(`${at}.precisionScore`, `${at}.precisionScore must be from 0 to 1`);
-    }
-    if (reward.type !== 'REWARD' && reward.type !== 'REFUND') throw badInput(`${at}.type`, `${at}.type must be REWARD or REFUND`);
-    return { ...reward, predictionId, at };
-  });
-
+  const { poolId, result, entries } = parseResolveInput(input);
   const now = ctx.now;
   const done = await ctx.database.db.transaction(async (transaction) => {
     const tx = transaction as unknown as Db;
@@ -229,108 +190,13 @@ export async function resolvePool(ctx: ServiceContext, input: ResolvePoolParams)
     if (pool.predictionEndDate > now) throw new AppError('POOL_NOT_ENDED', `The pool takes predictions until ${pool.predictionEndDate.toISOString()}`);
     const [resolved] = await tx.select({ id: resolutions.id }).from(resolutions).where(eq(resolutions.poolId, poolId));
     if (resolved) throw new AppError('ALREADY_RESOLVED', 'The pool already has a resolution');
-
     const placed = await tx
       .select({ id: predictions.id, userId: predictions.userId, value: predictions.prediction, createdAt: predictions.createdAt, walletAddress: users.walletAddress })
       .from(predictions)
       .innerJoin(users, eq(users.id, predictions.userId))
       .where(eq(predictions.poolId, poolId))
       .orderBy(asc(predictions.createdAt), asc(predictions.id));
-    const predictionOf = new Map(placed.map((p) => [p.id, p]));
-    const amounts = entries.map((entry) => {
-      if (!predictionOf.has(entry.predictionId)) throw badInput(`${entry.at}.predictionId`, `${entry.at}.predictionId is not a prediction of this pool`);
-      const units = toBaseUnits(entry.amount, pool.decimals);
-      if (units === null || units < 0n) throw badInput(`${entry.at}.amount`, `${entry.at}.amount must be 0 or more with at most ${pool.decimals} decimals`);
-      return units;
-    });
-    const missing = placed.filter((p) => !seen.has(p.id));
-    if (missing.length > 0) throw badInput('input.rewards', `input.rewards lacks ${missing.length} prediction(s) of the pool, e.g. ${missing[0]!.id}`);
-    const fee = protocolFeeOf(pool.totalVolume, pool.platformFeeRate, entries.every((e) => e.type === 'REFUND'));
-    const paid = amounts.reduce((sum, units) => sum + units, 0n);
-    const leftover = pool.totalVolume - fee - paid;
-    if (leftover < 0n) {
-      throw badInput('input.rewards', `input.rewards pay ${toTokens(paid, pool.decimals)} tokens; the pool has ${toTokens(pool.totalVolume - fee, pool.decimals)} after the protocol fee`);
-    }
-
-    await tx.insert(resolutions).values({
-      poolId,
-      createdAt: now,
-      updatedAt: now,
-      result: input.result,
-      decimals: pool.decimals,
-      protocolFee: fee,
-      leftover,
-      median: medianOf(placed.map((p) => p.value), input.result),
-    });
-    const at = now.toISOString();
-    const records = entries.map((e, i) => ({ prediction_id: e.predictionId, amount: amounts[i]!.toString(), precision_score: e.precisionScore, type: e.type }));
-    const rewardIdOf = new Map(
-      entries.length === 0
-        ? []
-        : resultRows<{ id: string; prediction_id: string }>(
-            await tx.execute(sql`
-              INSERT INTO rewards (prediction_id, decimals, amount, precision_score, type, created_at, updated_at)
-              SELECT x.prediction_id, ${pool.decimals}, x.amount, x.precision_score, x.type::reward_type, ${at}::timestamptz, ${at}::timestamptz
-              FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb)
-                AS x(prediction_id uuid, amount bigint, precision_score numeric, type text)
-              RETURNING id, prediction_id`),
-          ).map((row) => [row.prediction_id, row.id]),
-    );
-    const [updated] = await tx.update(pools).set({ updatedAt: now }).where(eq(pools.id, poolId)).returning();
-    await addResolvedPoolToLeaderboard(tx, poolId);
-
-    // A zero payout leaves nothing to claim, so it is not announced.
-    const payouts = entries
-      .map((e, i) => ({ ...e, units: amounts[i]!, prediction: predictionOf.get(e.predictionId)! }))
-      .filter((p) => p.units > 0n);
-    const notify = (type: 'REWARD' | 'REFUND') =>
-      notifyEachIfAllowed(
-        tx,
-        type === 'REWARD' ? 'REWARD_AVAILABLE' : 'REFUND_AVAILABLE',
-        payouts
-          .filter((p) => p.type === type)
-          .map((p) => {
-            const amount = toTokens(p.units, pool.decimals);
-            return {
-              userId: p.prediction.userId,
-              title: type === 'REWARD' ? 'Reward available' : 'Refund available',
-              message:
-                type === 'REWARD'
-                  ? `${pool.title} is resolved: you won ${amount} tokens. Claim them from the pool.`
-                  : `${pool.title} is refunded: ${amount} tokens are yours to claim.`,
-              data: { poolId, predictionId: p.predictionId, rewardId: rewardIdOf.get(p.predictionId)!, amount },
-            };
-          }),
-        now,
-      );
-    const written = [...(await notify('REWARD')), ...(await notify('REFUND'))];
-
-    if (pool.streakId) {
-      const scoreOf = new Map(entries.map((e) => [e.predictionId, e.precisionScore]));
-      const streak = await processStreakPool(tx, {
-        streakId: pool.streakId,
-        poolId,
-        now,
-        entries: placed.map((p) => ({ userId: p.userId, walletAddress: p.walletAddress, score: scoreOf.get(p.id)!, placedAt: p.createdAt })),
-      });
-      written.push(
-        ...(await notifyEachIfAllowed(
-          tx,
-          'STREAK_REWARD_AVAILABLE',
-          streak.rewards.map((reward) => {
-            const amount = toTokens(reward.amount, streak.streak.decimals);
-            return {
-              userId: reward.userId,
-              title: 'Streak reward available',
-              message: `Your streak in ${streak.streak.title} earned ${amount} tokens.`,
-              data: { streakId: streak.streak.id, streakRewardId: reward.id, poolId, amount },
-            };
-          }),
-          now,
-        )),
-      );
-    }
-    return { pool: updated!, notifications: written };
+    return storeResolution(tx, planResolution(pool, placed, result, entries, now), now);
   });
 
   const events: DomainEvent[] = [{ type: 'poolUpdated', poolId }];
@@ -346,7 +212,7 @@ export async function updatePoolStatus(
 ): Promise<PoolRow> {
   requireRole(ctx.viewer, 'ADMIN');
   const poolId = parseId(input.poolId, 'poolId');
-  const statuses: readonly string[] = ['ACTIVE', 'PREDICTIONS_FROZEN', 'CLAIMS_FROZEN', 'FROZEN'];
+  const statuses: readonly string[] = poolStatus.enumValues;
   if (!statuses.includes(input.status)) throw badInput('status', `status must be one of ${statuses.join(', ')}`);
   const [pool] = await ctx.database.db
     .update(pools)
