@@ -11,6 +11,7 @@ import {
   isIsoDate,
   Page,
   type PageRequest,
+  parseOffset,
   parsePageRequest,
   takePage,
 } from '../common/pagination.js';
@@ -34,6 +35,7 @@ export interface ListPoolsInput {
   search?: string | null;
   first?: number | null;
   after?: string | null;
+  offset?: number | null;
 }
 
 /** A keyset ordering: its column and direction, ties broken by id in the same direction. */
@@ -123,7 +125,7 @@ function filterConditions(ctx: ServiceContext, input: ListPoolsInput): SQL[] {
 }
 
 /** Rows of `conditions` in `ordering`, from the page's cursor on, as one statement (+1 count when selected). */
-async function pageOfPools(ctx: ServiceContext, conditions: SQL[], ordering: Ordering, page: PageRequest) {
+async function pageOfPools(ctx: ServiceContext, conditions: SQL[], ordering: Ordering, page: PageRequest, offset = 0) {
   const where = [...conditions];
   if (page.after) where.push(afterCursor(ordering, page.after));
   const direction = ordering.descending ? desc : asc;
@@ -132,7 +134,8 @@ async function pageOfPools(ctx: ServiceContext, conditions: SQL[], ordering: Ord
     .from(pools)
     .where(and(...where))
     .orderBy(direction(ordering.column), direction(pools.id))
-    .limit(page.first + 1);
+    .limit(page.first + 1)
+    .offset(offset);
   const { nodes, hasNextPage } = takePage(rows, page.first);
   const countAll = async () => {
     const [row] = await ctx.database.db.select({ total: count() }).from(pools).where(and(...conditions));
@@ -149,7 +152,7 @@ function afterCursor(ordering: Ordering, after: CursorKey): SQL {
 export async function listPools(ctx: ServiceContext, input: ListPoolsInput): Promise<Page<PoolRow>> {
   const ordering = ORDERINGS[input.sort ?? 'END_DATE'];
   const page = parsePageRequest(input, ordering.name, ordering.isValidKey);
-  return pageOfPools(ctx, filterConditions(ctx, input), ordering, page);
+  return pageOfPools(ctx, filterConditions(ctx, input), ordering, page, parseOffset(input));
 }
 
 export async function findPool(ctx: ServiceContext, id: string): Promise<PoolRow | null> {
@@ -160,11 +163,11 @@ export async function findPool(ctx: ServiceContext, id: string): Promise<PoolRow
 export async function listStreakPools(
   ctx: ServiceContext,
   streakId: string,
-  input: { pastOnly?: boolean | null; first?: number | null; after?: string | null },
+  input: { pastOnly?: boolean | null; first?: number | null; after?: string | null; offset?: number | null },
 ): Promise<Page<PoolRow>> {
   const ordering = ORDERINGS[NEWEST_FIRST];
   const page = parsePageRequest(input, ordering.name, ordering.isValidKey);
   const conditions = [eq(pools.streakId, streakId)];
   if (input.pastOnly) conditions.push(lte(pools.predictionEndDate, ctx.now));
-  return pageOfPools(ctx, conditions, ordering, page);
+  return pageOfPools(ctx, conditions, ordering, page, parseOffset(input));
 }

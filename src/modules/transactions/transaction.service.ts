@@ -18,6 +18,7 @@ import { toBaseUnits } from '../common/amounts.js';
 import { parseId } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';
 import { parseOutcome, parseStake } from './amounts.js';
+import { completeFromProof } from './proof-params.js';
 import type { OperationName } from './effects.js';
 import { awaitSettled, checkSignedSubmission, coSign, findSubmission, onChain, requireChain, sendOnce, sha256Hex, viewerWallet } from './submission.js';
 
@@ -65,6 +66,9 @@ interface SignedInput {
   signedTransaction: string;
   proof: string;
 }
+
+/** A submit's input: the build parameters may be left out, the proof supplies them. */
+type SubmitInput<T> = { [K in keyof T]?: T[K] | null } & SignedInput;
 
 async function signerOf(ctx: ServiceContext): Promise<Signer> {
   const { viewer, wallet } = await viewerWallet(ctx);
@@ -211,7 +215,8 @@ export function buildPredictionTransaction(ctx: ServiceContext, input: Predictio
   return build(ctx, 'placePrediction', preparePrediction, input);
 }
 
-export async function submitPredictionTransaction(ctx: ServiceContext, input: PredictionInput & SignedInput): Promise<SubmittedTransaction> {
+export async function submitPredictionTransaction(ctx: ServiceContext, given: SubmitInput<PredictionInput>): Promise<SubmittedTransaction> {
+  const input = completeFromProof(given, { poolId: 'string', stake: 'number', value: 'number' }) as PredictionInput & SignedInput;
   return predictionOf(ctx, await submit(ctx, 'placePrediction', preparePrediction, input, predictionParams(input)));
 }
 
@@ -254,7 +259,8 @@ export function buildStakeUpdateTransaction(ctx: ServiceContext, input: StakeUpd
   return build(ctx, 'updateStake', prepareStakeUpdate, input);
 }
 
-export async function submitStakeUpdateTransaction(ctx: ServiceContext, input: StakeUpdateInput & SignedInput): Promise<SubmittedTransaction> {
+export async function submitStakeUpdateTransaction(ctx: ServiceContext, given: SubmitInput<StakeUpdateInput>): Promise<SubmittedTransaction> {
+  const input = completeFromProof(given, { predictionId: 'string', stake: 'number' }) as StakeUpdateInput & SignedInput;
   return predictionOf(ctx, await submit(ctx, 'updateStake', prepareStakeUpdate, input, stakeUpdateParams(input)));
 }
 
@@ -287,7 +293,8 @@ export function buildPredictionUpdateTransaction(ctx: ServiceContext, input: Val
   return build(ctx, 'updateValue', prepareValueUpdate, input);
 }
 
-export async function submitPredictionUpdateTransaction(ctx: ServiceContext, input: ValueUpdateInput & SignedInput): Promise<SubmittedTransaction> {
+export async function submitPredictionUpdateTransaction(ctx: ServiceContext, given: SubmitInput<ValueUpdateInput>): Promise<SubmittedTransaction> {
+  const input = completeFromProof(given, { predictionId: 'string', value: 'number' }) as ValueUpdateInput & SignedInput;
   return predictionOf(ctx, await submit(ctx, 'updateValue', prepareValueUpdate, input, valueUpdateParams(input)));
 }
 
@@ -333,7 +340,8 @@ export function buildWithdrawTransaction(ctx: ServiceContext, input: WithdrawInp
   return build(ctx, 'withdraw', prepareWithdraw, input);
 }
 
-export async function submitWithdrawTransaction(ctx: ServiceContext, input: WithdrawInput & SignedInput): Promise<{ signature: string }> {
+export async function submitWithdrawTransaction(ctx: ServiceContext, given: SubmitInput<WithdrawInput>): Promise<{ signature: string }> {
+  const input = completeFromProof(given, { toAddress: 'string', amount: 'number' }) as WithdrawInput & SignedInput;
   const submission = await submit(ctx, 'withdraw', prepareWithdraw, input, withdrawParams(input));
   return { signature: submission.signature };
 }
