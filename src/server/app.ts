@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { ChainRuntime } from '../chain/runtime.js';
 import type { Config } from '../config.js';
@@ -22,6 +22,7 @@ import { createRateLimitCheck } from './rate-limit.js';
 import { getSchema } from './schema.js';
 import { sendTimeout, TIMED_OUT, withinBudget } from './time-budget.js';
 import { attachGraphQLWebSocket } from './websocket.js';
+import { apolloRunOperation, registerRest } from './rest/index.js';
 import { loadTrustedDocuments, trustedDocumentsCache, trustedDocumentsGuard } from './trusted-documents.js';
 
 export interface AppOptions {
@@ -134,9 +135,9 @@ export async function createApp({ config, database, chain = null, clock = () => 
     events,
     onChainSubmission: (submission) => metrics.chainSubmissions.inc(submission),
   };
-  const graphqlHandler = fastifyApolloHandler(apollo, {
-    context: (request, reply) => tracker.track(request, () => createHttpContext(deps, request, reply, config.auth.secureCookies)),
-  });
+  const httpContext = (request: FastifyRequest, reply: FastifyReply) =>
+    tracker.track(request, () => createHttpContext(deps, request, reply, config.auth.secureCookies));
+  const graphqlHandler = fastifyApolloHandler(apollo, { context: httpContext });
   app.route({
     method: ['GET', 'POST', 'OPTIONS'],
     url: '/graphql',
@@ -157,6 +158,7 @@ export async function createApp({ config, database, chain = null, clock = () => 
     },
   });
   if (config.introspection) registerExplorerAssets(app);
+  await registerRest(app, { runOperation: apolloRunOperation(apollo, httpContext), requestTimeoutMs: config.http.requestTimeoutMs, exposeInternals: config.mode === 'development' });
 
   const sockets = attachGraphQLWebSocket({
     server: app.server,
