@@ -34,12 +34,15 @@ function mergeBracketedParameters(request: FastifyRequest): void {
   }
 }
 
-/** A route whose body has required fields refuses a request without one (fastify validates only bodies it parsed). */
-function requireBody(request: FastifyRequest): void {
+/**
+ * A POST without a body (the SDK's /auth/refresh, say) is an empty object, unless its route
+ * requires fields: then it is refused as a body that says nothing would be.
+ */
+function normalizeBody(request: FastifyRequest): void {
   const schema = request.routeOptions.schema?.body as { required?: string[] } | undefined;
-  if (schema?.required?.length && (request.body === undefined || request.body === null)) {
-    throw new RestError('BAD_USER_INPUT', 'This request needs a JSON body (Content-Type: application/json)');
-  }
+  if (!schema || (request.body !== undefined && request.body !== null)) return;
+  if (schema.required?.length) throw new RestError('BAD_USER_INPUT', 'This request needs a JSON body (Content-Type: application/json)');
+  request.body = {};
 }
 
 /**
@@ -59,7 +62,8 @@ export async function registerRest(app: FastifyInstance, options: RestOptions): 
           description:
             'The prediction-pool interface as REST. Every route runs a fixed GraphQL operation of /graphql, with the same credentials, limits and errors. ' +
             'Lists answer a JSON array; their paging metadata is in the X-Total-Count, X-Next-Cursor and Link headers. ' +
-            'Failures answer `{ "error": { "code", "message", ... } }` with the status of the code; 429 and 503 carry Retry-After.',
+            'Failures answer `{ "error": { "code", "message", ... } }` with the status of the code; 429 and 503 carry Retry-After. ' +
+            'Parameters and body fields not listed here are ignored.',
         },
         components: {
           securitySchemes: {
@@ -79,7 +83,7 @@ export async function registerRest(app: FastifyInstance, options: RestOptions): 
     scope.removeContentTypeParser('text/plain');
     scope.addHook('preValidation', async (request) => {
       mergeBracketedParameters(request);
-      requireBody(request);
+      normalizeBody(request);
     });
     registerErrorShape(scope, options);
     const errorResponses = { '4xx': ref('Error'), '5xx': ref('Error') };

@@ -47,11 +47,17 @@ function errorBody(error: OperationError): { error: Record<string, unknown> } {
   return { error: { code: typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR', message: error.message, ...facts } };
 }
 
+/** Seconds a client waits before retrying a 503 that names no time of its own (as /readyz answers). */
+const DEFAULT_RETRY_AFTER_SECONDS = 5;
+
 function sendOperationError(reply: FastifyReply, result: OperationResult, error: OperationError): FastifyReply {
   const body = errorBody(error);
-  const retryAfter = result.headers['retry-after'] ?? (typeof body.error.retryAfter === 'number' ? String(body.error.retryAfter) : undefined);
+  const status = statusOf(String(body.error.code), result.status);
+  // 429 and 503 are what clients retry (the SDK waits for Retry-After): always say when.
+  const stated = result.headers['retry-after'] ?? (typeof body.error.retryAfter === 'number' ? String(body.error.retryAfter) : undefined);
+  const retryAfter = stated ?? (status === 429 || status === 503 ? String(DEFAULT_RETRY_AFTER_SECONDS) : undefined);
   if (retryAfter) reply.header('retry-after', retryAfter);
-  return reply.code(statusOf(String(body.error.code), result.status)).send(body);
+  return reply.code(status).send(body);
 }
 
 /** Runs `route`'s operation for each request through the pipeline, within the request's time budget. */
