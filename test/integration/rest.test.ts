@@ -220,3 +220,30 @@ describe('the REST form shares GraphQL’s rate limits', () => {
     expect(limited.json().error.retryAfter).toBe(Number(limited.headers['retry-after']));
   });
 });
+
+describe('the REST form keeps the time budget of /graphql', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('pglite', { seed: { users: 3, pools: 2, streaks: 1 }, config: testConfig({ REQUEST_TIMEOUT_MS: '300' }) });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('answers 504 OPERATION_TIMEOUT in the REST shape past the budget', async () => {
+    // A fault the real database does not produce on demand: every statement takes 400 ms.
+    const client = (t.database.db as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } }).$client;
+    const query = client.query;
+    client.query = async (...args) => {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      return query.apply(client, args);
+    };
+    try {
+      const response = await t.app.inject({ method: 'GET', url: '/pools' });
+      expect(response.statusCode).toBe(504);
+      expect(response.json()).toEqual({ error: { code: 'OPERATION_TIMEOUT', message: expect.stringContaining('300 ms'), budgetMs: 300 } });
+    } finally {
+      client.query = query;
+    }
+  });
+});

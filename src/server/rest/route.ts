@@ -112,9 +112,9 @@ export function registerErrorShape(app: FastifyInstance, options: Pick<RestOptio
     const message = options.exposeInternals ? error.message : 'Internal server error';
     return reply.code(500).send({ error: { code: 'INTERNAL_SERVER_ERROR', message, requestId: request.id } });
   });
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (reply.statusCode < 400 || typeof payload !== 'string' || !payload.startsWith('{"errors"')) return payload;
-    const errors = (JSON.parse(payload) as { errors?: OperationError[] }).errors;
-    return errors?.[0] ? JSON.stringify(errorBody(errors[0])) : payload;
+  // Before serialization: the routes' error response schema is the REST shape.
+  app.addHook('preSerialization', async (_request, reply, payload: unknown) => {
+    const errors = reply.statusCode >= 400 ? (payload as { errors?: OperationError[] } | null)?.errors : undefined;
+    return Array.isArray(errors) && errors[0] ? errorBody(errors[0]) : payload;
   });
 }
