@@ -75,7 +75,7 @@ export async function registerRest(app: FastifyInstance, options: RestOptions): 
       },
       refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     });
-    await scope.register(swaggerUi, { routePrefix: DOCS_PATH, uiConfig: { url: OPENAPI_PATH } as never });
+    await scope.register(swaggerUi, { routePrefix: DOCS_PATH, uiConfig: { url: OPENAPI_PATH, validatorUrl: null } as never });
     scope.get(OPENAPI_PATH, { schema: { hide: true } }, async () => scope.swagger());
 
     for (const schema of RESOURCE_SCHEMAS) scope.addSchema(schema);

@@ -24,7 +24,6 @@ const PARAMETER_OF_ARGUMENT: Record<string, string> = {
   search: 'query',
   sort: 'sort_by',
   'filter.status': 'filter_by',
-  id: 'id',
 };
 
 /** The REST parameter an error's `argumentName` (such as `input.poolId`) refers to. */
