@@ -23,6 +23,7 @@ import { createRunOperation, type RunOperation } from './pipeline/run-operation.
 import { getSchema } from './schema.js';
 import { loadTrustedDocuments } from './trusted-documents.js';
 import { attachGraphQLWebSocket } from './websocket/transport.js';
+import { registerRest } from './rest/index.js';
 
 export interface AppOptions {
   config: Pick<
@@ -130,6 +131,7 @@ export async function createApp({ config, database, chain = null, clock = () => 
   const runOperation: RunOperation = createRunOperation({ pipeline, tracker, context, budgetMs: config.http.requestTimeoutMs });
   app.decorate('runOperation', runOperation);
   registerImageRoutes(app, config.images, context);
+  await registerRest(app, { runOperation, exposeInternals: config.mode === 'development' });
 
   const sockets = attachGraphQLWebSocket({
     server: app.server,

@@ -54,6 +54,22 @@ export function parsePageRequest(
   return { first, after };
 }
 
+/** The largest `offset` a list takes: past it, page with cursors (an offset scans the rows it skips). */
+export const MAX_OFFSET = 10_000;
+
+/**
+ * Validates `offset`: rows to skip before the page, for clients that page by position (the
+ * REST form's `offset`). It cannot be combined with a cursor, which already says where to start.
+ */
+export function parseOffset(args: { offset?: number | null; after?: string | null }): number {
+  const offset = args.offset ?? 0;
+  if (!Number.isInteger(offset) || offset < 0 || offset > MAX_OFFSET) {
+    throw badInput('offset', `offset must be between 0 and ${MAX_OFFSET}, got ${offset}`);
+  }
+  if (offset > 0 && args.after != null) throw badInput('offset', 'offset and after cannot be combined');
+  return offset;
+}
+
 /**
  * Cursor keys are checked in the form this service writes them, not by what JavaScript
  * happens to parse ("1", "2024-02-30" and year 275760 parse; Postgres casts none of them).

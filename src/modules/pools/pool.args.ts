@@ -1,5 +1,5 @@
 import { ArgsType, Field, ID, InputType, registerEnumType } from 'type-graphql';
-import { PageArgs } from '../common/page.args.js';
+import { OffsetPageArgs } from '../common/page.args.js';
 import { DateTime } from '../common/scalars.js';
 import { POOL_SORTS, POOL_STATUS_FILTERS, type PoolSort, type PoolStatusFilter } from './pool.service.js';
 
@@ -44,7 +44,7 @@ export class PoolFilter {
 }
 
 @ArgsType()
-export class PoolsArgs extends PageArgs {
+export class PoolsArgs extends OffsetPageArgs {
   @Field(() => PoolFilter, { nullable: true })
   filter?: PoolFilter | null;
 

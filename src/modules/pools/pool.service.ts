@@ -14,6 +14,7 @@ import {
   isIsoDate,
   Page,
   type PageRequest,
+  parseOffset,
   parsePageRequest,
   takePage,
 } from '../common/pagination.js';
@@ -37,6 +38,7 @@ export interface ListPoolsInput {
   search?: string | null;
   first?: number | null;
   after?: string | null;
+  offset?: number | null;
 }
 
 /** A keyset ordering: its column and direction, ties broken by id in the same direction. */
@@ -157,7 +159,7 @@ function filterConditions(c: Conditions, ctx: ServiceContext, input: ListPoolsIn
  * One page of pools matching `filter` in `ordering` from the page's cursor on, with what
  * `plan` reads of them and their relations: one statement (+1 count when selected).
  */
-async function pageOfPools(ctx: ServiceContext, filter: (c: Conditions) => void, ordering: Ordering, page: PageRequest, plan: ReadPlan) {
+async function pageOfPools(ctx: ServiceContext, filter: (c: Conditions) => void, ordering: Ordering, page: PageRequest, plan: ReadPlan, offset = 0) {
   const params: unknown[] = [];
   const select = compileSelect(withColumn(plan, ordering.property), 'p', params);
   const conditions = new Conditions(params);
@@ -166,7 +168,9 @@ async function pageOfPools(ctx: ServiceContext, filter: (c: Conditions) => void,
   const direction = ordering.descending ? 'DESC' : 'ASC';
   const text =
     `SELECT ${select.list} FROM "pools" p${conditions.where()} ` +
-    `ORDER BY p."${ordering.column}" ${direction}, p."id" ${direction} LIMIT ${conditions.param(page.first + 1, 'int')}`;
+    `ORDER BY p."${ordering.column}" ${direction}, p."id" ${direction} LIMIT ${conditions.param(page.first + 1, 'int')}` +
+    // A fixed OFFSET clause (0 when unused) keeps one statement text, so one prepared statement, per shape.
+    ` OFFSET ${conditions.param(offset, 'int')}`;
   const rows = (await ctx.database.query<Record<string, unknown>>(text, params)).map((row) => select.decode(row) as PoolRow);
   const { nodes, hasNextPage } = takePage(rows, page.first);
   const countAll = async () => {
@@ -193,7 +197,7 @@ function afterCursor(c: Conditions, ordering: Ordering, after: CursorKey): strin
 export async function listPools(ctx: ServiceContext, input: ListPoolsInput, plan: ReadPlan = wholeRowPlan(POOL_READ)): Promise<Page<PoolRow>> {
   const ordering = ORDERINGS[input.sort ?? 'END_DATE'];
   const page = parsePageRequest(input, ordering.name, ordering.isValidKey);
-  return pageOfPools(ctx, (c) => filterConditions(c, ctx, input), ordering, page, plan);
+  return pageOfPools(ctx, (c) => filterConditions(c, ctx, input), ordering, page, plan, parseOffset(input));
 }
 
 export async function findPool(ctx: ServiceContext, id: string): Promise<PoolRow | null> {
@@ -204,7 +208,7 @@ export async function findPool(ctx: ServiceContext, id: string): Promise<PoolRow
 export async function listStreakPools(
   ctx: ServiceContext,
   streakId: string,
-  input: { pastOnly?: boolean | null; first?: number | null; after?: string | null },
+  input: { pastOnly?: boolean | null; first?: number | null; after?: string | null; offset?: number | null },
 ): Promise<Page<PoolRow>> {
   const ordering = ORDERINGS[NEWEST_FIRST];
   const page = parsePageRequest(input, ordering.name, ordering.isValidKey);
@@ -212,5 +216,5 @@ export async function listStreakPools(
     c.add(`p."streak_id" = ${c.param(streakId, 'uuid')}`);
     if (input.pastOnly) c.add(`p."prediction_end_date" <= ${c.param(ctx.now, 'timestamptz')}`);
   };
-  return pageOfPools(ctx, filter, ordering, page, wholeRowPlan(POOL_READ));
+  return pageOfPools(ctx, filter, ordering, page, wholeRowPlan(POOL_READ), parseOffset(input));
 }

@@ -4,13 +4,13 @@ import { User } from '../users/user.type.js';
 import type { GraphQLContext } from '../../server/context.js';
 import { toTokens } from '../common/amounts.js';
 import { parseNewestFirstPage } from '../common/loaders.js';
-import { PageArgs } from '../common/page.args.js';
+import { OffsetPageArgs, PageArgs } from '../common/page.args.js';
 import { Pool, PoolConnection } from '../pools/pool.type.js';
 import { findStreak, listStreaks, streakPools, userStreakDetails } from './streak.service.js';
 import { Streak, StreakConnection, StreakPools, StreakReward, UserStreakDetails } from './streak.type.js';
 
 @ArgsType()
-class StreakPoolsArgs extends PageArgs {
+class StreakPoolsArgs extends OffsetPageArgs {
   @Field(() => ID)
   streakId!: string;
 

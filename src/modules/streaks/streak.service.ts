@@ -41,7 +41,7 @@ export interface StreakPoolsResult {
 export async function streakPools(
   ctx: ServiceContext,
   streakId: string,
-  input: { pastOnly?: boolean | null; first?: number | null; after?: string | null },
+  input: { pastOnly?: boolean | null; first?: number | null; after?: string | null; offset?: number | null },
 ): Promise<StreakPoolsResult> {
   const streak = await ctx.loaders.streakById.load(parseId(streakId, 'streakId'));
   if (!streak) throw new AppError('NOT_FOUND', `No streak has id ${streakId}`, { argumentName: 'streakId' });

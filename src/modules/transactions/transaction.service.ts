@@ -9,7 +9,8 @@ import type { Viewer } from '../auth/viewer.js';
 import { parseId } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';
 import { parseOutcome, parseStake } from './amounts.js';
-import { assertBalance, build, type Prepare, type PreparedTransaction, type SignedInput, submit, type SubmittedTransaction } from './two-step.js';
+import { completeFromProof } from './proof-params.js';
+import { assertBalance, build, type Prepare, type PreparedTransaction, type SignedInput, submit, type SubmitInput, type SubmittedTransaction } from './two-step.js';
 
 /** The prediction operations, each a `prepare` function run by the shared build and submit (two-step.ts). */
 async function predictionOf(ctx: ServiceContext, submission: ChainSubmissionRow): Promise<SubmittedTransaction> {
@@ -84,7 +85,8 @@ export function buildPredictionTransaction(ctx: ServiceContext, input: Predictio
   return build(ctx, 'placePrediction', preparePrediction, input);
 }
 
-export async function submitPredictionTransaction(ctx: ServiceContext, input: PredictionInput & SignedInput): Promise<SubmittedTransaction> {
+export async function submitPredictionTransaction(ctx: ServiceContext, given: SubmitInput<PredictionInput>): Promise<SubmittedTransaction> {
+  const input = completeFromProof(given, { poolId: 'string', stake: 'number', value: 'number' }) as PredictionInput & SignedInput;
   return predictionOf(ctx, await submit(ctx, 'placePrediction', preparePrediction, input, predictionParams(input)));
 }
 
@@ -132,7 +134,8 @@ export function buildStakeUpdateTransaction(ctx: ServiceContext, input: StakeUpd
   return build(ctx, 'updateStake', prepareStakeUpdate, input);
 }
 
-export async function submitStakeUpdateTransaction(ctx: ServiceContext, input: StakeUpdateInput & SignedInput): Promise<SubmittedTransaction> {
+export async function submitStakeUpdateTransaction(ctx: ServiceContext, given: SubmitInput<StakeUpdateInput>): Promise<SubmittedTransaction> {
+  const input = completeFromProof(given, { predictionId: 'string', stake: 'number' }) as StakeUpdateInput & SignedInput;
   return predictionOf(ctx, await submit(ctx, 'updateStake', prepareStakeUpdate, input, stakeUpdateParams(input)));
 }
 
@@ -166,6 +169,7 @@ export function buildPredictionUpdateTransaction(ctx: ServiceContext, input: Val
   return build(ctx, 'updateValue', prepareValueUpdate, input);
 }
 
-export async function submitPredictionUpdateTransaction(ctx: ServiceContext, input: ValueUpdateInput & SignedInput): Promise<SubmittedTransaction> {
+export async function submitPredictionUpdateTransaction(ctx: ServiceContext, given: SubmitInput<ValueUpdateInput>): Promise<SubmittedTransaction> {
+  const input = completeFromProof(given, { predictionId: 'string', value: 'number' }) as ValueUpdateInput & SignedInput;
   return predictionOf(ctx, await submit(ctx, 'updateValue', prepareValueUpdate, input, valueUpdateParams(input)));
 }

@@ -69,8 +69,17 @@ export class PredictionTransactionInput {
   value!: number;
 }
 
-@InputType()
-export class SubmitPredictionTransactionInput extends PredictionTransactionInput {
+@InputType({ description: 'The build parameters are optional: the proof binds them; those given must match it.' })
+export class SubmitPredictionTransactionInput {
+  @Field(() => ID, { nullable: true })
+  poolId?: string | null;
+
+  @Field(() => Float, { nullable: true, description: 'Stake in whole tokens, within the pool’s minStake..maxStake.' })
+  stake?: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Predicted value on the pool’s grid minOutcome + k * step.' })
+  value?: number | null;
+
   @Field(() => String, { description: SIGNED })
   signedTransaction!: string;
 
@@ -87,8 +96,14 @@ export class StakeUpdateTransactionInput {
   stake!: number;
 }
 
-@InputType()
-export class SubmitStakeUpdateTransactionInput extends StakeUpdateTransactionInput {
+@InputType({ description: 'The build parameters are optional: the proof binds them; those given must match it.' })
+export class SubmitStakeUpdateTransactionInput {
+  @Field(() => ID, { nullable: true })
+  predictionId?: string | null;
+
+  @Field(() => Float, { nullable: true, description: 'The new total stake in whole tokens; the difference moves to or from the vault.' })
+  stake?: number | null;
+
   @Field(() => String, { description: SIGNED })
   signedTransaction!: string;
 
@@ -105,8 +120,14 @@ export class PredictionUpdateTransactionInput {
   value!: number;
 }
 
-@InputType()
-export class SubmitPredictionUpdateTransactionInput extends PredictionUpdateTransactionInput {
+@InputType({ description: 'The build parameters are optional: the proof binds them; those given must match it.' })
+export class SubmitPredictionUpdateTransactionInput {
+  @Field(() => ID, { nullable: true })
+  predictionId?: string | null;
+
+  @Field(() => Float, { nullable: true, description: 'The new predicted value, on the pool’s grid.' })
+  value?: number | null;
+
   @Field(() => String, { description: SIGNED })
   signedTransaction!: string;
 
@@ -123,8 +144,14 @@ export class WithdrawTransactionInput {
   amount!: number;
 }
 
-@InputType()
-export class SubmitWithdrawTransactionInput extends WithdrawTransactionInput {
+@InputType({ description: 'The build parameters are optional: the proof binds them; those given must match it.' })
+export class SubmitWithdrawTransactionInput {
+  @Field(() => String, { nullable: true, description: 'The receiving wallet; its token account is created if missing.' })
+  toAddress?: string | null;
+
+  @Field(() => Float, { nullable: true, description: 'Whole tokens; at least the service’s minimum withdrawal.' })
+  amount?: number | null;
+
   @Field(() => String, { description: SIGNED })
   signedTransaction!: string;
 

@@ -59,6 +59,9 @@ export interface SignedInput {
   proof: string;
 }
 
+/** A submit's input: the build parameters may be left out, the proof supplies them. */
+export type SubmitInput<T> = { [K in keyof T]?: T[K] | null } & SignedInput;
+
 async function signerOf(ctx: ServiceContext): Promise<Signer> {
   const { viewer, wallet } = await viewerWallet(ctx);
   return { viewer, chain: requireChain(ctx), wallet };

@@ -7,7 +7,8 @@ import { AppError, badInput } from '../../errors.js';
 import { toBaseUnits } from '../common/amounts.js';
 import type { ServiceContext } from '../context.js';
 import { onChain } from './submission.js';
-import { assertBalance, build, type Prepare, type PreparedTransaction, type SignedInput, type Signer, submit } from './two-step.js';
+import { completeFromProof } from './proof-params.js';
+import { assertBalance, build, type Prepare, type PreparedTransaction, type SignedInput, type Signer, submit, type SubmitInput } from './two-step.js';
 
 /** Withdrawing the viewer's own tokens to an external wallet (two-step, see two-step.ts). */
 export interface WithdrawInput {
@@ -75,7 +76,8 @@ export function buildWithdrawTransaction(ctx: ServiceContext, input: WithdrawInp
   return build(ctx, 'withdraw', prepareWithdraw, input);
 }
 
-export async function submitWithdrawTransaction(ctx: ServiceContext, input: WithdrawInput & SignedInput): Promise<{ signature: string }> {
+export async function submitWithdrawTransaction(ctx: ServiceContext, given: SubmitInput<WithdrawInput>): Promise<{ signature: string }> {
+  const input = completeFromProof(given, { toAddress: 'string', amount: 'number' }) as WithdrawInput & SignedInput;
   const submission = await submit(ctx, 'withdraw', prepareWithdraw, input, withdrawParams(input));
   return { signature: submission.signature };
 }

@@ -1,0 +1,153 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE } from '../../modules/common/pagination.js';
+import { POOL_SORTS, POOL_STATUS_FILTERS } from '../../modules/pools/pool.service.js';
+import { GET_POOL, LIST_POOLS } from './documents.js';
+import { INCLUDABLE, type Includable, includeVariables, toSnakeCase } from './mapping.js';
+import { ref } from './resources.schema.js';
+import { RestError, type RestRoute } from './route.js';
+
+/** Embedded predictions per pool when `predictions_limit` is not given. */
+const DEFAULT_EMBEDDED_PREDICTIONS = 20;
+
+export const includesParameter = {
+  type: 'array',
+  items: { type: 'string', enum: [...INCLUDABLE] },
+  description: 'Relations to embed; dotted paths embed a relation of the predictions (and the predictions with them). `includes[]=` works too.',
+} as const;
+
+export const predictionsLimitParameter = {
+  type: 'integer',
+  minimum: 1,
+  maximum: MAX_PAGE_SIZE,
+  default: DEFAULT_EMBEDDED_PREDICTIONS,
+  description: 'Embedded predictions per pool (newest first) when `includes` has predictions.',
+} as const;
+
+/** `offset`/`limit` or `cursor`/`limit` paging, shared by the lists of pools. */
+export const pagingParameters = {
+  limit: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'Page size.' },
+  offset: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, description: 'Rows to skip; not with `cursor`.' },
+  cursor: { type: 'string', description: 'Continue after this position: the `X-Next-Cursor` header (or `Link` rel="next") of the previous page.' },
+} as const;
+
+export const pagingHeaders = {
+  'x-total-count': { type: 'integer', description: 'Pools matching the query, all pages together.' },
+  'x-next-cursor': { type: 'string', description: 'Pass as `cursor` for the next page; absent on the last page.' },
+  link: { type: 'string', description: 'RFC 8288 `<…>; rel="next"` of the next page; absent on the last page.' },
+} as const;
+
+export interface PagingQuery {
+  limit?: number;
+  offset?: number;
+  cursor?: string;
+}
+
+export const pagingVariables = (query: PagingQuery) => ({ first: query.limit, offset: query.offset, after: query.cursor });
+
+/**
+ * The paging metadata of a list answered as a bare JSON array: headers, so the body stays
+ * the interface's array. `X-Total-Count`; and, when there is a next page, `X-Next-Cursor`
+ * and a `Link` rel="next" carrying the same query with that cursor.
+ */
+export function setPagingHeaders(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  connection: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null } },
+): void {
+  reply.header('x-total-count', String(connection.totalCount));
+  const { hasNextPage, endCursor } = connection.pageInfo;
+  if (!hasNextPage || !endCursor) return;
+  reply.header('x-next-cursor', endCursor);
+  const next = new URL(request.url, 'http://host');
+  next.searchParams.delete('offset');
+  next.searchParams.set('cursor', endCursor);
+  reply.header('link', `<${next.pathname}${next.search}>; rel="next"`);
+}
+
+interface ListPoolsQuery extends PagingQuery {
+  sort_by?: string;
+  filter_by?: string[];
+  query?: string;
+  streak_id?: string;
+  reference_date?: string;
+  created_by?: string;
+  includes?: Includable[];
+  predictions_limit: number;
+}
+
+const listPools: RestRoute = {
+  method: 'GET',
+  url: '/pools',
+  schema: {
+    summary: 'List pools',
+    description: 'Pools filtered, searched and sorted, a page at a time. Paging metadata is in the headers (the body is the array).',
+    tags: ['pools'],
+    querystring: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        sort_by: { type: 'string', enum: [...POOL_SORTS], default: 'END_DATE' },
+        filter_by: { type: 'array', items: { type: 'string', enum: [...POOL_STATUS_FILTERS] }, description: 'Pool states; several mean any of them. `filter_by[]=` works too.' },
+        query: { type: 'string', description: 'Full-text search over title and description: every word must start a word of either.' },
+        streak_id: { type: 'string', format: 'uuid' },
+        reference_date: { type: 'string', format: 'date-time', description: 'Pools whose reference date falls on the same UTC day.' },
+        created_by: { type: 'string', format: 'uuid' },
+        includes: includesParameter,
+        predictions_limit: predictionsLimitParameter,
+        ...pagingParameters,
+      },
+    },
+    response: { 200: { type: 'array', items: ref('Pool'), headers: pagingHeaders } },
+  },
+  operation(request) {
+    const query = request.query as ListPoolsQuery;
+    const filter = {
+      ...(query.filter_by?.length ? { status: query.filter_by } : {}),
+      ...(query.streak_id ? { streakId: query.streak_id } : {}),
+      ...(query.reference_date ? { referenceDate: query.reference_date } : {}),
+      ...(query.created_by ? { createdBy: query.created_by } : {}),
+    };
+    return {
+      query: LIST_POOLS,
+      operationName: 'RestListPools',
+      variables: {
+        ...pagingVariables(query),
+        sort: query.sort_by,
+        search: query.query,
+        filter,
+        ...includeVariables(query.includes, query.predictions_limit),
+      },
+    };
+  },
+  respond(data, reply, request) {
+    setPagingHeaders(reply, request, data.pools);
+    return toSnakeCase(data.pools.nodes);
+  },
+};
+
+const getPool: RestRoute = {
+  method: 'GET',
+  url: '/pools/:id',
+  schema: {
+    summary: 'Get a pool',
+    tags: ['pools'],
+    params: { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] },
+    querystring: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { includes: includesParameter, predictions_limit: predictionsLimitParameter },
+    },
+    response: { 200: ref('Pool') },
+  },
+  operation(request) {
+    const { id } = request.params as { id: string };
+    const query = request.query as { includes?: Includable[]; predictions_limit: number };
+    return { query: GET_POOL, operationName: 'RestGetPool', variables: { id, ...includeVariables(query.includes, query.predictions_limit) } };
+  },
+  respond(data, _reply, request) {
+    if (!data.pool) throw new RestError('NOT_FOUND', `No pool has id ${(request.params as { id: string }).id}`, { argumentName: 'id' });
+    return toSnakeCase(data.pool);
+  },
+};
+
+export const poolRoutes = [listPools, getPool];

@@ -1,0 +1,115 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import { ERROR_CODES, type ErrorCode } from '../../errors.js';
+import { restParameterName } from './mapping.js';
+import type { GraphQLOperation, OperationError, OperationResult, RunOperation } from './run-operation.js';
+
+/**
+ * One REST route: its JSON schemas (validation and OpenAPI), the fixed GraphQL operation it
+ * runs for a request, and how the operation's data becomes the response body.
+ */
+export interface RestRoute {
+  method: 'GET' | 'POST';
+  url: string;
+  schema: FastifySchema & { summary: string; tags: string[] };
+  operation(request: FastifyRequest): GraphQLOperation;
+  /** The response body made of the data; may set headers (paging) or answer an error (null -> 404). */
+  respond(data: any, reply: FastifyReply, request: FastifyRequest): unknown;
+}
+
+/** A failure in the REST shape: `{ "error": { "code", "message", ... } }` with the catalogue's status. */
+export class RestError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+export interface RestOptions {
+  runOperation: RunOperation;
+  /** Include stack traces of unexpected errors (development). */
+  exposeInternals?: boolean;
+}
+
+function statusOf(code: string, fallback: number): number {
+  return (ERROR_CODES as Record<string, { status: number }>)[code]?.status ?? (fallback >= 400 ? fallback : 500);
+}
+
+/** The REST body of a GraphQL error: its code and message, its facts, argument names as REST parameters. */
+function errorBody(error: OperationError): { error: Record<string, unknown> } {
+  const { code, http: _http, stacktrace: _stacktrace, ...facts } = error.extensions ?? {};
+  if (typeof facts.argumentName === 'string') facts.argumentName = restParameterName(facts.argumentName);
+  return { error: { code: typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR', message: error.message, ...facts } };
+}
+
+/** Seconds a client waits before retrying a 503 that names no time of its own (as /readyz answers). */
+const DEFAULT_RETRY_AFTER_SECONDS = 5;
+
+function sendOperationError(reply: FastifyReply, result: OperationResult, error: OperationError): FastifyReply {
+  const body = errorBody(error);
+  const status = statusOf(String(body.error.code), result.status);
+  // 429 and 503 are what clients retry (the SDK waits for Retry-After): always say when.
+  const stated = result.headers['retry-after'] ?? (typeof body.error.retryAfter === 'number' ? String(body.error.retryAfter) : undefined);
+  const retryAfter = stated ?? (status === 429 || status === 503 ? String(DEFAULT_RETRY_AFTER_SECONDS) : undefined);
+  if (retryAfter) reply.header('retry-after', retryAfter);
+  return reply.code(status).send(body);
+}
+
+/** Runs `route`'s operation for each request through the pipeline (which also keeps the request's time budget). */
+export function registerRoute(app: FastifyInstance, options: RestOptions, route: RestRoute): void {
+  app.route({
+    method: route.method,
+    url: route.url,
+    schema: route.schema,
+    async handler(request, reply) {
+      const result = await options.runOperation(request, reply, route.operation(request));
+      const error = result.body.errors?.[0];
+      if (error) return sendOperationError(reply, result, error);
+      return reply.code(200).send(route.respond(result.body.data, reply, request));
+    },
+  });
+}
+
+/** The REST parameter a fastify validation error is about (`querystring/limit` -> `limit`). */
+function parameterOf(error: FastifyError): string | undefined {
+  const first = error.validation?.[0];
+  if (!first) return undefined;
+  const missing = (first.params as { missingProperty?: string; additionalProperty?: string }) ?? {};
+  const path = first.instancePath.split('/').filter(Boolean);
+  return missing.missingProperty ?? missing.additionalProperty ?? path[0];
+}
+
+/**
+ * The REST scope's error answers: schema validation fails with BAD_USER_INPUT, bodies that
+ * are not JSON likewise, oversized ones with REQUEST_TOO_LARGE; the rest is logged and
+ * answered INTERNAL_SERVER_ERROR with the request id. And any GraphQL-shaped error body
+ * made for a REST request outside the operation (load shedding's 503, the time budget's
+ * 504) leaves in the REST shape.
+ */
+export function registerErrorShape(app: FastifyInstance, options: Pick<RestOptions, 'exposeInternals'>): void {
+  app.setErrorHandler((error: FastifyError | RestError, request, reply) => {
+    if (error instanceof RestError) {
+      return reply.code(statusOf(error.code, 500)).send({ error: { code: error.code, message: error.message, ...error.details } });
+    }
+    if (error.validation) {
+      const parameter = parameterOf(error);
+      return reply.code(400).send({ error: { code: 'BAD_USER_INPUT', message: error.message, ...(parameter ? { argumentName: parameter } : {}) } });
+    }
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return reply.code(413).send({ error: { code: 'REQUEST_TOO_LARGE', message: error.message } });
+    }
+    if (error.code?.startsWith('FST_ERR_CTP_') || error.statusCode === 415) {
+      return reply.code(400).send({ error: { code: 'BAD_USER_INPUT', message: `${error.message}; send application/json` } });
+    }
+    request.log.error({ err: error }, 'REST request failed');
+    const message = options.exposeInternals ? error.message : 'Internal server error';
+    return reply.code(500).send({ error: { code: 'INTERNAL_SERVER_ERROR', message, requestId: request.id } });
+  });
+  // Before serialization: the routes' error response schema is the REST shape.
+  app.addHook('preSerialization', async (_request, reply, payload: unknown) => {
+    const errors = reply.statusCode >= 400 ? (payload as { errors?: OperationError[] } | null)?.errors : undefined;
+    return Array.isArray(errors) && errors[0] ? errorBody(errors[0]) : payload;
+  });
+}

@@ -1,0 +1,249 @@
+import { eq, isNotNull } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as tables from '../../schema/index.js';
+import { backends, metricSample, startTestApp, testConfig, type TestApp } from './harness.js';
+import { signInAs } from './sessions.js';
+
+/** GraphQL's answer in the interface's names: keys to snake_case, `{ nodes }` connections to arrays (written apart from the code under test). */
+function snakeCase(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeCase);
+  if (value === null || typeof value !== 'object') return value;
+  if ('nodes' in value && Object.keys(value).length === 1) return snakeCase((value as { nodes: unknown }).nodes);
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snakeCase(v)]));
+}
+const camel = (name: string) => name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+describe.each(backends)('the REST form answers what GraphQL answers, in the interface’s shape, on %s', (kind) => {
+  let t: TestApp;
+  /** The scalar fields of a resource as the OpenAPI document lists them, as a GraphQL selection. */
+  let fields: (resource: string, except?: string[]) => string;
+
+  beforeAll(async () => {
+    t = await startTestApp(kind, { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
+    const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    fields = (resource, except = []) => {
+      const properties = document.components.schemas[resource].properties as Record<string, Record<string, unknown>>;
+      const scalar = Object.entries(properties).filter(([, schema]) => !schema.$ref && !schema.anyOf && !(schema.items as { $ref?: string })?.$ref);
+      return scalar.map(([name]) => camel(name)).filter((name) => !except.includes(name)).join(' ');
+    };
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
+  const post = (url: string, payload?: unknown, headers: Record<string, string> = {}) => t.app.inject({ method: 'POST', url, payload: payload as object, headers });
+  const user = () => `{ ${fields('User', ['email'])} }`;
+  const streak = () => `{ ${fields('Streak')} }`;
+  const pool = () => fields('Pool');
+
+  it('GET /pools: sort_by, filter_by in both list syntaxes, includes with dotted paths; paging metadata in headers', async () => {
+    const url = '/pools?sort_by=VOLUME_HIGH&filter_by[]=ACTIVE&filter_by[]=RESOLVED&includes[]=user&includes[]=predictions.user&includes[]=streak&predictions_limit=3&limit=5';
+    const rest = await get(url);
+    expect(rest.statusCode, rest.body).toBe(200);
+    const graphql = await t.gql(`{ pools(filter: { status: [ACTIVE, RESOLVED] }, sort: VOLUME_HIGH, first: 5) {
+      totalCount pageInfo { endCursor } nodes { ${pool()} user ${user()} streak ${streak()} predictions(first: 3) { nodes { ${fields('Prediction')} user ${user()} } } } } }`);
+    expect(graphql.errors).toBeUndefined();
+    expect(rest.json()).toEqual(snakeCase(graphql.data.pools.nodes));
+    expect(rest.json()).toHaveLength(5);
+    expect(rest.json()[0].predictions.length).toBeGreaterThan(0);
+    expect(rest.headers['x-total-count']).toBe(String(graphql.data.pools.totalCount));
+    expect(rest.headers['x-next-cursor']).toBe(graphql.data.pools.pageInfo.endCursor);
+    const repeated = await get(url.replaceAll('filter_by[]', 'filter_by').replaceAll('includes[]', 'includes'));
+    expect(repeated.json()).toEqual(rest.json());
+
+    // Without includes, no relation is embedded; search, and the streak, creator and reference-date filters map too.
+    const [aPool] = await t.database.db.select().from(tables.pools).where(isNotNull(tables.pools.streakId)).limit(1);
+    const filtered = await get(`/pools?query=price&streak_id=${aPool!.streakId}&created_by=${aPool!.createdBy}&reference_date=${aPool!.referenceDate.toISOString()}&sort_by=CREATION_DATE`);
+    const expected = await t.gql(`query($f: PoolFilter) { pools(filter: $f, search: "price", sort: CREATION_DATE) { nodes { ${pool()} } } }`, {
+      f: { streakId: aPool!.streakId, createdBy: aPool!.createdBy, referenceDate: aPool!.referenceDate.toISOString() },
+    });
+    expect(filtered.json()).toEqual(snakeCase(expected.data.pools.nodes));
+    expect(filtered.json().map((p: { id: string }) => p.id)).toContain(aPool!.id);
+    expect(Object.keys(filtered.json()[0])).not.toContain('user');
+  });
+
+  it('GET /pools pages by offset/limit and by cursor (Link rel="next"), and refuses bad parameters with BAD_USER_INPUT', async () => {
+    const all = (await t.gql(`{ pools(sort: CREATION_DATE, first: 100) { nodes { id } } }`)).data.pools.nodes.map((p: { id: string }) => p.id);
+    const page = await get('/pools?sort_by=CREATION_DATE&limit=4&offset=6');
+    expect(page.json().map((p: { id: string }) => p.id)).toEqual(all.slice(6, 10));
+
+    const followed: string[] = [];
+    let next: string | undefined = '/pools?sort_by=CREATION_DATE&limit=7';
+    while (next) {
+      const response = await get(next);
+      followed.push(...response.json().map((p: { id: string }) => p.id));
+      next = /^<([^>]+)>; rel="next"$/.exec(String(response.headers.link ?? ''))?.[1];
+    }
+    expect(followed).toEqual(all);
+
+    const cursor = String((await get('/pools?limit=2')).headers['x-next-cursor']);
+    const refused: Array<[string, string]> = [
+      [`/pools?offset=2&cursor=${cursor}`, 'offset'],
+      ['/pools?limit=0', 'limit'],
+      ['/pools?limit=101', 'limit'],
+      ['/pools?sort_by=NEWEST', 'sort_by'],
+      ['/pools?filter_by=OPEN', 'filter_by'],
+      ['/pools?includes=user.avatar', 'includes'],
+      ['/pools?cursor=not-a-cursor', 'cursor'],
+    ];
+    for (const [url, parameter] of refused) {
+      const response = await get(url);
+      expect([response.statusCode, response.json().error?.code, response.json().error?.argumentName], url).toEqual([400, 'BAD_USER_INPUT', parameter]);
+    }
+    // Parameters the interface does not name are ignored (clients send extras, such as the SDK's mint_address).
+    expect((await get('/pools?sort_by=CREATION_DATE&limit=4&offset=6&colour=red')).json()).toEqual(page.json());
+  });
+
+  it('GET /pools/{id} answers GraphQL pool with the relations asked for; 404 and 400 otherwise', async () => {
+    const [resolved] = await t.database.db.select({ id: tables.resolutions.poolId }).from(tables.resolutions).limit(1);
+    const rest = await get(`/pools/${resolved!.id}?includes=resolution&includes=image&includes=predictions.reward`);
+    expect(rest.statusCode, rest.body).toBe(200);
+    const graphql = await t.gql(`query($id: ID!) { pool(id: $id) { ${pool()} resolution { ${fields('Resolution')} } image { ${fields('Image')} }
+      predictions(first: 20) { nodes { ${fields('Prediction')} reward { ${fields('Reward')} } } } } }`, { id: resolved!.id });
+    expect(rest.json()).toEqual(snakeCase(graphql.data.pool));
+    expect(rest.json().resolution.pool_id).toBe(resolved!.id);
+    expect((await get('/pools/00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
+    expect((await get('/pools/00000000-0000-4000-8000-000000000000')).json().error.code).toBe('NOT_FOUND');
+    expect((await get('/pools/42')).json().error).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'id' });
+  });
+
+  it('GET /streak/pools answers { pools, streak } as GraphQL streakPools does; 404 for an unknown streak', async () => {
+    const [aStreak] = await t.database.db.select().from(tables.streaks).limit(1);
+    for (const pastOnly of [false, true]) {
+      const rest = await get(`/streak/pools?streak_id=${aStreak!.id}&past_only=${pastOnly}&limit=3&includes=user`);
+      expect(rest.statusCode, rest.body).toBe(200);
+      const graphql = await t.gql(`query($s: ID!, $p: Boolean) { streakPools(streakId: $s, pastOnly: $p, first: 3) { streak ${streak()} pools { totalCount nodes { ${pool()} user ${user()} } } } }`, {
+        s: aStreak!.id,
+        p: pastOnly,
+      });
+      expect(rest.json()).toEqual({ pools: snakeCase(graphql.data.streakPools.pools.nodes), streak: snakeCase(graphql.data.streakPools.streak) });
+      expect(rest.headers['x-total-count']).toBe(String(graphql.data.streakPools.pools.totalCount));
+    }
+    const unknown = await get('/streak/pools?streak_id=00000000-0000-4000-8000-000000000000');
+    expect([unknown.statusCode, unknown.json().error.code, unknown.json().error.argumentName]).toEqual([404, 'NOT_FOUND', 'streak_id']);
+    expect((await get('/streak/pools')).json().error).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'streak_id' });
+  });
+
+  it('GET /streak/user-details answers GraphQL streakUserDetails for the caller; 401 signed out', async () => {
+    const [reward] = await t.database.db.select().from(tables.streakRewards).limit(1);
+    const [owner] = await t.database.db.select().from(tables.users).where(eq(tables.users.walletAddress, reward!.userWalletAddress));
+    const session = await signInAs(t, owner!.id);
+    for (const claimed of ['', '&is_claimed=false', '&is_claimed=true']) {
+      const rest = await get(`/streak/user-details?streak_id=${reward!.streakId}${claimed}`, session.headers);
+      expect(rest.statusCode, rest.body).toBe(200);
+      const graphql = await t.gql(`query($s: ID!, $c: Boolean) { streakUserDetails(streakId: $s, isClaimed: $c) {
+        streak ${streak()} currentStreakCount lastStreakEvent lastPoolParticipatedAt currentStreakScores lastProcessedPoolId
+        streakRewards { ${fields('StreakReward')} streak ${streak()} } } }`, { s: reward!.streakId, c: claimed ? claimed.endsWith('true') : null }, session.headers);
+      expect(rest.json()).toEqual(snakeCase(graphql.data.streakUserDetails));
+    }
+    const all = (await get(`/streak/user-details?streak_id=${reward!.streakId}`, session.headers)).json();
+    expect(all.streak_rewards.length).toBeGreaterThan(0);
+    const anonymous = await get(`/streak/user-details?streak_id=${reward!.streakId}`);
+    expect([anonymous.statusCode, anonymous.json().error.code]).toEqual([401, 'UNAUTHENTICATED']);
+  });
+
+  it('identity: an API key opens a session with cookies; /auth/me, /auth/refresh and /auth/logout act on it', async () => {
+    const [someone] = await t.database.db.select().from(tables.users).limit(1);
+    const signedIn = await signInAs(t, someone!.id);
+    const created = await t.gql(`mutation { createApiKey(name: "bot") { apiKey } }`, {}, signedIn.headers);
+    const apiKey = created.data.createApiKey.apiKey as string;
+
+    const session = await post('/auth/session', { api_key: apiKey });
+    expect(session.statusCode, session.body).toBe(200);
+    expect(Object.keys(session.json()).sort()).toEqual(['access_token', 'access_token_expires_at', 'refresh_token', 'refresh_token_expires_at', 'user']);
+    const cookies = [session.headers['set-cookie']].flat().map((c) => String(c).split(';')[0]).join('; ');
+    expect(cookies).toContain('poolgraph_access=');
+    const me = await get('/auth/me', { cookie: cookies });
+    const viewer = await t.gql(`{ viewer { ${fields('User')} } }`, {}, { authorization: `Bearer ${session.json().access_token}` });
+    expect(me.json()).toEqual(snakeCase(viewer.data.viewer));
+    expect(me.json().id).toBe(someone!.id);
+    // The SDK's header, and the x-api-key header, work as the body does; a wrong key is 401, none 400.
+    const bySdkHeader = await post('/auth/session', undefined, { 'trepa-api-key': apiKey });
+    expect(bySdkHeader.statusCode, bySdkHeader.body).toBe(200);
+    expect((await post('/auth/session', undefined, { 'x-api-key': apiKey })).statusCode).toBe(200);
+    expect((await post('/auth/session', { api_key: 'pgk_wrong' })).json().error.code).toBe('UNAUTHENTICATED');
+    expect((await post('/auth/session', { api_key: 'pgk_wrong' })).statusCode).toBe(401);
+    expect((await post('/auth/session')).json().error).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'api_key' });
+
+    const refreshed = await post('/auth/refresh', { refresh_token: session.json().refresh_token });
+    expect(refreshed.statusCode, refreshed.body).toBe(200);
+    expect(refreshed.json().refresh_token).not.toBe(session.json().refresh_token);
+    expect((await post('/auth/refresh', { refresh_token: session.json().refresh_token })).statusCode).toBe(401);
+    const out = await post('/auth/logout', { refresh_token: refreshed.json().refresh_token });
+    expect(out.json()).toEqual({ signed_out: true });
+    expect((await post('/auth/refresh', { refresh_token: refreshed.json().refresh_token })).statusCode).toBe(401);
+    expect((await get('/auth/me')).statusCode).toBe(401);
+  });
+
+  it('errors keep the catalogue’s status and the REST shape: 503 with Retry-After, 413, non-JSON bodies, the cost limit', async () => {
+    const [someone] = await t.database.db.select().from(tables.users).limit(1);
+    const { headers } = await signInAs(t, someone!.id);
+    const [aPool] = await t.database.db.select().from(tables.pools).limit(1);
+    // This app has no chain.
+    const noChain = await post('/transactions/prediction', { pool_id: aPool!.id, stake: 1, value: 1 }, headers);
+    expect([noChain.statusCode, noChain.json().error.code, noChain.headers['retry-after']]).toEqual([503, 'CHAIN_UNAVAILABLE', '5']);
+    const huge = await post('/auth/wallet/challenge', { wallet_address: 'x'.repeat(200_000) });
+    expect([huge.statusCode, huge.json().error.code]).toEqual([413, 'REQUEST_TOO_LARGE']);
+    const text = await t.app.inject({ method: 'POST', url: '/transactions/withdraw', payload: '{}', headers: { ...headers, 'content-type': 'text/plain' } });
+    expect([text.statusCode, text.json().error.code]).toEqual([400, 'BAD_USER_INPUT']);
+    const bodyless = await t.app.inject({ method: 'POST', url: '/transactions/withdraw', headers });
+    expect([bodyless.statusCode, bodyless.json().error.code]).toEqual([400, 'BAD_USER_INPUT']);
+    const costly = await get('/pools?limit=100&includes=predictions.user&includes=predictions.reward&predictions_limit=100');
+    expect([costly.statusCode, costly.json().error.code, costly.json().error.limit]).toEqual([400, 'QUERY_TOO_COMPLEX', 'cost']);
+  });
+
+  it('REST operations are GraphQL operations in the metrics, by their operation name', async () => {
+    const count = async () => metricSample((await get('/metrics')).body, 'poolgraph_graphql_operations_total', { operation: 'RestGetPool', outcome: 'ok' });
+    const before = await count();
+    const [aPool] = await t.database.db.select().from(tables.pools).limit(1);
+    expect((await get(`/pools/${aPool!.id}`)).statusCode).toBe(200);
+    expect(await count()).toBe(before + 1);
+  });
+});
+
+describe('the REST form shares GraphQL’s rate limits', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('pglite', { config: testConfig({ RATE_LIMIT_QUERIES_PER_MINUTE: '2' }) });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('counts REST reads against the query budget of /graphql; the third gets 429 with Retry-After', async () => {
+    expect((await t.gql(`{ pools(first: 1) { totalCount } }`)).errors).toBeUndefined();
+    expect((await t.app.inject({ method: 'GET', url: '/pools?limit=1' })).statusCode).toBe(200);
+    const limited = await t.app.inject({ method: 'GET', url: '/pools?limit=1' });
+    expect([limited.statusCode, limited.json().error.code]).toEqual([429, 'RATE_LIMITED']);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.json().error.retryAfter).toBe(Number(limited.headers['retry-after']));
+  });
+});
+
+describe('the REST form keeps the time budget of /graphql', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('pglite', { seed: { users: 3, pools: 2, streaks: 1 }, config: testConfig({ REQUEST_TIMEOUT_MS: '300' }) });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('answers 504 OPERATION_TIMEOUT in the REST shape past the budget', async () => {
+    // A fault the real database does not produce on demand: every statement takes 400 ms.
+    const client = (t.database.db as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } }).$client;
+    const query = client.query;
+    client.query = async (...args) => {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      return query.apply(client, args);
+    };
+    try {
+      const response = await t.app.inject({ method: 'GET', url: '/pools' });
+      expect(response.statusCode).toBe(504);
+      expect(response.json()).toEqual({ error: { code: 'OPERATION_TIMEOUT', message: expect.stringContaining('300 ms'), budgetMs: 300 } });
+    } finally {
+      client.query = query;
+    }
+  });
+});
