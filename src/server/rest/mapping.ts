@@ -12,6 +12,8 @@ const snake = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.to
 export function toSnakeCase(value: unknown): any {
   if (Array.isArray(value)) return value.map(toSnakeCase);
   if (value === null || typeof value !== 'object') return value;
+  // A serialized scalar (DateTime gives a Date) is a value, not an object to rename.
+  if (value instanceof Date) return value.toISOString();
   const entries = Object.entries(value);
   if (entries.length === 1 && entries[0]![0] === 'nodes' && Array.isArray(entries[0]![1])) return toSnakeCase(entries[0]![1]);
   return Object.fromEntries(entries.map(([key, inner]) => [snake(key), toSnakeCase(inner)]));

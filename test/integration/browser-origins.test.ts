@@ -1,0 +1,134 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { count } from 'drizzle-orm';
+import * as tables from '../../schema/index.js';
+import { startTestApp, testConfig, type TestApp } from './harness.js';
+import { signInAs } from './sessions.js';
+
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
+const run = promisify(execFile);
+
+/** A page server on its own port: another origin than the API's (same site, so Lax cookies travel). */
+async function servePage(html: () => string): Promise<{ origin: string; server: Server }> {
+  const server = createServer((request, response) => {
+    // The page polls /tick while it waits for a socket: a request in flight keeps headless
+    // Chromium's virtual time (which ends the page) from running past the socket's events.
+    if (request.url === '/tick') return void setTimeout(() => response.end('tick'), 20);
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    response.end(html());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { origin: `http://127.0.0.1:${port}`, server };
+}
+
+/**
+ * What a frontend on another origin does: exchanges an API key for session cookies, then
+ * reads the viewer over /graphql and over REST with those cookies alone, and opens a
+ * socket (which the browser sends the cookie with). Each outcome lands in the DOM, which headless Chromium dumps.
+ */
+function frontendPage(api: string, apiKey: string, withSocket = true): string {
+  return `<!doctype html><html><body><pre id="out"></pre><script>
+const out = (line) => { document.getElementById('out').textContent += line + '\\n'; };
+const gql = (query) => fetch('${api}/graphql', { method: 'POST', credentials: 'include',
+  headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) }).then((r) => r.json());
+(async () => {
+  try {
+    const session = await gql('mutation { signInWithApiKey(apiKey: "${apiKey}") { user { id } } }');
+    out('signed-in:' + JSON.stringify(session.data ?? session.errors));
+    const viewer = await gql('{ viewer { id } }');
+    out('graphql-viewer:' + (viewer.data && viewer.data.viewer ? viewer.data.viewer.id : JSON.stringify(viewer)));
+  } catch (error) { out('graphql-blocked:' + error.name); }
+  try {
+    const me = await fetch('${api}/auth/me', { credentials: 'include' }).then((r) => r.json());
+    out('rest-me:' + (me.id ?? me.user?.id ?? JSON.stringify(me)));
+  } catch (error) { out('rest-blocked:' + error.name); }
+  if (${withSocket}) {
+    let settled = false;
+    const socket = new WebSocket('${api.replace(/^http/, 'ws')}/graphql', 'graphql-transport-ws');
+    socket.onopen = () => { out('socket-open'); socket.send(JSON.stringify({ type: 'connection_init', payload: {} })); };
+    socket.onmessage = (event) => { out('socket:' + JSON.parse(event.data).type); settled = true; socket.close(); };
+    socket.onclose = (event) => { out('socket-closed:' + event.code); settled = true; };
+    for (let i = 0; i < 250 && !settled; i++) await fetch('/tick');
+  }
+  out('done');
+})();
+</script></body></html>`;
+}
+
+describe.skipIf(!CHROMIUM)('browsers on other origins (headless Chromium)', () => {
+  let t: TestApp;
+  let api: string;
+  let profile: string;
+  let allowed: { origin: string; server: Server };
+  let foreign: { origin: string; server: Server };
+  let apiKey = '';
+  let userId = '';
+
+  beforeAll(async () => {
+    allowed = await servePage(() => frontendPage(api, apiKey, true));
+    foreign = await servePage(() => frontendPage(api, apiKey, true));
+    t = await startTestApp('pglite', { config: testConfig({ ALLOWED_ORIGINS: allowed.origin, SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
+    api = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const [user] = (await t.gql(`{ pools(first: 1) { nodes { createdBy } } }`)).data.pools.nodes;
+    const signedIn = await signInAs(t, user.createdBy);
+    userId = signedIn.userId;
+    apiKey = (await t.gql(`mutation { createApiKey(name: "frontend") { apiKey } }`, {}, signedIn.headers)).data.createApiKey.apiKey;
+    profile = mkdtempSync(join(tmpdir(), 'poolgraph-chromium-'));
+  });
+  afterAll(async () => {
+    await t?.close();
+    allowed?.server.close();
+    foreign?.server.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  async function visit(origin: string): Promise<string> {
+    const { stdout } = await run(
+      CHROMIUM!,
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        // One profile for both visits: the foreign page runs in the browser the user signed in with.
+        `--user-data-dir=${profile}`,
+        '--virtual-time-budget=20000',
+        '--dump-dom',
+        `${origin}/`,
+      ],
+      { timeout: 20_000, maxBuffer: 16 * 1024 * 1024 },
+    ).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: `${error.stdout ?? ''}${error.stderr ?? ''}` }));
+    return /<pre id="out">([\s\S]*?)<\/pre>/.exec(stdout)?.[1] ?? stdout;
+  }
+
+  it('lets a listed origin call /graphql and REST with its cookies, and open a socket as the signed-in user', async () => {
+    const out = await visit(allowed.origin);
+    expect(out).toContain('done');
+    expect(out).toContain(`graphql-viewer:${userId}`);
+    expect(out).toContain(`rest-me:${userId}`);
+    expect(out).toContain('socket:connection_ack');
+  });
+
+  it('keeps an origin not listed out, though the browser holds the session cookie: no read, no write, no socket', async () => {
+    const sessions = async () => (await t.database.db.select({ n: count() }).from(tables.refreshTokens))[0]!.n;
+    const before = await sessions();
+    const out = await visit(foreign.origin);
+    expect(out).toContain('done');
+    // The preflight finds no Access-Control-Allow-Origin for it: the browser sends nothing more.
+    expect(out).toContain('graphql-blocked:TypeError');
+    expect(out).toContain('rest-blocked:TypeError');
+    // Its socket carries the cookie; the server refuses to let it act as the cookie's owner.
+    expect(out).not.toContain('socket:connection_ack');
+    expect(out).toContain('socket-closed:4403');
+    expect(await sessions()).toBe(before);
+  });
+});
