@@ -15,9 +15,18 @@ const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPor
 /** Keeps a column's text as it came (what Drizzle asks for dates, intervals and numeric arrays). */
 const keepText = (/** @type {string} */ value) => value;
 
-/** The error's message and own fields (code, detail, constraint ...), which survive cloning. */
+/**
+ * The error's message and its own plain fields (code, detail, constraint ...): only strings,
+ * numbers and booleans, since anything else may not survive cloning, and a reply that cannot
+ * be posted would end this thread.
+ */
 function describe(/** @type {any} */ error) {
-  return { name: error?.name ?? 'Error', message: String(error?.message ?? error), fields: { ...error } };
+  /** @type {Record<string, string | number | boolean>} */
+  const fields = {};
+  for (const [key, value] of Object.entries(error ?? {})) {
+    if (['string', 'number', 'boolean'].includes(typeof value)) fields[key] = value;
+  }
+  return { name: error?.name ?? 'Error', message: String(error?.message ?? error), fields };
 }
 
 let database;

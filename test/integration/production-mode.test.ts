@@ -70,16 +70,14 @@ describe.each(backends)('production mode on %s', (kind) => {
   });
 
   it('masks an uncoded error as INTERNAL_SERVER_ERROR with the request id, logging the detail under that id', async () => {
-    // Make the data layer fail in a way no error code covers.
-    const original = t.database.db.select;
-    (t.database.db as { select: unknown }).select = () => {
-      throw new Error('relation "secret_table" does not exist at 10.1.2.3');
-    };
+    // Make the data layer fail in a way no error code covers (a fault injector: the read path's query).
+    const original = t.database.query;
+    (t.database as { query: unknown }).query = () => Promise.reject(new Error('relation "secret_table" does not exist at 10.1.2.3'));
     let response;
     try {
       response = await gql(production, 'query Broken { pools(first: 1) { totalCount } }', { 'x-request-id': 'prod-req-1' });
     } finally {
-      (t.database.db as { select: unknown }).select = original;
+      (t.database as { query: unknown }).query = original;
     }
     expect(response.headers['x-request-id']).toBe('prod-req-1');
     expect(response.errors).toHaveLength(1);

@@ -110,6 +110,8 @@ describe.each(backends)('REST transactions with the typed client generated from 
     expect(valueSubmitted.data!.prediction).toMatchObject({ id: prediction.id, prediction: valueOn(pool, 9), last_applied_value_revision: 2 });
 
     const recipient = new TestKeypairWallet();
+    // The recipient has no token account: the user's own SOL pays its rent (docs/security.md).
+    await chain.devchain.airdrop(user.wallet.publicKey, 10_000_000n);
     const withdrawBuilt = await user.client.POST('/transactions/withdraw', { body: { to_address: recipient.address, amount: 2.5 } });
     expect(withdrawBuilt.response.status, JSON.stringify(withdrawBuilt.error)).toBe(200);
     const withdrawn = await user.client.POST('/transactions/withdraw/submit', {

@@ -4,7 +4,7 @@ import WebSocket from 'ws';
 import * as tables from '../../schema/index.js';
 import { EventHub } from '../../src/modules/events/event-hub.js';
 import { notifyIfAllowed } from '../../src/modules/notifications/notification.service.js';
-import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
+import { backends, metricSample, startTestApp, testConfig, type TestApp } from './harness.js';
 import { signInAs, type SignedIn } from './sessions.js';
 import { listen, settle, socketClient, Subscription } from './sockets.js';
 
@@ -188,13 +188,23 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
       await client.dispose();
     });
 
+    /** Resolves once the server counts exactly `expected` open subscriptions. */
+    async function openSubscriptions(expected: number): Promise<void> {
+      const deadline = Date.now() + 10_000;
+      while (metricSample((await t.app.inject({ url: '/metrics' })).body, 'poolgraph_subscriptions_open') !== expected) {
+        if (Date.now() > deadline) throw new Error(`the server never counted ${expected} open subscriptions`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+
     it('reads the same number of statements for one event whether 1 or 30 sockets follow it', async () => {
       const query = `subscription($p: ID!) { poolUpdated(poolId: $p) { id title user { username avatar { url } } streak { title } } }`;
       const statementsFor = async (sockets: number) => {
         const clients = Array.from({ length: sockets }, () => socketClient(url));
         await Promise.all(clients.map((c) => c.connected));
         const subs = clients.map((c) => new Subscription(c.client, query, { p: pool.id }));
-        await settle(200);
+        // Counted once each subscribe step (with its reads) is done: only the event's reads are counted below.
+        await openSubscriptions(sockets);
         const statements = await t.countStatements(async () => {
           await hub.publish([{ type: 'poolUpdated', poolId: pool.id }]);
           await Promise.all(subs.map((sub) => sub.waitFor(1)));
