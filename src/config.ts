@@ -131,7 +131,7 @@ export interface AuthConfig {
   secureCookies: boolean;
 }
 
-/** Every variable the service reads, with its default and meaning; README lists the same. */
+/** Every variable the service reads, with its meaning and "(default: ...)": the one source of docs/configuration.md (npm run docs:config). */
 export const ENV_VARS = {
   POOLGRAPH_MODE: 'development | production | test (default: development; NODE_ENV=production also selects production)',
   HOST: 'interface to listen on (default: 127.0.0.1)',

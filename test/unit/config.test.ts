@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, ENV_VARS, loadConfig } from '../../src/config.js';
+import { CONFIG_DOC_PATH, renderConfigDoc } from '../../src/tools/config-doc.js';
 
 describe('configuration', () => {
   it('runs on embedded defaults with no environment', () => {
@@ -151,5 +152,18 @@ describe('configuration', () => {
       const elsewhere = loadConfig({ AUTH_SECRET_FILE: scratchFile() }).auth.secret;
       expect(Buffer.from(elsewhere)).not.toEqual(Buffer.from(first));
     });
+  });
+});
+
+describe('docs/configuration.md', () => {
+  it('is ENV_VARS as generated (run `npm run docs:config` after changing a setting)', () => {
+    expect(readFileSync(CONFIG_DOC_PATH, 'utf8')).toBe(renderConfigDoc());
+  });
+
+  it('documents every variable src/config.ts reads', () => {
+    const source = readFileSync(new URL('../../src/config.ts', import.meta.url), 'utf8');
+    const read = new Set([...source.matchAll(/env\.([A-Z][A-Z_]+)/g), ...source.matchAll(/\('([A-Z][A-Z_]+)'/g)].map((m) => m[1]!));
+    read.delete('NODE_ENV'); // read only to pick the mode; the doc says so in its introduction
+    expect([...read].filter((name) => !(name in ENV_VARS))).toEqual([]);
   });
 });
