@@ -1,5 +1,5 @@
-import { createHmac } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
+import { deriveKey, KEY_LABELS } from '../../keys.js';
 
 /**
  * Access and refresh tokens: compact JWTs signed with HS256 by the access-token key, which is
@@ -10,7 +10,6 @@ import { errors, jwtVerify, SignJWT } from 'jose';
  */
 const ISSUER = 'poolgraph';
 const ALGORITHM = 'HS256';
-const ACCESS_TOKEN_KEY_LABEL = 'poolgraph access token v1';
 
 const derivedKeys = new WeakMap<Uint8Array, Uint8Array>();
 
@@ -18,7 +17,7 @@ const derivedKeys = new WeakMap<Uint8Array, Uint8Array>();
 export function accessTokenKey(serviceSecret: Uint8Array): Uint8Array {
   let key = derivedKeys.get(serviceSecret);
   if (!key) {
-    key = new Uint8Array(createHmac('sha256', serviceSecret).update(ACCESS_TOKEN_KEY_LABEL).digest());
+    key = deriveKey(serviceSecret, KEY_LABELS.accessToken);
     derivedKeys.set(serviceSecret, key);
   }
   return key;
