@@ -1,135 +1,13 @@
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
-import type { ChainSettings } from './chain/runtime.js';
+import type { ChainConfig, Config } from './config.types.js';
 import { resolveAuthSecret } from './config-secret.js';
 
 /**
  * Configuration: the environment, parsed and validated once at start-up. Every problem is
  * reported at once, one clear line per setting, instead of failing on first use.
  */
-export type Mode = 'development' | 'production' | 'test';
-
-export interface Config {
-  mode: Mode;
-  host: string;
-  port: number;
-  /** postgres.js when set; PGlite under `pgliteDataDir` when not. */
-  databaseUrl: string | null;
-  pgliteDataDir: string;
-  /** Longest a database statement may run, in milliseconds (then OPERATION_TIMEOUT); 0 = no limit. */
-  statementTimeoutMs: number;
-  /** Longest a SIGTERM/SIGINT drain may take before the process exits anyway, in milliseconds. */
-  shutdownTimeoutMs: number;
-  /** Seed demo data into an empty database at start-up. */
-  seedDemoData: boolean;
-  /** Schema introspection (and the explorer) served. */
-  introspection: boolean;
-  logLevel: string;
-  auth: AuthConfig;
-  /** Size limits of an operation, checked before it runs (0 turns one off). */
-  limits: LimitsConfig;
-  http: HttpConfig;
-  rateLimit: RateLimitConfig;
-  loadShedding: LoadSheddingConfig;
-  metrics: MetricsConfig;
-  /** Manifest of the only documents that may run; null = any document (and APQ). */
-  trustedDocumentsPath: string | null;
-  chain: ChainConfig;
-  images: ImageConfig;
-}
-
-/** Uploaded images: where they are kept, and what is accepted. */
-export interface ImageConfig {
-  storageDir: string;
-  maxBytes: number;
-  /** Largest width and height, in pixels. */
-  maxDimension: number;
-}
-
-/** The chain settings (see ChainSettings), plus the business rule of withdrawals. */
-export interface ChainConfig extends ChainSettings {
-  /** Smallest withdrawal, in whole tokens. */
-  minWithdrawAmount: number;
-}
-
-/** The size limits every operation must fit before anything of it runs; each a maximum, 0 turns it off. */
-export interface LimitsConfig {
-  /** Nesting of fields, the root fields being depth 1 (default 15, MAX_QUERY_DEPTH). */
-  maxDepth: number;
-  /** Aliased fields, counted once per use of the fragment they are in (default 30). */
-  maxAliases: number;
-  /** Directive uses, counted like aliases (default 50). */
-  maxDirectives: number;
-  /** Lexical tokens of the document, enforced by the parser (default 2000). */
-  maxTokens: number;
-  /** Cost budget; see measureOperation in server/limits.ts (default 20000, MAX_QUERY_COST). */
-  maxCost: number;
-}
-
-export interface HttpConfig {
-  /** Largest request body accepted, in bytes (larger: 413). */
-  bodyLimitBytes: number;
-  /** Time budget of one request in milliseconds (then OPERATION_TIMEOUT); 0 = none. */
-  requestTimeoutMs: number;
-  /**
-   * Proxies whose X-Forwarded-For is believed (fastify `trustProxy`): false = none (the
-   * socket's peer is the client), true = any, or a list of addresses, CIDR ranges and
-   * the names loopback, linklocal, uniquelocal.
-   */
-  trustProxy: boolean | string[];
-  /**
-   * Origins other than the server's own that browsers may call from (CORS, with
-   * credentials) and open cookie-authenticated sockets from; `*` in a port matches any port.
-   */
-  allowedOrigins: string[];
-  /** Host names served (the Host header, port aside); empty = any. Guards against DNS rebinding. */
-  allowedHosts: string[];
-  /** Time to receive a whole request, headers and body, before it fails with 408 (slow bodies); 0 = none. */
-  bodyTimeoutMs: number;
-  /** Open WebSockets per client address; 0 = unlimited. */
-  maxSocketsPerClient: number;
-  /** Open subscriptions per client address, over all its sockets; 0 = unlimited. */
-  maxSubscriptionsPerClient: number;
-}
-
-export interface RateLimitConfig {
-  /** Root query (and subscription) fields per client per minute; 0 = unlimited. */
-  queriesPerMinute: number;
-  /** Root mutation fields per client per minute; 0 = unlimited. */
-  mutationsPerMinute: number;
-}
-
-export interface LoadSheddingConfig {
-  /** Event-loop delay (ms) above which requests are refused with 503; 0 = never. */
-  maxEventLoopDelayMs: number;
-  /** Share of the V8 heap limit in use above which requests are refused with 503; 0 = never. */
-  maxHeapUsedRatio: number;
-  /** Wait for a database connection (PGlite: its worker) above which requests are refused with 503; 0 = never. */
-  maxDatabaseWaitMs?: number;
-}
-
-export interface MetricsConfig {
-  /** Serve Prometheus metrics at /metrics. */
-  enabled: boolean;
-  /** When set, /metrics requires `Authorization: Bearer <token>`. */
-  token: string | null;
-}
-
-export interface AuthConfig {
-  /** The service secret (access-token and proof keys are derived from it); shared by every replica. */
-  secret: Uint8Array;
-  /** The domain sign-in messages name, and must name when signed (host[:port]). */
-  domain: string;
-  /** Public URI named in sign-in messages. */
-  uri: string;
-  accessTokenTtlSeconds: number;
-  refreshTokenTtlSeconds: number;
-  challengeTtlSeconds: number;
-  /** Sign-in attempts allowed per wallet address from one client, and per client address, each minute. */
-  signInAttemptsPerMinute: { perAddress: number; perClient: number };
-  /** Mark cookies Secure (HTTPS only). */
-  secureCookies: boolean;
-}
+export type * from './config.types.js';
 
 /** Every variable the service reads, with its meaning and "(default: ...)": the one source of docs/configuration.md (npm run docs:config). */
 export const ENV_VARS = {

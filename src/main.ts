@@ -5,7 +5,7 @@ import { DataDirLockedError } from './db/data-dir-lock.js';
 import { openConfiguredDatabase } from './db/open.js';
 import { syncCustodyAccounts } from './modules/transactions/custody-sync.js';
 import { confirmedSubmissionsUnknownToChain } from './modules/transactions/ledger-audit.js';
-import { reconcilePendingSubmissions } from './modules/transactions/submission.js';
+import { reconcilePendingSubmissions } from './modules/transactions/reconcile.js';
 import { createApp } from './server/app.js';
 import { handleTerminationSignals } from './server/shutdown.js';
 

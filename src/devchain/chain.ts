@@ -1,3 +1,4 @@
+// Over 300 lines: the ledger is one state machine (slots, blockhashes, signature statuses, persistence around one LiteSVM); split, its parts would share every field.
 /**
  * The devchain's ledger: one in-process LiteSVM (a real Solana VM) plus what a validator
  * adds around it — slots and blockhashes that advance and expire, a status cache and

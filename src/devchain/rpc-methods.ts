@@ -1,3 +1,4 @@
+// Over 300 lines: one table of the Solana JSON-RPC methods the devchain answers, each a few lines, kept together as a validator's API reference is.
 /**
  * The Solana JSON-RPC methods the devchain answers, with the request parameters and the
  * response shapes of a validator's RPC (so @solana/web3.js and @solana/kit clients parse

@@ -1,3 +1,4 @@
+// Over 300 lines: HTTP and websocket transports of one JSON-RPC endpoint share its request parsing, batching and subscription bookkeeping.
 /**
  * The devchain's JSON-RPC 2.0 transports: HTTP POST (single and batch requests) and the
  * websocket subscriptions @solana/web3.js needs to confirm transactions

@@ -6,7 +6,8 @@ import type { Viewer } from './auth/viewer.js';
 import type { EventHub } from './events/event-hub.js';
 import type { Loaders } from './loaders.js';
 import type { OperationName } from './transactions/effects.js';
-import type { ChainSubmissionOutcome, RelayerSpend } from './transactions/submission.js';
+import type { RelayerSpend } from './transactions/relayer-spend.js';
+import type { ChainSubmissionOutcome } from './transactions/submission.js';
 
 /** What lives as long as the process and every request shares: configuration, limiters. */
 export interface ServiceDependencies {

@@ -7,7 +7,8 @@ import { MEMO_PROGRAM_ID, userTokenAccount } from '../../src/chain/addresses.js'
 import { signProof } from '../../src/chain/proof.js';
 import { ChainClient } from '../../src/chain/rpc.js';
 import { hashMessage } from '../../src/chain/transactions.js';
-import { coSign, reconcilePendingSubmissions, sha256Hex } from '../../src/modules/transactions/submission.js';
+import { reconcilePendingSubmissions } from '../../src/modules/transactions/reconcile.js';
+import { coSign, sha256Hex } from '../../src/modules/transactions/submission.js';
 import { parseWireTransaction } from '../../src/chain/transactions.js';
 import { createApp } from '../../src/server/app.js';
 import { type ChainFixture, KitWallet, startChainFixture, TestKeypairWallet } from './chain-fixture.js';

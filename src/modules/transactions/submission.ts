@@ -1,22 +1,22 @@
 import { createHash } from 'node:crypto';
 import { PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
-import { and, eq, sum } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { chainSubmissions, type ChainSubmissionRow } from '../../../schema/index.js';
 import { signEd25519 } from '../../chain/ed25519.js';
 import { type ProofClaims, ProofError, verifyProof } from '../../chain/proof.js';
 import { ChainUnavailableError, TransactionRejectedError } from '../../chain/rpc.js';
 import type { ChainRuntime } from '../../chain/runtime.js';
 import { assertSigningRule, type SigningRule } from '../../chain/signing-rules.js';
-import { parseWireTransaction, type WireTransaction, withSignature } from '../../chain/transactions.js';
+import { type WireTransaction, withSignature } from '../../chain/transactions.js';
 import { TransactionFormatError, verifySignedTransaction } from '../../chain/verify.js';
-import type { Database, Db } from '../../db/client.js';
+import type { Db } from '../../db/client.js';
 import { AppError, badInput } from '../../errors.js';
 import { requireViewer, type Viewer } from '../auth/viewer.js';
 import type { ServiceContext } from '../context.js';
-import { EventHub } from '../events/event-hub.js';
 import type { EventPublisher } from '../events/events.js';
 import { applyEffects, type OperationName } from './effects.js';
+import { assertWithinSponsorCap, type RelayerSpend, relayerSpendOf } from './relayer-spend.js';
 
 /**
  * The submit half of every on-chain operation: check a signed transaction against its
@@ -110,41 +110,6 @@ export function coSign(chain: ChainRuntime, wire: WireTransaction, rule: Signing
   }
   // A transaction's id is its first signature: the relayer's, as fee payer.
   return { bytes, signature: bs58.encode(bytes.subarray(1, 65)) };
-}
-
-/**
- * The per-user cap on relayer-paid SOL beyond signature fees: the rules keep that spend at
- * 0 (the relayer funds no account a user could close), so a user whose transactions have
- * nonetheless cost the relayer `chain.sponsorCapLamports` or more, measured on the chain,
- * gets nothing more signed until an operator looks (docs/security.md).
- */
-export async function assertWithinSponsorCap(db: Db, chain: ChainRuntime, userId: string): Promise<void> {
-  const [row] = await db
-    .select({ total: sum(chainSubmissions.relayerSponsoredLamports) })
-    .from(chainSubmissions)
-    .where(eq(chainSubmissions.userId, userId));
-  const sponsored = BigInt(row?.total ?? 0);
-  if (sponsored >= chain.sponsorCapLamports) {
-    throw new AppError('FORBIDDEN', 'Your transactions have reached the cap on what the service pays beyond fees; contact the operator', {
-      reason: 'RELAYER_SPONSOR_CAP',
-      sponsoredLamports: sponsored.toString(),
-      capLamports: chain.sponsorCapLamports.toString(),
-    });
-  }
-}
-
-/** What the relayer paid for one confirmed transaction, as the chain recorded it (null when it has no record). */
-export interface RelayerSpend {
-  operation: OperationName;
-  feeLamports: bigint;
-  sponsoredLamports: bigint;
-  /** The relayer's balance right after the transaction. */
-  balanceLamports: bigint;
-}
-
-async function relayerSpendOf(chain: ChainRuntime, operation: OperationName, signature: string): Promise<RelayerSpend | null> {
-  const spend = await chain.client.feePayerSpend(signature).catch(() => null);
-  return spend && { operation, feeLamports: spend.fee, sponsoredLamports: spend.beyondFee, balanceLamports: spend.balanceAfter };
 }
 
 export interface Submission {
@@ -252,7 +217,7 @@ export async function sendOnce(ctx: ServiceContext, chain: ChainRuntime, s: Subm
 }
 
 /** Removes a submission that did not land (still PENDING), so a retry can record it again. */
-async function forget(db: Db, submission: ChainSubmissionRow, events: EventPublisher): Promise<void> {
+export async function forget(db: Db, submission: ChainSubmissionRow, events: EventPublisher): Promise<void> {
   const removed = await db
     .delete(chainSubmissions)
     .where(and(eq(chainSubmissions.id, submission.id), eq(chainSubmissions.status, 'PENDING')))
@@ -302,50 +267,4 @@ export async function applyConfirmed(
   });
   await events.publish(announced);
   return row;
-}
-
-/**
- * Settles the submissions a crash left PENDING: confirmed on-chain -> effects applied;
- * failed, or expired without landing -> forgotten; still valid and unknown to the chain ->
- * sent again (the same bytes, so at most one copy can land). Run at start-up.
- */
-export async function reconcilePendingSubmissions(
-  database: Database,
-  chain: ChainRuntime,
-  events: EventPublisher = new EventHub(database),
-): Promise<{ confirmed: number; forgotten: number; resent: number }> {
-  const db = database.db;
-  const pending = await db.select().from(chainSubmissions).where(eq(chainSubmissions.status, 'PENDING'));
-  const tally = { confirmed: 0, forgotten: 0, resent: 0 };
-  for (const submission of pending) {
-    let status = await chain.client.signatureStatus(submission.signature);
-    if (!status) {
-      const height = await chain.client.connection.getBlockHeight('confirmed');
-      if (height > submission.lastValidBlockHeight) {
-        await forget(db, submission, events);
-        tally.forgotten++;
-        continue;
-      }
-      const bytes = Buffer.from(submission.transaction, 'base64');
-      if (!parseWireTransaction(bytes)) throw new Error(`submission ${submission.id} holds no valid transaction`);
-      try {
-        await chain.client.send(bytes);
-      } catch (error) {
-        if (!(error instanceof TransactionRejectedError)) throw error;
-        await forget(db, submission, events);
-        tally.forgotten++;
-        continue;
-      }
-      tally.resent++;
-      status = await chain.client.confirm(submission.signature, submission.lastValidBlockHeight);
-    }
-    if (status && !status.err) {
-      await applyConfirmed(db, submission, new Date(), events, await relayerSpendOf(chain, submission.operation as OperationName, submission.signature));
-      tally.confirmed++;
-    } else {
-      await forget(db, submission, events);
-      tally.forgotten++;
-    }
-  }
-  return tally;
 }
