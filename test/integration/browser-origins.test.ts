@@ -1,17 +1,14 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { count } from 'drizzle-orm';
 import * as tables from '../../schema/index.js';
+import { CHROMIUM, renderedDom } from './chromium.js';
 import { startTestApp, testConfig, type TestApp } from './harness.js';
 import { signInAs } from './sessions.js';
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
-const run = promisify(execFile);
 
 /** A page server on its own port: another origin than the API's (same site, so Lax cookies travel). */
 async function servePage(html: () => string): Promise<{ origin: string; server: Server }> {
@@ -89,24 +86,8 @@ describe.skipIf(!CHROMIUM)('browsers on other origins (headless Chromium)', () =
   });
 
   async function visit(origin: string): Promise<string> {
-    const { stdout } = await run(
-      CHROMIUM!,
-      [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        // One profile for both visits: the foreign page runs in the browser the user signed in with.
-        `--user-data-dir=${profile}`,
-        '--virtual-time-budget=20000',
-        '--dump-dom',
-        `${origin}/`,
-      ],
-      { timeout: 20_000, maxBuffer: 16 * 1024 * 1024 },
-    ).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: `${error.stdout ?? ''}${error.stderr ?? ''}` }));
+    // One profile for both visits: the foreign page runs in the browser the user signed in with.
+    const stdout = await renderedDom(`${origin}/`, { profile, budgetMs: 20_000, timeoutMs: 25_000 });
     return /<pre id="out">([\s\S]*?)<\/pre>/.exec(stdout)?.[1] ?? stdout;
   }
 

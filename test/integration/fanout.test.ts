@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './ports.js';
 import { fileURLToPath } from 'node:url';
 import { asc, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,14 +11,6 @@ import { listen, settle, socketClient, Subscription } from './sockets.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const STATUS_MUTATION = `mutation($p: ID!, $s: PoolStatus!) { updatePoolStatus(poolId: $p, status: $s) { id status } }`;
 const POOL_UPDATED = `subscription($p: ID!) { poolUpdated(poolId: $p) { id status } }`;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A second gateway: a separate Node process started as `npm start` would, on the same database. */
 async function startReplica(databaseUrl: string): Promise<{ url: string; process: ChildProcess; stop(): Promise<void> }> {
