@@ -5,7 +5,7 @@ import { AppError, badInput } from '../../errors.js';
 import { requireRole } from '../auth/viewer.js';
 import { parseId } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';
-import { isUniqueViolation } from './unique-violation.js';
+import { isUniqueViolation } from '../../db/client.js';
 
 /** The operator's referral-code mutations (role ADMIN). */
 

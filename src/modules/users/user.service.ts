@@ -4,6 +4,7 @@ import { AppError, badInput } from '../../errors.js';
 import { requireViewer } from '../auth/viewer.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
+import { isUniqueViolation } from '../../db/client.js';
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9_]{3,32}$/;
 
@@ -62,9 +63,3 @@ export async function updateProfile(ctx: ServiceContext, input: UpdateProfileInp
 // Redemption honours the operator's caps, expiry and deactivation; it lives with the referral module.
 export { redeemReferralCode } from '../referrals/referral-redemption.service.js';
 
-function isUniqueViolation(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if ((e as { code?: unknown }).code === '23505') return true;
-  }
-  return false;
-}
