@@ -4,7 +4,7 @@ import { deriveProofSecret } from '../../src/chain/runtime.js';
 import type { UserRow } from '../../schema/index.js';
 import { AppError } from '../../src/errors.js';
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../../src/modules/auth/api-keys.js';
-import { WindowRateLimiter } from '../../src/modules/auth/rate-limit.js';
+import { FixedWindowLimiter } from '../../src/modules/common/fixed-window.js';
 import { formatSignInMessage, parseSignInMessage } from '../../src/modules/auth/siws.js';
 import { signAccessToken, verifyAccessToken } from '../../src/modules/auth/tokens.js';
 import type { Viewer } from '../../src/modules/auth/viewer.js';
@@ -64,7 +64,7 @@ describe('API keys', () => {
 describe('window rate limiter', () => {
   it('allows the limit per key and window, then says how long to wait', () => {
     let now = 0;
-    const limiter = new WindowRateLimiter(3, 60_000, () => now);
+    const limiter = new FixedWindowLimiter(3, 60_000, () => now);
     expect([limiter.take('a'), limiter.take('a'), limiter.take('a')]).toEqual([null, null, null]);
     expect(limiter.take('a')).toBe(60);
     expect(limiter.take('b')).toBeNull();

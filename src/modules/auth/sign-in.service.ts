@@ -9,7 +9,7 @@ import { AppError, badInput } from '../../errors.js';
 import type { ServiceContext, ServiceDependencies } from '../context.js';
 import { findActiveApiKey } from './api-key.service.js';
 import { decodeAddress, decodeSignature, verifyEd25519 } from './ed25519.js';
-import { WindowRateLimiter } from './rate-limit.js';
+import { FixedWindowLimiter } from '../common/fixed-window.js';
 import { openSession, type Session, unauthenticated } from './session.service.js';
 import { formatSignInMessage, parseSignInMessage, SIGN_IN_STATEMENT } from './siws.js';
 
@@ -18,8 +18,8 @@ const CLOCK_SKEW_MS = 60_000;
 
 export function createSignInLimits(auth: AuthConfig): ServiceDependencies['signInLimits'] {
   return {
-    perAddress: new WindowRateLimiter(auth.signInAttemptsPerMinute.perAddress, 60_000),
-    perClient: new WindowRateLimiter(auth.signInAttemptsPerMinute.perClient, 60_000),
+    perAddress: new FixedWindowLimiter(auth.signInAttemptsPerMinute.perAddress, 60_000),
+    perClient: new FixedWindowLimiter(auth.signInAttemptsPerMinute.perClient, 60_000),
   };
 }
 
