@@ -22,7 +22,7 @@ export class PoolResolver {
   }
 
   @Query(() => Pool, { nullable: true, description: 'A pool by id; null when there is none.' })
-  pool(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
+  pool(@Arg('id', () => ID, { description: 'Id of the pool.' }) id: string, @Ctx() ctx: GraphQLContext) {
     return findPool(ctx, id);
   }
 
@@ -46,14 +46,14 @@ export class PoolResolver {
     return prefetchedOne<UserRow>(pool, 'user') ?? ctx.loaders.userById.load(pool.createdBy);
   }
 
-  @FieldResolver(() => Image, { nullable: true })
+  @FieldResolver(() => Image, { nullable: true, description: "The pool's picture; null when it has none." })
   image(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
     const image = prefetchedOne<ImageRow>(pool, 'image');
     if (image !== undefined) return image;
     return pool.imageId ? ctx.loaders.imageById.load(pool.imageId) : null;
   }
 
-  @FieldResolver(() => Streak, { nullable: true })
+  @FieldResolver(() => Streak, { nullable: true, description: 'The streak the pool counts towards; null when it is in none.' })
   streak(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
     const streak = prefetchedOne<StreakRow>(pool, 'streak');
     if (streak !== undefined) return streak;
@@ -88,7 +88,7 @@ export class ResolutionResolver {
     return toTokens(resolution.leftover, resolution.decimals);
   }
 
-  @FieldResolver(() => Pool)
+  @FieldResolver(() => Pool, { description: 'The resolved pool.' })
   pool(@Root() resolution: ResolutionRow, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.poolById.load(resolution.poolId);
   }

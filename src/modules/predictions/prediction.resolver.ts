@@ -15,12 +15,12 @@ export class PredictionResolver {
     return toTokens(prediction.stake, prediction.decimals);
   }
 
-  @FieldResolver(() => User)
+  @FieldResolver(() => User, { description: 'The user who predicted.' })
   user(@Root() prediction: PredictionRow, @Ctx() ctx: GraphQLContext) {
     return prefetchedOne<UserRow>(prediction, 'user') ?? ctx.loaders.userById.load(prediction.userId);
   }
 
-  @FieldResolver(() => Pool)
+  @FieldResolver(() => Pool, { description: 'The pool predicted on.' })
   pool(@Root() prediction: PredictionRow, @Ctx() ctx: GraphQLContext) {
     return prefetchedOne<PoolRow>(prediction, 'pool') ?? ctx.loaders.poolById.load(prediction.poolId);
   }
@@ -45,7 +45,7 @@ export class RewardResolver {
     return toTokens(reward.amount, reward.decimals);
   }
 
-  @FieldResolver(() => Prediction)
+  @FieldResolver(() => Prediction, { description: 'The prediction rewarded.' })
   prediction(@Root() reward: RewardRow, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.predictionById.load(reward.predictionId);
   }
