@@ -6,14 +6,14 @@ import { Streak } from './streak.type.js';
 
 @InputType({ description: "Tokens from the operator's wallet into a streak's accumulator." })
 export class FundStreakTransactionInput {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The streak to fund.' })
   streakId!: string;
 
   @Field(() => Float, { description: 'Whole tokens, more than 0, at most the mint’s decimals.' })
   amount!: number;
 }
 
-@InputType()
+@InputType({ description: 'The build parameters again, with the signed transaction and the proof.' })
 export class SubmitFundStreakTransactionInput extends FundStreakTransactionInput {
   @Field(() => String, { description: 'The built transaction, signed by the wallet, base64.' })
   signedTransaction!: string;
@@ -22,7 +22,7 @@ export class SubmitFundStreakTransactionInput extends FundStreakTransactionInput
   proof!: string;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A confirmed streak funding.' })
 export class SubmittedStreakFunding {
   @Field(() => String, { description: 'The confirmed transaction signature.' })
   signature!: string;
