@@ -34,7 +34,7 @@ export class ViewerNotificationResolver {
   }
 
   @Mutation(() => Settings, { description: 'Changes only the given notification preferences of the viewer.' })
-  updateNotificationPreferences(@Arg('input', () => NotificationPreferencesInput) input: NotificationPreferencesInput, @Ctx() ctx: GraphQLContext) {
+  updateNotificationPreferences(@Arg('input', () => NotificationPreferencesInput, { description: 'The preferences to change.' }) input: NotificationPreferencesInput, @Ctx() ctx: GraphQLContext) {
     return updateNotificationPreferences(ctx, input);
   }
 

@@ -46,12 +46,12 @@ export class UpdateStreakInput {
 @Resolver(() => Streak)
 export class StreakOperatorResolver {
   @Mutation(() => Streak, { description: 'Creates a streak and its accumulator token account on the chain. ADMIN only.' })
-  createStreak(@Arg('input', () => CreateStreakInput) input: CreateStreakInput, @Ctx() ctx: GraphQLContext) {
+  createStreak(@Arg('input', () => CreateStreakInput, { description: 'The new streak and its rule.' }) input: CreateStreakInput, @Ctx() ctx: GraphQLContext) {
     return createStreak(ctx, input);
   }
 
   @Mutation(() => Streak, { description: "Changes a streak's title or rule. ADMIN only." })
-  updateStreak(@Arg('input', () => UpdateStreakInput) { streakId, ...changes }: UpdateStreakInput, @Ctx() ctx: GraphQLContext) {
+  updateStreak(@Arg('input', () => UpdateStreakInput, { description: 'The streak and the fields to change.' }) { streakId, ...changes }: UpdateStreakInput, @Ctx() ctx: GraphQLContext) {
     return updateStreak(ctx, streakId, changes);
   }
 }
