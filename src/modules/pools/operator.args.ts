@@ -19,7 +19,7 @@ export class CreatePoolInput {
   @Field(() => ID, { nullable: true, description: 'An uploaded image (POST /images) to show with the pool; none when omitted.' })
   imageId?: string | null;
 
-  @Field(() => ID, { nullable: true, description: 'The streak the pool counts towards.' })
+  @Field(() => ID, { nullable: true, description: 'The streak the pool counts towards; none when omitted.' })
   streakId?: string | null;
 
   @Field(() => PoolUnit, { nullable: true, defaultValue: PoolUnit.USD, description: 'Unit of the predicted value; USD is the only one.' })
@@ -79,7 +79,7 @@ export class ResolvePoolInput {
   @Field(() => ID, { description: 'An ended pool without a resolution.' })
   poolId!: string;
 
-  @Field(() => Float, { description: 'The observed outcome.' })
+  @Field(() => Float, { description: "The observed outcome, in the pool's unit." })
   result!: number;
 
   @Field(() => [ResolutionRewardInput], { description: 'Exactly one entry per prediction of the pool.' })
@@ -94,6 +94,6 @@ export class UpdatePoolStatusArgs {
   @Field(() => PoolStatus, { description: 'What the pool allows from now on: ACTIVE, or a freeze of predictions, claims or both.' })
   status!: PoolStatus;
 
-  @Field(() => Boolean, { nullable: true, description: 'Sets is_closed as well; left as it is when omitted.' })
+  @Field(() => Boolean, { nullable: true, description: 'Also sets isClosed (true stops predictions whatever the status); left as it is when omitted.' })
   isClosed?: boolean | null;
 }

@@ -60,7 +60,7 @@ export class PoolResolver {
     return pool.streakId ? ctx.loaders.streakById.load(pool.streakId) : null;
   }
 
-  @FieldResolver(() => Resolution, { nullable: true, description: 'Null until the pool is resolved.' })
+  @FieldResolver(() => Resolution, { nullable: true, description: 'The outcome and its fees; null until the pool is resolved.' })
   resolution(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
     const resolution = prefetchedOne<ResolutionRow>(pool, 'resolution');
     return resolution !== undefined ? resolution : ctx.loaders.resolutionByPoolId.load(pool.id);
@@ -78,12 +78,12 @@ export class PoolResolver {
 
 @Resolver(() => Resolution)
 export class ResolutionResolver {
-  @FieldResolver(() => Float, { description: 'Protocol fee taken, in whole tokens.' })
+  @FieldResolver(() => Float, { description: 'Protocol fee kept from the volume (volume × platformFeeRate, rounded down; 0 when every payout is a refund), in whole tokens.' })
   protocolFee(@Root() resolution: ResolutionRow) {
     return toTokens(resolution.protocolFee, resolution.decimals);
   }
 
-  @FieldResolver(() => Float, { description: 'Stake left undistributed, in whole tokens.' })
+  @FieldResolver(() => Float, { description: 'Volume left after the protocol fee and every payout, in whole tokens.' })
   leftover(@Root() resolution: ResolutionRow) {
     return toTokens(resolution.leftover, resolution.decimals);
   }

@@ -72,7 +72,7 @@ export class Pool extends Entity {
   @Field(() => Int, { description: 'Decimal places of a predicted value.' })
   precision!: number;
 
-  @Field(() => Float, { description: 'Predicted values lie on the grid minOutcome + k * step.' })
+  @Field(() => Float, { description: "Spacing of the values a prediction may take, in the pool's unit: minOutcome + k * step." })
   step!: number;
 
   @Field(() => DateTime, { description: 'When the pool starts taking predictions.' })
@@ -95,7 +95,7 @@ export class Pool extends Entity {
   @Field(() => Int, { description: 'Confirmed prediction transactions on the pool so far: placements, stake changes and value changes.' })
   indexedPredictionUpdateCount!: number;
 
-  @Field(() => Float, { description: 'Share of the pool taken as platform fee, 0 to 1.' })
+  @Field(() => Float, { description: 'Share of the volume kept as protocol fee at resolution, a fraction from 0 up to (not including) 1; nothing when every payout is a refund.' })
   platformFeeRate!: number;
 }
 

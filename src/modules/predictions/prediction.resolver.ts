@@ -25,7 +25,7 @@ export class PredictionResolver {
     return prefetchedOne<PoolRow>(prediction, 'pool') ?? ctx.loaders.poolById.load(prediction.poolId);
   }
 
-  @FieldResolver(() => Reward, { nullable: true, description: 'Null until the pool is resolved.' })
+  @FieldResolver(() => Reward, { nullable: true, description: 'What the prediction earned; null until the pool is resolved.' })
   reward(@Root() prediction: PredictionRow, @Ctx() ctx: GraphQLContext) {
     const reward = prefetchedOne<RewardRow>(prediction, 'reward');
     return reward !== undefined ? reward : ctx.loaders.rewardByPredictionId.load(prediction.id);

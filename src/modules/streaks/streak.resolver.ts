@@ -60,7 +60,7 @@ export class StreakResolver {
     return toTokens(streak.onchainBalance, streak.decimals);
   }
 
-  @FieldResolver(() => Pool, { nullable: true, description: 'The last pool the streak processor has applied.' })
+  @FieldResolver(() => Pool, { nullable: true, description: 'The last resolved pool the streak processor has applied; null before the first.' })
   lastProcessedPool(@Root() streak: StreakRow, @Ctx() ctx: GraphQLContext) {
     return streak.lastProcessedPoolId ? ctx.loaders.poolById.load(streak.lastProcessedPoolId) : null;
   }
@@ -84,7 +84,7 @@ export class StreakRewardResolver {
     return ctx.loaders.streakById.load(reward.streakId);
   }
 
-  @FieldResolver(() => User, { nullable: true, description: 'The user of userWalletAddress.' })
+  @FieldResolver(() => User, { nullable: true, description: 'The rewarded user: the owner of userWalletAddress.' })
   user(@Root() reward: StreakRewardRow, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.userByWalletAddress.load(reward.userWalletAddress);
   }

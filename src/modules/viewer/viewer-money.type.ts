@@ -14,7 +14,7 @@ export class Balance {
   @Field(() => String, { description: "The wallet's token account of the stake mint (its associated token account)." })
   tokenAccount!: string;
 
-  @Field(() => String, { description: 'The stake mint.' })
+  @Field(() => String, { description: 'Address (base58) of the stake mint.' })
   mint!: string;
 
   @Field(() => Float, { description: 'SOL balance, in whole SOL.' })
