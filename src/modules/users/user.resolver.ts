@@ -10,6 +10,7 @@ import type {
 } from '../../../schema/index.js';
 import type { GraphQLContext } from '../../server/context.js';
 import { ApiKey, RefreshToken } from '../auth/auth.type.js';
+import { PRIVATE_FIELD } from '../auth/viewer.js';
 import { parseNewestFirstPage } from '../common/loaders.js';
 import { PageArgs } from '../common/page.args.js';
 import { NotificationsArgs } from '../notifications/notification.args.js';
@@ -80,42 +81,42 @@ export class UserResolver {
   // Private fields: the user's own (or an admin's) to read; null and FORBIDDEN for anyone else.
   // The service functions check the viewer; these only translate.
 
-  @FieldResolver(() => String, { nullable: true, description: 'Private to the user and ADMINs (null with a FORBIDDEN error for anyone else). Null too when no email is on record.' })
+  @FieldResolver(() => String, { nullable: true, description: `${PRIVATE_FIELD} Null too when no email is on record.` })
   email(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
     return userEmail(ctx, user);
   }
 
-  @FieldResolver(() => Settings, { nullable: true, description: "The user's settings. Private to the user and ADMINs (null with a FORBIDDEN error for anyone else)." })
+  @FieldResolver(() => Settings, { nullable: true, description: `The user's settings. ${PRIVATE_FIELD}` })
   settings(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
     return userSettings(ctx, user.id);
   }
 
-  @FieldResolver(() => NotificationConnection, { nullable: true, description: "The user's notifications, newest first. Private to the user and ADMINs (null with a FORBIDDEN error for anyone else)." })
+  @FieldResolver(() => NotificationConnection, { nullable: true, description: `The user's notifications, newest first. ${PRIVATE_FIELD}` })
   notifications(@Root() user: UserRow, @Args(() => NotificationsArgs) args: NotificationsArgs, @Ctx() ctx: GraphQLContext) {
     return listUserNotifications(ctx, user.id, args, args.filter);
   }
 
-  @FieldResolver(() => [DeviceToken], { nullable: true, description: "Devices registered for the user's push notifications, oldest first. Private to the user and ADMINs (null with a FORBIDDEN error for anyone else)." })
+  @FieldResolver(() => [DeviceToken], { nullable: true, description: `Devices registered for the user's push notifications, oldest first. ${PRIVATE_FIELD}` })
   deviceTokens(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
     return userDeviceTokens(ctx, user.id);
   }
 
-  @FieldResolver(() => [RefreshToken], { nullable: true, description: "The user's sessions, oldest first, ended ones included. Private to the user and ADMINs (null with a FORBIDDEN error for anyone else)." })
+  @FieldResolver(() => [RefreshToken], { nullable: true, description: `The user's sessions, oldest first, ended ones included. ${PRIVATE_FIELD}` })
   refreshTokens(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
     return userSessions(ctx, user.id);
   }
 
-  @FieldResolver(() => [ApiKey], { nullable: true, description: "The user's API keys, oldest first, revoked ones included. Private to the user and ADMINs (null with a FORBIDDEN error for anyone else)." })
+  @FieldResolver(() => [ApiKey], { nullable: true, description: `The user's API keys, oldest first, revoked ones included. ${PRIVATE_FIELD}` })
   apiKeys(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
     return userApiKeys(ctx, user.id);
   }
 
-  @FieldResolver(() => ReferralRedemption, { nullable: true, description: 'The referral code the user redeemed; null when none. Private to the user and ADMINs (null with a FORBIDDEN error for anyone else).' })
+  @FieldResolver(() => ReferralRedemption, { nullable: true, description: `The referral code the user redeemed; null when none. ${PRIVATE_FIELD}` })
   referralRedemption(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
     return userReferralRedemption(ctx, user.id);
   }
 
-  @FieldResolver(() => [ReferralCode], { nullable: true, description: 'Referral codes the user created, oldest first. Private to the user and ADMINs (null with a FORBIDDEN error for anyone else).' })
+  @FieldResolver(() => [ReferralCode], { nullable: true, description: `Referral codes the user created, oldest first. ${PRIVATE_FIELD}` })
   createdReferralCodes(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
     return userReferralCodes(ctx, user.id);
   }
