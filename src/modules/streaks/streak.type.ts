@@ -21,7 +21,7 @@ export class Streak extends Entity {
   @Field(() => Float, { description: 'Percentage, more than 0 and at most 100, of the available balance a streak reward pays.' })
   payoutPercentage!: number;
 
-  @Field(() => Int, { description: 'Bump of the accumulator address; 0, as the accumulator is not a program-derived address.' })
+  @Field(() => Int, { description: 'Bump seed of the accumulator address; 0 for streaks created here, whose accumulator is not a program-derived address.' })
   bump!: number;
 
   @Field(() => Int, { description: 'Consecutive qualifying pools that earn a reward.' })

@@ -9,7 +9,7 @@ registerEnumType(UserRole, {
   description: 'What a user may do.',
   valuesConfig: {
     USER: { description: 'A wallet owner: predicts, claims and reads their own private data.' },
-    ADMIN: { description: "An operator: creates and resolves pools, streaks and referral codes, and reads every user's private data." },
+    ADMIN: { description: "An operator: creates and resolves pools, runs streaks and referral codes, and reads every user's private data." },
   },
 });
 
