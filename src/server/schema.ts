@@ -84,9 +84,24 @@ export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): P
       },
     },
   });
-  const ready = schema.then(withLazyFieldsResolved);
+  const ready = schema.then(withLazyFieldsResolved).then(withRootTypesDescribed);
   schemas.set(devTokens, ready);
   return ready;
+}
+
+/** type-graphql has no option for the root types' descriptions, which explorers show. */
+const ROOT_TYPE_DESCRIPTIONS = {
+  query: 'Reads: pools, streaks, users, the leaderboard and the signed-in viewer.',
+  mutation: "Changes: sign-in, the two-step chain transactions, claims, the viewer's profile and notifications, and the operators' (ADMIN) pools, streaks and referral codes.",
+  subscription: 'Live updates over WebSocket (graphql-ws, same path as HTTP): notifications, pools and transaction status.',
+} as const;
+
+function withRootTypesDescribed(schema: GraphQLSchema): GraphQLSchema {
+  const roots = { query: schema.getQueryType(), mutation: schema.getMutationType(), subscription: schema.getSubscriptionType() };
+  for (const [operation, type] of Object.entries(roots)) {
+    if (type) type.description = ROOT_TYPE_DESCRIPTIONS[operation as keyof typeof ROOT_TYPE_DESCRIPTIONS];
+  }
+  return schema;
 }
 
 /**

@@ -22,6 +22,9 @@ export function requireRole(viewer: Viewer | null, role: 'ADMIN'): Viewer {
   return signedIn;
 }
 
+/** How a private field's description states the rule of assertCanReadPrivate. */
+export const PRIVATE_FIELD = 'Private to the user and ADMINs (null with a FORBIDDEN error for anyone else).';
+
 /** Private data of a user is readable by that user and by admins; FORBIDDEN for anyone else. */
 export function assertCanReadPrivate(viewer: Viewer | null, ownerId: string, field: string): void {
   if (viewer && (viewer.userId === ownerId || viewer.role === 'ADMIN')) return;

@@ -4,12 +4,12 @@ import { DateTime } from './scalars.js';
 /** The fields every stored resource of the interface has; object types extend it. */
 @ObjectType({ simpleResolvers: true })
 export abstract class Entity {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Unique identifier of the record.' })
   id!: string;
 
-  @Field(() => DateTime)
+  @Field(() => DateTime, { description: 'When the record was created.' })
   createdAt!: Date;
 
-  @Field(() => DateTime)
+  @Field(() => DateTime, { description: 'When the record last changed.' })
   updatedAt!: Date;
 }

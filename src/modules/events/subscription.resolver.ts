@@ -22,7 +22,7 @@ export class SubscriptionResolver {
   })
   notifications(
     @Root() notification: NotificationRow,
-    @Arg('resumeAfter', () => ID, { nullable: true }) _resumeAfter: string | null,
+    @Arg('resumeAfter', () => ID, { nullable: true, description: 'Id of the last notification received; those created after it are sent first.' }) _resumeAfter: string | null,
   ): NotificationRow {
     return notification;
   }
@@ -39,7 +39,7 @@ export class SubscriptionResolver {
     description: "The pool whenever its stake volume, status or resolution changes.",
     subscribe: ({ args, context }) => followPool(context as GraphQLContext, args.poolId as string),
   })
-  poolUpdated(@Root() poolId: string, @Arg('poolId', () => ID) _poolId: string, @Ctx() ctx: GraphQLContext) {
+  poolUpdated(@Root() poolId: string, @Arg('poolId', () => ID, { description: 'Id of the pool to follow.' }) _poolId: string, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.poolById.load(poolId);
   }
 
@@ -55,14 +55,14 @@ export class SubscriptionResolver {
     description: 'The life of one of your submitted transactions: its status now, then SUBMITTED -> CONFIRMED -> FINALIZED, or FAILED. Completes after FINALIZED or FAILED.',
     subscribe: ({ args, context }) => followTransaction(context as GraphQLContext, args.signature as string),
   })
-  transactionStatus(@Root() update: StatusUpdate, @Arg('signature', () => String) _signature: string): StatusUpdate {
+  transactionStatus(@Root() update: StatusUpdate, @Arg('signature', () => String, { description: "Signature (base58) a submit returned; one of yours, or anyone's for an ADMIN." }) _signature: string): StatusUpdate {
     return update;
   }
 }
 
 @Resolver(() => TransactionStatusUpdate)
 export class TransactionStatusUpdateResolver {
-  @FieldResolver(() => String, { nullable: true })
+  @FieldResolver(() => String, { nullable: true, description: 'What the transaction does (placePrediction, updateStake, updateValue, withdraw, claimReward, claimStreakReward or fundStreak); null after FAILED.' })
   operation(@Root() update: StatusUpdate): string | null {
     return update.submission?.operation ?? null;
   }

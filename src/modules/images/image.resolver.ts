@@ -8,8 +8,8 @@ import { updatePoolImage } from './pool-image.service.js';
 export class PoolImageResolver {
   @Mutation(() => Pool, { description: "Sets a pool's image to an uploaded image (POST /images), or removes it with null. ADMIN only." })
   updatePoolImage(
-    @Arg('poolId', () => ID) poolId: string,
-    @Arg('imageId', () => ID, { nullable: true }) imageId: string | null,
+    @Arg('poolId', () => ID, { description: 'The pool to change.' }) poolId: string,
+    @Arg('imageId', () => ID, { nullable: true, description: "An uploaded image; null removes the pool's image." }) imageId: string | null,
     @Ctx() ctx: GraphQLContext,
   ) {
     return updatePoolImage(ctx, { poolId, imageId });

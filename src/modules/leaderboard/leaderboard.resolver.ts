@@ -12,7 +12,7 @@ export class LeaderboardResolver {
     return leaderboard(ctx, args);
   }
 
-  @FieldResolver(() => User)
+  @FieldResolver(() => User, { description: 'The user ranked.' })
   user(@Root() entry: LeaderboardEntryRow, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.userById.load(entry.id);
   }

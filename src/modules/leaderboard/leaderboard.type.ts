@@ -37,7 +37,7 @@ export class LeaderboardEntry {
   predictionCount!: number;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: "A page of the leaderboard, best first, with the viewer's own standing." })
 export class LeaderboardConnection extends Connection('LeaderboardEntry', LeaderboardEntry) {
   @Field(() => LeaderboardEntry, { nullable: true, description: "The viewer's own standing; null when signed out or not on the board." })
   viewerEntry!: LeaderboardEntry | null;
@@ -45,9 +45,9 @@ export class LeaderboardConnection extends Connection('LeaderboardEntry', Leader
 
 @ArgsType()
 export class LeaderboardArgs extends PageArgs {
-  @Field(() => LeaderboardPeriodEnum, { nullable: true, defaultValue: 'ALL' })
+  @Field(() => LeaderboardPeriodEnum, { nullable: true, defaultValue: 'ALL', description: 'Which resolutions count.' })
   period?: LeaderboardPeriod | null;
 
-  @Field(() => LeaderboardMetricEnum, { nullable: true, defaultValue: 'PAYOUT' })
+  @Field(() => LeaderboardMetricEnum, { nullable: true, defaultValue: 'PAYOUT', description: 'What to rank by.' })
   by?: LeaderboardMetric | null;
 }

@@ -7,13 +7,13 @@ import { MAX_HISTOGRAM_BUCKETS, poolStatistics } from './pool-statistics.service
 
 @ObjectType({ simpleResolvers: true, description: 'Predictions whose value falls in [from, to) (the last bucket includes to).' })
 export class HistogramBucket {
-  @Field(() => Float)
+  @Field(() => Float, { description: "Lower bound of the bucket, in the pool's unit (included)." })
   from!: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Upper bound of the bucket, in the pool's unit (excluded, except in the last bucket)." })
   to!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Predictions in the bucket.' })
   count!: number;
 
   @Field(() => Float, { description: 'Their stakes, in whole tokens.' })
@@ -22,7 +22,7 @@ export class HistogramBucket {
 
 @ObjectType({ simpleResolvers: true, description: "What a pool's predictions look like together." })
 export class PoolStatistics {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Predictions on the pool.' })
   predictionCount!: number;
 
   @Field(() => Float, { description: 'Sum of the stakes, in whole tokens.' })

@@ -24,21 +24,21 @@ export class NotificationPreferencesInput implements NotificationPreferencesChan
   @Field(() => Boolean, { nullable: true, description: 'Master switch: when false, no notification is sent.' })
   isNotificationsEnabled?: boolean | null;
 
-  @Field(() => Boolean, { nullable: true })
+  @Field(() => Boolean, { nullable: true, description: 'Whether the user wants notifications by email; kept for clients, this service sends no email.' })
   isEmailNotificationsEnabled?: boolean | null;
 
-  @Field(() => Boolean, { nullable: true })
+  @Field(() => Boolean, { nullable: true, description: 'Whether the user wants push notifications; kept for clients, this service sends no push.' })
   isPushNotificationsEnabled?: boolean | null;
 
-  @Field(() => Boolean, { nullable: true })
+  @Field(() => Boolean, { nullable: true, description: "Whether the app's email subscription popup has been dismissed." })
   isEmailSubscribePopupDismissed?: boolean | null;
 
-  @Field(() => Boolean, { nullable: true, description: 'Notify when a reward is claimed.' })
+  @Field(() => Boolean, { nullable: true, description: 'Notify of rewards: REWARD_AVAILABLE at resolution and REWARD_CLAIMED once paid.' })
   rewardClaimed?: boolean | null;
 
-  @Field(() => Boolean, { nullable: true, description: 'Notify when a refund is claimed.' })
+  @Field(() => Boolean, { nullable: true, description: 'Notify of refunds: REFUND_AVAILABLE at resolution and REFUND_CLAIMED once paid.' })
   refundClaimed?: boolean | null;
 
-  @Field(() => Boolean, { nullable: true, description: 'Notify when a streak reward is received.' })
+  @Field(() => Boolean, { nullable: true, description: 'Notify of streak rewards: STREAK_REWARD_AVAILABLE when granted and STREAK_REWARD_RECEIVED once paid.' })
   streakRewardReceived?: boolean | null;
 }

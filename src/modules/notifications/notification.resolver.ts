@@ -24,7 +24,7 @@ export class ViewerNotificationResolver {
   @Mutation(() => Int, {
     description: `Marks the viewer's unread notifications among ids (at most ${MAX_MARK_READ_IDS}) read; returns how many changed. Ids that are not the viewer's, unknown or already read are ignored.`,
   })
-  markNotificationsRead(@Arg('ids', () => [ID]) ids: string[], @Ctx() ctx: GraphQLContext) {
+  markNotificationsRead(@Arg('ids', () => [ID], { description: `Ids of notifications to mark read, at most ${MAX_MARK_READ_IDS}.` }) ids: string[], @Ctx() ctx: GraphQLContext) {
     return markNotificationsRead(ctx, ids);
   }
 
@@ -34,7 +34,7 @@ export class ViewerNotificationResolver {
   }
 
   @Mutation(() => Settings, { description: 'Changes only the given notification preferences of the viewer.' })
-  updateNotificationPreferences(@Arg('input', () => NotificationPreferencesInput) input: NotificationPreferencesInput, @Ctx() ctx: GraphQLContext) {
+  updateNotificationPreferences(@Arg('input', () => NotificationPreferencesInput, { description: 'The preferences to change.' }) input: NotificationPreferencesInput, @Ctx() ctx: GraphQLContext) {
     return updateNotificationPreferences(ctx, input);
   }
 
@@ -42,15 +42,15 @@ export class ViewerNotificationResolver {
     description: 'Registers a push token for the viewer (16 to 1024 characters); again is harmless. A token held by another user moves to the viewer.',
   })
   registerDeviceToken(
-    @Arg('token', () => String) token: string,
-    @Arg('platform', () => DevicePlatform) platform: keyof typeof DevicePlatform,
+    @Arg('token', () => String, { description: 'The push token the device was given by its push service.' }) token: string,
+    @Arg('platform', () => DevicePlatform, { description: 'Kind of device.' }) platform: keyof typeof DevicePlatform,
     @Ctx() ctx: GraphQLContext,
   ) {
     return registerDeviceToken(ctx, token, platform);
   }
 
   @Mutation(() => Boolean, { description: "Removes one of the viewer's push tokens; false when the viewer holds no such token." })
-  removeDeviceToken(@Arg('token', () => String) token: string, @Ctx() ctx: GraphQLContext) {
+  removeDeviceToken(@Arg('token', () => String, { description: 'The full push token, as registered.' }) token: string, @Ctx() ctx: GraphQLContext) {
     return removeDeviceToken(ctx, token);
   }
 }

@@ -16,13 +16,13 @@ export class CreatePoolInput {
   @Field(() => String, { description: 'Where the outcome is read from; up to 500 characters.' })
   resolutionSource!: string;
 
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'An uploaded image (POST /images) to show with the pool; none when omitted.' })
   imageId?: string | null;
 
-  @Field(() => ID, { nullable: true, description: 'The streak the pool counts towards.' })
+  @Field(() => ID, { nullable: true, description: 'The streak the pool counts towards; none when omitted.' })
   streakId?: string | null;
 
-  @Field(() => PoolUnit, { nullable: true, defaultValue: PoolUnit.USD })
+  @Field(() => PoolUnit, { nullable: true, defaultValue: PoolUnit.USD, description: 'Unit of the predicted value; USD is the only one.' })
   unit?: PoolUnit | null;
 
   @Field(() => Float, { description: 'Smallest stake in whole tokens; more than 0, at most the mint’s decimals.' })
@@ -31,7 +31,7 @@ export class CreatePoolInput {
   @Field(() => Float, { description: 'Largest stake in whole tokens; at least minStake.' })
   maxStake!: number;
 
-  @Field(() => Float, { description: 'More than 0.' })
+  @Field(() => Float, { description: 'Highest return a winning stake should earn, as a ratio of the stake (2 = profit up to twice the stake); more than 0.' })
   maxRoi!: number;
 
   @Field(() => Float, { description: 'Lowest predictable value; at most `precision` decimals.' })
@@ -46,7 +46,7 @@ export class CreatePoolInput {
   @Field(() => Float, { description: 'Grid spacing of predicted values (minOutcome + k * step); more than 0, at most `precision` decimals.' })
   step!: number;
 
-  @Field(() => DateTime)
+  @Field(() => DateTime, { description: 'When predictions open; may be in the past.' })
   predictionStartDate!: Date;
 
   @Field(() => DateTime, { description: 'After predictionStartDate, and in the future.' })
@@ -61,7 +61,7 @@ export class CreatePoolInput {
 
 @InputType({ description: "The payout of one prediction of a resolved pool." })
 export class ResolutionRewardInput {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'A prediction of the pool being resolved.' })
   predictionId!: string;
 
   @Field(() => Float, { description: 'Whole tokens, 0 or more, at most the mint’s decimals.' })
@@ -70,16 +70,16 @@ export class ResolutionRewardInput {
   @Field(() => Float, { description: 'How close the prediction came, 0 to 1; the streak rule compares it with the streak’s minimum.' })
   precisionScore!: number;
 
-  @Field(() => RewardType)
+  @Field(() => RewardType, { description: 'REWARD for a payout, REFUND for the stake given back; when every entry is a REFUND, no protocol fee is taken.' })
   type!: RewardType;
 }
 
 @InputType({ description: "A pool's outcome and the payout of each of its predictions." })
 export class ResolvePoolInput {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'An ended pool without a resolution.' })
   poolId!: string;
 
-  @Field(() => Float, { description: 'The observed outcome.' })
+  @Field(() => Float, { description: "The observed outcome, in the pool's unit." })
   result!: number;
 
   @Field(() => [ResolutionRewardInput], { description: 'Exactly one entry per prediction of the pool.' })
@@ -88,12 +88,12 @@ export class ResolvePoolInput {
 
 @ArgsType()
 export class UpdatePoolStatusArgs {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The pool to change.' })
   poolId!: string;
 
-  @Field(() => PoolStatus)
+  @Field(() => PoolStatus, { description: 'What the pool allows from now on: ACTIVE, or a freeze of predictions, claims or both.' })
   status!: PoolStatus;
 
-  @Field(() => Boolean, { nullable: true, description: 'Sets is_closed as well; left as it is when omitted.' })
+  @Field(() => Boolean, { nullable: true, description: 'Also sets isClosed (true stops predictions whatever the status); left as it is when omitted.' })
   isClosed?: boolean | null;
 }

@@ -6,10 +6,11 @@ import { POOL_SORTS, POOL_STATUS_FILTERS, type PoolSort, type PoolStatusFilter }
 const PoolStatusFilterEnum = Object.fromEntries(POOL_STATUS_FILTERS.map((v) => [v, v]));
 registerEnumType(PoolStatusFilterEnum, {
   name: 'PoolStatusFilter',
-  description: 'Pool states to list; several mean any of them.',
+  description:
+    'Lifecycle states of a pool, computed at request time from its dates, status and resolution (Pool.status only records what an operator froze); several mean any of them.',
   valuesConfig: {
     ACTIVE: { description: 'Open for predictions now: status ACTIVE, not closed, inside the prediction window.' },
-    ENDED: { description: 'The prediction window has ended.' },
+    ENDED: { description: 'The prediction window has ended (resolved or not).' },
     RESOLVED: { description: 'Has a resolution.' },
     NOT_RESOLVED: { description: 'The prediction window has ended and there is no resolution yet.' },
   },
@@ -30,10 +31,10 @@ registerEnumType(PoolSortEnum, {
 
 @InputType({ description: 'Conditions a listed pool meets; all given conditions must hold.' })
 export class PoolFilter {
-  @Field(() => [PoolStatusFilterEnum], { nullable: true })
+  @Field(() => [PoolStatusFilterEnum], { nullable: true, description: 'Pools in any of these lifecycle states (not Pool.status); all states when omitted or empty.' })
   status?: PoolStatusFilter[] | null;
 
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'Pools of this streak.' })
   streakId?: string | null;
 
   @Field(() => DateTime, { nullable: true, description: 'Pools whose reference date falls on the same UTC day.' })
@@ -45,10 +46,10 @@ export class PoolFilter {
 
 @ArgsType()
 export class PoolsArgs extends OffsetPageArgs {
-  @Field(() => PoolFilter, { nullable: true })
+  @Field(() => PoolFilter, { nullable: true, description: 'Conditions the pools meet; all pools when omitted.' })
   filter?: PoolFilter | null;
 
-  @Field(() => PoolSortEnum, { nullable: true, defaultValue: 'END_DATE' })
+  @Field(() => PoolSortEnum, { nullable: true, defaultValue: 'END_DATE', description: 'Order of the list; a cursor continues only the order that issued it.' })
   sort?: PoolSort | null;
 
   @Field(() => String, {

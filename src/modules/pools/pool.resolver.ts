@@ -22,7 +22,7 @@ export class PoolResolver {
   }
 
   @Query(() => Pool, { nullable: true, description: 'A pool by id; null when there is none.' })
-  pool(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
+  pool(@Arg('id', () => ID, { description: 'Id of the pool.' }) id: string, @Ctx() ctx: GraphQLContext) {
     return findPool(ctx, id);
   }
 
@@ -46,21 +46,21 @@ export class PoolResolver {
     return prefetchedOne<UserRow>(pool, 'user') ?? ctx.loaders.userById.load(pool.createdBy);
   }
 
-  @FieldResolver(() => Image, { nullable: true })
+  @FieldResolver(() => Image, { nullable: true, description: "The pool's picture; null when it has none." })
   image(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
     const image = prefetchedOne<ImageRow>(pool, 'image');
     if (image !== undefined) return image;
     return pool.imageId ? ctx.loaders.imageById.load(pool.imageId) : null;
   }
 
-  @FieldResolver(() => Streak, { nullable: true })
+  @FieldResolver(() => Streak, { nullable: true, description: 'The streak the pool counts towards; null when it is in none.' })
   streak(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
     const streak = prefetchedOne<StreakRow>(pool, 'streak');
     if (streak !== undefined) return streak;
     return pool.streakId ? ctx.loaders.streakById.load(pool.streakId) : null;
   }
 
-  @FieldResolver(() => Resolution, { nullable: true, description: 'Null until the pool is resolved.' })
+  @FieldResolver(() => Resolution, { nullable: true, description: 'The outcome and its fees; null until the pool is resolved.' })
   resolution(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
     const resolution = prefetchedOne<ResolutionRow>(pool, 'resolution');
     return resolution !== undefined ? resolution : ctx.loaders.resolutionByPoolId.load(pool.id);
@@ -78,17 +78,17 @@ export class PoolResolver {
 
 @Resolver(() => Resolution)
 export class ResolutionResolver {
-  @FieldResolver(() => Float, { description: 'Protocol fee taken, in whole tokens.' })
+  @FieldResolver(() => Float, { description: 'Protocol fee kept from the volume (volume × platformFeeRate, rounded down; 0 when every payout is a refund), in whole tokens.' })
   protocolFee(@Root() resolution: ResolutionRow) {
     return toTokens(resolution.protocolFee, resolution.decimals);
   }
 
-  @FieldResolver(() => Float, { description: 'Stake left undistributed, in whole tokens.' })
+  @FieldResolver(() => Float, { description: 'Volume left after the protocol fee and every payout, in whole tokens.' })
   leftover(@Root() resolution: ResolutionRow) {
     return toTokens(resolution.leftover, resolution.decimals);
   }
 
-  @FieldResolver(() => Pool)
+  @FieldResolver(() => Pool, { description: 'The resolved pool.' })
   pool(@Root() resolution: ResolutionRow, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.poolById.load(resolution.poolId);
   }

@@ -15,17 +15,17 @@ export class PredictionResolver {
     return toTokens(prediction.stake, prediction.decimals);
   }
 
-  @FieldResolver(() => User)
+  @FieldResolver(() => User, { description: 'The user who predicted.' })
   user(@Root() prediction: PredictionRow, @Ctx() ctx: GraphQLContext) {
     return prefetchedOne<UserRow>(prediction, 'user') ?? ctx.loaders.userById.load(prediction.userId);
   }
 
-  @FieldResolver(() => Pool)
+  @FieldResolver(() => Pool, { description: 'The pool predicted on.' })
   pool(@Root() prediction: PredictionRow, @Ctx() ctx: GraphQLContext) {
     return prefetchedOne<PoolRow>(prediction, 'pool') ?? ctx.loaders.poolById.load(prediction.poolId);
   }
 
-  @FieldResolver(() => Reward, { nullable: true, description: 'Null until the pool is resolved.' })
+  @FieldResolver(() => Reward, { nullable: true, description: 'What the prediction earned; null until the pool is resolved.' })
   reward(@Root() prediction: PredictionRow, @Ctx() ctx: GraphQLContext) {
     const reward = prefetchedOne<RewardRow>(prediction, 'reward');
     return reward !== undefined ? reward : ctx.loaders.rewardByPredictionId.load(prediction.id);
@@ -45,7 +45,7 @@ export class RewardResolver {
     return toTokens(reward.amount, reward.decimals);
   }
 
-  @FieldResolver(() => Prediction)
+  @FieldResolver(() => Prediction, { description: 'The prediction rewarded.' })
   prediction(@Root() reward: RewardRow, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.predictionById.load(reward.predictionId);
   }

@@ -24,12 +24,12 @@ export class CreateReferralCodeInput {
 @Resolver(() => ReferralCode)
 export class ReferralCodeOperatorResolver {
   @Mutation(() => ReferralCode, { description: 'Creates a referral code, with an optional cap on redemptions and an expiry. ADMIN only.' })
-  createReferralCode(@Arg('input', () => CreateReferralCodeInput) input: CreateReferralCodeInput, @Ctx() ctx: GraphQLContext) {
+  createReferralCode(@Arg('input', () => CreateReferralCodeInput, { description: 'The code and its limits.' }) input: CreateReferralCodeInput, @Ctx() ctx: GraphQLContext) {
     return createReferralCode(ctx, input);
   }
 
   @Mutation(() => ReferralCode, { description: 'Stops a referral code from being redeemed; earlier redemptions stand. ADMIN only.' })
-  deactivateReferralCode(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
+  deactivateReferralCode(@Arg('id', () => ID, { description: 'Id of the referral code.' }) id: string, @Ctx() ctx: GraphQLContext) {
     return deactivateReferralCode(ctx, id);
   }
 

@@ -6,14 +6,14 @@ import { Streak } from './streak.type.js';
 
 @InputType({ description: "Tokens from the operator's wallet into a streak's accumulator." })
 export class FundStreakTransactionInput {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The streak to fund.' })
   streakId!: string;
 
   @Field(() => Float, { description: 'Whole tokens, more than 0, at most the mint’s decimals.' })
   amount!: number;
 }
 
-@InputType()
+@InputType({ description: 'The build parameters again, with the signed transaction and the proof.' })
 export class SubmitFundStreakTransactionInput extends FundStreakTransactionInput {
   @Field(() => String, { description: 'The built transaction, signed by the wallet, base64.' })
   signedTransaction!: string;
@@ -22,7 +22,7 @@ export class SubmitFundStreakTransactionInput extends FundStreakTransactionInput
   proof!: string;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A confirmed streak funding.' })
 export class SubmittedStreakFunding {
   @Field(() => String, { description: 'The confirmed transaction signature.' })
   signature!: string;
@@ -35,12 +35,12 @@ export class SubmittedStreakFunding {
 @Resolver()
 export class StreakFundingResolver {
   @Mutation(() => PreparedTransaction, { description: "Builds the transfer of the operator's tokens into a streak's accumulator (step 1 of 2). ADMIN only." })
-  buildFundStreakTransaction(@Arg('input', () => FundStreakTransactionInput) input: FundStreakTransactionInput, @Ctx() ctx: GraphQLContext) {
+  buildFundStreakTransaction(@Arg('input', () => FundStreakTransactionInput, { description: 'The streak and the amount.' }) input: FundStreakTransactionInput, @Ctx() ctx: GraphQLContext) {
     return buildFundStreakTransaction(ctx, input);
   }
 
   @Mutation(() => SubmittedStreakFunding, { description: 'Submits the signed streak funding (step 2 of 2); the streak’s balances grow on confirmation. ADMIN only.' })
-  submitFundStreakTransaction(@Arg('input', () => SubmitFundStreakTransactionInput) input: SubmitFundStreakTransactionInput, @Ctx() ctx: GraphQLContext) {
+  submitFundStreakTransaction(@Arg('input', () => SubmitFundStreakTransactionInput, { description: 'The build parameters, the signed transaction and the proof.' }) input: SubmitFundStreakTransactionInput, @Ctx() ctx: GraphQLContext) {
     return submitFundStreakTransaction(ctx, input);
   }
 }

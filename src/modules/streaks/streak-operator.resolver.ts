@@ -23,22 +23,22 @@ export class CreateStreakInput {
 
 @InputType({ description: "Changes to a streak's title or rule; omitted fields stay as they are." })
 export class UpdateStreakInput {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The streak to change.' })
   streakId!: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'New name, up to 200 characters.' })
   title?: string | null;
 
-  @Field(() => Float, { nullable: true, description: 'Percentage, 0 to 100.' })
+  @Field(() => Float, { nullable: true, description: 'Percentage (0 to 100) of pool volume meant for the accumulator.' })
   feePercentage?: number | null;
 
-  @Field(() => Float, { nullable: true, description: 'Percentage, more than 0, at most 100.' })
+  @Field(() => Float, { nullable: true, description: 'Percentage (more than 0, at most 100) of the available balance a streak reward pays.' })
   payoutPercentage?: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: 'Consecutive qualifying pools that earn a reward, 1 to 1000.' })
   streakCountRequired?: number | null;
 
-  @Field(() => Float, { nullable: true, description: '0 to 1.' })
+  @Field(() => Float, { nullable: true, description: 'Precision score (0 to 1) a prediction needs to count.' })
   minPrecisionScoreRequired?: number | null;
 }
 
@@ -46,12 +46,12 @@ export class UpdateStreakInput {
 @Resolver(() => Streak)
 export class StreakOperatorResolver {
   @Mutation(() => Streak, { description: 'Creates a streak and its accumulator token account on the chain. ADMIN only.' })
-  createStreak(@Arg('input', () => CreateStreakInput) input: CreateStreakInput, @Ctx() ctx: GraphQLContext) {
+  createStreak(@Arg('input', () => CreateStreakInput, { description: 'The new streak and its rule.' }) input: CreateStreakInput, @Ctx() ctx: GraphQLContext) {
     return createStreak(ctx, input);
   }
 
   @Mutation(() => Streak, { description: "Changes a streak's title or rule. ADMIN only." })
-  updateStreak(@Arg('input', () => UpdateStreakInput) { streakId, ...changes }: UpdateStreakInput, @Ctx() ctx: GraphQLContext) {
+  updateStreak(@Arg('input', () => UpdateStreakInput, { description: 'The streak and the fields to change.' }) { streakId, ...changes }: UpdateStreakInput, @Ctx() ctx: GraphQLContext) {
     return updateStreak(ctx, streakId, changes);
   }
 }

@@ -11,7 +11,7 @@ import { Streak, StreakConnection, StreakPools, StreakReward, UserStreakDetails 
 
 @ArgsType()
 class StreakPoolsArgs extends OffsetPageArgs {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Id of the streak.' })
   streakId!: string;
 
   @Field(() => Boolean, { nullable: true, defaultValue: false, description: 'Only pools whose prediction window has ended.' })
@@ -21,7 +21,7 @@ class StreakPoolsArgs extends OffsetPageArgs {
 @Resolver(() => Streak)
 export class StreakResolver {
   @Query(() => Streak, { nullable: true, description: 'A streak by id; null when there is none.' })
-  streak(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
+  streak(@Arg('id', () => ID, { description: 'Id of the streak.' }) id: string, @Ctx() ctx: GraphQLContext) {
     return findStreak(ctx, id);
   }
 
@@ -37,20 +37,20 @@ export class StreakResolver {
 
   @Query(() => UserStreakDetails, { description: "The signed-in user's progress in a streak and their streak rewards." })
   streakUserDetails(
-    @Arg('streakId', () => ID) streakId: string,
-    @Arg('isClaimed', () => Boolean, { nullable: true, description: 'Only claimed (true) or unclaimed (false) rewards.' })
+    @Arg('streakId', () => ID, { description: 'Id of the streak.' }) streakId: string,
+    @Arg('isClaimed', () => Boolean, { nullable: true, description: 'Only claimed (true) or unclaimed (false) rewards; all when omitted.' })
     isClaimed: boolean | null,
     @Ctx() ctx: GraphQLContext,
   ) {
     return userStreakDetails(ctx, streakId, isClaimed);
   }
 
-  @FieldResolver(() => Float, { description: 'Fees accumulated over the life of the streak, in whole tokens.' })
+  @FieldResolver(() => Float, { description: 'Tokens funded into the accumulator over the life of the streak, in whole tokens.' })
   totalAccumulated(@Root() streak: StreakRow) {
     return toTokens(streak.totalAccumulated, streak.decimals);
   }
 
-  @FieldResolver(() => Float, { description: 'Balance available for rewards, in whole tokens.' })
+  @FieldResolver(() => Float, { description: 'Funded tokens not yet granted as streak rewards, in whole tokens; rewards are paid from it.' })
   availableBalance(@Root() streak: StreakRow) {
     return toTokens(streak.availableBalance, streak.decimals);
   }
@@ -60,7 +60,7 @@ export class StreakResolver {
     return toTokens(streak.onchainBalance, streak.decimals);
   }
 
-  @FieldResolver(() => Pool, { nullable: true, description: 'The last pool the streak processor has applied.' })
+  @FieldResolver(() => Pool, { nullable: true, description: 'The last resolved pool the streak processor has applied; null before the first.' })
   lastProcessedPool(@Root() streak: StreakRow, @Ctx() ctx: GraphQLContext) {
     return streak.lastProcessedPoolId ? ctx.loaders.poolById.load(streak.lastProcessedPoolId) : null;
   }
@@ -79,12 +79,12 @@ export class StreakRewardResolver {
     return toTokens(reward.amount, streak!.decimals);
   }
 
-  @FieldResolver(() => Streak)
+  @FieldResolver(() => Streak, { description: 'The streak that granted the reward.' })
   streak(@Root() reward: StreakRewardRow, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.streakById.load(reward.streakId);
   }
 
-  @FieldResolver(() => User, { nullable: true, description: 'The user of userWalletAddress.' })
+  @FieldResolver(() => User, { nullable: true, description: 'The rewarded user: the owner of userWalletAddress.' })
   user(@Root() reward: StreakRewardRow, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.userByWalletAddress.load(reward.userWalletAddress);
   }

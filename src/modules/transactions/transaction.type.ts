@@ -27,25 +27,25 @@ export class SubmittedPredictionTransaction extends SubmittedTransaction {
   prediction!: Prediction | null;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A reward or refund paid to your wallet.' })
 export class RewardClaim {
   @Field(() => String, { description: 'The confirmed payout transaction.' })
   signature!: string;
 
-  @Field(() => Reward)
+  @Field(() => Reward, { description: 'The reward, now claimed.' })
   reward!: Reward;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A streak reward paid to your wallet.' })
 export class StreakRewardClaim {
   @Field(() => String, { description: 'The confirmed payout transaction.' })
   signature!: string;
 
-  @Field(() => StreakReward)
+  @Field(() => StreakReward, { description: 'The streak reward, now claimed.' })
   streakReward!: StreakReward;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'Test tokens minted to your wallet on the embedded chain.' })
 export class DevTokens {
   @Field(() => String, { description: 'The mint transaction.' })
   signature!: string;
@@ -57,9 +57,9 @@ export class DevTokens {
 const SIGNED = 'The built transaction, signed by the wallet, base64.';
 const PROOF = 'The proof returned by the build, unchanged.';
 
-@InputType()
+@InputType({ description: 'A prediction to place: one per user and pool.' })
 export class PredictionTransactionInput {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'A pool open for predictions.' })
   poolId!: string;
 
   @Field(() => Float, { description: 'Stake in whole tokens, within the pool’s minStake..maxStake.' })
@@ -71,7 +71,7 @@ export class PredictionTransactionInput {
 
 @InputType({ description: 'The build parameters are optional: the proof binds them; those given must match it.' })
 export class SubmitPredictionTransactionInput {
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'The pool of the build.' })
   poolId?: string | null;
 
   @Field(() => Float, { nullable: true, description: 'Stake in whole tokens, within the pool’s minStake..maxStake.' })
@@ -87,9 +87,9 @@ export class SubmitPredictionTransactionInput {
   proof!: string;
 }
 
-@InputType()
+@InputType({ description: 'A new stake for one of your predictions, while its pool is open.' })
 export class StakeUpdateTransactionInput {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'One of your predictions.' })
   predictionId!: string;
 
   @Field(() => Float, { description: 'The new total stake in whole tokens; the difference moves to or from the vault.' })
@@ -98,7 +98,7 @@ export class StakeUpdateTransactionInput {
 
 @InputType({ description: 'The build parameters are optional: the proof binds them; those given must match it.' })
 export class SubmitStakeUpdateTransactionInput {
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'The prediction of the build.' })
   predictionId?: string | null;
 
   @Field(() => Float, { nullable: true, description: 'The new total stake in whole tokens; the difference moves to or from the vault.' })
@@ -111,9 +111,9 @@ export class SubmitStakeUpdateTransactionInput {
   proof!: string;
 }
 
-@InputType()
+@InputType({ description: 'A new value for one of your predictions, while its pool is open.' })
 export class PredictionUpdateTransactionInput {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'One of your predictions.' })
   predictionId!: string;
 
   @Field(() => Float, { description: 'The new predicted value, on the pool’s grid.' })
@@ -122,7 +122,7 @@ export class PredictionUpdateTransactionInput {
 
 @InputType({ description: 'The build parameters are optional: the proof binds them; those given must match it.' })
 export class SubmitPredictionUpdateTransactionInput {
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'The prediction of the build.' })
   predictionId?: string | null;
 
   @Field(() => Float, { nullable: true, description: 'The new predicted value, on the pool’s grid.' })
@@ -135,7 +135,7 @@ export class SubmitPredictionUpdateTransactionInput {
   proof!: string;
 }
 
-@InputType()
+@InputType({ description: 'Stake tokens from your wallet to another wallet.' })
 export class WithdrawTransactionInput {
   @Field(() => String, { description: 'The receiving wallet. If it has no token account of the stake mint, one is opened with your wallet paying the rent in SOL (the service pays no rent).' })
   toAddress!: string;
@@ -167,15 +167,22 @@ export const TransactionLifecycleStatus = {
 } as const;
 registerEnumType(TransactionLifecycleStatus, {
   name: 'TransactionLifecycleStatus',
-  description: 'SUBMITTED -> CONFIRMED -> FINALIZED, or FAILED (the transaction did not land; nothing was written).',
+  description:
+    'Live steps of a submitted transaction (transactionStatus): SUBMITTED -> CONFIRMED -> FINALIZED, or FAILED. The stored record (UserTransaction.status, ChainSubmissionStatus) has no FINALIZED step.',
+  valuesConfig: {
+    SUBMITTED: { description: 'Sent to the chain; not confirmed yet.' },
+    CONFIRMED: { description: 'Confirmed by the cluster; its effects are written and the record fields are readable.' },
+    FINALIZED: { description: 'Finalized: it can no longer be rolled back. The last step.' },
+    FAILED: { description: 'It did not land (rejected or expired); nothing was written. The last step.' },
+  },
 });
 
 @ObjectType({ description: 'One step in the life of a submitted transaction, with the record it produced once confirmed.' })
 export class TransactionStatusUpdate {
-  @Field(() => String)
+  @Field(() => String, { description: 'Signature of the transaction followed.' })
   signature!: string;
 
-  @Field(() => TransactionLifecycleStatus)
+  @Field(() => TransactionLifecycleStatus, { description: 'The step reached.' })
   status!: keyof typeof TransactionLifecycleStatus;
 
 }

@@ -10,6 +10,7 @@ import type {
 } from '../../../schema/index.js';
 import type { GraphQLContext } from '../../server/context.js';
 import { ApiKey, RefreshToken } from '../auth/auth.type.js';
+import { PRIVATE_FIELD } from '../auth/viewer.js';
 import { parseNewestFirstPage } from '../common/loaders.js';
 import { PageArgs } from '../common/page.args.js';
 import { NotificationsArgs } from '../notifications/notification.args.js';
@@ -32,7 +33,7 @@ import { userPredictions } from '../viewer/history.service.js';
 import { UserPredictionsArgs } from '../viewer/viewer-money.type.js';
 import { Image, NotificationPreferences, ReferralCode, ReferralRedemption, Settings, User } from './user.type.js';
 
-@InputType()
+@InputType({ description: "Changes to the viewer's profile; omitted fields stay as they are." })
 class UpdateProfileInput {
   @Field(() => String, { nullable: true, description: '3 to 32 letters, digits or underscores; unique.' })
   username?: string | null;
@@ -40,7 +41,7 @@ class UpdateProfileInput {
   @Field(() => ID, { nullable: true, description: 'One of your own images; null removes the avatar.' })
   avatarId?: string | null;
 
-  @Field(() => Boolean, { nullable: true })
+  @Field(() => Boolean, { nullable: true, description: "Marks the app's introductory tour as seen (or not)." })
   hasSeenTour?: boolean | null;
 }
 
@@ -51,17 +52,17 @@ export class UserResolver {
     return findViewer(ctx);
   }
 
-  @Mutation(() => User)
-  updateProfile(@Arg('input', () => UpdateProfileInput) input: UpdateProfileInput, @Ctx() ctx: GraphQLContext) {
+  @Mutation(() => User, { description: "Changes the viewer's username, avatar or tour flag; returns the updated user (signed in)." })
+  updateProfile(@Arg('input', () => UpdateProfileInput, { description: 'The fields to change.' }) input: UpdateProfileInput, @Ctx() ctx: GraphQLContext) {
     return updateProfile(ctx, input);
   }
 
   @Mutation(() => ReferralRedemption, { description: 'Redeems a referral code: once per user, never your own.' })
-  redeemReferralCode(@Arg('code', () => String) code: string, @Ctx() ctx: GraphQLContext) {
+  redeemReferralCode(@Arg('code', () => String, { description: 'The referral code, as shared (case does not matter).' }) code: string, @Ctx() ctx: GraphQLContext) {
     return redeemReferralCode(ctx, code);
   }
 
-  @FieldResolver(() => Image, { nullable: true })
+  @FieldResolver(() => Image, { nullable: true, description: "The user's avatar image; null when they have none." })
   avatar(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
     return user.avatarId ? ctx.loaders.imageById.load(user.avatarId) : null;
   }
@@ -80,42 +81,42 @@ export class UserResolver {
   // Private fields: the user's own (or an admin's) to read; null and FORBIDDEN for anyone else.
   // The service functions check the viewer; these only translate.
 
-  @FieldResolver(() => String, { nullable: true, description: 'Private.' })
+  @FieldResolver(() => String, { nullable: true, description: `${PRIVATE_FIELD} Null too when no email is on record.` })
   email(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
     return userEmail(ctx, user);
   }
 
-  @FieldResolver(() => Settings, { nullable: true, description: 'Private.' })
+  @FieldResolver(() => Settings, { nullable: true, description: `The user's settings. ${PRIVATE_FIELD}` })
   settings(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
     return userSettings(ctx, user.id);
   }
 
-  @FieldResolver(() => NotificationConnection, { nullable: true, description: 'Private. Newest first.' })
+  @FieldResolver(() => NotificationConnection, { nullable: true, description: `The user's notifications, newest first. ${PRIVATE_FIELD}` })
   notifications(@Root() user: UserRow, @Args(() => NotificationsArgs) args: NotificationsArgs, @Ctx() ctx: GraphQLContext) {
     return listUserNotifications(ctx, user.id, args, args.filter);
   }
 
-  @FieldResolver(() => [DeviceToken], { nullable: true, description: 'Private.' })
+  @FieldResolver(() => [DeviceToken], { nullable: true, description: `Devices registered for the user's push notifications, oldest first. ${PRIVATE_FIELD}` })
   deviceTokens(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
     return userDeviceTokens(ctx, user.id);
   }
 
-  @FieldResolver(() => [RefreshToken], { nullable: true, description: 'Private. The sessions of the user.' })
+  @FieldResolver(() => [RefreshToken], { nullable: true, description: `The user's sessions, oldest first, ended ones included. ${PRIVATE_FIELD}` })
   refreshTokens(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
     return userSessions(ctx, user.id);
   }
 
-  @FieldResolver(() => [ApiKey], { nullable: true, description: 'Private.' })
+  @FieldResolver(() => [ApiKey], { nullable: true, description: `The user's API keys, oldest first, revoked ones included. ${PRIVATE_FIELD}` })
   apiKeys(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
     return userApiKeys(ctx, user.id);
   }
 
-  @FieldResolver(() => ReferralRedemption, { nullable: true, description: 'Private. The referral code the user redeemed.' })
+  @FieldResolver(() => ReferralRedemption, { nullable: true, description: `The referral code the user redeemed; null when none. ${PRIVATE_FIELD}` })
   referralRedemption(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
     return userReferralRedemption(ctx, user.id);
   }
 
-  @FieldResolver(() => [ReferralCode], { nullable: true, description: 'Private. Referral codes the user created.' })
+  @FieldResolver(() => [ReferralCode], { nullable: true, description: `Referral codes the user created, oldest first. ${PRIVATE_FIELD}` })
   createdReferralCodes(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
     return userReferralCodes(ctx, user.id);
   }
@@ -131,7 +132,7 @@ export class ImageResolver {
 
 @Resolver(() => Settings)
 export class SettingsResolver {
-  @FieldResolver(() => NotificationPreferences)
+  @FieldResolver(() => NotificationPreferences, { description: 'Which notifications the user wants.' })
   notificationPreferences(@Root() settings: SettingsRow) {
     const p = settings.notificationPreferences;
     return {
@@ -145,7 +146,7 @@ export class SettingsResolver {
     };
   }
 
-  @FieldResolver(() => User)
+  @FieldResolver(() => User, { description: 'The user they belong to.' })
   user(@Root() settings: SettingsRow, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.userById.load(settings.userId);
   }
@@ -153,12 +154,12 @@ export class SettingsResolver {
 
 @Resolver(() => ReferralCode)
 export class ReferralCodeResolver {
-  @FieldResolver(() => User)
+  @FieldResolver(() => User, { description: 'The user who created the code.' })
   creator(@Root() code: ReferralCodeRow, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.userById.load(code.userId);
   }
 
-  @FieldResolver(() => [ReferralRedemption], { nullable: true, description: "Private to the code's creator. Uses of the code, oldest first." })
+  @FieldResolver(() => [ReferralRedemption], { nullable: true, description: "Uses of the code, oldest first. Private to the code's creator and ADMINs (null with a FORBIDDEN error for anyone else)." })
   redemptions(@Root() code: ReferralCodeRow, @Ctx() ctx: GraphQLContext) {
     return referralCodeRedemptions(ctx, code);
   }
@@ -166,12 +167,12 @@ export class ReferralCodeResolver {
 
 @Resolver(() => ReferralRedemption)
 export class ReferralRedemptionResolver {
-  @FieldResolver(() => ReferralCode)
+  @FieldResolver(() => ReferralCode, { description: 'The code redeemed.' })
   referralCode(@Root() redemption: ReferralRedemptionRow, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.referralCodeById.load(redemption.referralCodeId);
   }
 
-  @FieldResolver(() => User)
+  @FieldResolver(() => User, { description: 'The user who redeemed the code.' })
   user(@Root() redemption: ReferralRedemptionRow, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.userById.load(redemption.userId);
   }
@@ -179,7 +180,7 @@ export class ReferralRedemptionResolver {
 
 @Resolver(() => Notification)
 export class NotificationResolver {
-  @FieldResolver(() => User)
+  @FieldResolver(() => User, { description: 'The user notified.' })
   user(@Root() notification: NotificationRow, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.userById.load(notification.userId);
   }
@@ -192,7 +193,7 @@ export class DeviceTokenResolver {
     return `…${device.token.slice(-6)}`;
   }
 
-  @FieldResolver(() => User)
+  @FieldResolver(() => User, { description: 'The user the device belongs to.' })
   user(@Root() device: DeviceTokenRow, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.userById.load(device.userId);
   }

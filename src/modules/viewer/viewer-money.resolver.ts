@@ -4,7 +4,7 @@ import { uniqueLoader } from '../common/loaders.js';
 import { StreakReward } from '../streaks/streak.type.js';
 import { requestScoped } from './request-scoped.js';
 import type { GraphQLContext } from '../../server/context.js';
-import { assertCanReadPrivate } from '../auth/viewer.js';
+import { assertCanReadPrivate, PRIVATE_FIELD } from '../auth/viewer.js';
 import { toTokens } from '../common/amounts.js';
 import { PageArgs } from '../common/page.args.js';
 import { Pool } from '../pools/pool.type.js';
@@ -20,7 +20,7 @@ const LAMPORT_DECIMALS = 9;
 /** A user's money: private to the user (and admins), like the other private fields. */
 @Resolver(() => User)
 export class UserMoneyResolver {
-  @FieldResolver(() => Balance, { nullable: true, description: 'Private. Stake token and SOL balances, read from the chain.' })
+  @FieldResolver(() => Balance, { nullable: true, description: `Stake token and SOL balances, read from the chain. ${PRIVATE_FIELD}` })
   async balance(@Root() user: UserRow, @Ctx() ctx: GraphQLContext): Promise<Balance> {
     assertCanReadPrivate(ctx.viewer, user.id, 'balance');
     const balance = await walletBalance(ctx, user.id, user.walletAddress);
@@ -33,7 +33,7 @@ export class UserMoneyResolver {
     };
   }
 
-  @FieldResolver(() => ClaimableSummary, { nullable: true, description: 'Private. Unclaimed rewards, refunds and streak rewards, with totals.' })
+  @FieldResolver(() => ClaimableSummary, { nullable: true, description: `Unclaimed rewards, refunds and streak rewards, with totals. ${PRIVATE_FIELD}` })
   async claimable(@Root() user: UserRow, @Ctx() ctx: GraphQLContext): Promise<ClaimableSummary> {
     assertCanReadPrivate(ctx.viewer, user.id, 'claimable');
     const c = await claimableOf(ctx, user.id);
@@ -48,7 +48,7 @@ export class UserMoneyResolver {
     };
   }
 
-  @FieldResolver(() => Portfolio, { nullable: true, description: 'Private. Active stakes, total staked and realized PnL over resolved pools.' })
+  @FieldResolver(() => Portfolio, { nullable: true, description: `Active stakes, total staked and realized PnL over resolved pools. ${PRIVATE_FIELD}` })
   async portfolio(@Root() user: UserRow, @Ctx() ctx: GraphQLContext): Promise<Portfolio> {
     assertCanReadPrivate(ctx.viewer, user.id, 'portfolio');
     const p = await portfolioOf(ctx, user.id);
@@ -63,7 +63,7 @@ export class UserMoneyResolver {
     };
   }
 
-  @FieldResolver(() => UserTransactionConnection, { nullable: true, description: 'Private. Transactions the user made through the service, newest first.' })
+  @FieldResolver(() => UserTransactionConnection, { nullable: true, description: `Transactions the user made through the service, newest first. ${PRIVATE_FIELD}` })
   transactions(@Root() user: UserRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
     assertCanReadPrivate(ctx.viewer, user.id, 'transactions');
     return userTransactions(ctx, user.id, args);

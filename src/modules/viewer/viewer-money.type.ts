@@ -14,7 +14,7 @@ export class Balance {
   @Field(() => String, { description: "The wallet's token account of the stake mint (its associated token account)." })
   tokenAccount!: string;
 
-  @Field(() => String, { description: 'The stake mint.' })
+  @Field(() => String, { description: 'Address (base58) of the stake mint.' })
   mint!: string;
 
   @Field(() => Float, { description: 'SOL balance, in whole SOL.' })
@@ -29,22 +29,22 @@ export class ClaimableSummary {
   @Field(() => [Reward], { description: 'Unclaimed rewards of resolved pools (amount more than 0), oldest first.' })
   rewards!: Reward[];
 
-  @Field(() => [Reward], { description: 'Unclaimed refunds, oldest first.' })
+  @Field(() => [Reward], { description: 'Unclaimed refunds (amount more than 0), oldest first.' })
   refunds!: Reward[];
 
   @Field(() => [StreakReward], { description: 'Unclaimed streak rewards, oldest first.' })
   streakRewards!: StreakReward[];
 
-  @Field(() => Float)
+  @Field(() => Float, { description: 'Sum of rewards, in whole tokens.' })
   rewardTotal!: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: 'Sum of refunds, in whole tokens.' })
   refundTotal!: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: 'Sum of streakRewards, in whole tokens.' })
   streakRewardTotal!: number;
 
-  @Field(() => Float, { description: 'All of the above together.' })
+  @Field(() => Float, { description: 'All three totals together, in whole tokens.' })
   total!: number;
 }
 
@@ -75,7 +75,8 @@ export class Portfolio {
 export const ChainSubmissionStatus = { PENDING: 'PENDING', CONFIRMED: 'CONFIRMED', FAILED: 'FAILED', EXPIRED: 'EXPIRED' } as const;
 registerEnumType(ChainSubmissionStatus, {
   name: 'ChainSubmissionStatus',
-  description: 'Where a transaction the service sent stands.',
+  description:
+    'Where a transaction the service sent stands, as recorded (UserTransaction.status). The live transactionStatus subscription reports TransactionLifecycleStatus instead, which adds FINALIZED.',
   valuesConfig: {
     PENDING: { description: 'Sent; not confirmed yet.' },
     CONFIRMED: { description: 'Confirmed on the chain; its effects are applied.' },
@@ -86,29 +87,29 @@ registerEnumType(ChainSubmissionStatus, {
 
 @ObjectType({ simpleResolvers: true, description: 'A transaction the user made through the service.' })
 export class UserTransaction {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Unique identifier of the submission.' })
   id!: string;
 
-  @Field(() => DateTime)
+  @Field(() => DateTime, { description: 'When it was submitted.' })
   createdAt!: Date;
 
   @Field(() => String, { description: 'placePrediction, updateStake, updateValue, withdraw, claimReward, claimStreakReward or fundStreak.' })
   operation!: string;
 
-  @Field(() => ChainSubmissionStatus)
+  @Field(() => ChainSubmissionStatus, { description: 'Where it stands: PENDING, CONFIRMED, FAILED or EXPIRED.' })
   status!: keyof typeof ChainSubmissionStatus;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'The transaction signature (base58).' })
   signature!: string;
 
   @Field(() => String, { nullable: true, description: 'Why it failed, when it did.' })
   error!: string | null;
 
-  @Field(() => DateTime, { nullable: true })
+  @Field(() => DateTime, { nullable: true, description: 'When it was confirmed; null unless CONFIRMED.' })
   confirmedAt!: Date | null;
 }
 
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A page of transactions.' })
 export class UserTransactionConnection extends Connection('UserTransaction', UserTransaction) {}
 
 export const PredictionFilterEnum = Object.fromEntries(PREDICTION_FILTERS.map((f) => [f, f])) as { [K in PredictionFilter]: K };
@@ -126,6 +127,7 @@ registerEnumType(PredictionFilterEnum, {
 export const PredictionSortEnum = Object.fromEntries(PREDICTION_SORTS.map((s) => [s, s])) as { [K in PredictionSort]: K };
 registerEnumType(PredictionSortEnum, {
   name: 'PredictionSort',
+  description: 'Order of a prediction list; ties are broken by id.',
   valuesConfig: {
     NEWEST: { description: 'Newest first.' },
     OLDEST: { description: 'Oldest first.' },
@@ -139,7 +141,7 @@ export class UserPredictionsArgs extends PageArgs {
   @Field(() => PredictionFilterEnum, { nullable: true, description: 'Only predictions in this state; all when omitted.' })
   filter?: PredictionFilter | null;
 
-  @Field(() => PredictionSortEnum, { nullable: true, defaultValue: 'NEWEST' })
+  @Field(() => PredictionSortEnum, { nullable: true, defaultValue: 'NEWEST', description: 'Order of the list; a cursor continues only the order that issued it.' })
   sort?: PredictionSort | null;
 }
 
