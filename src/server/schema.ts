@@ -9,6 +9,7 @@ import { StreakFundingResolver } from '../modules/streaks/streak-funding.resolve
 import { UserLookupResolver } from '../modules/discovery/user-lookup.resolver.js';
 import { LeaderboardResolver } from '../modules/leaderboard/leaderboard.resolver.js';
 import { NodeResolver } from '../modules/node/node.resolver.js';
+import { withNodeTypesResolved } from '../modules/node/node.type.js';
 import { PoolStatisticsResolver } from '../modules/leaderboard/pool-statistics.resolver.js';
 import { PoolViewerResolver, UserMoneyResolver, UserTransactionResolver } from '../modules/viewer/viewer-money.resolver.js';
 import { PoolResolver, ResolutionResolver } from '../modules/pools/pool.resolver.js';
@@ -86,7 +87,7 @@ export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): P
       },
     },
   });
-  const ready = schema.then(withLazyFieldsResolved);
+  const ready = schema.then(withLazyFieldsResolved).then(withNodeTypesResolved);
   schemas.set(devTokens, ready);
   return ready;
 }
