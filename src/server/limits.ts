@@ -44,12 +44,12 @@ export interface OperationMeasure {
   /**
    * Objects the operation can return: each field of object type costs 1 (leaf fields cost
    * nothing, since they come with their object), times the number of items of every list
-   * it is inside. A list counts by the `first` of its connection (or of itself), from the
-   * literal, the variable or the argument's default; a list without `first` counts
+   * it is inside. A list counts by the `first` (or `last`) of its connection (or of itself),
+   * from the literal, the variable or the argument's default; a list without `first` counts
    * {@link UNPAGED_LIST_SIZE}.
    */
   cost: number;
-  /** True when a `first` came from a variable, so the cost holds for these variables only. */
+  /** True when a `first` or `last` came from a variable, so the cost holds for these variables only. */
   costDependsOnVariables: boolean;
 }
 
