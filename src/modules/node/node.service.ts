@@ -135,7 +135,9 @@ export async function findNodes(ctx: ServiceContext, ids: readonly string[], arg
       const rows = await type.load(ctx, typeIds);
       await Promise.all(
         rows.map(async (row) => {
-          if (!row || row instanceof Error) return;
+          // A failed load (the database, say) fails the field: it is no unknown id.
+          if (row instanceof Error) throw row;
+          if (!row) return;
           if (await type.visible(ctx, row)) objects.set(row.id, { ...row, [NODE_TYPE]: name });
         }),
       );
