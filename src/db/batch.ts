@@ -132,7 +132,6 @@ export interface ChildPageRead {
   cursor: ChildPosition | null;
 }
 
-
 /**
  * The first `limit` rows of each parent in the read's direction, optionally past a cursor
  * and restricted by `where`, in one statement: a lateral join over the parent ids (one array

@@ -5,8 +5,11 @@ import { Conditions } from './sql-conditions.js';
 
 /** One keyset-paged list read by a hand-written statement (see {@link keysetPage}). */
 export interface KeysetList<T extends { id: string }> {
-  /** The select list; may add parameters (a read plan's relations do) before the conditions. */
-  select: (c: Conditions) => string;
+  /**
+   * The select list and the decoder of its rows; the list may add parameters (a read
+   * plan's relations do), ahead of the conditions'.
+   */
+  select: (c: Conditions) => { list: string; decode: (row: Record<string, unknown>) => T };
   /** FROM, with the joins the filter needs (also counted and probed). */
   from: string;
   /** Joins only the page's select list needs (left joins adding columns), after `from`. */
@@ -14,7 +17,6 @@ export interface KeysetList<T extends { id: string }> {
   /** The list's conditions. */
   filter: (c: Conditions) => void;
   order: KeysetOrder;
-  decode: (row: Record<string, unknown>) => T;
   cursorOf: (row: T) => string;
 }
 
@@ -31,10 +33,10 @@ export async function keysetPage<T extends { id: string }>(query: ReadQuery, lis
   const keyset = keysetClauses(list.order, request.backward, request.cursor, (value, type) => c.param(value, type));
   if (keyset.past) c.add(keyset.past);
   const text =
-    `SELECT ${select} FROM ${list.from}${list.selectJoins ? ` ${list.selectJoins}` : ''}${c.where()} ORDER BY ${keyset.orderBy} ` +
+    `SELECT ${select.list} FROM ${list.from}${list.selectJoins ? ` ${list.selectJoins}` : ''}${c.where()} ORDER BY ${keyset.orderBy} ` +
     // A fixed OFFSET clause (0 when unused) keeps one statement text, so one prepared statement, per shape.
     `LIMIT ${c.param(request.size + 1, 'int')} OFFSET ${c.param(offset, 'int')}`;
-  const rows = (await query<Record<string, unknown>>(text, c.params)).map(list.decode);
+  const rows = (await query<Record<string, unknown>>(text, c.params)).map(select.decode);
   const matching = (extra?: (c: Conditions) => void) => {
     const m = new Conditions();
     list.filter(m);

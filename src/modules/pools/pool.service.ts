@@ -145,17 +145,14 @@ function filterConditions(c: Conditions, ctx: ServiceContext, input: ListPoolsIn
  * when selected, +1 for the page flag on the cursor's far side when selected.
  */
 function pageOfPools(ctx: ServiceContext, filter: (c: Conditions) => void, ordering: Ordering, page: PageRequest, plan: ReadPlan, offset = 0): Promise<Page<PoolRow>> {
-  let decode: (row: Record<string, unknown>) => Record<string, unknown>;
   const list: KeysetList<PoolRow> = {
     select: (c) => {
       const select = compileSelect(withColumn(plan, ordering.property), 'p', c.params);
-      decode = select.decode;
-      return select.list;
+      return { list: select.list, decode: (row) => select.decode(row) as PoolRow };
     },
     from: '"pools" p',
     filter,
     order: keyOf(ordering),
-    decode: (row) => decode(row) as PoolRow,
     cursorOf: (row) => encodeCursor(ordering.name, ordering.keyOf(row), row.id),
   };
   return keysetPage(ctx.database.query, list, page, offset);

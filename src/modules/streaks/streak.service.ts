@@ -21,11 +21,10 @@ export function listStreaks(ctx: ServiceContext, input: PageArguments): Promise<
   return keysetPage(
     ctx.database.query,
     {
-      select: () => reader.columns('s'),
+      select: () => ({ list: reader.columns('s'), decode: (row) => reader.decode<StreakRow>(row) }),
       from: '"streaks" s',
       filter: () => {},
       order: newestFirstOrder('s'),
-      decode: (row) => reader.decode<StreakRow>(row),
       cursorOf: newestFirstCursor,
     },
     parseNewestFirstPage(input),

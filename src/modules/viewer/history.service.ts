@@ -30,12 +30,11 @@ export function userTransactions(ctx: ServiceContext, userId: string, args: Page
   return keysetPage(
     ctx.database.query,
     {
-      select: () => TRANSACTION_COLUMNS,
+      select: () => ({ list: TRANSACTION_COLUMNS, decode: (row) => transactionOf(row, chainDecimals) }),
       from: '"chain_submissions" s',
       selectJoins: TRANSACTION_JOINS,
       filter: (c) => c.add(`s."user_id" = ${c.param(userId, 'uuid')}`),
       order: newestFirstOrder('s'),
-      decode: (row) => transactionOf(row, chainDecimals),
       cursorOf: newestFirstCursor,
     },
     parseNewestFirstPage(args),
@@ -121,14 +120,13 @@ export function userPredictions(
   return keysetPage(
     ctx.database.query,
     {
-      select: () => reader.columns('c'),
+      select: () => ({ list: reader.columns('c'), decode: (row) => reader.decode<PredictionRow>(row) }),
       from: '"predictions" c JOIN "pools" p ON p."id" = c."pool_id"',
       filter: (c) => {
         c.add(`c."user_id" = ${c.param(userId, 'uuid')}`);
         if (args.filter != null) c.add(predictionFilter(ctx, c, args.filter));
       },
       order: { key: `c."${sort.column}"`, id: 'c."id"', descending: sort.descending, keyType: sort.keyType },
-      decode: (row) => reader.decode<PredictionRow>(row),
       cursorOf: (row) => encodeCursor(cursorSort, sort.keyOf(row), row.id),
     },
     page,
