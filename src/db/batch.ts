@@ -1,5 +1,6 @@
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { keysetClauses, newestFirstOrder } from './keyset.js';
 import { type Db, readQueryOf } from './client.js';
 
 /**
@@ -106,8 +107,8 @@ export async function rowsByKeys<TRow extends Record<string, unknown>>(
   return groupBy(rows.map((row) => reader.decode<TRow>(row)), propertyOf(column));
 }
 
-/** A newest-first keyset position: rows strictly older than (createdAt, id). */
-export interface NewestFirstAfter {
+/** A keyset position in the newest-first order of a parent's children: the row's (createdAt, id). */
+export interface ChildPosition {
   createdAt: Date;
   id: string;
 }
@@ -121,36 +122,73 @@ export interface ChildCondition {
   sql: string;
 }
 
+/** Which children of each parent a page reads, in the newest-first order of every child list. */
+export interface ChildPageRead {
+  /** Rows per parent (the page's size + 1, to tell whether more exist). */
+  limit: number;
+  /** Read oldest first: the page ends at `cursor`, or at the list's end (`last`/`before`). */
+  backward: boolean;
+  /** Rows strictly past this position in the reading direction. */
+  cursor: ChildPosition | null;
+}
+
 /**
- * The newest `limit` rows of each parent, optionally after a cursor and restricted by
- * `where`, in one statement: a lateral join over the parent ids (one array parameter) lets
- * each parent use the (parent, created_at, id) index and stop after `limit` rows however
- * large it grows.
+ * The first `limit` rows of each parent in the read's direction, optionally past a cursor
+ * and restricted by `where`, in one statement: a lateral join over the parent ids (one array
+ * parameter) lets each parent use the (parent, created_at, id) index, forwards or backwards,
+ * and stop after `limit` rows however large it grows.
  */
-export async function newestChildrenByParent<TRow extends Record<string, unknown>>(
+export async function childrenByParent<TRow extends Record<string, unknown>>(
   db: Db,
   table: PgTable,
   parentColumn: PgColumn,
   parentIds: readonly string[],
-  limit: number,
-  after: NewestFirstAfter | null,
+  read: ChildPageRead,
   where?: ChildCondition,
 ): Promise<Map<string, TRow[]>> {
   const reader = tableReader(table);
-  const key = `newestChildren:${reader.name}.${parentColumn.name}:${where?.name ?? ''}:${after ? 'after' : ''}`;
+  const key = `children:${reader.name}.${parentColumn.name}:${where?.name ?? ''}:${read.backward ? 'backward' : ''}:${read.cursor ? 'cursor' : ''}`;
   const text = statement(key, () => {
+    let next = 2; // $1 parent ids, $2 limit, then the cursor's key and id
+    const keyset = keysetClauses(newestFirstOrder('c'), read.backward, read.cursor && { key: null, id: '' }, (_value, type) => `$${++next}::${type}`);
     const conditions = [`c."${parentColumn.name}" = parents.parent_id`];
     if (where) conditions.push(where.sql);
-    if (after) conditions.push(`(c."created_at", c."id") < ($3::timestamptz, $4::uuid)`);
+    if (keyset.past) conditions.push(keyset.past);
     return (
       `SELECT ${reader.columns('c')} FROM unnest($1::uuid[]) AS parents(parent_id) CROSS JOIN LATERAL ` +
-      `(SELECT * FROM "${reader.name}" c WHERE ${conditions.join(' AND ')} ORDER BY c."created_at" DESC, c."id" DESC LIMIT $2) c`
+      `(SELECT * FROM "${reader.name}" c WHERE ${conditions.join(' AND ')} ORDER BY ${keyset.orderBy} LIMIT $2) c`
     );
   });
-  const params: unknown[] = [parentIds, limit];
-  if (after) params.push(after.createdAt, after.id);
+  const params: unknown[] = [parentIds, read.limit];
+  if (read.cursor) params.push(read.cursor.createdAt, read.cursor.id);
   const rows = await readQueryOf(db)<Record<string, unknown>>(text, params);
   return groupBy(rows.map((row) => reader.decode<TRow>(row)), propertyOf(parentColumn));
+}
+
+/**
+ * Which parents have a child (matching `where`) on the far side of `cursor` from a page read
+ * in `backward`'s direction: at or before it going forward, at or after it going backward.
+ * One statement per batch; each parent stops at its first such row.
+ */
+export async function parentsWithChildBeyond(
+  db: Db,
+  table: PgTable,
+  parentColumn: PgColumn,
+  parentIds: readonly string[],
+  backward: boolean,
+  cursor: ChildPosition,
+  where?: ChildCondition,
+): Promise<Set<string>> {
+  const name = getTableName(table);
+  const text = statement(`childBeyond:${name}.${parentColumn.name}:${where?.name ?? ''}:${backward ? 'backward' : ''}`, () => {
+    let next = 1; // $1 parent ids, then the cursor's key and id
+    const keyset = keysetClauses(newestFirstOrder('c'), backward, { key: null, id: '' }, (_value, type) => `$${++next}::${type}`);
+    const conditions = [`c."${parentColumn.name}" = parents.parent_id`, keyset.beyond!];
+    if (where) conditions.push(where.sql);
+    return `SELECT parents.parent_id::text AS "parentId" FROM unnest($1::uuid[]) AS parents(parent_id) WHERE EXISTS (SELECT 1 FROM "${name}" c WHERE ${conditions.join(' AND ')})`;
+  });
+  const rows = await readQueryOf(db)<{ parentId: string }>(text, [parentIds, cursor.createdAt, cursor.id]);
+  return new Set(rows.map((row) => row.parentId));
 }
 
 /** How many rows each parent has (of those matching `where`), in one statement. */

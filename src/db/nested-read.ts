@@ -1,6 +1,7 @@
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { columnRead } from './batch.js';
+import { type ChildPosition, columnRead } from './batch.js';
+import { keysetClauses, newestFirstOrder } from './keyset.js';
 
 /**
  * One statement for a read subtree (as PostGraphile plans one): the rows of a list, and
@@ -24,10 +25,11 @@ export type RelationSpec =
   /** A newest-first page of the children whose `parentColumn` is the parent's id. */
   | { kind: 'page'; target: () => ObjectSpec; parentColumn: string };
 
-/** Rows strictly older than this position, newest first. */
+/** A page of children in the newest-first order: `size` rows, forward or backward from `cursor` (see db/keyset.ts). */
 export interface PagePosition {
-  first: number;
-  after: { createdAt: Date; id: string } | null;
+  size: number;
+  backward: boolean;
+  cursor: ChildPosition | null;
 }
 
 /** What to read of one type: columns (by property), and relations by their key. */
@@ -49,10 +51,14 @@ export interface RelationPlan {
 export const PREFETCHED = Symbol('prefetched relations');
 export type Prefetched = Record<string, unknown>;
 
-/** A page as read by a plan: the rows (first + 1 of them, to tell whether more exist) and the count when asked. */
+/**
+ * A page as read by a plan: the rows in the reading direction (size + 1 of them, to tell
+ * whether more exist), the count when asked, and with a cursor whether rows lie on its far side.
+ */
 export interface PrefetchedPage {
   rows: Array<Record<string, unknown>>;
   total: number | null;
+  beyondCursor: boolean | null;
 }
 
 export function prefetchedOf(row: object): Prefetched | undefined {
@@ -143,29 +149,35 @@ function relationSql(relation: RelationPlan, parentAlias: string, params: unknow
     return `(SELECT ${jsonRow(relation.plan, child, params, counter)} FROM "${table}" ${child} WHERE ${spec.on(parentAlias, child)})`;
   }
   const page = relation.page!;
-  params.push(page.first + 1);
+  params.push(page.size + 1);
   const limit = `$${params.length}`;
-  let position = '';
-  if (page.after) {
-    params.push(page.after.createdAt, page.after.id);
-    position = ` AND (${child}."created_at", ${child}."id") < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`;
-  }
-  const order = `${child}."created_at" DESC, ${child}."id" DESC`;
+  const param = (value: unknown, type: string) => {
+    params.push(value);
+    return `$${params.length}::${type}`;
+  };
+  const keyset = keysetClauses(newestFirstOrder(child), page.backward, page.cursor && { key: page.cursor.createdAt, id: page.cursor.id }, param);
+  const position = keyset.past ? ` AND ${keyset.past}` : '';
+  // The rows in the reading direction (reversed for a backward page); the resolver turns them back.
   const rows =
-    `(SELECT coalesce(json_agg(${jsonRow(relation.plan, child, params, counter)} ORDER BY ${order}), '[]'::json) FROM ` +
-    `(SELECT * FROM "${table}" ${child} WHERE ${child}."${spec.parentColumn}" = ${parentAlias}."id"${position} ORDER BY ${order} LIMIT ${limit}) ${child})`;
+    `(SELECT coalesce(json_agg(${jsonRow(relation.plan, child, params, counter)} ORDER BY ${keyset.orderBy}), '[]'::json) FROM ` +
+    `(SELECT * FROM "${table}" ${child} WHERE ${child}."${spec.parentColumn}" = ${parentAlias}."id"${position} ORDER BY ${keyset.orderBy} LIMIT ${limit}) ${child})`;
   const count = relation.count
     ? `(SELECT count(*)::int FROM "${table}" ${child}c WHERE ${child}c."${spec.parentColumn}" = ${parentAlias}."id")`
     : 'NULL';
-  return `json_build_array(${rows}, ${count})`;
+  let beyond = 'NULL';
+  if (page.cursor) {
+    const far = keysetClauses(newestFirstOrder(`${child}b`), page.backward, { key: page.cursor.createdAt, id: page.cursor.id }, param).beyond;
+    beyond = `EXISTS (SELECT 1 FROM "${table}" ${child}b WHERE ${child}b."${spec.parentColumn}" = ${parentAlias}."id" AND ${far})`;
+  }
+  return `json_build_array(${rows}, ${count}, ${beyond})`;
 }
 
 function relationDecoder(relation: RelationPlan): (value: unknown) => unknown {
   const decodeRow = jsonRowDecoder(relation.plan);
   if (relation.spec.kind === 'one') return (value) => (value == null ? null : decodeRow(value));
   return (value) => {
-    const [rows, total] = value as [unknown[], number | null];
-    return { rows: rows.map(decodeRow), total } satisfies PrefetchedPage;
+    const [rows, total, beyondCursor] = value as [unknown[], number | null, boolean | null];
+    return { rows: rows.map(decodeRow), total, beyondCursor } satisfies PrefetchedPage;
   };
 }
 

@@ -25,6 +25,7 @@ import {
 } from 'graphql';
 import type { LimitsConfig } from '../config.js';
 import { AppError } from '../errors.js';
+import { DEFAULT_PAGE_SIZE } from '../modules/common/pagination.js';
 
 /** The size limits every operation must fit before anything of it runs (see LimitsConfig). */
 export type OperationLimits = LimitsConfig;
@@ -32,8 +33,6 @@ export type OperationLimits = LimitsConfig;
 /** Which limit an operation exceeded; `extensions.limit` of a QUERY_TOO_COMPLEX error. */
 export type LimitName = 'depth' | 'aliases' | 'directives' | 'tokens' | 'cost';
 
-/** `first` of a connection whose value is not given (the schema's default page size). */
-export const DEFAULT_PAGE_SIZE = 20;
 /** Items assumed in a list that has no `first` (private lists, introspection lists). */
 export const UNPAGED_LIST_SIZE = 10;
 
@@ -45,12 +44,12 @@ export interface OperationMeasure {
   /**
    * Objects the operation can return: each field of object type costs 1 (leaf fields cost
    * nothing, since they come with their object), times the number of items of every list
-   * it is inside. A list counts by the `first` of its connection (or of itself), from the
-   * literal, the variable or the argument's default; a list without `first` counts
+   * it is inside. A list counts by the `first` (or `last`) of its connection (or of itself),
+   * from the literal, the variable or the argument's default; a list without `first` counts
    * {@link UNPAGED_LIST_SIZE}.
    */
   cost: number;
-  /** True when a `first` came from a variable, so the cost holds for these variables only. */
+  /** True when a `first` or `last` came from a variable, so the cost holds for these variables only. */
   costDependsOnVariables: boolean;
 }
 
@@ -76,22 +75,30 @@ export function measureOperation(
     if (definition.defaultValue) variableDefaults.set(definition.variable.name.value, definition.defaultValue);
   }
 
-  /** The page size of a field with a `first` argument; null for a field without one. */
+  /**
+   * The page size of a field with a `first` argument (and `last`, paging backward): the
+   * larger of the two given, else the argument's default, else DEFAULT_PAGE_SIZE; null for a
+   * field without one. (A query giving both is refused when it runs, after this measure.)
+   */
   function pageSizeOf(field: FieldNode, definition: GraphQLField<unknown, unknown>): { size: number; fromVariable: boolean } | null {
     const argument = definition.args.find((a) => a.name === 'first');
     if (!argument) return null;
-    const given = field.arguments?.find((a) => a.name.value === 'first')?.value;
     let fromVariable = false;
-    let value: unknown;
-    if (given?.kind === Kind.VARIABLE) {
-      fromVariable = true;
-      const name = given.name.value;
-      value = variables && name in variables ? variables[name] : literal(variableDefaults.get(name));
-    } else {
-      value = literal(given);
+    let size: number | null = null;
+    for (const name of ['first', 'last']) {
+      if (!definition.args.some((a) => a.name === name)) continue;
+      const given = field.arguments?.find((a) => a.name.value === name)?.value;
+      let value: unknown;
+      if (given?.kind === Kind.VARIABLE) {
+        fromVariable = true;
+        const variable = given.name.value;
+        value = variables && variable in variables ? variables[variable] : literal(variableDefaults.get(variable));
+      } else {
+        value = literal(given);
+      }
+      if (typeof value === 'number' && Number.isInteger(value) && value >= 0) size = Math.max(size ?? 0, value);
     }
-    if (value === undefined || value === null) value = argument.defaultValue;
-    const size = typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : DEFAULT_PAGE_SIZE;
+    if (size === null) size = typeof argument.defaultValue === 'number' ? argument.defaultValue : DEFAULT_PAGE_SIZE;
     return { size, fromVariable };
   }
 

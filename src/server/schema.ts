@@ -8,6 +8,8 @@ import { StreakOperatorResolver } from '../modules/streaks/streak-operator.resol
 import { StreakFundingResolver } from '../modules/streaks/streak-funding.resolver.js';
 import { UserLookupResolver } from '../modules/discovery/user-lookup.resolver.js';
 import { LeaderboardResolver } from '../modules/leaderboard/leaderboard.resolver.js';
+import { NodeResolver } from '../modules/node/node.resolver.js';
+import { withNodeTypesResolved } from '../modules/node/node.type.js';
 import { PoolStatisticsResolver } from '../modules/leaderboard/pool-statistics.resolver.js';
 import { PoolViewerResolver, UserMoneyResolver, UserTransactionResolver } from '../modules/viewer/viewer-money.resolver.js';
 import { PoolResolver, ResolutionResolver } from '../modules/pools/pool.resolver.js';
@@ -69,6 +71,7 @@ export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): P
       UserLookupResolver,
       LeaderboardResolver,
       PoolStatisticsResolver,
+      NodeResolver,
       ...(devTokens ? [DevTokensResolver] : []),
     ],
     // Arguments are validated by the services, which know the domain's rules.
@@ -84,7 +87,7 @@ export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): P
       },
     },
   });
-  const ready = schema.then(withLazyFieldsResolved).then(withRootTypesDescribed);
+  const ready = schema.then(withLazyFieldsResolved).then(withNodeTypesResolved).then(withRootTypesDescribed);
   schemas.set(devTokens, ready);
   return ready;
 }

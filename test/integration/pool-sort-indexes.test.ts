@@ -5,9 +5,11 @@ import { createApp } from '../../src/server/app.js';
 import { createTestDatabase, type TestDatabase, testConfig } from './harness.js';
 
 /**
- * Every pool sort, from the first page and after a cursor, alone and under each status
- * filter, is served by an index: EXPLAIN of the very statement the service sends shows the
- * pools read by an index scan with no Sort above it (so a page stops after `first` rows).
+ * Every pool sort, from the first page and after a cursor, and backward (the last page,
+ * and before a cursor), alone and under each status filter, is served by an index: EXPLAIN
+ * of the very statement the service sends shows the pools read by an index scan with no
+ * Sort above it (so a page stops after `first` or `last` rows; a backward page reads the
+ * index backwards).
  *
  * The test database is small, where a sequential or bitmap scan and a sort are rightly
  * cheaper, so the session discourages them (enable_seqscan, enable_bitmapscan, enable_sort
@@ -66,22 +68,22 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('pool sorts use an index on post
     await test.drop();
   });
 
-  const poolsStatement = async (sort: string, status: string | null, after: string | null) => {
+  const poolsStatement = async (sort: string, status: string | null, page: string) => {
     statements = [];
     const filter = status ? `filter: { status: [${status}] }, ` : '';
     const response = await app.inject({
       method: 'POST',
       url: '/graphql',
       payload: {
-        query: `query($after: String) { pools(${filter}sort: ${sort}, first: 5, after: $after) { pageInfo { endCursor } nodes { id title } } }`,
-        variables: { after },
+        query: `{ pools(${filter}sort: ${sort}, ${page}) { pageInfo { startCursor endCursor } nodes { id title } } }`,
       },
     });
     const body = response.json();
     expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
     const pools = statements.filter((s) => s.text.includes('FROM "pools" p'));
     expect(pools).toHaveLength(1);
-    return { statement: pools[0]!, endCursor: body.data.pools.pageInfo.endCursor as string | null };
+    const { startCursor, endCursor } = body.data.pools.pageInfo as { startCursor: string | null; endCursor: string | null };
+    return { statement: pools[0]!, startCursor, endCursor };
   };
 
   const explain = async (statement: { text: string; params: readonly unknown[] }) => {
@@ -91,14 +93,19 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('pool sorts use an index on post
   };
 
   for (const sort of SORTS) {
-    it(`${sort}: first page and after a cursor, alone and under each status filter`, async () => {
+    it(`${sort}: first page, after a cursor, last page and before a cursor, alone and under each status filter`, async () => {
       for (const status of FILTERS) {
-        const first = await poolsStatement(sort, status, null);
-        const pages = [first.statement];
-        if (first.endCursor) pages.push((await poolsStatement(sort, status, first.endCursor)).statement);
-        for (const statement of pages) {
-          const found = await explain(statement);
-          const where = `${sort}${status ? ` / ${status}` : ''}${statement === first.statement ? '' : ' after a cursor'}`;
+        const first = await poolsStatement(sort, status, 'first: 5');
+        const last = await poolsStatement(sort, status, 'last: 5');
+        const pages = [
+          { where: 'first page', statement: first.statement },
+          { where: 'last page', statement: last.statement },
+        ];
+        if (first.endCursor) pages.push({ where: 'after a cursor', statement: (await poolsStatement(sort, status, `first: 5, after: "${first.endCursor}"`)).statement });
+        if (last.startCursor) pages.push({ where: 'before a cursor', statement: (await poolsStatement(sort, status, `last: 5, before: "${last.startCursor}"`)).statement });
+        for (const page of pages) {
+          const found = await explain(page.statement);
+          const where = `${sort}${status ? ` / ${status}` : ''} ${page.where}`;
           expect(found, where).not.toBeNull();
           expect(found!.scan['Node Type'], `${where}: ${found!.scan['Node Type']} ${found!.scan['Index Name'] ?? ''}`).toMatch(/^Index (Only )?Scan/);
           expect(found!.above, `${where}: a Sort above the pools scan`).not.toContain('Sort');

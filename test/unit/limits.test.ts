@@ -5,11 +5,12 @@ import { FixedWindowLimiter } from '../../src/modules/common/fixed-window.js';
 import { rootFieldCount } from '../../src/server/rate-limit.js';
 
 const schema = buildSchema(`
-  type Query { pools(first: Int = 20): PoolConnection! pool(id: ID!): Pool tags: [String!]! }
+  type Query { pools(first: Int = 20): PoolConnection! pool(id: ID!): Pool tags: [String!]! streak: Streak }
   type Mutation { act(n: Int): Boolean }
   type PoolConnection { nodes: [Pool!]! totalCount: Int! pageInfo: PageInfo! }
   type PageInfo { hasNextPage: Boolean! }
   type Pool { id: ID! user: User! predictions(first: Int = 20): PredictionConnection! }
+  type Streak { pools(first: Int, last: Int): PoolConnection! }
   type PredictionConnection { nodes: [Prediction!]! }
   type Prediction { id: ID! user: User! }
   type User { id: ID! apiKeys: [ApiKey!] }
@@ -39,6 +40,13 @@ describe('operation measure', () => {
     expect(measure(query, { n: 50 })).toMatchObject({ cost: 52, costDependsOnVariables: true });
     expect(measure(query, {}).cost).toBe(9);
     expect(measure('query($n: Int) { pools(first: $n) { nodes { user { id } } } }', {}).cost).toBe(22);
+  });
+
+  it('counts a backward page by its last, and a list with neither first nor last by the default page size', () => {
+    expect(measure('{ streak { pools(last: 50) { nodes { id } } } }').cost).toBe(1 + 1 + 1 + 50 * 0);
+    expect(measure('{ streak { pools(last: 50) { nodes { user { id } } } } }').cost).toBe(1 + 1 + 1 + 50);
+    expect(measure('query($n: Int) { streak { pools(last: $n) { nodes { user { id } } } } }', { n: 30 })).toMatchObject({ cost: 33, costDependsOnVariables: true });
+    expect(measure('{ streak { pools { nodes { user { id } } } } }').cost).toBe(1 + 1 + 1 + 20);
   });
 
   it('measures depth, aliases and directives through fragments, once per use', () => {

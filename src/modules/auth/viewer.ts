@@ -25,8 +25,13 @@ export function requireRole(viewer: Viewer | null, role: 'ADMIN'): Viewer {
 /** How a private field's description states the rule of assertCanReadPrivate. */
 export const PRIVATE_FIELD = 'Private to the user and ADMINs (null with a FORBIDDEN error for anyone else).';
 
+/** Private data of a user is readable by that user and by admins. */
+export function canReadPrivate(viewer: Viewer | null, ownerId: string): boolean {
+  return viewer !== null && (viewer.userId === ownerId || viewer.role === 'ADMIN');
+}
+
 /** Private data of a user is readable by that user and by admins; FORBIDDEN for anyone else. */
 export function assertCanReadPrivate(viewer: Viewer | null, ownerId: string, field: string): void {
-  if (viewer && (viewer.userId === ownerId || viewer.role === 'ADMIN')) return;
+  if (canReadPrivate(viewer, ownerId)) return;
   throw new AppError('FORBIDDEN', `${field} is private to its user`);
 }

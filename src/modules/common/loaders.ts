@@ -1,9 +1,9 @@
 import DataLoader from 'dataloader';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { type ChildCondition, countByParent, newestChildrenByParent, rowsByKeys } from '../../db/batch.js';
+import { type ChildCondition, type ChildPosition, childrenByParent, countByParent, parentsWithChildBeyond, rowsByKeys } from '../../db/batch.js';
 import type { Db } from '../../db/client.js';
 import { prefetchedOf, type PrefetchedPage } from '../../db/nested-read.js';
-import { encodeCursor, isIsoDate, Page, type PageRequest, parsePageRequest, takePage } from './pagination.js';
+import { encodeCursor, isIsoDate, type Page, type PageArguments, pageOf, type PageRequest, parsePageRequest } from './pagination.js';
 
 /**
  * Loader building blocks shared by the modules. Every loader is created per request
@@ -30,8 +30,13 @@ export function groupLoader<TRow extends Record<string, unknown> & { createdAt: 
 /** The order of every child connection: newest first, ties broken by id. */
 export const NEWEST_FIRST = 'NEWEST_FIRST';
 
-export function parseNewestFirstPage(args: { first?: number | null; after?: string | null }): PageRequest {
+export function parseNewestFirstPage(args: PageArguments): PageRequest {
   return parsePageRequest(args, NEWEST_FIRST, isIsoDate);
+}
+
+/** The keyset position of a newest-first cursor. */
+export function childPosition(page: PageRequest): ChildPosition | null {
+  return page.cursor ? { createdAt: new Date(page.cursor.key), id: page.cursor.id } : null;
 }
 
 /** How many rows (of those matching `where`) each parent has: one `GROUP BY` statement per batch. */
@@ -54,27 +59,32 @@ export interface ChildPageOptions {
 
 /**
  * Pages of a parent's children (newest first) for many parents at once. Each distinct
- * page request (first, after) gets its own DataLoader, so aliases with different
- * arguments still batch per argument set; totalCount is one more batched statement,
- * run only when a query selects it. Cursors are positions in the newest-first order, so
- * a cursor stays valid however the rows before it change, and with a `where` it skips
- * to the next matching row.
+ * page request (size, direction, cursor) gets its own DataLoader, so aliases with
+ * different arguments still batch per argument set; totalCount is one more batched
+ * statement, run only when a query selects it, and so is the page flag on a cursor's far
+ * side. Cursors are positions in the newest-first order, so a cursor stays valid however
+ * the rows before it change, and with a `where` it skips to the next matching row.
  */
 export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable, parentColumn: PgColumn, options: ChildPageOptions = {}) {
   const { where } = options;
   const counts = options.counts ?? countLoader(db, table, parentColumn, where);
   const loaders = new Map<string, DataLoader<string, Page<TRow>>>();
   return (page: PageRequest): DataLoader<string, Page<TRow>> => {
-    const signature = `${page.first}:${page.after ? `${page.after.key}/${page.after.id}` : ''}`;
+    const signature = pageSignature(page);
     let loader = loaders.get(signature);
     if (!loader) {
-      const after = page.after ? { createdAt: new Date(page.after.key), id: page.after.id } : null;
+      const cursor = childPosition(page);
+      const beyond = cursor
+        ? new DataLoader<string, boolean>(async (parentIds) => {
+            const found = await parentsWithChildBeyond(db, table, parentColumn, parentIds, page.backward, cursor, where);
+            return parentIds.map((id) => found.has(id));
+          })
+        : null;
       loader = new DataLoader<string, Page<TRow>>(async (parentIds) => {
-        const groups = await newestChildrenByParent<TRow>(db, table, parentColumn, parentIds, page.first + 1, after, where);
-        return parentIds.map((parentId) => {
-          const { nodes, hasNextPage } = takePage(groups.get(parentId) ?? [], page.first);
-          return new Page(nodes, hasNextPage, false, newestFirstCursor, () => counts.load(parentId));
-        });
+        const groups = await childrenByParent<TRow>(db, table, parentColumn, parentIds, { limit: page.size + 1, backward: page.backward, cursor }, where);
+        return parentIds.map((parentId) =>
+          pageOf(groups.get(parentId) ?? [], page, newestFirstCursor, () => counts.load(parentId), () => beyond!.load(parentId)),
+        );
       });
       loaders.set(signature, loader);
     }
@@ -82,9 +92,11 @@ export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable
   };
 }
 
+const pageSignature = (page: PageRequest) => `${page.size}:${page.backward ? 'b' : 'f'}:${page.cursor ? `${page.cursor.key}/${page.cursor.id}` : ''}`;
+
 /** The key a page of relation `field` has among a row's prefetched relations (one per page request). */
 export function pageKey(field: string, page: PageRequest): string {
-  return `${field}:${page.first}:${page.after ? `${page.after.key}/${page.after.id}` : ''}`;
+  return `${field}:${pageSignature(page)}`;
 }
 
 /**
@@ -102,8 +114,8 @@ export function prefetchedOne<T>(row: object, field: string): T | null | undefin
 export function prefetchedPage<T extends ChildRow>(row: object, field: string, page: PageRequest, count: () => Promise<number>): Page<T> | undefined {
   const found = prefetchedOf(row)?.[pageKey(field, page)] as PrefetchedPage | undefined;
   if (!found) return undefined;
-  const { nodes, hasNextPage } = takePage(found.rows as T[], page.first);
-  return new Page(nodes, hasNextPage, false, newestFirstCursor, found.total ?? count);
+  return pageOf(found.rows as T[], page, newestFirstCursor, found.total ?? count, found.beyondCursor ?? false);
 }
 
-const newestFirstCursor = (row: ChildRow) => encodeCursor(NEWEST_FIRST, row.createdAt.toISOString(), row.id);
+/** The cursor of a row in the newest-first order. */
+export const newestFirstCursor = (row: { id: string; createdAt: Date }) => encodeCursor(NEWEST_FIRST, row.createdAt.toISOString(), row.id);

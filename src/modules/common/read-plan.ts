@@ -10,7 +10,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { allColumns, hasColumn, type ObjectSpec, type ReadPlan } from '../../db/nested-read.js';
-import { pageKey, parseNewestFirstPage } from './loaders.js';
+import { childPosition, pageKey, parseNewestFirstPage } from './loaders.js';
 
 /**
  * Turns a field's GraphQL selection into a read plan (db/nested-read.ts): the columns each
@@ -82,8 +82,8 @@ function addObject(plan: ReadPlan, type: GraphQLObjectType, selections: Selectio
       }
       const key = pageKey(name, page);
       let child = plan.relations.get(key);
-      const after = page.after ? { createdAt: new Date(page.after.key), id: page.after.id } : null;
-      if (!child) plan.relations.set(key, (child = { spec: relation, page: { first: page.first, after }, count: false, plan: emptyPlan(relation.target()) }));
+      const position = { size: page.size, backward: page.backward, cursor: childPosition(page) };
+      if (!child) plan.relations.set(key, (child = { spec: relation, page: position, count: false, plan: emptyPlan(relation.target()) }));
       if (addConnection(child.plan, target, node.selectionSet, info)) child.count = true;
       return;
     }

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { resultRows } from '../../db/client.js';
 import { badInput } from '../../errors.js';
-import { encodeCursor, isIntegerString, Page, parsePageRequest } from '../common/pagination.js';
+import { encodeCursor, isIntegerString, Page, type PageArguments, parsePageRequest } from '../common/pagination.js';
 import type { ServiceContext } from '../context.js';
 
 export const LEADERBOARD_PERIODS = ['DAY', 'WEEK', 'MONTH', 'ALL'] as const;
@@ -29,12 +29,13 @@ export class LeaderboardPage extends Page<LeaderboardEntryRow> {
   constructor(
     nodes: LeaderboardEntryRow[],
     hasNextPage: boolean,
+    hasPreviousPage: boolean,
     cursorOf: (row: LeaderboardEntryRow) => string,
     total: number,
     /** The viewer's own standing; null when signed out or not on the board. */
     readonly viewerEntry: LeaderboardEntryRow | null,
   ) {
-    super(nodes, hasNextPage, false, cursorOf, total);
+    super(nodes, hasNextPage, hasPreviousPage, cursorOf, total);
   }
 }
 
@@ -42,11 +43,13 @@ export class LeaderboardPage extends Page<LeaderboardEntryRow> {
  * Users ranked by reward payouts or by mean precision score over a window, from the
  * aggregate kept by resolution: one statement returns the page, the count and the viewer's
  * own standing, whatever the page size. Equal values share a rank (1, 2, 2, 4); the order
- * within a tie is by user id, and cursors are positions in that order.
+ * within a tie is by user id, and cursors are positions in that order: a page is a range of
+ * positions (forward after a cursor's, or backward before it, or the last ones of the
+ * board), and the count tells exactly whether positions lie before or after it.
  */
 export async function leaderboard(
   ctx: ServiceContext,
-  args: { period?: LeaderboardPeriod | null; by?: LeaderboardMetric | null; first?: number | null; after?: string | null },
+  args: PageArguments & { period?: LeaderboardPeriod | null; by?: LeaderboardMetric | null },
 ): Promise<LeaderboardPage> {
   const period = args.period ?? 'ALL';
   const by = args.by ?? 'PAYOUT';
@@ -54,7 +57,10 @@ export async function leaderboard(
   if (!LEADERBOARD_METRICS.includes(by)) throw badInput('by', `by must be one of ${LEADERBOARD_METRICS.join(', ')}`);
   const order = `LEADERBOARD_${period}_${by}`;
   const page = parsePageRequest(args, order, isIntegerString);
-  const offset = page.after ? Number(page.after.key) : 0;
+  const cursorPosition = page.cursor ? Number(page.cursor.key) : null;
+  // The page's positions, from (exclusive) and to (inclusive): backward from the end of the
+  // board is relative to its size, which the statement itself counts (`total`).
+  const from = page.backward ? (cursorPosition === null ? null : cursorPosition - 1 - page.size) : (cursorPosition ?? 0);
 
   const source =
     period === 'ALL'
@@ -77,7 +83,8 @@ export async function leaderboard(
         FROM board
       )
       SELECT * FROM ranked
-      WHERE (position > ${offset} AND position <= ${offset + page.first + 1}) OR user_id = ${viewerId}
+      WHERE (position > ${from === null ? sql`total - ${page.size}` : sql`${from}`} AND position <= ${from === null ? sql`total` : sql`${from + page.size}`})
+         OR user_id = ${viewerId}
       ORDER BY position`),
   );
   const entries = rows.map(
@@ -92,8 +99,11 @@ export async function leaderboard(
       decimals: Number(row.decimals),
     }),
   );
-  const nodes = entries.filter((entry) => entry.position > offset && entry.position <= offset + page.first);
   const total = rows.length > 0 ? Number(rows[0]!.total) : 0;
+  const start = from ?? total - page.size;
+  const nodes = entries.filter((entry) => entry.position > start && entry.position <= start + page.size);
   const viewerEntry = entries.find((entry) => entry.id === viewerId) ?? null;
-  return new LeaderboardPage(nodes, offset + page.first < total, (row) => encodeCursor(order, String(row.position), row.id), total, viewerEntry);
+  const hasNextPage = start + page.size < total;
+  const hasPreviousPage = start > 0 && total > 0;
+  return new LeaderboardPage(nodes, hasNextPage, hasPreviousPage, (row) => encodeCursor(order, String(row.position), row.id), total, viewerEntry);
 }

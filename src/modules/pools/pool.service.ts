@@ -1,4 +1,5 @@
 import type { PoolRow } from '../../../schema/index.js';
+import type { KeysetOrder } from '../../db/keyset.js';
 import { compileSelect, type ReadPlan } from '../../db/nested-read.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
@@ -6,17 +7,18 @@ import { requireStorableDate } from '../common/input.js';
 import { badInput } from '../../errors.js';
 import { NEWEST_FIRST } from '../common/loaders.js';
 import { wholeRowPlan } from '../common/read-plan.js';
+import { keysetPage, type KeysetList } from '../common/keyset-page.js';
+import type { Conditions } from '../common/sql-conditions.js';
 import { POOL_READ } from '../common/read-specs.js';
 import {
-  type CursorKey,
   encodeCursor,
   isIntegerString,
   isIsoDate,
-  Page,
+  type Page,
+  type PageArguments,
   type PageRequest,
   parseOffset,
   parsePageRequest,
-  takePage,
 } from '../common/pagination.js';
 
 export const POOL_STATUS_FILTERS = ['ACTIVE', 'ENDED', 'RESOLVED', 'NOT_RESOLVED'] as const;
@@ -32,12 +34,10 @@ export interface PoolFilter {
   createdBy?: string | null;
 }
 
-export interface ListPoolsInput {
+export interface ListPoolsInput extends PageArguments {
   filter?: PoolFilter | null;
   sort?: PoolSort | null;
   search?: string | null;
-  first?: number | null;
-  after?: string | null;
   offset?: number | null;
 }
 
@@ -83,22 +83,6 @@ const ORDERINGS: Record<PoolSort | typeof NEWEST_FIRST, Ordering> = {
   // Streak pools share the cursor format of every other newest-first child list.
   [NEWEST_FIRST]: byDate(NEWEST_FIRST, 'createdAt', 'created_at', true),
 };
-
-/** Conditions over the alias `p`, their values as parameters. */
-class Conditions {
-  readonly parts: string[] = [];
-  constructor(readonly params: unknown[]) {}
-  param(value: unknown, type: string): string {
-    this.params.push(value);
-    return `$${this.params.length}::${type}`;
-  }
-  add(sql: string): void {
-    this.parts.push(sql);
-  }
-  where(): string {
-    return this.parts.length ? ` WHERE ${this.parts.join(' AND ')}` : '';
-  }
-}
 
 const HAS_RESOLUTION = 'EXISTS (SELECT 1 FROM "resolutions" r WHERE r."pool_id" = p."id")';
 
@@ -156,31 +140,30 @@ function filterConditions(c: Conditions, ctx: ServiceContext, input: ListPoolsIn
 }
 
 /**
- * One page of pools matching `filter` in `ordering` from the page's cursor on, with what
- * `plan` reads of them and their relations: one statement (+1 count when selected).
+ * One page of pools matching `filter` in `ordering` from the page's cursor on (forward or
+ * backward), with what `plan` reads of them and their relations: one statement, +1 count
+ * when selected, +1 for the page flag on the cursor's far side when selected.
  */
-async function pageOfPools(ctx: ServiceContext, filter: (c: Conditions) => void, ordering: Ordering, page: PageRequest, plan: ReadPlan, offset = 0) {
-  const params: unknown[] = [];
-  const select = compileSelect(withColumn(plan, ordering.property), 'p', params);
-  const conditions = new Conditions(params);
-  filter(conditions);
-  if (page.after) conditions.add(afterCursor(conditions, ordering, page.after));
-  const direction = ordering.descending ? 'DESC' : 'ASC';
-  const text =
-    `SELECT ${select.list} FROM "pools" p${conditions.where()} ` +
-    `ORDER BY p."${ordering.column}" ${direction}, p."id" ${direction} LIMIT ${conditions.param(page.first + 1, 'int')}` +
-    // A fixed OFFSET clause (0 when unused) keeps one statement text, so one prepared statement, per shape.
-    ` OFFSET ${conditions.param(offset, 'int')}`;
-  const rows = (await ctx.database.query<Record<string, unknown>>(text, params)).map((row) => select.decode(row) as PoolRow);
-  const { nodes, hasNextPage } = takePage(rows, page.first);
-  const countAll = async () => {
-    const counting = new Conditions([]);
-    filter(counting);
-    const [row] = await ctx.database.query<{ total: number }>(`SELECT count(*)::int AS "total" FROM "pools" p${counting.where()}`, counting.params);
-    return row?.total ?? 0;
+function pageOfPools(ctx: ServiceContext, filter: (c: Conditions) => void, ordering: Ordering, page: PageRequest, plan: ReadPlan, offset = 0): Promise<Page<PoolRow>> {
+  const list: KeysetList<PoolRow> = {
+    select: (c) => {
+      const select = compileSelect(withColumn(plan, ordering.property), 'p', c.params);
+      return { list: select.list, decode: (row) => select.decode(row) as PoolRow };
+    },
+    from: '"pools" p',
+    filter,
+    order: keyOf(ordering),
+    cursorOf: (row) => encodeCursor(ordering.name, ordering.keyOf(row), row.id),
   };
-  return new Page(nodes, hasNextPage, false, (row) => encodeCursor(ordering.name, ordering.keyOf(row), row.id), countAll);
+  return keysetPage(ctx.database.query, list, page, offset);
 }
+
+const keyOf = (ordering: Ordering): KeysetOrder => ({
+  key: `p."${ordering.column}"`,
+  id: 'p."id"',
+  descending: ordering.descending,
+  keyType: ordering.keyType,
+});
 
 /** The plan reading `property` too (the ordering's key, for cursors). */
 function withColumn(plan: ReadPlan, property: string): ReadPlan {
@@ -188,16 +171,12 @@ function withColumn(plan: ReadPlan, property: string): ReadPlan {
   return { ...plan, columns: new Set([...plan.columns, property]) };
 }
 
-function afterCursor(c: Conditions, ordering: Ordering, after: CursorKey): string {
-  const comparison = ordering.descending ? '<' : '>';
-  return `(p."${ordering.column}", p."id") ${comparison} (${c.param(after.key, ordering.keyType)}, ${c.param(after.id, 'uuid')})`;
-}
-
 /** A page of pools; `plan` says what to read of them and their relations (the whole rows by default). */
 export async function listPools(ctx: ServiceContext, input: ListPoolsInput, plan: ReadPlan = wholeRowPlan(POOL_READ)): Promise<Page<PoolRow>> {
   const ordering = ORDERINGS[input.sort ?? 'END_DATE'];
+  const offset = parseOffset(input);
   const page = parsePageRequest(input, ordering.name, ordering.isValidKey);
-  return pageOfPools(ctx, (c) => filterConditions(c, ctx, input), ordering, page, plan, parseOffset(input));
+  return pageOfPools(ctx, (c) => filterConditions(c, ctx, input), ordering, page, plan, offset);
 }
 
 export async function findPool(ctx: ServiceContext, id: string): Promise<PoolRow | null> {
@@ -208,13 +187,14 @@ export async function findPool(ctx: ServiceContext, id: string): Promise<PoolRow
 export async function listStreakPools(
   ctx: ServiceContext,
   streakId: string,
-  input: { pastOnly?: boolean | null; first?: number | null; after?: string | null; offset?: number | null },
+  input: PageArguments & { pastOnly?: boolean | null; offset?: number | null },
 ): Promise<Page<PoolRow>> {
   const ordering = ORDERINGS[NEWEST_FIRST];
+  const offset = parseOffset(input);
   const page = parsePageRequest(input, ordering.name, ordering.isValidKey);
   const filter = (c: Conditions) => {
     c.add(`p."streak_id" = ${c.param(streakId, 'uuid')}`);
     if (input.pastOnly) c.add(`p."prediction_end_date" <= ${c.param(ctx.now, 'timestamptz')}`);
   };
-  return pageOfPools(ctx, filter, ordering, page, wholeRowPlan(POOL_READ), parseOffset(input));
+  return pageOfPools(ctx, filter, ordering, page, wholeRowPlan(POOL_READ), offset);
 }

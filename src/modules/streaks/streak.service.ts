@@ -1,11 +1,14 @@
-import { and, count, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import { type PoolRow, streakRewards, type StreakRewardRow, streaks, type StreakRow, userStreaks } from '../../../schema/index.js';
 import { requireViewer } from '../auth/viewer.js';
 import { AppError } from '../../errors.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
-import { NEWEST_FIRST, parseNewestFirstPage } from '../common/loaders.js';
-import { encodeCursor, Page, takePage } from '../common/pagination.js';
+import { tableReader } from '../../db/batch.js';
+import { keysetPage } from '../common/keyset-page.js';
+import { newestFirstOrder } from '../../db/keyset.js';
+import { newestFirstCursor, parseNewestFirstPage } from '../common/loaders.js';
+import type { Page, PageArguments } from '../common/pagination.js';
 import { listStreakPools } from '../pools/pool.service.js';
 
 export async function findStreak(ctx: ServiceContext, id: string): Promise<StreakRow | null> {
@@ -13,23 +16,19 @@ export async function findStreak(ctx: ServiceContext, id: string): Promise<Strea
 }
 
 /** Every streak, newest first. */
-export async function listStreaks(
-  ctx: ServiceContext,
-  input: { first?: number | null; after?: string | null },
-): Promise<Page<StreakRow>> {
-  const page = parseNewestFirstPage(input);
-  const after = page.after
-    ? sql`(${streaks.createdAt}, ${streaks.id}) < (${page.after.key}::timestamptz, ${page.after.id}::uuid)`
-    : undefined;
-  const rows = await ctx.database.db
-    .select()
-    .from(streaks)
-    .where(and(after))
-    .orderBy(desc(streaks.createdAt), desc(streaks.id))
-    .limit(page.first + 1);
-  const { nodes, hasNextPage } = takePage(rows, page.first);
-  const countAll = async () => (await ctx.database.db.select({ total: count() }).from(streaks))[0]?.total ?? 0;
-  return new Page(nodes, hasNextPage, false, (row) => encodeCursor(NEWEST_FIRST, row.createdAt.toISOString(), row.id), countAll);
+export function listStreaks(ctx: ServiceContext, input: PageArguments): Promise<Page<StreakRow>> {
+  const reader = tableReader(streaks);
+  return keysetPage(
+    ctx.database.query,
+    {
+      select: () => ({ list: reader.columns('s'), decode: (row) => reader.decode<StreakRow>(row) }),
+      from: '"streaks" s',
+      filter: () => {},
+      order: newestFirstOrder('s'),
+      cursorOf: newestFirstCursor,
+    },
+    parseNewestFirstPage(input),
+  );
 }
 
 export interface StreakPoolsResult {
@@ -41,7 +40,7 @@ export interface StreakPoolsResult {
 export async function streakPools(
   ctx: ServiceContext,
   streakId: string,
-  input: { pastOnly?: boolean | null; first?: number | null; after?: string | null; offset?: number | null },
+  input: PageArguments & { pastOnly?: boolean | null; offset?: number | null },
 ): Promise<StreakPoolsResult> {
   const streak = await ctx.loaders.streakById.load(parseId(streakId, 'streakId'));
   if (!streak) throw new AppError('NOT_FOUND', `No streak has id ${streakId}`, { argumentName: 'streakId' });

@@ -11,7 +11,7 @@ import type {
 import { assertCanReadPrivate } from '../auth/viewer.js';
 import type { ServiceContext } from '../context.js';
 import { parseNewestFirstPage } from '../common/loaders.js';
-import type { Page } from '../common/pagination.js';
+import type { Page, PageArguments } from '../common/pagination.js';
 import type { NotificationFilter } from './user.loaders.js';
 
 /**
@@ -37,7 +37,7 @@ export function userSettings(ctx: ServiceContext, userId: string): Promise<Setti
 export function listUserNotifications(
   ctx: ServiceContext,
   userId: string,
-  page: { first?: number | null; after?: string | null },
+  page: PageArguments,
   filter?: NotificationFilter | null,
 ): Promise<Page<NotificationRow>> {
   assertCanReadPrivate(ctx.viewer, userId, 'notifications');

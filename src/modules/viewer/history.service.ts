@@ -1,17 +1,17 @@
 import DataLoader from 'dataloader';
-import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
-import { type ChainSubmissionRow, chainSubmissions, pools, type PredictionRow, predictions, rewards } from '../../../schema/index.js';
+import { and, eq, inArray } from 'drizzle-orm';
+import { type ChainSubmissionRow, type PredictionRow, predictions } from '../../../schema/index.js';
+import { tableReader } from '../../db/batch.js';
+import { newestFirstOrder } from '../../db/keyset.js';
 import { badInput } from '../../errors.js';
 import { requireViewer } from '../auth/viewer.js';
-import { NEWEST_FIRST, parseNewestFirstPage } from '../common/loaders.js';
-import { encodeCursor, isIntegerString, isIsoDate, Page, parsePageRequest, takePage } from '../common/pagination.js';
+import { keysetPage } from '../common/keyset-page.js';
+import { NEWEST_FIRST, newestFirstCursor, parseNewestFirstPage } from '../common/loaders.js';
+import { encodeCursor, isIntegerString, isIsoDate, type Page, type PageArguments, parsePageRequest } from '../common/pagination.js';
+import type { Conditions } from '../common/sql-conditions.js';
 import type { ServiceContext } from '../context.js';
 import { statusCondition } from '../pools/pool.service.js';
 import { requestScoped } from './request-scoped.js';
-
-/** pools under the alias `p` that the lifecycle conditions name. */
-const poolsAsP = alias(pools, 'p');
 
 /** A user's transactions through the service, and their predictions by lifecycle. */
 
@@ -25,11 +25,24 @@ export interface UserTransaction extends Pick<ChainSubmissionRow, 'id' | 'create
 }
 
 /** The user's chain submissions, newest first: one statement per page, whatever its size. */
-export async function userTransactions(ctx: ServiceContext, userId: string, args: { first?: number | null; after?: string | null }): Promise<Page<UserTransaction>> {
-  const page = parseNewestFirstPage(args);
-  const after = page.after ? sql`AND (s.created_at, s.id) < (${page.after.key}::timestamptz, ${page.after.id}::uuid)` : sql``;
-  const result = await ctx.database.db.execute(sql`
-    SELECT s.id, s.created_at, s.updated_at, s.operation, s.user_id, s.signature, s.status, s.error, s.confirmed_at,
+export function userTransactions(ctx: ServiceContext, userId: string, args: PageArguments): Promise<Page<UserTransaction>> {
+  const chainDecimals = ctx.chain?.accounts.decimals ?? null;
+  return keysetPage(
+    ctx.database.query,
+    {
+      select: () => ({ list: TRANSACTION_COLUMNS, decode: (row) => transactionOf(row, chainDecimals) }),
+      from: '"chain_submissions" s',
+      selectJoins: TRANSACTION_JOINS,
+      filter: (c) => c.add(`s."user_id" = ${c.param(userId, 'uuid')}`),
+      order: newestFirstOrder('s'),
+      cursorOf: newestFirstCursor,
+    },
+    parseNewestFirstPage(args),
+  );
+}
+
+/** What a transaction's record shows, and the records it produced, over the submission `s` and TRANSACTION_JOINS. */
+const TRANSACTION_COLUMNS = `s.id, s.created_at, s.updated_at, s.operation, s.user_id, s.signature, s.status, s.error, s.confirmed_at,
       (CASE s.operation
         WHEN 'placePrediction' THEN -(s.params->>'stake')::numeric
         WHEN 'updateStake' THEN -(s.params->>'delta')::numeric
@@ -40,20 +53,15 @@ export async function userTransactions(ctx: ServiceContext, userId: string, args
         WHEN 'claimStreakReward' THEN sr.amount
       END)::text AS amount_units,
       coalesce(p.decimals, r.decimals, st.decimals, fs.decimals) AS decimals,
-      coalesce(p.id, r.prediction_id) AS prediction_id, r.id AS reward_id, sr.id AS streak_reward_id
-    FROM chain_submissions s
-    LEFT JOIN predictions p ON p.prediction_account = s.params->>'predictionAccount'
+      coalesce(p.id, r.prediction_id) AS prediction_id, r.id AS reward_id, sr.id AS streak_reward_id`;
+const TRANSACTION_JOINS = `LEFT JOIN predictions p ON p.prediction_account = s.params->>'predictionAccount'
     LEFT JOIN rewards r ON s.operation = 'claimReward' AND r.id::text = s.params->>'rewardId'
     LEFT JOIN streak_rewards sr ON s.operation = 'claimStreakReward' AND sr.id::text = s.params->>'streakRewardId'
     LEFT JOIN streaks st ON st.id = sr.streak_id
-    LEFT JOIN streaks fs ON s.operation = 'fundStreak' AND fs.id::text = s.params->>'streakId'
-    WHERE s.user_id = ${userId} ${after}
-    ORDER BY s.created_at DESC, s.id DESC
-    LIMIT ${page.first + 1}`);
-  type Raw = Record<string, any>;
-  const rows = (Array.isArray(result) ? result : (result as { rows: Raw[] }).rows) as Raw[];
-  const chainDecimals = ctx.chain?.accounts.decimals ?? null;
-  const mapped: UserTransaction[] = rows.map((row) => ({
+    LEFT JOIN streaks fs ON s.operation = 'fundStreak' AND fs.id::text = s.params->>'streakId'`;
+
+function transactionOf(row: Record<string, any>, chainDecimals: number | null): UserTransaction {
+  return {
     id: row.id,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
@@ -68,11 +76,15 @@ export async function userTransactions(ctx: ServiceContext, userId: string, args
     predictionId: row.prediction_id ?? null,
     rewardId: row.reward_id ?? null,
     streakRewardId: row.streak_reward_id ?? null,
-  }));
-  const { nodes, hasNextPage } = takePage(mapped, page.first);
-  const countAll = async () =>
-    (await ctx.database.db.select({ n: sql<number>`count(*)::int` }).from(chainSubmissions).where(eq(chainSubmissions.userId, userId)))[0]?.n ?? 0;
-  return new Page(nodes, hasNextPage, false, (row) => encodeCursor(NEWEST_FIRST, row.createdAt.toISOString(), row.id), countAll);
+  };
+}
+
+/** Transactions by id (for `node`): one statement for all of them, in key order, null where none. */
+export async function transactionsByIds(ctx: ServiceContext, ids: readonly string[]): Promise<Array<UserTransaction | null>> {
+  const chainDecimals = ctx.chain?.accounts.decimals ?? null;
+  const rows = await ctx.database.query<Record<string, unknown>>(`SELECT ${TRANSACTION_COLUMNS} FROM "chain_submissions" s ${TRANSACTION_JOINS} WHERE s."id" = ANY($1::uuid[])`, [ids]);
+  const byId = new Map(rows.map((row) => [String(row.id), transactionOf(row, chainDecimals)]));
+  return ids.map((id) => byId.get(id) ?? null);
 }
 
 export const PREDICTION_FILTERS = ['ACTIVE', 'ENDED', 'RESOLVED', 'CLAIMABLE'] as const;
@@ -80,55 +92,51 @@ export type PredictionFilter = (typeof PREDICTION_FILTERS)[number];
 export const PREDICTION_SORTS = ['NEWEST', 'OLDEST', 'STAKE_HIGH', 'STAKE_LOW'] as const;
 export type PredictionSort = (typeof PREDICTION_SORTS)[number];
 
-const SORTS: Record<PredictionSort, { key: SQL; descending: boolean; keyOf: (row: PredictionRow) => string; isValidKey: (key: string) => boolean; cast: string }> = {
-  NEWEST: { key: sql`${predictions.createdAt}`, descending: true, keyOf: (row) => row.createdAt.toISOString(), isValidKey: isIsoDate, cast: 'timestamptz' },
-  OLDEST: { key: sql`${predictions.createdAt}`, descending: false, keyOf: (row) => row.createdAt.toISOString(), isValidKey: isIsoDate, cast: 'timestamptz' },
-  STAKE_HIGH: { key: sql`${predictions.stake}`, descending: true, keyOf: (row) => row.stake.toString(), isValidKey: isIntegerString, cast: 'bigint' },
-  STAKE_LOW: { key: sql`${predictions.stake}`, descending: false, keyOf: (row) => row.stake.toString(), isValidKey: isIntegerString, cast: 'bigint' },
+const SORTS: Record<PredictionSort, { column: string; descending: boolean; keyOf: (row: PredictionRow) => string; isValidKey: (key: string) => boolean; keyType: string }> = {
+  NEWEST: { column: 'created_at', descending: true, keyOf: (row) => row.createdAt.toISOString(), isValidKey: isIsoDate, keyType: 'timestamptz' },
+  OLDEST: { column: 'created_at', descending: false, keyOf: (row) => row.createdAt.toISOString(), isValidKey: isIsoDate, keyType: 'timestamptz' },
+  STAKE_HIGH: { column: 'stake', descending: true, keyOf: (row) => row.stake.toString(), isValidKey: isIntegerString, keyType: 'bigint' },
+  STAKE_LOW: { column: 'stake', descending: false, keyOf: (row) => row.stake.toString(), isValidKey: isIntegerString, keyType: 'bigint' },
 };
 
 /**
- * A user's predictions whose pool is in a lifecycle state (the pools' own ACTIVE, ENDED and
- * RESOLVED filters), or whose reward is still to be claimed (CLAIMABLE), in a sort order
- * with keyset cursors.
+ * A user's predictions (alias `c`, their pools `p`) whose pool is in a lifecycle state (the
+ * pools' own ACTIVE, ENDED and RESOLVED filters), or whose reward is still to be claimed
+ * (CLAIMABLE), in a sort order with keyset cursors, forward or backward.
  */
-export async function userPredictions(
+export function userPredictions(
   ctx: ServiceContext,
   userId: string,
-  args: { first?: number | null; after?: string | null; filter?: PredictionFilter | null; sort?: PredictionSort | null },
+  args: PageArguments & { filter?: PredictionFilter | null; sort?: PredictionSort | null },
 ): Promise<Page<PredictionRow>> {
   const sortName = args.sort ?? 'NEWEST';
   const sort = SORTS[sortName];
   if (!sort) throw badInput('sort', `sort must be one of ${PREDICTION_SORTS.join(', ')}`);
+  if (args.filter != null && !PREDICTION_FILTERS.includes(args.filter)) throw badInput('filter', `filter must be one of ${PREDICTION_FILTERS.join(', ')}`);
   // NEWEST shares the cursors of the unfiltered newest-first list.
   const cursorSort = sortName === 'NEWEST' ? NEWEST_FIRST : `PREDICTIONS_${sortName}`;
   const page = parsePageRequest(args, cursorSort, sort.isValidKey);
-  const filter = args.filter == null ? undefined : predictionFilter(ctx, args.filter);
-  const after = page.after
-    ? sort.descending
-      ? sql`(${sort.key}, ${predictions.id}) < (${page.after.key}::${sql.raw(sort.cast)}, ${page.after.id}::uuid)`
-      : sql`(${sort.key}, ${predictions.id}) > (${page.after.key}::${sql.raw(sort.cast)}, ${page.after.id}::uuid)`
-    : undefined;
-  const where = and(eq(predictions.userId, userId), filter);
-  const order = sort.descending ? [desc(sort.key), desc(predictions.id)] : [asc(sort.key), asc(predictions.id)];
-  const rows = await ctx.database.db
-    .select({ prediction: predictions })
-    .from(predictions)
-    .innerJoin(poolsAsP, eq(poolsAsP.id, predictions.poolId))
-    .where(and(where, after))
-    .orderBy(...order)
-    .limit(page.first + 1);
-  const { nodes, hasNextPage } = takePage(rows.map((row) => row.prediction), page.first);
-  const countAll = async () =>
-    (await ctx.database.db.select({ n: sql<number>`count(*)::int` }).from(predictions).innerJoin(poolsAsP, eq(poolsAsP.id, predictions.poolId)).where(where))[0]?.n ?? 0;
-  return new Page(nodes, hasNextPage, false, (row) => encodeCursor(cursorSort, sort.keyOf(row), row.id), countAll);
+  const reader = tableReader(predictions);
+  return keysetPage(
+    ctx.database.query,
+    {
+      select: () => ({ list: reader.columns('c'), decode: (row) => reader.decode<PredictionRow>(row) }),
+      from: '"predictions" c JOIN "pools" p ON p."id" = c."pool_id"',
+      filter: (c) => {
+        c.add(`c."user_id" = ${c.param(userId, 'uuid')}`);
+        if (args.filter != null) c.add(predictionFilter(ctx, c, args.filter));
+      },
+      order: { key: `c."${sort.column}"`, id: 'c."id"', descending: sort.descending, keyType: sort.keyType },
+      cursorOf: (row) => encodeCursor(cursorSort, sort.keyOf(row), row.id),
+    },
+    page,
+  );
 }
 
-function predictionFilter(ctx: ServiceContext, filter: PredictionFilter): SQL {
-  if (!PREDICTION_FILTERS.includes(filter)) throw badInput('filter', `filter must be one of ${PREDICTION_FILTERS.join(', ')}`);
-  // The pools filters' own definition, over the alias `p` the list joins; the time is the request's, inlined.
-  if (filter !== 'CLAIMABLE') return sql.raw(statusCondition(() => `'${ctx.now.toISOString()}'::timestamptz`, filter));
-  return sql`EXISTS (SELECT 1 FROM ${rewards} WHERE ${rewards.predictionId} = ${predictions.id} AND NOT ${rewards.isClaimed} AND ${rewards.amount} > 0)`;
+function predictionFilter(ctx: ServiceContext, c: Conditions, filter: PredictionFilter): string {
+  // The pools filters' own definition, over the alias `p` the list joins.
+  if (filter !== 'CLAIMABLE') return statusCondition(() => c.param(ctx.now, 'timestamptz'), filter);
+  return 'EXISTS (SELECT 1 FROM "rewards" rw WHERE rw."prediction_id" = c."id" AND NOT rw."is_claimed" AND rw."amount" > 0)';
 }
 
 /** The viewer's prediction in each pool (null where none, or when signed out): one statement per request. */

@@ -1,3 +1,6 @@
+import { getTableName } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { uniqueLoader } from '../common/loaders.js';
 import type { ServiceContext } from '../context.js';
 
 /**
@@ -12,4 +15,9 @@ export function requestScoped<T>(ctx: Pick<ServiceContext, 'loaders'>, key: stri
   if (!scope) scopes.set(ctx.loaders, (scope = new Map()));
   if (!scope.has(key)) scope.set(key, create());
   return scope.get(key) as T;
+}
+
+/** A by-id loader of `table` (its primary key `id`), made on first use in the request. */
+export function rowByIdLoader<TRow extends Record<string, unknown>>(ctx: Pick<ServiceContext, 'loaders' | 'database'>, table: PgTable & { id: PgColumn }) {
+  return requestScoped(ctx, `byId:${getTableName(table)}`, () => uniqueLoader<TRow>(ctx.database.db, table, table.id));
 }

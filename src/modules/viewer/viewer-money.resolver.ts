@@ -1,8 +1,7 @@
 import { Args, Ctx, FieldResolver, Float, Resolver, Root } from 'type-graphql';
 import { type PoolRow, type RewardRow, rewards, type StreakRewardRow, streakRewards, type UserRow } from '../../../schema/index.js';
-import { uniqueLoader } from '../common/loaders.js';
 import { StreakReward } from '../streaks/streak.type.js';
-import { requestScoped } from './request-scoped.js';
+import { rowByIdLoader } from './request-scoped.js';
 import type { GraphQLContext } from '../../server/context.js';
 import { assertCanReadPrivate, PRIVATE_FIELD } from '../auth/viewer.js';
 import { toTokens } from '../common/amounts.js';
@@ -84,14 +83,12 @@ export class UserTransactionResolver {
 
   @FieldResolver(() => Reward, { nullable: true, description: 'The reward or refund the transaction claimed.' })
   reward(@Root() row: UserTransactionRow, @Ctx() ctx: GraphQLContext) {
-    return row.rewardId ? requestScoped(ctx, 'rewardById', () => uniqueLoader<RewardRow>(ctx.database.db, rewards, rewards.id)).load(row.rewardId) : null;
+    return row.rewardId ? rowByIdLoader<RewardRow>(ctx, rewards).load(row.rewardId) : null;
   }
 
   @FieldResolver(() => StreakReward, { nullable: true, description: 'The streak reward the transaction claimed.' })
   streakReward(@Root() row: UserTransactionRow, @Ctx() ctx: GraphQLContext) {
-    return row.streakRewardId
-      ? requestScoped(ctx, 'streakRewardById', () => uniqueLoader<StreakRewardRow>(ctx.database.db, streakRewards, streakRewards.id)).load(row.streakRewardId)
-      : null;
+    return row.streakRewardId ? rowByIdLoader<StreakRewardRow>(ctx, streakRewards).load(row.streakRewardId) : null;
   }
 }
 

@@ -1,6 +1,7 @@
 import { ArgsType, Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Connection } from '../common/connection.type.js';
 import { PageArgs } from '../common/page.args.js';
+import { Node } from '../node/node.type.js';
 import { DateTime } from '../common/scalars.js';
 import { Prediction, Reward } from '../predictions/prediction.type.js';
 import { StreakReward } from '../streaks/streak.type.js';
@@ -85,7 +86,7 @@ registerEnumType(ChainSubmissionStatus, {
   },
 });
 
-@ObjectType({ simpleResolvers: true, description: 'A transaction the user made through the service.' })
+@ObjectType({ simpleResolvers: true, implements: Node, description: 'A transaction the user made through the service.' })
 export class UserTransaction {
   @Field(() => ID, { description: 'Unique identifier of the submission.' })
   id!: string;

@@ -1,0 +1,147 @@
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import {
+  apiKeys,
+  chainSubmissions,
+  deviceTokens,
+  images,
+  notifications,
+  pools,
+  predictions,
+  referralCodes,
+  referralRedemptions,
+  refreshTokens,
+  resolutions,
+  rewards,
+  settings,
+  streakRewards,
+  streaks,
+  users,
+} from '../../../schema/index.js';
+import { getTableName } from 'drizzle-orm';
+import { badInput } from '../../errors.js';
+import { canReadPrivate } from '../auth/viewer.js';
+import { isUuid } from '../common/ids.js';
+import type { ServiceContext } from '../context.js';
+import { transactionsByIds } from '../viewer/history.service.js';
+import { rowByIdLoader } from '../viewer/request-scoped.js';
+import { NODE_TYPE } from './node.type.js';
+
+/** The most ids one `nodes` call takes. */
+export const MAX_NODE_IDS = 100;
+
+type Row = { id: string } & Record<string, unknown>;
+
+/** How a Node type is found by id, and who may see it. */
+interface NodeType {
+  /** The table whose primary key is the type's id. */
+  table: PgTable;
+  /** The rows of `ids` (all of this type), in key order. */
+  load: (ctx: ServiceContext, ids: string[]) => Promise<Array<Row | null | Error>>;
+  /**
+   * Whether the viewer may see `row`: never more than the fields that lead to the type
+   * show (a private record: its user and admins). A row the viewer may not see is answered
+   * as an unknown id would be, so `node` tells nothing of what exists.
+   */
+  visible: (ctx: ServiceContext, row: Row) => boolean | Promise<boolean>;
+}
+
+const PUBLIC = () => true;
+/** Private to the user of the row's `userId` (and admins), as modules/users/private.service.ts. */
+const OWNED = (ctx: ServiceContext, row: Row) => canReadPrivate(ctx.viewer, row.userId as string);
+const byId = (table: PgTable & { id: PgColumn }) => (ctx: ServiceContext, ids: string[]) => rowByIdLoader<Row>(ctx, table).loadMany(ids);
+
+const NODE_TYPES: Record<string, NodeType> = {
+  User: { table: users, load: (ctx, ids) => ctx.loaders.userById.loadMany(ids), visible: PUBLIC },
+  Pool: { table: pools, load: (ctx, ids) => ctx.loaders.poolById.loadMany(ids), visible: PUBLIC },
+  Prediction: { table: predictions, load: (ctx, ids) => ctx.loaders.predictionById.loadMany(ids), visible: PUBLIC },
+  Reward: { table: rewards, load: byId(rewards), visible: PUBLIC },
+  Resolution: { table: resolutions, load: byId(resolutions), visible: PUBLIC },
+  Image: { table: images, load: (ctx, ids) => ctx.loaders.imageById.loadMany(ids), visible: PUBLIC },
+  Streak: { table: streaks, load: (ctx, ids) => ctx.loaders.streakById.loadMany(ids), visible: PUBLIC },
+  // Streak rewards show only in the viewer's own streak details, claimables and transactions.
+  StreakReward: { table: streakRewards, load: byId(streakRewards), visible: (ctx, row) => ownsWallet(ctx, row.userWalletAddress as string) },
+  Settings: { table: settings, load: byId(settings), visible: OWNED },
+  Notification: { table: notifications, load: (ctx, ids) => ctx.loaders.notificationById.loadMany(ids), visible: OWNED },
+  DeviceToken: { table: deviceTokens, load: byId(deviceTokens), visible: OWNED },
+  RefreshToken: { table: refreshTokens, load: byId(refreshTokens), visible: OWNED },
+  ApiKey: { table: apiKeys, load: byId(apiKeys), visible: OWNED },
+  // A code: its creator's (createdReferralCodes), and its redeemer's (referralRedemption.referralCode).
+  ReferralCode: {
+    table: referralCodes,
+    load: (ctx, ids) => ctx.loaders.referralCodeById.loadMany(ids),
+    visible: async (ctx, row) => OWNED(ctx, row) || (await redeemedBy(ctx, row.id)),
+  },
+  // A redemption: its redeemer's (referralRedemption) and the code's creator's (code.redemptions).
+  ReferralRedemption: {
+    table: referralRedemptions,
+    load: byId(referralRedemptions),
+    visible: async (ctx, row) => {
+      if (OWNED(ctx, row)) return true;
+      const code = await ctx.loaders.referralCodeById.load(row.referralCodeId as string);
+      return code !== null && canReadPrivate(ctx.viewer, code.userId);
+    },
+  },
+  UserTransaction: { table: chainSubmissions, load: (ctx, ids) => transactionsByIds(ctx, ids) as Promise<Array<Row | null>>, visible: OWNED },
+};
+
+async function ownsWallet(ctx: ServiceContext, walletAddress: string): Promise<boolean> {
+  if (!ctx.viewer) return false;
+  if (ctx.viewer.role === 'ADMIN') return true;
+  const viewer = await ctx.loaders.userById.load(ctx.viewer.userId);
+  return viewer?.walletAddress === walletAddress;
+}
+
+async function redeemedBy(ctx: ServiceContext, codeId: string): Promise<boolean> {
+  if (!ctx.viewer) return false;
+  const redemption = await ctx.loaders.referralRedemptionByUser.load(ctx.viewer.userId);
+  return redemption?.referralCodeId === codeId;
+}
+
+/**
+ * Which Node type each id belongs to, in ONE statement whatever the number of ids: every
+ * table probed by its primary key, the ids as one array parameter. Ids are random UUIDs
+ * (gen_random_uuid) in every table, so an id names one row of one table.
+ */
+const TYPE_OF_IDS = Object.entries(NODE_TYPES)
+  .map(([name, type]) => `SELECT '${name}' AS "type", t."id"::text AS "id" FROM "${getTableName(type.table)}" t WHERE t."id" = ANY($1::uuid[])`)
+  .join(' UNION ALL ');
+
+/**
+ * The objects of `ids`, each tagged with its type for `Node`'s resolveType: null for an id
+ * that names nothing, or something the viewer may not see (the same answer). An id that is
+ * not a UUID is BAD_USER_INPUT, as for `pool(id)`. Costs the type lookup plus one batched
+ * load per type present (the request's loaders, shared with every other field).
+ */
+export async function findNodes(ctx: ServiceContext, ids: readonly string[], argumentName: string): Promise<Array<Row | null>> {
+  if (ids.length > MAX_NODE_IDS) throw badInput(argumentName, `${argumentName} takes at most ${MAX_NODE_IDS} ids, got ${ids.length}`);
+  for (const id of ids) if (!isUuid(id)) throw badInput(argumentName, `${argumentName} must be UUIDs, got ${JSON.stringify(id)}`);
+  const keys = [...new Set(ids.map((id) => id.toLowerCase()))];
+  if (keys.length === 0) return [];
+  const found = await ctx.database.query<{ type: string; id: string }>(TYPE_OF_IDS, [keys]);
+  const idsByType = new Map<string, string[]>();
+  const typed = new Set<string>();
+  for (const { type, id } of found) {
+    // Should two tables ever hold one UUID, the first type of the lookup answers: one id, one object.
+    if (typed.has(id)) continue;
+    typed.add(id);
+    const group = idsByType.get(type);
+    if (group) group.push(id);
+    else idsByType.set(type, [id]);
+  }
+  const objects = new Map<string, Row>();
+  await Promise.all(
+    [...idsByType].map(async ([name, typeIds]) => {
+      const type = NODE_TYPES[name]!;
+      const rows = await type.load(ctx, typeIds);
+      await Promise.all(
+        rows.map(async (row) => {
+          // A failed load (the database, say) fails the field: it is no unknown id.
+          if (row instanceof Error) throw row;
+          if (!row) return;
+          if (await type.visible(ctx, row)) objects.set(row.id, { ...row, [NODE_TYPE]: name });
+        }),
+      );
+    }),
+  );
+  return ids.map((id) => objects.get(id.toLowerCase()) ?? null);
+}

@@ -1,0 +1,38 @@
+import { type GraphQLSchema, isInterfaceType } from 'graphql';
+import { Field, ID, InterfaceType } from 'type-graphql';
+
+/** Where a row handed to `node`/`nodes` keeps the name of its GraphQL type. */
+export const NODE_TYPE = Symbol('node type');
+
+/** Rows are plain objects: `node` tags each with its type (NODE_TYPE) as it finds it. */
+function nodeTypeOf(value: { [NODE_TYPE]?: string }): string | undefined {
+  return value[NODE_TYPE];
+}
+
+/**
+ * Gives the built schema's Node its type resolver as it is: type-graphql wraps every
+ * resolveType in an async function, and compiled execution (graphql-jit) calls resolveType
+ * synchronously, reading the promise as a type name.
+ */
+export function withNodeTypesResolved(schema: GraphQLSchema): GraphQLSchema {
+  const node = schema.getType('Node');
+  if (isInterfaceType(node)) node.resolveType = nodeTypeOf;
+  return schema;
+}
+
+/**
+ * The Relay Node interface: every object with an identity of its own implements it (the
+ * stored resources through `Entity`, and UserTransaction). Its id is the row's UUID, already
+ * unique across tables, so the same id serves `pool(id)`, the REST paths and `node(id)`.
+ */
+@InterfaceType('Node', {
+  description: 'An object with an identity of its own, refetchable by its id with `node(id)`.',
+  // Every implementation is reachable from the root fields anyway; registering them all would
+  // also register the abstract Entity base class as a type.
+  autoRegisterImplementations: false,
+  resolveType: nodeTypeOf,
+})
+export abstract class Node {
+  @Field(() => ID, { description: 'Globally unique id: the UUID of the object, whatever its type.' })
+  id!: string;
+}

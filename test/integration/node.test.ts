@@ -1,0 +1,174 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as tables from '../../schema/index.js';
+import { backends, startTestApp, type TestApp, testConfig } from './harness.js';
+import { type SignedIn, signInAs } from './sessions.js';
+
+/**
+ * `node(id)` and `nodes(ids)`: every Node type round-trips (an id read through the API
+ * gives back the same object and type), private records answer null to anyone but their
+ * user (and admins), exactly as an unknown id does, and the statements do not grow with
+ * the number of ids.
+ */
+
+/** One object of each Node type, as its own path in the API shows it, with the fields compared. */
+interface Sample {
+  type: string;
+  fields: string;
+  object: Record<string, unknown>;
+  /** Who besides the owner and admins may see it: everyone, or nobody else. */
+  public: boolean;
+}
+
+describe.each(backends)('node and nodes on %s', (kind) => {
+  let t: TestApp;
+  let owner: SignedIn;
+  let stranger: SignedIn;
+  let admin: SignedIn;
+  let codeCreator: SignedIn;
+  const samples: Sample[] = [];
+
+  const nodeQuery = (fields: string, type: string) => `query($id: ID!) { node(id: $id) { __typename id ... on ${type} { ${fields} } } }`;
+  async function node(sample: Sample, headers?: Record<string, string>) {
+    const response = await t.gql(nodeQuery(sample.fields, sample.type), { id: sample.object.id }, headers);
+    expect(response.errors, JSON.stringify(response.errors)).toBeUndefined();
+    return response.data.node;
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp(kind, { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
+    const ownerRows = await t.seed.user().withSettings().withNotifications([{}, {}]).withDeviceToken().withReferralCode().withImage({ avatar: true });
+    const creatorRows = await t.seed.user().withReferralCode();
+    owner = await signInAs(t, ownerRows.user.id);
+    codeCreator = await signInAs(t, creatorRows.user.id);
+    stranger = await signInAs(t, (await t.seed.user()).user.id);
+    admin = await signInAs(t, (await t.seed.user()).user.id, 'ADMIN');
+
+    // Records only the API creates, or the chain: a redemption, an API key, a streak reward, a transaction.
+    const redeemed = await t.gql(`mutation($c: String!) { redeemReferralCode(code: $c) { id } }`, { c: creatorRows.referralCodes[0]!.code }, owner.headers);
+    expect(redeemed.errors).toBeUndefined();
+    expect((await t.gql(`mutation { createApiKey(name: "bot") { key { id } } }`, {}, owner.headers)).errors).toBeUndefined();
+    const [wallet] = await t.database.rows<{ wallet: string }>(sql`SELECT wallet_address AS wallet FROM users WHERE id = ${owner.userId}`);
+    const [streak] = await t.database.db.select().from(tables.streaks).limit(1);
+    await t.database.db.insert(tables.streakRewards).values({ streakId: streak!.id, userWalletAddress: wallet!.wallet, amount: 2_000_000n });
+    await t.database.db.insert(tables.chainSubmissions).values({
+      userId: owner.userId,
+      idempotencyKey: randomBytes(16).toString('hex'),
+      operation: 'withdraw',
+      params: { amount: '1000000' },
+      signature: randomBytes(32).toString('hex'),
+      transaction: 'AA==',
+      lastValidBlockHeight: 1,
+      status: 'FAILED',
+    });
+
+    const own = await t.gql(
+      `query($streak: ID!) {
+        viewer { id username settings { id userId } notifications(first: 1) { nodes { id title } } deviceTokens { id token } refreshTokens { id version }
+          apiKeys { id name } referralRedemption { id referralCode { id code } } createdReferralCodes { id code } transactions(first: 1) { nodes { id operation } }
+          avatar { id url } }
+        streakUserDetails(streakId: $streak) { streakRewards { id amount } }
+        pools(filter: { status: [RESOLVED] }, first: 30) { nodes { id title streak { id title } resolution { id result } predictions(first: 5) { nodes { id stake reward { id amount } } } } }
+      }`,
+      { streak: streak!.id },
+      owner.headers,
+    );
+    expect(own.errors, JSON.stringify(own.errors)).toBeUndefined();
+    const v = own.data.viewer;
+    const pool = own.data.pools.nodes.find((p: any) => p.streak && p.predictions.nodes.some((n: any) => n.reward));
+    expect(pool, 'a resolved pool of a streak with a rewarded prediction').toBeDefined();
+    const prediction = pool.predictions.nodes.find((n: any) => n.reward);
+    const sample = (type: string, fields: string, object: Record<string, unknown>, isPublic: boolean) => {
+      expect(object?.id, `${type}: an id through the API`).toBeTypeOf('string');
+      samples.push({ type, fields, object, public: isPublic });
+    };
+    sample('User', 'username', { id: v.id, username: v.username }, true);
+    sample('Pool', 'title', { id: pool.id, title: pool.title }, true);
+    sample('Streak', 'title', pool.streak, true);
+    sample('Resolution', 'result', pool.resolution, true);
+    sample('Prediction', 'stake', { id: prediction.id, stake: prediction.stake }, true);
+    sample('Reward', 'amount', prediction.reward, true);
+    sample('Image', 'url', v.avatar, true);
+    sample('Settings', 'userId', v.settings, false);
+    sample('Notification', 'title', v.notifications.nodes[0], false);
+    sample('DeviceToken', 'token', v.deviceTokens[0], false);
+    sample('RefreshToken', 'version', v.refreshTokens[0], false);
+    sample('ApiKey', 'name', v.apiKeys[0], false);
+    sample('ReferralRedemption', 'referralCode { id code }', v.referralRedemption, false);
+    sample('ReferralCode', 'code', v.createdReferralCodes[0], false);
+    sample('UserTransaction', 'operation', v.transactions.nodes[0], false);
+    sample('StreakReward', 'amount', own.data.streakUserDetails.streakRewards[0], false);
+  });
+  afterAll(() => t?.close());
+
+  it('has a sample of every type implementing Node', async () => {
+    const schema = await t.gql(`{ __type(name: "Node") { possibleTypes { name } } }`);
+    expect(samples.map((s) => s.type).sort()).toEqual(schema.data.__type.possibleTypes.map((p: { name: string }) => p.name).sort());
+  });
+
+  it('round-trips every type: node(id) is the same object, of the same type, as its own path shows', async () => {
+    for (const sample of samples) {
+      expect(await node(sample, owner.headers), sample.type).toEqual({ __typename: sample.type, ...sample.object });
+    }
+  });
+
+  it('nodes(ids) answers in the order given, mixing types, with null for unknown ids', async () => {
+    const unknown = randomUUID();
+    const ids = [unknown, ...samples.map((s) => s.object.id as string).reverse(), samples[0]!.object.id];
+    const response = await t.gql(`query($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }`, { ids }, owner.headers);
+    expect(response.errors).toBeUndefined();
+    expect(response.data.nodes).toEqual([null, ...[...samples].reverse().map((s) => ({ __typename: s.type, id: s.object.id })), { __typename: samples[0]!.type, id: samples[0]!.object.id }]);
+    expect((await t.gql(`{ nodes(ids: []) { id } }`)).data.nodes).toEqual([]);
+  });
+
+  it("answers another user's private records as it answers an unknown id: null, no error", async () => {
+    const privateOnes = samples.filter((s) => !s.public);
+    expect(privateOnes.length).toBeGreaterThanOrEqual(9);
+    for (const viewer of [stranger.headers, undefined]) {
+      for (const sample of samples) {
+        const found = await node(sample, viewer);
+        expect(found, `${sample.type} to ${viewer ? 'another user' : 'a signed-out caller'}`).toEqual(sample.public ? { __typename: sample.type, ...sample.object } : null);
+      }
+      const ids = privateOnes.map((s) => s.object.id as string);
+      const response = await t.gql(`query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids: [...ids, randomUUID()] }, viewer);
+      expect(response.errors).toBeUndefined();
+      expect(response.data.nodes).toEqual(ids.map(() => null).concat([null]));
+    }
+  });
+
+  it('shows private records to admins, and a referral code and its redemption to the code’s creator and its redeemer', async () => {
+    for (const sample of samples) expect(await node(sample, admin.headers), sample.type).toEqual({ __typename: sample.type, ...sample.object });
+    const redemption = samples.find((s) => s.type === 'ReferralRedemption')!;
+    expect(await node(redemption, codeCreator.headers)).toEqual({ __typename: 'ReferralRedemption', ...redemption.object });
+    const redeemedCode = { type: 'ReferralCode', fields: 'code', object: (redemption.object as any).referralCode, public: false };
+    expect(await node(redeemedCode, owner.headers)).toEqual({ __typename: 'ReferralCode', ...redeemedCode.object });
+    expect(await node(redeemedCode, codeCreator.headers)).toEqual({ __typename: 'ReferralCode', ...redeemedCode.object });
+    expect(await node(redeemedCode, stranger.headers)).toBeNull();
+  });
+
+  it('refuses ids that are not UUIDs and more than 100 ids, before any statement', async () => {
+    for (const [query, argument] of [
+      [`{ node(id: "nope") { id } }`, 'id'],
+      [`{ nodes(ids: ["${randomUUID()}", "nope"]) { id } }`, 'ids'],
+      [`{ nodes(ids: [${Array.from({ length: 101 }, () => `"${randomUUID()}"`).join(', ')}]) { id } }`, 'ids'],
+    ] as const) {
+      let response!: Awaited<ReturnType<TestApp['gql']>>;
+      expect(await t.countStatements(async () => (response = await t.gql(query)))).toBe(0);
+      expect(response.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: argument });
+    }
+  });
+
+  it('costs the same statements for 1 id as for 50, and one type lookup however many types', async () => {
+    const predictions = (await t.database.rows<{ id: string }>(sql`SELECT id FROM predictions ORDER BY id LIMIT 50`)).map((r) => r.id);
+    expect(predictions).toHaveLength(50);
+    const query = `query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Prediction { stake } } }`;
+    const one = await t.countStatements(() => t.gql(query, { ids: predictions.slice(0, 1) }));
+    const fifty = await t.countStatements(() => t.gql(query, { ids: predictions }));
+    expect(fifty).toBe(one);
+    expect(one).toBe(2); // the type lookup, then the predictions by id
+    const publicIds = samples.filter((s) => s.public).map((s) => s.object.id as string);
+    const mixed = await t.countStatements(() => t.gql(`query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids: publicIds }));
+    expect(mixed).toBe(1 + publicIds.length);
+  });
+});
