@@ -49,7 +49,8 @@ export const chainSubmissions = pgTable(
   },
   (t) => [
     index('chain_submissions_pending_idx').on(t.createdAt).where(sql`${t.status} = 'PENDING'`),
-    index('chain_submissions_user_id_idx').on(t.userId),
+    // The viewer's transactions, newest first and paged by keyset both ways (and lookups by user).
+    index('chain_submissions_user_created_idx').on(t.userId, t.createdAt, t.id),
     check('chain_submissions_confirmed_at', sql`(${t.status} = 'CONFIRMED') = (${t.confirmedAt} IS NOT NULL)`),
   ],
 );

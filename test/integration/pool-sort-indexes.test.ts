@@ -1,7 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { seedDemoData } from '../../src/db/seed.js';
 import { createApp } from '../../src/server/app.js';
+import type { ServiceContext } from '../../src/modules/context.js';
+import { newestFirstCursor } from '../../src/modules/common/loaders.js';
+import { userTransactions } from '../../src/modules/viewer/history.service.js';
 import { createTestDatabase, type TestDatabase, testConfig } from './harness.js';
 
 /**
@@ -27,12 +31,12 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
-/** The scan of `pools` feeding the statement's result (subplans of the select list left out), and the node types above it. */
-function mainPoolsScan(node: PlanNode, above: string[] = []): { scan: PlanNode; above: string[] } | null {
-  if (node['Relation Name'] === 'pools') return { scan: node, above };
+/** The scan of `relation` feeding the statement's result (subplans of the select list left out), and the node types above it. */
+function mainScan(node: PlanNode, relation: string, above: string[] = []): { scan: PlanNode; above: string[] } | null {
+  if (node['Relation Name'] === relation) return { scan: node, above };
   for (const child of node.Plans ?? []) {
     if (child['Parent Relationship'] === 'SubPlan' || child['Parent Relationship'] === 'InitPlan') continue;
-    const found = mainPoolsScan(child, [...above, node['Node Type']]);
+    const found = mainScan(child, relation, [...above, node['Node Type']]);
     if (found) return found;
   }
   return null;
@@ -86,10 +90,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('pool sorts use an index on post
     return { statement: pools[0]!, startCursor, endCursor };
   };
 
-  const explain = async (statement: { text: string; params: readonly unknown[] }) => {
+  const explain = async (statement: { text: string; params: readonly unknown[] }, relation = 'pools') => {
     const [row] = await Object.getPrototypeOf(database).query(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.params);
     const plan = (row as { 'QUERY PLAN': Array<{ Plan: PlanNode }> })['QUERY PLAN'][0]!.Plan;
-    return mainPoolsScan(plan);
+    return mainScan(plan, relation);
   };
 
   for (const sort of SORTS) {
@@ -114,4 +118,20 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('pool sorts use an index on post
       }
     });
   }
+
+  it("the viewer's transactions: first page, after a cursor, last page and before a cursor, by the (user_id, created_at, id) index", async () => {
+    const ctx = { database, chain: null } as unknown as ServiceContext;
+    const userId = randomUUID();
+    const cursor = newestFirstCursor({ id: randomUUID(), createdAt: new Date() });
+    for (const page of [{ first: 5 }, { first: 5, after: cursor }, { last: 5 }, { last: 5, before: cursor }]) {
+      statements = [];
+      await userTransactions(ctx, userId, page);
+      const read = statements.find((s) => s.text.includes('FROM "chain_submissions" s'));
+      const found = await explain(read!, 'chain_submissions');
+      const where = JSON.stringify(page);
+      expect(found, where).not.toBeNull();
+      expect(found!.scan['Index Name'], where).toBe('chain_submissions_user_created_idx');
+      expect(found!.above, `${where}: a Sort above the scan`).not.toContain('Sort');
+    }
+  });
 });
