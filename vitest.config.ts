@@ -12,6 +12,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     setupFiles: ['reflect-metadata'],
+    // The integration suites' starting databases, made once per run (see the file).
+    globalSetup: ['test/setup/database-templates.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -1,0 +1,17 @@
+import { PGlite } from '@electric-sql/pglite';
+import { readFileSync, readdirSync } from 'node:fs';
+const t0 = performance.now();
+const db = await PGlite.create();
+await db.query('select 1');
+const t1 = performance.now();
+const files = readdirSync('schema/migrations').filter(f => f.endsWith('.sql')).sort();
+for (const f of files) await db.exec(readFileSync('schema/migrations/' + f, 'utf8').replaceAll('--> statement-breakpoint', ''));
+const t2 = performance.now();
+const dump = await db.dumpDataDir('none');
+const t3 = performance.now();
+console.log('dump size', dump.size);
+const db2 = await PGlite.create({ loadDataDir: dump });
+await db2.query('select 1');
+const t4 = performance.now();
+console.log('create', (t1-t0)|0, 'migrate', (t2-t1)|0, 'dump', (t3-t2)|0, 'load', (t4-t3)|0, 'cpu', process.cpuUsage());
+console.log((await db2.query("select count(*) from information_schema.tables where table_schema='public'")).rows);
