@@ -17,5 +17,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Files run side by side in more processes than cores: most of a suite's time is spent
+    // waiting (on child processes, sockets, timeouts the tests provoke, the chain), not
+    // computing. vitest's default is one process fewer than the cores, one on a 2-core machine.
+    maxWorkers: 4,
   },
 });

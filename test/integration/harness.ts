@@ -94,6 +94,20 @@ export async function createTestDatabase(kind: BackendKind, start: TestDatabaseS
   };
 }
 
+/**
+ * Fills the PGlite data directory `dataDir` (made if missing) with the run's migrated
+ * template, as a server process finds it after its first start: the process then skips
+ * initdb and the migrations (without a template the directory is migrated from scratch).
+ */
+export async function preparePgliteDataDir(dataDir: string, start: TestDatabaseStart = 'empty'): Promise<void> {
+  const database = await openDatabase({ kind: 'pglite', dataDir, loadDataDir: templatesOf('pglite')?.[start] });
+  try {
+    await database.migrate();
+  } finally {
+    await database.close();
+  }
+}
+
 export interface GraphQLResponse<TData = any> {
   status: number;
   data?: TData;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { type Database, openDatabase } from '../../src/db/client.js';
-import { TEST_AUTH_DOMAIN } from './harness.js';
+import { preparePgliteDataDir, TEST_AUTH_DOMAIN } from './harness.js';
 import { web3Wallet } from './wallets.js';
 
 /**
@@ -29,8 +29,8 @@ export const someWallet = (): string => web3Wallet().address;
 /** A migrated PGlite data directory of its own whose sign-in challenges take `seconds` to insert. */
 export async function slowPgliteDataDir(seconds: number): Promise<string> {
   const dataDir = join(mkdtempSync(join(tmpdir(), 'poolgraph-no-stall-')), 'pglite');
+  await preparePgliteDataDir(dataDir);
   const database = await openDatabase({ kind: 'pglite', dataDir });
-  await database.migrate();
   await slowDownSignInChallenges(database, seconds);
   await database.close();
   return dataDir;

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { createApp } from '../../src/server/app.js';
-import { backends, type BackendKind, createTestDatabase, testConfig } from './harness.js';
+import { backends, type BackendKind, createTestDatabase, preparePgliteDataDir, testConfig } from './harness.js';
 import { CHALLENGE, slowDownSignInChallenges, someWallet } from './slow-database.js';
 
 interface Served {
@@ -35,8 +35,8 @@ async function serve(kind: BackendKind, options: { env?: Record<string, string>;
     };
   } else {
     const dataDir = join(mkdtempSync(join(tmpdir(), 'poolgraph-bounds-')), 'pglite');
+    await preparePgliteDataDir(dataDir);
     database = await openDatabase({ kind: 'pglite', dataDir, statementTimeoutMs });
-    await database.migrate();
     drop = () => database.close();
   }
   await slowDownSignInChallenges(database, options.slowSeconds);
