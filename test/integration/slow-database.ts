@@ -88,3 +88,27 @@ export async function post(base: string, query: string, variables?: Record<strin
   });
   return { status: response.status, body: (await response.json()) as any, at: performance.now() };
 }
+
+/**
+ * A fault the real database does not produce on demand: every statement of `database`
+ * (through its Drizzle client) starts `ms` late. `restore` ends the fault; `drained`
+ * resolves once every delayed statement has run, so the next request meets an idle database.
+ */
+export function delayEveryStatement(database: Database, ms: number): { restore(): void; drained(): Promise<void> } {
+  const client = (database.db as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } }).$client;
+  const query = client.query;
+  const delayed: Array<Promise<unknown>> = [];
+  client.query = (...args) => {
+    const run = new Promise((resolve) => setTimeout(resolve, ms)).then(() => query.apply(client, args));
+    delayed.push(run.catch(() => {}));
+    return run;
+  };
+  return {
+    restore: () => {
+      client.query = query;
+    },
+    drained: async () => {
+      await Promise.all(delayed);
+    },
+  };
+}

@@ -14,16 +14,20 @@ export async function until(condition: () => boolean | Promise<boolean>, timeout
   }
 }
 
-/** Open GraphQL subscriptions of `app`, as its /metrics gauge counts them. */
-export async function openSubscriptions(app: FastifyInstance): Promise<number> {
-  return metricSample((await app.inject({ url: '/metrics' })).body, 'poolgraph_subscriptions_open');
+/** A server in this process, or the http:// base URL of one in another process. */
+export type Server = FastifyInstance | string;
+
+/** Open GraphQL subscriptions of `server`, as its /metrics gauge counts them. */
+export async function openSubscriptions(server: Server): Promise<number> {
+  const body = typeof server === 'string' ? await (await fetch(`${server}/metrics`)).text() : (await server.inject({ url: '/metrics' })).body;
+  return metricSample(body, 'poolgraph_subscriptions_open');
 }
 
 /**
- * Resolves once `app` counts exactly `expected` open subscriptions. The gauge moves after a
- * subscription's source follows the event hub, so an event published after this resolves
+ * Resolves once `server` counts exactly `expected` open subscriptions. The gauge moves after
+ * a subscription's source follows the event hub, so an event published after this resolves
  * reaches every one of them: the readiness signal to wait on before publishing.
  */
-export async function subscriptionsOpen(app: FastifyInstance, expected: number, timeoutMs = 10_000): Promise<void> {
-  await until(async () => (await openSubscriptions(app)) === expected, timeoutMs, `${expected} open subscriptions`);
+export async function subscriptionsOpen(server: Server, expected: number, timeoutMs = 10_000): Promise<void> {
+  await until(async () => (await openSubscriptions(server)) === expected, timeoutMs, `${expected} open subscriptions`);
 }
