@@ -6,9 +6,9 @@ import { ChainClient } from '../../src/chain/rpc.js';
 import { type ChainFixture, startChainFixture, TestKeypairWallet } from './chain-fixture.js';
 import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
 import { signInAs } from './sessions.js';
-import { RpcCounter, until } from './rpc-counter.js';
+import { RpcCounter } from './rpc-counter.js';
 import { listen, publishMarker, socketClient, Subscription } from './sockets.js';
-import { subscriptionsOpen } from './wait.js';
+import { subscriptionsOpen, until } from './wait.js';
 
 const TOKEN = 1_000_000n;
 const CLAIM_STREAK = `mutation($id: ID!) { claimStreakReward(streakRewardId: $id) { signature } }`;

@@ -8,6 +8,7 @@ import { type Database, openDatabase } from '../../src/db/client.js';
 import { createApp } from '../../src/server/app.js';
 import { backends, type BackendKind, createTestDatabase, preparePgliteDataDir, testConfig } from './harness.js';
 import { CHALLENGE, slowDownSignInChallenges, someWallet } from './slow-database.js';
+import { until } from './wait.js';
 
 interface Served {
   database: Database;
@@ -57,14 +58,6 @@ async function serve(kind: BackendKind, options: { env?: Record<string, string>;
 }
 
 const COUNT_POOLS = '{ pools(first: 1) { totalCount } }';
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await condition())) {
-    if (performance.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe.each(backends)('every statement bounded (%s)', (kind) => {
   let served: Served | undefined;
