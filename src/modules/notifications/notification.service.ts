@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import {
   deviceTokens,
   type DeviceTokenRow,
-  NOTIFICATION_PREFERENCE_KEYS,
+  DEFAULT_NOTIFICATION_PREFERENCES,
   type NotificationPreferenceKey,
   type NotificationPreferences,
   notifications,
@@ -170,8 +170,6 @@ void everyKeyHasAField;
 /** Preference changes: a field that is absent or null stays as it is. */
 export type NotificationPreferencesChanges = { [F in keyof typeof PREFERENCE_KEYS_BY_FIELD]?: boolean | null };
 
-const DEFAULT_PREFERENCES = Object.fromEntries(NOTIFICATION_PREFERENCE_KEYS.map((key) => [key, true])) as NotificationPreferences;
-
 /**
  * Changes only the given preferences of the viewer, merged into the stored object in one
  * statement (so concurrent updates of different keys both survive); a viewer without a
@@ -186,7 +184,7 @@ export async function updateNotificationPreferences(ctx: ServiceContext, changes
   }
   const [row] = await ctx.database.db
     .insert(settings)
-    .values({ userId: viewer.userId, notificationPreferences: { ...DEFAULT_PREFERENCES, ...patch }, createdAt: ctx.now, updatedAt: ctx.now })
+    .values({ userId: viewer.userId, notificationPreferences: { ...DEFAULT_NOTIFICATION_PREFERENCES, ...patch }, createdAt: ctx.now, updatedAt: ctx.now })
     .onConflictDoUpdate({
       target: settings.userId,
       set: {
