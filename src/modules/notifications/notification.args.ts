@@ -1,6 +1,6 @@
 import { ArgsType, Field, InputType, registerEnumType } from 'type-graphql';
 import { PageArgs } from '../common/page.args.js';
-import { NOTIFICATION_FILTERS, type NotificationFilter } from '../users/user.loaders.js';
+import { NOTIFICATION_FILTERS, type NotificationFilter } from './notification.loaders.js';
 import type { NotificationPreferencesChanges } from './notification.service.js';
 
 const NotificationFilterEnum = Object.fromEntries(NOTIFICATION_FILTERS.map((v) => [v, v])) as { [K in NotificationFilter]: K };

@@ -5,16 +5,20 @@ import {
   DEFAULT_NOTIFICATION_PREFERENCES,
   type NotificationPreferenceKey,
   type NotificationPreferences,
+  type NotificationRow,
   notifications,
   settings,
   type SettingsRow,
 } from '../../../schema/index.js';
 import { affectedRows, type Db, resultRows } from '../../db/client.js';
 import { badInput } from '../../errors.js';
-import { requireViewer } from '../auth/viewer.js';
+import { assertCanReadPrivate, requireViewer } from '../auth/viewer.js';
+import { parseNewestFirstPage } from '../common/loaders.js';
+import type { Page } from '../common/pagination.js';
 import { isUuid } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';
 import type { DomainEvent } from '../events/events.js';
+import type { NotificationFilter } from './notification.loaders.js';
 
 /** The notification types an on-chain event produces; each is also a preference key. */
 export type EventNotificationType = 'REWARD_CLAIMED' | 'REFUND_CLAIMED' | 'STREAK_REWARD_RECEIVED';
@@ -241,4 +245,15 @@ export async function removeDeviceToken(ctx: ServiceContext, token: string): Pro
     .returning({ id: deviceTokens.id });
   ctx.loaders.deviceTokensByUser.clear(viewer.userId);
   return removed.length > 0;
+}
+
+/** A user's notifications, newest first: private, readable by that user and by admins (see users/private.service.ts). */
+export function listUserNotifications(
+  ctx: ServiceContext,
+  userId: string,
+  page: { first?: number | null; after?: string | null },
+  filter?: NotificationFilter | null,
+): Promise<Page<NotificationRow>> {
+  assertCanReadPrivate(ctx.viewer, userId, 'notifications');
+  return ctx.loaders.notificationsByUser(parseNewestFirstPage(page), filter).load(userId);
 }
