@@ -12,8 +12,14 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     setupFiles: ['reflect-metadata'],
+    // The integration suites' starting databases, made once per run (see the file).
+    globalSetup: ['test/setup/database-templates.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Files run side by side in more processes than cores: most of a suite's time is spent
+    // waiting (on child processes, sockets, timeouts the tests provoke, the chain), not
+    // computing. vitest's default is one process fewer than the cores, one on a 2-core machine.
+    maxWorkers: 4,
   },
 });

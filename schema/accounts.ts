@@ -15,6 +15,10 @@ export const NOTIFICATION_PREFERENCE_KEYS = [
 ] as const;
 export type NotificationPreferenceKey = (typeof NOTIFICATION_PREFERENCE_KEYS)[number];
 export type NotificationPreferences = Record<NotificationPreferenceKey, boolean>;
+/** The preferences of a user who set none: every key true. */
+export const DEFAULT_NOTIFICATION_PREFERENCES: Readonly<NotificationPreferences> = Object.freeze(
+  Object.fromEntries(NOTIFICATION_PREFERENCE_KEYS.map((key) => [key, true])) as NotificationPreferences,
+);
 
 export const settings = pgTable(
   'settings',

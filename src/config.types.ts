@@ -22,7 +22,7 @@ export interface Config {
   logLevel: string;
   auth: AuthConfig;
   /** Size limits of an operation, checked before it runs (0 turns one off). */
-  limits: LimitsConfig;
+  limits: OperationLimits;
   http: HttpConfig;
   rateLimit: RateLimitConfig;
   loadShedding: LoadSheddingConfig;
@@ -48,7 +48,7 @@ export interface ChainConfig extends ChainSettings {
 }
 
 /** The size limits every operation must fit before anything of it runs; each a maximum, 0 turns it off. */
-export interface LimitsConfig {
+export interface OperationLimits {
   /** Nesting of fields, the root fields being depth 1 (default 15, MAX_QUERY_DEPTH). */
   maxDepth: number;
   /** Aliased fields, counted once per use of the fragment they are in (default 30). */

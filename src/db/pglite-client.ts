@@ -22,13 +22,19 @@ import { currentStatementScope, statementCancelledError } from './statement-scop
 export interface PgliteClientOptions {
   /** A directory, or undefined / memory:// for an in-memory database. */
   dataDir?: string;
+  /** A tarball of {@link PgliteWorkerClient.dumpDataDir} the first start loads instead of creating an empty cluster. */
+  loadDataDir?: string;
   /** Longest a statement may run, in milliseconds; 0 = no limit. */
   statementTimeoutMs: number;
   /** Called with each statement sent to the worker (statement counting). */
   onStatement?: () => void;
 }
 
-type Operation = { op: 'query'; sql: string; params: unknown[]; rowMode: 'array' | 'object'; textTypes: number[] } | { op: 'exec'; sql: string } | { op: 'close' };
+type Operation =
+  | { op: 'query'; sql: string; params: unknown[]; rowMode: 'array' | 'object'; textTypes: number[] }
+  | { op: 'exec'; sql: string }
+  | { op: 'dump'; file: string }
+  | { op: 'close' };
 type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: WorkerError };
 type WorkerError = { name: string; message: string; fields: Record<string, unknown> };
 
@@ -131,6 +137,11 @@ export class PgliteWorkerClient {
     }
   }
 
+  /** Writes the database's files to `file` as a gzipped tarball (PGlite's dumpDataDir), for `loadDataDir`. */
+  async dumpDataDir(file: string): Promise<void> {
+    await this.enqueue({ op: 'dump', file }, null, true);
+  }
+
   /** Statements waiting for the worker, and the longest wait. */
   load(now = performance.now()): DatabaseLoad {
     const waiting = this.queue.length + (this.hold?.jobs.length ?? 0);
@@ -182,12 +193,12 @@ export class PgliteWorkerClient {
     const id = ++this.nextId;
     const running: { job: Job; id: number; timer?: NodeJS.Timeout } = { job, id };
     const { statementTimeoutMs } = this.options;
-    if (statementTimeoutMs > 0 && !this.unbounded && job.operation.op !== 'close') {
+    if (statementTimeoutMs > 0 && !this.unbounded && (job.operation.op === 'query' || job.operation.op === 'exec')) {
       running.timer = setTimeout(() => this.cancel(job, `The statement was cancelled: it ran past the statement timeout of ${statementTimeoutMs} ms`), statementTimeoutMs);
     }
     this.running = running;
     this.worker.ref();
-    if (job.operation.op !== 'close') this.options.onStatement?.();
+    if (job.operation.op === 'query' || job.operation.op === 'exec') this.options.onStatement?.();
     this.worker.postMessage({ id, ...job.operation });
   }
 
@@ -254,7 +265,9 @@ export class PgliteWorkerClient {
 
   private start(): Promise<void> {
     this.generation++;
-    const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir: this.options.dataDir } });
+    // Only the first start loads the tarball: a restart reopens the files the first one wrote.
+    const loadDataDir = this.generation === 1 ? this.options.loadDataDir : undefined;
+    const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir: this.options.dataDir, loadDataDir } });
     this.worker = worker;
     this.starting = new Promise<void>((resolve, reject) => {
       worker.once('message', (message: { type: 'ready' } | { type: 'failed'; error: WorkerError }) => {

@@ -5,11 +5,12 @@
 // Plain JavaScript on purpose: worker threads do not inherit the TypeScript loader (tsx, or
 // vitest's), so a .ts worker would need a loader bootstrapped in every thread (over a second
 // each, and tests open many databases). The messages are typed in pglite-client.ts.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 
-/** @type {{ dataDir: string | undefined }} */
-const { dataDir } = workerData;
+/** @type {{ dataDir: string | undefined, loadDataDir: string | undefined }} */
+const { dataDir, loadDataDir } = workerData;
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
 
 /** Keeps a column's text as it came (what Drizzle asks for dates, intervals and numeric arrays). */
@@ -31,7 +32,7 @@ function describe(/** @type {any} */ error) {
 
 let database;
 try {
-  database = await PGlite.create(dataDir);
+  database = await PGlite.create(dataDir, loadDataDir ? { loadDataDir: new Blob([readFileSync(loadDataDir)]) } : {});
   // The first statement of a fresh instance is slow (cold code); it must not count against
   // the statement timeout of the first real one, above all after a restart.
   await database.query('select 1');
@@ -49,6 +50,9 @@ port.on('message', async (/** @type {any} */ message) => {
       result = { rows, affectedRows, fields };
     } else if (message.op === 'exec') {
       result = (await database.exec(message.sql)).map(({ rows, affectedRows, fields }) => ({ rows, affectedRows, fields }));
+    } else if (message.op === 'dump') {
+      writeFileSync(message.file, Buffer.from(await (await database.dumpDataDir('gzip')).arrayBuffer()));
+      result = null;
     } else if (message.op === 'close') {
       await database.close();
       result = null;

@@ -62,6 +62,8 @@ export interface Devchain {
   chain: DevChain;
   /** Current slot (equal to the block height). */
   readonly slot: number;
+  /** Websocket subscriptions open now (what a test waits on before changing what they watch). */
+  readonly subscriptions: number;
   /**
    * Mints `amount` base units of the stake mint to `owner`'s associated token account
    * (created if missing; off-curve owners allowed). Resolves once the transaction landed.
@@ -121,6 +123,9 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
     chain,
     get slot() {
       return chain.slot;
+    },
+    get subscriptions() {
+      return endpoint.subscriptions;
     },
     async mintTokens(owner, amount) {
       const { signature, tokenAccount } = chain.mintTokens(toBase58(owner), BigInt(amount));

@@ -157,6 +157,10 @@ class SubscriptionHub {
     ];
   }
 
+  get size(): number {
+    return this.subscriptions.size;
+  }
+
   /** The subscription methods, bound to one socket. */
   methodsFor(socket: WebSocket): Map<string, RpcMethod> {
     const subscribe = (kind: Subscription['kind'], target: string, config: unknown): number => {
@@ -254,6 +258,8 @@ export interface RpcEndpoint {
   /** Websocket URL (port + 1, or the HTTP port when port + 1 was taken). */
   wsUrl: string;
   port: number;
+  /** Websocket subscriptions open now. */
+  readonly subscriptions: number;
   /** Closes both listeners and every open connection. */
   close(): Promise<void>;
 }
@@ -365,6 +371,9 @@ export async function startRpcServer(
     url: `http://${host}:${port}`,
     wsUrl: `ws://${host}:${wsPort ?? port}`,
     port,
+    get subscriptions() {
+      return hub.size;
+    },
     async close() {
       hub.close();
       await closeSockets([...wss.clients]);

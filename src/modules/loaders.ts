@@ -1,4 +1,5 @@
 import type { Db } from '../db/client.js';
+import { createNotificationLoaders } from './notifications/notification.loaders.js';
 import { createPoolLoaders } from './pools/pool.loaders.js';
 import { createPredictionLoaders } from './predictions/prediction.loaders.js';
 import { createStreakLoaders } from './streaks/streak.loaders.js';
@@ -8,6 +9,7 @@ import { createUserLoaders } from './users/user.loaders.js';
 export function createLoaders(db: Db) {
   return {
     ...createUserLoaders(db),
+    ...createNotificationLoaders(db),
     ...createPoolLoaders(db),
     ...createPredictionLoaders(db),
     ...createStreakLoaders(db),

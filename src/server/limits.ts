@@ -23,12 +23,12 @@ import {
   type ValidationRule,
   type ValueNode,
 } from 'graphql';
-import type { LimitsConfig } from '../config.js';
+import type { OperationLimits } from '../config.types.js';
 import { AppError } from '../errors.js';
 import { DEFAULT_PAGE_SIZE } from '../modules/common/pagination.js';
 
-/** The size limits every operation must fit before anything of it runs (see LimitsConfig). */
-export type OperationLimits = LimitsConfig;
+// Defined with the rest of the configuration, whose `limits` it is; its users import it from here.
+export type { OperationLimits };
 
 /** Which limit an operation exceeded; `extensions.limit` of a QUERY_TOO_COMPLEX error. */
 export type LimitName = 'depth' | 'aliases' | 'directives' | 'tokens' | 'cost';

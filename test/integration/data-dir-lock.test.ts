@@ -12,7 +12,7 @@ import bs58 from 'bs58';
 import * as tables from '../../schema/index.js';
 import { confirmedSubmissionsUnknownToChain } from '../../src/modules/transactions/ledger-audit.js';
 import { startChainFixture } from './chain-fixture.js';
-import { backends, createTestDatabase } from './harness.js';
+import { backends, createTestDatabase, preparePgliteDataDir } from './harness.js';
 import { kitWallet } from './wallets.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'poolgraph-lock-'));
@@ -49,9 +49,10 @@ describe('data directory locks', () => {
     reopened.store.close();
   });
 
-  // Creating a PGlite cluster takes tens of seconds on a loaded 2-core machine.
   it('refuses a second PGlite on one directory, and frees it on close', { timeout: 180_000 }, async () => {
     const config = { databaseUrl: null, pgliteDataDir: join(scratch, 'pglite'), statementTimeoutMs: 0 };
+    // A cluster already there, as after a first start (creating one takes seconds of CPU).
+    await preparePgliteDataDir(config.pgliteDataDir);
     const first = await openConfiguredDatabase(config);
     await expect(openConfiguredDatabase(config)).rejects.toThrow(DataDirLockedError);
     await first.close();
@@ -153,6 +154,8 @@ describe('two real processes on the same data directories', () => {
   };
 
   it('fails the second at once with a clear message; the first keeps serving and persisting', { timeout: 600_000 }, async () => {
+    // The directory as after a first start, so the process skips creating the cluster.
+    await preparePgliteDataDir(join(dataDir, 'pglite'));
     const first = await serve();
     const wallet = await kitWallet();
     const challenge = await post(first.url, 'mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }', { a: wallet.address });

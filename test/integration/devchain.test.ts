@@ -25,6 +25,7 @@ import {
 } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevchain, type Devchain } from '../../src/devchain/index.js';
+import { until } from './wait.js';
 
 const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 const DECIMALS = 6;
@@ -255,8 +256,11 @@ describe('devchain', () => {
 
     // a finalized-commitment confirmation waits on the websocket until the slot is rooted
     const latest = await connection.getLatestBlockhash();
+    const watching = devchain.subscriptions;
     const finality = connection.confirmTransaction({ signature, ...latest }, 'finalized');
-    setTimeout(() => devchain.advanceSlots(32), 50);
+    // The slots advance once the confirmation's signature subscription has reached the server.
+    await until(() => devchain.subscriptions > watching, 10_000, 'the signature subscription');
+    devchain.advanceSlots(32);
     expect((await finality).value.err).toBeNull();
     const [finalized] = (await connection.getSignatureStatuses([signature])).value;
     expect(finalized).toMatchObject({ confirmationStatus: 'finalized', confirmations: null });
@@ -324,6 +328,7 @@ describe('devchain', () => {
   });
 
   it('notifies websocket subscribers of account changes and slots', async () => {
+    const watching = devchain.subscriptions;
     const changed = new Promise<string>((resolve) => {
       const id = connection.onAccountChange(
         userAta,
@@ -340,8 +345,8 @@ describe('devchain', () => {
         resolve(info.slot);
       });
     });
-    // let both subscriptions reach the server before anything changes
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // both subscriptions have reached the server before anything changes
+    await until(() => devchain.subscriptions >= watching + 2, 10_000, 'the account and slot subscriptions');
     const before = devchain.slot;
     await devchain.mintTokens(user.publicKey, 4n);
     devchain.advanceSlots(1);
@@ -403,7 +408,9 @@ describe('devchain', () => {
     try {
       const ticker = new Connection(ticking.url, 'confirmed');
       const first = await ticker.getLatestBlockhash();
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      // More slots than a blockhash stays valid, on the devchain's own clock.
+      const firstSlot = ticking.slot;
+      await until(() => ticking.slot > firstSlot + 5, 10_000, 'six slots');
       const second = await ticker.getLatestBlockhash();
       expect(second.lastValidBlockHeight).toBeGreaterThan(first.lastValidBlockHeight);
       expect(second.blockhash).not.toBe(first.blockhash);

@@ -5,7 +5,8 @@ import WebSocket from 'ws';
 import * as tables from '../../schema/index.js';
 import { loadConfig } from '../../src/config.js';
 import { createApp } from '../../src/server/app.js';
-import { metricSample, startTestApp, testConfig, type TestApp } from './harness.js';
+import { startTestApp, testConfig, type TestApp } from './harness.js';
+import { subscriptionsOpen } from './wait.js';
 import { signInAs } from './sessions.js';
 import { socketClient, Subscription } from './sockets.js';
 
@@ -132,19 +133,11 @@ describe('the edge of the server: hosts, browsers, slow bodies, socket caps', ()
     await third.waitForEnd();
     expect((third.error as Array<{ extensions: { code: string } }>)[0]!.extensions.code).toBe('RATE_LIMITED');
     // Completing one frees its place: the open-subscription gauge shows when.
-    const open = async () => metricSample((await app.inject({ url: '/metrics' })).body, 'poolgraph_subscriptions_open');
-    const until = async (expected: number) => {
-      const deadline = Date.now() + 5000;
-      while ((await open()) !== expected) {
-        if (Date.now() > deadline) throw new Error(`open subscriptions never reached ${expected}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    };
-    await until(2);
+    await subscriptionsOpen(app, 2);
     subscriptions[0]!.unsubscribe();
-    await until(1);
+    await subscriptionsOpen(app, 1);
     const again = new Subscription(sockets[1]!.client, 'subscription { poolCreated { id } }');
-    await until(2);
+    await subscriptionsOpen(app, 2);
     expect(again.error).toBeNull();
     await Promise.all(sockets.map((s) => s.dispose()));
   });

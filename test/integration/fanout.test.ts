@@ -6,14 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { startTestApp, TEST_AUTH_DOMAIN, testConfig, type TestApp } from './harness.js';
 import { signInAs, type SignedIn } from './sessions.js';
-import { listen, settle, socketClient, Subscription } from './sockets.js';
+import { listen, socketClient, Subscription } from './sockets.js';
+import { subscriptionsOpen, until } from './wait.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const STATUS_MUTATION = `mutation($p: ID!, $s: PoolStatus!) { updatePoolStatus(poolId: $p, status: $s) { id status } }`;
 const POOL_UPDATED = `subscription($p: ID!) { poolUpdated(poolId: $p) { id status } }`;
 
 /** A second gateway: a separate Node process started as `npm start` would, on the same database. */
-async function startReplica(databaseUrl: string): Promise<{ url: string; process: ChildProcess; stop(): Promise<void> }> {
+async function startReplica(databaseUrl: string): Promise<{ http: string; url: string; process: ChildProcess; stop(): Promise<void> }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
@@ -31,15 +32,12 @@ async function startReplica(databaseUrl: string): Promise<{ url: string; process
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
+  await until(async () => {
     if (child.exitCode !== null) throw new Error(`the replica exited with ${child.exitCode}:\n${output}`);
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
-    if (ready) break;
-    if (Date.now() > deadline) throw new Error(`the replica did not become ready:\n${output}`);
-    await settle(200);
-  }
+    return fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+  }, 60_000, `the replica to become ready; it printed:\n${output}`);
   return {
+    http: `http://127.0.0.1:${port}`,
     url: `ws://127.0.0.1:${port}/graphql`,
     process: child,
     async stop() {
@@ -85,7 +83,7 @@ describeOnPostgres('fan-out across replicas through Postgres LISTEN/NOTIFY', () 
     const clients = Array.from({ length: 5 }, () => socketClient(replica.url));
     await Promise.all(clients.map((c) => c.connected));
     const subs = clients.map((c) => new Subscription(c.client, POOL_UPDATED, { p: pool.id }));
-    await settle(200);
+    await subscriptionsOpen(replica.http, 5);
     expect(await listenerBackends(t)).toHaveLength(2);
     for (const sub of subs) sub.unsubscribe();
     await Promise.all(clients.map((c) => c.dispose()));
@@ -95,7 +93,7 @@ describeOnPostgres('fan-out across replicas through Postgres LISTEN/NOTIFY', () 
     const client = socketClient(replica.url, { authorization: `Bearer ${admin.accessToken}` });
     await client.connected;
     const sub = new Subscription(client.client, POOL_UPDATED, { p: pool.id });
-    await settle(200);
+    await subscriptionsOpen(replica.http, 1);
     const sent = Date.now();
     const changed = await t.gql(STATUS_MUTATION, { p: pool.id, s: 'PREDICTIONS_FROZEN' }, admin.headers);
     expect(changed.errors).toBeUndefined();
@@ -109,19 +107,17 @@ describeOnPostgres('fan-out across replicas through Postgres LISTEN/NOTIFY', () 
     const client = socketClient(firstUrl);
     await client.connected;
     const sub = new Subscription(client.client, POOL_UPDATED, { p: pool.id });
-    await settle(200);
+    await subscriptionsOpen(t.app, 1);
 
     const before = await listenerBackends(t);
     expect(before).toHaveLength(2);
     await t.database.rows(sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid IN (${sql.join(before.map((pid) => sql`${pid}`), sql`, `)})`);
     // Both processes' listeners come back on new connections.
-    const deadline = Date.now() + 10_000;
     let after: number[] = [];
-    while (Date.now() < deadline) {
+    await until(async () => {
       after = await listenerBackends(t);
-      if (after.length === 2 && after.every((pid) => !before.includes(pid))) break;
-      await settle(100);
-    }
+      return after.length === 2 && after.every((pid) => !before.includes(pid));
+    }, 10_000, 'two new listener connections').catch(() => {});
     expect(after).toHaveLength(2);
     expect(after.some((pid) => before.includes(pid))).toBe(false);
 

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import postgres from 'postgres';
+import { inject } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { type SeedOptions, type SeedSummary, seedDemoData, TEST_SIZE } from '../../src/db/seed.js';
+import type { BackendTemplates } from '../setup/database-templates.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createApp } from '../../src/server/app.js';
 import type { ChainRuntime } from '../../src/chain/runtime.js';
@@ -51,19 +53,33 @@ export function urlOfDatabase(name: string): string {
   return url.toString();
 }
 
+/** What a test database starts with: migrated and empty, or with the TEST_SIZE demo data too. */
+export type TestDatabaseStart = 'empty' | 'demo';
+
+/** The run's starting databases of `kind` (test/setup/database-templates.ts), if the run made them. */
+function templatesOf(kind: BackendKind): BackendTemplates | null {
+  const templates = inject('databaseTemplates');
+  return (kind === 'pglite' ? templates?.pglite : templates?.postgres) ?? null;
+}
+
 /**
  * A fresh, migrated database: in-memory PGlite, or a new database on the Postgres server
- * of TEST_DATABASE_URL (dropped afterwards), so test files never share state.
+ * of TEST_DATABASE_URL (dropped afterwards), so test files never share state. It starts as
+ * a copy of the run's template (a PGlite tarball, a Postgres template database), which
+ * skips initdb, the migrations and, for 'demo', the seeding; without templates it is made
+ * from scratch.
  */
-export async function createTestDatabase(kind: BackendKind): Promise<TestDatabase> {
+export async function createTestDatabase(kind: BackendKind, start: TestDatabaseStart = 'empty'): Promise<TestDatabase> {
+  const template = templatesOf(kind)?.[start];
+  if (!template && start === 'demo') throw new Error('createTestDatabase: no demo template in this run');
   if (kind === 'pglite') {
-    const database = await openDatabase({ kind: 'pglite' });
+    const database = await openDatabase({ kind: 'pglite', loadDataDir: template });
     await database.migrate();
     return { database, url: null, drop: () => database.close() };
   }
   const name = `poolgraph_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = postgres(process.env.TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
+  await admin.unsafe(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   const url = urlOfDatabase(name);
   const database = await openDatabase({ kind: 'postgres', url, applicationName: name });
   await database.migrate();
@@ -76,6 +92,20 @@ export async function createTestDatabase(kind: BackendKind): Promise<TestDatabas
       await admin.end();
     },
   };
+}
+
+/**
+ * Fills the PGlite data directory `dataDir` (made if missing) with the run's migrated
+ * template, as a server process finds it after its first start: the process then skips
+ * initdb and the migrations (without a template the directory is migrated from scratch).
+ */
+export async function preparePgliteDataDir(dataDir: string, start: TestDatabaseStart = 'empty'): Promise<void> {
+  const database = await openDatabase({ kind: 'pglite', dataDir, loadDataDir: templatesOf('pglite')?.[start] });
+  try {
+    await database.migrate();
+  } finally {
+    await database.close();
+  }
 }
 
 export interface GraphQLResponse<TData = any> {
@@ -118,11 +148,17 @@ export function startEmptyTestApp(kind: BackendKind, options: Omit<TestAppOption
   return startTestApp(kind, { ...options, seed: false });
 }
 
+function isTestSize(options: SeedOptions): boolean {
+  return options === TEST_SIZE || (options.users === TEST_SIZE.users && options.pools === TEST_SIZE.pools && options.streaks === TEST_SIZE.streaks && options.seed === undefined && options.now === undefined);
+}
+
 export async function startTestApp(kind: BackendKind, options: TestAppOptions = {}): Promise<TestApp> {
   const { seed = TEST_SIZE, config = testConfig(), clock, chain } = options;
-  const testDatabase = await createTestDatabase(kind);
+  // The TEST_SIZE demo data comes ready in the run's template; other sizes are seeded here.
+  const fromTemplate = seed !== false && isTestSize(seed) && templatesOf(kind) !== null;
+  const testDatabase = await createTestDatabase(kind, fromTemplate ? 'demo' : 'empty');
   const { database } = testDatabase;
-  const seeded = seed === false ? null : await seedDemoData(database, seed);
+  const seeded = seed === false ? null : fromTemplate ? templatesOf(kind)!.demoSummary : await seedDemoData(database, seed);
   if (chain) await syncCustodyAccounts(database, chain);
   const app = await createApp({ config, database, clock, chain });
   await app.ready();

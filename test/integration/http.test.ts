@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { EventHub } from '../../src/modules/events/event-hub.js';
 import { backends, startTestApp, type TestApp } from './harness.js';
-import { listen, settle } from './sockets.js';
+import { listen } from './sockets.js';
+import { subscriptionsOpen, until } from './wait.js';
 
 describe.each(backends)('HTTP surface on %s', (kind) => {
   let t: TestApp;
@@ -54,10 +55,10 @@ describe.each(backends)('HTTP surface on %s', (kind) => {
     const client = browser.graphqlWs.createClient({ url, lazy: true });
     const received: unknown[] = [];
     const unsubscribe = client.subscribe({ query: 'subscription { poolCreated { id } }' }, { next: (r: unknown) => received.push(r), error: (e: unknown) => received.push({ error: e }), complete: () => {} });
-    await settle(300);
+    await subscriptionsOpen(t.app, 1);
     const [pool] = await t.database.rows<{ id: string }>(sql`SELECT id FROM pools LIMIT 1`);
     await new EventHub(t.database).publish([{ type: 'poolCreated', poolId: pool!.id }]);
-    for (let i = 0; i < 100 && received.length === 0; i++) await settle(20);
+    await until(() => received.length > 0, 5000, 'the poolCreated result');
     expect(received).toEqual([{ data: { poolCreated: { id: pool!.id } } }]);
     unsubscribe();
     await client.dispose();

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limitParseOptions, operationLimitRules } from '../../src/server/limits.js';
 import { getSchema } from '../../src/server/schema.js';
 import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
+import { delayEveryStatement } from './slow-database.js';
 
 /** `count` copies of `make(i)`, joined by spaces. */
 const times = (count: number, make: (i: number) => string) => Array.from({ length: count }, (_, i) => make(i)).join(' ');
@@ -221,12 +222,7 @@ describe('request limits: CSRF prevention, no batching, body size, time budget',
 
   it('fails a request past its time budget with 504 OPERATION_TIMEOUT, then serves the next', async () => {
     // Every statement takes 400 ms: slower than the 300 ms budget.
-    const client = (t.database.db as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } }).$client;
-    const query = client.query;
-    client.query = async (...args) => {
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      return query.apply(client, args);
-    };
+    const fault = delayEveryStatement(t.database, 400);
     try {
       const started = Date.now();
       const response = await t.gql('query Slow { pools(first: 1) { totalCount } }');
@@ -234,9 +230,10 @@ describe('request limits: CSRF prevention, no batching, body size, time budget',
       expect(response.errors?.[0]?.extensions).toEqual({ code: 'OPERATION_TIMEOUT', budgetMs: 300 });
       expect(Date.now() - started).toBeLessThan(390);
     } finally {
-      client.query = query;
+      fault.restore();
     }
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The next request once the timed-out one's statement has run out, not racing it.
+    await fault.drained();
     const next = await t.gql('{ pools(first: 1) { totalCount } }');
     expect(next.status).toBe(200);
     expect(next.errors).toBeUndefined();

@@ -6,8 +6,9 @@ import { ChainClient } from '../../src/chain/rpc.js';
 import { type ChainFixture, startChainFixture, TestKeypairWallet } from './chain-fixture.js';
 import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
 import { signInAs } from './sessions.js';
-import { RpcCounter, until } from './rpc-counter.js';
-import { listen, settle, socketClient, Subscription } from './sockets.js';
+import { RpcCounter } from './rpc-counter.js';
+import { listen, publishMarker, socketClient, Subscription } from './sockets.js';
+import { subscriptionsOpen, until } from './wait.js';
 
 const TOKEN = 1_000_000n;
 const CLAIM_STREAK = `mutation($id: ID!) { claimStreakReward(streakRewardId: $id) { signature } }`;
@@ -90,10 +91,12 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
     const written = await t.database.db.select().from(tables.notifications).where(eq(tables.notifications.userId, owner.userId));
     const quiet = await t.gql(CLAIM_STREAK, { id: second!.id }, owner.headers);
     expect(quiet.errors, JSON.stringify(quiet.errors)).toBeUndefined();
-    await settle(400);
     expect(await t.database.db.select().from(tables.notifications).where(eq(tables.notifications.userId, owner.userId))).toHaveLength(written.length);
-    expect(ownerSub.results).toHaveLength(1);
-    expect(otherSub.results).toHaveLength(0);
+    // Nothing delivered: a marker published after the claim reaches each socket (see publishMarker), and nothing before it.
+    const ownerMarker = await publishMarker(t.database, owner.userId, 'owner marker');
+    const otherMarker = await publishMarker(t.database, other.userId, 'other marker');
+    expect((await ownerSub.waitFor(2)).map((r) => (r.data as { notifications: { id: string } }).notifications.id)).toEqual([row!.id, ownerMarker]);
+    expect((await otherSub.waitFor(1)).map((r) => (r.data as { notifications: { id: string } }).notifications.id)).toEqual([otherMarker]);
     await Promise.all([ownerSocket.dispose(), otherSocket.dispose()]);
   });
 
@@ -104,12 +107,13 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
     const [pool] = (await t.database.db.select().from(tables.pools).where(eq(tables.pools.status, 'ACTIVE')))
       .filter((p) => !p.isClosed && p.predictionStartDate <= now && p.predictionEndDate > now)
       .sort((a, b) => a.id.localeCompare(b.id));
-    expect(new PublicKey(pool!.poolAccount)).toBeTruthy();
+    // The pool's account is a real 32-byte key (the vault the stake moves to), written in its canonical form.
+    expect(new PublicKey(pool!.poolAccount).toBase58()).toBe(pool!.poolAccount);
 
     const watcher = socketClient(url);
     await watcher.connected;
     const poolSub = new Subscription(watcher.client, `subscription($p: ID!) { poolUpdated(poolId: $p) { id totalVolume indexedPredictionUpdateCount } }`, { p: pool!.id });
-    await settle(100);
+    await subscriptionsOpen(t.app, 1);
 
     const input = { poolId: pool!.id, stake: Number((pool!.minStake * 2n) / TOKEN), value: Number((pool!.minOutcome + 3 * pool!.step).toFixed(pool!.precision)) };
     const built = await t.gql(BUILD_PREDICTION, { i: input }, user.headers);
@@ -167,8 +171,8 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
     await Promise.all(sockets.map((s) => s.connected));
     const created = new Subscription(sockets[0]!.client, `subscription { poolCreated { id title } }`);
     const listeningNotes = new Subscription(sockets[1]!.client, `subscription { notifications { type data } }`);
-    const silencedNotes = new Subscription(sockets[2]!.client, `subscription { notifications { type } }`);
-    await settle(150);
+    const silencedNotes = new Subscription(sockets[2]!.client, `subscription { notifications { type title } }`);
+    await subscriptionsOpen(t.app, 3);
 
     const now = Date.now();
     const input = {
@@ -193,8 +197,9 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
 
     expect((await created.waitFor(1))[0]!.data).toEqual({ poolCreated: { id: poolId, title: 'Live pool' } });
     expect((await listeningNotes.waitFor(1))[0]!.data).toEqual({ notifications: { type: 'POOL_CREATED', data: expect.objectContaining({ poolId }) } });
-    await settle(300);
-    expect(silencedNotes.results).toHaveLength(0);
+    // Nothing for the silenced user: a marker published after the pool's notifications is the first thing to reach them.
+    await publishMarker(t.database, silenced.userId, 'silenced marker');
+    expect((await silencedNotes.waitFor(1)).map((r) => r.data)).toEqual([{ notifications: { type: 'REWARD_CLAIMED', title: 'silenced marker' } }]);
     const written = await t.database.db.select().from(tables.notifications).where(and(eq(tables.notifications.type, 'POOL_CREATED'), eq(tables.notifications.userId, silenced.userId)));
     expect(written.filter((n) => (n.data as { poolId?: string }).poolId === poolId)).toHaveLength(0);
     await Promise.all(sockets.map((s) => s.dispose()));

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createApp } from '../../src/server/app.js';
 import { createTestDatabase, metricSample, startTestApp, testConfig, type TestApp, type TestDatabase } from './harness.js';
+import { until } from './wait.js';
 
 /** Blocks this process's event loop (and so the in-process server's) for `ms`. */
 function busyWait(ms: number): void {
@@ -14,13 +15,15 @@ function busyWait(ms: number): void {
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('load shedding', () => {
   let t: TestApp;
+  /** Refusals counted before the tests (readiness probes refused while the start-up blocked the loop). */
+  let shedBefore = 0;
   beforeAll(async () => {
     t = await startTestApp('pglite', { config: testConfig({ LOAD_SHED_EVENT_LOOP_DELAY_MS: '200' }) });
-    await sleep(300); // the monitor has sampled a free loop
+    // The monitor reports a free loop (the start-up may have blocked it for longer than 200 ms).
+    await until(async () => (await t.app.inject({ url: '/readyz' })).statusCode === 200, 10_000, 'a free event loop');
+    shedBefore = metricSample((await t.app.inject({ url: '/metrics' })).body, 'poolgraph_load_shed_total', { pressure: 'event-loop' });
   });
   afterAll(() => t.close());
 
@@ -53,7 +56,7 @@ describe('load shedding', () => {
     const metrics = await t.app.inject({ url: '/metrics' });
     expect(metrics.statusCode).toBe(200);
     // The refused query and the refused readiness probe.
-    expect(metricSample(metrics.body, 'poolgraph_load_shed_total', { pressure: 'event-loop' })).toBe(2);
+    expect(metricSample(metrics.body, 'poolgraph_load_shed_total', { pressure: 'event-loop' }) - shedBefore).toBe(2);
 
     // Keeps saturating: each request arrives after another 600 ms block and is refused.
     for (let i = 0; i < 3; i++) {
@@ -62,13 +65,7 @@ describe('load shedding', () => {
     }
 
     // The load stops: within a few samples requests are served again.
-    const deadline = Date.now() + 5000;
-    let recovered = false;
-    while (!recovered && Date.now() < deadline) {
-      await sleep(50);
-      recovered = (await query()).status === 200;
-    }
-    expect(recovered).toBe(true);
+    await until(async () => (await query()).status === 200, 5000, 'a query served again');
     expect((await t.app.inject({ url: '/readyz' })).statusCode).toBe(200);
   });
 });
@@ -114,10 +111,7 @@ describe('load shedding under memory pressure, measured for real', () => {
   const query = () => app.inject({ method: 'POST', url: '/graphql', payload: { query: '{ pools(first: 1) { totalCount } }' } });
   /** Queries every 50 ms until one answers `status`; false if none does within 5 s (a sample is every 100 ms). */
   async function untilStatus(status: number): Promise<boolean> {
-    for (const deadline = Date.now() + 5000; Date.now() < deadline; await sleep(50)) {
-      if ((await query()).statusCode === status) return true;
-    }
-    return false;
+    return until(async () => (await query()).statusCode === status, 5000).then(() => true, () => false);
   }
 
   it('refuses with 503 and Retry-After while the heap is over LOAD_SHED_HEAP_USED_RATIO, and serves again once it is freed', async () => {

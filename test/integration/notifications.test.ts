@@ -8,6 +8,7 @@ import { EVENT_CHANNEL } from '../../src/db/event-channel.js';
 import { parseNewestFirstPage } from '../../src/modules/common/loaders.js';
 import { createLoaders } from '../../src/modules/loaders.js';
 import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
+import { until } from './wait.js';
 import { kitWallet } from './wallets.js';
 
 const { notifications, settings, deviceTokens, users } = tables;
@@ -203,7 +204,7 @@ describe.each(backends)('the viewer’s notifications, preferences and devices o
       const sentinel = await newUser();
       await seedNotifications(sentinel.userId);
       expect((await t.gql(`mutation { markAllNotificationsRead }`, {}, sentinel.headers)).data.markAllNotificationsRead).toBe(6);
-      await waitFor(() => messages.some((m) => JSON.parse(m).userId === sentinel.userId));
+      await until(() => messages.some((m) => JSON.parse(m).userId === sentinel.userId));
       expect(messages.map((m) => JSON.parse(m))).toEqual([
         { type: 'notificationsRead', userId },
         { type: 'notificationsRead', userId },
@@ -447,10 +448,3 @@ async function listenToEvents(t: TestApp, onMessage: (message: string) => void):
   return () => client.end({ timeout: 5 });
 }
 
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { backends, metricSample, startTestApp, testConfig, type TestApp } from './harness.js';
 import { signInAs } from './sessions.js';
+import { delayEveryStatement } from './slow-database.js';
 
 /** GraphQL's answer in the interface's names: keys to snake_case, `{ nodes }` connections to arrays (written apart from the code under test). */
 function snakeCase(value: unknown): unknown {
@@ -231,19 +232,15 @@ describe('the REST form keeps the time budget of /graphql', () => {
   });
 
   it('answers 504 OPERATION_TIMEOUT in the REST shape past the budget', async () => {
-    // A fault the real database does not produce on demand: every statement takes 400 ms.
-    const client = (t.database.db as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } }).$client;
-    const query = client.query;
-    client.query = async (...args) => {
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      return query.apply(client, args);
-    };
+    // Every statement takes 400 ms: slower than the 300 ms budget.
+    const fault = delayEveryStatement(t.database, 400);
     try {
       const response = await t.app.inject({ method: 'GET', url: '/pools' });
       expect(response.statusCode).toBe(504);
       expect(response.json()).toEqual({ error: { code: 'OPERATION_TIMEOUT', message: expect.stringContaining('300 ms'), budgetMs: 300 } });
     } finally {
-      client.query = query;
+      fault.restore();
+      await fault.drained();
     }
   });
 });

@@ -50,11 +50,3 @@ export class RpcCounter {
   }
 }
 
-/** Waits until `condition` holds, checking every 20 ms, failing after `timeoutMs`. */
-export async function until(condition: () => boolean, timeoutMs = 10_000, what = 'the condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

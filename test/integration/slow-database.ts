@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { type Database, openDatabase } from '../../src/db/client.js';
-import { TEST_AUTH_DOMAIN } from './harness.js';
+import { preparePgliteDataDir, TEST_AUTH_DOMAIN } from './harness.js';
 import { web3Wallet } from './wallets.js';
 
 /**
@@ -29,8 +29,8 @@ export const someWallet = (): string => web3Wallet().address;
 /** A migrated PGlite data directory of its own whose sign-in challenges take `seconds` to insert. */
 export async function slowPgliteDataDir(seconds: number): Promise<string> {
   const dataDir = join(mkdtempSync(join(tmpdir(), 'poolgraph-no-stall-')), 'pglite');
+  await preparePgliteDataDir(dataDir);
   const database = await openDatabase({ kind: 'pglite', dataDir });
-  await database.migrate();
   await slowDownSignInChallenges(database, seconds);
   await database.close();
   return dataDir;
@@ -87,4 +87,28 @@ export async function post(base: string, query: string, variables?: Record<strin
     body: JSON.stringify({ query, variables }),
   });
   return { status: response.status, body: (await response.json()) as any, at: performance.now() };
+}
+
+/**
+ * A fault the real database does not produce on demand: every statement of `database`
+ * (through its Drizzle client) starts `ms` late. `restore` ends the fault; `drained`
+ * resolves once every delayed statement has run, so the next request meets an idle database.
+ */
+export function delayEveryStatement(database: Database, ms: number): { restore(): void; drained(): Promise<void> } {
+  const client = (database.db as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } }).$client;
+  const query = client.query;
+  const delayed: Array<Promise<unknown>> = [];
+  client.query = (...args) => {
+    const run = new Promise((resolve) => setTimeout(resolve, ms)).then(() => query.apply(client, args));
+    delayed.push(run.catch(() => {}));
+    return run;
+  };
+  return {
+    restore: () => {
+      client.query = query;
+    },
+    drained: async () => {
+      await Promise.all(delayed);
+    },
+  };
 }

@@ -1,5 +1,8 @@
 import { type Client, createClient, type FormattedExecutionResult } from 'graphql-ws';
 import WebSocket from 'ws';
+import * as tables from '../../schema/index.js';
+import type { Database } from '../../src/db/client.js';
+import { EventHub } from '../../src/modules/events/event-hub.js';
 import type { TestApp } from './harness.js';
 
 /** Serves the test app on a real port (graphql-ws needs a socket); returns its ws:// URL. */
@@ -108,5 +111,15 @@ export class Subscription<T = any> {
   }
 }
 
-/** Lets events that should NOT arrive have their chance to (used before asserting absence). */
-export const settle = (ms = 300) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Writes a REWARD_CLAIMED notification titled `title` for `userId` and publishes it, as a
+ * service would. It bounds a wait for something that must NOT reach a user's socket: the
+ * marker is published after it, so when the marker has arrived, what was published before
+ * had its turn first (and a notification whose row was never written cannot arrive at all).
+ */
+export async function publishMarker(database: Database, userId: string, title: string): Promise<string> {
+  const [row] = await database.db.insert(tables.notifications).values({ userId, type: 'REWARD_CLAIMED', title, message: 'marker', data: {} }).returning();
+  await new EventHub(database).publish([{ type: 'notificationsCreated', notifications: [{ userId, id: row!.id }] }]);
+  return row!.id;
+}

@@ -6,8 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { createApp } from '../../src/server/app.js';
-import { backends, type BackendKind, createTestDatabase, testConfig } from './harness.js';
+import { backends, type BackendKind, createTestDatabase, preparePgliteDataDir, testConfig } from './harness.js';
 import { CHALLENGE, slowDownSignInChallenges, someWallet } from './slow-database.js';
+import { until } from './wait.js';
 
 interface Served {
   database: Database;
@@ -35,8 +36,8 @@ async function serve(kind: BackendKind, options: { env?: Record<string, string>;
     };
   } else {
     const dataDir = join(mkdtempSync(join(tmpdir(), 'poolgraph-bounds-')), 'pglite');
+    await preparePgliteDataDir(dataDir);
     database = await openDatabase({ kind: 'pglite', dataDir, statementTimeoutMs });
-    await database.migrate();
     drop = () => database.close();
   }
   await slowDownSignInChallenges(database, options.slowSeconds);
@@ -57,14 +58,6 @@ async function serve(kind: BackendKind, options: { env?: Record<string, string>;
 }
 
 const COUNT_POOLS = '{ pools(first: 1) { totalCount } }';
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await condition())) {
-    if (performance.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe.each(backends)('every statement bounded (%s)', (kind) => {
   let served: Served | undefined;

@@ -4,9 +4,10 @@ import WebSocket from 'ws';
 import * as tables from '../../schema/index.js';
 import { EventHub } from '../../src/modules/events/event-hub.js';
 import { notifyIfAllowed } from '../../src/modules/notifications/notification.service.js';
-import { backends, metricSample, startTestApp, testConfig, type TestApp } from './harness.js';
+import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
 import { signInAs, type SignedIn } from './sessions.js';
-import { listen, settle, socketClient, Subscription } from './sockets.js';
+import { listen, publishMarker, socketClient, Subscription } from './sockets.js';
+import { openSubscriptions, subscriptionsOpen, until } from './wait.js';
 
 const SUITE_CONFIG = {
   SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000',
@@ -29,14 +30,6 @@ function rawSocket(url: string) {
   const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
   opened.catch(() => {});
   return { ws, messages, opened, closed, send: (message: unknown) => ws.send(typeof message === 'string' ? message : JSON.stringify(message)) };
-}
-
-async function until(condition: () => boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
@@ -100,7 +93,8 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
 
     it('refuses upgrades on any other path', async () => {
       const socket = rawSocket(url.replace('/graphql', '/elsewhere'));
-      await expect(socket.opened).rejects.toBeTruthy();
+      // The server destroys the socket of the upgrade request: no handshake, no close frame.
+      await expect(socket.opened).rejects.toMatchObject({ message: 'socket hang up', code: 'ECONNRESET' });
     });
 
     it('authenticates with a bearer token, and with an API key', async () => {
@@ -119,29 +113,19 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
   });
 
   it('counts open subscriptions in /metrics, down to none once every socket is gone', async () => {
-    const openNow = async () => {
-      const body = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
-      return Number(/^poolgraph_subscriptions_open (\d+)/m.exec(body)?.[1]);
-    };
-    /** Sockets close asynchronously: wait for the gauge to reach `expected`, and report what it showed. */
-    const settlesAt = async (expected: number) => {
-      let value = await openNow();
-      for (let i = 0; i < 100 && value !== expected; i++) {
-        await settle(20);
-        value = await openNow();
-      }
-      return value;
-    };
-    // The earlier tests' sockets are all disposed: nothing may stay open (no leak).
-    expect(await settlesAt(0)).toBe(0);
+    // Sockets close asynchronously: each step waits for the gauge to reach its count, and
+    // fails (naming it) if it never does. The earlier tests' sockets are all disposed:
+    // nothing may stay open (no leak).
+    await subscriptionsOpen(t.app, 0);
     const client = socketClient(url);
     await client.connected;
     const subs = [new Subscription(client.client, `subscription { poolCreated { id } }`), new Subscription(client.client, `subscription { poolCreated { id } }`)];
-    expect(await settlesAt(2)).toBe(2);
+    await subscriptionsOpen(t.app, 2);
     subs[0]!.unsubscribe();
-    expect(await settlesAt(1)).toBe(1);
+    await subscriptionsOpen(t.app, 1);
     await client.dispose();
-    expect(await settlesAt(0)).toBe(0);
+    await subscriptionsOpen(t.app, 0);
+    expect(await openSubscriptions(t.app)).toBe(0);
   });
 
   describe('limits over a subscribe message, checked before any resolver runs', () => {
@@ -175,8 +159,7 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
       const client = socketClient(url);
       await client.connected;
       const sub = new Subscription(client.client, `subscription($p: ID!) { poolUpdated(poolId: $p) { id title user { id } } }`, { p: pool.id });
-      await until(() => hub !== null);
-      await settle(100);
+      await subscriptionsOpen(t.app, 1);
       await hub.publish([{ type: 'poolUpdated', poolId: pool.id }]);
       await sub.waitFor(1);
       await t.database.db.update(tables.pools).set({ title: 'Renamed between events' }).where(eq(tables.pools.id, pool.id));
@@ -188,15 +171,6 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
       await client.dispose();
     });
 
-    /** Resolves once the server counts exactly `expected` open subscriptions. */
-    async function openSubscriptions(expected: number): Promise<void> {
-      const deadline = Date.now() + 10_000;
-      while (metricSample((await t.app.inject({ url: '/metrics' })).body, 'poolgraph_subscriptions_open') !== expected) {
-        if (Date.now() > deadline) throw new Error(`the server never counted ${expected} open subscriptions`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    }
-
     it('reads the same number of statements for one event whether 1 or 30 sockets follow it', async () => {
       const query = `subscription($p: ID!) { poolUpdated(poolId: $p) { id title user { username avatar { url } } streak { title } } }`;
       const statementsFor = async (sockets: number) => {
@@ -204,7 +178,7 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
         await Promise.all(clients.map((c) => c.connected));
         const subs = clients.map((c) => new Subscription(c.client, query, { p: pool.id }));
         // Counted once each subscribe step (with its reads) is done: only the event's reads are counted below.
-        await openSubscriptions(sockets);
+        await subscriptionsOpen(t.app, sockets);
         const statements = await t.countStatements(async () => {
           await hub.publish([{ type: 'poolUpdated', poolId: pool.id }]);
           await Promise.all(subs.map((sub) => sub.waitFor(1)));
@@ -248,8 +222,19 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
       const otherClient = socketClient(url, { authorization: `Bearer ${other.accessToken}` });
       await Promise.all([ownerClient.connected, otherClient.connected]);
       const ownerSub = new Subscription(ownerClient.client, `subscription { notifications { id title userId type } }`);
-      const otherSub = new Subscription(otherClient.client, `subscription { notifications { id } }`);
-      await settle(100);
+      const otherSub = new Subscription(otherClient.client, `subscription { notifications { title } }`);
+      await subscriptionsOpen(t.app, 2);
+      /**
+       * Proves the other user was sent none of the owner's notifications so far: a marker
+       * notification of theirs, published after them, arrives on their socket, and one
+       * socket's results keep the order of the events, so any of the owner's would have come first.
+       */
+      let markers = 0;
+      const otherReceivedOnlyMarkers = async () => {
+        await publishMarker(t.database, other.userId, `marker ${++markers}`);
+        const results = await otherSub.waitFor(markers);
+        return results.map((r) => (r.data as { notifications: { title: string } }).notifications.title);
+      };
 
       const notify = async (title: string) => {
         const events = await notifyIfAllowed(t.database.db, { userId: owner.userId, type: 'REWARD_CLAIMED', title, message: 'm', data: {}, now: new Date() });
@@ -266,8 +251,7 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
       // While the owner is away, two more are created; resuming after the first replays both.
       await notify('second');
       await notify('third');
-      await settle(100);
-      expect(otherSub.results).toHaveLength(0);
+      expect(await otherReceivedOnlyMarkers()).toEqual(['marker 1']);
 
       const resumed = socketClient(url, { authorization: `Bearer ${owner.accessToken}` });
       await resumed.connected;
@@ -276,8 +260,7 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
       expect(replayed.map((r) => (r.data as { notifications: { title: string } }).notifications.title)).toEqual(['second', 'third']);
       await notify('fourth');
       expect((await resumedSub.waitFor(3))[2]!.data).toEqual({ notifications: { title: 'fourth' } });
-      await settle(100);
-      expect(otherSub.results).toHaveLength(0);
+      expect(await otherReceivedOnlyMarkers()).toEqual(['marker 1', 'marker 2']);
       await Promise.all([resumed.dispose(), otherClient.dispose()]);
     });
 
@@ -301,12 +284,13 @@ describe.each(backends)('graceful shutdown on %s', (kind) => {
     const client = socketClient(url);
     await client.connected;
     const sub = new Subscription(client.client, `subscription { poolCreated { id } }`);
-    await settle(50);
+    await subscriptionsOpen(t.app, 1);
     await t.app.close();
     expect((await client.closed).code).toBe(1001);
     expect(sub.results).toHaveLength(0);
     const late = rawSocket(url);
-    await expect(late.opened).rejects.toBeTruthy();
+    // Nothing listens any more: the connection itself is refused.
+    await expect(late.opened).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     await t.drop();
   });
 });
@@ -336,7 +320,8 @@ describe.each(backends)('a socket does not outlive its credentials, on %s', (kin
     const signedOut = await t.gql(`mutation { signOut }`, undefined, leaving.headers);
     expect(signedOut.data).toEqual({ signOut: true });
     expect(await a.closed).toEqual({ code: 4403, reason: 'The session has ended; sign in again' });
-    await settle(200);
+    // One revocation event closed `a`; had it closed `b` too, that close was sent in the same
+    // pass, before `b`'s subscribe below could be answered, and the subscription would fail.
     const still = new Subscription(b.client, `subscription { notificationCount }`);
     expect((await still.waitFor(1))[0]!.errors).toBeUndefined();
     await b.dispose();
@@ -391,8 +376,10 @@ describe.each([
     for (let i = 0; i < 5; i++) {
       sockets[i % 2]!.ws.send(JSON.stringify({ id: `s${i}`, type: 'subscribe', payload: { query: 'subscription { poolCreated { id } }' } }));
     }
-    await settle(300);
-    const errors = sockets.flatMap((s) => s.messages).filter((m) => m.type === 'error');
+    // Every subscribe ends open (the gauge counts it) or refused (an error message): wait until all five have.
+    const refusals = () => sockets.flatMap((s) => s.messages).filter((m) => m.type === 'error');
+    await until(async () => (await openSubscriptions(t.app)) + refusals().length === 5);
+    const errors = refusals();
     expect(errors).toHaveLength(refused);
     for (const error of errors) expect(error.payload[0].extensions).toMatchObject({ code: 'RATE_LIMITED' });
     for (const s of sockets) s.ws.close();

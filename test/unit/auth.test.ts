@@ -9,8 +9,8 @@ import { formatSignInMessage, parseSignInMessage } from '../../src/modules/auth/
 import { signAccessToken, verifyAccessToken } from '../../src/modules/auth/tokens.js';
 import type { Viewer } from '../../src/modules/auth/viewer.js';
 import type { ServiceContext } from '../../src/modules/context.js';
+import { listUserNotifications } from '../../src/modules/notifications/notification.service.js';
 import {
-  listUserNotifications,
   userApiKeys,
   userDeviceTokens,
   userEmail,

@@ -32,21 +32,23 @@ export function notifyActivity(ctx: SeedContext, notify: Notify, users: readonly
   for (const reward of rewards) {
     if (!reward.isClaimed || (reward.type === 'REWARD' && !rng.chance(0.7))) continue;
     const refund = reward.type === 'REFUND';
+    const { title, message } = (refund ? notificationTexts.refundClaimed : notificationTexts.rewardClaimed)(formatUnits(reward.amount));
     notify(
       reward.prediction.row.userId,
       refund ? 'REFUND_CLAIMED' : 'REWARD_CLAIMED',
-      refund ? 'Refund claimed' : 'Reward claimed',
-      `You claimed ${formatUnits(reward.amount)} tokens ${refund ? 'refunded from' : 'won on'} ${reward.pool.row.title}.`,
+      title,
+      message,
       { poolId: reward.pool.row.id, predictionId: reward.prediction.row.id, rewardId: reward.id, amount: formatUnits(reward.amount) },
       reward.updatedAt,
     );
   }
   for (const reward of streakRewards) {
+    const { title, message } = notificationTexts.streakRewardReceived(formatUnits(reward.amount));
     notify(
       reward.userId,
       'STREAK_REWARD_RECEIVED',
-      'Streak reward',
-      `Your streak in ${reward.streak.row.title} earned ${formatUnits(reward.amount)} tokens.`,
+      title,
+      message,
       { streakId: reward.streak.row.id, streakRewardId: reward.id, amount: formatUnits(reward.amount) },
       reward.createdAt,
     );

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { and, eq, gt, isNull, lte } from 'drizzle-orm';
-import { NOTIFICATION_PREFERENCE_KEYS, type NotificationPreferences } from '../../../schema/index.js';
-import { apiKeys, settings, signInChallenges, users, type UserRow } from '../../../schema/index.js';
+import { apiKeys, DEFAULT_NOTIFICATION_PREFERENCES, settings, signInChallenges, users, type UserRow } from '../../../schema/index.js';
 import type { AuthConfig } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import { AppError, badInput } from '../../errors.js';
@@ -129,8 +128,6 @@ export async function signInWithApiKey(ctx: ServiceContext, apiKey: string): Pro
   });
 }
 
-const DEFAULT_PREFERENCES = Object.fromEntries(NOTIFICATION_PREFERENCE_KEYS.map((key) => [key, true])) as NotificationPreferences;
-
 /** The user of a wallet; created with a generated username and default settings on first sign-in. */
 async function findOrCreateWalletUser(db: Db, walletAddress: string, now: Date): Promise<UserRow> {
   const base = `user_${walletAddress.slice(0, 8)}`.replace(/[^A-Za-z0-9_]/g, '');
@@ -148,7 +145,7 @@ async function findOrCreateWalletUser(db: Db, walletAddress: string, now: Date):
     .onConflictDoNothing({ target: users.walletAddress })
     .returning();
   if (created) {
-    await db.insert(settings).values({ userId: created.id, notificationPreferences: DEFAULT_PREFERENCES, createdAt: now, updatedAt: now });
+    await db.insert(settings).values({ userId: created.id, notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES, createdAt: now, updatedAt: now });
     return created;
   }
   const [existing] = await db

@@ -43,24 +43,23 @@ export class TokenError extends Error {
   }
 }
 
-export async function signAccessToken(secret: Uint8Array, claims: AccessClaims, expiresAt: Date): Promise<string> {
-  return new SignJWT({ role: claims.role, sid: claims.sessionId, typ: 'access' })
+/** A token of the user `subject` carrying `payload`, signed with the access-token key; the two kinds differ by `typ`. */
+function signToken(secret: Uint8Array, payload: Record<string, unknown>, subject: string, expiresAt: Date): Promise<string> {
+  return new SignJWT(payload)
     .setProtectedHeader({ alg: ALGORITHM })
     .setIssuer(ISSUER)
-    .setSubject(claims.userId)
+    .setSubject(subject)
     .setIssuedAt()
     .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
     .sign(accessTokenKey(secret));
 }
 
+export async function signAccessToken(secret: Uint8Array, claims: AccessClaims, expiresAt: Date): Promise<string> {
+  return signToken(secret, { role: claims.role, sid: claims.sessionId, typ: 'access' }, claims.userId, expiresAt);
+}
+
 export async function signRefreshToken(secret: Uint8Array, claims: RefreshClaims, expiresAt: Date): Promise<string> {
-  return new SignJWT({ sid: claims.sessionId, ver: claims.version, typ: 'refresh' })
-    .setProtectedHeader({ alg: ALGORITHM })
-    .setIssuer(ISSUER)
-    .setSubject(claims.userId)
-    .setIssuedAt()
-    .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
-    .sign(accessTokenKey(secret));
+  return signToken(secret, { sid: claims.sessionId, ver: claims.version, typ: 'refresh' }, claims.userId, expiresAt);
 }
 
 async function verifyToken(secret: Uint8Array, token: string, type: 'access' | 'refresh', now: Date) {

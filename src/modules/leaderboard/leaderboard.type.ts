@@ -2,8 +2,9 @@ import { ArgsType, Field, Float, Int, ObjectType, registerEnumType } from 'type-
 import { Connection } from '../common/connection.type.js';
 import { PageArgs } from '../common/page.args.js';
 import { LEADERBOARD_METRICS, LEADERBOARD_PERIODS, type LeaderboardMetric, type LeaderboardPeriod } from './leaderboard.service.js';
+import { enumObject } from '../common/enums.js';
 
-export const LeaderboardPeriodEnum = Object.fromEntries(LEADERBOARD_PERIODS.map((p) => [p, p])) as { [K in LeaderboardPeriod]: K };
+export const LeaderboardPeriodEnum = enumObject(LEADERBOARD_PERIODS);
 registerEnumType(LeaderboardPeriodEnum, {
   name: 'LeaderboardPeriod',
   description: 'Which resolutions count, by the UTC day the pool was resolved.',
@@ -15,7 +16,7 @@ registerEnumType(LeaderboardPeriodEnum, {
   },
 });
 
-export const LeaderboardMetricEnum = Object.fromEntries(LEADERBOARD_METRICS.map((m) => [m, m])) as { [K in LeaderboardMetric]: K };
+export const LeaderboardMetricEnum = enumObject(LEADERBOARD_METRICS);
 registerEnumType(LeaderboardMetricEnum, {
   name: 'LeaderboardMetric',
   description: 'What the board ranks by. Only rewarded predictions count (a refunded pool was called off).',

@@ -1,9 +1,10 @@
 import { ArgsType, Field, InputType, registerEnumType } from 'type-graphql';
 import { PageArgs } from '../common/page.args.js';
-import { NOTIFICATION_FILTERS, type NotificationFilter } from '../users/user.loaders.js';
+import { NOTIFICATION_FILTERS, type NotificationFilter } from './notification.loaders.js';
 import type { NotificationPreferencesChanges } from './notification.service.js';
+import { enumObject } from '../common/enums.js';
 
-const NotificationFilterEnum = Object.fromEntries(NOTIFICATION_FILTERS.map((v) => [v, v])) as { [K in NotificationFilter]: K };
+const NotificationFilterEnum = enumObject(NOTIFICATION_FILTERS);
 registerEnumType(NotificationFilterEnum, {
   name: 'NotificationFilter',
   description: 'Which notifications a list shows; absent means all.',

@@ -2,19 +2,23 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import {
   deviceTokens,
   type DeviceTokenRow,
-  NOTIFICATION_PREFERENCE_KEYS,
+  DEFAULT_NOTIFICATION_PREFERENCES,
   type NotificationPreferenceKey,
   type NotificationPreferences,
+  type NotificationRow,
   notifications,
   settings,
   type SettingsRow,
 } from '../../../schema/index.js';
 import { affectedRows, type Db, resultRows } from '../../db/client.js';
 import { badInput } from '../../errors.js';
-import { requireViewer } from '../auth/viewer.js';
+import { assertCanReadPrivate, requireViewer } from '../auth/viewer.js';
+import { parseNewestFirstPage } from '../common/loaders.js';
+import type { Page, PageArguments } from '../common/pagination.js';
 import { isUuid } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';
 import type { DomainEvent } from '../events/events.js';
+import type { NotificationFilter } from './notification.loaders.js';
 
 /** The notification types an on-chain event produces; each is also a preference key. */
 export type EventNotificationType = 'REWARD_CLAIMED' | 'REFUND_CLAIMED' | 'STREAK_REWARD_RECEIVED';
@@ -170,8 +174,6 @@ void everyKeyHasAField;
 /** Preference changes: a field that is absent or null stays as it is. */
 export type NotificationPreferencesChanges = { [F in keyof typeof PREFERENCE_KEYS_BY_FIELD]?: boolean | null };
 
-const DEFAULT_PREFERENCES = Object.fromEntries(NOTIFICATION_PREFERENCE_KEYS.map((key) => [key, true])) as NotificationPreferences;
-
 /**
  * Changes only the given preferences of the viewer, merged into the stored object in one
  * statement (so concurrent updates of different keys both survive); a viewer without a
@@ -186,7 +188,7 @@ export async function updateNotificationPreferences(ctx: ServiceContext, changes
   }
   const [row] = await ctx.database.db
     .insert(settings)
-    .values({ userId: viewer.userId, notificationPreferences: { ...DEFAULT_PREFERENCES, ...patch }, createdAt: ctx.now, updatedAt: ctx.now })
+    .values({ userId: viewer.userId, notificationPreferences: { ...DEFAULT_NOTIFICATION_PREFERENCES, ...patch }, createdAt: ctx.now, updatedAt: ctx.now })
     .onConflictDoUpdate({
       target: settings.userId,
       set: {
@@ -243,4 +245,15 @@ export async function removeDeviceToken(ctx: ServiceContext, token: string): Pro
     .returning({ id: deviceTokens.id });
   ctx.loaders.deviceTokensByUser.clear(viewer.userId);
   return removed.length > 0;
+}
+
+/** A user's notifications, newest first: private, readable by that user and by admins (see users/private.service.ts). */
+export function listUserNotifications(
+  ctx: ServiceContext,
+  userId: string,
+  page: PageArguments,
+  filter?: NotificationFilter | null,
+): Promise<Page<NotificationRow>> {
+  assertCanReadPrivate(ctx.viewer, userId, 'notifications');
+  return ctx.loaders.notificationsByUser(parseNewestFirstPage(page), filter).load(userId);
 }

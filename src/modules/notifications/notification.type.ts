@@ -3,16 +3,10 @@ import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { Connection } from '../common/connection.type.js';
 import { Entity } from '../common/entity.type.js';
 import { DateTime } from '../common/scalars.js';
+import { enumObject } from '../common/enums.js';
+import { notificationType } from '../../../schema/index.js';
 
-export const NotificationType = {
-  POOL_CREATED: 'POOL_CREATED',
-  REWARD_CLAIMED: 'REWARD_CLAIMED',
-  REFUND_CLAIMED: 'REFUND_CLAIMED',
-  STREAK_REWARD_RECEIVED: 'STREAK_REWARD_RECEIVED',
-  REWARD_AVAILABLE: 'REWARD_AVAILABLE',
-  REFUND_AVAILABLE: 'REFUND_AVAILABLE',
-  STREAK_REWARD_AVAILABLE: 'STREAK_REWARD_AVAILABLE',
-} as const;
+export const NotificationType = enumObject(notificationType.enumValues);
 registerEnumType(NotificationType, {
   name: 'NotificationType',
   description: 'What a notification is about; each value lists the keys of its data (amounts in whole tokens).',

@@ -2,8 +2,9 @@ import { ArgsType, Field, ID, InputType, registerEnumType } from 'type-graphql';
 import { OffsetPageArgs } from '../common/page.args.js';
 import { DateTime } from '../common/scalars.js';
 import { POOL_SORTS, POOL_STATUS_FILTERS, type PoolSort, type PoolStatusFilter } from './pool.service.js';
+import { enumObject } from '../common/enums.js';
 
-const PoolStatusFilterEnum = Object.fromEntries(POOL_STATUS_FILTERS.map((v) => [v, v]));
+const PoolStatusFilterEnum = enumObject(POOL_STATUS_FILTERS);
 registerEnumType(PoolStatusFilterEnum, {
   name: 'PoolStatusFilter',
   description:
@@ -16,7 +17,7 @@ registerEnumType(PoolStatusFilterEnum, {
   },
 });
 
-const PoolSortEnum = Object.fromEntries(POOL_SORTS.map((v) => [v, v]));
+const PoolSortEnum = enumObject(POOL_SORTS);
 registerEnumType(PoolSortEnum, {
   name: 'PoolSort',
   description: 'Order of a pool list; ties are broken by id.',

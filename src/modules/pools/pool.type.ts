@@ -2,13 +2,10 @@ import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphq
 import { Connection } from '../common/connection.type.js';
 import { Entity } from '../common/entity.type.js';
 import { DateTime } from '../common/scalars.js';
+import { enumObject } from '../common/enums.js';
+import { poolStatus } from '../../../schema/index.js';
 
-export const PoolStatus = {
-  ACTIVE: 'ACTIVE',
-  PREDICTIONS_FROZEN: 'PREDICTIONS_FROZEN',
-  CLAIMS_FROZEN: 'CLAIMS_FROZEN',
-  FROZEN: 'FROZEN',
-} as const;
+export const PoolStatus = enumObject(poolStatus.enumValues);
 export type PoolStatus = (typeof PoolStatus)[keyof typeof PoolStatus];
 registerEnumType(PoolStatus, {
   name: 'PoolStatus',

@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.js';
 import { toTokens } from '../common/amounts.js';
 import type { DomainEvent } from '../events/events.js';
 import { notifyIfAllowed } from '../notifications/notification.service.js';
+import { notificationTexts } from '../notifications/notification.texts.js';
 import { applyStreakFunding } from '../streaks/streak-funding.service.js';
 
 /**
@@ -80,8 +81,7 @@ const EFFECTS: Record<OperationName, Effect> = {
     return notifyIfAllowed(db, {
       userId: submission.userId,
       type: refund ? 'REFUND_CLAIMED' : 'REWARD_CLAIMED',
-      title: refund ? 'Refund claimed' : 'Reward claimed',
-      message: `${amount} tokens ${refund ? 'were refunded' : 'were paid'} to your wallet.`,
+      ...(refund ? notificationTexts.refundClaimed(amount) : notificationTexts.rewardClaimed(amount)),
       data: { rewardId: reward.id, predictionId: reward.predictionId, amount, signature: submission.signature },
       now,
     });
@@ -102,8 +102,7 @@ const EFFECTS: Record<OperationName, Effect> = {
     return notifyIfAllowed(db, {
       userId: submission.userId,
       type: 'STREAK_REWARD_RECEIVED',
-      title: 'Streak reward received',
-      message: `${amount} tokens from your streak were paid to your wallet.`,
+      ...notificationTexts.streakRewardReceived(amount),
       data: { streakRewardId: reward.id, streakId: reward.streakId, amount, signature: submission.signature },
       now,
     });

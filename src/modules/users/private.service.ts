@@ -1,7 +1,6 @@
 import type {
   ApiKeyRow,
   DeviceTokenRow,
-  NotificationRow,
   ReferralCodeRow,
   ReferralRedemptionRow,
   RefreshTokenRow,
@@ -10,9 +9,6 @@ import type {
 } from '../../../schema/index.js';
 import { assertCanReadPrivate } from '../auth/viewer.js';
 import type { ServiceContext } from '../context.js';
-import { parseNewestFirstPage } from '../common/loaders.js';
-import type { Page, PageArguments } from '../common/pagination.js';
-import type { NotificationFilter } from './user.loaders.js';
 
 /**
  * A user's private data, readable by that user and by admins. Each function checks the
@@ -31,17 +27,6 @@ export function userEmail(ctx: ServiceContext, user: UserRow): string | null {
 export function userSettings(ctx: ServiceContext, userId: string): Promise<SettingsRow | null> {
   assertCanReadPrivate(ctx.viewer, userId, 'settings');
   return ctx.loaders.settingsByUser.load(userId);
-}
-
-/** The user's notifications, newest first. */
-export function listUserNotifications(
-  ctx: ServiceContext,
-  userId: string,
-  page: PageArguments,
-  filter?: NotificationFilter | null,
-): Promise<Page<NotificationRow>> {
-  assertCanReadPrivate(ctx.viewer, userId, 'notifications');
-  return ctx.loaders.notificationsByUser(parseNewestFirstPage(page), filter).load(userId);
 }
 
 export function userDeviceTokens(ctx: ServiceContext, userId: string): Promise<DeviceTokenRow[]> {

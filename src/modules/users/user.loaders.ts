@@ -1,4 +1,3 @@
-import DataLoader from 'dataloader';
 import {
   apiKeys,
   type ApiKeyRow,
@@ -6,8 +5,6 @@ import {
   type DeviceTokenRow,
   images,
   type ImageRow,
-  notifications,
-  type NotificationRow,
   referralCodes,
   type ReferralCodeRow,
   referralRedemptions,
@@ -19,73 +16,11 @@ import {
   users,
   type UserRow,
 } from '../../../schema/index.js';
-import { type ChildCondition, statement, tableReader } from '../../db/batch.js';
-import { type Db, readQueryOf } from '../../db/client.js';
-import { childPageLoader, countLoader, groupLoader, uniqueLoader } from '../common/loaders.js';
-import type { PageRequest } from '../common/pagination.js';
-
-/** Which of a user's notifications a list shows; absent means all of them. */
-export const NOTIFICATION_FILTERS = ['READ', 'UNREAD'] as const;
-export type NotificationFilter = (typeof NOTIFICATION_FILTERS)[number];
-
-const UNREAD: ChildCondition = { name: 'unread', sql: 'c."read_at" IS NULL' };
-const READ: ChildCondition = { name: 'read', sql: 'c."read_at" IS NOT NULL' };
-
-function createNotificationLoaders(db: Db) {
-  // Counted with `read_at IS NULL`, so Postgres answers from notifications_user_id_unread_idx.
-  const unreadNotificationCountByUser = countLoader(db, notifications, notifications.userId, UNREAD);
-  const all = childPageLoader<NotificationRow>(db, notifications, notifications.userId);
-  // The filtered variants are built on first use: most requests never ask for them.
-  let unread: typeof all | undefined;
-  let read: typeof all | undefined;
-  const pagesOf = (filter: NotificationFilter | null | undefined): typeof all => {
-    if (filter === 'UNREAD') {
-      // totalCount of the unread list shares the unread count's cache.
-      return (unread ??= childPageLoader<NotificationRow>(db, notifications, notifications.userId, { where: UNREAD, counts: unreadNotificationCountByUser }));
-    }
-    if (filter === 'READ') return (read ??= childPageLoader<NotificationRow>(db, notifications, notifications.userId, { where: READ }));
-    return all;
-  };
-  const poolCreatedLoaders = new Map<string, DataLoader<string, NotificationRow | null>>();
-
-  return {
-    /**
-     * A page of each user's notifications, newest first, optionally only the read or the
-     * unread ones: one statement per (page, filter) for every user of a tick. A cursor is a
-     * position in the newest-first order, valid with the filter of the list that issued it.
-     */
-    notificationsByUser: (page: PageRequest, filter?: NotificationFilter | null) => pagesOf(filter)(page),
-    /** Each user's unread notifications, counted in one `GROUP BY user_id` statement per batch. */
-    unreadNotificationCountByUser,
-    notificationById: uniqueLoader<NotificationRow>(db, notifications, notifications.id),
-    /**
-     * Each user's POOL_CREATED notification of `poolId` (the newest, should there be several),
-     * or null: one statement for every user of a tick. One loader per pool id, per request.
-     */
-    poolCreatedNotificationByUser(poolId: string): DataLoader<string, NotificationRow | null> {
-      let loader = poolCreatedLoaders.get(poolId);
-      if (!loader) {
-        loader = new DataLoader<string, NotificationRow | null>(async (userIds) => {
-          const reader = tableReader(notifications);
-          const text = statement('poolCreatedNotificationByUser', () =>
-            `SELECT ${reader.columns('n')} FROM "notifications" n WHERE n."user_id" = ANY($1::uuid[]) ` +
-              `AND n."type" = 'POOL_CREATED' AND n."data"->>'poolId' = $2 ORDER BY n."created_at" DESC, n."id" DESC`,
-          );
-          const rows = (await readQueryOf(db)<Record<string, unknown>>(text, [userIds, poolId])).map((row) => reader.decode<NotificationRow>(row));
-          const byUser = new Map<string, NotificationRow>();
-          for (const row of rows) if (!byUser.has(row.userId)) byUser.set(row.userId, row);
-          return userIds.map((userId) => byUser.get(userId) ?? null);
-        });
-        poolCreatedLoaders.set(poolId, loader);
-      }
-      return loader;
-    },
-  };
-}
+import type { Db } from '../../db/client.js';
+import { groupLoader, uniqueLoader } from '../common/loaders.js';
 
 export function createUserLoaders(db: Db) {
   return {
-    ...createNotificationLoaders(db),
     userById: uniqueLoader<UserRow>(db, users, users.id),
     userByWalletAddress: uniqueLoader<UserRow>(db, users, users.walletAddress),
     imageById: uniqueLoader<ImageRow>(db, images, images.id),

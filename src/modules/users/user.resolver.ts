@@ -17,8 +17,8 @@ import { NotificationsArgs } from '../notifications/notification.args.js';
 import { DeviceToken, Notification, NotificationConnection } from '../notifications/notification.type.js';
 import { PoolConnection } from '../pools/pool.type.js';
 import { PredictionConnection } from '../predictions/prediction.type.js';
+import { listUserNotifications } from '../notifications/notification.service.js';
 import {
-  listUserNotifications,
   referralCodeRedemptions,
   userApiKeys,
   userDeviceTokens,

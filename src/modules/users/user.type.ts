@@ -1,8 +1,10 @@
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { Entity } from '../common/entity.type.js';
 import { DateTime } from '../common/scalars.js';
+import { enumObject } from '../common/enums.js';
+import { userRole } from '../../../schema/index.js';
 
-export const UserRole = { USER: 'USER', ADMIN: 'ADMIN' } as const;
+export const UserRole = enumObject(userRole.enumValues);
 export type UserRole = (typeof UserRole)[keyof typeof UserRole];
 registerEnumType(UserRole, {
   name: 'UserRole',

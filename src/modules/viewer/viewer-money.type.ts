@@ -6,6 +6,7 @@ import { DateTime } from '../common/scalars.js';
 import { Prediction, Reward } from '../predictions/prediction.type.js';
 import { StreakReward } from '../streaks/streak.type.js';
 import { PREDICTION_FILTERS, PREDICTION_SORTS, type PredictionFilter, type PredictionSort } from './history.service.js';
+import { enumObject } from '../common/enums.js';
 
 @ObjectType({ simpleResolvers: true, description: "A wallet's balances as the chain reports them (cached for a few seconds, refreshed after the user's own transactions)." })
 export class Balance {
@@ -113,7 +114,7 @@ export class UserTransaction {
 @ObjectType({ simpleResolvers: true, description: 'A page of transactions.' })
 export class UserTransactionConnection extends Connection('UserTransaction', UserTransaction) {}
 
-export const PredictionFilterEnum = Object.fromEntries(PREDICTION_FILTERS.map((f) => [f, f])) as { [K in PredictionFilter]: K };
+export const PredictionFilterEnum = enumObject(PREDICTION_FILTERS);
 registerEnumType(PredictionFilterEnum, {
   name: 'PredictionFilter',
   description: "Predictions by their pool's lifecycle, or by what is left to claim.",
@@ -125,7 +126,7 @@ registerEnumType(PredictionFilterEnum, {
   },
 });
 
-export const PredictionSortEnum = Object.fromEntries(PREDICTION_SORTS.map((s) => [s, s])) as { [K in PredictionSort]: K };
+export const PredictionSortEnum = enumObject(PREDICTION_SORTS);
 registerEnumType(PredictionSortEnum, {
   name: 'PredictionSort',
   description: 'Order of a prediction list; ties are broken by id.',
