@@ -94,9 +94,13 @@ export interface GraphQLRouteOptions {
   budgetMs: number;
 }
 
-/** Writes a pipeline result as the HTTP response. */
+/**
+ * Writes a pipeline result as the HTTP response, encoded once: JSON.stringify builds a large
+ * body as a rope of parts, which sending it as a string would flatten (for Content-Length)
+ * and then encode again.
+ */
 export function sendResult(reply: FastifyReply, result: OperationResult, mediaType: string): FastifyReply {
-  return reply.code(result.status).headers(result.headers).type(mediaType).send(JSON.stringify(result.body));
+  return reply.code(result.status).headers(result.headers).type(mediaType).send(Buffer.from(JSON.stringify(result.body)));
 }
 
 /** Answers a request refused before the pipeline (Accept, CSRF, parameters) in the pipeline's error shape. */
