@@ -41,7 +41,7 @@ const settings = {
   /** Length of one measured round; rounds alternate floor and graphql. */
   durationSeconds: envNumber('BENCH_DURATION_S', 10),
   rounds: Math.round(envNumber('BENCH_ROUNDS', 3)),
-  targets: (process.env.BENCH_TARGETS ?? 'floor,graphql').split(',').map((t) => t.trim()) as Role[],
+  targets: (process.env.BENCH_TARGETS ?? (process.env.BENCH_BASELINE_SRC ? 'floor,graphql,baseline' : 'floor,graphql')).split(',').map((t) => t.trim()) as Role[],
   /** Profile this server (floor | graphql) during its first round; that round's figures then carry the profiler's cost. */
   cpuProfile: (process.env.BENCH_CPU_PROF || null) as Role | null,
   /** Extra Node flags of the server processes, e.g. "--max-semi-space-size=32". */
@@ -50,6 +50,11 @@ const settings = {
   graphqlImports: (process.env.BENCH_GRAPHQL_IMPORT ?? '').split(',').filter(Boolean),
   /** A copy of the repository (src/ and schema/) whose app the GraphQL server runs: a prototype in scratch/. */
   src: process.env.BENCH_SRC || null,
+  /**
+   * A copy of an older commit (src/ and schema/, in scratch/) run as a third server, "baseline",
+   * in the same rounds: its rate is the "before" of a ratio measured in one run.
+   */
+  baselineSrc: process.env.BENCH_BASELINE_SRC || null,
   /** The shapes to run (CREATION_DATE, VOLUME_HIGH, typename), comma-separated; all by default. */
   shapes: (process.env.BENCH_SHAPES ?? SHAPES.map((s) => s.name).join(',')).split(',').map((name) => {
     const shape = SHAPES.find((s) => s.name === name.trim());
@@ -65,10 +70,11 @@ const settings = {
   overwrite: process.env.BENCH_OVERWRITE === '1',
 };
 for (const target of settings.targets) {
-  if (target !== 'floor' && target !== 'graphql') throw new Error(`BENCH_TARGETS lists floor and/or graphql, got "${target}"`);
+  if (target !== 'floor' && target !== 'graphql' && target !== 'baseline') throw new Error(`BENCH_TARGETS lists floor, graphql and/or baseline, got "${target}"`);
+  if (target === 'baseline' && !settings.baselineSrc) throw new Error('BENCH_TARGETS lists baseline: set BENCH_BASELINE_SRC to the checkout it runs');
 }
-if (settings.cpuProfile && settings.cpuProfile !== 'floor' && settings.cpuProfile !== 'graphql') {
-  throw new Error(`BENCH_CPU_PROF must be floor or graphql, got "${settings.cpuProfile}"`);
+if (settings.cpuProfile && !['floor', 'graphql', 'baseline'].includes(settings.cpuProfile)) {
+  throw new Error(`BENCH_CPU_PROF must be floor, graphql or baseline, got "${settings.cpuProfile}"`);
 }
 const backend = settings.databaseUrl ? 'postgres' : 'pglite';
 
@@ -221,23 +227,24 @@ function firstDifference(a: unknown, b: unknown, path = '$'): string | null {
   return `${path}: floor ${JSON.stringify(a)?.slice(0, 200)} vs graphql ${JSON.stringify(b)?.slice(0, 200)}`;
 }
 
-/** Fetches the query from both servers and requires the floor's JSON to equal GraphQL's `data`. */
-async function verify(shape: BenchShape, floor: ServerProcess, graphql: ServerProcess): Promise<Record<Role, number>> {
-  const [floorResponse, graphqlResponse] = await Promise.all([
-    fetchOnce(floor.port, pathOf('floor', shape), shape.body),
-    fetchOnce(graphql.port, pathOf('graphql', shape), shape.body),
-  ]);
-  if (graphqlResponse.status !== 200) throw new Error(`GraphQL answered ${graphqlResponse.status}: ${graphqlResponse.text.slice(0, 500)}`);
-  if (floorResponse.status !== 200) throw new Error(`the floor answered ${floorResponse.status}: ${floorResponse.text.slice(0, 500)}`);
-  const fromGraphql = JSON.parse(graphqlResponse.text) as { data?: unknown; errors?: unknown };
-  const fromFloor = JSON.parse(floorResponse.text) as { data?: unknown };
-  if (fromGraphql.errors) throw new Error(`GraphQL answered errors: ${JSON.stringify(fromGraphql.errors).slice(0, 500)}`);
-  const difference = firstDifference(fromFloor.data, fromGraphql.data);
-  if (difference) throw new Error(`the floor's JSON differs from GraphQL's data at ${difference}`);
-  const pools = (fromGraphql.data as { pools?: { nodes: Array<{ predictions: { nodes: unknown[] } }> } }).pools?.nodes ?? [];
+/** Fetches the query from every server and requires the floor's JSON to equal each GraphQL server's `data`. */
+async function verify(shape: BenchShape, servers: Partial<Record<Role, ServerProcess>>): Promise<Partial<Record<Role, number>>> {
+  const roles = (Object.keys(servers) as Role[]).filter((role) => servers[role]);
+  const responses = await Promise.all(roles.map((role) => fetchOnce(servers[role]!.port, pathOf(role, shape), shape.body)));
+  const byRole = Object.fromEntries(roles.map((role, i) => [role, responses[i]!])) as Partial<Record<Role, (typeof responses)[number]>>;
+  for (const role of roles) if (byRole[role]!.status !== 200) throw new Error(`${role} answered ${byRole[role]!.status}: ${byRole[role]!.text.slice(0, 500)}`);
+  const fromFloor = JSON.parse(byRole.floor!.text) as { data?: unknown };
+  let pools: Array<{ predictions: { nodes: unknown[] } }> = [];
+  for (const role of roles.filter((r) => r !== 'floor')) {
+    const fromGraphql = JSON.parse(byRole[role]!.text) as { data?: unknown; errors?: unknown };
+    if (fromGraphql.errors) throw new Error(`${role} answered errors: ${JSON.stringify(fromGraphql.errors).slice(0, 500)}`);
+    const difference = firstDifference(fromFloor.data, fromGraphql.data);
+    if (difference) throw new Error(`the floor's JSON differs from ${role}'s data at ${difference}`);
+    pools = (fromGraphql.data as { pools?: { nodes: typeof pools } }).pools?.nodes ?? [];
+  }
   const predictions = pools.reduce((sum, pool) => sum + pool.predictions.nodes.length, 0);
-  console.log(`${shape.name}: the floor's JSON equals GraphQL's data (${pools.length} pools, ${predictions} predictions)`);
-  return { floor: Buffer.byteLength(floorResponse.text), graphql: Buffer.byteLength(graphqlResponse.text) };
+  console.log(`${shape.name}: the floor's JSON equals ${roles.filter((r) => r !== 'floor').join(' and ')}'s data (${pools.length} pools, ${predictions} predictions)`);
+  return Object.fromEntries(roles.map((role) => [role, Buffer.byteLength(byRole[role]!.text)]));
 }
 
 interface Measurement {
@@ -338,21 +345,26 @@ const median = (values: number[]) => {
 interface ShapeResult {
   shape: BenchShape['name'];
   query: string;
-  responseBytes: Record<Role, number>;
+  responseBytes: Partial<Record<Role, number>>;
   /** The median round of each server. */
   floor?: Measurement;
   graphql?: Measurement;
+  baseline?: Measurement;
   /** graphql/floor of the median rounds, and of each round. */
   ratio: number | null;
   roundRatios: number[];
   medianRoundRatio: number | null;
+  /** With a baseline: baseline/floor of the median rounds, and graphql/baseline of each round and their median. */
+  baselineRatio?: number | null;
+  overBaselineRoundRatios?: number[];
+  overBaselineMedian?: number | null;
   rounds: Measurement[];
 }
 
 function printTable(results: ShapeResult[]): void {
   const header = ['shape', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'CPU ms/req', 'PG CPU ms/req', 'GC % CPU', 'RSS MB', 'machine %', 'before %', 'bytes'];
   const rows = results.flatMap((r) =>
-    [r.floor, r.graphql].filter((m): m is Measurement => m !== undefined).map((m) => [
+    [r.floor, r.graphql, r.baseline].filter((m): m is Measurement => m !== undefined).map((m) => [
       r.shape,
       m.role + (settings.cpuProfile === m.role ? ' (profiled)' : ''),
       String(m.load.requestsPerSecond),
@@ -375,13 +387,19 @@ function printTable(results: ShapeResult[]): void {
     `nested read on ${backend}: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up, ` +
       `${settings.rounds} rounds of ${settings.durationSeconds} s (the median round of each server shown)`,
   );
-  const variant = [settings.src && `app of ${settings.src}`, settings.nodeFlags.length && `node ${settings.nodeFlags.join(' ')}`, settings.graphqlImports.length && `imports ${settings.graphqlImports.join(',')}`, process.env.NODE_ENV && `NODE_ENV=${process.env.NODE_ENV}`].filter(Boolean);
+  const variant = [settings.src && `app of ${settings.src}`, settings.baselineSrc && `baseline: app of ${settings.baselineSrc}`, settings.nodeFlags.length && `node ${settings.nodeFlags.join(' ')}`, settings.graphqlImports.length && `imports ${settings.graphqlImports.join(',')}`, process.env.NODE_ENV && `NODE_ENV=${process.env.NODE_ENV}`].filter(Boolean);
   if (variant.length) console.log(`variant: ${variant.join('; ')}`);
   console.log(line(header));
   for (const row of rows) console.log(line(row));
   for (const r of results) {
     if (r.ratio === null) continue;
     console.log(`${r.shape}: graphql/floor ${r.ratio.toFixed(2)}x (target ${TARGET_RATIO}x); per round: ${r.roundRatios.map((x) => x.toFixed(2)).join(', ')}`);
+  }
+  for (const r of results) {
+    if (!r.overBaselineRoundRatios?.length) continue;
+    console.log(
+      `${r.shape}: baseline/floor ${r.baselineRatio?.toFixed(2) ?? '-'}x; graphql/baseline per round: ${r.overBaselineRoundRatios.map((x) => x.toFixed(2)).join(', ')} (median ${r.overBaselineMedian?.toFixed(2)}x)`,
+    );
   }
   console.log('CPU %: the server process, of one core; PG CPU: its Postgres backends (/proc); machine %: all cores during the round; before %: all cores in the second before it');
   if (results.some((r) => r.rounds.some((m) => (m.machineBusyPercent.before ?? 0) > 20))) {
@@ -390,13 +408,13 @@ function printTable(results: ShapeResult[]): void {
   console.log();
 }
 
-async function runShape(shape: BenchShape, servers: Record<Role, ServerProcess>): Promise<ShapeResult> {
-  const bytes = await verify(shape, servers.floor, servers.graphql);
-  for (const role of settings.targets) await warmUp(shape, servers[role], bytes[role]);
+async function runShape(shape: BenchShape, servers: Partial<Record<Role, ServerProcess>>): Promise<ShapeResult> {
+  const bytes = await verify(shape, servers);
+  for (const role of settings.targets) await warmUp(shape, servers[role]!, bytes[role]!);
   // Rounds alternate the servers, so a burst of outside load hits both rather than one.
   const rounds: Measurement[] = [];
   for (let round = 1; round <= settings.rounds; round++) {
-    for (const role of settings.targets) rounds.push(await measure(shape, servers[role], bytes[role], round));
+    for (const role of settings.targets) rounds.push(await measure(shape, servers[role]!, bytes[role]!, round));
   }
   const byRole = Object.fromEntries(settings.targets.map((role) => [role, medianRound(rounds.filter((m) => m.role === role))])) as Partial<
     Record<Role, Measurement>
@@ -404,7 +422,17 @@ async function runShape(shape: BenchShape, servers: Record<Role, ServerProcess>)
   const rateOf = (role: Role, round: number) => rounds.find((m) => m.role === role && m.round === round)!.load.requestsPerSecond;
   const both = byRole.floor && byRole.graphql;
   const roundRatios = both ? Array.from({ length: settings.rounds }, (_, i) => rateOf('graphql', i + 1) / rateOf('floor', i + 1)) : [];
+  const overBaseline =
+    byRole.graphql && byRole.baseline ? Array.from({ length: settings.rounds }, (_, i) => Math.round((rateOf('graphql', i + 1) / rateOf('baseline', i + 1)) * 1000) / 1000) : [];
+  const baseline = byRole.baseline
+    ? {
+        baselineRatio: byRole.floor ? Math.round((byRole.baseline.load.requestsPerSecond / byRole.floor.load.requestsPerSecond) * 1000) / 1000 : null,
+        overBaselineRoundRatios: overBaseline,
+        overBaselineMedian: overBaseline.length ? Math.round(median(overBaseline) * 1000) / 1000 : null,
+      }
+    : {};
   return {
+    ...baseline,
     shape: shape.name,
     query: shape.query,
     responseBytes: bytes,
@@ -432,11 +460,12 @@ const database = await prepareDatabase(seedNow);
 if (settings.databaseUrl) admin = postgres(settings.databaseUrl, { max: 1, onnotice: () => {} });
 const servers: ServerProcess[] = [];
 try {
-  // Both servers start (in parallel: PGlite seeds in each); only the measured one is busy.
-  const started = await Promise.allSettled([startServer('floor', database.url, seedNow), startServer('graphql', database.url, seedNow)]);
+  // The servers start in parallel (PGlite seeds in each); only the measured one is busy.
+  const roles: Role[] = settings.baselineSrc ? ['floor', 'graphql', 'baseline'] : ['floor', 'graphql'];
+  const started = await Promise.allSettled(roles.map((role) => startServer(role, database.url, seedNow)));
   for (const outcome of started) if (outcome.status === 'fulfilled') servers.push(outcome.value);
   for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
-  const byRoleServer = { floor: servers[0]!, graphql: servers[1]! };
+  const byRoleServer = Object.fromEntries(servers.map((server) => [server.role, server])) as Partial<Record<Role, ServerProcess>>;
   const results: ShapeResult[] = [];
   for (const shape of settings.shapes) results.push(await runShape(shape, byRoleServer));
   printTable(results);
@@ -458,6 +487,7 @@ try {
       nodeFlags: settings.nodeFlags,
       graphqlImports: settings.graphqlImports,
       src: settings.src,
+      baselineSrc: settings.baselineSrc,
       nodeEnv: process.env.NODE_ENV ?? null,
     },
     targetRatio: TARGET_RATIO,

@@ -23,7 +23,8 @@ import { seedDemoData } from '../../src/db/seed.js';
 import { createFloorApp } from './floor.js';
 import { BENCH_SEED } from './query.js';
 
-export type Role = 'floor' | 'graphql';
+/** floor: the hand-written statement; graphql: this app (or BENCH_SRC's); baseline: the app of BENCH_BASELINE_SRC, an older checkout measured in the same run. */
+export type Role = 'floor' | 'graphql' | 'baseline';
 
 export interface ServerStats {
   type: 'stats';
@@ -40,7 +41,7 @@ export type ParentMessage = { type: 'stats' } | { type: 'stop' } | { type: 'prof
 export type ChildMessage = { type: 'ready'; port: number } | ServerStats | { type: 'stopped' } | { type: 'profile-started' } | { type: 'profile-written' };
 
 const role = process.env.BENCH_ROLE as Role;
-if (role !== 'floor' && role !== 'graphql') throw new Error(`BENCH_ROLE must be floor or graphql, got ${role}`);
+if (role !== 'floor' && role !== 'graphql' && role !== 'baseline') throw new Error(`BENCH_ROLE must be floor, graphql or baseline, got ${role}`);
 if (!process.send) throw new Error('lib/server.ts runs as a child of bench/nested-read.ts (IPC channel needed)');
 const send = (message: ChildMessage) => process.send!(message);
 
@@ -60,7 +61,8 @@ async function createServer(database: Database): Promise<FastifyInstance> {
   // The app of this repository, or of the copy under BENCH_SRC (a prototype in scratch/
   // with src/ and schema/ beside each other). Imported only here: type-graphql keeps its
   // decorators' metadata globally, so one process must load one copy of the resolvers.
-  const root = process.env.BENCH_SRC ? `${pathToFileURL(resolve(process.env.BENCH_SRC)).href}/` : new URL('../../', import.meta.url).href;
+  const src = role === 'baseline' ? process.env.BENCH_BASELINE_SRC : process.env.BENCH_SRC;
+  const root = src ? `${pathToFileURL(resolve(src)).href}/` : new URL('../../', import.meta.url).href;
   const { createApp } = (await import(new URL('src/server/app.js', root).href)) as typeof import('../../src/server/app.js');
   const { loadConfig } = (await import(new URL('src/config.js', root).href)) as typeof import('../../src/config.js');
   // Production settings; the per-client rate limit is off, as one client sends every

@@ -30,13 +30,29 @@ export function createContext(
   deps: ServiceDependencies,
   parts: { viewer: Viewer | null; clientAddress: string; now: Date; transport: Transport },
 ): GraphQLContext {
-  let loaders: Loaders | undefined;
-  const context = { ...deps, ...parts } as Omit<GraphQLContext, 'loaders'>;
-  return Object.defineProperty(context, 'loaders', {
-    get: () => (loaders ??= createLoaders(deps.database.db)),
-    enumerable: false,
-  }) as GraphQLContext;
+  return new RequestContext(deps, parts);
 }
+
+/**
+ * A context as a class rather than a spread object with an accessor defined on it: that
+ * made every context a dictionary-mode object (slow to build, and every `ctx.loaders` and
+ * `ctx.viewer` a hash lookup); here each has the same hidden class and `loaders` is a
+ * getter of the prototype.
+ */
+class RequestContext {
+  private cachedLoaders: Loaders | undefined;
+
+  constructor(deps: ServiceDependencies, parts: { viewer: Viewer | null; clientAddress: string; now: Date; transport: Transport }) {
+    Object.assign(this, deps, parts);
+    this.cachedLoaders = undefined;
+  }
+
+  get loaders(): Loaders {
+    return (this.cachedLoaders ??= createLoaders((this as unknown as GraphQLContext).database.db));
+  }
+}
+// The deps and parts are assigned in the constructor; the class adds only `loaders`.
+interface RequestContext extends Omit<GraphQLContext, 'loaders'> {}
 
 /**
  * The credentials step: authenticates `credentials`, counting failures per client address
@@ -86,15 +102,28 @@ export async function createHttpContext(
   failures: FixedWindowLimiter,
 ): Promise<GraphQLContext> {
   const viewer = await authenticateClient(deps, credentialsOfRequest(request), request.ip, failures);
-  return createContext(deps, {
-    viewer,
-    clientAddress: request.ip,
-    now: deps.clock(),
-    transport: {
-      requestId: request.id,
-      refreshCookie: readCookie(request.headers.cookie, REFRESH_COOKIE),
-      setSessionCookies: (session) => setSessionCookies(reply, session, secureCookies),
-      clearSessionCookies: () => clearSessionCookies(reply, secureCookies),
-    },
-  });
+  return createContext(deps, { viewer, clientAddress: request.ip, now: deps.clock(), transport: new HttpTransport(request, reply, secureCookies) });
+}
+
+/** An HTTP request's transport: its id, and its session cookies read from the request and set on the reply. */
+class HttpTransport implements Transport {
+  readonly requestId: string;
+  readonly refreshCookie: string | null;
+
+  constructor(
+    request: FastifyRequest,
+    private readonly reply: FastifyReply,
+    private readonly secureCookies: boolean,
+  ) {
+    this.requestId = request.id;
+    this.refreshCookie = readCookie(request.headers.cookie, REFRESH_COOKIE);
+  }
+
+  setSessionCookies(session: Session): void {
+    setSessionCookies(this.reply, session, this.secureCookies);
+  }
+
+  clearSessionCookies(): void {
+    clearSessionCookies(this.reply, this.secureCookies);
+  }
 }

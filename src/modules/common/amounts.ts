@@ -1,10 +1,20 @@
 /**
  * Token amounts are stored as integer base units (bigint) and shown as JSON numbers in
- * whole tokens. The conversion goes through the exact decimal string, never through
- * floating-point arithmetic, so 1234567 base units at 6 decimals is exactly 1.234567.
+ * whole tokens. The conversion gives the double nearest the exact decimal (what Number()
+ * of the exact decimal string gives), never an accumulated float error, so 1234567 base
+ * units at 6 decimals is exactly 1.234567.
  */
+/** 10^0 ... 10^22, the powers of ten a double holds exactly (parsed, so each is exact). */
+const EXACT_POWERS_OF_TEN = Array.from({ length: 23 }, (_, n) => Number(`1e${n}`));
+const MAX_EXACT_INTEGER = 2n ** 53n;
+
 export function toTokens(baseUnits: bigint, decimals: number): number {
-  if (decimals === 0) return Number(baseUnits);
+  // The read path converts hundreds of amounts per request, so the common case allocates
+  // nothing: when the units and 10^decimals are both exact doubles, IEEE division rounds the
+  // exact quotient once, to the nearest double, which is what Number() of its decimal string gives.
+  if (decimals < EXACT_POWERS_OF_TEN.length && baseUnits < MAX_EXACT_INTEGER && baseUnits > -MAX_EXACT_INTEGER) {
+    return Number(baseUnits) / EXACT_POWERS_OF_TEN[decimals]!;
+  }
   const negative = baseUnits < 0n;
   const digits = (negative ? -baseUnits : baseUnits).toString().padStart(decimals + 1, '0');
   const whole = digits.slice(0, digits.length - decimals);

@@ -21,6 +21,18 @@ const PREFLIGHT_HEADERS = ['x-apollo-operation-name', 'apollo-require-preflight'
  */
 export function chooseMediaType(accept: string | undefined): string | null {
   if (!accept) return APPLICATION_JSON;
+  // Clients send the same few Accept headers: each is parsed once (a bounded number kept).
+  const known = mediaTypeByAccept.get(accept);
+  if (known !== undefined) return known;
+  const chosen = parseAccept(accept);
+  if (mediaTypeByAccept.size < MEDIA_TYPES_KEPT) mediaTypeByAccept.set(accept, chosen);
+  return chosen;
+}
+
+const MEDIA_TYPES_KEPT = 256;
+const mediaTypeByAccept = new Map<string, string | null>();
+
+function parseAccept(accept: string): string | null {
   let best: { type: string; q: number; exact: boolean } | null = null;
   for (const part of accept.split(',')) {
     const [range = '', ...params] = part.trim().toLowerCase().split(';');
@@ -82,9 +94,18 @@ export interface GraphQLRouteOptions {
   budgetMs: number;
 }
 
-/** Writes a pipeline result as the HTTP response. */
+/**
+ * Writes a pipeline result as the HTTP response, encoded once: JSON.stringify builds a large
+ * body as a rope of parts, which sending it as a string would flatten (for Content-Length)
+ * and then encode again.
+ */
 export function sendResult(reply: FastifyReply, result: OperationResult, mediaType: string): FastifyReply {
-  return reply.code(result.status).headers(result.headers).type(mediaType).send(JSON.stringify(result.body));
+  return reply.code(result.status).headers(result.headers).type(mediaType).send(Buffer.from(JSON.stringify(result.body)));
+}
+
+/** Answers a request refused before the pipeline (Accept, CSRF, parameters) in the pipeline's error shape. */
+function refuse(reply: FastifyReply, mediaType: string | null, error: AppError): FastifyReply {
+  return reply.code(error.status).type(mediaType ?? APPLICATION_JSON).send(JSON.stringify(errorBody(error)));
 }
 
 /** GraphQL over HTTP at `path`: GET (queries only) and POST, through the pipeline. */
@@ -99,10 +120,11 @@ export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRoute
         return reply.type('text/html; charset=utf-8').send(explorerPage(options.path));
       }
       const mediaType = chooseMediaType(request.headers.accept);
-      const refuse = (error: AppError) => reply.code(error.status).type(mediaType ?? APPLICATION_JSON).send(JSON.stringify(errorBody(error)));
-      if (!mediaType) return refuse(new AppError('NOT_ACCEPTABLE', 'The Accept header allows neither application/graphql-response+json nor application/json'));
+      if (!mediaType) return refuse(reply, null, new AppError('NOT_ACCEPTABLE', 'The Accept header allows neither application/graphql-response+json nor application/json'));
       if (!isCsrfSafe(request)) {
         return refuse(
+          reply,
+          mediaType,
           new AppError(
             'BAD_REQUEST',
             'This operation has been blocked as a potential Cross-Site Request Forgery (CSRF). Send a Content-Type other than ' +
@@ -114,7 +136,7 @@ export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRoute
       try {
         input = isGet ? inputOfGet(request.query as Record<string, unknown>) : inputOfPost(request.body);
       } catch (error) {
-        return refuse(error as AppError);
+        return refuse(reply, mediaType, error as AppError);
       }
       const result = await pipeline.run(input, {
         requestId: request.id,
