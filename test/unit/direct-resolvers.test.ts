@@ -22,11 +22,12 @@ describe('field resolvers called directly', () => {
     const predictions = await resolverOf('Pool', 'predictions');
     const page = parseNewestFirstPage({ first: 2 });
     const rows = [row('c', 3), row('b', 2), row('a', 1)];
-    const pool = { id: 'p', [PREFETCHED]: { [pageKey('predictions', page)]: { rows, total: 3 } } };
-    const answer = predictions(pool, { first: 2 }) as { nodes: Array<{ id: string }>; hasNextPage: boolean; totalCount: number };
+    const pool = { id: 'p', [PREFETCHED]: { [pageKey('predictions', page)]: { rows, total: 3, beyondCursor: null } } };
+    const answer = predictions(pool, { first: 2 }) as { nodes: Array<{ id: string }>; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean }; totalCount: number };
     expect(answer).not.toBeInstanceOf(Promise);
     expect(answer.nodes.map((node) => node.id)).toEqual(['c', 'b']);
-    expect(answer.hasNextPage).toBe(true);
+    expect(answer.pageInfo.hasNextPage).toBe(true);
+    expect(answer.pageInfo.hasPreviousPage).toBe(false);
     expect(answer.totalCount).toBe(3);
   });
 
