@@ -14,7 +14,7 @@ import type { OperationRecord } from '../logging.js';
 import type { PreparedOperation } from '../pipeline/documents.js';
 import { type OperationPipeline, RequestErrors } from '../pipeline/operation.js';
 import { clientAddressOf, socketCredentials, watchCredentials } from './credentials.js';
-import { scopedSubscribe } from './subscription.js';
+import { scopedSubscribe, type SubscriptionTarget } from './subscription.js';
 
 /** WebSocket close code 1001: the server is going away (shutting down). */
 const GOING_AWAY = 1001;
@@ -90,7 +90,8 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   options.server.on('upgrade', onUpgrade);
 
   const states = new WeakMap<object, SocketState>();
-  const prepared = new WeakMap<object, PreparedOperation>();
+  // Per operation's context: what it runs, and (subscriptions) where its results are written.
+  const prepared = new WeakMap<object, { operation: PreparedOperation; target: SubscriptionTarget }>();
   const format = (errors: readonly unknown[], requestId: string) => pipeline.formatAll(errors, requestId);
 
   const disposable = useServer<Record<string, unknown>>(
@@ -108,6 +109,8 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           const viewer = await authenticateClient(deps, credentials, clientAddress, options.authFailures);
           const ends = viewer ? watchCredentials(deps, viewer, credentials.bearerToken, (reason) => ctx.extra.socket.close(FORBIDDEN, reason)) : () => {};
           states.set(ctx.extra, { viewer, clientAddress, socketId: ++sockets, ends });
+          // The upgrade request (its headers, its parsed URL) is not needed again: not held for the socket's life.
+          delete (ctx.extra as { request?: IncomingMessage }).request;
           return true;
         } catch (error) {
           if (error instanceof AppError) return false; // 4403 Forbidden
@@ -142,7 +145,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
             }
             count(subscriptionsByClient, state.clientAddress, 1);
           }
-          prepared.set(context, operation);
+          prepared.set(context, { operation, target: { socket: ctx.extra.socket, id } });
           return { schema: options.schema, document: operation.document, operationName: operation.name, variableValues: variables, contextValue: context };
         } catch (error) {
           const errors = error instanceof RequestErrors ? error.errors : [error];
@@ -150,7 +153,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           return format(errors, requestId).map((formatted) => new GraphQLError(formatted.message, { extensions: formatted.extensions }));
         }
       },
-      execute: (args) => prepared.get(args.contextValue as GraphQLContext)!.run(args.rootValue, args.contextValue, args.variableValues ?? undefined),
+      execute: (args) => prepared.get(args.contextValue as GraphQLContext)!.operation.run(args.rootValue, args.contextValue, args.variableValues ?? undefined),
       subscribe: async (args) => {
         const context = args.contextValue as GraphQLContext;
         let open = true;
@@ -158,7 +161,8 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           if (open) count(subscriptionsByClient, context.clientAddress, -1);
           open = false;
         };
-        const result = await scopedSubscribe(args, prepared.get(context)!, (delta) => {
+        const { operation, target } = prepared.get(context)!;
+        const result = await scopedSubscribe(args, operation, target, (delta) => {
           options.onSubscriptionCount?.(delta);
           if (delta === -1) release();
         }).catch((error: unknown) => {
