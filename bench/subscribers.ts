@@ -95,7 +95,9 @@ async function startServer(databaseUrl: string, port: number): Promise<ChildProc
   const main = src ? resolve(src, 'src/main.ts') : 'src/main.ts';
   // BENCH_HEAP_SNAPSHOT=<dir>: the server writes a heap snapshot there on SIGUSR2 (sent once each count's sockets are subscribed).
   const snapshotFlags = heapSnapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapSnapshotDir}`] : [];
-  const child = spawn(process.execPath, [...snapshotFlags, '--import', 'tsx', main], {
+  // BENCH_CPU_PROF=<dir>: the server writes a .cpuprofile there when it exits (bench/profile-summary.ts reads it).
+  const profileFlags = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
+  const child = spawn(process.execPath, [...snapshotFlags, ...profileFlags, '--import', 'tsx', main], {
     cwd: ROOT,
     env: {
       ...process.env,

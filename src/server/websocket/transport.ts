@@ -145,7 +145,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
             }
             count(subscriptionsByClient, state.clientAddress, 1);
           }
-          prepared.set(context, { operation, target: { socket: ctx.extra.socket, id } });
+          prepared.set(context, { operation, target: { socket: ctx.extra.socket, id, formatErrors: (errors) => format(errors, requestId) } });
           return { schema: options.schema, document: operation.document, operationName: operation.name, variableValues: variables, contextValue: context };
         } catch (error) {
           const errors = error instanceof RequestErrors ? error.errors : [error];
