@@ -88,8 +88,13 @@ export async function scopedSubscribe(
   let ending = false;
   const write = ({ result, payload }: SharedResult) => {
     if (!open || socket.readyState !== socket.OPEN) return;
-    if (payload !== null) socket.send(`${framePrefix}${payload}}`);
-    else socket.send(JSON.stringify({ id, type: 'next', payload: { ...result, errors: target.formatErrors(result!.errors ?? []) } }));
+    try {
+      if (payload !== null) socket.send(`${framePrefix}${payload}}`);
+      else socket.send(JSON.stringify({ id, type: 'next', payload: { ...result, errors: target.formatErrors(result!.errors ?? []) } }));
+    } catch (error) {
+      // One socket's failure ends its subscription only: the pass goes on to the others.
+      return fail(error);
+    }
     if (socket.bufferedAmount > SEND_BUFFER_LIMIT) fail(new AppError('SUBSCRIBER_TOO_SLOW', 'The subscriber fell too far behind; subscribe again to resume'));
   };
   const flush = () => {
