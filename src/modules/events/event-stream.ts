@@ -38,6 +38,8 @@ export interface EventStream<T> extends AsyncIterableIterator<ScopedEvent<T>> {
    * then decides when a subscriber is too slow. Call it instead of `next`, once.
    */
   consume(sink: StreamSink<T>): void;
+  /** Stops following (the subscriber went). */
+  return(): Promise<IteratorResult<ScopedEvent<T>>>;
 }
 
 export function isEventStream(value: unknown): value is EventStream<unknown> {

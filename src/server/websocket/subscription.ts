@@ -1,18 +1,19 @@
-import { createSourceEventStream, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { createSourceEventStream, type ExecutionArgs, type ExecutionResult, type GraphQLError } from 'graphql';
 import type { WebSocket } from 'ws';
 import type { Viewer } from '../../modules/auth/viewer.js';
 import { AppError } from '../../errors.js';
-import { isEventStream, MAX_PENDING_EVENTS, type ScopedEvent } from '../../modules/events/event-stream.js';
+import { type EventStream, isEventStream, MAX_PENDING_EVENTS, type ScopedEvent, type StreamSink } from '../../modules/events/event-stream.js';
 import { createLoaders, type Loaders } from '../../modules/loaders.js';
 import type { GraphQLContext } from '../context.js';
 import type { PreparedOperation } from '../pipeline/documents.js';
 
-/** Where a subscription's results go: its socket, under its id, with its errors formatted for it. */
+/** Where a subscription's results go: its socket, under its id; `format` formats errors as the pipeline does. */
 export interface SubscriptionTarget {
   socket: WebSocket;
   id: string;
-  /** Formats a result's errors as the pipeline does (they carry the subscription's request id). */
-  formatErrors(errors: readonly unknown[]): unknown[];
+  /** The subscription's request id, which its formatted errors carry. */
+  requestId: string;
+  format(errors: readonly unknown[], requestId: string): unknown[];
 }
 
 /**
@@ -26,12 +27,12 @@ export const SEND_BUFFER_LIMIT = 1 << 20;
  * One event's result for a group of subscribers: executed once, and serialized once when
  * it has no errors (then every subscriber of the group gets the same bytes with only its
  * id spliced in). A result with errors is not shared as bytes: its errors are formatted per
- * subscriber. `ready` holds the subscriptions waiting for it, told synchronously when it is made.
+ * subscriber. `waiting` holds the subscriptions to tell, synchronously, when it is made.
  */
 interface SharedResult {
   result: ExecutionResult | null;
   payload: string | null;
-  ready: Array<() => void>;
+  waiting: SocketSubscription[];
 }
 
 /**
@@ -58,110 +59,139 @@ export async function scopedSubscribe(
     if (Symbol.asyncIterator in source) throw new Error('a subscription source must be an event stream');
     return source as ExecutionResult;
   }
-  const variables = (args.variableValues ?? undefined) as Record<string, unknown> | undefined;
-  const { socket, id } = target;
-  // The operation object is one per cached document and operation name: its identity stands for the text.
-  const sharedKey = `${viewerKey(base.viewer)}\u0000${operationIdOf(operation)}\u0000${JSON.stringify(variables ?? {})}`;
-  const framePrefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
-
-  let open = true;
-  onCount?.(1);
-  let finish!: (outcome: { error: unknown } | null) => void;
-  const ended = new Promise<IteratorResult<ExecutionResult>>((resolve, reject) => {
-    finish = (outcome) => {
-      if (!open) return;
-      open = false;
-      onCount?.(-1);
-      if (outcome) reject(outcome.error);
-      else resolve({ value: undefined, done: true });
-    };
-  });
-  ended.catch(() => {});
-  const fail = (error: unknown) => {
-    finish({ error });
-    void source.return?.();
-  };
-
-  // Results made but not yet written, in event order (one event's result may be made
-  // before an earlier one's): usually empty, the result of the event being delivered.
-  const pending: SharedResult[] = [];
-  let ending = false;
-  const write = ({ result, payload }: SharedResult) => {
-    if (!open || socket.readyState !== socket.OPEN) return;
-    try {
-      if (payload !== null) socket.send(`${framePrefix}${payload}}`);
-      else socket.send(JSON.stringify({ id, type: 'next', payload: { ...result, errors: target.formatErrors(result!.errors ?? []) } }));
-    } catch (error) {
-      // One socket's failure ends its subscription only: the pass goes on to the others.
-      return fail(error);
-    }
-    if (socket.bufferedAmount > SEND_BUFFER_LIMIT) fail(new AppError('SUBSCRIBER_TOO_SLOW', 'The subscriber fell too far behind; subscribe again to resume'));
-  };
-  const flush = () => {
-    while (pending.length > 0 && pending[0]!.result) write(pending.shift()!);
-    if (ending && pending.length === 0) finish(null);
-  };
-  source.consume({
-    item(item) {
-      if (!open) return;
-      const shared = sharedResultOf(item, sharedKey, () => ({ ...base, loaders: item.scope.loaders, now: item.scope.now }), operation, variables);
-      if (pending.length === 0 && shared.result) return write(shared);
-      if (pending.length >= MAX_PENDING_EVENTS) return fail(new AppError('SUBSCRIBER_TOO_SLOW', 'The subscriber fell too far behind; subscribe again to resume'));
-      pending.push(shared);
-      if (!shared.result) shared.ready.push(flush);
-    },
-    end() {
-      ending = true;
-      flush();
-    },
-    fail: (error) => finish({ error }),
-  });
-
-  const iterator: AsyncIterableIterator<ExecutionResult> = {
-    next: () => ended,
-    async return() {
-      finish(null);
-      await source.return?.();
-      return { value: undefined, done: true };
-    },
-    async throw(error: unknown) {
-      finish(null);
-      await source.return?.();
-      throw error;
-    },
-    [Symbol.asyncIterator]() {
-      return iterator;
-    },
-  };
-  return iterator;
+  const subscription = new SocketSubscription(source, operation, base, (args.variableValues ?? undefined) as Record<string, unknown> | undefined, target, onCount);
+  source.consume(subscription);
+  return subscription;
 }
 
-/** The shared result of `item` for the subscribers of `sharedKey`: made by the first of them to get the item, found by the others. */
-function sharedResultOf(
-  item: ScopedEvent<unknown>,
-  sharedKey: string,
-  contextOf: () => GraphQLContext,
-  operation: PreparedOperation,
-  variables: Record<string, unknown> | undefined,
-): SharedResult {
-  let results = resultsByEvent.get(item.scope);
-  if (!results) resultsByEvent.set(item.scope, (results = new Map()));
-  // The root is part of the key too: one event can yield different roots to different subscribers.
-  const key = `${sharedKey}\u0000${rootKey(item.root)}`;
-  let shared = results.get(key);
-  if (!shared) {
-    const made: SharedResult = (shared = { result: null, payload: null, ready: [] });
-    results.set(key, made);
-    void Promise.resolve()
-      .then(() => operation.run(item.root, contextOf(), variables))
-      .catch((error: unknown) => ({ errors: [error] }) as unknown as ExecutionResult)
-      .then((result) => {
-        made.payload = result.errors ? null : JSON.stringify(result);
-        made.result = result;
-        for (const ready of made.ready.splice(0)) ready();
-      });
+/**
+ * One subscription on one socket: the sink of its event stream, and the iterator graphql-ws
+ * follows. A class, not closures: a subscription lives for hours, and ten thousand of them
+ * should each hold a few fields, not a dozen functions and their scopes.
+ */
+class SocketSubscription implements StreamSink<unknown>, AsyncIterableIterator<ExecutionResult> {
+  /** The operation, variables and what the viewer may see: subscribers with the same key share results. */
+  private readonly sharedKey: string;
+  private readonly framePrefix: string;
+  /**
+   * Results made but not yet written, in event order (one event's result may be made
+   * before an earlier one's): usually empty, or the result of the event being delivered.
+   */
+  private readonly pending: SharedResult[] = [];
+  private ending = false;
+  private open = true;
+  private readonly ended: Promise<IteratorResult<ExecutionResult>>;
+  private settle!: (outcome: { error: unknown } | null) => void;
+
+  constructor(
+    private readonly source: EventStream<unknown>,
+    private readonly operation: PreparedOperation,
+    private readonly base: GraphQLContext,
+    private readonly variables: Record<string, unknown> | undefined,
+    private readonly target: SubscriptionTarget,
+    private readonly onCount: ((delta: 1 | -1) => void) | undefined,
+  ) {
+    // The operation object is one per cached document and operation name: its identity stands for the text.
+    this.sharedKey = `${viewerKey(base.viewer)}\u0000${operationIdOf(operation)}\u0000${JSON.stringify(variables ?? {})}`;
+    this.framePrefix = `{"id":${JSON.stringify(target.id)},"type":"next","payload":`;
+    this.ended = new Promise((resolve, reject) => {
+      this.settle = (outcome) => (outcome ? reject(outcome.error) : resolve({ value: undefined, done: true }));
+    });
+    this.ended.catch(() => {});
+    onCount?.(1);
   }
-  return shared;
+
+  // The stream's sink.
+
+  item(item: ScopedEvent<unknown>): void {
+    if (!this.open) return;
+    const shared = this.sharedResultOf(item);
+    if (this.pending.length === 0 && shared.result) return this.write(shared);
+    if (this.pending.length >= MAX_PENDING_EVENTS) return this.fail(new AppError('SUBSCRIBER_TOO_SLOW', 'The subscriber fell too far behind; subscribe again to resume'));
+    this.pending.push(shared);
+    if (!shared.result) shared.waiting.push(this);
+  }
+
+  end(): void {
+    this.ending = true;
+    this.flush();
+  }
+
+  fail(error: unknown): void {
+    if (this.finish({ error })) void this.source.return();
+  }
+
+  /** Writes the results made so far, in order; completes once the stream has ended and all are written. */
+  flush(): void {
+    while (this.pending.length > 0 && this.pending[0]!.result) this.write(this.pending.shift()!);
+    if (this.ending && this.pending.length === 0) this.finish(null);
+  }
+
+  // The iterator graphql-ws follows: it ends with the subscription.
+
+  next(): Promise<IteratorResult<ExecutionResult>> {
+    return this.ended;
+  }
+
+  async return(): Promise<IteratorResult<ExecutionResult>> {
+    this.finish(null);
+    await this.source.return();
+    return { value: undefined, done: true };
+  }
+
+  async throw(error: unknown): Promise<IteratorResult<ExecutionResult>> {
+    this.finish(null);
+    await this.source.return();
+    throw error;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  private finish(outcome: { error: unknown } | null): boolean {
+    if (!this.open) return false;
+    this.open = false;
+    this.onCount?.(-1);
+    this.settle(outcome);
+    return true;
+  }
+
+  private write({ result, payload }: SharedResult): void {
+    const { socket, id } = this.target;
+    if (!this.open || socket.readyState !== socket.OPEN) return;
+    try {
+      if (payload !== null) socket.send(`${this.framePrefix}${payload}}`);
+      else socket.send(JSON.stringify({ id, type: 'next', payload: { ...result, errors: this.target.format(result!.errors ?? [], this.target.requestId) } }));
+    } catch (error) {
+      // One socket's failure ends its subscription only: the pass goes on to the others.
+      return this.fail(error);
+    }
+    if (socket.bufferedAmount > SEND_BUFFER_LIMIT) this.fail(new AppError('SUBSCRIBER_TOO_SLOW', 'The subscriber fell too far behind; subscribe again to resume'));
+  }
+
+  /** The shared result of `item` for this subscription's group: made by the first of them to get the item, found by the others. */
+  private sharedResultOf(item: ScopedEvent<unknown>): SharedResult {
+    let results = resultsByEvent.get(item.scope);
+    if (!results) resultsByEvent.set(item.scope, (results = new Map()));
+    // The root is part of the key too: one event can yield different roots to different subscribers.
+    const key = `${this.sharedKey}\u0000${rootKey(item.root)}`;
+    let shared = results.get(key);
+    if (!shared) {
+      const made: SharedResult = (shared = { result: null, payload: null, waiting: [] });
+      results.set(key, made);
+      const context: GraphQLContext = { ...this.base, loaders: item.scope.loaders, now: item.scope.now };
+      void Promise.resolve()
+        .then(() => this.operation.run(item.root, context, this.variables))
+        .catch((error: unknown): ExecutionResult => ({ errors: [error as GraphQLError] }))
+        .then((result) => {
+          made.payload = result.errors ? null : JSON.stringify(result);
+          made.result = result;
+          for (const subscription of made.waiting.splice(0)) subscription.flush();
+        });
+    }
+    return shared;
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import type { Config } from '../../config.js';
 import { isConnectionError } from '../../db/client.js';
 import { AppError } from '../../errors.js';
@@ -50,6 +50,9 @@ interface SocketState {
 
 let sockets = 0;
 
+/** What setting or clearing cookies does on a socket (one function for all of them). */
+const noCookies = () => {};
+
 /**
  * graphql-ws (protocol graphql-transport-ws) on the HTTP server's port and path. The
  * caller authenticates in connection_init (`authorization: "Bearer <token>"` or
@@ -79,14 +82,18 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       return;
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
-      count(socketsByClient, clientAddress, 1);
-      ws.once('close', () => count(socketsByClient, clientAddress, -1));
+      countSocket(ws, clientAddress);
       wss.emit('connection', ws, request);
     });
   };
   // Open sockets and subscriptions per client address, for the caps of HttpConfig.
   const socketsByClient = new Map<string, number>();
   const subscriptionsByClient = new Map<string, number>();
+  // Outside onUpgrade, so that the socket's close listener does not keep the upgrade request (its scope) alive.
+  const countSocket = (ws: WebSocket, clientAddress: string) => {
+    count(socketsByClient, clientAddress, 1);
+    ws.once('close', () => count(socketsByClient, clientAddress, -1));
+  };
   options.server.on('upgrade', onUpgrade);
 
   const states = new WeakMap<object, SocketState>();
@@ -131,8 +138,8 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
             requestId,
             refreshCookie: null,
             // Sockets carry no cookies back; sign-in over a socket returns its tokens only.
-            setSessionCookies: () => {},
-            clearSessionCookies: () => {},
+            setSessionCookies: noCookies,
+            clearSessionCookies: noCookies,
           },
         });
         try {
@@ -145,7 +152,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
             }
             count(subscriptionsByClient, state.clientAddress, 1);
           }
-          prepared.set(context, { operation, target: { socket: ctx.extra.socket, id, formatErrors: (errors) => format(errors, requestId) } });
+          prepared.set(context, { operation, target: { socket: ctx.extra.socket, id, requestId, format } });
           return { schema: options.schema, document: operation.document, operationName: operation.name, variableValues: variables, contextValue: context };
         } catch (error) {
           const errors = error instanceof RequestErrors ? error.errors : [error];
