@@ -13,7 +13,9 @@
  * own process on Postgres (BENCH_DATABASE_URL, default the local server's `postgres`
  * database to create a scratch database from), so the clients' memory and CPU are not
  * counted as the server's. BENCH_CLIENT: `raw` (default; the protocol over plain `ws`, what
- * a lean client does) or `graphql-ws` (the package's client, heavier per message).
+ * a lean client does) or `graphql-ws` (the package's client, heavier per message);
+ * BENCH_CLIENT_PROCESSES (default 1, the bench's own): more splits the subscribers between
+ * child processes (bench/lib/subscriber-clients.ts).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -25,24 +27,23 @@ import { fileURLToPath } from 'node:url';
 import { generateKeyPair, getAddressFromPublicKey, signBytes } from '@solana/kit';
 import bs58 from 'bs58';
 import { asc, eq } from 'drizzle-orm';
-import { createClient } from 'graphql-ws';
 import postgres from 'postgres';
-import WebSocket from 'ws';
 import * as tables from '../schema/index.js';
 import { openDatabase } from '../src/db/client.js';
 import { seedDemoData } from '../src/db/seed.js';
+import { childGroup, type ClientKind, localGroup } from './lib/subscriber-clients.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 const counts = (process.env.BENCH_SUBSCRIBERS ?? '1,1000,10000').split(',').map((n) => Number(n.trim()));
 const events = Number(process.env.BENCH_EVENTS ?? 20);
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
-const clientKind = process.env.BENCH_CLIENT === 'graphql-ws' ? 'graphql-ws' : 'raw';
+const clientKind: ClientKind = process.env.BENCH_CLIENT === 'graphql-ws' ? 'graphql-ws' : 'raw';
+const clientProcesses = Math.max(1, Number(process.env.BENCH_CLIENT_PROCESSES ?? 1));
 const src = process.env.BENCH_SRC || null;
 const label = process.env.BENCH_LABEL || null;
 const heapSnapshotDir = process.env.BENCH_HEAP_SNAPSHOT ? resolve(process.env.BENCH_HEAP_SNAPSHOT) : null;
 const STATUSES = ['PREDICTIONS_FROZEN', 'ACTIVE'] as const;
-const SUBSCRIPTION = `subscription($p: ID!) { poolUpdated(poolId: $p) { id status updatedAt } }`;
 const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
 /** Without BENCH_LABEL a run writes results/latest/ (not committed); with one, results/subscribers-<label>.json, never replacing it unless BENCH_OVERWRITE=1. */
@@ -148,46 +149,6 @@ async function heapSnapshot(server: ChildProcess): Promise<void> {
   }
 }
 
-type OnUpdate = (updatedAt: string, receivedAt: number) => void;
-
-/**
- * One subscriber over plain `ws` speaking graphql-transport-ws: connection_init, subscribe
- * on the ack, pong to pings; each `next` is timed on arrival, then parsed.
- */
-function rawSubscriber(url: string, poolId: string, onUpdate: OnUpdate): Promise<() => void> {
-  const subscribe = JSON.stringify({ id: '1', type: 'subscribe', payload: { query: SUBSCRIPTION, variables: { p: poolId } } });
-  return new Promise((resolveOpen, reject) => {
-    const ws = new WebSocket(url, 'graphql-transport-ws', { perMessageDeflate: false });
-    ws.on('open', () => ws.send('{"type":"connection_init"}'));
-    ws.on('message', (data) => {
-      const receivedAt = Date.now();
-      const message = JSON.parse(String(data)) as { type: string; payload?: any };
-      if (message.type === 'next') onUpdate(message.payload.data.poolUpdated.updatedAt, receivedAt);
-      else if (message.type === 'connection_ack') {
-        ws.send(subscribe);
-        resolveOpen(() => ws.close(1000));
-      } else if (message.type === 'ping') ws.send('{"type":"pong"}');
-      else if (message.type === 'error') reject(new Error(JSON.stringify(message.payload)));
-    });
-    ws.on('error', reject);
-    ws.on('close', (code) => reject(new Error(`the socket closed with ${code}`)));
-  });
-}
-
-/** One subscriber with the graphql-ws package's client. */
-function graphqlWsSubscriber(url: string, poolId: string, onUpdate: OnUpdate): Promise<() => void> {
-  const client = createClient({ url, webSocketImpl: WebSocket, lazy: false, retryAttempts: 0, onNonLazyError: () => {} });
-  return new Promise((resolveOpen, reject) => {
-    client.subscribe<{ poolUpdated: { updatedAt: string } }>(
-      { query: SUBSCRIPTION, variables: { p: poolId } },
-      { next: (result) => onUpdate(result.data!.poolUpdated.updatedAt, Date.now()), error: reject, complete: () => {} },
-    );
-    client.on('connected', () => resolveOpen(() => void client.dispose()));
-  });
-}
-
-const subscriber = clientKind === 'raw' ? rawSubscriber : graphqlWsSubscriber;
-
 async function main(): Promise<void> {
   const file = resultsFile();
   const loadAverageAtStart = os.loadavg().map((n) => Math.round(n * 100) / 100);
@@ -223,39 +184,30 @@ async function main(): Promise<void> {
     const idleRss = residentBytes(server.pid!);
     const idleHeap = await metric(port, 'nodejs_heap_size_used_bytes');
     const rows: Array<Record<string, number>> = [];
+    const groups = Array.from({ length: clientProcesses }, () => (clientProcesses === 1 ? localGroup : childGroup)(url, pool!.id, clientKind));
     for (const count of counts) {
-      const received: number[] = [];
-      const closers: Array<() => void> = [];
-      let expected = 0;
-      let wake: (() => void) | null = null;
-      const onUpdate: OnUpdate = (updatedAt, receivedAt) => {
-        received.push(receivedAt - Date.parse(updatedAt));
-        if (received.length >= expected && wake) wake();
-      };
-      // Open in batches: a burst of 10,000 handshakes at once measures the kernel's accept queue, not the gateway.
-      for (let i = 0; i < count; i += 250) {
-        closers.push(...(await Promise.all(Array.from({ length: Math.min(250, count - i) }, () => subscriber(url, pool!.id, onUpdate)))));
-      }
+      // The subscribers split evenly between the client processes.
+      const perGroup = groups.map((_, i) => Math.floor(count / groups.length) + (i < count % groups.length ? 1 : 0));
+      await Promise.all(groups.map((group, i) => group.open(perGroup[i]!)));
       // Every subscription follows the event hub once the server counts it.
       await waitForOpenSubscriptions(port, count);
       const rss = residentBytes(server.pid!);
       const heap = await metric(port, 'nodejs_heap_size_used_bytes');
       if (heapSnapshotDir) await heapSnapshot(server);
 
+      await Promise.all(groups.map((group) => group.take()));
       const serverCpuBefore = cpuMs(server.pid!);
-      const clientCpuBefore = process.cpuUsage();
       const started = performance.now();
       for (let e = 0; e < events; e++) {
-        expected += count;
-        const done = new Promise<void>((resolveDone) => (wake = resolveDone));
         await gql(port, `mutation($p: ID!, $s: PoolStatus!) { updatePoolStatus(poolId: $p, status: $s) { id } }`, { p: pool!.id, s: STATUSES[e % 2] }, headers);
-        await Promise.race([done, new Promise((resolveLate) => setTimeout(resolveLate, 30_000))]);
-        wake = null;
+        const delivered = Promise.all(groups.map((group, i) => group.waitFor(perGroup[i]! * (e + 1))));
+        await Promise.race([delivered, new Promise((resolveLate) => setTimeout(resolveLate, 30_000))]);
       }
       const wallMs = performance.now() - started;
       const serverCpu = cpuMs(server.pid!) - serverCpuBefore;
-      const clientCpuUsage = process.cpuUsage(clientCpuBefore);
-      const clientCpu = (clientCpuUsage.user + clientCpuUsage.system) / 1000;
+      const taken = await Promise.all(groups.map((group) => group.take()));
+      const received = taken.flatMap((part) => part.latencies);
+      const clientCpu = taken.reduce((sum, part) => sum + part.cpuMs, 0);
       const sorted = [...received].sort((x, y) => x - y);
       const row = {
         subscribers: count,
@@ -276,16 +228,18 @@ async function main(): Promise<void> {
       };
       rows.push(row);
       console.log(JSON.stringify(row));
-      for (const close of closers) close();
+      await Promise.all(groups.map((group) => group.close()));
       await waitForOpenSubscriptions(port, 0);
       await new Promise((resolveIdle) => setTimeout(resolveIdle, 1000));
     }
+    for (const group of groups) group.exit();
     const baseline = rows[0]!;
     const report = {
       date: new Date().toISOString(),
       label,
       src,
       client: clientKind,
+      clientProcesses,
       machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
       loadAverageAtStart,
       idleServerRssMiB: Math.round((idleRss / 2 ** 20) * 10) / 10,
