@@ -191,4 +191,35 @@ describe.each(backends)('subscription fan-out on %s', (kind) => {
     for (const socket of [...healthy, failing]) socket.ws.close();
     await subscriptionsOpen(t.app, 0);
   });
+
+  it('drops with SUBSCRIBER_TOO_SLOW a subscriber whose socket holds too much unsent, and only that one', async () => {
+    const sockets = await Promise.all(Array.from({ length: 3 }, () => openSocket(url)));
+    sockets.forEach((socket, i) => socket.subscribe(`s${i}`, POOL_STATUS, { p: pool.id }));
+    await subscriptionsOpen(t.app, 3);
+    // Learn the server's socket of s1 from a first event, then make it report a full send buffer, as one whose client stopped reading does.
+    let slow: WebSocket | null = null;
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (this: WebSocket & { _isServer: boolean }, data: unknown, ...rest: unknown[]) {
+      if (this._isServer && String(data).startsWith('{"id":"s1","type":"next"')) slow = this;
+      return (send as (...args: unknown[]) => void).call(this, data, ...rest);
+    } as typeof WebSocket.prototype.send;
+    try {
+      await setStatus('PREDICTIONS_FROZEN');
+      await until(() => sockets.every((socket, i) => socket.received(`s${i}`).length === 1), 10_000, 'the first event');
+      Object.defineProperty(slow!, 'bufferedAmount', { get: () => 2 ** 21 });
+    } finally {
+      WebSocket.prototype.send = send;
+    }
+    await setStatus('ACTIVE');
+    // s1 gets the event it was written, then its error; the others go on.
+    await until(() => [0, 2].every((i) => sockets[i]!.received(`s${i}`).length === 2) && sockets[1]!.received('s1').length === 3, 10_000, "the second event, and s1's error");
+    expect(sockets[1]!.received('s1').map((message) => message.type)).toEqual(['next', 'next', 'error']);
+    expect((sockets[1]!.received('s1')[2]!.payload as unknown as Array<{ extensions: { code: string } }>)[0]!.extensions.code).toBe('SUBSCRIBER_TOO_SLOW');
+    await subscriptionsOpen(t.app, 2);
+    await setStatus('PREDICTIONS_FROZEN');
+    await until(() => [0, 2].every((i) => sockets[i]!.received(`s${i}`).length === 3), 10_000, 'the third event on the others');
+    expect(sockets[1]!.received('s1')).toHaveLength(3);
+    for (const socket of sockets) socket.ws.close();
+    await subscriptionsOpen(t.app, 0);
+  });
 });
