@@ -5,40 +5,60 @@
  * pool through the admin mutation `updatePoolStatus` (one at a time), and reports:
  * - delivery latency, p50 and p99, from the change's commit (the pool's `updatedAt`, set
  *   inside the mutation's transaction) to each subscriber's receipt;
- * - the server process's resident memory with the sockets open, and per subscriber;
- * - both as ratios to the 1-subscriber baseline.
- * The server is `src/main.ts` in its own process on Postgres (BENCH_DATABASE_URL, default
- * the local server's `postgres` database to create a scratch database from), so the
- * clients' memory and CPU are not counted as the server's.
+ * - the server process's resident memory (and V8 heap in use) with the sockets open, and
+ *   per subscriber;
+ * - the CPU the server and the bench's clients spent during the fan-out, per event;
+ * - latency as ratios to the 1-subscriber baseline.
+ * The server is `src/main.ts` (or BENCH_SRC's copy, for a before/after in one hour) in its
+ * own process on Postgres (BENCH_DATABASE_URL, default the local server's `postgres`
+ * database to create a scratch database from), so the clients' memory and CPU are not
+ * counted as the server's. BENCH_CLIENT: `raw` (default; the protocol over plain `ws`, what
+ * a lean client does) or `graphql-ws` (the package's client, heavier per message);
+ * BENCH_CLIENT_PROCESSES (default 1, the bench's own): more splits the subscribers between
+ * child processes (bench/lib/subscriber-clients.ts).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPair, getAddressFromPublicKey, signBytes } from '@solana/kit';
 import bs58 from 'bs58';
 import { asc, eq } from 'drizzle-orm';
-import { createClient, type Client } from 'graphql-ws';
 import postgres from 'postgres';
-import WebSocket from 'ws';
 import * as tables from '../schema/index.js';
 import { openDatabase } from '../src/db/client.js';
 import { seedDemoData } from '../src/db/seed.js';
+import { childGroup, type ClientKind, localGroup } from './lib/subscriber-clients.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 const counts = (process.env.BENCH_SUBSCRIBERS ?? '1,1000,10000').split(',').map((n) => Number(n.trim()));
 const events = Number(process.env.BENCH_EVENTS ?? 20);
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
+const clientKind: ClientKind = process.env.BENCH_CLIENT === 'graphql-ws' ? 'graphql-ws' : 'raw';
+const clientProcesses = Math.max(1, Number(process.env.BENCH_CLIENT_PROCESSES ?? 1));
+const src = process.env.BENCH_SRC || null;
+const label = process.env.BENCH_LABEL || null;
+const heapSnapshotDir = process.env.BENCH_HEAP_SNAPSHOT ? resolve(process.env.BENCH_HEAP_SNAPSHOT) : null;
 const STATUSES = ['PREDICTIONS_FROZEN', 'ACTIVE'] as const;
+const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+/** Without BENCH_LABEL a run writes results/latest/ (not committed); with one, results/subscribers-<label>.json, never replacing it unless BENCH_OVERWRITE=1. */
+function resultsFile(): string {
+  if (!label) return `${RESULTS_DIR}latest/subscribers.json`;
+  const file = `${RESULTS_DIR}subscribers-${label}.json`;
+  if (existsSync(file) && process.env.BENCH_OVERWRITE !== '1') throw new Error(`${file} exists: choose another BENCH_LABEL, or set BENCH_OVERWRITE=1 to replace it`);
+  return file;
+}
 
 async function freePort(): Promise<number> {
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
+  await new Promise((done) => server.close(done));
   return port;
 }
 
@@ -47,12 +67,38 @@ function residentBytes(pid: number): number {
   return Number(/(\d+)/.exec(line)![1]) * 1024;
 }
 
+/** CPU time (user + system) the process has used, in ms. */
+function cpuMs(pid: number): number {
+  // The fields after the command's closing parenthesis; utime and stime are the 14th and 15th of the line.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** One unlabelled sample of the server's /metrics (its open subscriptions, its heap). */
+async function metric(port: number, name: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+}
+
+async function waitForOpenSubscriptions(port: number, expected: number): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while ((await metric(port, 'poolgraph_subscriptions_open')) !== expected) {
+    if (Date.now() > deadline) throw new Error(`the server did not count ${expected} open subscriptions`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 async function startServer(databaseUrl: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const main = src ? resolve(src, 'src/main.ts') : 'src/main.ts';
+  // BENCH_HEAP_SNAPSHOT=<dir>: the server writes a heap snapshot there on SIGUSR2 (sent once each count's sockets are subscribed).
+  const snapshotFlags = heapSnapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapSnapshotDir}`] : [];
+  // BENCH_CPU_PROF=<dir>: the server writes a .cpuprofile there when it exits (bench/profile-summary.ts reads it).
+  const profileFlags = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
+  const child = spawn(process.execPath, [...snapshotFlags, ...profileFlags, '--import', 'tsx', main], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -70,7 +116,7 @@ async function startServer(databaseUrl: string, port: number): Promise<ChildProc
   });
   for (let i = 0; i < 300; i++) {
     if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) return child;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((done) => setTimeout(done, 200));
   }
   throw new Error('the server did not become ready');
 }
@@ -86,7 +132,26 @@ async function gql(port: number, query: string, variables: Record<string, unknow
   return body.data;
 }
 
+/** Asks the server for a heap snapshot and waits until it is written. */
+async function heapSnapshot(server: ChildProcess): Promise<void> {
+  mkdirSync(heapSnapshotDir!, { recursive: true });
+  const before = new Set(readdirSync(heapSnapshotDir!));
+  server.kill('SIGUSR2');
+  let size = -1;
+  for (;;) {
+    await new Promise((done) => setTimeout(done, 2000));
+    const written = readdirSync(heapSnapshotDir!).find((name) => !before.has(name) && name.endsWith('.heapsnapshot'));
+    if (!written) continue;
+    // Written in one go: done when its size stops growing.
+    const now = statSync(resolve(heapSnapshotDir!, written)).size;
+    if (now === size && now > 0) return;
+    size = now;
+  }
+}
+
 async function main(): Promise<void> {
+  const file = resultsFile();
+  const loadAverageAtStart = os.loadavg().map((n) => Math.round(n * 100) / 100);
   const name = `poolgraph_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`CREATE DATABASE ${name}`);
@@ -115,49 +180,35 @@ async function main(): Promise<void> {
     });
     const headers = { authorization: `Bearer ${session.signInWithWallet.accessToken}` };
 
+    const url = `ws://127.0.0.1:${port}/graphql`;
     const idleRss = residentBytes(server.pid!);
+    const idleHeap = await metric(port, 'nodejs_heap_size_used_bytes');
     const rows: Array<Record<string, number>> = [];
+    const groups = Array.from({ length: clientProcesses }, () => (clientProcesses === 1 ? localGroup : childGroup)(url, pool!.id, clientKind));
     for (const count of counts) {
-      const received: number[] = [];
-      const clients: Client[] = [];
-      let expected = 0;
-      let arrivals = 0;
-      let wake: (() => void) | null = null;
-      // Open in batches: a burst of 10,000 handshakes at once measures the kernel's accept queue, not the gateway.
-      for (let i = 0; i < count; i += 250) {
-        const batch = Array.from({ length: Math.min(250, count - i) }, () => {
-          const client = createClient({ url: `ws://127.0.0.1:${port}/graphql`, webSocketImpl: WebSocket, lazy: false, retryAttempts: 0, onNonLazyError: () => {} });
-          clients.push(client);
-          return new Promise<void>((resolve, reject) => {
-            client.subscribe<{ poolUpdated: { updatedAt: string } }>(
-              { query: `subscription($p: ID!) { poolUpdated(poolId: $p) { id status updatedAt } }`, variables: { p: pool!.id } },
-              {
-                next: (result) => {
-                  received.push(Date.now() - Date.parse(result.data!.poolUpdated.updatedAt));
-                  if (++arrivals >= expected && wake) wake();
-                },
-                error: reject,
-                complete: () => {},
-              },
-            );
-            client.on('connected', () => resolve());
-          });
-        });
-        await Promise.all(batch);
-      }
-      // Let every subscribe message reach its stream before the first change.
-      await new Promise((resolve) => setTimeout(resolve, Math.max(500, count / 5)));
-      global.gc?.();
+      // The subscribers split evenly between the client processes.
+      const perGroup = groups.map((_, i) => Math.floor(count / groups.length) + (i < count % groups.length ? 1 : 0));
+      await Promise.all(groups.map((group, i) => group.open(perGroup[i]!)));
+      // Every subscription follows the event hub once the server counts it.
+      await waitForOpenSubscriptions(port, count);
       const rss = residentBytes(server.pid!);
+      const heap = await metric(port, 'nodejs_heap_size_used_bytes');
+      if (heapSnapshotDir) await heapSnapshot(server);
 
+      await Promise.all(groups.map((group) => group.take()));
+      const serverCpuBefore = cpuMs(server.pid!);
+      const started = performance.now();
       for (let e = 0; e < events; e++) {
-        expected += count;
-        const done = new Promise<void>((resolve) => (wake = resolve));
         await gql(port, `mutation($p: ID!, $s: PoolStatus!) { updatePoolStatus(poolId: $p, status: $s) { id } }`, { p: pool!.id, s: STATUSES[e % 2] }, headers);
-        await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 30_000))]);
-        wake = null;
+        const delivered = Promise.all(groups.map((group, i) => group.waitFor(perGroup[i]! * (e + 1))));
+        await Promise.race([delivered, new Promise((resolveLate) => setTimeout(resolveLate, 30_000))]);
       }
-      const sorted = [...received].sort((a, b) => a - b);
+      const wallMs = performance.now() - started;
+      const serverCpu = cpuMs(server.pid!) - serverCpuBefore;
+      const taken = await Promise.all(groups.map((group) => group.take()));
+      const received = taken.flatMap((part) => part.latencies);
+      const clientCpu = taken.reduce((sum, part) => sum + part.cpuMs, 0);
+      const sorted = [...received].sort((x, y) => x - y);
       const row = {
         subscribers: count,
         events,
@@ -167,17 +218,30 @@ async function main(): Promise<void> {
         p99Ms: percentile(sorted, 99),
         maxMs: sorted.at(-1) ?? NaN,
         serverRssMiB: Math.round((rss / 2 ** 20) * 10) / 10,
-        rssPerSubscriberKiB: count > 0 ? Math.round(((rss - idleRss) / count / 1024) * 10) / 10 : 0,
+        rssPerSubscriberKiB: Math.round(((rss - idleRss) / count / 1024) * 10) / 10,
+        heapPerSubscriberKiB: Math.round(((heap - idleHeap) / count / 1024) * 10) / 10,
+        // Per event: the mutation, NOTIFY, execution and the writes to every socket (server), and reading them (bench).
+        serverCpuMsPerEvent: Math.round((serverCpu / events) * 10) / 10,
+        serverCpuShare: Math.round((serverCpu / wallMs) * 100) / 100,
+        clientCpuMsPerEvent: Math.round((clientCpu / events) * 10) / 10,
+        clientCpuShare: Math.round((clientCpu / wallMs) * 100) / 100,
       };
       rows.push(row);
       console.log(JSON.stringify(row));
-      await Promise.all(clients.map((c) => c.dispose()));
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await Promise.all(groups.map((group) => group.close()));
+      await waitForOpenSubscriptions(port, 0);
+      await new Promise((resolveIdle) => setTimeout(resolveIdle, 1000));
     }
+    for (const group of groups) group.exit();
     const baseline = rows[0]!;
     const report = {
       date: new Date().toISOString(),
+      label,
+      src,
+      client: clientKind,
+      clientProcesses,
       machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+      loadAverageAtStart,
       idleServerRssMiB: Math.round((idleRss / 2 ** 20) * 10) / 10,
       rows: rows.map((row) => ({
         ...row,
@@ -186,8 +250,9 @@ async function main(): Promise<void> {
       })),
     };
     console.table(report.rows);
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    writeFileSync(`${RESULTS_DIR}subscribers.json`, `${JSON.stringify(report, null, 2)}\n`);
+    mkdirSync(`${RESULTS_DIR}latest`, { recursive: true });
+    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`written to ${file}`);
   } finally {
     if (server && server.exitCode === null) {
       const exited = new Promise((resolve) => server!.once('exit', resolve));

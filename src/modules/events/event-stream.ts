@@ -22,23 +22,51 @@ export interface StreamSource<T> {
   initial?: () => Promise<Array<ScopedEvent<T>>>;
 }
 
+/** A consumer the stream hands its items to as they come (see {@link EventStream.consume}). */
+export interface StreamSink<T> {
+  item(item: ScopedEvent<T>): void;
+  /** The stream completed (after its last item), or was stopped by `return`. */
+  end(): void;
+  fail(error: unknown): void;
+}
+
+export interface EventStream<T> extends AsyncIterableIterator<ScopedEvent<T>> {
+  /**
+   * Hands every item, from now on, to `sink` as it is pushed (the initial items first),
+   * instead of queueing it for `next`: the subscription transport delivers an event to all
+   * its subscribers in one synchronous pass, without a promise per subscriber. The sink
+   * then decides when a subscriber is too slow. Call it instead of `next`, once.
+   */
+  consume(sink: StreamSink<T>): void;
+  /** Stops following (the subscriber went). */
+  return(): Promise<IteratorResult<ScopedEvent<T>>>;
+}
+
+export function isEventStream(value: unknown): value is EventStream<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as Partial<EventStream<unknown>>).consume === 'function';
+}
+
 /**
- * A subscription's source stream: an async iterator over items pushed by the event hub.
- * Following starts before `initial` is read, so nothing published in between is lost;
- * the iterator stops following when the subscriber goes (`return`), and fails with
- * SUBSCRIBER_TOO_SLOW when it falls more than {@link MAX_PENDING_EVENTS} behind.
+ * A subscription's source stream: an async iterator over items pushed by the event hub
+ * (or, with `consume`, a push stream). Following starts before `initial` is read, so
+ * nothing published in between is lost; the stream stops following when the subscriber
+ * goes (`return`), and the iterator fails with SUBSCRIBER_TOO_SLOW when it falls more
+ * than {@link MAX_PENDING_EVENTS} behind.
  */
-export function eventStream<T>(source: StreamSource<T>, onClose?: () => void): AsyncIterableIterator<ScopedEvent<T>> {
+export function eventStream<T>(source: StreamSource<T>, onClose?: () => void): EventStream<T> {
   const queue: Array<ScopedEvent<T>> = [];
   let waiting: ((result: IteratorResult<ScopedEvent<T>>) => void) | null = null;
   let failWaiting: ((error: unknown) => void) | null = null;
   let failure: unknown = null;
   let done = false;
   let ending = false;
+  /** The consumer, once its initial items have been handed over: live items go straight to it. */
+  let sink: StreamSink<T> | null = null;
 
   const push = (item: ScopedEvent<T>) => {
     if (done) return;
-    if (waiting) {
+    if (sink) sink.item(item);
+    else if (waiting) {
       const resolve = waiting;
       waiting = failWaiting = null;
       resolve({ value: item, done: false });
@@ -51,7 +79,7 @@ export function eventStream<T>(source: StreamSource<T>, onClose?: () => void): A
   };
   const end = () => {
     ending = true;
-    if (waiting && queue.length === 0) close();
+    if (sink || (waiting && queue.length === 0)) close();
   };
   const unfollow = source.follow(push, end);
   let initial: Promise<void> | null = source.initial
@@ -70,12 +98,33 @@ export function eventStream<T>(source: StreamSource<T>, onClose?: () => void): A
     done = true;
     unfollow();
     onClose?.();
+    if (sink) {
+      if (failure) sink.fail(failure);
+      else sink.end();
+    }
     if (failWaiting && failure) failWaiting(failure);
     else waiting?.({ value: undefined, done: true });
     waiting = failWaiting = null;
   }
 
-  const iterator: AsyncIterableIterator<ScopedEvent<T>> = {
+  const iterator: EventStream<T> = {
+    consume(consumer) {
+      void (async () => {
+        if (initial) {
+          await initial;
+          initial = null;
+        }
+        // Closed meanwhile (returned, or too far behind while the initial items were read).
+        if (done) return failure ? consumer.fail(failure) : consumer.end();
+        if (failure) {
+          sink = consumer;
+          return close();
+        }
+        for (const item of queue.splice(0)) consumer.item(item);
+        sink = consumer;
+        if (ending) close();
+      })();
+    },
     async next() {
       if (initial) {
         await initial;

@@ -1,81 +1,226 @@
-import { createSourceEventStream, type ExecutionArgs, type ExecutionResult } from 'graphql';
-import { ScopedEvent } from '../../modules/events/event-stream.js';
+import { createSourceEventStream, type ExecutionArgs, type ExecutionResult, type GraphQLError } from 'graphql';
+import type { WebSocket } from 'ws';
+import type { Viewer } from '../../modules/auth/viewer.js';
+import { AppError } from '../../errors.js';
+import { type EventStream, isEventStream, MAX_PENDING_EVENTS, type ScopedEvent, type StreamSink } from '../../modules/events/event-stream.js';
+import { createLoaders, type Loaders } from '../../modules/loaders.js';
 import type { GraphQLContext } from '../context.js';
 import type { PreparedOperation } from '../pipeline/documents.js';
+
+/** Where a subscription's results go: its socket, under its id; `format` formats errors as the pipeline does. */
+export interface SubscriptionTarget {
+  socket: WebSocket;
+  id: string;
+  /** The subscription's request id, which its formatted errors carry. */
+  requestId: string;
+  format(errors: readonly unknown[], requestId: string): unknown[];
+}
+
+/**
+ * Bytes a socket may have queued (written but not yet taken by the kernel): past them its
+ * client has stopped reading, and the subscription is dropped with SUBSCRIBER_TOO_SLOW
+ * rather than grow the server's memory by every event.
+ */
+export const SEND_BUFFER_LIMIT = 1 << 20;
+
+/**
+ * One event's result for a group of subscribers: executed once, and serialized once when
+ * it has no errors (then every subscriber of the group gets the same bytes with only its
+ * id spliced in). A result with errors is not shared as bytes: its errors are formatted per
+ * subscriber. `waiting` holds the subscriptions to tell, synchronously, when it is made.
+ */
+interface SharedResult {
+  result: ExecutionResult | null;
+  payload: string | null;
+  waiting: SocketSubscription[];
+}
 
 /**
  * A subscription's events, each executed through the operation's compiled path with a
  * context of its own: the subscription's viewer and transport, with the loaders and time of
  * the event the item came from. Loaders thus never serve one event's rows to a later one,
- * every subscriber of one event shares one batch of reads, and subscribers whose
- * operation, variables and viewer are the same share one execution.
+ * and every subscriber of one event shares one batch of reads. Subscribers who would get the
+ * same result (same operation, variables, viewer and role, and item) share one execution
+ * and one serialization: when it is made, it is written to each of their sockets in one
+ * synchronous pass, as a pre-framed `next` message (no promise, no serialization per
+ * subscriber). The iterator returned to graphql-ws yields nothing: it ends when the source
+ * ends (graphql-ws sends `complete`) and throws what ends it otherwise (graphql-ws sends
+ * `error`), so completion and errors keep graphql-ws's protocol.
  */
 export async function scopedSubscribe(
   args: ExecutionArgs,
   operation: PreparedOperation,
+  target: SubscriptionTarget,
   onCount?: (delta: 1 | -1) => void,
 ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
-  const source = await createSourceEventStream(args);
-  if (!isAsyncIterable(source)) return source;
-  const iterator = source[Symbol.asyncIterator]();
   const base = args.contextValue as GraphQLContext;
-  const variables = (args.variableValues ?? undefined) as Record<string, unknown> | undefined;
-  // The operation object is one per cached document and operation name: its identity stands for the text.
-  const sharedKey = `${base.viewer?.userId ?? 'anonymous'}\u0000${operationIdOf(operation)}\u0000${JSON.stringify(variables ?? {})}`;
-  let open = true;
-  onCount?.(1);
-  const closed = () => {
-    if (!open) return;
-    open = false;
-    onCount?.(-1);
-  };
-  const mapped: AsyncIterableIterator<ExecutionResult> = {
-    async next() {
-      let step: IteratorResult<unknown>;
-      try {
-        step = await iterator.next();
-      } catch (error) {
-        closed();
-        throw error;
-      }
-      if (step.done) {
-        closed();
-        return { value: undefined, done: true };
-      }
-      const item = step.value;
-      if (!(item instanceof ScopedEvent)) throw new Error('a subscription source yielded an item without its event scope');
-      let results = resultsByEvent.get(item.scope);
-      if (!results) resultsByEvent.set(item.scope, (results = new Map()));
-      // Subscribers of one event with the same operation, variables and viewer get the same
-      // result: it is executed once for all of them (the root is part of the key too, since
-      // one event can yield different roots to different subscribers).
-      const key = `${sharedKey}\u0000${rootKey(item.root)}`;
-      let result = results.get(key);
-      if (!result) {
-        const contextValue: GraphQLContext = { ...base, loaders: item.scope.loaders, now: item.scope.now };
-        results.set(key, (result = Promise.resolve(operation.run(item.root, contextValue, variables))));
-      }
-      return { value: await result, done: false };
-    },
-    async return() {
-      closed();
-      await iterator.return?.();
-      return { value: undefined, done: true };
-    },
-    async throw(error: unknown) {
-      closed();
-      await iterator.return?.();
-      throw error;
-    },
-    [Symbol.asyncIterator]() {
-      return mapped;
-    },
-  };
-  return mapped;
+  const source = await createSourceEventStream({ ...args, contextValue: subscribeContext(base) });
+  if (!isEventStream(source)) {
+    if (Symbol.asyncIterator in source) throw new Error('a subscription source must be an event stream');
+    return source as ExecutionResult;
+  }
+  const subscription = new SocketSubscription(source, operation, base, (args.variableValues ?? undefined) as Record<string, unknown> | undefined, target, onCount);
+  source.consume(subscription);
+  return subscription;
+}
+
+/**
+ * One subscription on one socket: the sink of its event stream, and the iterator graphql-ws
+ * follows. A class, not closures: a subscription lives for hours, and ten thousand of them
+ * should each hold a few fields, not a dozen functions and their scopes.
+ */
+class SocketSubscription implements StreamSink<unknown>, AsyncIterableIterator<ExecutionResult> {
+  /** The operation, variables and what the viewer may see: subscribers with the same key share results. */
+  private readonly sharedKey: string;
+  private readonly framePrefix: string;
+  /**
+   * Results made but not yet written, in event order (one event's result may be made
+   * before an earlier one's): usually empty, or the result of the event being delivered.
+   */
+  private readonly pending: SharedResult[] = [];
+  private ending = false;
+  private open = true;
+  private readonly ended: Promise<IteratorResult<ExecutionResult>>;
+  private settle!: (outcome: { error: unknown } | null) => void;
+
+  constructor(
+    private readonly source: EventStream<unknown>,
+    private readonly operation: PreparedOperation,
+    private readonly base: GraphQLContext,
+    private readonly variables: Record<string, unknown> | undefined,
+    private readonly target: SubscriptionTarget,
+    private readonly onCount: ((delta: 1 | -1) => void) | undefined,
+  ) {
+    // The operation object is one per cached document and operation name: its identity stands for the text.
+    this.sharedKey = `${viewerKey(base.viewer)}\u0000${operationIdOf(operation)}\u0000${JSON.stringify(variables ?? {})}`;
+    this.framePrefix = `{"id":${JSON.stringify(target.id)},"type":"next","payload":`;
+    this.ended = new Promise((resolve, reject) => {
+      this.settle = (outcome) => (outcome ? reject(outcome.error) : resolve({ value: undefined, done: true }));
+    });
+    this.ended.catch(() => {});
+    onCount?.(1);
+  }
+
+  // The stream's sink.
+
+  item(item: ScopedEvent<unknown>): void {
+    if (!this.open) return;
+    const shared = this.sharedResultOf(item);
+    if (this.pending.length === 0 && shared.result) return this.write(shared);
+    if (this.pending.length >= MAX_PENDING_EVENTS) return this.fail(new AppError('SUBSCRIBER_TOO_SLOW', 'The subscriber fell too far behind; subscribe again to resume'));
+    this.pending.push(shared);
+    if (!shared.result) shared.waiting.push(this);
+  }
+
+  end(): void {
+    this.ending = true;
+    this.flush();
+  }
+
+  fail(error: unknown): void {
+    if (this.finish({ error })) void this.source.return();
+  }
+
+  /** Writes the results made so far, in order; completes once the stream has ended and all are written. */
+  flush(): void {
+    while (this.pending.length > 0 && this.pending[0]!.result) this.write(this.pending.shift()!);
+    if (this.ending && this.pending.length === 0) this.finish(null);
+  }
+
+  // The iterator graphql-ws follows: it ends with the subscription.
+
+  next(): Promise<IteratorResult<ExecutionResult>> {
+    return this.ended;
+  }
+
+  async return(): Promise<IteratorResult<ExecutionResult>> {
+    this.finish(null);
+    await this.source.return();
+    return { value: undefined, done: true };
+  }
+
+  async throw(error: unknown): Promise<IteratorResult<ExecutionResult>> {
+    this.finish(null);
+    await this.source.return();
+    throw error;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  private finish(outcome: { error: unknown } | null): boolean {
+    if (!this.open) return false;
+    this.open = false;
+    this.onCount?.(-1);
+    this.settle(outcome);
+    return true;
+  }
+
+  private write({ result, payload }: SharedResult): void {
+    const { socket, id } = this.target;
+    if (!this.open || socket.readyState !== socket.OPEN) return;
+    try {
+      if (payload !== null) socket.send(`${this.framePrefix}${payload}}`);
+      else socket.send(JSON.stringify({ id, type: 'next', payload: { ...result, errors: this.target.format(result!.errors ?? [], this.target.requestId) } }));
+    } catch (error) {
+      // One socket's failure ends its subscription only: the pass goes on to the others.
+      return this.fail(error);
+    }
+    if (socket.bufferedAmount > SEND_BUFFER_LIMIT) this.fail(new AppError('SUBSCRIBER_TOO_SLOW', 'The subscriber fell too far behind; subscribe again to resume'));
+  }
+
+  /** The shared result of `item` for this subscription's group: made by the first of them to get the item, found by the others. */
+  private sharedResultOf(item: ScopedEvent<unknown>): SharedResult {
+    let results = resultsByEvent.get(item.scope);
+    if (!results) resultsByEvent.set(item.scope, (results = new Map()));
+    // The root is part of the key too: one event can yield different roots to different subscribers.
+    const key = `${this.sharedKey}\u0000${rootKey(item.root)}`;
+    let shared = results.get(key);
+    if (!shared) {
+      const made: SharedResult = (shared = { result: null, payload: null, waiting: [] });
+      results.set(key, made);
+      const context: GraphQLContext = { ...this.base, loaders: item.scope.loaders, now: item.scope.now };
+      void Promise.resolve()
+        .then(() => this.operation.run(item.root, context, this.variables))
+        .catch((error: unknown): ExecutionResult => ({ errors: [error as GraphQLError] }))
+        .then((result) => {
+          made.payload = result.errors ? null : JSON.stringify(result);
+          made.result = result;
+          for (const subscription of made.waiting.splice(0)) subscription.flush();
+        });
+    }
+    return shared;
+  }
+}
+
+/**
+ * The context the subscription's source is set up with. Its loaders (a source may read
+ * once, to check the pool exists, say) are dropped once the set-up is done: a subscription
+ * lives for hours, and each event's reads use that event's loaders, so holding a set of
+ * loaders (and the rows they cached) per subscription only cost memory.
+ */
+function subscribeContext(base: GraphQLContext): GraphQLContext {
+  let loaders: Loaders | null = null;
+  const context = Object.create(base) as GraphQLContext;
+  Object.defineProperty(context, 'loaders', {
+    get: () => (loaders ??= createLoaders(base.database.db)),
+  });
+  // After the set-up's reads are done (at the latest once the stream is made), later reads start afresh.
+  setImmediate(() => (loaders = null));
+  return context;
 }
 
 /** Results of the events being delivered now, per event; dropped with the event. */
-const resultsByEvent = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+const resultsByEvent = new WeakMap<object, Map<string, SharedResult>>();
+
+/**
+ * What a viewer may see: their user (their own private data) and role (an ADMIN sees
+ * everyone's). Results are shared only between subscribers whose key is the same.
+ */
+function viewerKey(viewer: Viewer | null): string {
+  return viewer ? `${viewer.userId}:${viewer.role}` : 'anonymous';
+}
 
 const operationIds = new WeakMap<PreparedOperation, number>();
 let nextOperationId = 0;
@@ -96,6 +241,3 @@ function rootKey(root: unknown): string {
   return Math.random().toString(36); // unknown shape: never shared
 }
 
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
-}

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import type { Config } from '../../config.js';
 import { isConnectionError } from '../../db/client.js';
 import { AppError } from '../../errors.js';
@@ -14,7 +14,7 @@ import type { OperationRecord } from '../logging.js';
 import type { PreparedOperation } from '../pipeline/documents.js';
 import { type OperationPipeline, RequestErrors } from '../pipeline/operation.js';
 import { clientAddressOf, socketCredentials, watchCredentials } from './credentials.js';
-import { scopedSubscribe } from './subscription.js';
+import { scopedSubscribe, type SubscriptionTarget } from './subscription.js';
 
 /** WebSocket close code 1001: the server is going away (shutting down). */
 const GOING_AWAY = 1001;
@@ -50,6 +50,9 @@ interface SocketState {
 
 let sockets = 0;
 
+/** What setting or clearing cookies does on a socket (one function for all of them). */
+const noCookies = () => {};
+
 /**
  * graphql-ws (protocol graphql-transport-ws) on the HTTP server's port and path. The
  * caller authenticates in connection_init (`authorization: "Bearer <token>"` or
@@ -79,18 +82,23 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       return;
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
-      count(socketsByClient, clientAddress, 1);
-      ws.once('close', () => count(socketsByClient, clientAddress, -1));
+      countSocket(ws, clientAddress);
       wss.emit('connection', ws, request);
     });
   };
   // Open sockets and subscriptions per client address, for the caps of HttpConfig.
   const socketsByClient = new Map<string, number>();
   const subscriptionsByClient = new Map<string, number>();
+  // Outside onUpgrade, so that the socket's close listener does not keep the upgrade request (its scope) alive.
+  const countSocket = (ws: WebSocket, clientAddress: string) => {
+    count(socketsByClient, clientAddress, 1);
+    ws.once('close', () => count(socketsByClient, clientAddress, -1));
+  };
   options.server.on('upgrade', onUpgrade);
 
   const states = new WeakMap<object, SocketState>();
-  const prepared = new WeakMap<object, PreparedOperation>();
+  // Per operation's context: what it runs, and (subscriptions) where its results are written.
+  const prepared = new WeakMap<object, { operation: PreparedOperation; target: SubscriptionTarget }>();
   const format = (errors: readonly unknown[], requestId: string) => pipeline.formatAll(errors, requestId);
 
   const disposable = useServer<Record<string, unknown>>(
@@ -108,6 +116,8 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           const viewer = await authenticateClient(deps, credentials, clientAddress, options.authFailures);
           const ends = viewer ? watchCredentials(deps, viewer, credentials.bearerToken, (reason) => ctx.extra.socket.close(FORBIDDEN, reason)) : () => {};
           states.set(ctx.extra, { viewer, clientAddress, socketId: ++sockets, ends });
+          // The upgrade request (its headers, its parsed URL) is not needed again: not held for the socket's life.
+          delete (ctx.extra as { request?: IncomingMessage }).request;
           return true;
         } catch (error) {
           if (error instanceof AppError) return false; // 4403 Forbidden
@@ -128,8 +138,8 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
             requestId,
             refreshCookie: null,
             // Sockets carry no cookies back; sign-in over a socket returns its tokens only.
-            setSessionCookies: () => {},
-            clearSessionCookies: () => {},
+            setSessionCookies: noCookies,
+            clearSessionCookies: noCookies,
           },
         });
         try {
@@ -142,7 +152,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
             }
             count(subscriptionsByClient, state.clientAddress, 1);
           }
-          prepared.set(context, operation);
+          prepared.set(context, { operation, target: { socket: ctx.extra.socket, id, requestId, format } });
           return { schema: options.schema, document: operation.document, operationName: operation.name, variableValues: variables, contextValue: context };
         } catch (error) {
           const errors = error instanceof RequestErrors ? error.errors : [error];
@@ -150,7 +160,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           return format(errors, requestId).map((formatted) => new GraphQLError(formatted.message, { extensions: formatted.extensions }));
         }
       },
-      execute: (args) => prepared.get(args.contextValue as GraphQLContext)!.run(args.rootValue, args.contextValue, args.variableValues ?? undefined),
+      execute: (args) => prepared.get(args.contextValue as GraphQLContext)!.operation.run(args.rootValue, args.contextValue, args.variableValues ?? undefined),
       subscribe: async (args) => {
         const context = args.contextValue as GraphQLContext;
         let open = true;
@@ -158,7 +168,8 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           if (open) count(subscriptionsByClient, context.clientAddress, -1);
           open = false;
         };
-        const result = await scopedSubscribe(args, prepared.get(context)!, (delta) => {
+        const { operation, target } = prepared.get(context)!;
+        const result = await scopedSubscribe(args, operation, target, (delta) => {
           options.onSubscriptionCount?.(delta);
           if (delta === -1) release();
         }).catch((error: unknown) => {
