@@ -100,7 +100,7 @@ export interface GraphQLRouteOptions {
  * and then encode again.
  */
 export function sendResult(reply: FastifyReply, result: OperationResult, mediaType: string): FastifyReply {
-  return reply.code(result.status).headers(result.headers).type(mediaType).send(Buffer.from(JSON.stringify(result.body)));
+  return reply.code(result.status).headers(result.headers).type(mediaType).send(Buffer.from(result.text ?? JSON.stringify(result.body)));
 }
 
 /** Answers a request refused before the pipeline (Accept, CSRF, parameters) in the pipeline's error shape. */
@@ -144,6 +144,7 @@ export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRoute
         context: () => options.context(request, reply),
         allowMutations: !isGet,
         budgetMs: options.budgetMs,
+        acceptsText: true,
       });
       return sendResult(reply, result, mediaType);
     },
