@@ -1,25 +1,19 @@
 import {
   type FieldNode,
   getArgumentValues,
-  getDirectiveValues,
   getNamedType,
   getNullableType,
   GraphQLEnumType,
-  GraphQLIncludeDirective,
-  type GraphQLObjectType,
-  GraphQLSkipDirective,
-  type FragmentDefinitionNode,
   type GraphQLField,
-  type GraphQLSchema,
+  type GraphQLObjectType,
   isListType,
   isObjectType,
-  type SelectionSetNode,
-  typeFromAST,
 } from 'graphql';
 import type { ObjectSpec, RenderedConnectionField, RenderedField, RenderedObject } from '../../db/nested-read.js';
 import { MAX_RENDERED_KEYS } from '../../db/nested-read.js';
 import { type RenderedColumnKind, renderedColumn, renderedTokens } from '../../db/rendered-columns.js';
 import { childPosition, parseNewestFirstPage } from './loaders.js';
+import { collectFields, type SelectionWalk } from './selections.js';
 import type { Page } from './pagination.js';
 import type { ServiceContext } from '../context.js';
 
@@ -33,13 +27,6 @@ import type { ServiceContext } from '../context.js';
  * access checks in its resolver, bad arguments, pageInfo or edges of a nested page) makes
  * the planner answer null, and the operation is executed as usual.
  */
-
-/** What a selection is read against: the schema, the operation's fragments and its coerced variables. */
-export interface SelectionWalk {
-  schema: GraphQLSchema;
-  fragments: Record<string, FragmentDefinitionNode>;
-  variables: Record<string, unknown>;
-}
 
 /** A root field answered as JSON text by a rendered read, for one request's context. */
 export type RenderedRootField = (ctx: ServiceContext) => Promise<string>;
@@ -60,45 +47,6 @@ const TOKEN_FIELDS: Record<string, Record<string, string>> = {
 
 /** Which column renderings a GraphQL scalar's serializer agrees with. */
 const SCALAR_KINDS: Record<string, RenderedColumnKind> = { ID: 'text', String: 'text', Int: 'int', Float: 'float', Boolean: 'boolean', DateTime: 'timestamp' };
-
-/** The fields of `selectionSets` on `type` by response key, in order, fragments expanded and skipped ones left out (graphql's CollectFields). */
-export function collectFields(type: GraphQLObjectType, selectionSets: readonly SelectionSetNode[], walk: SelectionWalk): Map<string, FieldNode[]> {
-  const fields = new Map<string, FieldNode[]>();
-  const visited = new Set<string>();
-  const collect = (selections: SelectionSetNode) => {
-    for (const selection of selections.selections) {
-      if (!included(selection, walk)) continue;
-      if (selection.kind === 'Field') {
-        const key = selection.alias?.value ?? selection.name.value;
-        const list = fields.get(key);
-        if (list) list.push(selection);
-        else fields.set(key, [selection]);
-      } else if (selection.kind === 'InlineFragment') {
-        if (!selection.typeCondition || applies(selection.typeCondition, type, walk)) collect(selection.selectionSet);
-      } else {
-        const name = selection.name.value;
-        const fragment = walk.fragments[name];
-        if (visited.has(name) || !fragment || !applies(fragment.typeCondition, type, walk)) continue;
-        visited.add(name);
-        collect(fragment.selectionSet);
-      }
-    }
-  };
-  for (const set of selectionSets) collect(set);
-  return fields;
-}
-
-function applies(condition: Parameters<typeof typeFromAST>[1], type: GraphQLObjectType, walk: SelectionWalk): boolean {
-  const conditional = typeFromAST(walk.schema, condition);
-  if (!conditional) return false;
-  if (conditional === type) return true;
-  return !isObjectType(conditional) && walk.schema.isSubType(conditional as never, type);
-}
-
-function included(node: Parameters<typeof getDirectiveValues>[1], walk: SelectionWalk): boolean {
-  if (getDirectiveValues(GraphQLSkipDirective, node, walk.variables)?.if === true) return false;
-  return getDirectiveValues(GraphQLIncludeDirective, node, walk.variables)?.if !== false;
-}
 
 const subSelections = (nodes: readonly FieldNode[]) => nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
 const constant = (text: string) => (_alias: string) => `'${text}'`;

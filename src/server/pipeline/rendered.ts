@@ -1,5 +1,6 @@
 import { type FieldNode, type FragmentDefinitionNode, getVariableValues, type GraphQLSchema, Kind } from 'graphql';
-import { collectFields, type RenderedRootField, type RootFieldRenderer, type SelectionWalk } from '../../modules/common/rendered-read.js';
+import type { RenderedRootField, RootFieldRenderer } from '../../modules/common/rendered-read.js';
+import { collectFields, type SelectionWalk } from '../../modules/common/selections.js';
 import { POOL_ROOT_RENDERERS } from '../../modules/pools/pool.rendered.js';
 import type { GraphQLContext } from '../context.js';
 import type { PreparedOperation } from './documents.js';
