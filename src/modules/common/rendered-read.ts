@@ -28,8 +28,12 @@ import type { ServiceContext } from '../context.js';
  * the planner answer null, and the operation is executed as usual.
  */
 
-/** A root field answered as JSON text by a rendered read, for one request's context. */
-export type RenderedRootField = (ctx: ServiceContext) => Promise<string>;
+/**
+ * A root field answered by a rendered read, for one request's context: its JSON text in
+ * pieces, in order (the rows' texts as the driver gave them, never joined: the response is
+ * encoded from the pieces once, see pipeline/http.ts).
+ */
+export type RenderedRootField = (ctx: ServiceContext) => Promise<string[]>;
 
 /** Plans a root field's rendered read from its merged field nodes, or null when it does not render. */
 export type RootFieldRenderer = (field: GraphQLField<unknown, unknown>, nodes: readonly FieldNode[], walk: SelectionWalk) => RenderedRootField | null;
@@ -187,30 +191,42 @@ export function renderedConnection(connection: GraphQLObjectType, spec: ObjectSp
   return { objects, fields };
 }
 
-/** Writes a top-level connection's JSON from `page`, whose rows hold their rendered objects' texts in `renderedOf(row)`. */
-export async function writeConnection<T extends { id: string }>(page: Page<T>, connection: RenderedConnection, renderedOf: (row: T) => string[]): Promise<string> {
-  const parts: string[] = [];
-  for (const field of connection.fields) {
-    let json: string;
-    if (field.kind === 'constant') json = field.json;
-    else if (field.kind === 'totalCount') json = JSON.stringify(await page.totalCount);
-    else if (field.kind === 'nodes') json = `[${page.nodes.map((row) => renderedOf(row)[field.object]).join(',')}]`;
+/** Writes a top-level connection's JSON in pieces from `page`, whose rows hold their rendered objects' texts in `renderedOf(row)`. */
+export async function writeConnection<T extends { id: string }>(page: Page<T>, connection: RenderedConnection, renderedOf: (row: T) => string[]): Promise<string[]> {
+  const out: string[] = ['{'];
+  const key = (name: string, index: number) => out.push(`${index ? ',' : ''}${JSON.stringify(name)}:`);
+  const list = <E>(items: readonly E[], write: (item: E) => void) => {
+    out.push('[');
+    items.forEach((item, i) => {
+      if (i) out.push(',');
+      write(item);
+    });
+    out.push(']');
+  };
+  for (const [index, field] of connection.fields.entries()) {
+    key(field.key, index);
+    if (field.kind === 'constant') out.push(field.json);
+    else if (field.kind === 'totalCount') out.push(JSON.stringify(await page.totalCount));
+    else if (field.kind === 'nodes') list(page.nodes, (row) => out.push(renderedOf(row)[field.object]!));
     else if (field.kind === 'edges') {
-      const edges = page.edges.map((edge) => {
-        const inner = field.fields.map((f) => {
-          const value = f.kind === 'constant' ? f.json : f.kind === 'cursor' ? JSON.stringify(edge.cursor) : renderedOf(edge.node)[f.object];
-          return `${JSON.stringify(f.key)}:${value}`;
+      list(page.edges, (edge) => {
+        out.push('{');
+        field.fields.forEach((f, i) => {
+          key(f.key, i);
+          out.push(f.kind === 'constant' ? f.json : f.kind === 'cursor' ? JSON.stringify(edge.cursor) : renderedOf(edge.node)[f.object]!);
         });
-        return `{${inner.join(',')}}`;
+        out.push('}');
       });
-      json = `[${edges.join(',')}]`;
     } else {
       const info = page.pageInfo;
-      const inner: string[] = [];
-      for (const f of field.fields) inner.push(`${JSON.stringify(f.key)}:${f.kind === 'constant' ? f.json! : JSON.stringify(await info[f.kind])}`);
-      json = `{${inner.join(',')}}`;
+      out.push('{');
+      for (const [i, f] of field.fields.entries()) {
+        key(f.key, i);
+        out.push(f.kind === 'constant' ? f.json! : JSON.stringify(await info[f.kind]));
+      }
+      out.push('}');
     }
-    parts.push(`${JSON.stringify(field.key)}:${json}`);
   }
-  return `{${parts.join(',')}}`;
+  out.push('}');
+  return out;
 }

@@ -23,8 +23,8 @@ export interface OperationResult {
   status: number;
   headers: Record<string, string>;
   body: { data?: unknown; errors?: FormattedError[] };
-  /** A rendered read's whole body, already JSON (`body` is then empty); only for transports that ask (RunOptions.acceptsText). */
-  text?: string;
+  /** A rendered read's whole body, already JSON, in pieces (`body` is then empty); only for transports that ask (RunOptions.acceptsText). */
+  text?: string[];
 }
 
 /** What the transport decides for one operation. */
@@ -40,7 +40,7 @@ export interface RunOptions {
   serverOwned?: boolean;
   /** Time budget in ms (0 = none); past it, OPERATION_TIMEOUT. */
   budgetMs?: number;
-  /** The transport sends OperationResult.text as is: queries may then be answered by rendered reads (see ReadRenderer). */
+  /** The transport sends OperationResult.text (JSON in pieces) as is: queries may then be answered by rendered reads (see ReadRenderer). */
   acceptsText?: boolean;
 }
 
@@ -160,9 +160,11 @@ export class OperationPipeline {
   }
 
   /** A rendered read's answer: its data text, no errors (a read that fails is executed instead). */
-  private respondRendered(data: string, options: RunOptions): OperationResult {
+  private respondRendered(data: string[], options: RunOptions): OperationResult {
     options.record.codes = [];
-    return { status: 200, headers: {}, body: {}, text: `{"data":${data}}` };
+    data.unshift('{"data":');
+    data.push('}');
+    return { status: 200, headers: {}, body: {}, text: data };
   }
 
   private refusal(error: unknown, options: RunOptions): OperationResult {

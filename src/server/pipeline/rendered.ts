@@ -33,17 +33,20 @@ export class ReadRenderer {
   constructor(private readonly schema: GraphQLSchema) {}
 
   /**
-   * The `data` of `operation` as JSON text, or null when it does not render or its read
-   * failed: the caller then executes it, so any error comes out as execution reports it.
+   * The `data` of `operation` as JSON text in pieces, or null when it does not render or its
+   * read failed: the caller then executes it, so any error comes out as execution reports it.
    */
-  async answer(operation: PreparedOperation, context: GraphQLContext, variables: Record<string, unknown> | undefined): Promise<string | null> {
+  async answer(operation: PreparedOperation, context: GraphQLContext, variables: Record<string, unknown> | undefined): Promise<string[] | null> {
     if (!renderedReads.enabled || operation.type !== 'query') return null;
     const plan = this.planOf(operation, variables);
     if (!plan) return null;
     try {
-      const values = await Promise.all(plan.map((part) => ('json' in part ? part.json : part.read(context))));
+      const values = await Promise.all(plan.map((part) => ('json' in part ? [part.json] : part.read(context))));
       renderedReads.served++;
-      return `{${plan.map((part, i) => `${JSON.stringify(part.key)}:${values[i]}`).join(',')}}`;
+      const out = ['{'];
+      plan.forEach((part, i) => out.push(`${i ? ',' : ''}${JSON.stringify(part.key)}:`, ...values[i]!));
+      out.push('}');
+      return out;
     } catch {
       return null;
     }
