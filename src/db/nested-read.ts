@@ -4,6 +4,9 @@ import { type ChildPosition, columnRead } from './batch.js';
 import { keysetClauses, newestFirstOrder } from './keyset.js';
 
 /**
+ * (Over 300 lines: the one compiler of a subtree's SQL, both for rows decoded by Node and
+ * for rows rendered as response JSON by the statement, sharing the relation subqueries.)
+ *
  * One statement for a read subtree (as PostGraphile plans one): the rows of a list, and
  * for each planned relation a correlated subquery building its rows as JSON arrays (one
  * `json_build_array` per row, positions instead of keys), so a list with its relations
@@ -37,7 +40,42 @@ export interface ReadPlan {
   spec: ObjectSpec;
   columns: Set<string>;
   relations: Map<string, RelationPlan>;
+  /**
+   * Objects the statement writes as JSON text itself (a rendered read, see
+   * {@link RenderedObject}): the row keeps them in order under {@link RENDERED}. Top level only.
+   */
+  rendered?: RenderedObject[];
 }
+
+/**
+ * A row the statement writes as its response JSON (a rendered read): `json_build_object`
+ * of the response keys in order, each a value (a column's rendering or a constant, as SQL
+ * over the row's alias), a one-to-one relation, or a page of a relation with its
+ * connection's fields. The GraphQL-aware side (modules/common/rendered-read.ts) decides
+ * what renders how; this side only writes the SQL, with the same relation subqueries the
+ * decoded plans use.
+ */
+export interface RenderedObject {
+  spec: ObjectSpec;
+  fields: RenderedField[];
+}
+
+export type RenderedField =
+  | { key: string; kind: 'value'; sql: (alias: string) => string }
+  | { key: string; kind: 'one'; relation: string; object: RenderedObject }
+  | { key: string; kind: 'page'; relation: string; page: PagePosition; fields: RenderedConnectionField[] };
+
+/** A field of a rendered page's connection: its nodes, its total count, or a constant (`__typename`). */
+export type RenderedConnectionField =
+  | { key: string; kind: 'nodes'; object: RenderedObject }
+  | { key: string; kind: 'totalCount' }
+  | { key: string; kind: 'value'; sql: (alias: string) => string };
+
+/** Where a row of a plan with rendered objects keeps their JSON texts, in the plan's order. */
+export const RENDERED = Symbol('rendered objects');
+
+/** The most keys one rendered object may have: json_build_object takes at most 100 arguments. */
+export const MAX_RENDERED_KEYS = 50;
 
 export interface RelationPlan {
   spec: RelationSpec;
@@ -105,6 +143,27 @@ export interface CompiledSelect {
  * WHERE, ORDER BY and LIMIT), pushing the relations' parameters onto `params`.
  */
 export function compileSelect(plan: ReadPlan, alias: string, params: unknown[]): CompiledSelect {
+  if (!plan.rendered || plan.relations.size > 0 || params.length > 0) return compileUncached(plan, alias, params);
+  // A rendered plan is made once per operation and variables (pipeline/rendered.ts): its
+  // select list and parameters are kept with its objects, so a request neither rebuilds
+  // the text (a twentieth of a rendered read's Node time) nor hashes a new string to find
+  // its prepared statement.
+  let byColumns = renderedSelects.get(plan.rendered);
+  if (!byColumns) renderedSelects.set(plan.rendered, (byColumns = new Map()));
+  const key = `${alias}:${[...plan.columns].join(',')}`;
+  let compiled = byColumns.get(key);
+  if (!compiled) {
+    const own: unknown[] = [];
+    compiled = { select: compileUncached(plan, alias, own), params: own };
+    byColumns.set(key, compiled);
+  }
+  params.push(...compiled.params);
+  return compiled.select;
+}
+
+const renderedSelects = new WeakMap<RenderedObject[], Map<string, { select: CompiledSelect; params: unknown[] }>>();
+
+function compileUncached(plan: ReadPlan, alias: string, params: unknown[]): CompiledSelect {
   const counter = { next: 0 };
   const columns = planColumns(plan);
   const parts = columns.map((c) => `${alias}."${c.name}"${c.cast} AS "${c.property}"`);
@@ -113,10 +172,16 @@ export function compileSelect(plan: ReadPlan, alias: string, params: unknown[]):
     parts.push(`${relationSql(relation, alias, params, counter)} AS "${column}"`);
     return { key, column, decode: relationDecoder(relation) };
   });
+  const rendered = (plan.rendered ?? []).map((object, index) => {
+    const column = `$j${index}`;
+    parts.push(`${renderedObjectSql(object, alias, params, counter)}::text AS "${column}"`);
+    return column;
+  });
   const decode: Decoder = (row) => {
     for (const c of columns) {
       if (c.convert && row[c.property] != null) row[c.property] = c.convert(row[c.property]);
     }
+    if (rendered.length) row[RENDERED] = rendered.map((column) => row[column]);
     if (relations.length) {
       const prefetched: Prefetched = {};
       for (const r of relations) {
@@ -142,34 +207,90 @@ function jsonRow(plan: ReadPlan, alias: string, params: unknown[], counter: { ne
 }
 
 function relationSql(relation: RelationPlan, parentAlias: string, params: unknown[], counter: { next: number }): string {
-  const spec = relation.spec;
   const child = `t${++counter.next}`;
-  const table = getTableName(relation.plan.spec.table);
-  if (spec.kind === 'one') {
-    return `(SELECT ${jsonRow(relation.plan, child, params, counter)} FROM "${table}" ${child} WHERE ${spec.on(parentAlias, child)})`;
-  }
+  const row = () => jsonRow(relation.plan, child, params, counter);
+  if (relation.spec.kind === 'one') return oneSql(relation.spec, relation.plan.spec, parentAlias, child, row);
   const page = relation.page!;
-  params.push(page.size + 1);
-  const limit = `$${params.length}`;
-  const param = (value: unknown, type: string) => {
-    params.push(value);
-    return `$${params.length}::${type}`;
-  };
-  const keyset = keysetClauses(newestFirstOrder(child), page.backward, page.cursor && { key: page.cursor.createdAt, id: page.cursor.id }, param);
-  const position = keyset.past ? ` AND ${keyset.past}` : '';
-  // The rows in the reading direction (reversed for a backward page); the resolver turns them back.
-  const rows =
-    `(SELECT coalesce(json_agg(${jsonRow(relation.plan, child, params, counter)} ORDER BY ${keyset.orderBy}), '[]'::json) FROM ` +
-    `(SELECT * FROM "${table}" ${child} WHERE ${child}."${spec.parentColumn}" = ${parentAlias}."id"${position} ORDER BY ${keyset.orderBy} LIMIT ${limit}) ${child})`;
-  const count = relation.count
-    ? `(SELECT count(*)::int FROM "${table}" ${child}c WHERE ${child}c."${spec.parentColumn}" = ${parentAlias}."id")`
-    : 'NULL';
+  const spec = relation.spec;
+  // The rows in the reading direction, one more than the page (the resolver turns them back and tells whether more exist).
+  const rows = pageRowsSql(spec, relation.plan.spec, page, parentAlias, child, params, row, { limit: page.size + 1, listOrder: false });
+  const count = relation.count ? countSql(spec, relation.plan.spec, parentAlias, child) : 'NULL';
   let beyond = 'NULL';
   if (page.cursor) {
-    const far = keysetClauses(newestFirstOrder(`${child}b`), page.backward, { key: page.cursor.createdAt, id: page.cursor.id }, param).beyond;
+    const table = getTableName(relation.plan.spec.table);
+    const far = keysetClauses(newestFirstOrder(`${child}b`), page.backward, { key: page.cursor.createdAt, id: page.cursor.id }, paramOf(params)).beyond;
     beyond = `EXISTS (SELECT 1 FROM "${table}" ${child}b WHERE ${child}b."${spec.parentColumn}" = ${parentAlias}."id" AND ${far})`;
   }
   return `json_build_array(${rows}, ${count}, ${beyond})`;
+}
+
+const paramOf = (params: unknown[]) => (value: unknown, type: string) => {
+  params.push(value);
+  return `$${params.length}::${type}`;
+};
+
+/** The one row of a one-to-one relation, as `row` writes it (null when there is none). */
+function oneSql(spec: Extract<RelationSpec, { kind: 'one' }>, target: ObjectSpec, parentAlias: string, child: string, row: () => string): string {
+  return `(SELECT ${row()} FROM "${getTableName(target.table)}" ${child} WHERE ${spec.on(parentAlias, child)})`;
+}
+
+/**
+ * A page of a parent's children as a JSON array of what `row` writes: `limit` rows past the
+ * page's cursor, walking the (parent, created_at, id) index in the reading direction, and
+ * aggregated in that direction or (`listOrder`) in the list's own newest-first order.
+ */
+function pageRowsSql(
+  spec: Extract<RelationSpec, { kind: 'page' }>,
+  target: ObjectSpec,
+  page: PagePosition,
+  parentAlias: string,
+  child: string,
+  params: unknown[],
+  row: () => string,
+  options: { limit: number; listOrder: boolean },
+): string {
+  const table = getTableName(target.table);
+  const param = paramOf(params);
+  params.push(options.limit);
+  const limit = `$${params.length}`;
+  const keyset = keysetClauses(newestFirstOrder(child), page.backward, page.cursor && { key: page.cursor.createdAt, id: page.cursor.id }, param);
+  const position = keyset.past ? ` AND ${keyset.past}` : '';
+  const aggregateOrder = options.listOrder ? keysetClauses(newestFirstOrder(child), false, null, param).orderBy : keyset.orderBy;
+  return (
+    `(SELECT coalesce(json_agg(${row()} ORDER BY ${aggregateOrder}), '[]'::json) FROM ` +
+    `(SELECT * FROM "${table}" ${child} WHERE ${child}."${spec.parentColumn}" = ${parentAlias}."id"${position} ORDER BY ${keyset.orderBy} LIMIT ${limit}) ${child})`
+  );
+}
+
+/** How many children the parent has in all. */
+function countSql(spec: Extract<RelationSpec, { kind: 'page' }>, target: ObjectSpec, parentAlias: string, child: string): string {
+  return `(SELECT count(*)::int FROM "${getTableName(target.table)}" ${child}c WHERE ${child}c."${spec.parentColumn}" = ${parentAlias}."id")`;
+}
+
+/** A rendered object over `alias`: `json_build_object` of its keys in order (see {@link RenderedObject}). */
+function renderedObjectSql(object: RenderedObject, alias: string, params: unknown[], counter: { next: number }): string {
+  const parts = object.fields.map((field) => `'${field.key}', ${renderedFieldSql(object.spec, field, alias, params, counter)}`);
+  return `json_build_object(${parts.join(', ')})`;
+}
+
+function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string, params: unknown[], counter: { next: number }): string {
+  if (field.kind === 'value') return field.sql(alias);
+  const relation = spec.relations[field.relation]!;
+  const child = `t${++counter.next}`;
+  if (field.kind === 'one' && relation.kind === 'one') {
+    return oneSql(relation, relation.target(), alias, child, () => renderedObjectSql(field.object, child, params, counter));
+  }
+  if (field.kind !== 'page' || relation.kind !== 'page') throw new Error(`rendered field ${field.key}: relation ${field.relation} is not a ${field.kind}`);
+  const target = relation.target();
+  const parts = field.fields.map((f) => {
+    if (f.kind === 'value') return `'${f.key}', ${f.sql(alias)}`;
+    if (f.kind === 'totalCount') return `'${f.key}', ${countSql(relation, target, alias, `${child}${f.key}`)}`;
+    // Exactly the page's rows, in the list's order (a backward page read backwards, turned back here).
+    const nodeAlias = `${child}n${++counter.next}`;
+    const row = () => renderedObjectSql(f.object, nodeAlias, params, counter);
+    return `'${f.key}', ${pageRowsSql(relation, target, field.page, alias, nodeAlias, params, row, { limit: field.page.size, listOrder: true })}`;
+  });
+  return `json_build_object(${parts.join(', ')})`;
 }
 
 function relationDecoder(relation: RelationPlan): (value: unknown) => unknown {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { seedDemoData } from '../../src/db/seed.js';
 import { createApp } from '../../src/server/app.js';
+import { renderedReads } from '../../src/server/pipeline/rendered.js';
 import { backends, createTestDatabase, startTestApp, type TestApp, type TestDatabase, testConfig } from './harness.js';
 
 /**
@@ -83,7 +84,9 @@ describe.each(backends)('statements per query on %s', (kind) => {
  * The nested read of the benchmark (bench/lib/query.ts) in both its sorts: CREATION_DATE
  * (the newest pools, few predictions) and VOLUME_HIGH (10 predictions on every pool, many
  * rewarded). Two levels of relations are selected (the pool's, then the prediction's), so
- * the budget is at most 3 statements; the read plan folds the subtree into one.
+ * the budget is at most 3 statements; the read plan folds the subtree into one. Both are
+ * rendered reads (src/server/pipeline/rendered.ts: the statement writes the nodes' JSON),
+ * and with rendered reads off, executed ones: one statement either way.
  */
 const nestedRead = (sort: string) => `query($n: Int) { pools(first: $n, sort: ${sort}) { nodes { id title totalVolume
   user { id username } image { id url } streak { id title } resolution { id result }
@@ -119,9 +122,14 @@ describe.each(backends)('the nested read on %s: statements, prepared', (kind) =>
     await test.drop();
   });
 
-  const run = async (sort: string, n: number) => {
+  const run = async (sort: string, n: number, rendered = true) => {
+    renderedReads.enabled = rendered;
     const before = database.statementCount;
-    const response = await app.inject({ method: 'POST', url: '/graphql', payload: { query: nestedRead(sort), variables: { n } } });
+    const renderedBefore = renderedReads.served;
+    const response = await app.inject({ method: 'POST', url: '/graphql', payload: { query: nestedRead(sort), variables: { n } } }).finally(() => {
+      renderedReads.enabled = true;
+    });
+    expect(renderedReads.served - renderedBefore).toBe(rendered ? 1 : 0);
     const body = response.json();
     expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
     const pools = body.data.pools.nodes as Array<{ predictions: { nodes: Array<{ reward: unknown }> } }>;
@@ -132,11 +140,12 @@ describe.each(backends)('the nested read on %s: statements, prepared', (kind) =>
     };
   };
 
-  it.each(['CREATION_DATE', 'VOLUME_HIGH'])('sort %s: at most levels + 1 statements, whatever the rows, each prepared once', async (sort) => {
-    await run(sort, 20); // the connection's first use opens it
+  it.each(['CREATION_DATE', 'VOLUME_HIGH'].flatMap((sort) => [[sort, 'rendered'], [sort, 'executed']]))('sort %s, %s: at most levels + 1 statements, whatever the rows, each prepared once', async (sort, path) => {
+    const rendered = path === 'rendered';
+    await run(sort, 20, rendered); // the connection's first use opens it
     const textsBefore = texts.length;
-    const small = await run(sort, 2);
-    const large = await run(sort, 20);
+    const small = await run(sort, 2, rendered);
+    const large = await run(sort, 20, rendered);
     console.log(`[${kind}] ${sort}: 2 pools -> ${small.statements} statements (${small.predictions} predictions); 20 -> ${large.statements} (${large.predictions} predictions, ${large.rewards} rewards)`);
     if (sort === 'VOLUME_HIGH') {
       expect(large.predictions).toBeGreaterThan(150); // nearly 10 on each of 20 pools
@@ -153,8 +162,8 @@ describe.each(backends)('the nested read on %s: statements, prepared', (kind) =>
       // executes it: the one connection's session lists the pools statement exactly once,
       // after three requests of different sizes.
       const prepared = await database.query<{ statement: string }>(
-        `SELECT statement FROM pg_prepared_statements WHERE statement LIKE 'SELECT p."id" AS "id"%' AND statement LIKE $1`,
-        [`%ORDER BY p."${sort === 'VOLUME_HIGH' ? 'total_volume' : 'created_at'}"%`],
+        `SELECT statement FROM pg_prepared_statements WHERE statement LIKE 'SELECT p."id" AS "id"%' AND statement LIKE $1 AND (statement LIKE '%::text AS "$j0"%') = $2`,
+        [`%ORDER BY p."${sort === 'VOLUME_HIGH' ? 'total_volume' : 'created_at'}"%`, rendered],
       );
       expect(prepared).toHaveLength(1);
       expect(prepared[0]!.statement).toMatch(/LIMIT \$\d+::int OFFSET \$\d+::int$/);
@@ -165,6 +174,7 @@ describe.each(backends)('the nested read on %s: statements, prepared', (kind) =>
       const [smallText, largeText] = texts.slice(textsBefore);
       expect(largeText).toBe(smallText);
       expect(largeText).toMatch(/LIMIT \$\d+::int OFFSET \$\d+::int$/);
+      expect(largeText!.includes('::text AS "$j0"')).toBe(rendered);
     }
   });
 });

@@ -1,16 +1,7 @@
-import {
-  type FieldNode,
-  getArgumentValues,
-  getDirectiveValues,
-  getNamedType,
-  GraphQLIncludeDirective,
-  type GraphQLObjectType,
-  type GraphQLResolveInfo,
-  GraphQLSkipDirective,
-  type SelectionSetNode,
-} from 'graphql';
+import { type FieldNode, getArgumentValues, getNamedType, type GraphQLObjectType, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import { allColumns, hasColumn, type ObjectSpec, type ReadPlan } from '../../db/nested-read.js';
 import { childPosition, pageKey, parseNewestFirstPage } from './loaders.js';
+import { collectFields, type SelectionWalk, walkOf } from './selections.js';
 
 /**
  * Turns a field's GraphQL selection into a read plan (db/nested-read.ts): the columns each
@@ -24,7 +15,8 @@ import { childPosition, pageKey, parseNewestFirstPage } from './loaders.js';
 export function planOfConnection(info: GraphQLResolveInfo, spec: ObjectSpec): ReadPlan {
   const plan = emptyPlan(spec);
   const connection = getNamedType(info.returnType) as GraphQLObjectType;
-  for (const node of info.fieldNodes) if (node.selectionSet) addConnection(plan, connection, node.selectionSet, info);
+  const walk = walkOf(info);
+  for (const node of info.fieldNodes) if (node.selectionSet) addConnection(plan, connection, node.selectionSet, walk);
   return plan;
 }
 
@@ -42,25 +34,25 @@ function emptyPlan(spec: ObjectSpec): ReadPlan {
 }
 
 /** Selections of a connection: `nodes`, `edges { node }` into `plan`; the rest needs no column. Returns whether totalCount is selected. */
-function addConnection(plan: ReadPlan, connection: GraphQLObjectType, selections: SelectionSetNode, info: GraphQLResolveInfo): boolean {
+function addConnection(plan: ReadPlan, connection: GraphQLObjectType, selections: SelectionSetNode, walk: SelectionWalk): boolean {
   let counted = false;
-  forEachField(selections, info, (node) => {
+  forEachField(connection, selections, walk, (node) => {
     const name = node.name.value;
     if (name === 'totalCount') counted = true;
     if (!node.selectionSet) return;
-    if (name === 'nodes') addObject(plan, getNamedType(connection.getFields().nodes!.type) as GraphQLObjectType, node.selectionSet, info);
+    if (name === 'nodes') addObject(plan, getNamedType(connection.getFields().nodes!.type) as GraphQLObjectType, node.selectionSet, walk);
     if (name === 'edges') {
       const edge = getNamedType(connection.getFields().edges!.type) as GraphQLObjectType;
-      forEachField(node.selectionSet, info, (inner) => {
-        if (inner.name.value === 'node' && inner.selectionSet) addObject(plan, getNamedType(edge.getFields().node!.type) as GraphQLObjectType, inner.selectionSet, info);
+      forEachField(edge, node.selectionSet, walk, (inner) => {
+        if (inner.name.value === 'node' && inner.selectionSet) addObject(plan, getNamedType(edge.getFields().node!.type) as GraphQLObjectType, inner.selectionSet, walk);
       });
     }
   });
   return counted;
 }
 
-function addObject(plan: ReadPlan, type: GraphQLObjectType, selections: SelectionSetNode, info: GraphQLResolveInfo): void {
-  forEachField(selections, info, (node) => {
+function addObject(plan: ReadPlan, type: GraphQLObjectType, selections: SelectionSetNode, walk: SelectionWalk): void {
+  forEachField(type, selections, walk, (node) => {
     const name = node.name.value;
     if (name === '__typename') return;
     const relation = plan.spec.relations[name];
@@ -70,12 +62,12 @@ function addObject(plan: ReadPlan, type: GraphQLObjectType, selections: Selectio
       if (relation.kind === 'one') {
         let child = plan.relations.get(name);
         if (!child) plan.relations.set(name, (child = { spec: relation, page: null, count: false, plan: emptyPlan(relation.target()) }));
-        addObject(child.plan, target, node.selectionSet, info);
+        addObject(child.plan, target, node.selectionSet, walk);
         return;
       }
       let page;
       try {
-        page = parseNewestFirstPage(getArgumentValues(field, node, info.variableValues));
+        page = parseNewestFirstPage(getArgumentValues(field, node, walk.variables));
       } catch {
         // Bad arguments: the relation's own resolver reports them, on its own path.
         return addWholeRow(plan);
@@ -84,7 +76,7 @@ function addObject(plan: ReadPlan, type: GraphQLObjectType, selections: Selectio
       let child = plan.relations.get(key);
       const position = { size: page.size, backward: page.backward, cursor: childPosition(page) };
       if (!child) plan.relations.set(key, (child = { spec: relation, page: position, count: false, plan: emptyPlan(relation.target()) }));
-      if (addConnection(child.plan, target, node.selectionSet, info)) child.count = true;
+      if (addConnection(child.plan, target, node.selectionSet, walk)) child.count = true;
       return;
     }
     if (hasColumn(plan.spec.table, name)) plan.columns.add(name);
@@ -96,20 +88,7 @@ function addWholeRow(plan: ReadPlan): void {
   for (const column of allColumns(plan.spec.table)) plan.columns.add(column);
 }
 
-/** Calls `visit` for each field of a selection set that is not skipped, fragments expanded. */
-function forEachField(selections: SelectionSetNode, info: GraphQLResolveInfo, visit: (node: FieldNode) => void): void {
-  for (const selection of selections.selections) {
-    if (!included(selection, info)) continue;
-    if (selection.kind === 'Field') visit(selection);
-    else if (selection.kind === 'InlineFragment') forEachField(selection.selectionSet, info, visit);
-    else {
-      const fragment = info.fragments[selection.name.value];
-      if (fragment) forEachField(fragment.selectionSet, info, visit);
-    }
-  }
-}
-
-function included(node: Parameters<typeof getDirectiveValues>[1], info: GraphQLResolveInfo): boolean {
-  if (getDirectiveValues(GraphQLSkipDirective, node, info.variableValues)?.if === true) return false;
-  return getDirectiveValues(GraphQLIncludeDirective, node, info.variableValues)?.if !== false;
+/** Calls `visit` for each field of a selection set on `type` that is not skipped, fragments expanded. */
+function forEachField(type: GraphQLObjectType, selections: SelectionSetNode, walk: SelectionWalk, visit: (node: FieldNode) => void): void {
+  for (const nodes of collectFields(type, [selections], walk).values()) for (const node of nodes) visit(node);
 }

@@ -97,10 +97,24 @@ export interface GraphQLRouteOptions {
 /**
  * Writes a pipeline result as the HTTP response, encoded once: JSON.stringify builds a large
  * body as a rope of parts, which sending it as a string would flatten (for Content-Length)
- * and then encode again.
+ * and then encode again; a rendered read's pieces are encoded one after the other.
  */
 export function sendResult(reply: FastifyReply, result: OperationResult, mediaType: string): FastifyReply {
-  return reply.code(result.status).headers(result.headers).type(mediaType).send(Buffer.from(JSON.stringify(result.body)));
+  const body = result.text ? encodePieces(result.text) : Buffer.from(JSON.stringify(result.body));
+  return reply.code(result.status).headers(result.headers).type(mediaType).send(body);
+}
+
+/**
+ * A rendered read's pieces (the rows' JSON as the driver decoded them) encoded into one
+ * Buffer: joining them first would copy the whole body into a new string, then encode it.
+ */
+function encodePieces(pieces: readonly string[]): Buffer {
+  let length = 0;
+  for (const piece of pieces) length += Buffer.byteLength(piece);
+  const body = Buffer.allocUnsafe(length);
+  let offset = 0;
+  for (const piece of pieces) offset += body.write(piece, offset);
+  return body;
 }
 
 /** Answers a request refused before the pipeline (Accept, CSRF, parameters) in the pipeline's error shape. */
@@ -144,6 +158,7 @@ export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRoute
         context: () => options.context(request, reply),
         allowMutations: !isGet,
         budgetMs: options.budgetMs,
+        acceptsText: true,
       });
       return sendResult(reply, result, mediaType);
     },

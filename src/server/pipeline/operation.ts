@@ -10,6 +10,7 @@ import type { TrustedDocuments } from '../trusted-documents.js';
 import { DocumentCache, type PreparedOperation } from './documents.js';
 import { type FormattedError, formatError, retryAfterOf, statusOf } from './format-error.js';
 import { type DocumentSource, PersistedDocuments } from './persisted.js';
+import { ReadRenderer } from './rendered.js';
 
 /** One GraphQL operation as a transport received it. */
 export interface OperationInput extends DocumentSource {
@@ -22,6 +23,8 @@ export interface OperationResult {
   status: number;
   headers: Record<string, string>;
   body: { data?: unknown; errors?: FormattedError[] };
+  /** A rendered read's whole body, already JSON, in pieces (`body` is then empty); only for transports that ask (RunOptions.acceptsText). */
+  text?: string[];
 }
 
 /** What the transport decides for one operation. */
@@ -37,6 +40,8 @@ export interface RunOptions {
   serverOwned?: boolean;
   /** Time budget in ms (0 = none); past it, OPERATION_TIMEOUT. */
   budgetMs?: number;
+  /** The transport sends OperationResult.text (JSON in pieces) as is: queries may then be answered by rendered reads (see ReadRenderer). */
+  acceptsText?: boolean;
 }
 
 export interface PipelineOptions {
@@ -55,7 +60,8 @@ export interface PipelineOptions {
 /**
  * The one operation pipeline of HTTP, REST and WebSocket: document (trusted or persisted)
  * -> credentials and context -> parse and validate (cached per document text) -> limits
- * -> cost -> rate limit -> execute (compiled) -> format. Every error leaves it coded by the
+ * -> cost -> rate limit -> execute (compiled, or a rendered read where the transport takes
+ * text and the query renders) -> format. Every error leaves it coded by the
  * one formatter.
  */
 export class OperationPipeline {
@@ -63,8 +69,10 @@ export class OperationPipeline {
   private readonly persisted: PersistedDocuments;
   private readonly costCheck: ReturnType<typeof createCostCheck>;
   private readonly rateLimitCheck: ReturnType<typeof createRateLimitCheck>;
+  private readonly renderer: ReadRenderer;
 
   constructor(private readonly options: PipelineOptions) {
+    this.renderer = new ReadRenderer(options.schema);
     this.documents = new DocumentCache(options.schema, { limits: options.limits, introspection: options.introspection, compileAtUse: options.compileAtUse });
     this.persisted = new PersistedDocuments(options.trustedDocuments);
     this.costCheck = createCostCheck(options.limits);
@@ -128,6 +136,10 @@ export class OperationPipeline {
     }
     let result;
     try {
+      if (options.acceptsText) {
+        const data = await this.renderer.answer(admitted.operation, context, admitted.variables);
+        if (data !== null) return this.respondRendered(data, options);
+      }
       result = await admitted.operation.run(undefined, context, admitted.variables);
     } catch (error) {
       return this.refusal(error, options);
@@ -145,6 +157,14 @@ export class OperationPipeline {
       if (internal !== null) record?.internalErrors.push(internal);
       return formatted;
     });
+  }
+
+  /** A rendered read's answer: its data text, no errors (a read that fails is executed instead). */
+  private respondRendered(data: string[], options: RunOptions): OperationResult {
+    options.record.codes = [];
+    data.unshift('{"data":');
+    data.push('}');
+    return { status: 200, headers: {}, body: {}, text: data };
   }
 
   private refusal(error: unknown, options: RunOptions): OperationResult {

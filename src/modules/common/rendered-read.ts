@@ -1,0 +1,232 @@
+import {
+  type FieldNode,
+  getArgumentValues,
+  getNamedType,
+  getNullableType,
+  GraphQLEnumType,
+  type GraphQLField,
+  type GraphQLObjectType,
+  isListType,
+  isObjectType,
+} from 'graphql';
+import type { ObjectSpec, RenderedConnectionField, RenderedField, RenderedObject } from '../../db/nested-read.js';
+import { MAX_RENDERED_KEYS } from '../../db/nested-read.js';
+import { type RenderedColumnKind, renderedColumn, renderedTokens } from '../../db/rendered-columns.js';
+import { childPosition, parseNewestFirstPage } from './loaders.js';
+import { collectFields, type SelectionWalk } from './selections.js';
+import type { Page } from './pagination.js';
+import type { ServiceContext } from '../context.js';
+
+/**
+ * Rendered reads: which selections the statement can write as the response's JSON itself
+ * (db/nested-read.ts, RenderedObject), so no resolver runs and nothing is parsed or
+ * serialized again in Node. A selection renders when every field in it is a plain column
+ * (a field without a resolver, of a type whose value Postgres writes exactly as the
+ * serializer would), a token amount, `__typename`, or a relation of the read specs
+ * (common/read-specs.ts) whose own selection renders; anything else (a field with logic or
+ * access checks in its resolver, bad arguments, pageInfo or edges of a nested page) makes
+ * the planner answer null, and the operation is executed as usual.
+ */
+
+/**
+ * A root field answered by a rendered read, for one request's context: its JSON text in
+ * pieces, in order (the rows' texts as the driver gave them, never joined: the response is
+ * encoded from the pieces once, see pipeline/http.ts).
+ */
+export type RenderedRootField = (ctx: ServiceContext) => Promise<string[]>;
+
+/** Plans a root field's rendered read from its merged field nodes, or null when it does not render. */
+export type RootFieldRenderer = (field: GraphQLField<unknown, unknown>, nodes: readonly FieldNode[], walk: SelectionWalk) => RenderedRootField | null;
+
+/**
+ * The fields whose resolver computes what a rendering writes: token amounts in whole tokens
+ * (toTokens of the base units and the row's decimals), by type and field, to the units column.
+ */
+const TOKEN_FIELDS: Record<string, Record<string, string>> = {
+  Pool: { minStake: 'minStake', maxStake: 'maxStake', totalVolume: 'totalVolume' },
+  Prediction: { stake: 'stake' },
+  Reward: { amount: 'amount' },
+  Resolution: { protocolFee: 'protocolFee', leftover: 'leftover' },
+};
+
+/** Which column renderings a GraphQL scalar's serializer agrees with. */
+const SCALAR_KINDS: Record<string, RenderedColumnKind> = { ID: 'text', String: 'text', Int: 'int', Float: 'float', Boolean: 'boolean', DateTime: 'timestamp' };
+
+const subSelections = (nodes: readonly FieldNode[]) => nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
+const constant = (text: string) => (_alias: string) => `'${text}'`;
+
+/** The rendering of `type`'s selection `nodes` (one response key's fields, merged), or null when some field does not render. */
+export function renderedObject(type: GraphQLObjectType, spec: ObjectSpec, nodes: readonly FieldNode[], walk: SelectionWalk): RenderedObject | null {
+  const collected = collectFields(type, subSelections(nodes), walk);
+  if (collected.size > MAX_RENDERED_KEYS) return null;
+  const fields: RenderedField[] = [];
+  for (const [key, fieldNodes] of collected) {
+    const field = renderedField(type, spec, key, fieldNodes, walk);
+    if (!field) return null;
+    fields.push(field);
+  }
+  return { spec, fields };
+}
+
+function renderedField(type: GraphQLObjectType, spec: ObjectSpec, key: string, nodes: FieldNode[], walk: SelectionWalk): RenderedField | null {
+  const name = nodes[0]!.name.value;
+  if (name === '__typename') return { key, kind: 'value', sql: constant(type.name) };
+  const definition = type.getFields()[name];
+  if (!definition) return null;
+  const relation = spec.relations[name];
+  if (relation) {
+    const target = getNamedType(definition.type);
+    if (!isObjectType(target)) return null;
+    if (relation.kind === 'one') {
+      const object = renderedObject(target, relation.target(), nodes, walk);
+      return object && { key, kind: 'one', relation: name, object };
+    }
+    let page;
+    try {
+      page = parseNewestFirstPage(getArgumentValues(definition, nodes[0]!, walk.variables));
+    } catch {
+      return null; // the resolver reports bad arguments, on its own path
+    }
+    const fields = renderedPageFields(target, relation.target(), nodes, walk);
+    return fields && { key, kind: 'page', relation: name, page: { size: page.size, backward: page.backward, cursor: childPosition(page) }, fields };
+  }
+  const amount = TOKEN_FIELDS[type.name]?.[name];
+  if (amount) {
+    const sql = renderedTokens(spec.table, amount);
+    return sql && { key, kind: 'value', sql };
+  }
+  if (definition.resolve || nodes[0]!.arguments?.length) return null;
+  const valueType = getNullableType(definition.type);
+  if (isListType(valueType)) return null;
+  const column = renderedColumn(spec.table, name);
+  if (!column) return null;
+  const wanted = valueType instanceof GraphQLEnumType ? (isIdentityEnum(valueType) ? 'enum' : null) : SCALAR_KINDS[getNamedType(valueType).name];
+  return column.kind === wanted ? { key, kind: 'value', sql: column.sql } : null;
+}
+
+/** An enum whose GraphQL names are its stored values, so the column's text is what serialize returns. */
+const isIdentityEnum = (type: GraphQLEnumType) => type.getValues().every((value) => value.value === value.name);
+
+/** A nested page's connection fields: nodes, totalCount and __typename render; pageInfo and edges (cursors) do not. */
+function renderedPageFields(connection: GraphQLObjectType, spec: ObjectSpec, nodes: readonly FieldNode[], walk: SelectionWalk): RenderedConnectionField[] | null {
+  const fields: RenderedConnectionField[] = [];
+  for (const [key, fieldNodes] of collectFields(connection, subSelections(nodes), walk)) {
+    const name = fieldNodes[0]!.name.value;
+    if (name === '__typename') fields.push({ key, kind: 'value', sql: constant(connection.name) });
+    else if (name === 'totalCount') fields.push({ key, kind: 'totalCount' });
+    else if (name === 'nodes') {
+      const object = renderedObject(getNamedType(connection.getFields().nodes!.type) as GraphQLObjectType, spec, fieldNodes, walk);
+      if (!object) return null;
+      fields.push({ key, kind: 'nodes', object });
+    } else return null;
+  }
+  return fields.length > MAX_RENDERED_KEYS ? null : fields;
+}
+
+/**
+ * A top-level connection answered from a page whose rows the statement rendered: the nodes'
+ * JSON comes from the rows (`objects`, one per distinct `nodes` or `edges { node }`
+ * selection), cursors, page flags and the count from the page, as the resolvers would.
+ */
+export interface RenderedConnection {
+  objects: RenderedObject[];
+  fields: ConnectionPart[];
+}
+
+type ConnectionPart =
+  | { key: string; kind: 'nodes'; object: number }
+  | { key: string; kind: 'edges'; fields: Array<{ key: string; kind: 'cursor' } | { key: string; kind: 'node'; object: number } | { key: string; kind: 'constant'; json: string }> }
+  | { key: string; kind: 'pageInfo'; fields: Array<{ key: string; kind: PageInfoFlag | 'constant'; json?: string }> }
+  | { key: string; kind: 'totalCount' }
+  | { key: string; kind: 'constant'; json: string };
+
+type PageInfoFlag = 'hasNextPage' | 'hasPreviousPage' | 'startCursor' | 'endCursor';
+const PAGE_INFO_FIELDS = new Set<string>(['hasNextPage', 'hasPreviousPage', 'startCursor', 'endCursor']);
+
+/** The rendering of a top-level connection's selection, or null when some part does not render. */
+export function renderedConnection(connection: GraphQLObjectType, spec: ObjectSpec, nodes: readonly FieldNode[], walk: SelectionWalk): RenderedConnection | null {
+  const objects: RenderedObject[] = [];
+  const nodeType = getNamedType(connection.getFields().nodes!.type) as GraphQLObjectType;
+  const addObject = (fieldNodes: readonly FieldNode[]) => {
+    const object = renderedObject(nodeType, spec, fieldNodes, walk);
+    if (object) objects.push(object);
+    return object ? objects.length - 1 : null;
+  };
+  const typename = (type: GraphQLObjectType) => ({ kind: 'constant' as const, json: JSON.stringify(type.name) });
+  const fields: ConnectionPart[] = [];
+  for (const [key, fieldNodes] of collectFields(connection, subSelections(nodes), walk)) {
+    const name = fieldNodes[0]!.name.value;
+    if (name === '__typename') fields.push({ key, ...typename(connection) });
+    else if (name === 'totalCount') fields.push({ key, kind: 'totalCount' });
+    else if (name === 'nodes') {
+      const object = addObject(fieldNodes);
+      if (object === null) return null;
+      fields.push({ key, kind: 'nodes', object });
+    } else if (name === 'edges') {
+      const edgeType = getNamedType(connection.getFields().edges!.type) as GraphQLObjectType;
+      const edgeFields: Extract<ConnectionPart, { kind: 'edges' }>['fields'] = [];
+      for (const [edgeKey, edgeNodes] of collectFields(edgeType, subSelections(fieldNodes), walk)) {
+        const edgeName = edgeNodes[0]!.name.value;
+        if (edgeName === '__typename') edgeFields.push({ key: edgeKey, ...typename(edgeType) });
+        else if (edgeName === 'cursor') edgeFields.push({ key: edgeKey, kind: 'cursor' });
+        else if (edgeName === 'node') {
+          const object = addObject(edgeNodes);
+          if (object === null) return null;
+          edgeFields.push({ key: edgeKey, kind: 'node', object });
+        } else return null;
+      }
+      fields.push({ key, kind: 'edges', fields: edgeFields });
+    } else if (name === 'pageInfo') {
+      const infoType = getNamedType(connection.getFields().pageInfo!.type) as GraphQLObjectType;
+      const infoFields: Extract<ConnectionPart, { kind: 'pageInfo' }>['fields'] = [];
+      for (const [infoKey, infoNodes] of collectFields(infoType, subSelections(fieldNodes), walk)) {
+        const infoName = infoNodes[0]!.name.value;
+        if (infoName === '__typename') infoFields.push({ key: infoKey, ...typename(infoType) });
+        else if (PAGE_INFO_FIELDS.has(infoName)) infoFields.push({ key: infoKey, kind: infoName as PageInfoFlag });
+        else return null;
+      }
+      fields.push({ key, kind: 'pageInfo', fields: infoFields });
+    } else return null;
+  }
+  return { objects, fields };
+}
+
+/** Writes a top-level connection's JSON in pieces from `page`, whose rows hold their rendered objects' texts in `renderedOf(row)`. */
+export async function writeConnection<T extends { id: string }>(page: Page<T>, connection: RenderedConnection, renderedOf: (row: T) => string[]): Promise<string[]> {
+  const out: string[] = ['{'];
+  const key = (name: string, index: number) => out.push(`${index ? ',' : ''}${JSON.stringify(name)}:`);
+  const list = <E>(items: readonly E[], write: (item: E) => void) => {
+    out.push('[');
+    items.forEach((item, i) => {
+      if (i) out.push(',');
+      write(item);
+    });
+    out.push(']');
+  };
+  for (const [index, field] of connection.fields.entries()) {
+    key(field.key, index);
+    if (field.kind === 'constant') out.push(field.json);
+    else if (field.kind === 'totalCount') out.push(JSON.stringify(await page.totalCount));
+    else if (field.kind === 'nodes') list(page.nodes, (row) => out.push(renderedOf(row)[field.object]!));
+    else if (field.kind === 'edges') {
+      list(page.edges, (edge) => {
+        out.push('{');
+        field.fields.forEach((f, i) => {
+          key(f.key, i);
+          out.push(f.kind === 'constant' ? f.json : f.kind === 'cursor' ? JSON.stringify(edge.cursor) : renderedOf(edge.node)[f.object]!);
+        });
+        out.push('}');
+      });
+    } else {
+      const info = page.pageInfo;
+      out.push('{');
+      for (const [i, f] of field.fields.entries()) {
+        key(f.key, i);
+        out.push(f.kind === 'constant' ? f.json! : JSON.stringify(await info[f.kind]));
+      }
+      out.push('}');
+    }
+  }
+  out.push('}');
+  return out;
+}

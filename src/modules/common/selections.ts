@@ -1,0 +1,70 @@
+import {
+  type FieldNode,
+  type FragmentDefinitionNode,
+  getDirectiveValues,
+  GraphQLIncludeDirective,
+  type GraphQLObjectType,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+  GraphQLSkipDirective,
+  isObjectType,
+  type SelectionSetNode,
+  typeFromAST,
+} from 'graphql';
+
+/**
+ * Reading a GraphQL selection outside the executor, as the executor reads it (read plans,
+ * rendered reads): fields by response key, fragments expanded where their type condition
+ * applies, fields skipped by @skip/@include left out.
+ */
+
+/** What a selection is read against: the schema, the operation's fragments and its coerced variables. */
+export interface SelectionWalk {
+  schema: GraphQLSchema;
+  fragments: Record<string, FragmentDefinitionNode>;
+  variables: Record<string, unknown>;
+}
+
+/** The walk of a resolver's selection. */
+export function walkOf(info: GraphQLResolveInfo): SelectionWalk {
+  return { schema: info.schema, fragments: info.fragments, variables: info.variableValues };
+}
+
+/** The fields of `selectionSets` on `type` by response key, in order, fragments expanded and skipped ones left out (graphql's CollectFields). */
+export function collectFields(type: GraphQLObjectType, selectionSets: readonly SelectionSetNode[], walk: SelectionWalk): Map<string, FieldNode[]> {
+  const fields = new Map<string, FieldNode[]>();
+  const visited = new Set<string>();
+  const collect = (selections: SelectionSetNode) => {
+    for (const selection of selections.selections) {
+      if (!included(selection, walk)) continue;
+      if (selection.kind === 'Field') {
+        const key = selection.alias?.value ?? selection.name.value;
+        const list = fields.get(key);
+        if (list) list.push(selection);
+        else fields.set(key, [selection]);
+      } else if (selection.kind === 'InlineFragment') {
+        if (!selection.typeCondition || applies(selection.typeCondition, type, walk)) collect(selection.selectionSet);
+      } else {
+        const name = selection.name.value;
+        const fragment = walk.fragments[name];
+        if (visited.has(name) || !fragment || !applies(fragment.typeCondition, type, walk)) continue;
+        visited.add(name);
+        collect(fragment.selectionSet);
+      }
+    }
+  };
+  for (const set of selectionSets) collect(set);
+  return fields;
+}
+
+function applies(condition: Parameters<typeof typeFromAST>[1], type: GraphQLObjectType, walk: SelectionWalk): boolean {
+  const conditional = typeFromAST(walk.schema, condition);
+  if (!conditional) return false;
+  if (conditional === type) return true;
+  return !isObjectType(conditional) && walk.schema.isSubType(conditional as never, type);
+}
+
+function included(node: Parameters<typeof getDirectiveValues>[1], walk: SelectionWalk): boolean {
+  if (getDirectiveValues(GraphQLSkipDirective, node, walk.variables)?.if === true) return false;
+  return getDirectiveValues(GraphQLIncludeDirective, node, walk.variables)?.if !== false;
+}

@@ -1,0 +1,88 @@
+import { type FieldNode, type FragmentDefinitionNode, getVariableValues, type GraphQLSchema, Kind } from 'graphql';
+import type { RenderedRootField, RootFieldRenderer } from '../../modules/common/rendered-read.js';
+import { collectFields, type SelectionWalk } from '../../modules/common/selections.js';
+import { POOL_ROOT_RENDERERS } from '../../modules/pools/pool.rendered.js';
+import type { GraphQLContext } from '../context.js';
+import type { PreparedOperation } from './documents.js';
+
+/** The root fields a rendered read answers, by name (each module lists its own). */
+const ROOT_RENDERERS: Record<string, RootFieldRenderer> = { ...POOL_ROOT_RENDERERS };
+
+/**
+ * Whether queries are answered by rendered reads where they can, and how many were: the
+ * oracle test (test/integration/rendered-reads.test.ts) turns them off to get the executed
+ * answer of the same request, and counts the rendered ones. Process-wide, for tests only.
+ */
+export const renderedReads = { enabled: true, served: 0 };
+
+/** A query's root selection as rendered reads: per response key, a constant or a root field's read. */
+type RenderedOperation = Array<{ key: string; json: string } | { key: string; read: RenderedRootField }>;
+
+/** Plans kept per operation: one per variables text (at most this many; past it, planned per request). */
+const PLANS_PER_OPERATION = 16;
+
+/**
+ * Answers a query without the executor when its whole root selection renders
+ * (modules/common/rendered-read.ts): each root field's statement writes its JSON, and the
+ * `data` text is joined from them in the selection's order. Planned once per operation
+ * and variables (which decide directives and arguments), never for mutations.
+ */
+export class ReadRenderer {
+  private readonly plans = new WeakMap<PreparedOperation, Map<string, RenderedOperation | null>>();
+
+  constructor(private readonly schema: GraphQLSchema) {}
+
+  /**
+   * The `data` of `operation` as JSON text in pieces, or null when it does not render or its
+   * read failed: the caller then executes it, so any error comes out as execution reports it.
+   */
+  async answer(operation: PreparedOperation, context: GraphQLContext, variables: Record<string, unknown> | undefined): Promise<string[] | null> {
+    if (!renderedReads.enabled || operation.type !== 'query') return null;
+    const plan = this.planOf(operation, variables);
+    if (!plan) return null;
+    try {
+      const values = await Promise.all(plan.map((part) => ('json' in part ? [part.json] : part.read(context))));
+      renderedReads.served++;
+      const out = ['{'];
+      plan.forEach((part, i) => out.push(`${i ? ',' : ''}${JSON.stringify(part.key)}:`, ...values[i]!));
+      out.push('}');
+      return out;
+    } catch {
+      return null;
+    }
+  }
+
+  private planOf(operation: PreparedOperation, variables: Record<string, unknown> | undefined): RenderedOperation | null {
+    let plans = this.plans.get(operation);
+    if (!plans) this.plans.set(operation, (plans = new Map()));
+    const key = variables === undefined ? '' : JSON.stringify(variables);
+    let plan = plans.get(key);
+    if (plan === undefined) {
+      plan = this.plan(operation, variables);
+      if (plans.size < PLANS_PER_OPERATION) plans.set(key, plan);
+    }
+    return plan;
+  }
+
+  private plan(operation: PreparedOperation, inputs: Record<string, unknown> | undefined): RenderedOperation | null {
+    const coerced = getVariableValues(this.schema, operation.operation.variableDefinitions ?? [], inputs ?? {});
+    if (coerced.errors) return null;
+    const fragments: Record<string, FragmentDefinitionNode> = {};
+    for (const definition of operation.document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
+    const walk: SelectionWalk = { schema: this.schema, fragments, variables: coerced.coerced };
+    const queryType = this.schema.getQueryType()!;
+    const plan: RenderedOperation = [];
+    for (const [key, nodes] of collectFields(queryType, [operation.operation.selectionSet], walk)) {
+      const name = (nodes[0] as FieldNode).name.value;
+      if (name === '__typename') {
+        plan.push({ key, json: JSON.stringify(queryType.name) });
+        continue;
+      }
+      const field = queryType.getFields()[name];
+      const read = field && ROOT_RENDERERS[name]?.(field, nodes, walk);
+      if (!read) return null;
+      plan.push({ key, read });
+    }
+    return plan;
+  }
+}

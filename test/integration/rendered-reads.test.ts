@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderedReads } from '../../src/server/pipeline/rendered.js';
+import { backends, startTestApp, type TestApp } from './harness.js';
+
+/**
+ * Rendered reads (src/server/pipeline/rendered.ts): a query whose root selection renders is
+ * answered by statements writing the response JSON, without the executor. The oracle is
+ * the executed answer of the same request (rendered reads turned off): for every query of
+ * the corpus both answers, parsed, must be deeply equal, and the rendered one must really
+ * have been rendered (counted). Queries that must not render are checked to fall back.
+ */
+
+const NESTED = `id title totalVolume user { id username } image { id url } streak { id title } resolution { id result }
+  predictions(first: 10) { nodes { id stake prediction user { id username } reward { id amount } } }`;
+
+const EVERY_COLUMN = `id createdAt updatedAt createdBy imageId streakId title description poolAccount resolutionSource unit maxRoi
+  stakeTokenMint decimals minOutcome maxOutcome precision step predictionStartDate predictionEndDate referenceDate status isClosed
+  indexedPredictionUpdateCount platformFeeRate minStake maxStake totalVolume`;
+
+/** name -> query, variables; each must render. */
+const RENDERED: Record<string, { query: string; variables?: (ctx: { cursor: string; streakId: string; creator: string }) => Record<string, unknown> }> = {
+  'bench CREATION_DATE': { query: `{ pools(first: 20, sort: CREATION_DATE) { nodes { ${NESTED} } } }` },
+  'bench VOLUME_HIGH': { query: `{ pools(first: 20, sort: VOLUME_HIGH) { nodes { ${NESTED} } } }` },
+  'every sort, every column': {
+    query: `{ a: pools(first: 7, sort: END_DATE) { nodes { ${EVERY_COLUMN} } } b: pools(first: 7, sort: OLD_CREATION_DATE) { nodes { ${EVERY_COLUMN} } }
+      c: pools(first: 7, sort: VOLUME_LOW) { nodes { ${EVERY_COLUMN} } } d: pools(first: 7) { nodes { id } } }`,
+  },
+  'every column of every nested type': {
+    query: `{ pools(first: 15, sort: VOLUME_HIGH) { nodes { id
+      user { id createdAt updatedAt lastSeenAt username hasSeenTour role walletAddress avatarId twitterUsername }
+      image { id createdAt updatedAt userId url }
+      streak { id createdAt updatedAt lastProcessedPoolId streakAccumulatorAccount title feePercentage payoutPercentage bump streakCountRequired minPrecisionScoreRequired lastSyncAt }
+      resolution { id createdAt updatedAt poolId result median protocolFee leftover }
+      predictions(first: 5) { totalCount nodes { id createdAt updatedAt poolId userId poolAccount predictorAccount predictionAccount prediction precision
+        stakeTokenMint decimals lastAppliedValueRevision lastAppliedStakeRevision isFeePayer isClosed bump lastSyncAt stake
+        reward { id createdAt updatedAt predictionId precisionScore isClaimed type amount } pool { id title } } } } } }`,
+  },
+  'aliases, fragments, inline fragments, __typename at every level': {
+    query: `query { __typename list: pools(first: 6, sort: VOLUME_HIGH) { __typename total: totalCount items: nodes { __typename ...Card
+        ... on Pool { name: title owner: user { __typename handle: username } }
+        ... on Node { nodeId: id }
+        bets: predictions(last: 3) { __typename count: totalCount rows: nodes { __typename ...Bet } } } } }
+      fragment Card on Pool { id title volume: totalVolume image { __typename url } streak { title } }
+      fragment Bet on Prediction { id stake reward { __typename amount } user { ...Who } }
+      fragment Who on User { username id }`,
+  },
+  'the same key merged from fragments': {
+    query: `{ pools(first: 5) { nodes { user { id } ... on Pool { user { username } } predictions(first: 2) { nodes { id } } ...P } } }
+      fragment P on Pool { predictions(first: 2) { nodes { stake } } }`,
+  },
+  '@skip and @include with variables': {
+    query: `query($a: Boolean!, $b: Boolean!) { pools(first: 4) { nodes { id title @include(if: $a) user @skip(if: $b) { id }
+      ... on Pool @include(if: $b) { image { url } } predictions(first: 2) @include(if: $a) { nodes { id } } } } }`,
+    variables: () => ({ a: true, b: false }),
+  },
+  '@skip and @include, the other way': {
+    query: `query($a: Boolean!, $b: Boolean!) { pools(first: 4) { nodes { id title @include(if: $a) user @skip(if: $b) { id }
+      ... on Pool @include(if: $b) { image { url } } predictions(first: 2) @include(if: $a) { nodes { id } } } } }`,
+    variables: () => ({ a: false, b: true }),
+  },
+  'status filters': {
+    query: `{ a: pools(first: 10, filter: { status: [ACTIVE] }) { totalCount nodes { id status } }
+      b: pools(first: 10, sort: VOLUME_HIGH, filter: { status: [ENDED, RESOLVED] }) { totalCount nodes { id resolution { result } } }
+      c: pools(first: 10, filter: { status: [NOT_RESOLVED] }) { totalCount nodes { id resolution { id } } } }`,
+  },
+  'streak and creator filters as variables': {
+    query: `query($f: PoolFilter, $g: PoolFilter) { s: pools(first: 10, filter: $f) { totalCount nodes { id streak { id } } }
+      c: pools(first: 10, filter: $g) { nodes { id user { id } } } }`,
+    variables: (v) => ({ f: { streakId: v.streakId }, g: { createdBy: v.creator } }),
+  },
+  search: { query: `{ pools(first: 10, search: "will") { totalCount nodes { id title } } }` },
+  'an empty page and an empty search': {
+    query: `{ a: pools(first: 5, search: "zzzzqqqq") { totalCount nodes { id } edges { cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }
+      b: pools(first: 5, offset: 10000) { nodes { id } pageInfo { hasNextPage hasPreviousPage } } }`,
+  },
+  'cursors, edges and pageInfo at the top': {
+    query: `{ pools(first: 3, sort: VOLUME_HIGH) { edges { __typename cursor node { id totalVolume } } pageInfo { __typename hasNextPage hasPreviousPage startCursor endCursor } } }`,
+  },
+  'first/after paging': {
+    query: `query($after: String) { pools(first: 4, sort: VOLUME_HIGH, after: $after) { nodes { id } pageInfo { hasNextPage hasPreviousPage endCursor } } }`,
+    variables: (v) => ({ after: v.cursor }),
+  },
+  'last/before paging and offset': {
+    query: `query($before: String) { a: pools(last: 3, sort: VOLUME_HIGH, before: $before) { nodes { id } pageInfo { hasNextPage hasPreviousPage } }
+      b: pools(first: 3, offset: 5, sort: VOLUME_HIGH) { nodes { id } pageInfo { hasPreviousPage } } }`,
+    variables: (v) => ({ before: v.cursor }),
+  },
+  'nested pages: empty ones, backward, sizes': {
+    query: `{ pools(first: 20, sort: CREATION_DATE) { nodes { id p1: predictions(first: 1) { totalCount nodes { id reward { id } } }
+      p2: predictions(last: 2) { nodes { id createdAt } } p3: predictions { totalCount } } } }`,
+  },
+  'only __typename': { query: '{ __typename }' },
+};
+
+/** Queries that must be executed: a field with logic or access checks, nested cursors, bad arguments. */
+const EXECUTED: Record<string, string> = {
+  'a private field': `{ pools(first: 2) { nodes { user { email } } } }`,
+  'a field with its own resolver logic': `{ pools(first: 2) { nodes { predictions(first: 2) { nodes { streak { id } } } } } }`,
+  'nested pageInfo': `{ pools(first: 2) { nodes { predictions(first: 2) { pageInfo { hasNextPage } } } } }`,
+  'a bad page size': `{ pools(first: 500) { nodes { id } } }`,
+  'a bad nested page size': `{ pools(first: 2) { nodes { predictions(first: 0) { nodes { id } } } } }`,
+  'another root field': `{ pools(first: 2) { nodes { id } } streaks(first: 1) { nodes { id } } }`,
+};
+
+describe.each(backends)('rendered reads on %s', (kind) => {
+  let t: TestApp;
+  const values = { cursor: '', streakId: '', creator: '' };
+
+  /** The answer of one request, executed (rendered reads off) or rendered where it can be, and whether it was. */
+  async function answer(query: string, variables: Record<string, unknown> | undefined, rendered: boolean) {
+    renderedReads.enabled = rendered;
+    const before = renderedReads.served;
+    try {
+      const response = await t.gql(query, variables);
+      return { response, rendered: renderedReads.served - before };
+    } finally {
+      renderedReads.enabled = true;
+    }
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    const { data } = await t.gql(`{ pools(first: 10, sort: VOLUME_HIGH, filter: { status: [RESOLVED] }) { edges { cursor node { streak { id } user { id } } } } }`);
+    const withStreak = data.pools.edges.find((edge: any) => edge.node.streak);
+    values.cursor = data.pools.edges[4].cursor;
+    values.streakId = withStreak.node.streak.id;
+    values.creator = data.pools.edges[0].node.user.id;
+  });
+  afterAll(() => t.close());
+
+  it('the corpus has the nulls it claims: pools without image, streak or resolution, predictions without reward, empty pages', async () => {
+    const { response } = await answer(`{ pools(first: 100, sort: CREATION_DATE) { nodes { image { id } streak { id } resolution { id } predictions(first: 10) { nodes { reward { id } } } } } }`, undefined, false);
+    const pools = response.data.pools.nodes as any[];
+    for (const relation of ['image', 'streak', 'resolution']) {
+      expect(pools.some((p) => p[relation] === null)).toBe(true);
+      expect(pools.some((p) => p[relation] !== null)).toBe(true);
+    }
+    const predictions = pools.flatMap((p) => p.predictions.nodes);
+    expect(predictions.some((p) => p.reward === null)).toBe(true);
+    expect(predictions.some((p) => p.reward !== null)).toBe(true);
+    expect(pools.some((p) => p.predictions.nodes.length === 0)).toBe(true);
+  });
+
+  it.each(Object.entries(RENDERED))('%s: rendered, equal to the executed answer', async (_name, { query, variables }) => {
+    const vars = variables?.(values);
+    const executed = await answer(query, vars, false);
+    expect(executed.response.errors, JSON.stringify(executed.response.errors)).toBeUndefined();
+    expect(executed.rendered).toBe(0);
+    const rendered = await answer(query, vars, true);
+    expect(rendered.rendered).toBe(1);
+    expect(rendered.response.status).toBe(200);
+    expect(rendered.response.data).toEqual(executed.response.data);
+    // Same keys in the same order, at every level (toEqual ignores order).
+    expect(JSON.stringify(rendered.response.data)).toBe(JSON.stringify(executed.response.data));
+  });
+
+  it.each(Object.entries(EXECUTED))('%s: executed as before', async (_name, query) => {
+    const executed = await answer(query, undefined, false);
+    const fallback = await answer(query, undefined, true);
+    expect(fallback.rendered).toBe(0);
+    expect(fallback.response.status).toBe(executed.response.status);
+    expect({ data: fallback.response.data, errors: fallback.response.errors }).toEqual({ data: executed.response.data, errors: executed.response.errors });
+  });
+
+  it('the bench read is one statement', async () => {
+    const query = RENDERED['bench VOLUME_HIGH']!.query;
+    await answer(query, undefined, true);
+    let served = 0;
+    const statements = await t.countStatements(async () => {
+      served = (await answer(query, undefined, true)).rendered;
+    });
+    expect(served).toBe(1);
+    expect(statements).toBe(1);
+  });
+});
