@@ -1,15 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as tables from '../../schema/index.js';
-import { backends, startTestApp, type TestApp, testConfig } from './harness.js';
+import { seedVariedPools } from './fixtures/varied-pools.js';
+import { backends, startEmptyTestApp, type TestApp, testConfig } from './harness.js';
 import { type SignedIn, signInAs } from './sessions.js';
 
 /**
  * Every connection of the schema, walked forward (first/after) and backward (last/before)
  * against an oracle: the raw SQL order of the rows, written here independently of the
  * service. Both walks must give the oracle's sequence, and each page's hasPreviousPage and
- * hasNextPage must be exact: at both ends and in the middle, in both directions.
+ * hasNextPage must be exact: at both ends and in the middle, in both directions. The rows
+ * are the varied fixture's (fixtures/varied-pools.ts: ties on every sort key) and a viewer's
+ * notifications and transactions, tied on created_at.
  */
 
 const PAGE_VARIABLES = '$first: Int, $after: String, $last: Int, $before: String';
@@ -35,6 +36,7 @@ describe.each(backends)('backward paging on every connection, on %s', (kind) => 
   let busiestPool: string;
   let busiestStreak: string;
   let creator: string;
+  let predictor: string;
 
   const ids = async (query: SQL) => (await t.database.rows<{ id: string }>(query)).map((row) => row.id);
 
@@ -90,30 +92,17 @@ describe.each(backends)('backward paging on every connection, on %s', (kind) => 
   }
 
   beforeAll(async () => {
-    t = await startTestApp(kind, { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
-    busiestPool = (await t.database.rows<{ id: string }>(sql`SELECT pool_id AS id FROM predictions GROUP BY pool_id ORDER BY count(*) DESC, pool_id LIMIT 1`))[0]!.id;
-    busiestStreak = (await t.database.rows<{ id: string }>(sql`SELECT streak_id AS id FROM pools WHERE streak_id IS NOT NULL GROUP BY streak_id ORDER BY count(*) DESC, streak_id LIMIT 1`))[0]!.id;
-    creator = (await t.database.rows<{ id: string }>(sql`SELECT created_by AS id FROM pools GROUP BY created_by ORDER BY count(*) DESC, created_by LIMIT 1`))[0]!.id;
-    const predictor = (await t.database.rows<{ id: string }>(sql`SELECT user_id AS id FROM predictions GROUP BY user_id ORDER BY count(*) DESC, user_id LIMIT 1`))[0]!.id;
-    viewer = await signInAs(t, predictor);
-    // Notifications read and unread, and transactions through the service, with ties on created_at.
+    t = await startEmptyTestApp(kind, { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
+    const world = await seedVariedPools(t.seed, t.database);
+    busiestPool = world.busiestPool.id; // 10 predictions
+    busiestStreak = world.streaks[0]!.id; // 8 pools
+    creator = world.creators[0]!.id; // 15 pools
+    predictor = world.predictors[0]!.id; // 18 predictions, 10 in ended pools
+    // A viewer with notifications read and unread and transactions, with ties on created_at.
     const at = (minutes: number) => new Date(Date.UTC(2026, 0, 1, 12, minutes));
-    await t.database.db.insert(tables.notifications).values(
-      Array.from({ length: 11 }, (_, i) => ({ userId: predictor, type: 'REWARD_CLAIMED' as const, title: `n${i}`, message: 'm', data: {}, createdAt: at(i % 4), readAt: i % 3 ? null : at(30) })),
-    );
-    await t.database.db.insert(tables.chainSubmissions).values(
-      Array.from({ length: 9 }, (_, i) => ({
-        userId: predictor,
-        idempotencyKey: randomBytes(16).toString('hex'),
-        operation: 'withdraw',
-        params: { amount: String(1_000_000 * (i + 1)) },
-        signature: randomBytes(32).toString('hex'),
-        transaction: 'AA==',
-        lastValidBlockHeight: 1,
-        status: 'FAILED' as const,
-        createdAt: at(i % 3),
-      })),
-    );
+    const inbox = t.seed.user().withNotifications(Array.from({ length: 11 }, (_, i) => ({ createdAt: at(i % 4), readAt: i % 3 ? null : at(30) })));
+    for (let i = 0; i < 9; i++) inbox.withTransaction({ params: { amount: String(1_000_000 * (i + 1)) }, createdAt: at(i % 3) });
+    viewer = await signInAs(t, (await inbox).user.id);
   });
   afterAll(() => t?.close());
 
@@ -190,9 +179,9 @@ describe.each(backends)('backward paging on every connection, on %s', (kind) => 
         await walkBothWays({
           name: `user.predictions ${sort} ${filter ?? ''}`,
           query: `query(${PAGE_VARIABLES}, $user: ID!, $filter: PredictionFilter) { user(id: $user) { predictions(sort: ${sort}, filter: $filter, ${PAGE_ARGS}) { ${EDGES} } } }`,
-          variables: { user: viewer.userId, filter },
+          variables: { user: predictor, filter },
           connection: (d) => d.user.predictions,
-          oracle: () => ids(sql.raw(`SELECT c.id FROM predictions c JOIN pools p ON p.id = c.pool_id WHERE c.user_id = '${viewer.userId}'${where} ORDER BY ${order}`)),
+          oracle: () => ids(sql.raw(`SELECT c.id FROM predictions c JOIN pools p ON p.id = c.pool_id WHERE c.user_id = '${predictor}'${where} ORDER BY ${order}`)),
         }, 2);
       }
     }

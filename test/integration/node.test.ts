@@ -1,8 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import type { PoolRow } from '../../schema/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as tables from '../../schema/index.js';
-import { backends, startTestApp, type TestApp, testConfig } from './harness.js';
+import { backends, startEmptyTestApp, type TestApp, testConfig } from './harness.js';
 import { type SignedIn, signInAs } from './sessions.js';
 
 /**
@@ -37,31 +37,28 @@ describe.each(backends)('node and nodes on %s', (kind) => {
   }
 
   beforeAll(async () => {
-    t = await startTestApp(kind, { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
-    const ownerRows = await t.seed.user().withSettings().withNotifications([{}, {}]).withDeviceToken().withReferralCode().withImage({ avatar: true });
+    t = await startEmptyTestApp(kind, { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
+    // The owner has one of every private record the builders can write, and a rewarded
+    // prediction in a resolved pool of a streak; 50 others predicted in another pool.
+    const streak = await t.seed.streak();
+    const { pools } = await t.seed.user().withPool({ phase: 'ended', streakId: streak.id }).withPool();
+    const [resolvedPool, busyPool] = pools as [PoolRow, PoolRow];
+    const ownerRows = await t.seed
+      .user()
+      .withSettings().withNotifications([{}, {}]).withDeviceToken().withReferralCode().withImage({ avatar: true })
+      .withPrediction({ pool: resolvedPool }).withReward().withStreakReward(streak).withTransaction();
+    await t.seed.resolution(resolvedPool);
+    await t.seed.users(50, (user) => user.withPrediction({ pool: busyPool }));
     const creatorRows = await t.seed.user().withReferralCode();
     owner = await signInAs(t, ownerRows.user.id);
     codeCreator = await signInAs(t, creatorRows.user.id);
     stranger = await signInAs(t, (await t.seed.user()).user.id);
     admin = await signInAs(t, (await t.seed.user()).user.id, 'ADMIN');
 
-    // Records only the API creates, or the chain: a redemption, an API key, a streak reward, a transaction.
+    // Records only the API creates: a redemption, an API key.
     const redeemed = await t.gql(`mutation($c: String!) { redeemReferralCode(code: $c) { id } }`, { c: creatorRows.referralCodes[0]!.code }, owner.headers);
     expect(redeemed.errors).toBeUndefined();
     expect((await t.gql(`mutation { createApiKey(name: "bot") { key { id } } }`, {}, owner.headers)).errors).toBeUndefined();
-    const [wallet] = await t.database.rows<{ wallet: string }>(sql`SELECT wallet_address AS wallet FROM users WHERE id = ${owner.userId}`);
-    const [streak] = await t.database.db.select().from(tables.streaks).limit(1);
-    await t.database.db.insert(tables.streakRewards).values({ streakId: streak!.id, userWalletAddress: wallet!.wallet, amount: 2_000_000n });
-    await t.database.db.insert(tables.chainSubmissions).values({
-      userId: owner.userId,
-      idempotencyKey: randomBytes(16).toString('hex'),
-      operation: 'withdraw',
-      params: { amount: '1000000' },
-      signature: randomBytes(32).toString('hex'),
-      transaction: 'AA==',
-      lastValidBlockHeight: 1,
-      status: 'FAILED',
-    });
 
     const own = await t.gql(
       `query($streak: ID!) {
@@ -71,7 +68,7 @@ describe.each(backends)('node and nodes on %s', (kind) => {
         streakUserDetails(streakId: $streak) { streakRewards { id amount } }
         pools(filter: { status: [RESOLVED] }, first: 30) { nodes { id title streak { id title } resolution { id result } predictions(first: 5) { nodes { id stake reward { id amount } } } } }
       }`,
-      { streak: streak!.id },
+      { streak: streak.id },
       owner.headers,
     );
     expect(own.errors, JSON.stringify(own.errors)).toBeUndefined();
@@ -160,6 +157,7 @@ describe.each(backends)('node and nodes on %s', (kind) => {
   });
 
   it('costs the same statements for 1 id as for 50, and one type lookup however many types', async () => {
+    // The fixture has 51 predictions.
     const predictions = (await t.database.rows<{ id: string }>(sql`SELECT id FROM predictions ORDER BY id LIMIT 50`)).map((r) => r.id);
     expect(predictions).toHaveLength(50);
     const query = `query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Prediction { stake } } }`;

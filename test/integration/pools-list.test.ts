@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import type { PoolRow } from '../../schema/index.js';
-import { backends, startTestApp, type TestApp } from './harness.js';
+import { seedVariedPools, type VariedPools } from './fixtures/varied-pools.js';
+import { backends, startEmptyTestApp, type TestApp } from './harness.js';
 
 type Sort = 'END_DATE' | 'CREATION_DATE' | 'OLD_CREATION_DATE' | 'VOLUME_HIGH' | 'VOLUME_LOW';
 type Status = 'ACTIVE' | 'ENDED' | 'RESOLVED' | 'NOT_RESOLVED';
@@ -18,8 +19,19 @@ const EXPECTED_ORDER: Record<Sort, (a: PoolRow, b: PoolRow) => number> = {
   VOLUME_LOW: (a, b) => compare(a.totalVolume, b.totalVolume) || byId(a, b),
 };
 
+/** The key each sort orders by, to count the ties the fixture must have for the id tie-break to matter. */
+const SORT_KEY: Record<Sort, (p: PoolRow) => number | bigint> = {
+  END_DATE: (p) => p.predictionEndDate.getTime(),
+  CREATION_DATE: (p) => p.createdAt.getTime(),
+  OLD_CREATION_DATE: (p) => p.createdAt.getTime(),
+  VOLUME_HIGH: (p) => p.totalVolume,
+  VOLUME_LOW: (p) => p.totalVolume,
+};
+
+/** Against the varied fixture (fixtures/varied-pools.ts): 24 pools in every phase and status, with ties on every sort key. */
 describe.each(backends)('pools: filters, sorts, search and cursors on %s', (kind) => {
   let t: TestApp;
+  let world: VariedPools;
   let pools: PoolRow[];
   let resolved: Set<string>;
 
@@ -62,13 +74,17 @@ describe.each(backends)('pools: filters, sorts, search and cursors on %s', (kind
   }
 
   beforeAll(async () => {
-    t = await startTestApp(kind);
+    t = await startEmptyTestApp(kind);
+    world = await seedVariedPools(t.seed, t.database);
     pools = await t.database.db.select().from(tables.pools);
+    expect(pools).toHaveLength(24);
     resolved = new Set((await t.database.db.select().from(tables.resolutions)).map((r) => r.poolId));
   });
   afterAll(() => t.close());
 
   it.each(Object.keys(EXPECTED_ORDER) as Sort[])('sorts by %s, ties broken by id, across every page', async (sort) => {
+    const keys = pools.map(SORT_KEY[sort]);
+    expect(keys.length - new Set(keys).size, 'pools tied on the sort key').toBeGreaterThan(2);
     const { ids, totalCount } = await walk(`sort: ${sort},`);
     expect(totalCount).toBe(pools.length);
     expect(ids).toEqual([...pools].sort(EXPECTED_ORDER[sort]).map((p) => p.id));
@@ -83,7 +99,7 @@ describe.each(backends)('pools: filters, sorts, search and cursors on %s', (kind
   it.each(STATUS_SETS)('filters by status %s (several mean any)', async (...statuses) => {
     const now = Date.now();
     const expected = pools.filter((p) => statuses.some((s) => matchesStatus(p, s, now)));
-    expect(expected.length, 'the demo data covers this state').toBeGreaterThan(0);
+    expect(expected.length, 'the fixture covers this state').toBeGreaterThan(1);
     expect(expected.length).toBeLessThan(pools.length);
     const { ids, totalCount } = await walk('sort: END_DATE,', { filter: { status: statuses } });
     expect(totalCount).toBe(expected.length);
@@ -91,21 +107,27 @@ describe.each(backends)('pools: filters, sorts, search and cursors on %s', (kind
   });
 
   it('filters by streak, creator and reference day, combined with status', async () => {
-    const streakId = pools.find((p) => p.streakId)!.streakId!;
+    // The first streak has 8 pools, 4 of them ended; the first creator 15; six pools share the first pool's reference day.
+    const streakId = world.streaks[0]!.id;
+    expect(pools.filter((p) => p.streakId === streakId)).toHaveLength(8);
     const byStreak = await walk('sort: CREATION_DATE,', { filter: { streakId } });
     expect(byStreak.ids).toEqual(pools.filter((p) => p.streakId === streakId).sort(EXPECTED_ORDER.CREATION_DATE).map((p) => p.id));
 
-    const creator = pools[0]!.createdBy;
+    const creator = world.creators[0]!.id;
+    expect(byStreak.ids).toHaveLength(8);
     const byCreator = await walk('sort: VOLUME_LOW,', { filter: { createdBy: creator } });
     expect(byCreator.ids).toEqual(pools.filter((p) => p.createdBy === creator).sort(EXPECTED_ORDER.VOLUME_LOW).map((p) => p.id));
 
-    const day = pools[3]!.referenceDate.toISOString().slice(0, 10);
+    expect(byCreator.ids).toHaveLength(15);
+    const day = world.pools[0]!.referenceDate.toISOString().slice(0, 10);
     const sameDay = pools.filter((p) => p.referenceDate.toISOString().startsWith(day));
+    expect(sameDay).toHaveLength(6);
     const byDay = await walk('', { filter: { referenceDate: `${day}T12:34:56Z` } });
     expect(byDay.ids).toEqual(sameDay.sort(EXPECTED_ORDER.END_DATE).map((p) => p.id));
 
     const now = Date.now();
     const combined = await walk('', { filter: { streakId, status: ['ENDED'] } });
+    expect(combined.ids).toHaveLength(4);
     expect(combined.ids).toEqual(
       pools.filter((p) => p.streakId === streakId && matchesStatus(p, 'ENDED', now)).sort(EXPECTED_ORDER.END_DATE).map((p) => p.id),
     );
@@ -128,8 +150,9 @@ describe.each(backends)('pools: filters, sorts, search and cursors on %s', (kind
       expect(ids, prefix).toEqual(expected.sort(EXPECTED_ORDER.VOLUME_HIGH).map((p) => p.id));
     }
     // Two words: both must match.
-    const [first, second] = words(pools[0]!.title).filter((w) => /^[a-z]{3,}$/.test(w));
-    if (first && second) {
+    const [first, second] = words(world.pools[0]!.title).filter((w) => /^[a-z]{3,}$/.test(w)) as [string, string];
+    expect(second, 'the first title has two words to search for').toBeDefined();
+    {
       const expected = pools.filter((p) => {
         const ws = words(`${p.title} ${p.description}`);
         return ws.some((w) => w.startsWith(first)) && ws.some((w) => w.startsWith(second));
