@@ -27,7 +27,7 @@ describe.each(backends)('metrics on %s', (kind) => {
       fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     for (let i = 0; i < 2; i++) {
       const twoPools = await post({ query: 'query TwoPools { pools(first: 2) { nodes { id user { id } } } }' });
-      expect((await twoPools.json()).data.pools.nodes).toHaveLength(2);
+      expect(((await twoPools.json()) as { data: { pools: { nodes: unknown[] } } }).data.pools.nodes).toHaveLength(2);
     }
     await post({ query: 'query BadId { pool(id: "nope") { id } }' });
     await post({ query: '{ pools { nope } }' });
