@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, startTestApp, type TestApp } from './harness.js';
+import { backends, startEmptyTestApp, type TestApp } from './harness.js';
 
 describe.each(backends)('bad input on %s', (kind) => {
   let t: TestApp;
+  // Two pools, one with a prediction: enough for a nested predictions field and a cursor to
+  // exist; nothing else here reads rows, since bad input must be refused before any statement.
   beforeAll(async () => {
-    t = await startTestApp(kind);
+    t = await startEmptyTestApp(kind);
+    await t.seed.user().withPool().withPrediction().withPool({ phase: 'ended' });
   });
   afterAll(() => t.close());
 
@@ -48,9 +51,12 @@ describe.each(backends)('bad input on %s', (kind) => {
 
   it('rejects an invalid cursor and a cursor of another sort order', async () => {
     await expectBadInput('{ pools(after: "garbage") { totalCount } }', 'after');
-    const page = await t.gql('{ pools(sort: VOLUME_HIGH, first: 1) { pageInfo { endCursor } } }');
+    // CREATION_DATE and END_DATE both key on a date, so only the cursor's sort tells them apart.
+    const page = await t.gql('{ pools(sort: CREATION_DATE, first: 1) { pageInfo { endCursor } } }');
     const cursor = page.data.pools.pageInfo.endCursor as string;
+    expect((await t.gql(`{ pools(sort: CREATION_DATE, after: "${cursor}") { nodes { id } } }`)).data.pools.nodes).toHaveLength(1);
     await expectBadInput(`{ pools(sort: END_DATE, after: "${cursor}") { totalCount } }`, 'after');
+    await expectBadInput(`{ pools(sort: VOLUME_HIGH, after: "${cursor}") { totalCount } }`, 'after');
     await expectBadInput('{ pools(filter: { referenceDate: "yesterday" }) { totalCount } }', 'filter.referenceDate');
   });
 

@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { freePort } from './ports.js';
 import { fileURLToPath } from 'node:url';
-import { asc, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
-import { startTestApp, TEST_AUTH_DOMAIN, testConfig, type TestApp } from './harness.js';
+import { startEmptyTestApp, TEST_AUTH_DOMAIN, testConfig, type TestApp } from './harness.js';
 import { signInAs, type SignedIn } from './sessions.js';
 import { listen, socketClient, Subscription } from './sockets.js';
 import { subscriptionsOpen, until } from './wait.js';
@@ -67,11 +67,13 @@ describeOnPostgres('fan-out across replicas through Postgres LISTEN/NOTIFY', () 
   let firstUrl: string;
 
   beforeAll(async () => {
-    t = await startTestApp('postgres', { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
+    t = await startEmptyTestApp('postgres', { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
     firstUrl = await listen(t);
-    const [user] = await t.database.db.select().from(tables.users).orderBy(asc(tables.users.id)).limit(1);
-    admin = await signInAs(t, user!.id, 'ADMIN');
-    [pool] = (await t.database.db.select().from(tables.pools).orderBy(asc(tables.pools.id)).limit(1)) as [tables.PoolRow];
+    // The rows needed: an admin, and the open pool whose status they change.
+    const fixture = await t.seed.user().withPool();
+    admin = await signInAs(t, fixture.user.id, 'ADMIN');
+    pool = fixture.pool!;
+    expect(pool.status).toBe('ACTIVE');
     replica = await startReplica(t.url!);
   }, 120_000);
   afterAll(async () => {

@@ -1,16 +1,19 @@
 import { runInNewContext } from 'node:vm';
-import { sql } from 'drizzle-orm';
+import type { PoolRow } from '../../schema/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { EventHub } from '../../src/modules/events/event-hub.js';
-import { backends, startTestApp, type TestApp } from './harness.js';
+import { backends, startEmptyTestApp, type TestApp } from './harness.js';
 import { listen } from './sockets.js';
 import { subscriptionsOpen, until } from './wait.js';
 
 describe.each(backends)('HTTP surface on %s', (kind) => {
   let t: TestApp;
+  /** Three pools: the GraphQL answers list the first two by end date; the subscription announces one. */
+  let pools: PoolRow[];
   beforeAll(async () => {
-    t = await startTestApp(kind);
+    t = await startEmptyTestApp(kind);
+    ({ pools } = await t.seed.user().withPool({ phase: 'ended' }).withPool().withPool({ phase: 'upcoming' }));
   });
   afterAll(() => t.close());
 
@@ -28,7 +31,7 @@ describe.each(backends)('HTTP surface on %s', (kind) => {
     expect(get.statusCode).toBe(200);
     const post = await t.gql('{ pools(first: 2) { nodes { id } } }');
     expect(get.json().data).toEqual(post.data);
-    expect(post.data.pools.nodes).toHaveLength(2);
+    expect(post.data.pools.nodes).toEqual([{ id: pools[0]!.id }, { id: pools[1]!.id }]);
   });
 
   it('serves the explorer page to browsers, with every asset from this server', async () => {
@@ -56,7 +59,7 @@ describe.each(backends)('HTTP surface on %s', (kind) => {
     const received: unknown[] = [];
     const unsubscribe = client.subscribe({ query: 'subscription { poolCreated { id } }' }, { next: (r: unknown) => received.push(r), error: (e: unknown) => received.push({ error: e }), complete: () => {} });
     await subscriptionsOpen(t.app, 1);
-    const [pool] = await t.database.rows<{ id: string }>(sql`SELECT id FROM pools LIMIT 1`);
+    const pool = pools[2];
     await new EventHub(t.database).publish([{ type: 'poolCreated', poolId: pool!.id }]);
     await until(() => received.length > 0, 5000, 'the poolCreated result');
     expect(received).toEqual([{ data: { poolCreated: { id: pool!.id } } }]);

@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { ChainClient } from '../../src/chain/rpc.js';
 import { type ChainFixture, startChainFixture, TestKeypairWallet } from './chain-fixture.js';
-import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
+import { syncCustodyAccounts } from '../../src/modules/transactions/custody-sync.js';
+import { UNIT } from './fixtures/builders.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
 import { signInAs } from './sessions.js';
 import { RpcCounter } from './rpc-counter.js';
 import { listen, publishMarker, socketClient, Subscription } from './sockets.js';
@@ -21,13 +23,24 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
   let chain: ChainFixture;
   let url: string;
   let rpc: RpcCounter;
+  /** A streak holding 10 tokens, for the claims. */
+  let streak: typeof tables.streaks.$inferSelect;
+  /** Two open pools (their vaults made on the chain as at start-up), one for each prediction test. */
+  let openPools: Array<typeof tables.pools.$inferSelect>;
+  /** Three users for the createPool test: an admin, one listening, one with notifications off. */
+  let userIds: string[];
 
   beforeAll(async () => {
     chain = await startChainFixture();
     // The gateway reaches the chain through a relay that counts its calls.
     rpc = new RpcCounter(chain.devchain.url);
     chain.runtime.client = new ChainClient(await rpc.start());
-    t = await startTestApp(kind, { chain: chain.runtime, config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
+    t = await startEmptyTestApp(kind, { chain: chain.runtime, config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
+    streak = await t.seed.streak({ onchainBalance: 10n * UNIT });
+    await t.seed.user().withPool().withPool();
+    userIds = (await t.seed.users(3)).map((f) => f.user.id);
+    expect(await syncCustodyAccounts(t.database, chain.runtime)).toEqual({ pools: 2, streaks: 1 });
+    openPools = await t.database.db.select().from(tables.pools);
     url = await listen(t);
   });
   afterAll(async () => {
@@ -52,12 +65,11 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
     const other = await signedInWallet();
     // The payout needs the owner's token account to exist (the relayer funds no account a user could close).
     await chain.devchain.mintTokens(owner.wallet.publicKey, 1n);
-    const [streak] = await t.database.db.select().from(tables.streaks).limit(1);
     const [first, second] = await t.database.db
       .insert(tables.streakRewards)
       .values([
-        { streakId: streak!.id, userWalletAddress: owner.wallet.address, amount: 2_000_000n },
-        { streakId: streak!.id, userWalletAddress: owner.wallet.address, amount: 1_000_000n },
+        { streakId: streak.id, userWalletAddress: owner.wallet.address, amount: 2_000_000n },
+        { streakId: streak.id, userWalletAddress: owner.wallet.address, amount: 1_000_000n },
       ])
       .returning();
 
@@ -103,10 +115,7 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
   it('follows a placed prediction: poolUpdated with the new volume, and transactionStatus to FINALIZED with the prediction', async () => {
     const user = await signedInWallet();
     await chain.devchain.mintTokens(user.wallet.publicKey, 1000n * TOKEN);
-    const now = new Date();
-    const [pool] = (await t.database.db.select().from(tables.pools).where(eq(tables.pools.status, 'ACTIVE')))
-      .filter((p) => !p.isClosed && p.predictionStartDate <= now && p.predictionEndDate > now)
-      .sort((a, b) => a.id.localeCompare(b.id));
+    const pool = openPools[0];
     // The pool's account is a real 32-byte key (the vault the stake moves to), written in its canonical form.
     expect(new PublicKey(pool!.poolAccount).toBase58()).toBe(pool!.poolAccount);
 
@@ -157,13 +166,12 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
     await Promise.all([watcher.dispose(), owner.dispose(), strangerSocket.dispose()]);
   });
   it('announces createPool: poolCreated to every socket, POOL_CREATED to each user whose master switch is on, none to one whose is off', async () => {
-    const userIds = (await t.database.db.select({ id: tables.users.id }).from(tables.users).orderBy(tables.users.id).limit(3)).map((u) => u.id);
     const admin = await signInAs(t, userIds[0]!, 'ADMIN');
     const listening = await signInAs(t, userIds[1]!);
     const silenced = await signInAs(t, userIds[2]!);
     const off = await t.gql(`mutation { updateNotificationPreferences(input: { isNotificationsEnabled: false }) { id } }`, undefined, silenced.headers);
     expect(off.errors).toBeUndefined();
-    // Demo users' preferences vary: this one's master switch is set on explicitly.
+    // Set on explicitly: the test depends on it, not on the default.
     const on = await t.gql(`mutation { updateNotificationPreferences(input: { isNotificationsEnabled: true }) { id } }`, undefined, listening.headers);
     expect(on.errors).toBeUndefined();
 
@@ -208,10 +216,7 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
   it('follows one signature for many subscribers with one finality poll, and tells every one of them', async () => {
     const user = await signedInWallet();
     await chain.devchain.mintTokens(user.wallet.publicKey, 1000n * TOKEN);
-    const now = new Date();
-    const pool = (await t.database.db.select().from(tables.pools).where(eq(tables.pools.status, 'ACTIVE')))
-      .filter((p) => !p.isClosed && p.predictionStartDate <= now && p.predictionEndDate > now)
-      .sort((a, b) => b.id.localeCompare(a.id))[0]!;
+    const pool = openPools[1]!;
     const input = { poolId: pool.id, stake: Number((pool.minStake * 2n) / TOKEN), value: Number((pool.minOutcome + 4 * pool.step).toFixed(pool.precision)) };
     const built = (await t.gql(BUILD_PREDICTION, { i: input }, user.headers)).data.buildPredictionTransaction;
     const submitted = await t.gql(SUBMIT_PREDICTION, { i: { ...input, signedTransaction: await user.wallet.signTransaction(built.transaction), proof: built.proof } }, user.headers);

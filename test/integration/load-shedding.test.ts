@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createApp } from '../../src/server/app.js';
-import { createTestDatabase, metricSample, startTestApp, testConfig, type TestApp, type TestDatabase } from './harness.js';
+import { createTestDatabase, metricSample, startEmptyTestApp, testConfig, type TestApp, type TestDatabase } from './harness.js';
 import { until } from './wait.js';
 
 /** Blocks this process's event loop (and so the in-process server's) for `ms`. */
@@ -19,8 +19,10 @@ describe('load shedding', () => {
   let t: TestApp;
   /** Refusals counted before the tests (readiness probes refused while the start-up blocked the loop). */
   let shedBefore = 0;
+  // One pool: a served query counts it; a refused one must not have read it.
   beforeAll(async () => {
-    t = await startTestApp('pglite', { config: testConfig({ LOAD_SHED_EVENT_LOOP_DELAY_MS: '200' }) });
+    t = await startEmptyTestApp('pglite', { config: testConfig({ LOAD_SHED_EVENT_LOOP_DELAY_MS: '200' }) });
+    await t.seed.user().withPool();
     // The monitor reports a free loop (the start-up may have blocked it for longer than 200 ms).
     await until(async () => (await t.app.inject({ url: '/readyz' })).statusCode === 200, 10_000, 'a free event loop');
     shedBefore = metricSample((await t.app.inject({ url: '/metrics' })).body, 'poolgraph_load_shed_total', { pressure: 'event-loop' });
@@ -30,7 +32,9 @@ describe('load shedding', () => {
   const query = () => t.gql('{ pools(first: 1) { totalCount } }');
 
   it('serves while the event loop runs freely', async () => {
-    expect((await query()).status).toBe(200);
+    const served = await query();
+    expect(served.status).toBe(200);
+    expect(served.data).toEqual({ pools: { totalCount: 1 } });
   });
 
   it('answers 503 with Retry-After, unread and at once, while the event loop is saturated; then recovers', async () => {
@@ -40,6 +44,7 @@ describe('load shedding', () => {
       response = await query();
     });
     expect(response.status).toBe(503);
+    expect(response.data).toBeUndefined();
     expect(response.headers['retry-after']).toBe('1');
     expect(response.errors?.[0]?.extensions).toEqual({ code: 'OVERLOADED', retryAfter: 1 });
     expect(statements).toBe(0);
@@ -66,6 +71,7 @@ describe('load shedding', () => {
 
     // The load stops: within a few samples requests are served again.
     await until(async () => (await query()).status === 200, 5000, 'a query served again');
+    expect((await query()).data).toEqual({ pools: { totalCount: 1 } });
     expect((await t.app.inject({ url: '/readyz' })).statusCode).toBe(200);
   });
 });

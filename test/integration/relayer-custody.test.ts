@@ -7,8 +7,10 @@ import { MEMO_PROGRAM_ID, userTokenAccount } from '../../src/chain/addresses.js'
 import { signProof } from '../../src/chain/proof.js';
 import { deriveProofSecret } from '../../src/chain/runtime.js';
 import { hashMessage } from '../../src/chain/transactions.js';
+import { syncCustodyAccounts } from '../../src/modules/transactions/custody-sync.js';
 import { type ChainFixture, startChainFixture, TestKeypairWallet } from './chain-fixture.js';
-import { backends, metricSample, startTestApp, testConfig, type TestApp } from './harness.js';
+import { UNIT } from './fixtures/builders.js';
+import { backends, metricSample, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
 
 /**
  * Issue 10, items 1 and 2, tried as an attacker would: what can a signed-in user make the
@@ -32,7 +34,11 @@ describe.each(backends)('what a hostile user can make the relayer pay or custody
     chain = await startChainFixture();
     // As in production: the proof key is derived from the service secret.
     chain.runtime.proofSecret = deriveProofSecret(config.auth.secret);
-    t = await startTestApp(kind, { chain: chain.runtime, config });
+    t = await startEmptyTestApp(kind, { chain: chain.runtime, config });
+    // The rows the attacks need: an open pool whose vault (made on the chain as at start-up)
+    // holds another user's 100 tokens, so a forged 50-token transfer out of it could succeed.
+    await t.seed.user().withPool({ maxStake: 1000n * UNIT }).withPrediction({ stake: 100n * UNIT });
+    expect(await syncCustodyAccounts(t.database, chain.runtime)).toEqual({ pools: 1, streaks: 0 });
   });
   afterAll(async () => {
     await t?.close();
@@ -140,10 +146,9 @@ describe.each(backends)('what a hostile user can make the relayer pay or custody
 
     beforeAll(async () => {
       attacker = await signedIn(1000n);
-      const now = new Date();
-      pool = (await t.database.db.select().from(tables.pools).where(eq(tables.pools.status, 'ACTIVE'))).find(
-        (p) => !p.isClosed && p.predictionStartDate <= now && p.predictionEndDate > now,
-      )!;
+      const pools = await t.database.db.select().from(tables.pools);
+      expect(pools).toHaveLength(1);
+      pool = pools[0]!;
       const stake = Number((pool.minStake * 3n) / TOKEN);
       const value = Number((pool.minOutcome + 2 * pool.step).toFixed(pool.precision));
       const built = (await t.gql(BUILD_PREDICTION, { i: { poolId: pool.id, stake, value } }, attacker.headers)).data.buildPredictionTransaction;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderedReads } from '../../src/server/pipeline/rendered.js';
-import { backends, startTestApp, type TestApp } from './harness.js';
+import { seedVariedPools } from './fixtures/varied-pools.js';
+import { backends, startEmptyTestApp, type TestApp } from './harness.js';
 
 /**
  * Rendered reads (src/server/pipeline/rendered.ts): a query whose root selection renders is
@@ -118,8 +119,20 @@ describe.each(backends)('rendered reads on %s', (kind) => {
     }
   }
 
+  /**
+   * The varied fixture (24 pools: 12 in a streak, 6 resolved, some without predictions, rewards
+   * only in resolved ones) and two more pools with an image and "will" in their titles, one
+   * with a prediction: every relation is null somewhere and not elsewhere, and search finds two.
+   */
   beforeAll(async () => {
-    t = await startTestApp(kind);
+    t = await startEmptyTestApp(kind);
+    await seedVariedPools(t.seed, t.database);
+    const { images } = await t.seed.user().withImage();
+    await t.seed
+      .user()
+      .withPool({ title: 'Will it rain in Lisbon on Sunday', imageId: images[0]!.id })
+      .withPrediction()
+      .withPool({ title: 'Will the bridge open in June', imageId: images[0]!.id, phase: 'upcoming' });
     const { data } = await t.gql(`{ pools(first: 10, sort: VOLUME_HIGH, filter: { status: [RESOLVED] }) { edges { cursor node { streak { id } user { id } } } } }`);
     const withStreak = data.pools.edges.find((edge: any) => edge.node.streak);
     values.cursor = data.pools.edges[4].cursor;
@@ -131,14 +144,15 @@ describe.each(backends)('rendered reads on %s', (kind) => {
   it('the corpus has the nulls it claims: pools without image, streak or resolution, predictions without reward, empty pages', async () => {
     const { response } = await answer(`{ pools(first: 100, sort: CREATION_DATE) { nodes { image { id } streak { id } resolution { id } predictions(first: 10) { nodes { reward { id } } } } } }`, undefined, false);
     const pools = response.data.pools.nodes as any[];
-    for (const relation of ['image', 'streak', 'resolution']) {
-      expect(pools.some((p) => p[relation] === null)).toBe(true);
-      expect(pools.some((p) => p[relation] !== null)).toBe(true);
-    }
+    expect(pools).toHaveLength(26);
+    const having = (relation: string) => pools.filter((p) => p[relation] !== null).length;
+    expect({ image: having('image'), streak: having('streak'), resolution: having('resolution') }).toEqual({ image: 2, streak: 12, resolution: 6 });
     const predictions = pools.flatMap((p) => p.predictions.nodes);
     expect(predictions.some((p) => p.reward === null)).toBe(true);
     expect(predictions.some((p) => p.reward !== null)).toBe(true);
     expect(pools.some((p) => p.predictions.nodes.length === 0)).toBe(true);
+    const search = await answer(RENDERED.search!.query, undefined, false);
+    expect(search.response.data.pools.totalCount).toBe(2);
   });
 
   it.each(Object.entries(RENDERED))('%s: rendered, equal to the executed answer', async (_name, { query, variables }) => {

@@ -1,7 +1,7 @@
-import { eq, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as tables from '../../schema/index.js';
-import { backends, metricSample, startTestApp, testConfig, type TestApp } from './harness.js';
+import type { StreakRewardRow, UserRow } from '../../schema/index.js';
+import { seedVariedPools, type VariedPools } from './fixtures/varied-pools.js';
+import { backends, metricSample, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
 import { signInAs } from './sessions.js';
 import { delayEveryStatement } from './slow-database.js';
 
@@ -18,9 +18,16 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
   let t: TestApp;
   /** The scalar fields of a resource as the OpenAPI document lists them, as a GraphQL selection. */
   let fields: (resource: string, except?: string[]) => string;
+  /** The varied fixture (24 pools: 8 ACTIVE or RESOLVED, 3 streaks) and one user with two rewards in its first streak. */
+  let world: VariedPools;
+  let rewarded: UserRow;
+  let streakRewards: StreakRewardRow[];
 
   beforeAll(async () => {
-    t = await startTestApp(kind, { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
+    t = await startEmptyTestApp(kind, { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
+    world = await seedVariedPools(t.seed, t.database);
+    const streak = world.streaks[0]!;
+    ({ user: rewarded, streakRewards } = await t.seed.user().withStreakReward(streak, { isClaimed: true }).withStreakReward(streak));
     const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     fields = (resource, except = []) => {
       const properties = document.components.schemas[resource].properties as Record<string, Record<string, unknown>>;
@@ -47,25 +54,31 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
     expect(graphql.errors).toBeUndefined();
     expect(rest.json()).toEqual(snakeCase(graphql.data.pools.nodes));
     expect(rest.json()).toHaveLength(5);
-    expect(rest.json()[0].predictions.length).toBeGreaterThan(0);
-    expect(rest.headers['x-total-count']).toBe(String(graphql.data.pools.totalCount));
+    // The busiest pool (10 predictions, resolved) has the highest volume.
+    expect(rest.json()[0].id).toBe(world.busiestPool.id);
+    expect(rest.json()[0].predictions).toHaveLength(3);
+    // 6 resolved, and 2 ACTIVE: the fixture's other open pools' windows open later today.
+    expect(rest.headers['x-total-count']).toBe('8');
+    expect(graphql.data.pools.totalCount).toBe(8);
     expect(rest.headers['x-next-cursor']).toBe(graphql.data.pools.pageInfo.endCursor);
     const repeated = await get(url.replaceAll('filter_by[]', 'filter_by').replaceAll('includes[]', 'includes'));
     expect(repeated.json()).toEqual(rest.json());
 
     // Without includes, no relation is embedded; search, and the streak, creator and reference-date filters map too.
-    const [aPool] = await t.database.db.select().from(tables.pools).where(isNotNull(tables.pools.streakId)).limit(1);
+    // A pool in a streak with "price" in its title; the filters together keep it alone.
+    const aPool = world.pools.find((p) => p.streakId !== null && /price/i.test(p.title))!;
     const filtered = await get(`/pools?query=price&streak_id=${aPool!.streakId}&created_by=${aPool!.createdBy}&reference_date=${aPool!.referenceDate.toISOString()}&sort_by=CREATION_DATE`);
     const expected = await t.gql(`query($f: PoolFilter) { pools(filter: $f, search: "price", sort: CREATION_DATE) { nodes { ${pool()} } } }`, {
       f: { streakId: aPool!.streakId, createdBy: aPool!.createdBy, referenceDate: aPool!.referenceDate.toISOString() },
     });
     expect(filtered.json()).toEqual(snakeCase(expected.data.pools.nodes));
-    expect(filtered.json().map((p: { id: string }) => p.id)).toContain(aPool!.id);
+    expect(filtered.json().map((p: { id: string }) => p.id)).toEqual([aPool.id]);
     expect(Object.keys(filtered.json()[0])).not.toContain('user');
   });
 
   it('GET /pools pages by offset/limit and by cursor (Link rel="next"), and refuses bad parameters with BAD_USER_INPUT', async () => {
     const all = (await t.gql(`{ pools(sort: CREATION_DATE, first: 100) { nodes { id } } }`)).data.pools.nodes.map((p: { id: string }) => p.id);
+    expect(all).toHaveLength(24);
     const page = await get('/pools?sort_by=CREATION_DATE&limit=4&offset=6');
     expect(page.json().map((p: { id: string }) => p.id)).toEqual(all.slice(6, 10));
 
@@ -97,20 +110,24 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
   });
 
   it('GET /pools/{id} answers GraphQL pool with the relations asked for; 404 and 400 otherwise', async () => {
-    const [resolved] = await t.database.db.select({ id: tables.resolutions.poolId }).from(tables.resolutions).limit(1);
+    // The busiest pool is resolved, with 10 predictions, each with a reward.
+    const resolved = world.busiestPool;
     const rest = await get(`/pools/${resolved!.id}?includes=resolution&includes=image&includes=predictions.reward`);
     expect(rest.statusCode, rest.body).toBe(200);
     const graphql = await t.gql(`query($id: ID!) { pool(id: $id) { ${pool()} resolution { ${fields('Resolution')} } image { ${fields('Image')} }
       predictions(first: 20) { nodes { ${fields('Prediction')} reward { ${fields('Reward')} } } } } }`, { id: resolved!.id });
     expect(rest.json()).toEqual(snakeCase(graphql.data.pool));
-    expect(rest.json().resolution.pool_id).toBe(resolved!.id);
+    expect(rest.json().resolution.pool_id).toBe(resolved.id);
+    expect(rest.json().predictions).toHaveLength(10);
+    for (const prediction of rest.json().predictions) expect(prediction.reward.prediction_id).toBe(prediction.id);
     expect((await get('/pools/00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
     expect((await get('/pools/00000000-0000-4000-8000-000000000000')).json().error.code).toBe('NOT_FOUND');
     expect((await get('/pools/42')).json().error).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'id' });
   });
 
   it('GET /streak/pools answers { pools, streak } as GraphQL streakPools does; 404 for an unknown streak', async () => {
-    const [aStreak] = await t.database.db.select().from(tables.streaks).limit(1);
+    // The first streak has 8 pools, 4 of them past their prediction window.
+    const aStreak = world.streaks[0];
     for (const pastOnly of [false, true]) {
       const rest = await get(`/streak/pools?streak_id=${aStreak!.id}&past_only=${pastOnly}&limit=3&includes=user`);
       expect(rest.statusCode, rest.body).toBe(200);
@@ -120,6 +137,8 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
       });
       expect(rest.json()).toEqual({ pools: snakeCase(graphql.data.streakPools.pools.nodes), streak: snakeCase(graphql.data.streakPools.streak) });
       expect(rest.headers['x-total-count']).toBe(String(graphql.data.streakPools.pools.totalCount));
+      expect(rest.headers['x-total-count']).toBe(pastOnly ? '4' : '8');
+      expect(rest.json().pools).toHaveLength(3);
     }
     const unknown = await get('/streak/pools?streak_id=00000000-0000-4000-8000-000000000000');
     expect([unknown.statusCode, unknown.json().error.code, unknown.json().error.argumentName]).toEqual([404, 'NOT_FOUND', 'streak_id']);
@@ -127,9 +146,8 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
   });
 
   it('GET /streak/user-details answers GraphQL streakUserDetails for the caller; 401 signed out', async () => {
-    const [reward] = await t.database.db.select().from(tables.streakRewards).limit(1);
-    const [owner] = await t.database.db.select().from(tables.users).where(eq(tables.users.walletAddress, reward!.userWalletAddress));
-    const session = await signInAs(t, owner!.id);
+    const reward = streakRewards[0];
+    const session = await signInAs(t, rewarded.id);
     for (const claimed of ['', '&is_claimed=false', '&is_claimed=true']) {
       const rest = await get(`/streak/user-details?streak_id=${reward!.streakId}${claimed}`, session.headers);
       expect(rest.statusCode, rest.body).toBe(200);
@@ -139,13 +157,15 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
       expect(rest.json()).toEqual(snakeCase(graphql.data.streakUserDetails));
     }
     const all = (await get(`/streak/user-details?streak_id=${reward!.streakId}`, session.headers)).json();
-    expect(all.streak_rewards.length).toBeGreaterThan(0);
+    expect(all.streak_rewards.map((r: { id: string }) => r.id).sort()).toEqual(streakRewards.map((r) => r.id).sort());
+    const unclaimed = (await get(`/streak/user-details?streak_id=${reward!.streakId}&is_claimed=false`, session.headers)).json();
+    expect(unclaimed.streak_rewards.map((r: { id: string }) => r.id)).toEqual([streakRewards[1]!.id]);
     const anonymous = await get(`/streak/user-details?streak_id=${reward!.streakId}`);
     expect([anonymous.statusCode, anonymous.json().error.code]).toEqual([401, 'UNAUTHENTICATED']);
   });
 
   it('identity: an API key opens a session with cookies; /auth/me, /auth/refresh and /auth/logout act on it', async () => {
-    const [someone] = await t.database.db.select().from(tables.users).limit(1);
+    const someone = world.creators[0];
     const signedIn = await signInAs(t, someone!.id);
     const created = await t.gql(`mutation { createApiKey(name: "bot") { apiKey } }`, {}, signedIn.headers);
     const apiKey = created.data.createApiKey.apiKey as string;
@@ -178,9 +198,8 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
   });
 
   it('errors keep the catalogue’s status and the REST shape: 503 with Retry-After, 413, non-JSON bodies, the cost limit', async () => {
-    const [someone] = await t.database.db.select().from(tables.users).limit(1);
-    const { headers } = await signInAs(t, someone!.id);
-    const [aPool] = await t.database.db.select().from(tables.pools).limit(1);
+    const { headers } = await signInAs(t, world.predictors[0]!.id);
+    const aPool = world.pools[1];
     // This app has no chain.
     const noChain = await post('/transactions/prediction', { pool_id: aPool!.id, stake: 1, value: 1 }, headers);
     expect([noChain.statusCode, noChain.json().error.code, noChain.headers['retry-after']]).toEqual([503, 'CHAIN_UNAVAILABLE', '5']);
@@ -197,8 +216,7 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
   it('REST operations are GraphQL operations in the metrics, by their operation name', async () => {
     const count = async () => metricSample((await get('/metrics')).body, 'poolgraph_graphql_operations_total', { operation: 'RestGetPool', outcome: 'ok' });
     const before = await count();
-    const [aPool] = await t.database.db.select().from(tables.pools).limit(1);
-    expect((await get(`/pools/${aPool!.id}`)).statusCode).toBe(200);
+    expect((await get(`/pools/${world.pools[1]!.id}`)).statusCode).toBe(200);
     expect(await count()).toBe(before + 1);
   });
 });
@@ -206,7 +224,8 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
 describe('the REST form shares GraphQL’s rate limits', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp('pglite', { config: testConfig({ RATE_LIMIT_QUERIES_PER_MINUTE: '2' }) });
+    // No rows: only the budget is checked.
+    t = await startEmptyTestApp('pglite', { config: testConfig({ RATE_LIMIT_QUERIES_PER_MINUTE: '2' }) });
   });
   afterAll(async () => {
     await t?.close();
@@ -225,7 +244,8 @@ describe('the REST form shares GraphQL’s rate limits', () => {
 describe('the REST form keeps the time budget of /graphql', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp('pglite', { seed: { users: 3, pools: 2, streaks: 1 }, config: testConfig({ REQUEST_TIMEOUT_MS: '300' }) });
+    // No rows: the list's first statement is already slower than the budget.
+    t = await startEmptyTestApp('pglite', { config: testConfig({ REQUEST_TIMEOUT_MS: '300' }) });
   });
   afterAll(async () => {
     await t?.close();

@@ -1,10 +1,55 @@
 import type { PGlite } from '@electric-sql/pglite';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as tables from '../../schema/index.js';
+import type { PoolRow } from '../../schema/index.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
-import { seedDemoData } from '../../src/db/seed.js';
 import { createApp } from '../../src/server/app.js';
 import { renderedReads } from '../../src/server/pipeline/rendered.js';
-import { backends, createTestDatabase, startTestApp, type TestApp, type TestDatabase, testConfig } from './harness.js';
+import { type PoolPhase, type Seed, seedBuilders, UNIT } from './fixtures/builders.js';
+import { backends, createTestDatabase, startEmptyTestApp, type TestApp, type TestDatabase, testConfig } from './harness.js';
+
+const POOLS = 30;
+const RESOLVED_POOLS = 12;
+const OTHER_PREDICTORS = 11;
+
+/**
+ * Enough rows that a page of 50 returns more than twice a page of 5 in every shape below,
+ * and every relation is reached on both pages: 30 pools (12 resolved, 12 ended, 6 open),
+ * 10 by each of 3 creators with avatars, every other pool with an image, 15 in each of two
+ * streaks (each naming a last processed pool). Each pool has 12 predictions: its creator's
+ * and 11 other users'; 3 tokens each in resolved pools (so they lead by volume), 1
+ * elsewhere; 4 of the other users are rewarded in every resolved pool.
+ */
+async function seedBusyWorld(seed: Seed, database: Database): Promise<void> {
+  const streaks = [await seed.streak(), await seed.streak()];
+  const { images } = await seed.user().withImage();
+  const isResolved = (j: number) => j < RESOLVED_POOLS;
+  const stakeIn = (j: number) => (isResolved(j) ? 3n : 1n) * UNIT;
+  const pools: PoolRow[] = [];
+  for (let c = 0; c < 3; c++) {
+    const chain = seed.user().withImage({ avatar: true });
+    const js = Array.from({ length: POOLS / 3 }, (_, k) => k * 3 + c);
+    for (const j of js) {
+      const phase: PoolPhase = j < 2 * RESOLVED_POOLS ? 'ended' : 'open';
+      chain.withPool({ phase, streakId: streaks[j % 2]!.id, imageId: j % 2 ? images[0]!.id : null }).withPrediction({ stake: stakeIn(j) });
+    }
+    const fixture = await chain;
+    js.forEach((j, i) => (pools[j] = fixture.pools[i]!));
+  }
+  for (let n = 0; n < OTHER_PREDICTORS; n++) {
+    const chain = seed.user();
+    pools.forEach((pool, j) => {
+      chain.withPrediction({ pool, stake: stakeIn(j) });
+      if (isResolved(j) && n < 4) chain.withReward({ amount: 2n * UNIT, precisionScore: 0.9 });
+    });
+    await chain;
+  }
+  for (const pool of pools.slice(0, RESOLVED_POOLS)) await seed.resolution(pool);
+  for (const [i, streak] of streaks.entries()) {
+    await database.db.update(tables.streaks).set({ lastProcessedPoolId: pools[i]!.id }).where(eq(tables.streaks.id, streak.id));
+  }
+}
 
 /**
  * The statements a query runs depend on its shape, never on how many rows it returns:
@@ -54,7 +99,8 @@ const SHAPES: Record<string, { query: string; rows: (data: any) => number; maxSt
 describe.each(backends)('statements per query on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp(kind, { seed: { users: 150, pools: 90, streaks: 3, seed: 7 } });
+    t = await startEmptyTestApp(kind);
+    await seedBusyWorld(t.seed, t.database);
   });
   afterAll(() => t.close());
 
@@ -103,7 +149,7 @@ describe.each(backends)('the nested read on %s: statements, prepared', (kind) =>
 
   beforeAll(async () => {
     test = await createTestDatabase(kind);
-    await seedDemoData(test.database, { users: 150, pools: 90, streaks: 3, seed: 7 });
+    await seedBusyWorld(seedBuilders(test.database), test.database);
     database = kind === 'postgres' ? await openDatabase({ kind: 'postgres', url: test.url!, maxConnections: 1 }) : test.database;
     if (kind === 'pglite') {
       const client = (database.db as unknown as { $client: PGlite }).$client;
@@ -148,8 +194,10 @@ describe.each(backends)('the nested read on %s: statements, prepared', (kind) =>
     const large = await run(sort, 20, rendered);
     console.log(`[${kind}] ${sort}: 2 pools -> ${small.statements} statements (${small.predictions} predictions); 20 -> ${large.statements} (${large.predictions} predictions, ${large.rewards} rewards)`);
     if (sort === 'VOLUME_HIGH') {
-      expect(large.predictions).toBeGreaterThan(150); // nearly 10 on each of 20 pools
-      expect(large.rewards).toBeGreaterThan(0);
+      // 10 on each of 20 pools; the 12 resolved pools lead by volume, and each one's 10 newest
+      // predictions hold 3 of its 4 rewards (the first rewarded user predicted before them).
+      expect(large.predictions).toBe(200);
+      expect(large.rewards).toBe(RESOLVED_POOLS * 3);
     }
     expect(large.predictions).toBeGreaterThan(small.predictions);
     expect(large.statements).toBe(small.statements);

@@ -1,9 +1,8 @@
-import { asc, eq, ne } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import * as tables from '../../schema/index.js';
 import { EventHub } from '../../src/modules/events/event-hub.js';
-import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
 import { signInAs, type SignedIn } from './sessions.js';
 import { listen } from './sockets.js';
 import { subscriptionsOpen, until } from './wait.js';
@@ -64,15 +63,15 @@ describe.each(backends)('subscription fan-out on %s', (kind) => {
   };
 
   beforeAll(async () => {
-    t = await startTestApp(kind, { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
+    t = await startEmptyTestApp(kind, { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
     url = await listen(t);
     hub = new EventHub(t.database);
-    [pool] = (await t.database.db.select().from(tables.pools).orderBy(asc(tables.pools.id)).limit(1)) as [tables.PoolRow];
-    const others = await t.database.db.select().from(tables.users).where(ne(tables.users.id, pool.createdBy)).orderBy(asc(tables.users.id)).limit(2);
-    await t.database.db.update(tables.users).set({ email: creatorEmail }).where(eq(tables.users.id, pool.createdBy));
+    // The rows needed: the pool, its creator (whose email only they may see), another user, an admin.
+    ({ pool } = (await t.seed.user({ email: creatorEmail }).withPool()) as { pool: tables.PoolRow });
+    const [otherUser, adminUser] = await t.seed.users(2);
     creator = await signInAs(t, pool.createdBy);
-    other = await signInAs(t, others[0]!.id);
-    admin = await signInAs(t, others[1]!.id, 'ADMIN');
+    other = await signInAs(t, otherUser!.user.id);
+    admin = await signInAs(t, adminUser!.user.id, 'ADMIN');
   });
   afterAll(() => t.close());
 
