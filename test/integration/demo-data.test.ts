@@ -1,3 +1,4 @@
+// Over 300 lines: the invariants of one seeded database and the model they are checked against (a replay of the streak rule, a fingerprint), which no other file uses.
 import { createHash } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// Over 300 lines: the viewer's notifications, preferences, devices and their loaders, against one app per backend with the same seeded bystanders whose rows must stay untouched.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { and, count, desc, eq, inArray, isNotNull, isNull, ne } from 'drizzle-orm';
 import postgres from 'postgres';

@@ -1,3 +1,4 @@
+// Over 300 lines: the operator mutations against one chain, one app per backend and a listener standing in for another replica; split, each part would start all three again.
 import { randomBytes } from 'node:crypto';
 import { and, asc, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';

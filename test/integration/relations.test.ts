@@ -1,3 +1,4 @@
+// Over 300 lines: every nested relation checked against one read of the whole database per backend (the oracle at the top), which the tests share.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { backends, startTestApp, testConfig, type TestApp } from './harness.js';

@@ -1,3 +1,4 @@
+// Over 300 lines: every two-step operation (build, sign, submit, refuse, claim) against one chain and one app per backend, with the sign-in and balance helpers they share; split, each part would start the chain and apps again.
 import { createTransferCheckedInstruction } from '@solana/spl-token';
 import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { and, count, eq } from 'drizzle-orm';
