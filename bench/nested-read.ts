@@ -1,3 +1,4 @@
+// Over 300 lines: one bench run (build the reference database, start the servers, check equal answers, alternate rounds, report), its steps sharing the run state.
 /**
  * `npm run bench`: the nested read of DESIGN.md's performance budget in two sorts, and
  * `{ __typename }`, GraphQL against the floor (one hand-written statement building the

@@ -125,17 +125,12 @@ export function measureOperation(
       total.costDependsOnVariables ||= part.costDependsOnVariables;
     };
     for (const selection of selectionSet.selections) {
-      const directives = selection.directives?.length ?? 0;
-      if (selection.kind === Kind.FIELD) {
-        add(measureField(selection, parent, inheritedPageSize));
-        total.directives += directives;
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      total.directives += selection.directives?.length ?? 0;
+      if (selection.kind === Kind.FIELD) add(measureField(selection, parent, inheritedPageSize));
+      else if (selection.kind === Kind.FRAGMENT_SPREAD) add(measureFragment(selection.name.value, inheritedPageSize));
+      else {
         const type = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
         add(measureSelections(selection.selectionSet, type, inheritedPageSize));
-        total.directives += directives;
-      } else {
-        add(measureFragment(selection.name.value, inheritedPageSize));
-        total.directives += directives;
       }
     }
     return total;
@@ -270,9 +265,10 @@ export function isTokenLimitError(message: string): boolean {
 }
 
 /**
- * A check of the cost of the operation about to run, with its variables, before execution
- * A cost that does not depend on variables is remembered per document, since the
- * pipeline hands the same parsed document to every request of the same query. Throws QUERY_TOO_COMPLEX (HTTP 400) when over budget.
+ * A check of the cost of the operation about to run, with its variables, before execution.
+ * A cost that does not depend on variables is remembered per document, since the pipeline
+ * hands the same parsed document to every request of the same query. Throws
+ * QUERY_TOO_COMPLEX (HTTP 400) when over budget.
  */
 export function createCostCheck(limits: OperationLimits) {
   const known = new WeakMap<DocumentNode, Map<string, number>>();

@@ -1,3 +1,4 @@
+// Over 300 lines: one protocol suite (graphql-ws subscribe, complete, errors, limits, origins, fan-out across replicas) on one shared app and chain per backend; split, each part would start them again.
 import { and, asc, count, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
