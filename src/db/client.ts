@@ -115,7 +115,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): Database {
-  let statementCount = 0;
   const applicationName = options.applicationName ?? 'poolgraph';
   const maxConnections = options.maxConnections ?? 10;
   const statementTimeoutMs = options.statementTimeoutMs ?? 0;
@@ -130,9 +129,6 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
     connection: { application_name: applicationName, statement_timeout: statementTimeoutMs },
     // The schema uses no custom array types, so a new connection needs no type lookup.
     fetch_types: false,
-    debug: () => {
-      statementCount++;
-    },
   }), maxConnections);
   const client = tracking.client;
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
@@ -141,7 +137,7 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
     db,
     events: postgresEventChannel(client, { url: options.url, applicationName, connectTimeoutSeconds: options.connectTimeoutSeconds ?? 3 }),
     get statementCount() {
-      return statementCount;
+      return tracking.statements;
     },
     async rows<T extends Record<string, unknown>>(query: SQL) {
       return resultRows<T>(await db.execute(query));

@@ -9,16 +9,44 @@ type Cancelable = Promise<unknown> & { cancel(): unknown };
  * Wraps a postgres.js client so that every statement Drizzle starts (`unsafe`, and those
  * of transactions, `begin`) is
  * - registered in the current statement scope, so a request past its time budget cancels
- *   it on the server (postgres.js sends a CancelRequest for its backend), and
- * - counted while it holds or waits for a connection, for {@link DatabaseLoad}.
+ *   it on the server (postgres.js sends a CancelRequest for its backend),
+ * - counted while it holds or waits for a connection, for {@link DatabaseLoad}, and
+ * - counted once sent, in `statements` (tagged-template calls too, and the statements
+ *   that open and close transactions and savepoints). postgres.js's own hook
+ *   for this, the `debug` option, captures an `Error` stack for every statement (7-11 µs
+ *   each) and makes its errors carry their parameters as enumerable properties, which a
+ *   logger would then write out.
  *
  * postgres.js dispatches waiting statements first in, first out, and each top-level
  * statement or transaction holds one connection; so of the work in flight, ordered by
  * when it asked, the first `maxConnections` run and the rest wait: the oldest waiting is
  * the one at index `maxConnections`.
  */
-export function trackPostgresStatements(client: Sql, maxConnections: number): { client: Sql; load(now?: number): DatabaseLoad } {
+export function trackPostgresStatements(client: Sql, maxConnections: number): { client: Sql; load(now?: number): DatabaseLoad; readonly statements: number } {
   const inFlight = new Map<object, number>();
+  let statements = 0;
+
+  /**
+   * `callback` for postgres.js's `begin` or `savepoint`, counting the statements around it:
+   * BEGIN (or SAVEPOINT) once it runs, then COMMIT or ROLLBACK (a savepoint sends only
+   * ROLLBACK TO, on failure) once it settles.
+   */
+  const counted = (callback: (tx: Sql) => unknown, kind: 'transaction' | 'savepoint') => {
+    let opened = false;
+    const inside = (tx: Sql) => {
+      opened = true;
+      statements++;
+      return callback(wrap(tx, false));
+    };
+    const closed = <T>(work: Promise<T>): Promise<T> => {
+      work.then(
+        () => void (opened && kind === 'transaction' && statements++),
+        () => void (opened && statements++),
+      );
+      return work;
+    };
+    return { inside, closed };
+  };
 
   const holdsConnection = <T extends PromiseLike<unknown>>(work: T): T => {
     const token = {};
@@ -39,26 +67,32 @@ export function trackPostgresStatements(client: Sql, maxConnections: number): { 
   /** `sql` with `unsafe` registered in the scope; with `begin` too at the top level. */
   const wrap = (sql: Sql, topLevel: boolean): Sql =>
     new Proxy(sql, {
+      // A tagged-template statement: sql`...`.
+      apply(target, thisArg, args) {
+        statements++;
+        return Reflect.apply(target, thisArg, args);
+      },
       get(target, property, receiver) {
         const value = Reflect.get(target, property, receiver);
         if (property === 'unsafe') {
           return (...args: Parameters<Sql['unsafe']>) => {
             currentStatementScope()?.throwIfCancelled();
             const query = cancelWithScope(target.unsafe(...args) as unknown as Cancelable);
+            statements++;
             return topLevel ? holdsConnection(query) : query;
           };
         }
         if (property === 'begin' && topLevel) {
           return (...args: unknown[]) => {
             currentStatementScope()?.throwIfCancelled();
-            const callback = args.pop() as (tx: Sql) => unknown;
-            return holdsConnection((target.begin as (...a: unknown[]) => Promise<unknown>)(...args, (tx: Sql) => callback(wrap(tx, false))));
+            const transaction = counted(args.pop() as (tx: Sql) => unknown, 'transaction');
+            return holdsConnection(transaction.closed((target.begin as (...a: unknown[]) => Promise<unknown>)(...args, transaction.inside)));
           };
         }
         if (property === 'savepoint' && !topLevel) {
           return (...args: unknown[]) => {
-            const callback = args.pop() as (tx: Sql) => unknown;
-            return (value as (...a: unknown[]) => Promise<unknown>).call(target, ...args, (tx: Sql) => callback(wrap(tx, false)));
+            const savepoint = counted(args.pop() as (tx: Sql) => unknown, 'savepoint');
+            return savepoint.closed((value as (...a: unknown[]) => Promise<unknown>).call(target, ...args, savepoint.inside));
           };
         }
         return typeof value === 'function' ? value.bind(target) : value;
@@ -67,6 +101,9 @@ export function trackPostgresStatements(client: Sql, maxConnections: number): { 
 
   return {
     client: wrap(client, true),
+    get statements() {
+      return statements;
+    },
     load(now = performance.now()) {
       const waiting = Math.max(0, inFlight.size - maxConnections);
       let oldestWaitMs = 0;
