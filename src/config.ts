@@ -20,6 +20,7 @@ export const ENV_VARS = {
   SHUTDOWN_TIMEOUT_MS: 'longest a SIGTERM drain may take before the process exits anyway, naming what it cut off (default: 10000)',
   SEED_DEMO_DATA: 'seed demo data into an empty database at start-up (default: true on PGlite, false on Postgres)',
   INTROSPECTION: 'serve introspection and the explorer (default: true outside production)',
+  RENDERED_READS: 'answer queries whose whole selection renders with statements that write the response JSON, without the executor; false executes every operation (default: true)',
   LOG_LEVEL: 'pino log level (default: info; silent in test)',
   AUTH_SECRET: 'service secret, at least 32 characters; the access-token and proof keys derive from it (required in production, beyond loopback HOST and with SOLANA_RPC_URL; generated into AUTH_SECRET_FILE in development otherwise)',
   AUTH_SECRET_FILE: 'where loopback development keeps its generated secret, owner-only (default: ./data/auth-secret; memory for a new one each start)',
@@ -140,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 100),
     seedDemoData: bool('SEED_DEMO_DATA', !databaseUrl),
     introspection: bool('INTROSPECTION', !production),
+    renderedReads: bool('RENDERED_READS', true),
     logLevel: env.LOG_LEVEL || (mode === 'test' ? 'silent' : 'info'),
     auth: {
       secret,

@@ -19,6 +19,8 @@ export interface Config {
   seedDemoData: boolean;
   /** Schema introspection (and the explorer) served. */
   introspection: boolean;
+  /** Queries whose selection renders are answered by statements writing their JSON (server/pipeline/rendered.ts). */
+  renderedReads: boolean;
   logLevel: string;
   auth: AuthConfig;
   /** Size limits of an operation, checked before it runs (0 turns one off). */

@@ -30,6 +30,7 @@ export interface AppOptions {
     Config,
     | 'mode'
     | 'introspection'
+    | 'renderedReads'
     | 'logLevel'
     | 'auth'
     | 'limits'
@@ -93,6 +94,7 @@ export async function createApp({ config, database, chain = null, clock = () => 
     limits: config.limits,
     rateLimit: config.rateLimit,
     introspection: config.introspection,
+    renderedReads: config.renderedReads,
     exposeInternals: config.mode === 'development',
     trustedDocuments,
     webSocketPath: '/graphql',

@@ -11,6 +11,13 @@ export interface OperationRecord {
   codes: string[];
   /** The errors that reached the client as INTERNAL_SERVER_ERROR, unmasked (for the log only). */
   internalErrors: unknown[];
+  /** Answered by a rendered read (server/pipeline/rendered.ts), without the executor. */
+  rendered: boolean;
+}
+
+/** The record of an operation not yet resolved: filled in by the pipeline. */
+export function newOperationRecord(): OperationRecord {
+  return { name: null, type: null, codes: [], internalErrors: [], rendered: false };
 }
 
 /**
@@ -23,7 +30,7 @@ export class OperationTracker {
 
   /** A new record for `request`. */
   start(request: FastifyRequest): OperationRecord {
-    const record: OperationRecord = { name: null, type: null, codes: [], internalErrors: [] };
+    const record = newOperationRecord();
     this.byRequest.set(request, record);
     return record;
   }
@@ -56,6 +63,7 @@ export function logRequest(request: FastifyRequest, reply: FastifyReply, record:
     operation: record.name,
     operationType: record.type,
     outcome: record.codes[0] ?? 'ok',
+    ...(record.rendered ? { rendered: true } : {}),
     ...(record.codes.length > 1 ? { codes: record.codes } : {}),
   };
   if (record.internalErrors.length) request.log.error({ ...line, err: record.internalErrors[0] }, 'graphql operation failed');

@@ -27,6 +27,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Queries answered by a rendered read, without the executor (a subset of `operations`). */
+  readonly renderedReads = new Counter({
+    name: 'poolgraph_graphql_rendered_reads_total',
+    help: 'GraphQL queries answered by a rendered read (statements writing the response JSON, no executor), by operation name',
+    labelNames: ['operation'] as const,
+    registers: [this.registry],
+  });
+
   readonly operationDuration = new Histogram({
     name: 'poolgraph_graphql_operation_duration_seconds',
     help: 'Time from request received to response sent, per GraphQL operation',
@@ -135,6 +143,7 @@ export class Metrics {
     const labels = { operation: this.operationLabel(record.name), type: record.type ?? 'unknown' };
     const code = record.codes[0];
     this.operations.inc({ ...labels, outcome: code === undefined ? 'ok' : CODE.test(code) ? code : 'OTHER' });
+    if (record.rendered) this.renderedReads.inc({ operation: labels.operation });
     this.operationDuration.observe(labels, reply.elapsedTime / 1000);
   }
 

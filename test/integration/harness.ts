@@ -39,6 +39,12 @@ export function metricSample(text: string, name: string, labels: Record<string, 
   return sum;
 }
 
+/** Queries `app` has answered by rendered reads so far (its poolgraph_graphql_rendered_reads_total). */
+export async function renderedReadsServed(app: FastifyInstance): Promise<number> {
+  const response = await app.inject({ url: '/metrics' });
+  return metricSample(response.body, 'poolgraph_graphql_rendered_reads_total');
+}
+
 export interface TestDatabase {
   database: Database;
   /** Connection string of the database (Postgres only). */

@@ -104,8 +104,11 @@ describe('metrics access and logs', () => {
       expect(pools.map((p: any) => p.predictions.nodes.length)).toEqual([2, 2, 2]);
       const ofRequest = lines.filter((line) => line.reqId === 'req-42');
       expect(ofRequest).toHaveLength(1);
-      expect(ofRequest[0]).toMatchObject({ level: 30, msg: 'graphql operation', operation: 'Nested', operationType: 'query', outcome: 'ok', statusCode: 200 });
+      // The selection renders, so a rendered read answered it: the line and the metric say so.
+      expect(ofRequest[0]).toMatchObject({ level: 30, msg: 'graphql operation', operation: 'Nested', operationType: 'query', outcome: 'ok', statusCode: 200, rendered: true });
       expect(typeof ofRequest[0]!.ms).toBe('number');
+      const metrics = (await app.inject({ url: '/metrics' })).body;
+      expect(sample(metrics, 'poolgraph_graphql_rendered_reads_total', { operation: 'Nested' })).toBe(1);
     } finally {
       await app.close();
       await t.close();

@@ -1,14 +1,15 @@
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderedReads } from '../../src/server/pipeline/rendered.js';
+import { createApp } from '../../src/server/app.js';
 import { seedVariedPools } from './fixtures/varied-pools.js';
-import { backends, startEmptyTestApp, type TestApp } from './harness.js';
+import { backends, renderedReadsServed, startEmptyTestApp, type TestApp, testConfig } from './harness.js';
 
 /**
  * Rendered reads (src/server/pipeline/rendered.ts): a query whose root selection renders is
  * answered by statements writing the response JSON, without the executor. The oracle is
- * the executed answer of the same request (rendered reads turned off): for every query of
- * the corpus both answers, parsed, must be deeply equal, and the rendered one must really
- * have been rendered (counted). Queries that must not render are checked to fall back.
+ * the executed answer of the same request, from a second app on the same database with
+ * RENDERED_READS=false: for every query of the corpus both answers, parsed, must be deeply
+ * equal, and the rendered one must really have been rendered (counted by the metric). Queries that must not render are checked to fall back.
  */
 
 const NESTED = `id title totalVolume user { id username } image { id url } streak { id title } resolution { id result }
@@ -105,18 +106,17 @@ const EXECUTED: Record<string, string> = {
 
 describe.each(backends)('rendered reads on %s', (kind) => {
   let t: TestApp;
+  /** The same server with RENDERED_READS=false: every operation executed. */
+  let executor: FastifyInstance;
   const values = { cursor: '', streakId: '', creator: '' };
 
-  /** The answer of one request, executed (rendered reads off) or rendered where it can be, and whether it was. */
+  /** The answer of one request, executed (by `executor`) or rendered where it can be (by `t.app`), and how many were rendered. */
   async function answer(query: string, variables: Record<string, unknown> | undefined, rendered: boolean) {
-    renderedReads.enabled = rendered;
-    const before = renderedReads.served;
-    try {
-      const response = await t.gql(query, variables);
-      return { response, rendered: renderedReads.served - before };
-    } finally {
-      renderedReads.enabled = true;
-    }
+    const app = rendered ? t.app : executor;
+    const before = await renderedReadsServed(app);
+    const reply = await app.inject({ method: 'POST', url: '/graphql', payload: { query, variables } });
+    const response = { status: reply.statusCode, ...reply.json() };
+    return { response, rendered: (await renderedReadsServed(app)) - before };
   }
 
   /**
@@ -126,6 +126,7 @@ describe.each(backends)('rendered reads on %s', (kind) => {
    */
   beforeAll(async () => {
     t = await startEmptyTestApp(kind);
+    executor = await createApp({ config: testConfig({ RENDERED_READS: 'false' }), database: t.database });
     await seedVariedPools(t.seed, t.database);
     const { images } = await t.seed.user().withImage();
     await t.seed
@@ -139,7 +140,10 @@ describe.each(backends)('rendered reads on %s', (kind) => {
     values.streakId = withStreak.node.streak.id;
     values.creator = data.pools.edges[0].node.user.id;
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await executor?.close();
+    await t.close();
+  });
 
   it('the corpus has the nulls it claims: pools without image, streak or resolution, predictions without reward, empty pages', async () => {
     const { response } = await answer(`{ pools(first: 100, sort: CREATION_DATE) { nodes { image { id } streak { id } resolution { id } predictions(first: 10) { nodes { reward { id } } } } } }`, undefined, false);

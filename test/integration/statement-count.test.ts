@@ -5,9 +5,8 @@ import * as tables from '../../schema/index.js';
 import type { PoolRow } from '../../schema/index.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { createApp } from '../../src/server/app.js';
-import { renderedReads } from '../../src/server/pipeline/rendered.js';
 import { type PoolPhase, type Seed, seedBuilders, UNIT } from './fixtures/builders.js';
-import { backends, createTestDatabase, startEmptyTestApp, type TestApp, type TestDatabase, testConfig } from './harness.js';
+import { backends, createTestDatabase, renderedReadsServed, startEmptyTestApp, type TestApp, type TestDatabase, testConfig } from './harness.js';
 
 const POOLS = 30;
 const RESOLVED_POOLS = 12;
@@ -144,6 +143,8 @@ describe.each(backends)('the nested read on %s: statements, prepared', (kind) =>
   /** On Postgres, a handle of ONE connection, so pg_prepared_statements (per session) shows what the app prepared. */
   let database: Database;
   let app: Awaited<ReturnType<typeof createApp>>;
+  /** The same server with RENDERED_READS=false: every operation executed. */
+  let executor: Awaited<ReturnType<typeof createApp>>;
   /** PGlite: every text its query entry point received. */
   const texts: string[] = [];
 
@@ -160,27 +161,27 @@ describe.each(backends)('the nested read on %s: statements, prepared', (kind) =>
       }) as typeof client.query;
     }
     app = await createApp({ config: testConfig(), database });
-    await app.ready();
+    executor = await createApp({ config: testConfig({ RENDERED_READS: 'false' }), database });
   });
   afterAll(async () => {
     await app.close();
+    await executor.close();
     if (database !== test.database) await database.close();
     await test.drop();
   });
 
   const run = async (sort: string, n: number, rendered = true) => {
-    renderedReads.enabled = rendered;
+    const server = rendered ? app : executor;
+    const renderedBefore = await renderedReadsServed(server);
     const before = database.statementCount;
-    const renderedBefore = renderedReads.served;
-    const response = await app.inject({ method: 'POST', url: '/graphql', payload: { query: nestedRead(sort), variables: { n } } }).finally(() => {
-      renderedReads.enabled = true;
-    });
-    expect(renderedReads.served - renderedBefore).toBe(rendered ? 1 : 0);
+    const response = await server.inject({ method: 'POST', url: '/graphql', payload: { query: nestedRead(sort), variables: { n } } });
+    const statements = database.statementCount - before;
+    expect((await renderedReadsServed(server)) - renderedBefore).toBe(rendered ? 1 : 0);
     const body = response.json();
     expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
     const pools = body.data.pools.nodes as Array<{ predictions: { nodes: Array<{ reward: unknown }> } }>;
     return {
-      statements: database.statementCount - before,
+      statements,
       predictions: pools.reduce((sum, pool) => sum + pool.predictions.nodes.length, 0),
       rewards: pools.reduce((sum, pool) => sum + pool.predictions.nodes.filter((p) => p.reward !== null).length, 0),
     };

@@ -49,6 +49,8 @@ export interface PipelineOptions {
   limits: OperationLimits;
   rateLimit: RateLimitConfig;
   introspection: boolean;
+  /** Queries answered by rendered reads where they render (ReadRenderer); off, every operation is executed. */
+  renderedReads: boolean;
   exposeInternals: boolean;
   trustedDocuments: TrustedDocuments | null;
   /** Where subscriptions are served, named in the refusal of one over HTTP. */
@@ -69,10 +71,10 @@ export class OperationPipeline {
   private readonly persisted: PersistedDocuments;
   private readonly costCheck: ReturnType<typeof createCostCheck>;
   private readonly rateLimitCheck: ReturnType<typeof createRateLimitCheck>;
-  private readonly renderer: ReadRenderer;
+  private readonly renderer: ReadRenderer | null;
 
   constructor(private readonly options: PipelineOptions) {
-    this.renderer = new ReadRenderer(options.schema);
+    this.renderer = options.renderedReads ? new ReadRenderer(options.schema) : null;
     this.documents = new DocumentCache(options.schema, { limits: options.limits, introspection: options.introspection, compileAtUse: options.compileAtUse });
     this.persisted = new PersistedDocuments(options.trustedDocuments);
     this.costCheck = createCostCheck(options.limits);
@@ -136,7 +138,7 @@ export class OperationPipeline {
     }
     let result;
     try {
-      if (options.acceptsText) {
+      if (options.acceptsText && this.renderer) {
         const data = await this.renderer.answer(admitted.operation, context, admitted.variables);
         if (data !== null) return this.respondRendered(data, options);
       }
@@ -162,6 +164,7 @@ export class OperationPipeline {
   /** A rendered read's answer: its data text, no errors (a read that fails is executed instead). */
   private respondRendered(data: string[], options: RunOptions): OperationResult {
     options.record.codes = [];
+    options.record.rendered = true;
     data.unshift('{"data":');
     data.push('}');
     return { status: 200, headers: {}, body: {}, text: data };

@@ -8,13 +8,6 @@ import type { PreparedOperation } from './documents.js';
 /** The root fields a rendered read answers, by name (each module lists its own). */
 const ROOT_RENDERERS: Record<string, RootFieldRenderer> = { ...POOL_ROOT_RENDERERS };
 
-/**
- * Whether queries are answered by rendered reads where they can, and how many were: the
- * oracle test (test/integration/rendered-reads.test.ts) turns them off to get the executed
- * answer of the same request, and counts the rendered ones. Process-wide, for tests only.
- */
-export const renderedReads = { enabled: true, served: 0 };
-
 /** A query's root selection as rendered reads: per response key, a constant or a root field's read. */
 type RenderedOperation = Array<{ key: string; json: string } | { key: string; read: RenderedRootField }>;
 
@@ -25,7 +18,8 @@ const PLANS_PER_OPERATION = 16;
  * Answers a query without the executor when its whole root selection renders
  * (modules/common/rendered-read.ts): each root field's statement writes its JSON, and the
  * `data` text is joined from them in the selection's order. Planned once per operation
- * and variables (which decide directives and arguments), never for mutations.
+ * and variables (which decide directives and arguments), never for mutations. Off with
+ * RENDERED_READS=false; each answer is counted in poolgraph_graphql_rendered_reads_total.
  */
 export class ReadRenderer {
   private readonly plans = new WeakMap<PreparedOperation, Map<string, RenderedOperation | null>>();
@@ -37,12 +31,11 @@ export class ReadRenderer {
    * read failed: the caller then executes it, so any error comes out as execution reports it.
    */
   async answer(operation: PreparedOperation, context: GraphQLContext, variables: Record<string, unknown> | undefined): Promise<string[] | null> {
-    if (!renderedReads.enabled || operation.type !== 'query') return null;
+    if (operation.type !== 'query') return null;
     const plan = this.planOf(operation, variables);
     if (!plan) return null;
     try {
       const values = await Promise.all(plan.map((part) => ('json' in part ? [part.json] : part.read(context))));
-      renderedReads.served++;
       const out = ['{'];
       plan.forEach((part, i) => out.push(`${i ? ',' : ''}${JSON.stringify(part.key)}:`, ...values[i]!));
       out.push('}');

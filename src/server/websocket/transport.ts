@@ -10,7 +10,7 @@ import type { Viewer } from '../../modules/auth/viewer.js';
 import type { FixedWindowLimiter } from '../../modules/common/fixed-window.js';
 import type { ServiceDependencies } from '../../modules/context.js';
 import { authenticateClient, createContext, type GraphQLContext } from '../context.js';
-import type { OperationRecord } from '../logging.js';
+import { newOperationRecord } from '../logging.js';
 import type { PreparedOperation } from '../pipeline/documents.js';
 import { type OperationPipeline, RequestErrors } from '../pipeline/operation.js';
 import { clientAddressOf, socketCredentials, watchCredentials } from './credentials.js';
@@ -129,7 +129,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       async onSubscribe(ctx, id, payload) {
         const state = states.get(ctx.extra)!;
         const requestId = `ws-${state.socketId}-${id}`;
-        const record: OperationRecord = { name: null, type: null, codes: [], internalErrors: [] };
+        const record = newOperationRecord();
         const context = createContext(deps, {
           viewer: state.viewer,
           clientAddress: state.clientAddress,
