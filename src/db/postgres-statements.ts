@@ -67,9 +67,9 @@ export function trackPostgresStatements(client: Sql, maxConnections: number): { 
   /** `sql` with `unsafe` registered in the scope; with `begin` too at the top level. */
   const wrap = (sql: Sql, topLevel: boolean): Sql =>
     new Proxy(sql, {
-      // A tagged-template statement: sql`...`.
+      // A tagged-template statement, sql`...` (not a helper such as sql(identifier), which is no statement).
       apply(target, thisArg, args) {
-        statements++;
+        if (Array.isArray(args[0]) && 'raw' in args[0]) statements++;
         return Reflect.apply(target, thisArg, args);
       },
       get(target, property, receiver) {

@@ -41,6 +41,8 @@ describe.skipIf(!backends.includes('postgres'))('statements counted by the Postg
     expect(await counts(() => db().execute(sql`select 1`))).toEqual({ sent: 1, counted: 1 });
     expect(await counts(() => tracking.client.unsafe('select $1::int', [2], { prepare: true }))).toEqual({ sent: 1, counted: 1 });
     expect(await counts(() => tracking.client`select ${'x'}::text`)).toEqual({ sent: 1, counted: 1 });
+    // A helper call builds a fragment, not a statement.
+    expect(await counts(() => tracking.client`select 1 as ${tracking.client('one')}`)).toEqual({ sent: 1, counted: 1 });
   });
 
   it('counts a transaction with its BEGIN and COMMIT, or its ROLLBACK when it fails', async () => {
