@@ -20,7 +20,7 @@ const EVERY_COLUMN = `id createdAt updatedAt createdBy imageId streakId title de
   indexedPredictionUpdateCount platformFeeRate minStake maxStake totalVolume`;
 
 /** name -> query, variables; each must render. */
-const RENDERED: Record<string, { query: string; variables?: (ctx: { cursor: string; streakId: string; creator: string }) => Record<string, unknown> }> = {
+const RENDERED: Record<string, { query: string; variables?: (ctx: { cursor: string; streakId: string; creator: string; poolId: string }) => Record<string, unknown> }> = {
   'bench CREATION_DATE': { query: `{ pools(first: 20, sort: CREATION_DATE) { nodes { ${NESTED} } } }` },
   'bench VOLUME_HIGH': { query: `{ pools(first: 20, sort: VOLUME_HIGH) { nodes { ${NESTED} } } }` },
   'every sort, every column': {
@@ -92,6 +92,16 @@ const RENDERED: Record<string, { query: string; variables?: (ctx: { cursor: stri
       p2: predictions(last: 2) { nodes { id createdAt } } p3: predictions { totalCount } } } }`,
   },
   'only __typename': { query: '{ __typename }' },
+  'pool by id, the bench selection': {
+    query: `query($id: ID!) { pool(id: $id) { ${NESTED} } }`,
+    variables: (v) => ({ id: v.poolId }),
+  },
+  'pool by id beside pools, a missing pool, aliases and fragments': {
+    query: `query($id: ID!, $none: ID!) { __typename one: pool(id: $id) { ${EVERY_COLUMN} ...Card predictions(last: 2) { totalCount nodes { id } } }
+      missing: pool(id: $none) { id title } list: pools(first: 2) { nodes { id } } }
+      fragment Card on Pool { user { username } resolution { result median } streak { title } }`,
+    variables: (v) => ({ id: v.poolId, none: '00000000-0000-4000-8000-000000000000' }),
+  },
 };
 
 /** Queries that must be executed: a field with logic or access checks, nested cursors, bad arguments. */
@@ -102,13 +112,15 @@ const EXECUTED: Record<string, string> = {
   'a bad page size': `{ pools(first: 500) { nodes { id } } }`,
   'a bad nested page size': `{ pools(first: 2) { nodes { predictions(first: 0) { nodes { id } } } } }`,
   'another root field': `{ pools(first: 2) { nodes { id } } streaks(first: 1) { nodes { id } } }`,
+  'a pool id that is no id': `{ pool(id: "not-an-id") { id } }`,
+  'a pool with a private field': `{ pool(id: "00000000-0000-4000-8000-000000000000") { id user { email } } }`,
 };
 
 describe.each(backends)('rendered reads on %s', (kind) => {
   let t: TestApp;
   /** The same server with RENDERED_READS=false: every operation executed. */
   let executor: FastifyInstance;
-  const values = { cursor: '', streakId: '', creator: '' };
+  const values = { cursor: '', streakId: '', creator: '', poolId: '' };
 
   /** The answer of one request, executed (by `executor`) or rendered where it can be (by `t.app`), and how many were rendered. */
   async function answer(query: string, variables: Record<string, unknown> | undefined, rendered: boolean) {
@@ -134,11 +146,12 @@ describe.each(backends)('rendered reads on %s', (kind) => {
       .withPool({ title: 'Will it rain in Lisbon on Sunday', imageId: images[0]!.id })
       .withPrediction()
       .withPool({ title: 'Will the bridge open in June', imageId: images[0]!.id, phase: 'upcoming' });
-    const { data } = await t.gql(`{ pools(first: 10, sort: VOLUME_HIGH, filter: { status: [RESOLVED] }) { edges { cursor node { streak { id } user { id } } } } }`);
+    const { data } = await t.gql(`{ pools(first: 10, sort: VOLUME_HIGH, filter: { status: [RESOLVED] }) { edges { cursor node { id streak { id } user { id } } } } }`);
     const withStreak = data.pools.edges.find((edge: any) => edge.node.streak);
     values.cursor = data.pools.edges[4].cursor;
     values.streakId = withStreak.node.streak.id;
     values.creator = data.pools.edges[0].node.user.id;
+    values.poolId = data.pools.edges[0].node.id;
   });
   afterAll(async () => {
     await executor?.close();

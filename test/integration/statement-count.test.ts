@@ -133,9 +133,9 @@ describe.each(backends)('statements per query on %s', (kind) => {
  * rendered reads (src/server/pipeline/rendered.ts: the statement writes the nodes' JSON),
  * and with rendered reads off, executed ones: one statement either way.
  */
-const nestedRead = (sort: string) => `query($n: Int) { pools(first: $n, sort: ${sort}) { nodes { id title totalVolume
-  user { id username } image { id url } streak { id title } resolution { id result }
-  predictions(first: 10) { nodes { id stake prediction user { id username } reward { id amount } } } } } }`;
+const NESTED_SELECTION = `id title totalVolume user { id username } image { id url } streak { id title } resolution { id result }
+  predictions(first: 10) { nodes { id stake prediction user { id username } reward { id amount } } }`;
+const nestedRead = (sort: string) => `query($n: Int) { pools(first: $n, sort: ${sort}) { nodes { ${NESTED_SELECTION} } } }`;
 const RELATION_LEVELS = 2;
 
 describe.each(backends)('the nested read on %s: statements, prepared', (kind) => {
@@ -225,5 +225,28 @@ describe.each(backends)('the nested read on %s: statements, prepared', (kind) =>
       expect(largeText).toMatch(/LIMIT \$\d+::int OFFSET \$\d+::int$/);
       expect(largeText!.includes('::text AS "$j0"')).toBe(rendered);
     }
+  });
+  it.each(['rendered', 'executed'])('pool(id) with the same selection, %s: one statement, whatever the pool', async (path) => {
+    const server = path === 'rendered' ? app : executor;
+    const query = `query($id: ID!) { pool(id: $id) { ${NESTED_SELECTION} } }`;
+    const ids = await database.query<{ id: string; predictions: number }>(
+      `SELECT p.id, (SELECT count(*)::int FROM predictions x WHERE x.pool_id = p.id) AS predictions FROM pools p ORDER BY p.total_volume DESC, p.id LIMIT 1`,
+      [],
+    );
+    const read = async (id: string) => {
+      const renderedBefore = await renderedReadsServed(server);
+      const before = database.statementCount;
+      const body = (await server.inject({ method: 'POST', url: '/graphql', payload: { query, variables: { id } } })).json();
+      const statements = database.statementCount - before;
+      expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+      expect((await renderedReadsServed(server)) - renderedBefore).toBe(path === 'rendered' ? 1 : 0);
+      return { statements, pool: body.data.pool };
+    };
+    const busiest = await read(ids[0]!.id);
+    expect(busiest.pool.predictions.nodes).toHaveLength(Math.min(10, ids[0]!.predictions));
+    expect(busiest.pool.predictions.nodes.length).toBeGreaterThan(0);
+    expect(busiest.statements).toBe(1);
+    const missing = await read('00000000-0000-4000-8000-000000000000');
+    expect(missing).toEqual({ statements: 1, pool: null });
   });
 });

@@ -20,6 +20,15 @@ export function planOfConnection(info: GraphQLResolveInfo, spec: ObjectSpec): Re
   return plan;
 }
 
+/** The read plan of a field returning one object of `spec` (e.g. `pool(id)`), from its selection. */
+export function planOfObject(info: GraphQLResolveInfo, spec: ObjectSpec): ReadPlan {
+  const plan = emptyPlan(spec);
+  const type = getNamedType(info.returnType) as GraphQLObjectType;
+  const walk = walkOf(info);
+  for (const node of info.fieldNodes) if (node.selectionSet) addObject(plan, type, node.selectionSet, walk);
+  return plan;
+}
+
 /** A plan of `spec` reading the whole row and no relation. */
 export function wholeRowPlan(spec: ObjectSpec): ReadPlan {
   const plan = emptyPlan(spec);

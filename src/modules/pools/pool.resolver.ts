@@ -4,7 +4,7 @@ import type { ImageRow, PoolRow, PredictionRow, ResolutionRow, StreakRow, UserRo
 import type { GraphQLContext } from '../../server/context.js';
 import { toTokens } from '../common/amounts.js';
 import { parseNewestFirstPage, prefetchedOne, prefetchedPage } from '../common/loaders.js';
-import { planOfConnection } from '../common/read-plan.js';
+import { planOfConnection, planOfObject } from '../common/read-plan.js';
 import { POOL_READ } from '../common/read-specs.js';
 import { PageArgs } from '../common/page.args.js';
 import { PredictionConnection } from '../predictions/prediction.type.js';
@@ -22,8 +22,8 @@ export class PoolResolver {
   }
 
   @Query(() => Pool, { nullable: true, description: 'A pool by id; null when there is none.' })
-  pool(@Arg('id', () => ID, { description: 'Id of the pool.' }) id: string, @Ctx() ctx: GraphQLContext) {
-    return findPool(ctx, id);
+  pool(@Arg('id', () => ID, { description: 'Id of the pool.' }) id: string, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    return findPool(ctx, id, planOfObject(info, POOL_READ));
   }
 
   @FieldResolver(() => Float, { description: 'Smallest stake, in whole tokens.' })

@@ -179,8 +179,18 @@ export async function listPools(ctx: ServiceContext, input: ListPoolsInput, plan
   return pageOfPools(ctx, (c) => filterConditions(c, ctx, input), ordering, page, plan, offset);
 }
 
-export async function findPool(ctx: ServiceContext, id: string): Promise<PoolRow | null> {
-  return ctx.loaders.poolById.load(parseId(id, 'id'));
+/**
+ * The pool of `id`, or null when there is none: with `plan`, it and the plan's relations in
+ * one statement (as a page of pools reads them); without, through the request's loader.
+ */
+export async function findPool(ctx: ServiceContext, id: string, plan?: ReadPlan): Promise<PoolRow | null> {
+  const poolId = parseId(id, 'id');
+  if (!plan) return ctx.loaders.poolById.load(poolId);
+  const params: unknown[] = [];
+  const select = compileSelect(plan, 'p', params);
+  params.push(poolId);
+  const [row] = await ctx.database.query<Record<string, unknown>>(`SELECT ${select.list} FROM "pools" p WHERE p."id" = $${params.length}::uuid`, params);
+  return row ? (select.decode(row) as PoolRow) : null;
 }
 
 /** The pools of a streak, newest first; `pastOnly` keeps those whose prediction window has ended. */
