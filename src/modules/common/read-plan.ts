@@ -13,19 +13,21 @@ import { collectFields, type SelectionWalk, walkOf } from './selections.js';
  * its loader, a private field) makes the plan read the whole row, as the loaders do.
  */
 export function planOfConnection(info: GraphQLResolveInfo, spec: ObjectSpec): ReadPlan {
-  const plan = emptyPlan(spec);
-  const connection = getNamedType(info.returnType) as GraphQLObjectType;
-  const walk = walkOf(info);
-  for (const node of info.fieldNodes) if (node.selectionSet) addConnection(plan, connection, node.selectionSet, walk);
-  return plan;
+  return planOfField(info, spec, addConnection);
 }
 
 /** The read plan of a field returning one object of `spec` (e.g. `pool(id)`), from its selection. */
 export function planOfObject(info: GraphQLResolveInfo, spec: ObjectSpec): ReadPlan {
+  return planOfField(info, spec, addObject);
+}
+
+type AddSelections = (plan: ReadPlan, type: GraphQLObjectType, selections: SelectionSetNode, walk: SelectionWalk) => unknown;
+
+function planOfField(info: GraphQLResolveInfo, spec: ObjectSpec, add: AddSelections): ReadPlan {
   const plan = emptyPlan(spec);
   const type = getNamedType(info.returnType) as GraphQLObjectType;
   const walk = walkOf(info);
-  for (const node of info.fieldNodes) if (node.selectionSet) addObject(plan, type, node.selectionSet, walk);
+  for (const node of info.fieldNodes) if (node.selectionSet) add(plan, type, node.selectionSet, walk);
   return plan;
 }
 
