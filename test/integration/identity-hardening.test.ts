@@ -1,10 +1,10 @@
-import { count, eq, lte, sql } from 'drizzle-orm';
+import { count, eq, lte } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { encodeCursor } from '../../src/modules/common/pagination.js';
 import { signAccessToken } from '../../src/modules/auth/tokens.js';
 import { changeUserRole } from '../../src/modules/auth/session.service.js';
-import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
 import { signInAs } from './sessions.js';
 import { kitWallet } from './wallets.js';
 
@@ -19,7 +19,7 @@ describe.each(backends)('identity hardening on %s', (kind) => {
   const clock = () => new Date(Date.now() + clockOffsetMs);
 
   beforeAll(async () => {
-    t = await startTestApp(kind, { config, clock });
+    t = await startEmptyTestApp(kind, { config, clock });
   });
   afterAll(() => t.close());
 
@@ -35,14 +35,14 @@ describe.each(backends)('identity hardening on %s', (kind) => {
 
   describe('access tokens are bound to their session (item 4)', () => {
     it('refuses a validly signed token naming another user or another role than its session', async () => {
-      const [alice, bob] = await t.database.db.select().from(tables.users).where(eq(tables.users.role, 'USER')).limit(2);
-      const signedIn = await signInAs(t, alice!.id);
-      const session = await sessionOf(alice!.id);
+      const [alice, bob] = (await t.seed.users(2)).map((f) => f.user) as [tables.UserRow, tables.UserRow];
+      const signedIn = await signInAs(t, alice.id);
+      const session = await sessionOf(alice.id);
       const expiresAt = new Date(Date.now() + 60_000);
       const forgeries = [
-        { userId: bob!.id, role: 'ADMIN' as const, sessionId: session.id },
-        { userId: bob!.id, role: 'USER' as const, sessionId: session.id },
-        { userId: alice!.id, role: 'ADMIN' as const, sessionId: session.id },
+        { userId: bob.id, role: 'ADMIN' as const, sessionId: session.id },
+        { userId: bob.id, role: 'USER' as const, sessionId: session.id },
+        { userId: alice.id, role: 'ADMIN' as const, sessionId: session.id },
       ];
       for (const claims of forgeries) {
         const token = await signAccessToken(config.auth.secret, claims, expiresAt);
@@ -51,20 +51,25 @@ describe.each(backends)('identity hardening on %s', (kind) => {
         expect(response.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'SESSION_MISMATCH' });
       }
       const genuine = await t.gql(VIEWER_ROLE, undefined, signedIn.headers);
-      expect(genuine.data.viewer).toEqual({ id: alice!.id, role: 'USER' });
+      expect(genuine.data.viewer).toEqual({ id: alice.id, role: 'USER' });
     });
 
     it('revokes every session of a user whose role changes', async () => {
-      const [carol] = await t.database.db.select().from(tables.users).where(eq(tables.users.role, 'USER')).offset(5).limit(1);
-      const first = await signInAs(t, carol!.id);
-      const [wallet] = await t.database.db.select({ address: tables.users.walletAddress }).from(tables.users).where(eq(tables.users.id, carol!.id));
-      expect((await t.gql(VIEWER_ROLE, undefined, first.headers)).data.viewer.role).toBe('USER');
+      // Carol has two sessions (signInAs moves her to a new wallet each time); Dave, one that stays.
+      const [carol, dave] = (await t.seed.users(2)).map((f) => f.user) as [tables.UserRow, tables.UserRow];
+      const sessions = [await signInAs(t, carol.id), await signInAs(t, carol.id)];
+      const bystander = await signInAs(t, dave.id);
+      const [wallet] = await t.database.db.select({ address: tables.users.walletAddress }).from(tables.users).where(eq(tables.users.id, carol.id));
+      for (const session of sessions) expect((await t.gql(VIEWER_ROLE, undefined, session.headers)).data.viewer).toEqual({ id: carol.id, role: 'USER' });
 
-      expect(await changeUserRole(t.database, wallet!.address!, 'ADMIN', new Date())).toMatchObject({ id: carol!.id, role: 'ADMIN', revokedSessions: 1 });
-      const stale = await t.gql(VIEWER_ROLE, undefined, first.headers);
-      expect(stale.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'SESSION_REVOKED' });
-      const [row] = await t.database.db.select().from(tables.refreshTokens).where(eq(tables.refreshTokens.userId, carol!.id));
-      expect(row!.revokedReason).toBe('ROLE_CHANGED');
+      expect(await changeUserRole(t.database, wallet!.address!, 'ADMIN', new Date())).toMatchObject({ id: carol.id, role: 'ADMIN', revokedSessions: 2 });
+      for (const session of sessions) {
+        const stale = await t.gql(VIEWER_ROLE, undefined, session.headers);
+        expect(stale.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'SESSION_REVOKED' });
+      }
+      const rows = await t.database.db.select().from(tables.refreshTokens).where(eq(tables.refreshTokens.userId, carol.id));
+      expect(rows.map((row) => row.revokedReason)).toEqual(['ROLE_CHANGED', 'ROLE_CHANGED']);
+      expect((await t.gql(VIEWER_ROLE, undefined, bystander.headers)).data.viewer).toEqual({ id: dave.id, role: 'USER' });
     });
   });
 
@@ -113,36 +118,56 @@ describe.each(backends)('identity hardening on %s', (kind) => {
     const VIA_CREATED = `{ viewer { createdReferralCodes { id redemptions { user { id } } } } }`;
 
     it('are visible to the code creator and admins only', async () => {
-      const [code] = await t.database.db
-        .select({ id: tables.referralRedemptions.referralCodeId, n: count() })
-        .from(tables.referralRedemptions)
-        .groupBy(tables.referralRedemptions.referralCodeId)
-        .having(sql`count(*) >= 2`)
-        .limit(1);
-      expect(code).toBeDefined();
-      const redeemers = await t.database.db.select().from(tables.referralRedemptions).where(eq(tables.referralRedemptions.referralCodeId, code!.id));
-      const [referral] = await t.database.db.select().from(tables.referralCodes).where(eq(tables.referralCodes.id, code!.id));
+      // The creator's first code is redeemed by two users, their second by none; a third
+      // user redeems another creator's code, a redemption no list below may show.
+      const creatorRows = await t.seed.user().withReferralCode().withReferralCode();
+      const [code, unused] = creatorRows.referralCodes as [tables.ReferralCodeRow, tables.ReferralCodeRow];
+      const { referralCodes: [elsewhere] } = await t.seed.user().withReferralCode();
+      const redeem = async (codeText: string) => {
+        const signedIn = await signInAs(t, (await t.seed.user()).user.id);
+        const redeemed = await t.gql(`mutation($c: String!) { redeemReferralCode(code: $c) { id } }`, { c: codeText }, signedIn.headers);
+        expect(redeemed.errors, JSON.stringify(redeemed.errors)).toBeUndefined();
+        return signedIn;
+      };
+      const redeemers = [await redeem(code.code), await redeem(code.code)];
+      await redeem(elsewhere!.code);
+      const redeemerIds = redeemers.map((r) => r.userId).sort();
+      const userIds = (redemptions: Array<{ user: { id: string } }>) => redemptions.map((r) => r.user.id).sort();
 
-      const redeemer = await signInAs(t, redeemers[0]!.userId);
-      const refused = await t.gql(VIA_REDEMPTION, undefined, redeemer.headers);
-      expect(refused.data.viewer.referralRedemption.referralCode).toEqual({ id: code!.id, redemptions: null });
+      const refused = await t.gql(VIA_REDEMPTION, undefined, redeemers[0]!.headers);
+      expect(refused.data.viewer.referralRedemption.referralCode).toEqual({ id: code.id, redemptions: null });
       expect(refused.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
       expect(refused.errors?.[0]?.path).toEqual(['viewer', 'referralRedemption', 'referralCode', 'redemptions']);
 
-      const creator = await signInAs(t, referral!.userId);
+      const creator = await signInAs(t, creatorRows.user.id);
       const own = await t.gql(VIA_CREATED, undefined, creator.headers);
       expect(own.errors).toBeUndefined();
-      const seen = own.data.viewer.createdReferralCodes.find((c: { id: string }) => c.id === code!.id);
-      expect(seen.redemptions.map((r: { user: { id: string } }) => r.user.id).sort()).toEqual(redeemers.map((r) => r.userId).sort());
+      const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+      const seen = [...own.data.viewer.createdReferralCodes].sort(byId).map((c: { id: string; redemptions: Array<{ user: { id: string } }> }) => ({ id: c.id, users: userIds(c.redemptions) }));
+      expect(seen).toEqual([{ id: code.id, users: redeemerIds }, { id: unused.id, users: [] }].sort(byId));
 
       const admin = await signInAs(t, redeemers[1]!.userId, 'ADMIN');
       const asAdmin = await t.gql(VIA_REDEMPTION, undefined, admin.headers);
       expect(asAdmin.errors).toBeUndefined();
-      expect(asAdmin.data.viewer.referralRedemption.referralCode.redemptions).toHaveLength(redeemers.length);
+      expect(asAdmin.data.viewer.referralRedemption.referralCode.id).toBe(code.id);
+      expect(userIds(asAdmin.data.viewer.referralRedemption.referralCode.redemptions)).toEqual(redeemerIds);
     });
   });
 
   describe('input refused at the boundary, not by the database (items 10 and 14)', () => {
+    // Two pools for the accepted inputs to find exactly one of: by search, by reference day
+    // (the other's is the next day's first instant), and in a streak for streakPools.
+    let bitcoin: tables.PoolRow;
+    let streak: tables.StreakRow;
+    beforeAll(async () => {
+      streak = await t.seed.streak();
+      const { pools } = await t.seed
+        .user()
+        .withPool({ title: 'Bitcoin price at the end of the month', referenceDate: new Date('2030-06-01T15:00:00Z'), streakId: streak.id })
+        .withPool({ title: 'Ether price at the end of the month', referenceDate: new Date('2030-06-02T00:00:00Z') });
+      bitcoin = pools[0]!;
+    });
+
     async function expectBadInput(query: string, argumentName: string, variables?: Record<string, unknown>, headers?: Record<string, string>) {
       let response!: Awaited<ReturnType<TestApp['gql']>>;
       const statements = await t.countStatements(async () => {
@@ -160,8 +185,9 @@ describe.each(backends)('identity hardening on %s', (kind) => {
       const many = await expectBadInput('query($s: String) { pools(search: $s) { totalCount } }', 'search', { s: 'ab '.repeat(20).trim() });
       expect(many.statements).toBe(0);
       expect(many.message).toMatch(/at most 8 words/);
-      const fine = await t.gql('query($s: String) { pools(search: $s) { totalCount } }', { s: 'bitcoin price end of month' });
+      const fine = await t.gql('query($s: String) { pools(search: $s) { totalCount nodes { id } } }', { s: 'bitcoin price end of month' });
       expect(fine.errors).toBeUndefined();
+      expect(fine.data.pools).toEqual({ totalCount: 1, nodes: [{ id: bitcoin.id }] });
     });
 
     it('refuses forged cursors whose keys JavaScript parses and Postgres cannot cast', async () => {
@@ -178,9 +204,13 @@ describe.each(backends)('identity hardening on %s', (kind) => {
         const refused = await expectBadInput(`{ pools(sort: ${sort}, after: "${cursor}") { totalCount } }`, 'after');
         expect(refused.statements, key).toBe(0);
       }
-      const [pool] = await t.database.db.select().from(tables.pools).limit(1);
       const cursor = encodeCursor('NEWEST_FIRST', '0', id);
-      await expectBadInput(`{ streakPools(streakId: "${pool!.streakId ?? id}", after: "${cursor}") { pools { totalCount } } }`, 'after');
+      const refused = await expectBadInput(`{ streakPools(streakId: "${streak.id}", after: "${cursor}") { pools { totalCount } } }`, 'after');
+      // One statement, the streak's: the cursor is refused before its pools are read.
+      expect(refused.statements).toBe(1);
+      const fine = await t.gql(`{ streakPools(streakId: "${streak.id}") { pools { totalCount nodes { id } } } }`);
+      expect(fine.errors).toBeUndefined();
+      expect(fine.data.streakPools.pools).toEqual({ totalCount: 1, nodes: [{ id: bitcoin.id }] });
     });
 
     it('refuses referenceDate values the database cannot hold', async () => {
@@ -188,17 +218,19 @@ describe.each(backends)('identity hardening on %s', (kind) => {
         const refused = await expectBadInput('query($d: DateTime) { pools(filter: { referenceDate: $d }) { totalCount } }', 'filter.referenceDate', { d: date });
         expect(refused.statements).toBe(0);
       }
-      const fine = await t.gql('query($d: DateTime) { pools(filter: { referenceDate: $d }) { totalCount } }', { d: '2030-06-01T00:00:00Z' });
+      const fine = await t.gql('query($d: DateTime) { pools(filter: { referenceDate: $d }) { totalCount nodes { id } } }', { d: '2030-06-01T00:00:00Z' });
       expect(fine.errors).toBeUndefined();
+      expect(fine.data.pools).toEqual({ totalCount: 1, nodes: [{ id: bitcoin.id }] });
     });
 
     it('refuses a NUL byte in stored text, writing nothing', async () => {
-      const [user] = await t.database.db.select().from(tables.users).where(eq(tables.users.role, 'USER')).offset(8).limit(1);
-      const signedIn = await signInAs(t, user!.id);
-      const keysBefore = await t.database.db.select({ n: count() }).from(tables.apiKeys);
+      const signedIn = await signInAs(t, (await t.seed.user()).user.id);
+      const keys = () => t.database.db.select({ n: count() }).from(tables.apiKeys);
+      // No test of this suite creates API keys: the table is empty before and after.
+      expect(await keys()).toEqual([{ n: 0 }]);
       const refused = await expectBadInput('mutation($n: String!) { createApiKey(name: $n) { apiKey } }', 'name', { n: 'laptop\u0000key' }, signedIn.headers);
       expect(refused.message).toMatch(/control characters/);
-      expect(await t.database.db.select({ n: count() }).from(tables.apiKeys)).toEqual(keysBefore);
+      expect(await keys()).toEqual([{ n: 0 }]);
     });
   });
 });

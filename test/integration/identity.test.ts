@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { NOTIFICATION_PREFERENCE_KEYS } from '../../schema/index.js';
 import { generateApiKey } from '../../src/modules/auth/api-keys.js';
-import { backends, startTestApp, TEST_AUTH_DOMAIN, testConfig, type TestApp } from './harness.js';
+import { backends, startEmptyTestApp, TEST_AUTH_DOMAIN, testConfig, type TestApp } from './harness.js';
 import { kitWallet, nobleWallet, type TestWallet, web3Wallet } from './wallets.js';
 
 const CHALLENGE = `mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message nonce expiresAt } }`;
@@ -23,7 +23,8 @@ describe.each(backends)('identity and access on %s', (kind) => {
 
   beforeAll(async () => {
     // Every request of this suite comes from one client address; its own limit is tested apart.
-    t = await startTestApp(kind, { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }), clock });
+    // It starts empty: every user signs in (or is written) by the test that asserts on it.
+    t = await startEmptyTestApp(kind, { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }), clock });
   });
   afterAll(() => t.close());
 
@@ -60,7 +61,9 @@ describe.each(backends)('identity and access on %s', (kind) => {
 
   it('signs in wallets of @solana/kit and of a plain ed25519 library, creating the user once', async () => {
     for (const wallet of [await kitWallet(), await nobleWallet()]) {
+      const before = await writtenRows();
       const first = await signIn(wallet);
+      expect(await writtenRows()).toEqual({ ...before, users: before.users + 1, sessions: before.sessions + 1, consumedChallenges: before.consumedChallenges + 1 });
       expect(first.message).toContain(`${TEST_AUTH_DOMAIN} wants you to sign in with your Solana account:\n${wallet.address}`);
       expect(first.user).toMatchObject({ walletAddress: wallet.address, role: 'USER' });
       expect(first.user.username).toMatch(/^[A-Za-z0-9_]{3,32}$/);
@@ -70,6 +73,7 @@ describe.each(backends)('identity and access on %s', (kind) => {
 
       const again = await signIn(wallet);
       expect(again.user.id).toBe(first.user.id);
+      expect((await writtenRows()).users).toBe(before.users + 1);
       const [{ n }] = (await t.database.db.select({ n: count() }).from(tables.users).where(eq(tables.users.walletAddress, wallet.address))) as [{ n: number }];
       expect(n).toBe(1);
     }
@@ -290,61 +294,75 @@ describe.each(backends)('identity and access on %s', (kind) => {
     const after = await t.gql(VIEWER, undefined, bearer(session.accessToken));
     expect(after.errors?.[0]?.extensions?.reason).toBe('SESSION_REVOKED');
     const refresh = await t.gql(REFRESH, { t: session.refreshToken });
-    expect(refresh.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    expect(refresh.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'SESSION_REVOKED' });
+    const sessions = await t.database.db.select().from(tables.refreshTokens).where(eq(tables.refreshTokens.userId, session.user.id));
+    expect(sessions.map((row) => row.revokedAt !== null)).toEqual([true]);
   });
 
   it("answers another user's private fields with null and FORBIDDEN at their path; admins may read them", async () => {
-    const alice = await signIn(await kitWallet());
-    const bobWallet = await nobleWallet();
+    // Alice has one row of every private kind but API keys, and her pool is the public path
+    // to them; Bob created the code she redeemed. Both sign in with wallets the test holds.
+    const [aliceWallet, bobWallet] = [await kitWallet(), await nobleWallet()];
+    const bobRows = await t.seed.user({ walletAddress: bobWallet.address }).withReferralCode();
+    const aliceRows = await t.seed
+      .user({ walletAddress: aliceWallet.address, email: 'alice@example.com' })
+      .withSettings().withNotifications([{}, { readAt: new Date() }]).withDeviceToken().withReferralCode().withPool();
+    const alice = await signIn(aliceWallet);
     const bob = await signIn(bobWallet);
-    await t.database.db.update(tables.users).set({ email: 'alice@example.com' }).where(eq(tables.users.id, alice.user.id));
-    // Alice's private data, reached through a public path: a pool she created.
-    const now = Date.now();
-    const [pool] = await t.database.db
-      .insert(tables.pools)
-      .values({
-        createdBy: alice.user.id, title: 'Private fields', description: 'x', poolAccount: `vault-${alice.user.id}`,
-        resolutionSource: 'test', minStake: 1n, maxStake: 10n, maxRoi: 2, stakeTokenMint: 'mint', decimals: 6,
-        minOutcome: 0, maxOutcome: 10, precision: 0, step: 1, platformFeeRate: 0.01,
-        predictionStartDate: new Date(now - 1000), predictionEndDate: new Date(now + 86_400_000), referenceDate: new Date(now + 2 * 86_400_000),
-      })
-      .returning();
+    expect([alice.user.id, bob.user.id]).toEqual([aliceRows.user.id, bobRows.user.id]);
+    const redeemed = await t.gql(`mutation($c: String!) { redeemReferralCode(code: $c) { id } }`, { c: bobRows.referralCodes[0]!.code }, bearer(alice.accessToken));
+    expect(redeemed.errors, JSON.stringify(redeemed.errors)).toBeUndefined();
+    const [aliceSession] = await t.database.db.select().from(tables.refreshTokens).where(eq(tables.refreshTokens.userId, aliceRows.user.id));
     const fields = ['email', 'settings', 'notifications', 'deviceTokens', 'refreshTokens', 'apiKeys', 'referralRedemption', 'createdReferralCodes'];
     const selection = 'email settings { id } notifications { totalCount } deviceTokens { id } refreshTokens { id } apiKeys { id } referralRedemption { id } createdReferralCodes { id }';
     const read = (headers: Record<string, string>) =>
-      t.gql(`query($id: ID!) { pool(id: $id) { user { id ${selection} } } }`, { id: pool!.id }, headers);
+      t.gql(`query($id: ID!) { pool(id: $id) { user { id ${selection} } } }`, { id: aliceRows.pool!.id }, headers);
 
     for (const headers of [bearer(bob.accessToken), {}]) {
       const response = await read(headers);
-      for (const field of fields) expect(response.data.pool.user[field], field).toBeNull();
+      expect(response.data.pool.user).toEqual({ id: aliceRows.user.id, ...Object.fromEntries(fields.map((field) => [field, null])) });
       expect(response.errors!.map((e: any) => e.extensions.code)).toEqual(fields.map(() => 'FORBIDDEN'));
       expect(response.errors!.map((e: any) => e.path.join('.')).sort()).toEqual(fields.map((f) => `pool.user.${f}`).sort());
     }
 
+    const alicesFields = {
+      id: aliceRows.user.id,
+      email: 'alice@example.com',
+      settings: { id: aliceRows.settings!.id },
+      notifications: { totalCount: 2 },
+      deviceTokens: [{ id: aliceRows.deviceTokens[0]!.id }],
+      refreshTokens: [{ id: aliceSession!.id }],
+      apiKeys: [],
+      referralRedemption: { id: redeemed.data.redeemReferralCode.id },
+      createdReferralCodes: [{ id: aliceRows.referralCodes[0]!.id }],
+    };
     const asAlice = await read(bearer(alice.accessToken));
     expect(asAlice.errors).toBeUndefined();
-    expect(asAlice.data.pool.user.email).toBe('alice@example.com');
-    expect(asAlice.data.pool.user.refreshTokens.length).toBeGreaterThan(0);
+    expect(asAlice.data.pool.user).toEqual(alicesFields);
 
     await t.database.db.update(tables.users).set({ role: 'ADMIN' }).where(eq(tables.users.id, bob.user.id));
     const asAdmin = await read(bearer((await signIn(bobWallet)).accessToken));
     expect(asAdmin.errors).toBeUndefined();
-    expect(asAdmin.data.pool.user.email).toBe('alice@example.com');
+    expect(asAdmin.data.pool.user).toEqual(alicesFields);
   });
 
   it('keeps no secret in the database: keys are hashed, sessions keep only a version', async () => {
     const session = await signIn(await kitWallet());
-    const created = await t.gql(`mutation { createApiKey(name: "secret-check") { apiKey } }`, undefined, bearer(session.accessToken));
+    const created = await t.gql(`mutation { createApiKey(name: "secret-check") { apiKey key { id } } }`, undefined, bearer(session.accessToken));
     const apiKey = created.data.createApiKey.apiKey as string;
-    const dump = JSON.stringify(
-      await Promise.all([
-        t.database.db.select().from(tables.apiKeys),
-        t.database.db.select().from(tables.refreshTokens),
-        t.database.db.select().from(tables.signInChallenges),
-        t.database.db.select().from(tables.users),
-      ]),
-      (_key, value) => (typeof value === 'bigint' ? value.toString() : value),
-    );
+    const rows = await Promise.all([
+      t.database.db.select().from(tables.apiKeys),
+      t.database.db.select().from(tables.refreshTokens),
+      t.database.db.select().from(tables.signInChallenges),
+      t.database.db.select().from(tables.users),
+    ]);
+    // The rows holding what the secrets name are in the dump: one key, one session, one consumed challenge.
+    const [keys, sessions, challenges, users] = rows;
+    expect(keys.filter((k) => k.userId === session.user.id).map((k) => k.id)).toEqual([created.data.createApiKey.key.id]);
+    expect(sessions.filter((s) => s.userId === session.user.id)).toHaveLength(1);
+    expect(challenges.filter((c) => c.walletAddress === session.user.walletAddress).map((c) => c.message)).toEqual([session.message]);
+    expect(users.filter((u) => u.id === session.user.id)).toHaveLength(1);
+    const dump = JSON.stringify(rows, (_key, value) => (typeof value === 'bigint' ? value.toString() : value));
     for (const secret of [apiKey, apiKey.slice(4, 30), session.accessToken, session.refreshToken, session.refreshToken.split('.')[2]]) {
       expect(dump).not.toContain(secret);
     }
@@ -356,7 +374,15 @@ describe.each(backends)('identity and access on %s', (kind) => {
     for (let i = 0; i < 12; i++) responses.push(await t.gql(CHALLENGE, { a: wallet.address }));
     expect(responses.filter((r) => !r.errors)).toHaveLength(10);
     const limited = responses.filter((r) => r.errors);
-    expect(limited[0]!.errors![0]!.extensions).toMatchObject({ code: 'RATE_LIMITED' });
-    expect(limited[0]!.errors![0]!.extensions!.retryAfter).toBeGreaterThan(0);
+    expect(limited).toHaveLength(2);
+    for (const response of limited) {
+      expect(response.errors![0]!.extensions).toMatchObject({ code: 'RATE_LIMITED' });
+      // Seconds to the end of the minute's window: at least 1, at most 60.
+      expect(response.errors![0]!.extensions!.retryAfter).toBeGreaterThanOrEqual(1);
+      expect(response.errors![0]!.extensions!.retryAfter).toBeLessThanOrEqual(60);
+    }
+    // Refused challenges are not written: only the ten issued ones are.
+    const issued = await t.database.db.select({ n: count() }).from(tables.signInChallenges).where(eq(tables.signInChallenges.walletAddress, wallet.address));
+    expect(issued).toEqual([{ n: 10 }]);
   });
 });

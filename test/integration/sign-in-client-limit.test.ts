@@ -1,7 +1,7 @@
 import { count } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
-import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
 import { kitWallet } from './wallets.js';
 
 const CHALLENGE = `mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`;
@@ -11,8 +11,8 @@ describe.each(backends)('sign-in attempts per client address on %s', (kind) => {
   const LIMIT = 3;
   let limited: TestApp;
   beforeAll(async () => {
-    limited = await startTestApp(kind, {
-      seed: { users: 2, pools: 0, streaks: 0 },
+    // No rows needed: the only user is the one the test's sign-in creates.
+    limited = await startEmptyTestApp(kind, {
       config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: String(LIMIT) }),
     });
   });
@@ -46,16 +46,19 @@ describe.each(backends)('sign-in attempts per client address on %s', (kind) => {
     const signer = passed[0]!;
     const message = responses[wallets.indexOf(signer)]!.data.requestSignInChallenge.message as string;
     const input = { i: { walletAddress: signer.address, message, signature: await signer.signMessage(message) } };
-    const usersBefore = await limited.database.db.select({ n: count() }).from(tables.users);
+    const userRows = () => limited.database.db.select({ walletAddress: tables.users.walletAddress }).from(tables.users);
+    const sessionCount = () => limited.database.db.select({ n: count() }).from(tables.refreshTokens);
     const refusedSignIn = await client(SIGN_IN, input);
     expect(refusedSignIn.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
-    expect(await limited.database.db.select({ n: count() }).from(tables.users)).toEqual(usersBefore);
-    expect(await limited.database.db.select({ n: count() }).from(tables.refreshTokens)).toEqual([{ n: 0 }]);
+    expect(await userRows()).toEqual([]);
+    expect(await sessionCount()).toEqual([{ n: 0 }]);
     expect((await challengeRows()).filter((row) => row.consumedAt !== null)).toEqual([]);
 
     const elsewhere = await from('198.51.100.8')(SIGN_IN, input);
     expect(elsewhere.errors).toBeUndefined();
     expect(elsewhere.data.signInWithWallet.user.walletAddress).toBe(signer.address);
+    expect(await userRows()).toEqual([{ walletAddress: signer.address }]);
+    expect(await sessionCount()).toEqual([{ n: 1 }]);
     expect((await challengeRows()).filter((row) => row.consumedAt !== null).map((row) => row.walletAddress)).toEqual([signer.address]);
   });
 });
