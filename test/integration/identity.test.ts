@@ -194,7 +194,9 @@ describe.each(backends)('identity and access on %s', (kind) => {
     const revoked = await t.gql(`mutation($id: ID!) { revokeApiKey(id: $id) { isActive } }`, { id: key.id }, bearer(session.accessToken));
     expect(revoked.data.revokeApiKey.isActive).toBe(false);
     await expectUnauthenticated('API_KEY_REVOKED', () => t.gql(VIEWER, undefined, { 'x-api-key': apiKey }));
-    await expectUnauthenticated('API_KEY_MALFORMED', () => t.gql(VIEWER, undefined, { 'x-api-key': `${apiKey.slice(0, -1)}x` }));
+    // One character of the checksum changed (to another: a key already ending in x once made this the revoked key itself).
+    const mistyped = `${apiKey.slice(0, -1)}${apiKey.endsWith('x') ? 'y' : 'x'}`;
+    await expectUnauthenticated('API_KEY_MALFORMED', () => t.gql(VIEWER, undefined, { 'x-api-key': mistyped }));
     await expectUnauthenticated('API_KEY_MALFORMED', () => t.gql(VIEWER, undefined, { 'x-api-key': 'hunter2' }));
 
     const signedOut = await t.gql(VIEWER);
