@@ -359,7 +359,7 @@ describe.each(backends)('nested relations on %s', (kind) => {
 
   it('rejects an invalid cursor on a nested connection as BAD_USER_INPUT of "after"', async () => {
     const response = await t.gql(`{ pools(first: 1) { nodes { predictions(first: 2, after: "garbage") { nodes { id } } } } }`);
-    expect(response.errors?.length).toBeGreaterThan(0);
+    expect(response.errors).toHaveLength(1);
     expect(response.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'after' });
     expect(response.errors![0]!.path).toEqual(['pools', 'nodes', 0, 'predictions']);
   });
