@@ -2,7 +2,8 @@ import { parse, specifiedRules, validate } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limitParseOptions, operationLimitRules } from '../../src/server/limits.js';
 import { getSchema } from '../../src/server/schema.js';
-import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
+import { DAY } from './fixtures/builders.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
 import { delayEveryStatement } from './slow-database.js';
 
 /** `count` copies of `make(i)`, joined by spaces. */
@@ -13,6 +14,13 @@ function deep(levels: number): string {
   let inner = 'id';
   for (let i = 0; i < levels; i++) inner = `user { pools(first: 1) { nodes { ${inner} } } }`;
   return `{ pools(first: 1) { nodes { ${inner} } } }`;
+}
+
+/** What deep(levels) answers when the only pool is `poolId`: its creator's pools are that pool again, all the way down. */
+function deepAnswer(levels: number, poolId: string): unknown {
+  let inner: unknown = { id: poolId };
+  for (let i = 0; i < levels; i++) inner = { user: { pools: { nodes: [inner] } } };
+  return { pools: { nodes: [inner] } };
 }
 
 /** One document per limit (defaults: depth 15, aliases 30, directives 50, tokens 2000, cost 20000). */
@@ -50,8 +58,16 @@ const OVER_THE_LIMIT: Array<{ limit: string; query: string; variables?: Record<s
 
 describe.each(backends)('operation limits on %s', (kind) => {
   let t: TestApp;
+  /** The one pool (open, so ACTIVE), its creator and the other user who predicted in it. */
+  let pool: string;
+  let creator: string;
+  let predictor: string;
   beforeAll(async () => {
-    t = await startTestApp(kind);
+    t = await startEmptyTestApp(kind);
+    const now = Date.now();
+    const written = await t.seed.user().withPool().withPrediction({ createdAt: new Date(now - 2 * DAY) });
+    [pool, creator] = [written.pool!.id, written.user.id];
+    predictor = (await t.seed.user().withPrediction({ pool: written.pool!, createdAt: new Date(now - DAY) })).user.id;
   });
   afterAll(() => t.close());
 
@@ -87,20 +103,32 @@ describe.each(backends)('operation limits on %s', (kind) => {
     expect(response.errors?.[0]?.extensions?.code).toBe('GRAPHQL_PARSE_FAILED');
   });
 
-  it('runs operations just inside every limit', async () => {
-    const inside = [
-      deep(4),
-      `{ ${times(30, (i) => `a${i}: pools(first: 1) { totalCount }`)} }`,
-      `{ pools(first: 1) { ${times(25, () => '...Counted')} } } fragment Counted on PoolConnection { totalCount @include(if: true) pageInfo @skip(if: false) { hasNextPage } }`,
-      `{ pools(first: 1, filter: { status: [${times(1980, () => 'ACTIVE')}] }) { totalCount } }`,
-      '{ pools(first: 100) { nodes { predictions(first: 100) { nodes { user { id } } } } } }',
+  it('runs operations just inside every limit, to their full answers', async () => {
+    const counted = { totalCount: 1, pageInfo: { hasNextPage: false } };
+    const inside: Array<[string, unknown]> = [
+      [deep(4), deepAnswer(4, pool)],
+      [`{ ${times(30, (i) => `a${i}: pools(first: 1) { totalCount }`)} }`, Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`a${i}`, { totalCount: 1 }]))],
+      [
+        `{ pools(first: 1) { ${times(25, () => '...Counted')} } } fragment Counted on PoolConnection { totalCount @include(if: true) pageInfo @skip(if: false) { hasNextPage } }`,
+        { pools: counted },
+      ],
+      [`{ pools(first: 1, filter: { status: [${times(1980, () => 'ACTIVE')}] }) { totalCount } }`, { pools: { totalCount: 1 } }],
+      [
+        '{ pools(first: 100) { nodes { predictions(first: 100) { nodes { user { id } } } } } }',
+        { pools: { nodes: [{ predictions: { nodes: [{ user: { id: predictor } }, { user: { id: creator } }] } }] } },
+      ],
     ];
-    for (const query of inside) {
+    for (const [query, data] of inside) {
       const response = await t.gql(query);
       expect(response.errors, `${query.slice(0, 80)}: ${JSON.stringify(response.errors)}`).toBeUndefined();
+      expect(response.data, query.slice(0, 80)).toEqual(data);
     }
+    // Newest prediction first: the predictor has created no pool, the creator the one.
     const small = await t.gql(OVER_THE_LIMIT[5]!.query, { n: 2 });
     expect(small.errors).toBeUndefined();
+    expect(small.data).toEqual({
+      pools: { nodes: [{ predictions: { nodes: [{ user: { pools: { nodes: [] } } }, { user: { pools: { nodes: [{ id: pool }] } } }] } }] },
+    });
   });
 
   it('counts fragments by every use: depth, aliases and cost cannot hide in them', async () => {
@@ -176,7 +204,9 @@ describe.each(backends)('operation limits on %s', (kind) => {
 describe('request limits: CSRF prevention, no batching, body size, time budget', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp('pglite', { config: testConfig({ BODY_LIMIT_BYTES: '4096', REQUEST_TIMEOUT_MS: '300' }) });
+    t = await startEmptyTestApp('pglite', { config: testConfig({ BODY_LIMIT_BYTES: '4096', REQUEST_TIMEOUT_MS: '300' }) });
+    // One pool, so an operation that is let through is seen to run: it counts exactly it.
+    await t.seed.user().withPool();
   });
   afterAll(() => t.close());
 
@@ -194,6 +224,7 @@ describe('request limits: CSRF prevention, no batching, body size, time budget',
     expect(textPlain.statusCode).toBeGreaterThanOrEqual(400);
     const preflighted = await t.app.inject({ url: `/graphql?query=${query}`, headers: { 'apollo-require-preflight': 'true' } });
     expect(preflighted.statusCode).toBe(200);
+    expect(preflighted.json()).toEqual({ data: { pools: { totalCount: 1 } } });
   });
 
   it('refuses a batch (a JSON array body) without running any of it', async () => {
@@ -237,5 +268,6 @@ describe('request limits: CSRF prevention, no batching, body size, time budget',
     const next = await t.gql('{ pools(first: 1) { totalCount } }');
     expect(next.status).toBe(200);
     expect(next.errors).toBeUndefined();
+    expect(next.data).toEqual({ pools: { totalCount: 1 } });
   });
 });

@@ -1,6 +1,5 @@
 // Over 300 lines: the operator mutations against one chain, one app per backend and a listener standing in for another replica; split, each part would start all three again.
-import { randomBytes } from 'node:crypto';
-import { and, asc, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +9,7 @@ import { EVENT_CHANNEL } from '../../src/db/event-channel.js';
 import { type DomainEvent, fromMessage } from '../../src/modules/events/events.js';
 import { advanceStreak, streakRewardAmount } from '../../src/modules/streaks/streak-processor.js';
 import { type ChainFixture, startChainFixture } from './chain-fixture.js';
-import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
 import { kitWallet } from './wallets.js';
 
 const HOUR = 3_600_000;
@@ -53,16 +52,23 @@ describe.each(backends)('operator mutations on %s', (kind) => {
   let chain: ChainFixture;
   let admin: Record<string, string>;
   let user: Record<string, string>;
+  let adminId: string;
+  let userId: string;
+  /** The admin's pools: one whose prediction window has ended, one open. */
+  let endedPool: tables.PoolRow;
+  let openPool: tables.PoolRow;
   const events: DomainEvent[] = [];
   let stopListening: () => Promise<void>;
 
   beforeAll(async () => {
     chain = await startChainFixture();
-    t = await startTestApp(kind, { chain: chain.runtime, config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
-    const [adminRow] = await t.database.db.select().from(tables.users).where(eq(tables.users.role, 'ADMIN')).orderBy(asc(tables.users.id)).limit(1);
-    const [userRow] = await t.database.db.select().from(tables.users).where(eq(tables.users.role, 'USER')).orderBy(asc(tables.users.id)).limit(1);
-    admin = await signInAs(adminRow!.id);
-    user = await signInAs(userRow!.id);
+    t = await startEmptyTestApp(kind, { chain: chain.runtime, config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
+    const operator = await t.seed.user({ role: 'ADMIN' }).withSettings().withPool({ phase: 'ended' }).withPool({ phase: 'open' });
+    [endedPool, openPool] = operator.pools as [tables.PoolRow, tables.PoolRow];
+    adminId = operator.user.id;
+    userId = (await t.seed.user().withSettings()).user.id;
+    admin = await signInAs(adminId);
+    user = await signInAs(userId);
     // What another replica would receive: on Postgres a LISTEN of our own (the app holds the
     // process's channel listener), on PGlite the in-process channel.
     const receive = (message: string) => {
@@ -127,12 +133,6 @@ describe.each(backends)('operator mutations on %s', (kind) => {
     }
   }
 
-  const setPreferences = (userIds: string[], preferences: Record<string, boolean>) =>
-    t.database.db
-      .update(tables.settings)
-      .set({ notificationPreferences: sql`${tables.settings.notificationPreferences} || ${JSON.stringify(preferences)}::jsonb` })
-      .where(inArray(tables.settings.userId, userIds));
-
   function poolInput(overrides: Record<string, unknown> = {}) {
     const now = Date.now();
     return {
@@ -156,22 +156,13 @@ describe.each(backends)('operator mutations on %s', (kind) => {
 
   describe('createPool', () => {
     it('writes one pool with its vault on the chain, and one POOL_CREATED notification per user whose master switch is on, in a fixed number of statements', async () => {
-      const userIds = (await t.database.db.select({ id: tables.users.id }).from(tables.users).orderBy(tables.users.id)).map((u) => u.id);
-      const silenced = userIds.slice(0, 3);
-      await setPreferences(silenced, { is_notifications_enabled: false });
-      // POOL_CREATED has no key of its own: other keys off do not stop it; no settings row means the defaults.
-      await setPreferences([userIds[3]!], { is_notifications_enabled: true, REWARD_CLAIMED: false, REFUND_CLAIMED: false, STREAK_REWARD_RECEIVED: false });
-      await t.database.db.delete(tables.settings).where(eq(tables.settings.userId, userIds[4]!));
-      // The demo data turns some master switches off too; the rest (and users without settings) hear of new pools.
-      const allowedIds = (
-        await t.database.db
-          .select({ id: tables.users.id })
-          .from(tables.users)
-          .leftJoin(tables.settings, eq(tables.settings.userId, tables.users.id))
-          .where(sql`coalesce((${tables.settings.notificationPreferences}->>'is_notifications_enabled')::boolean, true)`)
-      ).map((u) => u.id);
-      expect(allowedIds.length).toBeLessThanOrEqual(userIds.length - silenced.length);
-      expect(allowedIds).toEqual(expect.arrayContaining([userIds[3], userIds[4]]));
+      // Three users with the master switch off; POOL_CREATED has no key of its own, so other keys
+      // off do not stop it, and no settings row means the defaults. The admin and the user have defaults.
+      const silenced = (await t.seed.users(3, (chain) => chain.withSettings({ is_notifications_enabled: false }))).map((f) => f.user.id);
+      const otherKeysOff = await t.seed.user().withSettings({ REWARD_CLAIMED: false, REFUND_CLAIMED: false, STREAK_REWARD_RECEIVED: false });
+      const noSettings = await t.seed.user();
+      const allowedIds = [adminId, userId, otherKeysOff.user.id, noSettings.user.id];
+      expect(await rows(tables.users)).toBe(7);
       const before = await snapshot();
 
       let response!: Awaited<ReturnType<TestApp['gql']>> & { data?: any };
@@ -203,13 +194,12 @@ describe.each(backends)('operator mutations on %s', (kind) => {
 
       const after = await snapshot();
       expect(after.pools - before.pools).toBe(1);
-      const allowed = allowedIds.length;
-      expect(after.notifications - before.notifications).toBe(allowed);
+      expect(after.notifications - before.notifications).toBe(4);
       const mine = await t.database.db
         .select({ userId: tables.notifications.userId, data: tables.notifications.data })
         .from(tables.notifications)
         .where(and(eq(tables.notifications.type, 'POOL_CREATED'), sql`${tables.notifications.data}->>'poolId' = ${pool.id}`));
-      expect(mine).toHaveLength(allowed);
+      expect(mine).toHaveLength(4);
       expect(mine.map((n) => n.userId).sort()).toEqual([...allowedIds].sort());
       expect(mine.filter((n) => silenced.includes(n.userId))).toEqual([]);
       expect(mine.every((n) => n.data.poolId === pool.id && n.data.title === pool.title)).toBe(true);
@@ -218,9 +208,7 @@ describe.each(backends)('operator mutations on %s', (kind) => {
       expect(published.map((e) => e.type).sort()).toEqual(['poolCreated', 'poolCreatedNotifications']);
 
       // Twenty-five more users (no settings rows: defaults) cost no extra statement.
-      await t.database.db.insert(tables.users).values(
-        Array.from({ length: 25 }, (_, i) => ({ username: `operator_extra_${i}`, walletAddress: `extra-${randomBytes(8).toString('hex')}` })),
-      );
+      await t.seed.users(25);
       let second!: Awaited<ReturnType<TestApp['gql']>> & { data?: any };
       const statementsAgain = await t.countStatements(async () => {
         second = await t.gql(CREATE, { i: poolInput({ title: 'Second pool' }) }, admin);
@@ -228,7 +216,7 @@ describe.each(backends)('operator mutations on %s', (kind) => {
       expect(second.errors).toBeUndefined();
       expect(statementsAgain).toBe(statements);
       expect(statements).toBeLessThanOrEqual(8);
-      expect(await rows(tables.notifications, sql`${tables.notifications.data}->>'poolId' = ${second.data.createPool.id}`)).toBe(allowed + 25);
+      expect(await rows(tables.notifications, sql`${tables.notifications.data}->>'poolId' = ${second.data.createPool.id}`)).toBe(4 + 25);
     });
 
     it.each([
@@ -258,13 +246,13 @@ describe.each(backends)('operator mutations on %s', (kind) => {
 
   describe('authorization', () => {
     it('refuses every operator mutation to a USER (FORBIDDEN) and to a signed-out caller (UNAUTHENTICATED), writing nothing', async () => {
-      const [pool] = await t.database.db.select().from(tables.pools).where(sql`${tables.pools.predictionEndDate} < now()`).orderBy(tables.pools.id).limit(1);
+      const pool = endedPool;
       const before = await snapshot();
       for (const [headers, code] of [[user, 'FORBIDDEN'], [{}, 'UNAUTHENTICATED']] as const) {
         const responses = [
           await t.gql(CREATE, { i: poolInput() }, headers),
-          await t.gql(RESOLVE, { i: { poolId: pool!.id, result: 1, rewards: [] } }, headers),
-          await t.gql(UPDATE_STATUS, { p: pool!.id, s: 'FROZEN', c: true }, headers),
+          await t.gql(RESOLVE, { i: { poolId: pool.id, result: 1, rewards: [] } }, headers),
+          await t.gql(UPDATE_STATUS, { p: pool.id, s: 'FROZEN', c: true }, headers),
         ];
         expect(responses.map((r) => r.errors?.[0]?.extensions?.code)).toEqual([code, code, code]);
         expect(responses.map((r) => r.data)).toEqual([null, null, null]);
@@ -275,14 +263,15 @@ describe.each(backends)('operator mutations on %s', (kind) => {
 
   describe('updatePoolStatus', () => {
     it('changes the status, changes is_closed only when given, and announces poolUpdated', async () => {
-      const [pool] = await t.database.db.select().from(tables.pools).where(eq(tables.pools.isClosed, false)).orderBy(tables.pools.id).limit(1);
-      const frozen = await t.gql(UPDATE_STATUS, { p: pool!.id, s: 'PREDICTIONS_FROZEN' }, admin);
-      expect(frozen.data.updatePoolStatus).toEqual({ id: pool!.id, status: 'PREDICTIONS_FROZEN', isClosed: false });
-      const closed = await t.gql(UPDATE_STATUS, { p: pool!.id, s: 'FROZEN', c: true }, admin);
-      expect(closed.data.updatePoolStatus).toEqual({ id: pool!.id, status: 'FROZEN', isClosed: true });
-      const [stored] = await t.database.db.select().from(tables.pools).where(eq(tables.pools.id, pool!.id));
+      const pool = openPool;
+      expect([pool.status, pool.isClosed]).toEqual(['ACTIVE', false]);
+      const frozen = await t.gql(UPDATE_STATUS, { p: pool.id, s: 'PREDICTIONS_FROZEN' }, admin);
+      expect(frozen.data.updatePoolStatus).toEqual({ id: pool.id, status: 'PREDICTIONS_FROZEN', isClosed: false });
+      const closed = await t.gql(UPDATE_STATUS, { p: pool.id, s: 'FROZEN', c: true }, admin);
+      expect(closed.data.updatePoolStatus).toEqual({ id: pool.id, status: 'FROZEN', isClosed: true });
+      const [stored] = await t.database.db.select().from(tables.pools).where(eq(tables.pools.id, pool.id));
       expect([stored!.status, stored!.isClosed]).toEqual(['FROZEN', true]);
-      expect(await waitForEvents((e) => e.type === 'poolUpdated' && e.poolId === pool!.id, 2)).toHaveLength(2);
+      expect(await waitForEvents((e) => e.type === 'poolUpdated' && e.poolId === pool.id, 2)).toHaveLength(2);
 
       const unknown = await t.gql(UPDATE_STATUS, { p: '00000000-0000-4000-8000-000000000000', s: 'ACTIVE' }, admin);
       expect(unknown.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND', argumentName: 'poolId' });
@@ -292,84 +281,56 @@ describe.each(backends)('operator mutations on %s', (kind) => {
   });
 
   describe('resolvePool and the streak rule', () => {
-    /** A fresh streak (2 qualifying pools in a row pay 10% of its 1000 tokens) with three ended pools and one open one. */
+    /**
+     * A fresh streak (2 qualifying pools in a row pay 10% of its 1000 tokens) with three pools of
+     * A's (two ended, one open) and six users with settings rows: everyone hears of everything
+     * but B of rewards, C of anything and A of streak rewards. E and G are old members of the
+     * streak with a run of one, F one with none. A, B and C predict in both ended pools, G in the
+     * second (stakes of 10, 10, 10 and 10, 20, 30, 40 tokens).
+     */
     async function streakScenario() {
-      const db = t.database.db;
       const now = Date.now();
-      const [streak] = await db
-        .insert(tables.streaks)
-        .values({
-          title: `Operator streak ${randomBytes(3).toString('hex')}`,
-          streakAccumulatorAccount: `accumulator-${randomBytes(8).toString('hex')}`,
-          feePercentage: 2,
-          payoutPercentage: 10,
-          bump: 255,
-          streakCountRequired: 2,
-          minPrecisionScoreRequired: 0.5,
-          totalAccumulated: 1000n * TOKEN,
-          availableBalance: 1000n * TOKEN,
-          onchainBalance: 1000n * TOKEN,
-        })
-        .returning();
-      // Demo users with settings rows (so their preferences can be set), none in this new streak yet.
-      const people = await db
-        .select({ id: tables.users.id })
-        .from(tables.users)
-        .innerJoin(tables.settings, eq(tables.settings.userId, tables.users.id))
-        .where(eq(tables.users.role, 'USER'))
-        .orderBy(desc(tables.users.id))
-        .limit(6);
-      const [A, B, C, E, F, G] = people.map((u) => u.id) as [string, string, string, string, string, string];
-      // Old members of the streak: E and G have a run of one, F none.
+      const streak = await t.seed.streak({
+        streakCountRequired: 2,
+        minPrecisionScoreRequired: 0.5,
+        payoutPercentage: 10,
+        totalAccumulated: 1000n * TOKEN,
+        availableBalance: 1000n * TOKEN,
+        onchainBalance: 1000n * TOKEN,
+      });
+      const pool = (i: number, end: number) => ({
+        streakId: streak.id, title: `Streak pool ${i}`, minStake: TOKEN, maxStake: 1000n * TOKEN, maxRoi: 5, stakeTokenMint: chain.runtime.accounts.mint.toBase58(),
+        decimals: 6, minOutcome: 0, maxOutcome: 1000, precision: 0, step: 1, platformFeeRate: 0.1,
+        predictionStartDate: new Date(end - 5 * DAY), predictionEndDate: new Date(end), referenceDate: new Date(end + HOUR),
+      });
+      // The i-th prediction in a pool is placed i seconds after its first.
+      const placed = (prediction: number, tokens: bigint, i: number) => ({ prediction, stake: tokens * TOKEN, createdAt: new Date(now - 4 * DAY + i * 1000) });
+      const a = await t.seed
+        .user()
+        .withSettings({ STREAK_REWARD_RECEIVED: false })
+        .withPool(pool(1, now - 2 * DAY))
+        .withPrediction(placed(100, 10n, 0))
+        .withPool(pool(2, now - DAY))
+        .withPrediction(placed(200, 10n, 0))
+        .withPool(pool(3, now + DAY));
+      const [p1, p2, open] = a.pools as [tables.PoolRow, tables.PoolRow, tables.PoolRow];
+      const b = await t.seed.user().withSettings({ REWARD_CLAIMED: false })
+        .withPrediction({ pool: p1, ...placed(110, 10n, 1) }).withPrediction({ pool: p2, ...placed(210, 20n, 1) });
+      const c = await t.seed.user().withSettings({ is_notifications_enabled: false })
+        .withPrediction({ pool: p1, ...placed(120, 10n, 2) }).withPrediction({ pool: p2, ...placed(220, 30n, 2) });
       const joined = new Date(now - 30 * DAY);
-      await db.insert(tables.userStreaks).values([
-        { userId: G, streakId: streak!.id, currentStreakCount: 1, lastStreakEvent: 'QUALIFIED', currentStreakScores: [0.6], createdAt: joined },
-        { userId: E, streakId: streak!.id, currentStreakCount: 1, lastStreakEvent: 'QUALIFIED', currentStreakScores: [0.7], createdAt: new Date(joined.getTime() + 1000) },
-        { userId: F, streakId: streak!.id, createdAt: new Date(joined.getTime() + 2000) },
-      ]);
-      const makePool = async (i: number, end: number) => {
-        const [pool] = await db
-          .insert(tables.pools)
-          .values({
-            createdBy: A, streakId: streak!.id, title: `Streak pool ${i}`, description: 'x', poolAccount: `vault-${randomBytes(8).toString('hex')}`,
-            resolutionSource: 'test', minStake: TOKEN, maxStake: 1000n * TOKEN, maxRoi: 5, stakeTokenMint: chain.runtime.accounts.mint.toBase58(), decimals: 6,
-            minOutcome: 0, maxOutcome: 1000, precision: 0, step: 1, platformFeeRate: 0.1,
-            predictionStartDate: new Date(end - 5 * DAY), predictionEndDate: new Date(end), referenceDate: new Date(end + HOUR),
-          })
-          .returning();
-        return pool!;
-      };
-      const predict = async (poolId: string, entries: Array<[string, number, bigint]>) => {
-        const placed = await db
-          .insert(tables.predictions)
-          .values(
-            entries.map(([userId, value, stake], i) => ({
-              poolId, userId, poolAccount: 'vault', predictorAccount: 'tokens', predictionAccount: `pda-${randomBytes(8).toString('hex')}`,
-              prediction: value, precision: 0, stakeTokenMint: 'mint', stake: stake * TOKEN, decimals: 6, bump: 255, createdAt: new Date(now - 4 * DAY + i * 1000),
-            })),
-          )
-          .returning();
-        const volume = entries.reduce((sum, [, , stake]) => sum + stake * TOKEN, 0n);
-        await db.update(tables.pools).set({ totalVolume: volume }).where(eq(tables.pools.id, poolId));
-        return new Map(placed.map((p) => [p.userId, p.id]));
-      };
-      const p1 = await makePool(1, now - 2 * DAY);
-      const p2 = await makePool(2, now - DAY);
-      const open = await makePool(3, now + DAY);
-      const p1Predictions = await predict(p1.id, [[A, 100, 10n], [B, 110, 10n], [C, 120, 10n]]);
-      const p2Predictions = await predict(p2.id, [[A, 200, 10n], [B, 210, 20n], [C, 220, 30n], [G, 230, 40n]]);
-      return { streak: streak!, users: { A, B, C, E, F, G }, p1, p2, open, p1Predictions, p2Predictions };
+      const e = await t.seed.user().withSettings().withUserStreak(streak, { currentStreakCount: 1, lastStreakEvent: 'QUALIFIED', currentStreakScores: [0.7], createdAt: new Date(joined.getTime() + 1000) });
+      const f = await t.seed.user().withSettings().withUserStreak(streak, { createdAt: new Date(joined.getTime() + 2000) });
+      const g = await t.seed.user().withSettings().withUserStreak(streak, { currentStreakCount: 1, lastStreakEvent: 'QUALIFIED', currentStreakScores: [0.6], createdAt: joined })
+        .withPrediction({ pool: p2, ...placed(230, 40n, 3) });
+      const [A, B, C, E, F, G] = [a, b, c, e, f, g].map((x) => x.user.id) as [string, string, string, string, string, string];
+      const byUser = (poolId: string) => new Map([a, b, c, g].flatMap((x) => x.predictions).filter((p) => p.poolId === poolId).map((p) => [p.userId, p.id]));
+      return { streak, users: { A, B, C, E, F, G }, p1, p2, open, p1Predictions: byUser(p1.id), p2Predictions: byUser(p2.id) };
     }
 
     it('resolves, pays, runs the streak rule (NONE, QUALIFIED, RESET, REWARDED), notifies as preferences allow, and refuses a second time', async () => {
       const s = await streakScenario();
       const { A, B, C, E, F, G } = s.users;
-      // Everyone hears of everything (the demo data varies preferences), except: B hears of no
-      // rewards, C of nothing, A of no streak rewards.
-      await setPreferences([A, B, C, E, F, G], Object.fromEntries(tables.NOTIFICATION_PREFERENCE_KEYS.map((key) => [key, true])));
-      await setPreferences([B], { REWARD_CLAIMED: false });
-      await setPreferences([C], { is_notifications_enabled: false });
-      await setPreferences([A], { STREAK_REWARD_RECEIVED: false });
       const streakState = async () =>
         Object.fromEntries(
           (await t.database.db.select().from(tables.userStreaks).where(eq(tables.userStreaks.streakId, s.streak.id))).map((r) => [

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as tables from '../../schema/index.js';
 import { createApp } from '../../src/server/app.js';
-import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
 import { signInAs } from './sessions.js';
 import { listen, socketClient, Subscription } from './sockets.js';
 import { kitWallet } from './wallets.js';
@@ -20,7 +19,8 @@ describe.each(backends)('one pipeline, one error shape on %s', (kind) => {
   let t: TestApp;
   let url: string;
   beforeAll(async () => {
-    t = await startTestApp(kind, { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '1000' }) });
+    // Only the database-failure test reads a row: the user it signs in as, written there.
+    t = await startEmptyTestApp(kind, { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '1000' }) });
     url = await listen(t);
   });
   afterAll(() => t.close());
@@ -81,8 +81,11 @@ describe.each(backends)('one pipeline, one error shape on %s', (kind) => {
   });
 
   it('answers a database failure while authenticating with 503 DATABASE_UNAVAILABLE, not INTERNAL_SERVER_ERROR', async () => {
-    const [user] = await t.database.db.select({ id: tables.users.id }).from(tables.users).limit(1);
-    const viewer = await signInAs(t, user!.id);
+    const { user } = await t.seed.user();
+    const viewer = await signInAs(t, user.id);
+    // The session is the written user's: the 503 below comes from reading them, not from a bad token.
+    const healthy = await post({ query: '{ viewer { id } }' }, viewer.headers);
+    expect(healthy.json()).toEqual({ data: { viewer: { id: user.id } } });
     // A fault the real database cannot be made to produce on cue: every read fails as a lost connection does.
     const original = t.database.db.select;
     (t.database.db as { select: unknown }).select = () => {
@@ -120,7 +123,8 @@ describe.each(backends)('429 with Retry-After for every RATE_LIMITED on %s', (ki
   let t: TestApp;
   let limited: FastifyInstance;
   beforeAll(async () => {
-    t = await startTestApp(kind, { seed: { users: 2, pools: 0, streaks: 0 } });
+    // No rows: the sign-ins and refusals below make (or need) none.
+    t = await startEmptyTestApp(kind);
     limited = await createApp({
       config: testConfig({ SIGN_IN_ATTEMPTS_PER_MINUTE: '1', SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '3', RATE_LIMIT_QUERIES_PER_MINUTE: '1000' }),
       database: t.database,

@@ -1,7 +1,9 @@
 // Over 300 lines: every nested relation checked against one read of the whole database per backend (the oracle at the top), which the tests share.
+// The database holds exactly the rows of fixtures/related-pools.ts; the counts asserted are those it documents.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
-import { backends, startTestApp, testConfig, type TestApp } from './harness.js';
+import { RELATED, type RelatedPools, seedRelatedPools } from './fixtures/related-pools.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
 
 /** Whole tokens of a base-unit amount: an exact integer divided once, correctly rounded. */
 const tokens = (units: bigint, decimals: number) => Number(units) / 10 ** decimals;
@@ -12,6 +14,7 @@ const newestFirst = <T extends { createdAt: Date; id: string }>(rows: T[]) =>
 describe.each(backends)('nested relations on %s', (kind) => {
   let t: TestApp;
   let db: Awaited<ReturnType<typeof readAll>>;
+  let world: RelatedPools;
 
   async function readAll(app: TestApp) {
     const d = app.database.db;
@@ -38,15 +41,19 @@ describe.each(backends)('nested relations on %s', (kind) => {
   }
 
   beforeAll(async () => {
-    // These queries read the whole test database at once (100 pools x 100 predictions with
-    // their relations, a cost of about 51,000), beyond the default budget of 20,000.
-    t = await startTestApp(kind, { config: testConfig({ MAX_QUERY_COST: '100000' }) });
+    // These queries ask for up to 100 pools x 100 predictions with their relations (a cost of
+    // about 51,000, counted from the page sizes), beyond the default budget of 20,000.
+    t = await startEmptyTestApp(kind, { config: testConfig({ MAX_QUERY_COST: '100000' }) });
+    world = await seedRelatedPools(t.seed, t.database);
     db = await readAll(t);
   });
   afterAll(() => t.close());
 
   it('resolves every relation of a pool, its predictions and their rewards', async () => {
-    expect(db.pools.length).toBeLessThanOrEqual(100);
+    const ids = (rows: Array<{ id: string }>) => rows.map((row) => row.id).sort();
+    expect(ids(db.pools)).toEqual(ids(world.pools));
+    expect(ids(db.predictions)).toEqual(ids(world.predictions));
+    expect(ids([...db.rewardOf.values()])).toEqual(ids(world.rewards));
     const response = await t.gql(`{
       pools(first: 100, sort: CREATION_DATE) { totalCount nodes {
         id createdBy imageId streakId title minStake maxStake totalVolume referenceDate
@@ -63,10 +70,12 @@ describe.each(backends)('nested relations on %s', (kind) => {
     }`);
     expect(response.errors).toBeUndefined();
     const nodes = response.data.pools.nodes as any[];
-    expect(response.data.pools.totalCount).toBe(db.pools.length);
-    expect(nodes).toHaveLength(db.pools.length);
+    expect(response.data.pools.totalCount).toBe(RELATED.pools);
+    expect(nodes).toHaveLength(RELATED.pools);
     let predictionsSeen = 0;
     let rewardsSeen = 0;
+    let imagesSeen = 0;
+    let resolutionsSeen = 0;
     for (const node of nodes) {
       const pool = db.poolsById.get(node.id)!;
       expect(node.user).toEqual({ id: pool.createdBy, walletAddress: db.users.get(pool.createdBy)!.walletAddress });
@@ -75,11 +84,13 @@ describe.each(backends)('nested relations on %s', (kind) => {
       expect(node.totalVolume).toBe(tokens(pool.totalVolume, pool.decimals));
       expect(node.referenceDate).toBe(iso(pool.referenceDate));
       if (pool.imageId) {
+        imagesSeen++;
         const image = db.images.get(pool.imageId)!;
         expect(node.image).toEqual({ id: image.id, userId: image.userId, url: image.url, user: { id: image.userId } });
       } else expect(node.image).toBeNull();
       expect(node.streak).toEqual(pool.streakId ? { id: pool.streakId, title: db.streaks.get(pool.streakId)!.title } : null);
       const resolution = db.resolutionOf.get(pool.id);
+      if (resolution) resolutionsSeen++;
       expect(node.resolution).toEqual(
         resolution
           ? {
@@ -126,8 +137,7 @@ describe.each(backends)('nested relations on %s', (kind) => {
         );
       }
     }
-    expect(predictionsSeen).toBeGreaterThan(0);
-    expect(rewardsSeen).toBeGreaterThan(0);
+    expect([predictionsSeen, rewardsSeen, imagesSeen, resolutionsSeen]).toEqual([RELATED.predictions, RELATED.rewards, 3, RELATED.resolutions]);
   });
 
   it("resolves a user's avatar, pools and predictions, newest first", async () => {
@@ -138,7 +148,9 @@ describe.each(backends)('nested relations on %s', (kind) => {
       } } } }`);
     expect(ok.errors).toBeUndefined();
     let withAvatar = 0;
+    const creators = new Set<string>();
     for (const { user } of ok.data.pools.nodes as any[]) {
+      creators.add(user.id);
       const row = db.users.get(user.id)!;
       expect(user.avatarId).toBe(row.avatarId);
       if (row.avatarId) {
@@ -152,7 +164,9 @@ describe.each(backends)('nested relations on %s', (kind) => {
       expect(user.predictions.totalCount).toBe(predicted.length);
       expect(user.predictions.nodes.map((p: any) => p.id)).toEqual(predicted.slice(0, 100).map((p) => p.id));
     }
-    expect(withAvatar).toBeGreaterThan(0);
+    // The avatar creator's 7 pools lead to a user with an avatar; the other creator's 3 to one without.
+    expect(withAvatar).toBe(7);
+    expect([...creators].sort()).toEqual([world.avatarCreator.id, world.predictingCreator.id].sort());
   });
 
   it('resolves streaks: their amounts, last processed pool and pools, by id, as a list and via streakPools', async () => {
@@ -163,7 +177,14 @@ describe.each(backends)('nested relations on %s', (kind) => {
     } } }`);
     expect(response.errors).toBeUndefined();
     const streaks = [...db.streaks.values()];
-    expect(response.data.streaks.totalCount).toBe(streaks.length);
+    const { busy, small, empty } = world.streaks;
+    expect(streaks.map((s) => s.id).sort()).toEqual([busy.id, small.id, empty.id].sort());
+    expect(response.data.streaks.totalCount).toBe(RELATED.streaks);
+    expect(Object.fromEntries(response.data.streaks.nodes.map((s: any) => [s.id, [s.pools.totalCount, s.lastProcessedPool?.id ?? null]]))).toEqual({
+      [busy.id]: [6, world.busiestPool.id],
+      [small.id]: [2, null],
+      [empty.id]: [0, null],
+    });
     expect(response.data.streaks.nodes.map((s: any) => s.id)).toEqual(newestFirst(streaks).map((s) => s.id));
     for (const node of response.data.streaks.nodes as any[]) {
       const row = db.streaks.get(node.id)!;
@@ -225,22 +246,11 @@ describe.each(backends)('nested relations on %s', (kind) => {
     return seen;
   }
   const PAGE = 'totalCount edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage endCursor startCursor }';
-  const countBy = <T>(rows: T[], key: (row: T) => string | null) => {
-    const counts = new Map<string, number>();
-    for (const row of rows) {
-      const k = key(row);
-      if (k !== null) counts.set(k, (counts.get(k) ?? 0) + 1);
-    }
-    return counts;
-  };
-  /** The key with the most rows. */
-  const busiestOf = <T>(rows: T[], key: (row: T) => string | null) =>
-    [...countBy(rows, key).entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]![0];
-
   it('pages nested connections with cursors to the same rows as one big page', async () => {
-    const busiest = busiestOf(db.predictions, (p) => p.poolId);
+    const busiest = world.busiestPool.id;
+    // 4 of its 9 predictions share a created_at: pages of 4 split them, so the id tie-break must hold across cursors.
     const expected = newestFirst(db.predictions.filter((p) => p.poolId === busiest)).map((p) => p.id);
-    expect(expected.length).toBeGreaterThan(6);
+    expect(expected).toHaveLength(RELATED.busiestPoolPredictions);
     const seen = await pageThrough(
       `query($id: ID!, $first: Int, $after: String) { pool(id: $id) { predictions(first: $first, after: $after) { ${PAGE} } } }`,
       { id: busiest },
@@ -253,11 +263,13 @@ describe.each(backends)('nested relations on %s', (kind) => {
 
   it('keeps only the pools whose prediction window has ended with streakPools(pastOnly: true)', async () => {
     let streaksWithBoth = 0;
+    const pastCounts: Record<string, number> = {};
     for (const streak of db.streaks.values()) {
       const all = newestFirst(db.pools.filter((p) => p.streakId === streak.id));
       const now = Date.now();
       const past = all.filter((p) => p.predictionEndDate.getTime() < now);
       if (past.length > 0 && past.length < all.length) streaksWithBoth++;
+      pastCounts[streak.id] = past.length;
       const query = `query($id: ID!, $pastOnly: Boolean) { streakPools(streakId: $id, first: 100, pastOnly: $pastOnly) {
         streak { id } pools { totalCount nodes { id streakId predictionEndDate } } } }`;
       const pastOnly = await t.gql(query, { id: streak.id, pastOnly: true });
@@ -272,13 +284,15 @@ describe.each(backends)('nested relations on %s', (kind) => {
       expect(everything.data.streakPools.pools.totalCount).toBe(all.length);
       expect(everything.data.streakPools.pools.nodes.map((p: any) => p.id)).toEqual(all.map((p) => p.id));
     }
-    // The seed gives some streak both ended and open pools, so the filter is really exercised.
-    expect(streaksWithBoth).toBeGreaterThan(0);
+    // Two streaks have both ended and open pools, so the filter is really exercised.
+    expect(streaksWithBoth).toBe(2);
+    expect(pastCounts).toEqual({ [world.streaks.busy.id]: 3, [world.streaks.small.id]: 1, [world.streaks.empty.id]: 0 });
   });
 
   it('pages streaks with cursors to the same rows as one big page', async () => {
+    // Two of the three were created at the same instant.
     const expected = newestFirst([...db.streaks.values()]).map((s) => s.id);
-    expect(expected.length).toBeGreaterThan(1);
+    expect(expected).toHaveLength(RELATED.streaks);
     const seen = await pageThrough(
       `query($first: Int, $after: String) { streaks(first: $first, after: $after) { ${PAGE} } }`,
       {},
@@ -290,9 +304,10 @@ describe.each(backends)('nested relations on %s', (kind) => {
   });
 
   it("pages a streak's pools with cursors, via streakPools and via streak.pools", async () => {
-    const busiest = busiestOf(db.pools, (p) => p.streakId);
+    const busiest = world.streaks.busy.id;
+    // Its last three pools share a created_at, split by pages of 2.
     const expected = newestFirst(db.pools.filter((p) => p.streakId === busiest)).map((p) => p.id);
-    expect(expected.length).toBeGreaterThan(4);
+    expect(expected).toHaveLength(6);
     const viaStreakPools = await pageThrough(
       `query($id: ID!, $first: Int, $after: String) { streakPools(streakId: $id, first: $first, after: $after) { pools { ${PAGE} } } }`,
       { id: busiest },
@@ -312,9 +327,9 @@ describe.each(backends)('nested relations on %s', (kind) => {
   });
 
   it("pages a user's pools and predictions with cursors", async () => {
-    const creator = busiestOf(db.pools, (p) => p.createdBy);
+    const creator = world.avatarCreator.id;
     const created = newestFirst(db.pools.filter((p) => p.createdBy === creator)).map((p) => p.id);
-    expect(created.length).toBeGreaterThan(2);
+    expect(created).toHaveLength(7);
     // User has no root field: reach the creator through one of their pools.
     const seenPools = await pageThrough(
       `query($id: ID!, $first: Int, $after: String) { pool(id: $id) { user { pools(first: $first, after: $after) { ${PAGE} } } } }`,
@@ -325,11 +340,10 @@ describe.each(backends)('nested relations on %s', (kind) => {
     );
     expect(seenPools).toEqual(created);
 
-    // The busiest predictor among pool creators, so one of their pools leads to them.
-    const creators = new Set(db.pools.map((p) => p.createdBy));
-    const predictor = busiestOf(db.predictions, (p) => (creators.has(p.userId) ? p.userId : null));
+    // A creator who predicted in every pool, so one of their pools leads to them.
+    const predictor = world.predictingCreator.id;
     const predicted = newestFirst(db.predictions.filter((p) => p.userId === predictor));
-    expect(predicted.length).toBeGreaterThan(6);
+    expect(predicted).toHaveLength(RELATED.pools);
     const seenPredictions = await pageThrough(
       `query($id: ID!, $first: Int, $after: String) { pool(id: $id) { user { id predictions(first: $first, after: $after) { ${PAGE} } } } }`,
       { id: db.pools.find((p) => p.createdBy === predictor)!.id },
@@ -345,7 +359,7 @@ describe.each(backends)('nested relations on %s', (kind) => {
 
   it('rejects an invalid cursor on a nested connection as BAD_USER_INPUT of "after"', async () => {
     const response = await t.gql(`{ pools(first: 1) { nodes { predictions(first: 2, after: "garbage") { nodes { id } } } } }`);
-    expect(response.errors?.length).toBeGreaterThan(0);
+    expect(response.errors).toHaveLength(1);
     expect(response.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'after' });
     expect(response.errors![0]!.path).toEqual(['pools', 'nodes', 0, 'predictions']);
   });
