@@ -3,10 +3,10 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { count } from 'drizzle-orm';
+import { count, eq } from 'drizzle-orm';
 import * as tables from '../../schema/index.js';
 import { CHROMIUM, renderedDom } from './chromium.js';
-import { startTestApp, testConfig, type TestApp } from './harness.js';
+import { startEmptyTestApp, testConfig, type TestApp } from './harness.js';
 import { signInAs } from './sessions.js';
 
 
@@ -70,10 +70,11 @@ describe.skipIf(!CHROMIUM)('browsers on other origins (headless Chromium)', () =
   beforeAll(async () => {
     allowed = await servePage(() => frontendPage(api, apiKey, true));
     foreign = await servePage(() => frontendPage(api, apiKey, true));
-    t = await startTestApp('pglite', { config: testConfig({ ALLOWED_ORIGINS: allowed.origin, SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
+    // Empty but for the one user the frontend signs in as.
+    t = await startEmptyTestApp('pglite', { config: testConfig({ ALLOWED_ORIGINS: allowed.origin, SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
     api = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    const [user] = (await t.gql(`{ pools(first: 1) { nodes { createdBy } } }`)).data.pools.nodes;
-    const signedIn = await signInAs(t, user.createdBy);
+    const { user } = await t.seed.user();
+    const signedIn = await signInAs(t, user.id);
     userId = signedIn.userId;
     apiKey = (await t.gql(`mutation { createApiKey(name: "frontend") { apiKey } }`, {}, signedIn.headers)).data.createApiKey.apiKey;
     profile = mkdtempSync(join(tmpdir(), 'poolgraph-chromium-'));
@@ -85,6 +86,9 @@ describe.skipIf(!CHROMIUM)('browsers on other origins (headless Chromium)', () =
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
+  /** The user's sessions (refresh tokens); the database holds no other user's. */
+  const sessions = async () => (await t.database.db.select({ n: count() }).from(tables.refreshTokens).where(eq(tables.refreshTokens.userId, userId)))[0]!.n;
+
   async function visit(origin: string): Promise<string> {
     // One profile for both visits: the foreign page runs in the browser the user signed in with.
     const stdout = await renderedDom(`${origin}/`, { profile, budgetMs: 20_000, timeoutMs: 25_000 });
@@ -92,24 +96,36 @@ describe.skipIf(!CHROMIUM)('browsers on other origins (headless Chromium)', () =
   }
 
   it('lets a listed origin call /graphql and REST with its cookies, and open a socket as the signed-in user', async () => {
-    const out = await visit(allowed.origin);
-    expect(out).toContain('done');
-    expect(out).toContain(`graphql-viewer:${userId}`);
-    expect(out).toContain(`rest-me:${userId}`);
-    expect(out).toContain('socket:connection_ack');
+    expect(await sessions()).toBe(1);
+    const lines = (await visit(allowed.origin)).trim().split('\n');
+    expect(lines.slice(0, 5)).toEqual([
+      `signed-in:${JSON.stringify({ signInWithApiKey: { user: { id: userId } } })}`,
+      `graphql-viewer:${userId}`,
+      `rest-me:${userId}`,
+      'socket-open',
+      'socket:connection_ack',
+    ]);
+    // The page closes the socket itself (1005: no code given) once acknowledged; whether the
+    // close event or the last poll lands first is the browser's timing.
+    expect(lines.slice(5).sort()).toEqual(['done', 'socket-closed:1005']);
+    // The API key sign-in opened the user's second session (the wallet sign-in was the first).
+    expect(await sessions()).toBe(2);
   });
 
   it('keeps an origin not listed out, though the browser holds the session cookie: no read, no write, no socket', async () => {
-    const sessions = async () => (await t.database.db.select({ n: count() }).from(tables.refreshTokens))[0]!.n;
-    const before = await sessions();
+    // The wallet sign-in's session and the listed origin's (the test above, in this browser profile).
+    expect(await sessions()).toBe(2);
     const out = await visit(foreign.origin);
-    expect(out).toContain('done');
-    // The preflight finds no Access-Control-Allow-Origin for it: the browser sends nothing more.
-    expect(out).toContain('graphql-blocked:TypeError');
-    expect(out).toContain('rest-blocked:TypeError');
-    // Its socket carries the cookie; the server refuses to let it act as the cookie's owner.
-    expect(out).not.toContain('socket:connection_ack');
-    expect(out).toContain('socket-closed:4403');
-    expect(await sessions()).toBe(before);
+    expect(out.trim().split('\n')).toEqual([
+      // The preflight finds no Access-Control-Allow-Origin for it: the browser sends nothing more.
+      'graphql-blocked:TypeError',
+      'rest-blocked:TypeError',
+      // Its socket carries the cookie; the server refuses to let it act as the cookie's owner: no ack.
+      'socket-open',
+      'socket-closed:4403',
+      'done',
+    ]);
+    expect(await sessions()).toBe(2);
+    expect(await t.database.db.select({ n: count() }).from(tables.refreshTokens)).toEqual([{ n: 2 }]);
   });
 });

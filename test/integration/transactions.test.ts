@@ -8,12 +8,14 @@ import { MEMO_PROGRAM_ID, userTokenAccount } from '../../src/chain/addresses.js'
 import { signProof } from '../../src/chain/proof.js';
 import { ChainClient } from '../../src/chain/rpc.js';
 import { hashMessage } from '../../src/chain/transactions.js';
+import { syncCustodyAccounts } from '../../src/modules/transactions/custody-sync.js';
 import { reconcilePendingSubmissions } from '../../src/modules/transactions/reconcile.js';
 import { coSign, sha256Hex } from '../../src/modules/transactions/submission.js';
 import { parseWireTransaction } from '../../src/chain/transactions.js';
 import { createApp } from '../../src/server/app.js';
 import { type ChainFixture, KitWallet, startChainFixture, TestKeypairWallet } from './chain-fixture.js';
-import { backends, metricSample, startTestApp, testConfig, type TestApp } from './harness.js';
+import { type PoolAttrs, UNIT } from './fixtures/builders.js';
+import { backends, metricSample, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
 
 const BUILD_PREDICTION = `mutation($i: PredictionTransactionInput!) { buildPredictionTransaction(input: $i) { transaction proof expiresAt } }`;
 const PREDICTION_FIELDS = `signature prediction { id stake prediction poolAccount predictorAccount predictionAccount bump lastAppliedStakeRevision lastAppliedValueRevision isFeePayer user { id } pool { id totalVolume indexedPredictionUpdateCount } }`;
@@ -38,7 +40,8 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
 
   beforeAll(async () => {
     chain = await startChainFixture();
-    t = await startTestApp(kind, {
+    // Empty: each test writes the pools, predictions, rewards and streaks it asserts on.
+    t = await startEmptyTestApp(kind, {
       chain: chain.runtime,
       clock: () => new Date(Date.now() + clockOffsetMs),
       config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }),
@@ -51,6 +54,9 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
 
   const db = () => t.database.db;
   const connection = () => chain.runtime.client.connection;
+  const relayerLamports = () => connection().getBalance(chain.runtime.keys.relayer.publicKey);
+  /** The fee of one signature on the embedded chain; the relayer pays every fee. */
+  const SIGNATURE_FEE = 5000;
 
   async function signIn(wallet: Wallet) {
     const { data } = await t.gql(`mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`, { a: wallet.address });
@@ -69,17 +75,25 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
   }
   type User = Awaited<ReturnType<typeof fundedUser>>;
 
-  let nextPool = 0;
-  /** A fresh open pool of the demo data (its vault created at start-up); each test takes its own. */
-  async function openPool() {
-    const now = new Date();
-    const open = (await db().select().from(tables.pools).where(eq(tables.pools.status, 'ACTIVE')))
-      .filter((p) => !p.isClosed && p.predictionStartDate <= now && p.predictionEndDate > now)
-      .sort((a, b) => a.id.localeCompare(b.id));
-    // Pools are shared round-robin; each test's user is new, so "one prediction per pool" holds.
-    const pool = open[nextPool++ % open.length]!;
-    expect(pool, 'the test seed has open pools').toBeDefined();
-    return { ...pool, vault: new PublicKey(pool.poolAccount) };
+  /** Makes the custody accounts of the rows just written, as start-up does; exactly those are new. */
+  async function syncCustody(expected: { pools: number; streaks: number }) {
+    expect(await syncCustodyAccounts(t.database, chain.runtime)).toEqual(expected);
+  }
+
+  /**
+   * A pool of the test's own, open unless `attrs` says otherwise (1..10 tokens of stake,
+   * outcomes 0..1000 in steps of 1), its vault made on the chain and stocked with what the
+   * other predictors (`stakes`, one user each) put in, so payouts have tokens to move.
+   */
+  async function openPool(attrs: PoolAttrs = {}, stakes: bigint[] = []) {
+    const { pool } = await t.seed.user().withPool(attrs);
+    const others = [];
+    for (const stake of stakes) others.push(await t.seed.user().withPrediction({ pool: pool!, stake }));
+    await syncCustody({ pools: 1, streaks: 0 });
+    const row = await poolRow(pool!.id);
+    expect(row.totalVolume).toBe(stakes.reduce((sum, stake) => sum + stake, 0n));
+    expect(await chain.balance(new PublicKey(row.poolAccount))).toBe(row.totalVolume);
+    return { ...row, vault: new PublicKey(row.poolAccount), others };
   }
   type Pool = Awaited<ReturnType<typeof openPool>>;
 
@@ -118,17 +132,17 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     const pool = await openPool();
     const user = await fundedUser(1000n);
     const input = { poolId: pool.id, stake: stakeOf(pool), value: valueOf(pool) };
-    const before = { user: await chain.balance(user.account), vault: await chain.balance(pool.vault), relayer: await connection().getBalance(chain.runtime.keys.relayer.publicKey) };
-    const poolBefore = await poolRow(pool.id);
+    const relayerBefore = await relayerLamports();
 
     const { signature, prediction } = await twoStep(user, BUILD_PREDICTION, SUBMIT_PREDICTION, input);
 
     await expectConfirmed(signature);
-    const stakeUnits = BigInt(input.stake) * TOKEN;
-    expect(await chain.balance(user.account)).toBe(before.user - stakeUnits);
-    expect(await chain.balance(pool.vault)).toBe(before.vault + stakeUnits);
-    // The relayer paid the fee; the user holds no SOL at all.
-    expect(await connection().getBalance(chain.runtime.keys.relayer.publicKey)).toBeLessThan(before.relayer);
+    const stakeUnits = 3n * UNIT;
+    expect(input).toEqual({ poolId: pool.id, stake: 3, value: 7 });
+    expect(await chain.balance(user.account)).toBe(1000n * UNIT - stakeUnits);
+    expect(await chain.balance(pool.vault)).toBe(stakeUnits);
+    // The relayer paid the fee of its and the user's signature, nothing else; the user holds no SOL at all.
+    expect(relayerBefore - (await relayerLamports())).toBe(2 * SIGNATURE_FEE);
     expect(await connection().getBalance(user.wallet.publicKey)).toBe(0);
 
     const [address, bump] = PublicKey.findProgramAddressSync([Buffer.from('prediction'), pool.vault.toBuffer(), user.account.toBuffer()], MEMO_PROGRAM_ID);
@@ -146,10 +160,12 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
       pool: { id: pool.id },
     });
     const poolAfter = await poolRow(pool.id);
-    expect(poolAfter.totalVolume).toBe(poolBefore.totalVolume + stakeUnits);
-    expect(poolAfter.indexedPredictionUpdateCount).toBe(poolBefore.indexedPredictionUpdateCount + 1);
+    expect(poolAfter.totalVolume).toBe(stakeUnits);
+    expect(poolAfter.indexedPredictionUpdateCount).toBe(1);
     // What the mutation returns reflects its write (issue 10, item 15).
-    expect(prediction!.pool).toEqual({ id: pool.id, totalVolume: Number(poolAfter.totalVolume) / 1e6, indexedPredictionUpdateCount: poolAfter.indexedPredictionUpdateCount });
+    expect(prediction!.pool).toEqual({ id: pool.id, totalVolume: 3, indexedPredictionUpdateCount: 1 });
+    const rows = await db().select().from(tables.predictions).where(eq(tables.predictions.poolId, pool.id));
+    expect(rows.map((row) => [row.id, row.userId, row.stake, row.prediction])).toEqual([[prediction!.id, user.userId, stakeUnits, 7]]);
 
     const again = await t.gql(BUILD_PREDICTION, { i: input }, user.headers);
     expect(again.errors?.[0]?.extensions?.code).toBe('ALREADY_PREDICTED');
@@ -158,37 +174,46 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
   it('places a prediction signed by a @solana/kit wallet, which decodes and partially signs the same bytes', async () => {
     const pool = await openPool();
     const user = await fundedUser(500n, await KitWallet.create());
-    const before = await chain.balance(user.account);
+    const relayerBefore = await relayerLamports();
     const { signature, prediction } = await placePrediction(user, pool);
     await expectConfirmed(signature);
-    expect(await chain.balance(user.account)).toBe(before - BigInt(stakeOf(pool)) * TOKEN);
-    expect(prediction).toMatchObject({ user: { id: user.userId }, predictorAccount: user.account.toBase58() });
+    expect(await chain.balance(user.account)).toBe(497n * UNIT);
+    expect(await chain.balance(pool.vault)).toBe(3n * UNIT);
+    expect(relayerBefore - (await relayerLamports())).toBe(2 * SIGNATURE_FEE);
+    expect(prediction).toMatchObject({ stake: 3, prediction: 7, user: { id: user.userId }, predictorAccount: user.account.toBase58(), pool: { id: pool.id, totalVolume: 3 } });
   });
 
   it('updates a stake up (user -> vault) and down (vault -> user, custody co-signing) by exactly the difference', async () => {
     const pool = await openPool();
     const user = await fundedUser(1000n);
     const { prediction } = await placePrediction(user, pool);
-    const start = { user: await chain.balance(user.account), vault: await chain.balance(pool.vault), volume: (await poolRow(pool.id)).totalVolume };
+    expect(await chain.balance(user.account)).toBe(997n * UNIT);
+    expect(await chain.balance(pool.vault)).toBe(3n * UNIT);
 
+    // 3 -> 5 tokens: 2 from the user to the vault, the user signing.
     const raised = stakeOf(pool, 5n);
+    let relayerBefore = await relayerLamports();
     const up = await twoStep(user, BUILD_STAKE, SUBMIT_STAKE, { predictionId: prediction!.id, stake: raised });
     await expectConfirmed(up.signature);
-    const upDelta = BigInt(raised - stakeOf(pool)) * TOKEN;
-    expect(await chain.balance(user.account)).toBe(start.user - upDelta);
-    expect(await chain.balance(pool.vault)).toBe(start.vault + upDelta);
-    expect(up.prediction).toMatchObject({ stake: raised, lastAppliedStakeRevision: 2, lastAppliedValueRevision: 1 });
-    expect(up.prediction!.pool.totalVolume).toBe(Number((await poolRow(pool.id)).totalVolume) / 1e6);
+    expect(await chain.balance(user.account)).toBe(995n * UNIT);
+    expect(await chain.balance(pool.vault)).toBe(5n * UNIT);
+    expect(relayerBefore - (await relayerLamports())).toBe(2 * SIGNATURE_FEE);
+    expect(up.prediction).toMatchObject({ stake: 5, lastAppliedStakeRevision: 2, lastAppliedValueRevision: 1, pool: { totalVolume: 5, indexedPredictionUpdateCount: 2 } });
+    expect((await poolRow(pool.id)).totalVolume).toBe(5n * UNIT);
 
+    // 5 -> 2 tokens: 3 from the vault back to the user, custody co-signing.
     const lowered = stakeOf(pool, 2n);
+    relayerBefore = await relayerLamports();
     const down = await twoStep(user, BUILD_STAKE, SUBMIT_STAKE, { predictionId: prediction!.id, stake: lowered });
     await expectConfirmed(down.signature);
-    const net = BigInt(lowered - stakeOf(pool)) * TOKEN;
-    expect(await chain.balance(user.account)).toBe(start.user - net);
-    expect(await chain.balance(pool.vault)).toBe(start.vault + net);
-    expect(down.prediction).toMatchObject({ stake: lowered, lastAppliedStakeRevision: 3 });
+    expect(await chain.balance(user.account)).toBe(998n * UNIT);
+    expect(await chain.balance(pool.vault)).toBe(2n * UNIT);
+    expect(relayerBefore - (await relayerLamports())).toBe(3 * SIGNATURE_FEE);
+    expect(down.prediction).toMatchObject({ stake: 2, lastAppliedStakeRevision: 3, lastAppliedValueRevision: 1, pool: { totalVolume: 2, indexedPredictionUpdateCount: 3 } });
     const after = await poolRow(pool.id);
-    expect(after.totalVolume).toBe(start.volume + net);
+    expect(after.totalVolume).toBe(2n * UNIT);
+    const [row] = await db().select().from(tables.predictions).where(eq(tables.predictions.id, prediction!.id));
+    expect(row!.stake).toBe(2n * UNIT);
 
     const same = await t.gql(BUILD_STAKE, { i: { predictionId: prediction!.id, stake: lowered } }, user.headers);
     expect(same.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'input.stake' });
@@ -201,14 +226,17 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     const pool = await openPool();
     const user = await fundedUser(1000n);
     const { prediction } = await placePrediction(user, pool);
-    const before = { user: await chain.balance(user.account), vault: await chain.balance(pool.vault), count: (await poolRow(pool.id)).indexedPredictionUpdateCount };
+    const relayerBefore = await relayerLamports();
     const value = valueOf(pool, 3);
     const { signature, prediction: updated } = await twoStep(user, BUILD_VALUE, SUBMIT_VALUE, { predictionId: prediction!.id, value });
     await expectConfirmed(signature);
-    expect(await chain.balance(user.account)).toBe(before.user);
-    expect(await chain.balance(pool.vault)).toBe(before.vault);
-    expect(updated).toMatchObject({ prediction: value, lastAppliedValueRevision: 2, lastAppliedStakeRevision: 1 });
-    expect((await poolRow(pool.id)).indexedPredictionUpdateCount).toBe(before.count + 1);
+    expect(await chain.balance(user.account)).toBe(997n * UNIT);
+    expect(await chain.balance(pool.vault)).toBe(3n * UNIT);
+    expect(relayerBefore - (await relayerLamports())).toBe(2 * SIGNATURE_FEE);
+    expect(updated).toMatchObject({ prediction: 3, stake: 3, lastAppliedValueRevision: 2, lastAppliedStakeRevision: 1, pool: { totalVolume: 3, indexedPredictionUpdateCount: 2 } });
+    const [row] = await db().select().from(tables.predictions).where(eq(tables.predictions.id, prediction!.id));
+    expect([row!.prediction, row!.stake]).toEqual([3, 3n * UNIT]);
+    expect(await poolRow(pool.id)).toMatchObject({ indexedPredictionUpdateCount: 2, totalVolume: 3n * UNIT });
     const transaction = await connection().getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: 'confirmed' });
     expect(transaction?.meta?.logMessages?.join('\n')).toContain('"op":"value"');
   });
@@ -248,21 +276,28 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     const input = { poolId: pool.id, stake: stakeOf(pool), value: valueOf(pool) };
     const { data } = await t.gql(BUILD_PREDICTION, { i: input }, user.headers);
     const signed = { ...input, signedTransaction: await user.wallet.signTransaction(data.buildPredictionTransaction.transaction), proof: data.buildPredictionTransaction.proof };
-    const before = await chain.balance(user.account);
+    const relayerBefore = await relayerLamports();
 
     const results = await Promise.all(Array.from({ length: 20 }, () => t.gql(SUBMIT_PREDICTION, { i: signed }, user.headers)));
     for (const result of results) expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
     expect(new Set(results.map((r) => r.data.submitPredictionTransaction.signature)).size).toBe(1);
-    expect(await chain.balance(user.account)).toBe(before - BigInt(input.stake) * TOKEN);
-    const predictionRows = await db().select({ n: count() }).from(tables.predictions).where(eq(tables.predictions.userId, user.userId));
-    const submissionRows = await db().select({ n: count() }).from(tables.chainSubmissions).where(eq(tables.chainSubmissions.userId, user.userId));
-    expect(Number(predictionRows[0]!.n)).toBe(1);
-    expect(Number(submissionRows[0]!.n)).toBe(1);
+    expect(new Set(results.map((r) => r.data.submitPredictionTransaction.prediction.id)).size).toBe(1);
+    const once = async () => {
+      expect(await chain.balance(user.account)).toBe(997n * UNIT);
+      expect(await chain.balance(pool.vault)).toBe(3n * UNIT);
+      expect(relayerBefore - (await relayerLamports())).toBe(2 * SIGNATURE_FEE);
+      expect(await poolRow(pool.id)).toMatchObject({ totalVolume: 3n * UNIT, indexedPredictionUpdateCount: 1 });
+      const predictionRows = await db().select({ n: count() }).from(tables.predictions).where(eq(tables.predictions.poolId, pool.id));
+      const submissionRows = await db().select({ n: count() }).from(tables.chainSubmissions).where(eq(tables.chainSubmissions.userId, user.userId));
+      expect(Number(predictionRows[0]!.n)).toBe(1);
+      expect(Number(submissionRows[0]!.n)).toBe(1);
+    };
+    await once();
 
     // Submitted again later, the proof still answers with the same signature and changes nothing.
     const later = await t.gql(SUBMIT_PREDICTION, { i: signed }, user.headers);
     expect(later.data.submitPredictionTransaction.signature).toBe(results[0]!.data.submitPredictionTransaction.signature);
-    expect(await chain.balance(user.account)).toBe(before - BigInt(input.stake) * TOKEN);
+    await once();
   });
 
   it('sends one of two transactions built for the same change, submitted at once: the other is refused and moves nothing', async () => {
@@ -275,13 +310,9 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
       const prepared = Object.values(built.data)[0] as { transaction: string; proof: string };
       return { ...input, signedTransaction: await user.wallet.signTransaction(prepared.transaction), proof: prepared.proof };
     };
-    const before = await chain.balance(user.account);
-
     // Two first predictions on one pool, with different stakes: both valid when built.
-    // Whole-token stakes inside the pool's bounds (which may have fractions).
-    const [least, most] = [Math.ceil(Number(pool.minStake) / 1e6), Math.floor(Number(pool.maxStake) / 1e6)];
-    const middle = Math.floor((least + most) / 2);
-    expect(least < middle && middle < most, 'the pool allows three distinct stakes').toBe(true);
+    const [least, middle, most] = [1, 5, 10];
+    expect([pool.minStake, pool.maxStake]).toEqual([BigInt(least) * UNIT, BigInt(most) * UNIT]);
     const small = await prepare(BUILD_PREDICTION, { poolId: pool.id, stake: least, value: valueOf(pool) });
     const large = await prepare(BUILD_PREDICTION, { poolId: pool.id, stake: middle, value: valueOf(pool) });
     const placed = await Promise.all([small, large].map((i) => t.gql(SUBMIT_PREDICTION, { i }, user.headers)));
@@ -289,10 +320,11 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     expect(won).toHaveLength(1);
     expect(placed.find((r) => r.errors)!.errors![0]!.extensions!.code).toBe('ALREADY_PREDICTED');
     const prediction = won[0]!.data.submitPredictionTransaction.prediction as { id: string; stake: number };
-    expect(await chain.balance(user.account)).toBe(before - BigInt(prediction.stake) * TOKEN);
-    expect(await rowCount(tables.predictions)).toBeGreaterThan(0);
-    const mine = await db().select().from(tables.predictions).where(eq(tables.predictions.userId, user.userId));
-    expect(mine).toHaveLength(1);
+    expect([least, middle]).toContain(prediction.stake);
+    expect(await chain.balance(user.account)).toBe(1000n * UNIT - BigInt(prediction.stake) * UNIT);
+    expect(await chain.balance(pool.vault)).toBe(BigInt(prediction.stake) * UNIT);
+    const inPool = await db().select().from(tables.predictions).where(eq(tables.predictions.poolId, pool.id));
+    expect(inPool.map((row) => [row.id, row.userId, row.stake])).toEqual([[prediction.id, user.userId, BigInt(prediction.stake) * UNIT]]);
 
     // Two stake updates built from the same revision: only one may move tokens.
     const afterPlace = await chain.balance(user.account);
@@ -305,9 +337,13 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     expect(updated.find((r) => r.errors)!.errors![0]!.extensions!.code).toBe('PROOF_INVALID');
     const result = applied[0]!.data.submitStakeUpdateTransaction.prediction as { stake: number; lastAppliedStakeRevision: number };
     expect(result.lastAppliedStakeRevision).toBe(2);
+    expect([first, second]).toContain(result.stake);
     expect(await chain.balance(user.account)).toBe(afterPlace - BigInt(result.stake - prediction.stake) * TOKEN);
+    expect(await chain.balance(user.account)).toBe(1000n * UNIT - BigInt(result.stake) * UNIT);
+    expect(await chain.balance(pool.vault)).toBe(BigInt(result.stake) * UNIT);
     const [row] = await db().select().from(tables.predictions).where(eq(tables.predictions.id, prediction.id));
     expect(row!.stake).toBe(BigInt(result.stake) * TOKEN);
+    expect((await poolRow(pool.id)).totalVolume).toBe(BigInt(result.stake) * UNIT);
     const submissions = await db().select().from(tables.chainSubmissions).where(eq(tables.chainSubmissions.userId, user.userId));
     expect(submissions).toHaveLength(2);
   });
@@ -338,14 +374,16 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
       other = await fundedUser(1000n);
       input = { poolId: pool.id, stake: stakeOf(pool), value: valueOf(pool) };
       built = (await t.gql(BUILD_PREDICTION, { i: input }, user.headers)).data.buildPredictionTransaction;
+      // What every refusal must leave as it is: the user's 1000 tokens, an empty vault and pool.
+      expect(await snapshot()).toMatchObject({ user: 1000n * UNIT, vault: 0n, volume: 0n });
     });
 
     it('tampered bytes, a foreign proof, other parameters, a missing signature, malformed or oversized input', async () => {
+      const otherPool = await openPool();
       const before = await snapshot();
       const signed = Buffer.from(await user.wallet.signTransaction(built.transaction), 'base64');
       const tampered = Buffer.from(signed);
       tampered[tampered.length - 3] = tampered[tampered.length - 3]! ^ 0x01;
-      const otherPool = await openPool();
       const otherInput = { poolId: otherPool.id, stake: stakeOf(otherPool), value: valueOf(otherPool) };
       const otherBuilt = await t.gql(BUILD_PREDICTION, { i: otherInput }, other.headers);
       expect(otherBuilt.errors, JSON.stringify(otherBuilt.errors)).toBeUndefined();
@@ -455,33 +493,45 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
 
   it('validates before building, each with its code', async () => {
     const pool = await openPool();
-    const user = await fundedUser(10n);
+    // 5 tokens: the pool's 10-token maximum is a valid stake this user cannot pay.
+    const user = await fundedUser(5n);
     const base = { poolId: pool.id, stake: stakeOf(pool), value: valueOf(pool) };
-    const ended = (await db().select().from(tables.pools)).find((p) => p.predictionEndDate < new Date())!;
-    const frozen = (await db().select().from(tables.pools)).find((p) => p.status !== 'ACTIVE' && p.predictionEndDate > new Date());
-    const cases: Array<[Record<string, unknown>, string, string?]> = [
+    // One pool per way a pool refuses predictions, each otherwise open.
+    const ended = await openPool({ phase: 'ended' });
+    const upcoming = await openPool({ phase: 'upcoming' });
+    const frozen = await openPool({ status: 'FROZEN' });
+    const closed = await openPool({ isClosed: true });
+    const cases: Array<[Record<string, unknown>, string, string?, RegExp?]> = [
       [{ poolId: '00000000-0000-4000-8000-000000000000' }, 'NOT_FOUND'],
       [{ poolId: 'nope' }, 'BAD_USER_INPUT', 'input.poolId'],
-      [{ poolId: ended.id }, 'POOL_CLOSED'],
-      ...(frozen ? [[{ poolId: frozen.id }, 'POOL_CLOSED'] as [Record<string, unknown>, string]] : []),
-      [{ stake: Number(pool.maxStake / TOKEN) + 1 }, 'BAD_USER_INPUT', 'input.stake'],
-      [{ stake: Number(pool.minStake / TOKEN) / 2 }, 'BAD_USER_INPUT', 'input.stake'],
+      [{ poolId: ended.id }, 'POOL_CLOSED', undefined, /window has ended/],
+      [{ poolId: upcoming.id }, 'POOL_CLOSED', undefined, /not take predictions yet/],
+      [{ poolId: frozen.id }, 'POOL_CLOSED', undefined, /is FROZEN/],
+      [{ poolId: closed.id }, 'POOL_CLOSED', undefined, /is closed/],
+      [{ stake: 11 }, 'BAD_USER_INPUT', 'input.stake'],
+      [{ stake: 0.5 }, 'BAD_USER_INPUT', 'input.stake'],
       [{ stake: 0.0000001 }, 'BAD_USER_INPUT', 'input.stake'],
-      [{ value: pool.maxOutcome + pool.step }, 'BAD_USER_INPUT', 'input.value'],
-      [{ value: pool.minOutcome + pool.step / 2 }, 'BAD_USER_INPUT', 'input.value'],
-      [{ stake: Number(pool.maxStake / TOKEN) }, 'INSUFFICIENT_FUNDS', 'input.stake'],
+      [{ value: 1001 }, 'BAD_USER_INPUT', 'input.value'],
+      [{ value: 0.5 }, 'BAD_USER_INPUT', 'input.value'],
+      [{ stake: 10 }, 'INSUFFICIENT_FUNDS', 'input.stake'],
     ];
-    for (const [change, code, argumentName] of cases) {
+    for (const [change, code, argumentName, message] of cases) {
       const response = await t.gql(BUILD_PREDICTION, { i: { ...base, ...change } }, user.headers);
+      expect(response.errors, JSON.stringify(change)).toHaveLength(1);
       expect(response.errors?.[0]?.extensions?.code, JSON.stringify(change)).toBe(code);
       if (argumentName) expect(response.errors?.[0]?.extensions?.argumentName).toBe(argumentName);
+      if (message) expect(response.errors?.[0]?.message).toMatch(message);
     }
+    // The bounds themselves are accepted: all 10 tokens of a user holding them, the top outcome.
+    const rich = await fundedUser(10n);
+    expect((await t.gql(BUILD_PREDICTION, { i: { ...base, stake: 10, value: 1000 } }, rich.headers)).errors).toBeUndefined();
     const anonymous = await t.gql(BUILD_PREDICTION, { i: base });
     expect(anonymous.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 
   it('claims a reward once, however many claims arrive at once, with its notification', async () => {
-    const pool = await openPool();
+    // Two other predictors' 5 tokens each in the vault, then the user's 3: 13 tokens to pay 7.25 from.
+    const pool = await openPool({}, [5n * UNIT, 5n * UNIT]);
     const user = await fundedUser(1000n);
     const { prediction } = await placePrediction(user, pool);
     const [reward] = await db()
@@ -489,14 +539,27 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
       .values({ predictionId: prediction!.id, decimals: 6, amount: 7_250_000n, precisionScore: 0.9, type: 'REWARD' })
       .returning();
     const before = { user: await chain.balance(user.account), vault: await chain.balance(pool.vault), notifications: await rowCount(tables.notifications) };
+    expect([before.user, before.vault]).toEqual([997n * UNIT, 13n * UNIT]);
+    const relayerBefore = await relayerLamports();
 
     const results = await Promise.all(Array.from({ length: 10 }, () => t.gql(CLAIM_REWARD, { id: reward!.id }, user.headers)));
     const signatures = new Set(results.filter((r) => !r.errors).map((r) => r.data.claimReward.signature));
     expect(signatures.size).toBe(1);
     for (const result of results) if (result.errors) expect(result.errors[0]?.extensions?.code).toBe('ALREADY_CLAIMED');
+    // Which claims wait for the one transaction and which find the reward already claimed is timing; the sum is not.
+    const answeredWithIt = results.filter((r) => !r.errors && r.data.claimReward.signature === [...signatures][0]).length;
+    const refused = results.filter((r) => r.errors?.length === 1 && r.errors[0]?.extensions?.code === 'ALREADY_CLAIMED').length;
+    expect(answeredWithIt + refused).toBe(10);
+    const claims = await db()
+      .select()
+      .from(tables.chainSubmissions)
+      .where(and(eq(tables.chainSubmissions.userId, user.userId), eq(tables.chainSubmissions.operation, 'claimReward')));
+    expect(claims.map((c) => [c.signature, c.status])).toEqual([[[...signatures][0], 'CONFIRMED']]);
     await expectConfirmed([...signatures][0]!);
-    expect(await chain.balance(user.account)).toBe(before.user + 7_250_000n);
-    expect(await chain.balance(pool.vault)).toBe(before.vault - 7_250_000n);
+    expect(await chain.balance(user.account)).toBe(1_004_250_000n);
+    expect(await chain.balance(pool.vault)).toBe(5_750_000n);
+    // One payout sent: the relayer's and custody's signatures.
+    expect(relayerBefore - (await relayerLamports())).toBe(2 * SIGNATURE_FEE);
     const [claimed] = await db().select().from(tables.rewards).where(eq(tables.rewards.id, reward!.id));
     expect(claimed!.isClaimed).toBe(true);
     const notes = await db().select().from(tables.notifications).where(and(eq(tables.notifications.userId, user.userId), eq(tables.notifications.type, 'REWARD_CLAIMED')));
@@ -505,17 +568,27 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     expect(await rowCount(tables.notifications)).toBe(before.notifications + 1);
 
     expect((await t.gql(CLAIM_REWARD, { id: reward!.id }, user.headers)).errors?.[0]?.extensions?.code).toBe('ALREADY_CLAIMED');
+    // Another predictor's unclaimed reward in the same pool is not the stranger's to claim.
     const stranger = await fundedUser(0n);
-    const [unclaimed] = await db().select().from(tables.rewards).where(eq(tables.rewards.isClaimed, false)).limit(1);
-    expect((await t.gql(CLAIM_REWARD, { id: unclaimed!.id }, stranger.headers)).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    const [theirs] = await db()
+      .insert(tables.rewards)
+      .values({ predictionId: pool.others[0]!.predictions[0]!.id, decimals: 6, amount: UNIT, precisionScore: 0.5, type: 'REWARD' })
+      .returning();
+    expect((await t.gql(CLAIM_REWARD, { id: theirs!.id }, stranger.headers)).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     expect((await t.gql(CLAIM_REWARD, { id: '00000000-0000-4000-8000-000000000000' }, stranger.headers)).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    expect((await db().select().from(tables.rewards).where(eq(tables.rewards.id, theirs!.id)))[0]!.isClaimed).toBe(false);
+    expect(await chain.balance(pool.vault)).toBe(5_750_000n);
   });
 
   it('claims a streak reward from the streak’s accumulator, honouring notification preferences', async () => {
-    const user = await fundedUser(0n);
-    const relayerBefore = await connection().getBalance(chain.runtime.keys.relayer.publicKey);
-    const [streak] = await db().select().from(tables.streaks).limit(1);
+    // A streak of the test's own, its accumulator made on the chain holding the 10 tokens the records say.
+    const written = await t.seed.streak({ onchainBalance: 10n * UNIT });
+    await syncCustody({ pools: 0, streaks: 1 });
+    const [streak] = await db().select().from(tables.streaks).where(eq(tables.streaks.id, written.id));
     const accumulator = new PublicKey(streak!.streakAccumulatorAccount);
+    expect(await chain.balance(accumulator)).toBe(10n * UNIT);
+    const user = await fundedUser(0n);
+    const relayerBefore = await relayerLamports();
     const [first, second] = await db()
       .insert(tables.streakRewards)
       .values([
@@ -530,15 +603,18 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     expect(await connection().getBalance(chain.runtime.keys.relayer.publicKey)).toBe(relayerBefore);
     await chain.devchain.mintTokens(user.wallet.publicKey, 1n);
     const before = { user: await chain.balance(user.account), accumulator: await chain.balance(accumulator), onchain: streak!.onchainBalance };
+    expect(before).toEqual({ user: 1n, accumulator: 10n * UNIT, onchain: 10n * UNIT });
+    const relayerBeforeClaim = await relayerLamports();
 
     const { data, errors } = await t.gql(CLAIM_STREAK, { id: first!.id }, user.headers);
     expect(errors, JSON.stringify(errors)).toBeUndefined();
     expect(data.claimStreakReward.streakReward).toMatchObject({ id: first!.id, isClaimed: true, amount: 1.5 });
     await expectConfirmed(data.claimStreakReward.signature);
-    expect(await chain.balance(user.account)).toBe(before.user + 1_500_000n);
-    expect(await chain.balance(accumulator)).toBe(before.accumulator - 1_500_000n);
+    expect(await chain.balance(user.account)).toBe(1_500_001n);
+    expect(await chain.balance(accumulator)).toBe(8_500_000n);
+    expect(relayerBeforeClaim - (await relayerLamports())).toBe(2 * SIGNATURE_FEE);
     const [streakAfter] = await db().select().from(tables.streaks).where(eq(tables.streaks.id, streak!.id));
-    expect(streakAfter!.onchainBalance).toBe(before.onchain - 1_500_000n);
+    expect(streakAfter!.onchainBalance).toBe(8_500_000n);
     const received = () =>
       db().select().from(tables.notifications).where(and(eq(tables.notifications.userId, user.userId), eq(tables.notifications.type, 'STREAK_REWARD_RECEIVED')));
     expect(await received()).toHaveLength(1);
@@ -552,12 +628,15 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
       .where(eq(tables.settings.userId, user.userId));
     const quiet = await t.gql(CLAIM_STREAK, { id: second!.id }, user.headers);
     expect(quiet.errors, JSON.stringify(quiet.errors)).toBeUndefined();
-    expect(await chain.balance(user.account)).toBe(before.user + 2_000_000n);
+    expect(await chain.balance(user.account)).toBe(2_000_001n);
+    expect(await chain.balance(accumulator)).toBe(8_000_000n);
+    expect((await db().select().from(tables.streaks).where(eq(tables.streaks.id, streak!.id)))[0]!.onchainBalance).toBe(8_000_000n);
     expect(await received()).toHaveLength(1);
 
     const stranger = await fundedUser(0n);
     const [third] = await db().insert(tables.streakRewards).values({ streakId: streak!.id, userWalletAddress: user.wallet.address, amount: 1n }).returning();
     expect((await t.gql(CLAIM_STREAK, { id: third!.id }, stranger.headers)).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect(await chain.balance(accumulator)).toBe(8_000_000n);
   });
 
   it('counts each transaction it sends in /metrics by operation and outcome; waiting repeats and refusals send none', async () => {
@@ -636,14 +715,18 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
       lastValidBlockHeight: recent.lastValidBlockHeight,
     });
     await chain.runtime.client.send(bytes);
-    const volume = (await poolRow(pool.id)).totalVolume;
+    expect((await poolRow(pool.id)).totalVolume).toBe(0n);
 
     expect((await reconcilePendingSubmissions(t.database, chain.runtime)).confirmed).toBe(1);
     expect((await reconcilePendingSubmissions(t.database, chain.runtime)).confirmed).toBe(0);
     const rows = await db().select().from(tables.predictions).where(eq(tables.predictions.userId, user.userId));
     expect(rows).toHaveLength(1);
     expect(rows[0]!.predictionAccount).toBe(address.toBase58());
-    expect((await poolRow(pool.id)).totalVolume).toBe(volume + BigInt(input.stake) * TOKEN);
+    expect(await poolRow(pool.id)).toMatchObject({ totalVolume: 3n * UNIT, indexedPredictionUpdateCount: 1 });
+    expect(await chain.balance(pool.vault)).toBe(3n * UNIT);
+    expect(await chain.balance(user.account)).toBe(997n * UNIT);
+    const [submission] = await db().select().from(tables.chainSubmissions).where(eq(tables.chainSubmissions.userId, user.userId));
+    expect(submission).toMatchObject({ signature, status: 'CONFIRMED' });
     // The client's own submit of that proof now answers with the same signature.
     const resubmitted = await t.gql(SUBMIT_PREDICTION, { i: { ...input, signedTransaction: signed.toString('base64'), proof: data.buildPredictionTransaction.proof } }, user.headers);
     expect(resubmitted.data?.submitPredictionTransaction.signature).toBe(signature);
