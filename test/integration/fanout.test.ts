@@ -50,9 +50,15 @@ async function startReplica(databaseUrl: string): Promise<{ http: string; url: s
 }
 
 /** The listener connections of this database's gateways (one per process). */
-async function listenerBackends(t: TestApp): Promise<number[]> {
+/**
+ * The backends of the processes' LISTEN connections; with `listening`, only those whose LISTEN
+ * has run (a connection shows up here before its LISTEN does, and a NOTIFY in between is not
+ * delivered to it).
+ */
+async function listenerBackends(t: TestApp, listening = false): Promise<number[]> {
   const rows = await t.database.rows<{ pid: number }>(
-    sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE '%:listener'`,
+    sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE '%:listener'
+      AND (NOT ${listening} OR (state = 'idle' AND query LIKE 'LISTEN %'))`,
   );
   return rows.map((row) => Number(row.pid));
 }
@@ -114,10 +120,10 @@ describeOnPostgres('fan-out across replicas through Postgres LISTEN/NOTIFY', () 
     const before = await listenerBackends(t);
     expect(before).toHaveLength(2);
     await t.database.rows(sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid IN (${sql.join(before.map((pid) => sql`${pid}`), sql`, `)})`);
-    // Both processes' listeners come back on new connections.
+    // Both processes' listeners come back on new connections, and listen again.
     let after: number[] = [];
     await until(async () => {
-      after = await listenerBackends(t);
+      after = await listenerBackends(t, true);
       return after.length === 2 && after.every((pid) => !before.includes(pid));
     }, 10_000, 'two new listener connections').catch(() => {});
     expect(after).toHaveLength(2);
