@@ -1,6 +1,7 @@
 import { loadConfig } from '../config.js';
 import { openConfiguredDatabase } from '../db/open.js';
 import { changeUserRole } from '../modules/auth/session.service.js';
+import { EventHub } from '../modules/events/event-hub.js';
 
 /**
  * Sets the role of the user signed in with a wallet, in the configured database:
@@ -20,7 +21,9 @@ if (!walletAddress || (role !== 'ADMIN' && role !== 'USER')) {
 const database = await openConfiguredDatabase(loadConfig());
 try {
   await database.migrate();
-  const changed = await changeUserRole(database, walletAddress, role, new Date());
+  // Announces the ended sessions to running servers (on Postgres), which close their sockets.
+  const events = new EventHub(database, undefined, (error) => console.error(`The servers could not be told to close the user's sockets: ${String(error)}`));
+  const changed = await changeUserRole(database, events, walletAddress, role, new Date());
   if (!changed) {
     console.error(`No user has wallet ${walletAddress}; sign in with it once first.`);
     process.exitCode = 1;

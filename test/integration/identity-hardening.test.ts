@@ -4,6 +4,7 @@ import * as tables from '../../schema/index.js';
 import { encodeCursor } from '../../src/modules/common/pagination.js';
 import { signAccessToken } from '../../src/modules/auth/tokens.js';
 import { changeUserRole } from '../../src/modules/auth/session.service.js';
+import { EventHub } from '../../src/modules/events/event-hub.js';
 import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
 import { signInAs } from './sessions.js';
 import { kitWallet } from './wallets.js';
@@ -62,7 +63,7 @@ describe.each(backends)('identity hardening on %s', (kind) => {
       const [wallet] = await t.database.db.select({ address: tables.users.walletAddress }).from(tables.users).where(eq(tables.users.id, carol.id));
       for (const session of sessions) expect((await t.gql(VIEWER_ROLE, undefined, session.headers)).data.viewer).toEqual({ id: carol.id, role: 'USER' });
 
-      expect(await changeUserRole(t.database, wallet!.address!, 'ADMIN', new Date())).toMatchObject({ id: carol.id, role: 'ADMIN', revokedSessions: 2 });
+      expect(await changeUserRole(t.database, new EventHub(t.database), wallet!.address!, 'ADMIN', new Date())).toMatchObject({ id: carol.id, role: 'ADMIN', revokedSessions: 2 });
       for (const session of sessions) {
         const stale = await t.gql(VIEWER_ROLE, undefined, session.headers);
         expect(stale.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'SESSION_REVOKED' });

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import * as tables from '../../schema/index.js';
+import { changeUserRole } from '../../src/modules/auth/session.service.js';
 import { EventHub } from '../../src/modules/events/event-hub.js';
 import { notifyIfAllowed } from '../../src/modules/notifications/notification.service.js';
 import type { UserFixture } from './fixtures/builders.js';
@@ -318,8 +319,8 @@ describe.each(backends)('a socket does not outlive its credentials, on %s', (kin
       config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000', ACCESS_TOKEN_TTL_SECONDS: '60' }),
     });
     url = await listen(t);
-    // Four users without notifications: one per test, and one whose session stays open.
-    userIds = (await t.seed.users(4)).map((f) => f.user.id);
+    // Six users without notifications: one per test, and two whose sessions stay open.
+    userIds = (await t.seed.users(6)).map((f) => f.user.id);
   });
   afterAll(() => t.close());
 
@@ -349,6 +350,20 @@ describe.each(backends)('a socket does not outlive its credentials, on %s', (kin
     const revoked = await t.gql(`mutation($id: ID!) { revokeApiKey(id: $id) { isActive } }`, { id: created.data.createApiKey.key.id }, owner.headers);
     expect(revoked.data).toEqual({ revokeApiKey: { isActive: false } });
     expect(await socket.closed).toEqual({ code: 4403, reason: 'The API key has been revoked' });
+  });
+
+  it("closes with 4403 every socket of a user whose role changes (grant-role), and keeps others' open", async () => {
+    const [first, second, bystander] = [await signInAs(t, someUser(4)), await signInAs(t, someUser(4)), await signInAs(t, someUser(5))];
+    const sockets = [first, second, bystander].map((session) => socketClient(url, { authorization: `Bearer ${session.accessToken}` }));
+    await Promise.all(sockets.map((socket) => socket.connected));
+    const [user] = await t.database.db.select({ wallet: tables.users.walletAddress }).from(tables.users).where(eq(tables.users.id, someUser(4)));
+    // As the grant-role tool does: its own publisher, on the database's event channel.
+    const changed = await changeUserRole(t.database, new EventHub(t.database), user!.wallet!, 'ADMIN', new Date());
+    expect(changed).toMatchObject({ id: someUser(4), role: 'ADMIN', revokedSessions: 2 });
+    for (const socket of sockets.slice(0, 2)) expect(await socket.closed).toEqual({ code: 4403, reason: 'The session has ended; sign in again' });
+    const still = new Subscription(sockets[2]!.client, `subscription { notificationCount }`);
+    expect(await still.waitFor(1)).toEqual([{ data: { notificationCount: 0 } }]);
+    await sockets[2]!.dispose();
   });
 
   it('closes with 4403 when its access token expires', async () => {

@@ -6,6 +6,7 @@ import type { AuthConfig } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../errors.js';
 import type { ServiceContext } from '../context.js';
+import type { EventPublisher } from '../events/events.js';
 import { signAccessToken, signRefreshToken, TokenError, verifyRefreshToken } from './tokens.js';
 
 /**
@@ -122,15 +123,18 @@ async function issueTokens(
 /**
  * Sets the role of the user holding `walletAddress` and revokes all their sessions in the
  * same transaction, so no token issued under the old role outlives the change (the
- * grant-role tool and any other role update go through here). Null when no user has it.
+ * grant-role tool and any other role update go through here); once committed, announces
+ * each revocation, so the user's open sockets close on every replica as on sign-out.
+ * Null when no user has the wallet.
  */
 export async function changeUserRole(
   database: { db: Db },
+  events: EventPublisher,
   walletAddress: string,
   role: 'USER' | 'ADMIN',
   now: Date,
 ): Promise<{ id: string; username: string; role: 'USER' | 'ADMIN'; revokedSessions: number } | null> {
-  return database.db.transaction(async (tx) => {
+  const changed = await database.db.transaction(async (tx) => {
     const db = tx as unknown as Db;
     const [user] = await db.update(users).set({ role, updatedAt: now }).where(eq(users.walletAddress, walletAddress)).returning();
     if (!user) return null;
@@ -139,6 +143,10 @@ export async function changeUserRole(
       .set({ revokedAt: now, revokedReason: 'ROLE_CHANGED', updatedAt: now })
       .where(and(eq(refreshTokens.userId, user.id), isNull(refreshTokens.revokedAt)))
       .returning({ id: refreshTokens.id });
-    return { id: user.id, username: user.username, role: user.role, revokedSessions: revoked.length };
+    return { user, revoked };
   });
+  if (!changed) return null;
+  const { user, revoked } = changed;
+  await events.publish(revoked.map(({ id }) => ({ type: 'sessionRevoked', sessionId: id })));
+  return { id: user.id, username: user.username, role: user.role, revokedSessions: revoked.length };
 }
