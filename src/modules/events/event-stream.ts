@@ -30,12 +30,16 @@ export interface StreamSink<T> {
   fail(error: unknown): void;
 }
 
+/**
+ * A subscription's source stream. It is async-iterable only because graphql-js requires a
+ * subscription's source to be; it is read with `consume`, never iterated (`next` rejects).
+ */
 export interface EventStream<T> extends AsyncIterableIterator<ScopedEvent<T>> {
   /**
-   * Hands every item, from now on, to `sink` as it is pushed (the initial items first),
-   * instead of queueing it for `next`: the subscription transport delivers an event to all
-   * its subscribers in one synchronous pass, without a promise per subscriber. The sink
-   * then decides when a subscriber is too slow. Call it instead of `next`, once.
+   * Hands every item, from now on, to `sink` as it is pushed (the initial items and those
+   * pushed before this call first): the subscription transport delivers an event to all its
+   * subscribers in one synchronous pass, without a promise per subscriber. The sink then
+   * decides when a subscriber is too slow. Call it once.
    */
   consume(sink: StreamSink<T>): void;
   /** Stops following (the subscriber went). */
@@ -47,16 +51,14 @@ export function isEventStream(value: unknown): value is EventStream<unknown> {
 }
 
 /**
- * A subscription's source stream: an async iterator over items pushed by the event hub
- * (or, with `consume`, a push stream). Following starts before `initial` is read, so
- * nothing published in between is lost; the stream stops following when the subscriber
- * goes (`return`), and the iterator fails with SUBSCRIBER_TOO_SLOW when it falls more
- * than {@link MAX_PENDING_EVENTS} behind.
+ * A subscription's source stream of items pushed by the event hub. Following starts before
+ * `initial` is read, so nothing published in between is lost: items pushed before the sink
+ * takes over are queued, and the stream fails with SUBSCRIBER_TOO_SLOW if more than
+ * {@link MAX_PENDING_EVENTS} pile up. It stops following when the subscriber goes (`return`).
  */
 export function eventStream<T>(source: StreamSource<T>, onClose?: () => void): EventStream<T> {
+  /** Items pushed before the sink takes over (the initial ones go first). */
   const queue: Array<ScopedEvent<T>> = [];
-  let waiting: ((result: IteratorResult<ScopedEvent<T>>) => void) | null = null;
-  let failWaiting: ((error: unknown) => void) | null = null;
   let failure: unknown = null;
   let done = false;
   let ending = false;
@@ -66,11 +68,7 @@ export function eventStream<T>(source: StreamSource<T>, onClose?: () => void): E
   const push = (item: ScopedEvent<T>) => {
     if (done) return;
     if (sink) sink.item(item);
-    else if (waiting) {
-      const resolve = waiting;
-      waiting = failWaiting = null;
-      resolve({ value: item, done: false });
-    } else if (queue.length >= MAX_PENDING_EVENTS) {
+    else if (queue.length >= MAX_PENDING_EVENTS) {
       failure = new AppError('SUBSCRIBER_TOO_SLOW', 'The subscriber fell too far behind; subscribe again to resume');
       close();
     } else {
@@ -79,7 +77,7 @@ export function eventStream<T>(source: StreamSource<T>, onClose?: () => void): E
   };
   const end = () => {
     ending = true;
-    if (sink || (waiting && queue.length === 0)) close();
+    if (sink) close();
   };
   const unfollow = source.follow(push, end);
   let initial: Promise<void> | null = source.initial
@@ -102,12 +100,9 @@ export function eventStream<T>(source: StreamSource<T>, onClose?: () => void): E
       if (failure) sink.fail(failure);
       else sink.end();
     }
-    if (failWaiting && failure) failWaiting(failure);
-    else waiting?.({ value: undefined, done: true });
-    waiting = failWaiting = null;
   }
 
-  const iterator: EventStream<T> = {
+  const stream: EventStream<T> = {
     consume(consumer) {
       void (async () => {
         if (initial) {
@@ -125,36 +120,16 @@ export function eventStream<T>(source: StreamSource<T>, onClose?: () => void): E
         if (ending) close();
       })();
     },
-    async next() {
-      if (initial) {
-        await initial;
-        initial = null;
-      }
-      if (failure) {
-        const error = failure;
-        close();
-        throw error;
-      }
-      const item = queue.shift();
-      if (item) return { value: item, done: false };
-      if (ending) close();
-      if (done) return { value: undefined, done: true };
-      return new Promise((resolve, reject) => {
-        waiting = resolve;
-        failWaiting = reject;
-      });
+    next() {
+      return Promise.reject(new Error('an event stream is read with consume(), not iterated'));
     },
     async return() {
       close();
       return { value: undefined, done: true };
     },
-    async throw(error) {
-      close();
-      throw error;
-    },
     [Symbol.asyncIterator]() {
-      return iterator;
+      return stream;
     },
   };
-  return iterator;
+  return stream;
 }
