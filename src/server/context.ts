@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, rateLimited } from '../errors.js';
 import { authenticate, type Credentials, type Session } from '../modules/auth/auth.service.js';
+import type { FailureLimiter } from '../modules/auth/failure-limiter.js';
 import type { Viewer } from '../modules/auth/viewer.js';
-import type { FixedWindowLimiter } from '../modules/common/fixed-window.js';
 import type { ServiceContext, ServiceDependencies } from '../modules/context.js';
 import { createLoaders, type Loaders } from '../modules/loaders.js';
 import { clearSessionCookies, readCookie, REFRESH_COOKIE, ACCESS_COOKIE, setSessionCookies } from './cookies.js';
@@ -55,25 +55,26 @@ class RequestContext {
 interface RequestContext extends Omit<GraphQLContext, 'loaders'> {}
 
 /**
- * The credentials step: authenticates `credentials`, counting failures per client address
- * in `failures` (a guessed token or API key costs a lookup each); once the address is over
- * that budget it is refused with RATE_LIMITED before any lookup, until the window ends.
- * Invalid credentials fail the whole request with UNAUTHENTICATED rather than silently
- * running signed out.
+ * The credentials step: authenticates `credentials`; invalid ones fail the whole request
+ * with UNAUTHENTICATED rather than silently running signed out. The cheap checks come
+ * first and need no database (an access token's signature and expiry, an API key's
+ * checksum), so a guessed or mistyped credential costs no lookup. Each failure is counted
+ * per client address in `failures`; a failure over that budget answers RATE_LIMITED with
+ * Retry-After instead. A valid credential is never refused for its address's failures.
  */
 export async function authenticateClient(
   deps: ServiceDependencies,
   credentials: Credentials,
   clientAddress: string,
-  failures: FixedWindowLimiter,
+  failures: FailureLimiter,
 ): Promise<Viewer | null> {
   if (!credentials.apiKey && !credentials.bearerToken) return null;
-  const wait = failures.blocked(clientAddress);
-  if (wait !== null) throw rateLimited(wait, `Too many failed authentications from this address; retry after ${wait} s`);
   try {
     return await authenticate(deps, credentials, deps.clock());
   } catch (error) {
-    if (error instanceof AppError && error.code === 'UNAUTHENTICATED') failures.take(clientAddress);
+    if (!(error instanceof AppError) || error.code !== 'UNAUTHENTICATED') throw error;
+    const wait = await failures.take(clientAddress);
+    if (wait !== null) throw rateLimited(wait, `Too many failed authentications from this address; retry after ${wait} s`);
     throw error;
   }
 }
@@ -99,7 +100,7 @@ export async function createHttpContext(
   request: FastifyRequest,
   reply: FastifyReply,
   secureCookies: boolean,
-  failures: FixedWindowLimiter,
+  failures: FailureLimiter,
 ): Promise<GraphQLContext> {
   const viewer = await authenticateClient(deps, credentialsOfRequest(request), request.ip, failures);
   return createContext(deps, { viewer, clientAddress: request.ip, now: deps.clock(), transport: new HttpTransport(request, reply, secureCookies) });

@@ -6,8 +6,8 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import type { Config } from '../../config.js';
 import { isConnectionError } from '../../db/client.js';
 import { AppError } from '../../errors.js';
+import type { FailureLimiter } from '../../modules/auth/failure-limiter.js';
 import type { Viewer } from '../../modules/auth/viewer.js';
-import type { FixedWindowLimiter } from '../../modules/common/fixed-window.js';
 import type { ServiceDependencies } from '../../modules/context.js';
 import { authenticateClient, createContext, type GraphQLContext } from '../context.js';
 import { newOperationRecord } from '../logging.js';
@@ -20,6 +20,8 @@ import { scopedSubscribe, type SubscriptionTarget } from './subscription.js';
 const GOING_AWAY = 1001;
 /** graphql-ws's close code for refused credentials; also used when they end mid-connection. */
 const FORBIDDEN = 4403;
+/** Refused credentials from an address over its failure budget (the 4xxx range is the application's; 429 as over HTTP). */
+const TOO_MANY_FAILURES = 4429;
 /** WebSocket close code 1013: try again later. */
 const TRY_AGAIN_LATER = 1013;
 
@@ -31,7 +33,7 @@ export interface GraphQLWebSocketOptions {
   deps: ServiceDependencies;
   config: Pick<Config, 'http'>;
   /** Failed authentications per client address, shared with HTTP. */
-  authFailures: FixedWindowLimiter;
+  authFailures: FailureLimiter;
   /** Called as subscriptions open (+1) and close (-1). */
   onSubscriptionCount?: (delta: 1 | -1) => void;
   /** Whether to refuse a new socket now (load shedding, origin, caps): the HTTP status, headers and reason. */
@@ -120,7 +122,12 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           delete (ctx.extra as { request?: IncomingMessage }).request;
           return true;
         } catch (error) {
-          if (error instanceof AppError) return false; // 4403 Forbidden
+          if (error instanceof AppError) {
+            // The catalogue code leads the reason, as it does over HTTP; close reasons hold at most 123 bytes.
+            const reason = `${error.code}: ${error.message}`.slice(0, 120);
+            ctx.extra.socket.close(error.code === 'RATE_LIMITED' ? TOO_MANY_FAILURES : FORBIDDEN, reason);
+            return false;
+          }
           // Credentials could not be checked: 1013 (try again later) says so, as HTTP's 503 does.
           if (isConnectionError(error)) ctx.extra.socket.close(TRY_AGAIN_LATER, 'DATABASE_UNAVAILABLE: the database is unavailable; retry shortly');
           throw error;
