@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, boolean, check, index, pgEnum, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, boolean, check, index, integer, pgEnum, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { at, id, timestamps } from './columns.js';
 
 export const userRole = pgEnum('user_role', ['USER', 'ADMIN']);
@@ -33,6 +33,8 @@ export const images = pgTable(
       .notNull()
       .references((): AnyPgColumn => users.id, { onDelete: 'cascade' }),
     url: text('url').notNull(),
+    /** The stored file's size: what the upload counts against its user's storage quota. */
+    byteSize: integer('byte_size').notNull().default(0),
   },
   (t) => [index('images_user_id_idx').on(t.userId)],
 );

@@ -62,6 +62,8 @@ export const ENV_VARS = {
   IMAGE_STORAGE_DIR: 'where uploaded images are kept (default: ./data/images)',
   IMAGE_MAX_BYTES: 'largest image upload in bytes (default: 5242880)',
   IMAGE_MAX_DIMENSION: 'largest width and height of an uploaded image in pixels (default: 4096)',
+  IMAGE_UPLOADS_PER_MINUTE: 'image uploads each user may attempt per minute; more are refused with RATE_LIMITED, unread (default: 10; 0 = no limit)',
+  IMAGE_QUOTA_BYTES: 'bytes of images each user may have stored; an upload past it is refused with QUOTA_EXCEEDED (default: 52428800; 0 = no quota)',
 } as const;
 
 export class ConfigError extends Error {
@@ -192,6 +194,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       storageDir: env.IMAGE_STORAGE_DIR || './data/images',
       maxBytes: integer('IMAGE_MAX_BYTES', 5 * 1024 * 1024, 1024),
       maxDimension: integer('IMAGE_MAX_DIMENSION', 4096, 1),
+      uploadsPerMinute: integer('IMAGE_UPLOADS_PER_MINUTE', 10, 0),
+      quotaBytes: integer('IMAGE_QUOTA_BYTES', 50 * 1024 * 1024, 0),
     },
   };
   if (problems.length) throw new ConfigError(problems);

@@ -41,6 +41,10 @@ export interface ImageConfig {
   maxBytes: number;
   /** Largest width and height, in pixels. */
   maxDimension: number;
+  /** Uploads each user may attempt per minute (0: no limit). */
+  uploadsPerMinute: number;
+  /** Bytes of stored images each user may have (0: no quota). */
+  quotaBytes: number;
 }
 
 /** The chain settings (see ChainSettings), plus the business rule of withdrawals. */

@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   // Who is asking.
   UNAUTHENTICATED: spec(401, false, 'The operation needs a signed-in viewer, or the credentials are invalid; `reason` says which.'),
   FORBIDDEN: spec(403, false, 'The viewer may not read or do this.'),
+  QUOTA_EXCEEDED: spec(413, false, 'The upload would take the viewer past their storage quota (IMAGE_QUOTA_BYTES); `limit` and `used` give it in bytes. Nothing was stored.'),
   RATE_LIMITED: spec(429, true, 'Too many operations (or failed sign-ins); retry after `retryAfter` seconds (also the `Retry-After` header).'),
   // The domain.
   BAD_USER_INPUT: spec(400, false, 'An argument is malformed or out of range; `argumentName` names it.'),

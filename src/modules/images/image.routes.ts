@@ -1,7 +1,8 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ImageConfig } from '../../config.js';
-import { AppError, type ErrorCode } from '../../errors.js';
+import { AppError, type ErrorCode, rateLimited } from '../../errors.js';
+import { FixedWindowLimiter } from '../common/fixed-window.js';
 import { sendRefusal } from '../../server/pipeline/refusals.js';
 import type { ServiceContext } from '../context.js';
 import { readStoredImage, storeImage } from './image.service.js';
@@ -15,9 +16,26 @@ function sendError(reply: FastifyReply, code: ErrorCode, message: string, detail
 }
 
 /**
+ * What is wrong with a multipart Content-Type's boundary, or null: it must be given, and
+ * RFC 2046 allows 1 to 70 characters of its set, the last not a space. Checked before the
+ * parser sees the body, which would otherwise fail on it as an internal error.
+ */
+export function multipartBoundaryProblem(contentType: string): string | null {
+  const match = /;\s*boundary=(?:"([^"]*)"|([^\s;]*))/i.exec(contentType);
+  const boundary = match ? (match[1] ?? match[2]!) : null;
+  if (boundary === null) return 'The multipart Content-Type has no boundary';
+  if (!/^[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]$/.test(boundary)) {
+    return 'The multipart boundary must be 1 to 70 characters (letters, digits and \'()+_,-./:=? or a space not at the end)';
+  }
+  return null;
+}
+
+/**
  * POST /images: a multipart upload (one part named `file`), authenticated like /graphql
  * (bearer token, access cookie or x-api-key); `?use=avatar` also makes it the uploader's
- * avatar. Answers 201 with the Image record and what was read from the bytes.
+ * avatar. Answers 201 with the Image record and what was read from the bytes. Each user
+ * may attempt `uploadsPerMinute` uploads (RATE_LIMITED before the body is read) and store
+ * `quotaBytes` (QUOTA_EXCEEDED, nothing written).
  * GET /images/{id}: the stored bytes, with their sniffed type and immutable caching.
  * Multipart parsing is registered in this scope only, so /graphql never accepts it.
  */
@@ -27,6 +45,8 @@ export function registerImageRoutes(
   /** The context of /graphql: the same credentials, and the same failed-authentication budget. */
   context: (request: FastifyRequest, reply: FastifyReply) => Promise<ServiceContext>,
 ): void {
+  // Attempts, not successes: each upload is read and checked, so each counts.
+  const uploads = limits.uploadsPerMinute > 0 ? new FixedWindowLimiter(limits.uploadsPerMinute, 60_000) : null;
   app.register(async (scope) => {
     // One byte over the limit is enough to know the upload is too large; the rest is not read.
     await scope.register(multipart, { limits: { fileSize: limits.maxBytes + 1, files: 1, fields: 0, parts: 1 } });
@@ -42,7 +62,11 @@ export function registerImageRoutes(
       if (!ctx.viewer) return sendError(reply, 'UNAUTHENTICATED', 'Sign in to upload an image', { reason: 'NOT_SIGNED_IN' });
       const use = (request.query as Record<string, unknown>).use;
       if (use !== undefined && use !== 'avatar') return sendError(reply, 'BAD_USER_INPUT', 'use must be "avatar" or absent', { argumentName: 'use' });
+      const wait = uploads?.take(ctx.viewer.userId) ?? null;
+      if (wait !== null) return sendRefusal(reply, rateLimited(wait, `At most ${limits.uploadsPerMinute} image uploads per minute; retry after ${wait} s`));
       if (!request.isMultipart()) return sendError(reply, 'BAD_USER_INPUT', 'Send the image as multipart/form-data with one part named "file"', { argumentName: 'file' });
+      const boundaryProblem = multipartBoundaryProblem(request.headers['content-type']!);
+      if (boundaryProblem) return sendError(reply, 'BAD_REQUEST', boundaryProblem, { reason: 'MULTIPART_BOUNDARY' });
 
       let bytes: Buffer;
       try {
@@ -51,9 +75,12 @@ export function registerImageRoutes(
         bytes = await part.toBuffer();
         // The size check itself is the service's; a truncated part is one byte over the limit.
       } catch (error) {
-        const code = (error as { code?: string }).code ?? '';
-        if (!code.startsWith('FST_')) throw error;
-        return sendError(reply, 'BAD_USER_INPUT', `The upload could not be read: ${(error as Error).message}`, { argumentName: 'file' });
+        // Reading touches nothing but the request's own bytes: whatever fails here is the body's
+        // fault. fastify's limits (parts, files) are the upload's; the parser's ("Unexpected end
+        // of form" and kin) are the request's framing.
+        request.log.info({ err: error }, 'image upload unreadable');
+        const limit = ((error as { code?: string }).code ?? '').startsWith('FST_');
+        return sendError(reply, limit ? 'BAD_USER_INPUT' : 'BAD_REQUEST', `The upload could not be read: ${(error as Error).message}`, { argumentName: 'file' });
       }
       try {
         const stored = await storeImage(ctx, limits, bytes, use === 'avatar');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { eq } from 'drizzle-orm';
+import { eq, sum } from 'drizzle-orm';
 import { images, type ImageRow, users } from '../../../schema/index.js';
 import type { ImageConfig } from '../../config.js';
 import type { Db } from '../../db/client.js';
@@ -41,15 +41,35 @@ export function checkImage(bytes: Uint8Array, limits: ImageConfig): ImageInfo {
   return info;
 }
 
+/** Bytes of images `userId` has stored. */
+async function storedBytesOf(db: Db, userId: string): Promise<number> {
+  const [row] = await db.select({ total: sum(images.byteSize) }).from(images).where(eq(images.userId, userId));
+  return Number(row?.total ?? 0);
+}
+
+/** QUOTA_EXCEEDED when `size` more bytes would take a user who has `used` past the quota. */
+function assertWithinQuota(used: number, size: number, limits: ImageConfig): void {
+  if (limits.quotaBytes === 0 || used + size <= limits.quotaBytes) return;
+  throw new AppError('QUOTA_EXCEEDED', `Each user may store at most ${limits.quotaBytes} bytes of images; ${used} are stored and this upload has ${size}`, {
+    argumentName: 'file',
+    limit: limits.quotaBytes,
+    used,
+  });
+}
+
 /**
- * Stores an upload of the viewer's: checks it, writes the file (under a temporary name,
- * renamed once complete, so a reader never sees half a file), then the row, and with
- * `asAvatar` makes it the viewer's avatar in the same transaction. When the row cannot be
- * written the file is removed again: nothing is left of a failed upload.
+ * Stores an upload of the viewer's: checks it and the viewer's storage quota, writes the
+ * file (under a temporary name, renamed once complete, so a reader never sees half a
+ * file), then the row, and with `asAvatar` makes it the viewer's avatar in the same
+ * transaction. The quota is checked before the file is written (an upload over it writes
+ * nothing) and again in the transaction with the user's row locked, so parallel uploads
+ * cannot pass it together. When the row cannot be written the file is removed again:
+ * nothing is left of a failed upload.
  */
 export async function storeImage(ctx: ServiceContext, limits: ImageConfig, bytes: Uint8Array, asAvatar: boolean): Promise<StoredImage> {
   const viewer = requireViewer(ctx.viewer);
   const info = checkImage(bytes, limits);
+  if (limits.quotaBytes > 0) assertWithinQuota(await storedBytesOf(ctx.database.db, viewer.userId), bytes.length, limits);
   const id = randomUUID();
   await mkdir(limits.storageDir, { recursive: true });
   const path = join(limits.storageDir, id);
@@ -59,9 +79,13 @@ export async function storeImage(ctx: ServiceContext, limits: ImageConfig, bytes
     await rename(partial, path);
     const image = await ctx.database.db.transaction(async (transaction) => {
       const tx = transaction as unknown as Db;
+      if (limits.quotaBytes > 0) {
+        await tx.select({ id: users.id }).from(users).where(eq(users.id, viewer.userId)).for('update');
+        assertWithinQuota(await storedBytesOf(tx, viewer.userId), bytes.length, limits);
+      }
       const [row] = await tx
         .insert(images)
-        .values({ id, userId: viewer.userId, url: imageUrl(id), createdAt: ctx.now, updatedAt: ctx.now })
+        .values({ id, userId: viewer.userId, url: imageUrl(id), byteSize: bytes.length, createdAt: ctx.now, updatedAt: ctx.now })
         .returning();
       if (asAvatar) await tx.update(users).set({ avatarId: id, updatedAt: ctx.now }).where(eq(users.id, viewer.userId));
       return row!;

@@ -1,0 +1,1 @@
+ALTER TABLE "images" ADD COLUMN "byte_size" integer DEFAULT 0 NOT NULL;
