@@ -15,6 +15,8 @@ export interface Config {
   statementTimeoutMs: number;
   /** Longest a SIGTERM/SIGINT drain may take before the process exits anyway, in milliseconds. */
   shutdownTimeoutMs: number;
+  /** After SIGTERM, how long connections with nothing being handled stay before they are destroyed. */
+  shutdownGraceMs: number;
   /** Seed demo data into an empty database at start-up. */
   seedDemoData: boolean;
   /** Schema introspection (and the explorer) served. */

@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   }
 
   const app = await createApp({ config, database, chain: chain.runtime });
-  const shutdown = handleTerminationSignals({ app, timeoutMs: config.shutdownTimeoutMs, database });
+  const shutdown = handleTerminationSignals({ app, timeoutMs: config.shutdownTimeoutMs, graceMs: config.shutdownGraceMs, database });
   app.addHook('onClose', async () => {
     shutdown.step = 'closing the chain';
     await chain.close();

@@ -25,6 +25,16 @@ import { loadTrustedDocuments } from './trusted-documents.js';
 import { attachGraphQLWebSocket } from './websocket/transport.js';
 import { registerRest } from './rest/index.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Closes every graphql-ws socket with 1001 and stops accepting them; peers that have not
+     * closed within `graceMs` are terminated (the SIGTERM drain, src/server/shutdown.ts).
+     */
+    closeWebSockets(graceMs: number): Promise<void>;
+  }
+}
+
 export interface AppOptions {
   config: Pick<
     Config,
@@ -156,6 +166,7 @@ export async function createApp({ config, database, chain = null, clock = () => 
     allowCookieOrigin: (request) => request.headers.origin === undefined || isAllowedOrigin(request.headers.origin, config.http.allowedOrigins, request.headers.host),
   });
   // Graceful shutdown: sockets close with 1001 while in-flight HTTP requests finish.
+  app.decorate('closeWebSockets', (graceMs: number) => sockets.close(graceMs));
   app.addHook('preClose', () => sockets.close());
 
   app.get('/healthz', async () => ({ status: 'ok' }));

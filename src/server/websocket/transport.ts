@@ -194,13 +194,28 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     wss,
   );
 
+  let closing: Promise<void> | null = null;
   return {
-    /** Closes every socket with 1001 (going away) and stops accepting new ones. */
-    async close(): Promise<void> {
-      options.server.off('upgrade', onUpgrade);
-      for (const client of wss.clients) client.close(GOING_AWAY, 'Server shutting down');
-      await disposable.dispose();
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    /**
+     * Stops accepting sockets and closes every open one with 1001 (going away); a peer that
+     * has not completed the closing handshake within `graceMs` is terminated, so one that
+     * never answers the close frame holds nothing. Later calls return the first's promise.
+     */
+    close(graceMs = 1000): Promise<void> {
+      return (closing ??= (async () => {
+        options.server.off('upgrade', onUpgrade);
+        const open = [...wss.clients];
+        for (const client of open) client.close(GOING_AWAY, 'Server shutting down');
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.all(open.map((client) => (client.readyState === client.CLOSED ? null : new Promise((resolve) => client.once('close', resolve))))),
+          new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
+        ]);
+        clearTimeout(timer);
+        for (const client of wss.clients) client.terminate();
+        await disposable.dispose();
+        await new Promise<void>((resolve) => wss.close(() => resolve()));
+      })());
     },
   };
 }

@@ -1,0 +1,143 @@
+import http from 'node:http';
+import net from 'node:net';
+import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { type ServerProcess, startServerProcess } from './slow-database.js';
+
+const RUNS = 10;
+const LOOPING_CLIENTS = 10;
+const QUERY = JSON.stringify({ query: '{ pools(first: 3) { totalCount nodes { id } } }' });
+
+interface Outcome {
+  /** When the request's bytes were handed to the kernel; null when they never were (refused connection). */
+  sentAt: number | null;
+  answeredAt: number | null;
+  status: number | null;
+  /** The body arrived whole and parses as JSON. */
+  complete: boolean;
+  error: string | null;
+}
+
+/** One POST on the pooled keep-alive agent. */
+function post(agent: http.Agent, port: number): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const outcome: Outcome = { sentAt: null, answeredAt: null, status: null, complete: false, error: null };
+    const request = http.request(
+      { agent, host: '127.0.0.1', port, method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(QUERY) } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk) => (text += chunk));
+        response.on('error', (error: NodeJS.ErrnoException) => resolve({ ...outcome, error: error.code ?? error.message }));
+        response.on('end', () => {
+          let complete = false;
+          try {
+            complete = JSON.parse(text).data?.pools?.totalCount !== undefined;
+          } catch {}
+          resolve({ ...outcome, answeredAt: performance.now(), status: response.statusCode ?? null, complete });
+        });
+      },
+    );
+    request.on('error', (error: NodeJS.ErrnoException) => resolve({ ...outcome, error: error.code ?? error.message }));
+    request.end(QUERY, () => (outcome.sentAt = performance.now()));
+  });
+}
+
+/** A raw TCP connection to the server that has sent `bytes` (maybe nothing), and resolves once connected. */
+function rawConnection(port: number, bytes = ''): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => {
+      if (bytes) socket.write(bytes);
+      resolve(socket);
+    });
+    socket.on('error', () => {});
+    socket.once('error', reject);
+  });
+}
+
+/** A WebSocket peer that completes the upgrade and then never reads or answers anything (not even the close frame). */
+async function deafWebSocketPeer(port: number): Promise<net.Socket> {
+  const socket = await rawConnection(
+    port,
+    'GET /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: graphql-transport-ws\r\n\r\n',
+  );
+  await new Promise<void>((resolve) => socket.once('data', (chunk) => (String(chunk).startsWith('HTTP/1.1 101') ? resolve() : socket.destroy())));
+  socket.pause();
+  return socket;
+}
+
+/** A graphql-ws peer that has been acknowledged and then sits idle; `closed` resolves with its close code. */
+async function idleWebSocket(port: number): Promise<{ closed: Promise<number> }> {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/graphql`, 'graphql-transport-ws');
+  const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => ws.send(JSON.stringify({ type: 'connection_init' })));
+    ws.once('message', (data) => (JSON.parse(String(data)).type === 'connection_ack' ? resolve() : reject(new Error(String(data)))));
+    ws.once('error', reject);
+  });
+  return { closed };
+}
+
+async function drainOnce(server: ServerProcess) {
+  const port = Number(new URL(server.base).port);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: LOOPING_CLIENTS });
+  const outcomes: Outcome[] = [];
+  let stopped = false;
+  const loops = Array.from({ length: LOOPING_CLIENTS }, async () => {
+    while (!stopped) {
+      const outcome = await post(agent, port);
+      outcomes.push(outcome);
+      // The listener is closed: this client's pool has nowhere left to connect.
+      if (outcome.error && outcome.sentAt === null) return;
+    }
+  });
+  const idle = await idleWebSocket(port);
+  const others = [
+    await deafWebSocketPeer(port),
+    await rawConnection(port), // silent
+    await rawConnection(port, 'POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"que'),
+    await rawConnection(port, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n'),
+  ];
+  // Load first: every looping client has been answered a few times on its kept-alive socket.
+  while (outcomes.filter((o) => o.complete).length < 5 * LOOPING_CLIENTS) await new Promise((resolve) => setTimeout(resolve, 20));
+  const signalledAt = performance.now();
+  server.child.kill('SIGTERM');
+  const exit = await server.exited;
+  const exitedAt = performance.now();
+  stopped = true;
+  await Promise.all(loops);
+  for (const socket of others) socket.destroy();
+  agent.destroy();
+  const sent = outcomes.filter((o) => o.sentAt !== null);
+  const lastAnswerAt = Math.max(signalledAt, ...outcomes.map((o) => o.answeredAt ?? 0));
+  return {
+    exit,
+    signalledAt,
+    exitedAt,
+    lastAnswerAt,
+    sentBeforeSignal: sent.filter((o) => o.sentAt! < signalledAt).length,
+    answeredAfterSignal: outcomes.filter((o) => o.complete && o.answeredAt! > signalledAt).length,
+    lost: sent.filter((o) => !o.complete || o.status !== 200),
+    webSocketCloseCode: await idle.closed,
+  };
+}
+
+describe('SIGTERM under keep-alive load (real process)', () => {
+  it(`drains ${RUNS} times: exits 0 within 2 s of the last answer, every request sent is answered whole`, { timeout: 600_000 }, async () => {
+    for (let run = 0; run < RUNS; run++) {
+      const server = await startServerProcess({ PGLITE_DATA_DIR: 'memory://', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '1000' });
+      try {
+        const result = await drainOnce(server);
+        const summary = { run, code: result.exit.code, lost: result.lost, exitMsAfterLastAnswer: Math.round(result.exitedAt - result.lastAnswerAt) };
+        expect(summary, server.output().slice(-3000)).toEqual({ run, code: 0, lost: [], exitMsAfterLastAnswer: expect.any(Number) });
+        expect(summary.exitMsAfterLastAnswer, JSON.stringify(summary)).toBeLessThan(2000);
+        expect(result.sentBeforeSignal).toBeGreaterThanOrEqual(5 * LOOPING_CLIENTS);
+        expect(result.webSocketCloseCode).toBe(1001);
+        expect(server.output()).toContain('shut down cleanly');
+      } finally {
+        server.child.kill('SIGKILL');
+      }
+    }
+  });
+});
