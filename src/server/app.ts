@@ -11,7 +11,7 @@ import type { ServiceDependencies } from '../modules/context.js';
 import { EventHub } from '../modules/events/event-hub.js';
 import { registerImageRoutes } from '../modules/images/image.routes.js';
 import { createHttpContext } from './context.js';
-import { isAllowedOrigin, registerEdge, refuseUpgradeAtEdge } from './edge.js';
+import { answerClientError, isAllowedOrigin, registerEdge, refuseUpgradeAtEdge } from './edge.js';
 import { registerExplorerAssets } from './explorer.js';
 import { LoadMonitor, registerLoadShedding, retryAfterSeconds } from './load-shedding.js';
 import { logRequest, OperationTracker } from './logging.js';
@@ -74,6 +74,7 @@ export async function createApp({ config, database, chain = null, clock = () => 
     // Headers must arrive within this time too (Node's check; bodies: see registerEdge).
     requestTimeout: config.http.bodyTimeoutMs,
     trustProxy: config.http.trustProxy,
+    clientErrorHandler: answerClientError,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();

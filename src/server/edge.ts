@@ -1,5 +1,6 @@
-import type { IncomingMessage } from 'node:http';
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import cors from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HttpConfig } from '../config.js';
@@ -41,7 +42,8 @@ export function isAllowedOrigin(origin: string, allowedOrigins: readonly string[
  * The edge of the server, before any route: the Host check (DNS rebinding: a page whose
  * name resolves to this server is refused, HOST_NOT_ALLOWED), and CORS from the one
  * allowlist (credentials only for listed origins; preflights answered for every route;
- * simple cross-site requests still meet CSRF prevention at /graphql).
+ * simple cross-site requests still meet CSRF prevention at /graphql), and connections
+ * closed after a request refused before its body was read.
  */
 export async function registerEdge(app: FastifyInstance, config: Pick<HttpConfig, 'allowedHosts' | 'allowedOrigins' | 'bodyTimeoutMs'>): Promise<void> {
   app.addHook('onRequest', async (request, reply) => {
@@ -49,6 +51,7 @@ export async function registerEdge(app: FastifyInstance, config: Pick<HttpConfig
     return sendRefusal(reply, new AppError('HOST_NOT_ALLOWED', `This server does not serve the host "${hostNameOf(request.headers.host)}"`));
   });
   if (config.bodyTimeoutMs > 0) app.addHook('onRequest', cutSlowBodies(config.bodyTimeoutMs));
+  closeAfterUnreadBodies(app);
   await app.register(cors, {
     origin: (origin, callback) => callback(null, origin !== undefined && isAllowedOrigin(origin, config.allowedOrigins)),
     credentials: true,
@@ -73,14 +76,57 @@ function cutSlowBodies(timeoutMs: number) {
     const timer = setTimeout(() => {
       if (raw.complete) return;
       request.log.warn({ timeoutMs }, 'request body not received in time; connection closed');
-      const body = JSON.stringify(errorBody(new AppError('REQUEST_TIMEOUT', `The request body did not arrive within ${timeoutMs} ms`, { timeoutMs })));
-      raw.socket.end(`HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-      raw.socket.destroySoon();
+      refuseOnSocket(raw.socket, new AppError('REQUEST_TIMEOUT', `The request body did not arrive within ${timeoutMs} ms`, { timeoutMs }));
     }, timeoutMs);
     timer.unref();
     raw.once('end', () => clearTimeout(timer));
     raw.once('close', () => clearTimeout(timer));
   };
+}
+
+/** Answers `error` on a raw socket, as a whole HTTP response with its catalogue status and body, and closes the connection. */
+function refuseOnSocket(socket: Duplex, error: AppError): void {
+  const { status } = error;
+  const body = JSON.stringify(errorBody(error));
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+  if (socket instanceof Socket) socket.destroySoon();
+}
+
+/**
+ * Node's own refusals, made before any route sees the request (a lying or doubled
+ * Content-Length, a malformed request line, headers over the size limit, a request not
+ * received in time), answered in the catalogue's shape with a code, like every other
+ * refusal; fastify's `clientErrorHandler`.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  // A reset connection has no one left to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    refuseOnSocket(socket, new AppError('HEADERS_TOO_LARGE', 'The request headers exceed the size limit'));
+  } else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    refuseOnSocket(socket, new AppError('REQUEST_TIMEOUT', 'The request did not arrive in time'));
+  } else {
+    refuseOnSocket(socket, new AppError('BAD_REQUEST', `The HTTP request is malformed (${error.code ?? 'unreadable'})`));
+  }
+}
+
+/**
+ * A request answered before its body was read whole (refused for its size, its type, its
+ * credentials...) ends its connection: otherwise Node keeps the socket to read and discard
+ * the rest, for as long as a slow client takes to send it.
+ */
+function closeAfterUnreadBodies(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!request.raw.complete && request.raw.socket instanceof Socket) reply.header('connection', 'close');
+    return payload;
+  });
 }
 
 /** The upgrade's refusal at the edge, if any: a host not served. */

@@ -22,6 +22,14 @@ const GOING_AWAY = 1001;
 const FORBIDDEN = 4403;
 /** Refused credentials from an address over its failure budget (the 4xxx range is the application's; 429 as over HTTP). */
 const TOO_MANY_FAILURES = 4429;
+/** WebSocket close code 1008: policy violation (a peer flooding pings). */
+const POLICY_VIOLATION = 1008;
+/**
+ * Pings a peer may send per window (WebSocket ping frames and graphql-ws `ping` messages
+ * together): each costs the server an answer, and clients ping every few seconds at most.
+ */
+const MAX_PINGS_PER_WINDOW = 30;
+const PING_WINDOW_MS = 10_000;
 /** WebSocket close code 1013: try again later. */
 const TRY_AGAIN_LATER = 1013;
 
@@ -95,6 +103,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   const countSocket = (ws: WebSocket, clientAddress: string) => {
     count(socketsByClient, clientAddress, 1);
     ws.once('close', () => count(socketsByClient, clientAddress, -1));
+    limitPings(ws);
   };
   options.server.on('upgrade', onUpgrade);
 
@@ -224,4 +233,34 @@ function count(counts: Map<string, number>, key: string, delta: 1 | -1): void {
   const next = (counts.get(key) ?? 0) + delta;
   if (next > 0) counts.set(key, next);
   else counts.delete(key);
+}
+
+/**
+ * Closes a socket whose peer sends more than MAX_PINGS_PER_WINDOW pings in a window, with
+ * 1008 and RATE_LIMITED in the reason; a peer that does not complete the closing handshake
+ * within a second is cut.
+ */
+function limitPings(ws: WebSocket): void {
+  let windowStartedAt = performance.now();
+  let pings = 0;
+  const pinged = () => {
+    const now = performance.now();
+    if (now - windowStartedAt >= PING_WINDOW_MS) {
+      windowStartedAt = now;
+      pings = 0;
+    }
+    if (++pings <= MAX_PINGS_PER_WINDOW || ws.readyState !== ws.OPEN) return;
+    ws.close(POLICY_VIOLATION, `RATE_LIMITED: more than ${MAX_PINGS_PER_WINDOW} pings in ${PING_WINDOW_MS / 1000} s`);
+    setTimeout(() => ws.terminate(), 1000).unref();
+  };
+  ws.on('ping', pinged);
+  // graphql-ws's own ping is a short text message; longer ones are never pings.
+  ws.on('message', (data, isBinary) => {
+    if (isBinary || !Buffer.isBuffer(data) || data.length > 64 || !data.includes('ping')) return;
+    try {
+      if ((JSON.parse(data.toString('utf8')) as { type?: unknown }).type === 'ping') pinged();
+    } catch {
+      // graphql-ws closes the socket over a message it cannot read.
+    }
+  });
 }
