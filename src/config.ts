@@ -31,7 +31,7 @@ export const ENV_VARS = {
   REFRESH_TOKEN_TTL_SECONDS: 'lifetime of a session without refresh (default: 2592000, 30 days)',
   SIGN_IN_CHALLENGE_TTL_SECONDS: 'how long a sign-in challenge can be signed (default: 300)',
   SIGN_IN_ATTEMPTS_PER_MINUTE: 'sign-in attempts per wallet address from one client each minute (default: 10)',
-  SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: 'sign-in attempts per client address each minute (default: 30)',
+  SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: 'sign-in attempts, and failed credentials (invalid tokens or API keys; valid ones are never refused for it), per client address each minute (default: 30)',
   MAX_QUERY_DEPTH: 'deepest field nesting of an operation (default: 15; 0 = no limit)',
   MAX_QUERY_ALIASES: 'aliased fields in an operation, fragments expanded (default: 30; 0 = no limit)',
   MAX_QUERY_DIRECTIVES: 'directive uses in an operation, fragments expanded (default: 50; 0 = no limit)',
