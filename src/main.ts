@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const database = await openConfiguredDatabase(config);
   await database.migrate();
   if (config.seedDemoData) {
-    const { isDatabaseEmpty, seedDemoData } = await import('./db/seed.js');
+    const { isDatabaseEmpty, seedDemoData } = await import('./seed/index.js');
     if (await isDatabaseEmpty(database)) {
       console.log('The database is empty: seeding demo data (a few seconds, once)');
       const summary = await seedDemoData(database);

@@ -19,7 +19,7 @@ import type { FastifyInstance } from 'fastify';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Database, openDatabase } from '../../src/db/client.js';
-import { seedDemoData } from '../../src/db/seed.js';
+import { seedDemoData } from '../../src/seed/index.js';
 import { createFloorApp } from './floor.js';
 import { BENCH_SEED } from './query.js';
 

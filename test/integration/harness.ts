@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import postgres from 'postgres';
 import { inject } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
-import { type SeedOptions, type SeedSummary, seedDemoData, TEST_SIZE } from '../../src/db/seed.js';
+import { type SeedOptions, type SeedSummary, seedDemoData, TEST_SIZE } from '../../src/seed/index.js';
 import type { BackendTemplates } from '../setup/database-templates.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createApp } from '../../src/server/app.js';

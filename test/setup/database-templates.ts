@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { type Database, openDatabase } from '../../src/db/client.js';
-import { seedDemoData, type SeedSummary, TEST_SIZE } from '../../src/db/seed.js';
+import { seedDemoData, type SeedSummary, TEST_SIZE } from '../../src/seed/index.js';
 
 /**
  * vitest globalSetup: the starting databases of the integration suites, made once per run.

@@ -1,5 +1,5 @@
-import type * as t from '../../../schema/index.js';
-import { advanceStreak, type StreakProgress, type StreakTerms, streakRewardAmount } from '../../modules/streaks/streak-processor.js';
+import type * as t from '../../schema/index.js';
+import { advanceStreak, type StreakProgress, type StreakTerms, streakRewardAmount } from '../modules/streaks/streak-processor.js';
 import type { Persona, PoolSeed, SeedContext, StreakRewardSeed, StreakSeed, UserSeed } from './model.js';
 import { date, maxDate, MINUTE, UNIT } from './random.js';
 

@@ -1,4 +1,4 @@
-import type * as t from '../../../schema/index.js';
+import type * as t from '../../schema/index.js';
 import type { Rng } from './random.js';
 import type { Asset } from './vocabulary.js';
 

@@ -1,4 +1,4 @@
-import type * as t from '../../../schema/index.js';
+import type * as t from '../../schema/index.js';
 import type { PoolSeed, RewardSeed, SeedContext } from './model.js';
 import { DECIMALS, date, HOUR, maxDate, MINUTE } from './random.js';
 import { gridValue, precisionScore } from './predictions.js';

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import * as t from '../../../schema/index.js';
-import type { Database, Db } from '../client.js';
+import * as t from '../../schema/index.js';
+import type { Database, Db } from '../db/client.js';
 import type { PoolSeed, RewardSeed, StreakRewardSeed, StreakSeed, UserSeed } from './model.js';
-import { rebuildDerivedTables } from '../derived-tables.js';
+import { rebuildDerivedTables } from '../modules/derived-tables.js';
 
 const INSERT_CHUNK = 500;
 

@@ -1,5 +1,5 @@
-import * as t from '../../../schema/index.js';
-import { NOTIFICATION_PREFERENCE_KEYS, type NotificationPreferences } from '../../../schema/index.js';
+import * as t from '../../schema/index.js';
+import { NOTIFICATION_PREFERENCE_KEYS, type NotificationPreferences } from '../../schema/index.js';
 import type { SeedContext, UserSeed } from './model.js';
 import { DAY, date, HOUR, MINUTE } from './random.js';
 import { ADJECTIVES, capitalize, NOUNS } from './vocabulary.js';

@@ -1,4 +1,4 @@
-import type * as t from '../../../schema/index.js';
+import type * as t from '../../schema/index.js';
 import type { SeedContext, UserSeed } from './model.js';
 import { DAY, date, MINUTE } from './random.js';
 

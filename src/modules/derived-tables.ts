@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { rebuildLeaderboard } from '../modules/leaderboard/leaderboard-aggregate.js';
-import type { Db } from './client.js';
+import { rebuildLeaderboard } from './leaderboard/leaderboard-aggregate.js';
+import type { Db } from '../db/client.js';
 
 /**
  * Recomputes what the services keep incrementally (the leaderboard aggregate, referral

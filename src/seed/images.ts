@@ -1,4 +1,4 @@
-import type * as t from '../../../schema/index.js';
+import type * as t from '../../schema/index.js';
 import type { PoolSeed, SeedContext, UserSeed } from './model.js';
 import { date, HOUR, maxDate, MINUTE } from './random.js';
 

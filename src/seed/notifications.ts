@@ -1,5 +1,5 @@
-import type * as t from '../../../schema/index.js';
-import { notificationTexts } from '../../modules/notifications/notification.texts.js';
+import type * as t from '../../schema/index.js';
+import { notificationTexts } from '../modules/notifications/notification.texts.js';
 import type { PoolSeed, RewardSeed, SeedContext, StreakRewardSeed, UserSeed } from './model.js';
 import { DAY, date, formatUnits, MINUTE } from './random.js';
 

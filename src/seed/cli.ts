@@ -1,6 +1,6 @@
 import { loadConfig } from '../config.js';
-import { DEMO_SIZE, isDatabaseEmpty, seedDemoData } from './seed.js';
-import { openConfiguredDatabase } from './open.js';
+import { DEMO_SIZE, isDatabaseEmpty, seedDemoData } from './index.js';
+import { openConfiguredDatabase } from '../db/open.js';
 
 /** `npm run db:seed`: migrates, then seeds demo data into the configured database if it is empty. */
 const config = loadConfig();

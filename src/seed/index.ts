@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import * as t from '../../../schema/index.js';
-import type { Database } from '../client.js';
+import * as t from '../../schema/index.js';
+import type { Database } from '../db/client.js';
 import { makeImages } from './images.js';
 import { DEMO_SIZE, type SeedContext, type SeedOptions, type SeedSize, type SeedSummary } from './model.js';
 import { makeNotifier, notifyActivity, notifyClaimable } from './notifications.js';
