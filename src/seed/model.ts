@@ -8,7 +8,7 @@ import type { Asset } from './vocabulary.js';
  * date is relative to `now`, so the same options give the same rows.
  *
  * The data is internally consistent: pool volumes are the sums of their stakes, rewards
- * follow each resolution, and the user-streak state is what the streak rule of DESIGN.md
+ * follow each resolution, and the user-streak state is what the streak rule (docs/design.md)
  * computes when the resolved pools of a streak are processed in reference-date order.
  * Every pool state the API filters on exists at TEST_SIZE already.
  */
