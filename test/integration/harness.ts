@@ -175,7 +175,7 @@ export async function startTestApp(kind: BackendKind, options: TestAppOptions = 
     seed: seedBuilders(database),
     async gql(query, variables, headers) {
       const response = await app.inject({ method: 'POST', url: '/graphql', payload: { query, variables }, headers });
-      return { status: response.statusCode, headers: response.headers, ...response.json() };
+      return { status: response.statusCode, headers: response.headers, ...(response.json() as object) };
     },
     async countStatements(work) {
       const before = database.statementCount;

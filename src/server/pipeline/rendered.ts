@@ -32,7 +32,7 @@ export class ReadRenderer {
     const plan = this.planOf(operation, variables);
     if (!plan) return null;
     try {
-      const values = await Promise.all(plan.map((part) => ('json' in part ? [part.json] : part.read(context))));
+      const values = await Promise.all(plan.map((part) => ('json' in part ? Promise.resolve([part.json]) : part.read(context))));
       const out = ['{'];
       plan.forEach((part, i) => out.push(`${i ? ',' : ''}${JSON.stringify(part.key)}:`, ...values[i]!));
       out.push('}');
