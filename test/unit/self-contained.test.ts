@@ -19,7 +19,7 @@ const OUTSIDE = [
   { what: 'the planning folder', pattern: new RegExp(`(^|[\\s'"(\`])(/work/)?${'shared'}/`) },
   { what: 'a ticket number', pattern: new RegExp(`\\b(${['issue', 'ticket'].join('|')})s? #?\\d+`, 'i') },
   { what: 'a ticket number', pattern: /(^|[\s(])#\d{1,4}\b(?![0-9a-f])/ },
-  { what: 'a must-show item', pattern: new RegExp(`must[- ]${'show'}s?\\s*(\\d|of\\b|item)|must-${'show'}`, 'i') },
+  { what: 'a ticket acceptance item', pattern: new RegExp(`must[- ]${'show'}s?\\s*(\\d|of\\b|item)|must-${'show'}`, 'i') },
 ];
 
 /** Tracked text files (what a clone holds), with the lines that point outside. */
@@ -42,7 +42,7 @@ function references(): string[] {
 }
 
 describe('the repository', () => {
-  it('names no document outside it, no ticket and no must-show', () => {
+  it('names no document outside it, no ticket and no ticket acceptance item', () => {
     expect(references()).toEqual([]);
   });
 
