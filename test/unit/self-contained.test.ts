@@ -19,6 +19,7 @@ const OUTSIDE = [
   { what: 'the planning folder', pattern: new RegExp(`(^|[\\s'"(\`])(/work/)?${'shared'}/`) },
   { what: 'a ticket number', pattern: new RegExp(`\\b(${['issue', 'ticket'].join('|')})s? #?\\d+`, 'i') },
   { what: 'a ticket number', pattern: /(^|[\s(])#\d{1,4}\b(?![0-9a-f])/ },
+  { what: "a ticket's numbered item", pattern: /\(items? \d+(,? (and )?\d+)*\)/ },
   { what: 'a ticket acceptance item', pattern: new RegExp(`must[- ]${'show'}s?\\s*(\\d|of\\b|item)|must-${'show'}`, 'i') },
 ];
 
@@ -53,9 +54,10 @@ describe('the repository', () => {
       ['(', 'issue', ' 12)'],
       ['fixes ', '#', '21'],
       ['Must', '-show 1'],
+      ['budget (', 'item 12)'],
     ].map((parts) => parts.join(''));
     for (const sample of samples) expect(OUTSIDE.some(({ pattern }) => pattern.test(sample)), sample).toBe(true);
-    for (const fine of ['docs/design.md', 'each page must show its flags', 'color #fff', 'src/shared-state.ts']) {
+    for (const fine of ['docs/design.md', 'each page must show its flags', 'color #fff', 'src/shared-state.ts', 'the first 12 items']) {
       expect(OUTSIDE.some(({ pattern }) => pattern.test(fine)), fine).toBe(false);
     }
   });
