@@ -141,7 +141,7 @@ export async function submit<TInput, Op extends OperationName>(
  * Drops what this request's loaders read before the write, so what the mutation returns
  * (the prediction, its pool's totalVolume) is read after it.
  */
-export function forgetReads(ctx: ServiceContext): void {
+export function forgetReads(ctx: Pick<ServiceContext, 'loaders'>): void {
   for (const loader of Object.values(ctx.loaders)) loader.clearAll();
 }
 
