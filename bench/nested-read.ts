@@ -1,6 +1,6 @@
 // Over 300 lines: one bench run (build the reference database, start the servers, check equal answers, alternate rounds, report), its steps sharing the run state.
 /**
- * `npm run bench`: the nested read of DESIGN.md's performance budget in two sorts, and
+ * `npm run bench`: the nested read of the performance budget (docs/design.md) in two sorts, and
  * `{ __typename }`, GraphQL against the floor (one hand-written statement building the
  * JSON, served by plain fastify). See bench/README.md for what it measures, its settings
  * and the latest figures. (Over 300 lines: one script, read top to bottom.)
@@ -15,7 +15,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { openDatabase } from '../src/db/client.js';
-import { seedDemoData } from '../src/db/seed.js';
+import { seedDemoData } from '../src/seed/index.js';
 import { fetchOnce, type LoadResult, runLoad } from './lib/load.js';
 import { backendCpu, type CpuSnapshot, cpuBetween } from './lib/postgres-cpu.js';
 import { BENCH_SEED, type BenchShape, SHAPES } from './lib/query.js';

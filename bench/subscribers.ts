@@ -30,7 +30,7 @@ import { asc, eq } from 'drizzle-orm';
 import postgres from 'postgres';
 import * as tables from '../schema/index.js';
 import { openDatabase } from '../src/db/client.js';
-import { seedDemoData } from '../src/db/seed.js';
+import { seedDemoData } from '../src/seed/index.js';
 import { childGroup, type ClientKind, localGroup } from './lib/subscriber-clients.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

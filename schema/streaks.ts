@@ -75,7 +75,7 @@ export const streakRewards = pgTable(
 
 export const lastStreakEvent = pgEnum('last_streak_event', ['NONE', 'QUALIFIED', 'RESET', 'REWARDED']);
 
-/** Per user and streak: the state the streak processor (DESIGN.md, streak rule) keeps. */
+/** Per user and streak: the state the streak processor keeps (the streak rule, docs/design.md). */
 export const userStreaks = pgTable(
   'user_streaks',
   {

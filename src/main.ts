@@ -7,15 +7,17 @@ import { syncCustodyAccounts } from './modules/transactions/custody-sync.js';
 import { confirmedSubmissionsUnknownToChain } from './modules/transactions/ledger-audit.js';
 import { reconcilePendingSubmissions } from './modules/transactions/reconcile.js';
 import { createApp } from './server/app.js';
+import { assertPortFree } from './server/port-check.js';
 import { handleTerminationSignals } from './server/shutdown.js';
 
 /** Start-up only: config -> database (migrated, seeded when empty) -> chain (custody accounts, pending submissions) -> server. */
 async function main(): Promise<void> {
   const config = loadConfig();
+  await assertPortFree(config.host, config.port);
   const database = await openConfiguredDatabase(config);
   await database.migrate();
   if (config.seedDemoData) {
-    const { isDatabaseEmpty, seedDemoData } = await import('./db/seed.js');
+    const { isDatabaseEmpty, seedDemoData } = await import('./seed/index.js');
     if (await isDatabaseEmpty(database)) {
       console.log('The database is empty: seeding demo data (a few seconds, once)');
       const summary = await seedDemoData(database);

@@ -1,5 +1,5 @@
 /**
- * What the nested-read bench measures: the nested read of DESIGN.md's performance budget
+ * What the nested-read bench measures: the nested read of the performance budget (docs/design.md)
  * (20 pools with user, image, streak, resolution and 10 predictions each with user and
  * reward) in two sorts, and `{ __typename }` (the fixed cost of a request).
  *
@@ -9,7 +9,7 @@
 export const POOLS_PER_PAGE = 20;
 export const PREDICTIONS_PER_POOL = 10;
 
-/** The database the bench builds: issue 12's reference size. */
+/** The database the bench builds: the performance budget's reference size. */
 export const BENCH_SEED = Object.freeze({ users: 10_000, pools: 1_000, streaks: 12, seed: 20_261_231 });
 
 const nestedRead = (sort: string) =>

@@ -19,7 +19,7 @@ import type { FastifyInstance } from 'fastify';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Database, openDatabase } from '../../src/db/client.js';
-import { seedDemoData } from '../../src/db/seed.js';
+import { seedDemoData } from '../../src/seed/index.js';
 import { createFloorApp } from './floor.js';
 import { BENCH_SEED } from './query.js';
 
@@ -96,7 +96,7 @@ const address = app.server.address();
 if (!address || typeof address === 'string') throw new Error('no TCP address');
 
 let profiler: Session | undefined;
-process.on('message', async (message: ParentMessage) => {
+async function handle(message: ParentMessage): Promise<void> {
   if (message.type === 'stats') {
     const memory = process.memoryUsage();
     send({ type: 'stats', cpu: process.cpuUsage(), rss: memory.rss, heapUsed: memory.heapUsed, gcMs, gcCount });
@@ -121,6 +121,13 @@ process.on('message', async (message: ParentMessage) => {
     // A normal exit, so --cpu-prof writes its profile.
     process.exit(0);
   }
+}
+// A failed step ends the bench server, saying why, instead of leaving the parent waiting.
+process.on('message', (message: ParentMessage) => {
+  handle(message).catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
 });
 // The parent going away (crash, Ctrl-C) takes this process with it.
 process.on('disconnect', () => process.exit(0));

@@ -5,9 +5,7 @@ import type { FixedWindowLimiter } from './common/fixed-window.js';
 import type { Viewer } from './auth/viewer.js';
 import type { EventHub } from './events/event-hub.js';
 import type { Loaders } from './loaders.js';
-import type { OperationName } from './transactions/effects.js';
-import type { RelayerSpend } from './transactions/relayer-spend.js';
-import type { ChainSubmissionOutcome } from './transactions/submission.js';
+import type { ChainSubmissionOutcome, OperationName, RelayerSpend } from './transactions/operations.js';
 
 /** What lives as long as the process and every request shares: configuration, limiters. */
 export interface ServiceDependencies {

@@ -1,4 +1,5 @@
 import { loadConfig } from '../config.js';
+import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { openConfiguredDatabase } from '../db/open.js';
 import { changeUserRole } from '../modules/auth/session.service.js';
 import { EventHub } from '../modules/events/event-hub.js';
@@ -18,7 +19,20 @@ if (!walletAddress || (role !== 'ADMIN' && role !== 'USER')) {
   console.error('usage: npm run grant-role -- <walletAddress> [ADMIN|USER]');
   process.exit(1);
 }
-const database = await openConfiguredDatabase(loadConfig());
+const config = loadConfig();
+let database: Awaited<ReturnType<typeof openConfiguredDatabase>>;
+try {
+  database = await openConfiguredDatabase(config);
+} catch (error) {
+  if (!(error instanceof DataDirLockedError)) throw error;
+  // The usual case: the embedded server is running and holds its database.
+  console.error(
+    `The embedded database ${error.directory} is open in process ${error.ownerPid} (a running poolgraph, most likely); ` +
+      'one process at a time may open it. Stop that server (Ctrl-C), run grant-role again, then start the server again. ' +
+      'On Postgres (DATABASE_URL) grant-role runs beside running servers.',
+  );
+  process.exit(1);
+}
 try {
   await database.migrate();
   // Announces the ended sessions to running servers (on Postgres), which close their sockets.

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { signMessage } from './wallet.js';
@@ -6,9 +6,12 @@ import { signMessage } from './wallet.js';
 /**
  * Signs in to a running poolgraph with a keypair file and prints the session as JSON:
  *
- *   npm run sign-in -- wallet.json [http://127.0.0.1:4000/graphql]
+ *   npm run --silent sign-in -- wallet.json [http://127.0.0.1:4000/graphql] [--out session.json]
  *
- * Without a URL it signs in to the server `npm start` runs with the same HOST and PORT.
+ * Without a URL it signs in to the server `npm start` runs with the same HOST and PORT
+ * (so `PORT=4001 npm run --silent sign-in -- wallet.json` follows `PORT=4001 npm start`).
+ * `--out <file>` writes the JSON to the file alone: npm prints its banner ("> poolgraph@…
+ * sign-in") to stdout unless run with --silent, and the file never has it.
  * The same three steps any client takes: ask for a challenge, sign its message with the
  * wallet, send the signature back.
  */
@@ -32,9 +35,12 @@ function defaultUrl(): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}/graphql`;
 }
 
-const [file, url = defaultUrl()] = process.argv.slice(2);
-if (!file) {
-  console.error('usage: npm run sign-in -- <keypair.json> [graphql-url]');
+const args = process.argv.slice(2);
+const outAt = args.indexOf('--out');
+const out = outAt >= 0 ? args.splice(outAt, 2)[1] : undefined;
+const [file, url = defaultUrl()] = args;
+if (!file || (outAt >= 0 && !out)) {
+  console.error('usage: npm run --silent sign-in -- <keypair.json> [graphql-url] [--out <session.json>]');
   process.exit(1);
 }
 const keypair = Keypair.fromSecretKey(Uint8Array.from(JSON.parse(readFileSync(file, 'utf8')) as number[]));
@@ -53,7 +59,13 @@ try {
       accessToken accessTokenExpiresAt refreshToken refreshTokenExpiresAt user { id username walletAddress } } }`,
     { i: { walletAddress, message, signature } },
   );
-  console.log(JSON.stringify(signInWithWallet, null, 2));
+  const session = JSON.stringify(signInWithWallet, null, 2);
+  if (out) {
+    writeFileSync(out, `${session}\n`, { mode: 0o600 });
+    console.error(`Signed in as ${signInWithWallet.user.username}; the session is in ${out}`);
+  } else {
+    console.log(session);
+  }
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);

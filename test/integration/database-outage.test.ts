@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
-import { seedDemoData, TEST_SIZE } from '../../src/db/seed.js';
+import { seedDemoData, TEST_SIZE } from '../../src/seed/index.js';
 import { createApp } from '../../src/server/app.js';
 import { createTestDatabase, type TestDatabase, testConfig } from './harness.js';
 import { TcpProxy } from './tcp-proxy.js';

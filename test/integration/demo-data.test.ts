@@ -14,11 +14,11 @@ import {
   userRole,
 } from '../../schema/index.js';
 import type { Database } from '../../src/db/client.js';
-import { type SeedSummary, seedDemoData, TEST_SIZE } from '../../src/db/seed.js';
+import { type SeedSummary, seedDemoData, TEST_SIZE } from '../../src/seed/index.js';
 import { backends, createTestDatabase, type TestDatabase } from './harness.js';
 
 /**
- * The demo data generator (src/db/seed.ts) promises internally consistent, deterministic
+ * The demo data generator (src/seed/) promises internally consistent, deterministic
  * data that covers every state the API filters on. These tests seed TEST_SIZE at a fixed
  * `now` and check those promises against the stored rows only.
  */
@@ -480,7 +480,7 @@ describe.each(backends)('demo data (TEST_SIZE) on %s', (kind) => {
     });
 
     it('writes the rows it wrote when this digest was taken (a deliberate change to the demo data updates it)', async () => {
-      // Pins the PRNG order across refactors of src/db/seed/: every column of every row counts.
+      // Pins the PRNG order across refactors of src/seed/: every column of every row counts.
       const digest = createHash('sha256');
       for (const table of DEMO_TABLES) {
         const rows = await select(database, sql.raw(`select row_to_json(x)::text as row from ${table} x order by id`));

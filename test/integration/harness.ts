@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import postgres from 'postgres';
 import { inject } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
-import { type SeedOptions, type SeedSummary, seedDemoData, TEST_SIZE } from '../../src/db/seed.js';
+import { type SeedOptions, type SeedSummary, seedDemoData, TEST_SIZE } from '../../src/seed/index.js';
 import type { BackendTemplates } from '../setup/database-templates.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createApp } from '../../src/server/app.js';
@@ -175,7 +175,7 @@ export async function startTestApp(kind: BackendKind, options: TestAppOptions = 
     seed: seedBuilders(database),
     async gql(query, variables, headers) {
       const response = await app.inject({ method: 'POST', url: '/graphql', payload: { query, variables }, headers });
-      return { status: response.statusCode, headers: response.headers, ...response.json() };
+      return { status: response.statusCode, headers: response.headers, ...(response.json() as object) };
     },
     async countStatements(work) {
       const before = database.statementCount;

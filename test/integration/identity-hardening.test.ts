@@ -34,7 +34,7 @@ describe.each(backends)('identity hardening on %s', (kind) => {
     return session!;
   }
 
-  describe('access tokens are bound to their session (item 4)', () => {
+  describe('access tokens are bound to their session', () => {
     it('refuses a validly signed token naming another user or another role than its session', async () => {
       const [alice, bob] = (await t.seed.users(2)).map((f) => f.user) as [tables.UserRow, tables.UserRow];
       const signedIn = await signInAs(t, alice.id);
@@ -74,7 +74,7 @@ describe.each(backends)('identity hardening on %s', (kind) => {
     });
   });
 
-  describe('sign-in budget (item 12)', () => {
+  describe('sign-in budget', () => {
     it("lets a wallet's owner sign in while a stranger spends that wallet's budget from elsewhere", async () => {
       const owner = await kitWallet();
       const stranger = from('203.0.113.66');
@@ -114,7 +114,7 @@ describe.each(backends)('identity hardening on %s', (kind) => {
     });
   });
 
-  describe("a referral code's redemptions (item 9)", () => {
+  describe("a referral code's redemptions", () => {
     const VIA_REDEMPTION = `{ viewer { referralRedemption { referralCode { id redemptions { user { id } } } } } }`;
     const VIA_CREATED = `{ viewer { createdReferralCodes { id redemptions { user { id } } } } }`;
 
@@ -155,7 +155,7 @@ describe.each(backends)('identity hardening on %s', (kind) => {
     });
   });
 
-  describe('input refused at the boundary, not by the database (items 10 and 14)', () => {
+  describe('input refused at the boundary, not by the database', () => {
     // Two pools for the accepted inputs to find exactly one of: by search, by reference day
     // (the other's is the next day's first instant), and in a streak for streakPools.
     let bitcoin: tables.PoolRow;

@@ -383,7 +383,7 @@ describe.each(backends)('the viewer’s notifications, preferences and devices o
       expect(counts).toEqual(userIds.map((id) => expected.get(id) ?? 0));
       // The unread list's totalCount answers from the same cache.
       const pages = await Promise.all(userIds.map((id) => loaders.notificationsByUser(parseNewestFirstPage({ first: 5 }), 'UNREAD').load(id)));
-      expect(await t.countStatements(() => Promise.all(pages.map((p) => p.totalCount)))).toBe(0);
+      expect(await t.countStatements(() => Promise.all(pages.map((p) => Promise.resolve(p.totalCount))))).toBe(0);
     });
 
     it('pages filtered notifications of many users in one statement each', async () => {
@@ -396,7 +396,7 @@ describe.each(backends)('the viewer’s notifications, preferences and devices o
         });
         expect(statements).toBe(1);
         let totals: number[] = [];
-        expect(await t.countStatements(async () => (totals = await Promise.all(pages.map((p) => p.totalCount))))).toBe(1);
+        expect(await t.countStatements(async () => (totals = await Promise.all(pages.map((p) => Promise.resolve(p.totalCount)))))).toBe(1);
         for (const [i, userId] of userIds.entries()) {
           const rows = await tableNotifications(userId, filter);
           expect(pages[i]!.nodes.map((n) => n.id)).toEqual(rows.slice(0, 3).map((n) => n.id));

@@ -16,7 +16,7 @@ const MONEY = `{ viewer { balance { token tokenAccount }
   portfolio { activeCount activeStake resolvedStake totalPayout realizedPnl } } }`;
 
 /**
- * Must-show 1 of issue 14: from an empty database, through the API alone, an operator sets
+ * The operator's whole journey: from an empty database, through the API alone, an operator sets
  * up a streak with pools and a referral code, a user joins and predicts with real signed
  * transactions, the operator resolves, the streak rule rewards the user, who claims. Once
  * through GraphQL, once with the user on the REST routes wherever the REST form has one.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
-import { seedDemoData } from '../../src/db/seed.js';
+import { seedDemoData } from '../../src/seed/index.js';
 import { createApp } from '../../src/server/app.js';
 import type { ServiceContext } from '../../src/modules/context.js';
 import { newestFirstCursor } from '../../src/modules/common/loaders.js';

@@ -8,7 +8,7 @@ import { backends, startEmptyTestApp, type TestApp } from './harness.js';
 type Sort = 'END_DATE' | 'CREATION_DATE' | 'OLD_CREATION_DATE' | 'VOLUME_HIGH' | 'VOLUME_LOW';
 type Status = 'ACTIVE' | 'ENDED' | 'RESOLVED' | 'NOT_RESOLVED';
 
-/** The contract of DESIGN.md, written independently of the service, over raw rows. */
+/** The pools list's contract (filters, sorts, ties by id), written independently of the service, over raw rows. */
 const compare = (a: bigint | number, b: bigint | number) => (a < b ? -1 : a > b ? 1 : 0);
 const byId = (a: PoolRow, b: PoolRow) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 const EXPECTED_ORDER: Record<Sort, (a: PoolRow, b: PoolRow) => number> = {

@@ -13,7 +13,7 @@ import { UNIT } from './fixtures/builders.js';
 import { backends, metricSample, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
 
 /**
- * Issue 10, items 1 and 2, tried as an attacker would: what can a signed-in user make the
+ * The relayer's and custody's signing rules, tried as an attacker would: what can a signed-in user make the
  * relayer pay, or custody sign? Every figure is read from the chain (lamports, token
  * balances), never assumed.
  */

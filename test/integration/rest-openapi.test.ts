@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument, CLIENT_TYPES_PATH, clientTypes } from '../../src/server/rest/openapi.js';
 import { startEmptyTestApp, type TestApp } from './harness.js';
 
-/** The routes issue 13 asks for, by method and path. */
+/** The interface's routes (docs/rest.md), by method and path. */
 const EXPECTED_ROUTES = [
   'GET /pools',
   'GET /pools/{id}',

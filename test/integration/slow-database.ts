@@ -45,10 +45,16 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** The server as `npm start` runs it (`node --import tsx src/main.ts`), on a port of its own; resolves once /healthz answers. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+/**
+ * The server as `npm start` runs it (`node --import tsx src/main.ts`), or as `command` (a
+ * program and its arguments) does, on a port of its own; resolves once /healthz answers.
+ */
+export async function startServerProcess(
+  env: Record<string, string>,
+  command: readonly string[] = [process.execPath, '--import', 'tsx', 'src/main.ts'],
+): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: fileURLToPath(new URL('../..', import.meta.url)),
     env: {
       ...process.env,

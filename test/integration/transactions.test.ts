@@ -162,7 +162,7 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     const poolAfter = await poolRow(pool.id);
     expect(poolAfter.totalVolume).toBe(stakeUnits);
     expect(poolAfter.indexedPredictionUpdateCount).toBe(1);
-    // What the mutation returns reflects its write (issue 10, item 15).
+    // What the mutation returns reflects its write (read after it, not from the loaders' earlier reads).
     expect(prediction!.pool).toEqual({ id: pool.id, totalVolume: 3, indexedPredictionUpdateCount: 1 });
     const rows = await db().select().from(tables.predictions).where(eq(tables.predictions.poolId, pool.id));
     expect(rows.map((row) => [row.id, row.userId, row.stake, row.prediction])).toEqual([[prediction!.id, user.userId, stakeUnits, 7]]);

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { type Database, openDatabase } from '../../src/db/client.js';
-import { seedDemoData, type SeedSummary, TEST_SIZE } from '../../src/db/seed.js';
+import { seedDemoData, type SeedSummary, TEST_SIZE } from '../../src/seed/index.js';
 
 /**
  * vitest globalSetup: the starting databases of the integration suites, made once per run.
@@ -77,7 +77,13 @@ async function postgresTemplates(admin: postgres.Sql, prefix: string): Promise<B
   return { empty, demo, demoSummary };
 }
 
+/** Said at the start and again at the end of a run without Postgres, so skipped suites are never a surprise. */
+const POSTGRES_SKIPPED =
+  'TEST_DATABASE_URL is unset: the integration suites run on PGlite only, and their Postgres runs are skipped. ' +
+  'Set it to run them too, e.g. TEST_DATABASE_URL=postgres://root@127.0.0.1:5432/test npm test';
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  if (!process.env.TEST_DATABASE_URL) console.log(POSTGRES_SKIPPED);
   const dir = mkdtempSync(join(tmpdir(), 'poolgraph-templates-'));
   const admin = process.env.TEST_DATABASE_URL ? postgres(process.env.TEST_DATABASE_URL, { max: 1, onnotice: () => {} }) : null;
   const prefix = `poolgraph_template_${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -85,7 +91,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('databaseTemplates', { pglite, postgres: postgresNames });
   return async () => {
     rmSync(dir, { recursive: true, force: true });
-    if (!admin) return;
+    if (!admin) {
+      console.log(POSTGRES_SKIPPED);
+      return;
+    }
     for (const name of [postgresNames?.empty, postgresNames?.demo].filter(Boolean)) await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
   };

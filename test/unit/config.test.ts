@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, ENV_VARS, loadConfig } from '../../src/config.js';
-import { CONFIG_DOC_PATH, renderConfigDoc } from '../../src/tools/config-doc.js';
+import { CONFIG_DOC_PATH, ENV_EXAMPLE_PATH, renderConfigDoc, renderEnvExample } from '../../src/tools/config-doc.js';
 
 describe('configuration', () => {
   it('runs on embedded defaults with no environment', () => {
@@ -158,6 +158,12 @@ describe('configuration', () => {
 describe('docs/configuration.md', () => {
   it('is ENV_VARS as generated (run `npm run docs:config` after changing a setting)', () => {
     expect(readFileSync(CONFIG_DOC_PATH, 'utf8')).toBe(renderConfigDoc());
+  });
+
+  it('has .env.example beside it, generated alike, one commented line per variable', () => {
+    const example = readFileSync(ENV_EXAMPLE_PATH, 'utf8');
+    expect(example).toBe(renderEnvExample());
+    expect(example.match(/^# [A-Z][A-Z_]+=$/gm)).toHaveLength(Object.keys(ENV_VARS).length);
   });
 
   it('documents every variable src/config.ts reads', () => {

@@ -69,7 +69,7 @@ export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable
   const { where } = options;
   const counts = options.counts ?? countLoader(db, table, parentColumn, where);
   const loaders = new Map<string, DataLoader<string, Page<TRow>>>();
-  return (page: PageRequest): DataLoader<string, Page<TRow>> => {
+  const pageLoader = (page: PageRequest): DataLoader<string, Page<TRow>> => {
     const signature = pageSignature(page);
     let loader = loaders.get(signature);
     if (!loader) {
@@ -90,6 +90,12 @@ export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable
     }
     return loader;
   };
+  /** Forgets every page and count read so far, as DataLoader's clearAll does for one loader. */
+  const clearAll = () => {
+    loaders.clear();
+    counts.clearAll();
+  };
+  return Object.assign(pageLoader, { clearAll });
 }
 
 const pageSignature = (page: PageRequest) => `${page.size}:${page.backward ? 'b' : 'f'}:${page.cursor ? `${page.cursor.key}/${page.cursor.id}` : ''}`;

@@ -29,6 +29,24 @@ export function createNotificationLoaders(db: Db) {
     return all;
   };
   const poolCreatedLoaders = new Map<string, DataLoader<string, NotificationRow | null>>();
+  const poolCreatedNotificationByUser = (poolId: string): DataLoader<string, NotificationRow | null> => {
+    let loader = poolCreatedLoaders.get(poolId);
+    if (!loader) {
+      loader = new DataLoader<string, NotificationRow | null>(async (userIds) => {
+        const reader = tableReader(notifications);
+        const text = statement('poolCreatedNotificationByUser', () =>
+          `SELECT ${reader.columns('n')} FROM "notifications" n WHERE n."user_id" = ANY($1::uuid[]) ` +
+            `AND n."type" = 'POOL_CREATED' AND n."data"->>'poolId' = $2 ORDER BY n."created_at" DESC, n."id" DESC`,
+        );
+        const rows = (await readQueryOf(db)<Record<string, unknown>>(text, [userIds, poolId])).map((row) => reader.decode<NotificationRow>(row));
+        const byUser = new Map<string, NotificationRow>();
+        for (const row of rows) if (!byUser.has(row.userId)) byUser.set(row.userId, row);
+        return userIds.map((userId) => byUser.get(userId) ?? null);
+      });
+      poolCreatedLoaders.set(poolId, loader);
+    }
+    return loader;
+  };
 
   return {
     /**
@@ -36,7 +54,9 @@ export function createNotificationLoaders(db: Db) {
      * unread ones: one statement per (page, filter) for every user of a tick. A cursor is a
      * position in the newest-first order, valid with the filter of the list that issued it.
      */
-    notificationsByUser: (page: PageRequest, filter?: NotificationFilter | null) => pagesOf(filter)(page),
+    notificationsByUser: Object.assign((page: PageRequest, filter?: NotificationFilter | null) => pagesOf(filter)(page), {
+      clearAll: () => [all, unread, read].forEach((pages) => pages?.clearAll()),
+    }),
     /** Each user's unread notifications, counted in one `GROUP BY user_id` statement per batch. */
     unreadNotificationCountByUser,
     notificationById: uniqueLoader<NotificationRow>(db, notifications, notifications.id),
@@ -44,23 +64,6 @@ export function createNotificationLoaders(db: Db) {
      * Each user's POOL_CREATED notification of `poolId` (the newest, should there be several),
      * or null: one statement for every user of a tick. One loader per pool id, per request.
      */
-    poolCreatedNotificationByUser(poolId: string): DataLoader<string, NotificationRow | null> {
-      let loader = poolCreatedLoaders.get(poolId);
-      if (!loader) {
-        loader = new DataLoader<string, NotificationRow | null>(async (userIds) => {
-          const reader = tableReader(notifications);
-          const text = statement('poolCreatedNotificationByUser', () =>
-            `SELECT ${reader.columns('n')} FROM "notifications" n WHERE n."user_id" = ANY($1::uuid[]) ` +
-              `AND n."type" = 'POOL_CREATED' AND n."data"->>'poolId' = $2 ORDER BY n."created_at" DESC, n."id" DESC`,
-          );
-          const rows = (await readQueryOf(db)<Record<string, unknown>>(text, [userIds, poolId])).map((row) => reader.decode<NotificationRow>(row));
-          const byUser = new Map<string, NotificationRow>();
-          for (const row of rows) if (!byUser.has(row.userId)) byUser.set(row.userId, row);
-          return userIds.map((userId) => byUser.get(userId) ?? null);
-        });
-        poolCreatedLoaders.set(poolId, loader);
-      }
-      return loader;
-    },
+    poolCreatedNotificationByUser: Object.assign(poolCreatedNotificationByUser, { clearAll: () => poolCreatedLoaders.clear() }),
   };
 }

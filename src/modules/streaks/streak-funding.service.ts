@@ -1,16 +1,13 @@
 import { PublicKey } from '@solana/web3.js';
-import { eq, sql } from 'drizzle-orm';
-import { streaks, type StreakRow } from '../../../schema/index.js';
+import type { StreakRow } from '../../../schema/index.js';
 import { userTokenAccount } from '../../chain/addresses.js';
 import { canonicalParams } from '../../chain/proof.js';
 import { buildStreakFunding } from '../../chain/streak-funding.js';
-import type { Db } from '../../db/client.js';
 import { AppError, badInput } from '../../errors.js';
 import { requireRole } from '../auth/viewer.js';
 import { toBaseUnits } from '../common/amounts.js';
 import { parseId } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';
-import type { DomainEvent } from '../events/events.js';
 import { onChain } from '../transactions/submission.js';
 import { build, type Prepare, type PreparedTransaction, type SignedInput, submit } from '../transactions/two-step.js';
 
@@ -18,7 +15,7 @@ import { build, type Prepare, type PreparedTransaction, type SignedInput, submit
  * fundStreak, two-step like the user operations: the operator builds a transfer of their
  * own tokens into a streak's accumulator, signs it in their wallet, and submits it with the
  * proof; the service checks both, co-signs as fee payer, sends it once, and on confirmation
- * adds the amount to the streak's balances (the effect `applyStreakFunding`). ADMIN only.
+ * adds the amount to the streak's balances (its effect in transactions/effects.ts). ADMIN only.
  */
 
 export interface FundStreakInput {
@@ -29,7 +26,7 @@ export interface FundStreakInput {
 const fundStreakParams = (input: FundStreakInput) => canonicalParams({ streakId: input.streakId, amount: input.amount });
 
 /** The operation for the shared two-step machinery: no custody transfer, no lane (fundings add up). */
-const prepareFunding: Prepare<FundStreakInput> = async (ctx, { viewer, chain, wallet }, input) => {
+const prepareFunding: Prepare<FundStreakInput, 'fundStreak'> = async (ctx, { viewer, chain, wallet }, input) => {
   requireRole(viewer, 'ADMIN');
   const streakId = parseId(input.streakId, 'input.streakId');
   const streak = await ctx.loaders.streakById.load(streakId);
@@ -60,20 +57,4 @@ export async function submitFundStreakTransaction(
   const submission = await submit(ctx, 'fundStreak', prepareFunding, input, fundStreakParams(input));
   const streakId = parseId(input.streakId, 'input.streakId');
   return { signature: submission.signature, streak: (await ctx.loaders.streakById.load(streakId))! };
-}
-
-/** The effect of a confirmed funding: the streak's balances grow by the amount. */
-export async function applyStreakFunding(db: Db, p: Record<string, string>, now: Date): Promise<DomainEvent[]> {
-  const amount = sql`${p.amount!}::bigint`;
-  await db
-    .update(streaks)
-    .set({
-      totalAccumulated: sql`${streaks.totalAccumulated} + ${amount}`,
-      availableBalance: sql`${streaks.availableBalance} + ${amount}`,
-      onchainBalance: sql`${streaks.onchainBalance} + ${amount}`,
-      lastSyncAt: now,
-      updatedAt: now,
-    })
-    .where(eq(streaks.id, p.streakId!));
-  return [];
 }

@@ -3,7 +3,7 @@ import { streaks, users, userStreaks } from '../../../schema/index.js';
 import { type Db, resultRows } from '../../db/client.js';
 
 /**
- * The streak rule of DESIGN.md. `advanceStreak` and `streakRewardAmount` are the rule itself,
+ * The streak rule (docs/design.md). `advanceStreak` and `streakRewardAmount` are the rule itself,
  * pure, shared by the demo seed and by `processStreakPool`, which applies it to the database
  * when a pool of a streak is resolved.
  */

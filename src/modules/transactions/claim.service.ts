@@ -7,7 +7,7 @@ import { AppError, badInput } from '../../errors.js';
 import { toBaseUnits, toTokens } from '../common/amounts.js';
 import { parseId } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';
-import type { OperationName } from './effects.js';
+import type { EffectParams } from './operations.js';
 import { awaitSettled, coSign, findSubmission, onChain, requireChain, sendOnce, sha256Hex, viewerWallet } from './submission.js';
 
 /**
@@ -17,14 +17,16 @@ import { awaitSettled, coSign, findSubmission, onChain, requireChain, sendOnce, 
  * the others answer with its signature. A claimed record answers ALREADY_CLAIMED.
  */
 
-interface Payout {
-  operation: OperationName;
+type PayoutOperation = 'claimReward' | 'claimStreakReward';
+
+interface Payout<Op extends PayoutOperation = PayoutOperation> {
+  operation: Op;
   /** The claimed record's id, which keys the payout so it happens once. */
   recordId: string;
   kind: 'reward' | 'refund' | 'streak';
   source: PublicKey;
   amount: bigint;
-  effects: Record<string, string>;
+  effects: EffectParams[Op];
 }
 
 async function payOnce(ctx: ServiceContext, userId: string, owner: PublicKey, payout: Payout): Promise<string> {

@@ -5,7 +5,7 @@ import { toTokens } from '../common/amounts.js';
 import type { DomainEvent } from '../events/events.js';
 import { notifyIfAllowed } from '../notifications/notification.service.js';
 import { notificationTexts } from '../notifications/notification.texts.js';
-import { applyStreakFunding } from '../streaks/streak-funding.service.js';
+import type { EffectParams, OperationName } from './operations.js';
 
 /**
  * What a confirmed transaction changes in the database, per operation. Each runs inside the
@@ -13,23 +13,34 @@ import { applyStreakFunding } from '../streaks/streak-funding.service.js';
  * a submit and the start-up reconciler apply exactly the same effects, exactly once. Each
  * returns the events announcing what it changed, published once the transaction commits.
  */
-export type OperationName = 'placePrediction' | 'updateStake' | 'updateValue' | 'withdraw' | 'claimReward' | 'claimStreakReward' | 'fundStreak';
+type Effect<Op extends OperationName> = (db: Db, p: EffectParams[Op], submission: ChainSubmissionRow, now: Date) => Promise<DomainEvent[]>;
 
-type Effect = (db: Db, p: Record<string, string>, submission: ChainSubmissionRow, now: Date) => Promise<DomainEvent[]>;
-
-const EFFECTS: Record<OperationName, Effect> = {
-  // The operator's funding of a streak (streaks/streak-funding.service.ts).
-  fundStreak: (db, p, _submission, now) => applyStreakFunding(db, p, now),
+const EFFECTS: { [Op in OperationName]: Effect<Op> } = {
+  // The operator's funding of a streak: its balances grow by the amount.
+  async fundStreak(db, p, _submission, now) {
+    const amount = sql`${p.amount}::bigint`;
+    await db
+      .update(streaks)
+      .set({
+        totalAccumulated: sql`${streaks.totalAccumulated} + ${amount}`,
+        availableBalance: sql`${streaks.availableBalance} + ${amount}`,
+        onchainBalance: sql`${streaks.onchainBalance} + ${amount}`,
+        lastSyncAt: now,
+        updatedAt: now,
+      })
+      .where(eq(streaks.id, p.streakId));
+    return [];
+  },
 
   async placePrediction(db, p, submission, now) {
-    const [pool] = await db.select().from(pools).where(eq(pools.id, p.poolId!));
-    const stake = BigInt(p.stake!);
+    const [pool] = await db.select().from(pools).where(eq(pools.id, p.poolId));
+    const stake = BigInt(p.stake);
     await db.insert(predictions).values({
       poolId: pool!.id,
       userId: submission.userId,
       poolAccount: pool!.poolAccount,
-      predictorAccount: p.predictorAccount!,
-      predictionAccount: p.predictionAccount!,
+      predictorAccount: p.predictorAccount,
+      predictionAccount: p.predictionAccount,
       prediction: Number(p.value),
       precision: pool!.precision,
       stakeTokenMint: pool!.stakeTokenMint,
@@ -49,17 +60,17 @@ const EFFECTS: Record<OperationName, Effect> = {
   async updateStake(db, p, _submission, now) {
     const [prediction] = await db
       .update(predictions)
-      .set({ stake: BigInt(p.stake!), lastAppliedStakeRevision: Number(p.revision), lastSyncAt: now, updatedAt: now })
-      .where(eq(predictions.id, p.predictionId!))
+      .set({ stake: BigInt(p.stake), lastAppliedStakeRevision: Number(p.revision), lastSyncAt: now, updatedAt: now })
+      .where(eq(predictions.id, p.predictionId))
       .returning({ poolId: predictions.poolId });
-    return addToPool(db, prediction!.poolId, BigInt(p.delta!), now);
+    return addToPool(db, prediction!.poolId, BigInt(p.delta), now);
   },
 
   async updateValue(db, p, _submission, now) {
     const [prediction] = await db
       .update(predictions)
       .set({ prediction: Number(p.value), lastAppliedValueRevision: Number(p.revision), lastSyncAt: now, updatedAt: now })
-      .where(eq(predictions.id, p.predictionId!))
+      .where(eq(predictions.id, p.predictionId))
       .returning({ poolId: predictions.poolId });
     return addToPool(db, prediction!.poolId, 0n, now);
   },
@@ -73,7 +84,7 @@ const EFFECTS: Record<OperationName, Effect> = {
     const [reward] = await db
       .update(rewards)
       .set({ isClaimed: true, updatedAt: now })
-      .where(and(eq(rewards.id, p.rewardId!), eq(rewards.isClaimed, false)))
+      .where(and(eq(rewards.id, p.rewardId), eq(rewards.isClaimed, false)))
       .returning();
     if (!reward) return [];
     const refund = reward.type === 'REFUND';
@@ -91,7 +102,7 @@ const EFFECTS: Record<OperationName, Effect> = {
     const [reward] = await db
       .update(streakRewards)
       .set({ isClaimed: true, updatedAt: now })
-      .where(and(eq(streakRewards.id, p.streakRewardId!), eq(streakRewards.isClaimed, false)))
+      .where(and(eq(streakRewards.id, p.streakRewardId), eq(streakRewards.isClaimed, false)))
       .returning();
     if (!reward) return [];
     await db
@@ -123,7 +134,9 @@ async function addToPool(db: Db, poolId: string, stake: bigint, now: Date): Prom
 }
 
 export function applyEffects(db: Db, submission: ChainSubmissionRow, now: Date): Promise<DomainEvent[]> {
-  const effect = EFFECTS[submission.operation as OperationName];
-  if (!effect) throw new Error(`submission ${submission.id} has an unknown operation "${submission.operation}"`);
-  return effect(db, submission.params, submission, now);
+  const operation = submission.operation as OperationName;
+  if (!Object.hasOwn(EFFECTS, operation)) throw new Error(`submission ${submission.id} has an unknown operation "${submission.operation}"`);
+  // The row's parameters were written by the same operation's prepare step (typed there by EffectParams).
+  const effect = EFFECTS[operation] as Effect<OperationName>;
+  return effect(db, submission.params as unknown as EffectParams[OperationName], submission, now);
 }

@@ -6,7 +6,7 @@ import { parseWireTransaction } from '../../chain/transactions.js';
 import type { Database } from '../../db/client.js';
 import { EventHub } from '../events/event-hub.js';
 import type { EventPublisher } from '../events/events.js';
-import type { OperationName } from './effects.js';
+import type { OperationName } from './operations.js';
 import { relayerSpendOf } from './relayer-spend.js';
 import { applyConfirmed, forget } from './submission.js';
 

@@ -3,7 +3,7 @@ import { chainSubmissions } from '../../../schema/index.js';
 import type { ChainRuntime } from '../../chain/runtime.js';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../errors.js';
-import type { OperationName } from './effects.js';
+import type { OperationName, RelayerSpend } from './operations.js';
 
 /** What the relayer pays, as the chain records it, and the per-user cap on what it pays beyond fees. */
 
@@ -29,14 +29,6 @@ export async function assertWithinSponsorCap(db: Db, chain: ChainRuntime, userId
 }
 
 /** What the relayer paid for one confirmed transaction, as the chain recorded it (null when it has no record). */
-export interface RelayerSpend {
-  operation: OperationName;
-  feeLamports: bigint;
-  sponsoredLamports: bigint;
-  /** The relayer's balance right after the transaction. */
-  balanceLamports: bigint;
-}
-
 export async function relayerSpendOf(chain: ChainRuntime, operation: OperationName, signature: string): Promise<RelayerSpend | null> {
   const spend = await chain.client.feePayerSpend(signature).catch(() => null);
   return spend && { operation, feeLamports: spend.fee, sponsoredLamports: spend.beyondFee, balanceLamports: spend.balanceAfter };

@@ -15,8 +15,9 @@ import { AppError, badInput } from '../../errors.js';
 import { requireViewer, type Viewer } from '../auth/viewer.js';
 import type { ServiceContext } from '../context.js';
 import type { EventPublisher } from '../events/events.js';
-import { applyEffects, type OperationName } from './effects.js';
-import { assertWithinSponsorCap, type RelayerSpend, relayerSpendOf } from './relayer-spend.js';
+import { applyEffects } from './effects.js';
+import type { ChainSubmissionOutcome, OperationName, RelayerSpend } from './operations.js';
+import { assertWithinSponsorCap, relayerSpendOf } from './relayer-spend.js';
 
 /**
  * The submit half of every on-chain operation: check a signed transaction against its
@@ -126,17 +127,6 @@ export interface Submission {
   lastValidBlockHeight: number;
 }
 
-/**
- * How a transaction this service sent ended, as the sending request saw it:
- * - `confirmed`: it landed and succeeded (its effects are applied in the same step);
- * - `failed`: it landed and the program refused it;
- * - `expired`: it did not land before its blockhash expired;
- * - `rejected`: the chain refused it when it was sent (simulation failed);
- * - `unavailable`: the chain could not be reached, and it was never sent;
- * - `unsettled`: the chain stopped answering after it may have been sent; the row stays
- *   PENDING for the reconciler.
- */
-export type ChainSubmissionOutcome = 'confirmed' | 'failed' | 'expired' | 'rejected' | 'unavailable' | 'unsettled';
 
 /**
  * Exactly once: the submission is recorded (keyed by its proof, or by the claimed record)
@@ -210,7 +200,7 @@ export async function sendOnce(ctx: ServiceContext, chain: ChainRuntime, s: Subm
     outcome = 'confirmed';
     const spend = await relayerSpendOf(chain, s.operation, s.signature);
     if (spend) ctx.onRelayerSpend?.(spend);
-    return await applyConfirmed(db, recorded, new Date(), ctx.events, spend);
+    return await applyConfirmed(db, recorded, ctx.clock(), ctx.events, spend);
   } finally {
     ctx.onChainSubmission?.({ operation: s.operation, outcome });
   }

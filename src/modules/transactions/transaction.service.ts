@@ -54,7 +54,7 @@ export interface PredictionInput {
   value: number;
 }
 
-const preparePrediction: Prepare<PredictionInput> = async (ctx, signer, input) => {
+const preparePrediction: Prepare<PredictionInput, 'placePrediction'> = async (ctx, signer, input) => {
   const pool = await loadPool(ctx, input.poolId, 'input.poolId');
   assertOpen(ctx, pool);
   const stake = parseStake(pool, input.stake, 'input.stake');
@@ -98,7 +98,7 @@ export interface StakeUpdateInput {
   stake: number;
 }
 
-const prepareStakeUpdate: Prepare<StakeUpdateInput> = async (ctx, signer, input) => {
+const prepareStakeUpdate: Prepare<StakeUpdateInput, 'updateStake'> = async (ctx, signer, input) => {
   const { prediction, pool } = await ownOpenPrediction(ctx, signer.viewer, input.predictionId);
   const stake = parseStake(pool, input.stake, 'input.stake');
   const delta = stake - prediction.stake;
@@ -147,7 +147,7 @@ export interface ValueUpdateInput {
   value: number;
 }
 
-const prepareValueUpdate: Prepare<ValueUpdateInput> = async (ctx, signer, input) => {
+const prepareValueUpdate: Prepare<ValueUpdateInput, 'updateValue'> = async (ctx, signer, input) => {
   const { prediction, pool } = await ownOpenPrediction(ctx, signer.viewer, input.predictionId);
   const value = parseOutcome(pool, input.value, 'input.value');
   if (Number(value) === prediction.prediction) throw badInput('input.value', 'input.value equals the current prediction; nothing would change');

@@ -50,10 +50,13 @@ function watchFinality(client: ChainClient, signature: string, listener: Finalit
       const status = await client.signatureStatus(signature).catch(() => null);
       if (started.size === 0) return;
       if (status?.confirmationStatus === 'finalized') settle(true);
-      else if (Date.now() < deadline) setTimeout(poll, FINALITY_POLL_MS);
+      else if (Date.now() < deadline) schedule(FINALITY_POLL_MS);
       else settle(false);
     };
-    setTimeout(poll, 0);
+    // A poll that throws (a listener failing) ends the watch as not finalized rather than
+    // leaving a rejected promise nobody handles, which would stop the process.
+    const schedule = (ms: number) => setTimeout(() => void poll().catch(() => settle(false)), ms);
+    schedule(0);
   }
   listeners.add(listener);
   return () => {

@@ -1,5 +1,4 @@
 import { PublicKey } from '@solana/web3.js';
-import DataLoader from 'dataloader';
 import type { ChainSubmissionRow, PredictionRow } from '../../../schema/index.js';
 import { userTokenAccount } from '../../chain/addresses.js';
 import { signProof } from '../../chain/proof.js';
@@ -9,7 +8,7 @@ import { type BuiltTransaction, messageOf, type RecentBlockhash } from '../../ch
 import { AppError } from '../../errors.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { ServiceContext } from '../context.js';
-import type { OperationName } from './effects.js';
+import type { EffectParams, OperationName } from './operations.js';
 import { awaitSettled, checkSignedSubmission, coSign, findSubmission, onChain, requireChain, sendOnce, sha256Hex, viewerWallet } from './submission.js';
 
 /**
@@ -31,13 +30,13 @@ export interface SubmittedTransaction {
 }
 
 /** What an operation makes of its input against the current state. */
-export interface Prepared {
+export interface Prepared<Op extends OperationName = OperationName> {
   /** The caller's parameters, canonical: the proof binds them, submit must repeat them. */
   params: Record<string, string>;
   /** What the build derives from the state (revision, delta): submit derives them again and they must agree. */
   derived: Record<string, string>;
   /** What the effects need once the transaction is confirmed. */
-  effects: Record<string, string>;
+  effects: EffectParams[Op];
   /** The change it makes, of which only one transaction may be sent (see chain_submissions.lane). */
   lane: string | null;
   /** The one vault-to-user transfer custody may co-sign (a stake decrease), or null. */
@@ -52,7 +51,7 @@ export interface Signer {
   wallet: PublicKey;
 }
 
-export type Prepare<TInput> = (ctx: ServiceContext, signer: Signer, input: TInput) => Promise<Prepared>;
+export type Prepare<TInput, Op extends OperationName> = (ctx: ServiceContext, signer: Signer, input: TInput) => Promise<Prepared<Op>>;
 
 export interface SignedInput {
   signedTransaction: string;
@@ -67,7 +66,12 @@ async function signerOf(ctx: ServiceContext): Promise<Signer> {
   return { viewer, chain: requireChain(ctx), wallet };
 }
 
-export async function build<TInput>(ctx: ServiceContext, operation: OperationName, prepare: Prepare<TInput>, input: TInput): Promise<PreparedTransaction> {
+export async function build<TInput, Op extends OperationName>(
+  ctx: ServiceContext,
+  operation: Op,
+  prepare: Prepare<TInput, Op>,
+  input: TInput,
+): Promise<PreparedTransaction> {
   const signer = await signerOf(ctx);
   const prepared = await prepare(ctx, signer, input);
   const recent = await onChain(() => signer.chain.client.latestBlockhash());
@@ -86,10 +90,10 @@ export async function build<TInput>(ctx: ServiceContext, operation: OperationNam
  * signature, effects applied once); a new one is checked, validated against the current
  * state, co-signed and sent once.
  */
-export async function submit<TInput>(
+export async function submit<TInput, Op extends OperationName>(
   ctx: ServiceContext,
-  operation: OperationName,
-  prepare: Prepare<TInput>,
+  operation: Op,
+  prepare: Prepare<TInput, Op>,
   input: TInput & SignedInput,
   rawParams: Record<string, string>,
 ): Promise<ChainSubmissionRow> {
@@ -102,7 +106,7 @@ export async function submit<TInput>(
   const { wire, claims } = await checkSignedSubmission(ctx, chain, check);
   if (await findSubmission(ctx.database.db, idempotencyKey)) return awaitSettled(ctx.database.db, idempotencyKey);
 
-  let prepared: Prepared;
+  let prepared: Prepared<Op>;
   try {
     prepared = await prepare(ctx, signer, input);
     const derivedKeys = Object.keys(prepared.derived);
@@ -137,8 +141,8 @@ export async function submit<TInput>(
  * Drops what this request's loaders read before the write, so what the mutation returns
  * (the prediction, its pool's totalVolume) is read after it.
  */
-export function forgetReads(ctx: ServiceContext): void {
-  for (const loader of Object.values(ctx.loaders)) if (loader instanceof DataLoader) loader.clearAll();
+export function forgetReads(ctx: Pick<ServiceContext, 'loaders'>): void {
+  for (const loader of Object.values(ctx.loaders)) loader.clearAll();
 }
 
 /** The whole-token balance check of a transfer out of the viewer's token account. */

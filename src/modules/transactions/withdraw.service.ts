@@ -29,7 +29,7 @@ function parseAddress(text: string, argumentName: string): PublicKey {
   return key;
 }
 
-const prepareWithdraw: Prepare<WithdrawInput> = async (ctx, signer, input) => {
+const prepareWithdraw: Prepare<WithdrawInput, 'withdraw'> = async (ctx, signer, input) => {
   const to = parseAddress(input.toAddress, 'input.toAddress');
   const { decimals } = signer.chain.accounts;
   const amount = toBaseUnits(input.amount, decimals);

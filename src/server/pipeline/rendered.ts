@@ -1,12 +1,9 @@
 import { type FieldNode, type FragmentDefinitionNode, getVariableValues, type GraphQLSchema, Kind } from 'graphql';
-import type { RenderedRootField, RootFieldRenderer } from '../../modules/common/rendered-read.js';
+import type { RenderedRootField } from '../../modules/common/rendered-read.js';
 import { collectFields, type SelectionWalk } from '../../modules/common/selections.js';
-import { POOL_ROOT_RENDERERS } from '../../modules/pools/pool.rendered.js';
+import { ROOT_RENDERERS } from '../../modules/rendered-reads.js';
 import type { GraphQLContext } from '../context.js';
 import type { PreparedOperation } from './documents.js';
-
-/** The root fields a rendered read answers, by name (each module lists its own). */
-const ROOT_RENDERERS: Record<string, RootFieldRenderer> = { ...POOL_ROOT_RENDERERS };
 
 /** A query's root selection as rendered reads: per response key, a constant or a root field's read. */
 type RenderedOperation = Array<{ key: string; json: string } | { key: string; read: RenderedRootField }>;
@@ -35,7 +32,7 @@ export class ReadRenderer {
     const plan = this.planOf(operation, variables);
     if (!plan) return null;
     try {
-      const values = await Promise.all(plan.map((part) => ('json' in part ? [part.json] : part.read(context))));
+      const values = await Promise.all(plan.map((part) => ('json' in part ? Promise.resolve([part.json]) : part.read(context))));
       const out = ['{'];
       plan.forEach((part, i) => out.push(`${i ? ',' : ''}${JSON.stringify(part.key)}:`, ...values[i]!));
       out.push('}');

@@ -45,7 +45,7 @@ function normalizeBody(request: FastifyRequest): void {
 }
 
 /**
- * The interface's REST form (INTERFACE.md) beside GraphQL: each route runs one fixed
+ * The interface's REST form (docs/rest.md) beside GraphQL: each route runs one fixed
  * GraphQL operation through the /graphql pipeline (see run-operation.ts), so credentials,
  * limits, rate limits, errors, metrics and logs are those of GraphQL. Serves the OpenAPI 3.1
  * document generated from the routes at /openapi.json and its docs page at /docs.

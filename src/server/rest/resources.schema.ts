@@ -1,5 +1,5 @@
 /**
- * JSON schemas of the interface's resources (INTERFACE.md), in its snake_case names: the
+ * JSON schemas of the interface's resources (docs/rest.md), in its snake_case names: the
  * REST routes' response schemas and, through @fastify/swagger, the OpenAPI components.
  * Embedded relations are optional properties: present only when included.
  */

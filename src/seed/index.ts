@@ -1,0 +1,84 @@
+import { sql } from 'drizzle-orm';
+import * as t from '../../schema/index.js';
+import type { Database } from '../db/client.js';
+import { makeImages } from './images.js';
+import { DEMO_SIZE, type SeedContext, type SeedOptions, type SeedSize, type SeedSummary } from './model.js';
+import { makeNotifier, notifyActivity, notifyClaimable } from './notifications.js';
+import { makeLoosePools, makeStreakSeries } from './pools.js';
+import { assignPersonas, makePredictions } from './predictions.js';
+import { base58, DAY, Rng } from './random.js';
+import { makeReferrals } from './referrals.js';
+import { makeResolutions } from './rewards.js';
+import { applyStreakRule } from './streaks.js';
+import { makeDeviceTokens, makeSettings, makeUsers } from './users.js';
+import { writeDemoRows } from './write.js';
+
+export { DEMO_SIZE, TEST_SIZE, type SeedOptions, type SeedSize, type SeedSummary } from './model.js';
+export { base58 } from './random.js';
+
+/** True when the database has no users (the seed's precondition). */
+export async function isDatabaseEmpty(database: Database): Promise<boolean> {
+  const rows = await database.rows<{ one: number }>(sql`select 1 as one from ${t.users} limit 1`);
+  return rows.length === 0;
+}
+
+/**
+ * Seeds the demo data of `npm start`, `npm run db:seed` and the benchmarks into an empty
+ * database. The stages draw from one PRNG in this order; reordering them changes every row
+ * after the move (demo-data.test.ts pins the rows of TEST_SIZE).
+ */
+export async function seedDemoData(database: Database, options: SeedOptions = {}): Promise<SeedSummary> {
+  const size: SeedSize = {
+    users: Math.max(2, Math.floor(options.users ?? DEMO_SIZE.users)),
+    pools: Math.max(0, Math.floor(options.pools ?? DEMO_SIZE.pools)),
+    streaks: Math.max(0, Math.floor(options.streaks ?? DEMO_SIZE.streaks)),
+  };
+  const now = options.now ?? new Date();
+  const ctx: SeedContext = {
+    rng: new Rng(options.seed ?? 20_261_231),
+    size,
+    now,
+    nowMs: now.getTime(),
+    today: Math.floor(now.getTime() / DAY) * DAY,
+    mint: base58(Uint8Array.from({ length: 32 }, (_, i) => (i * 73 + 29) % 256)),
+  };
+
+  const cast = makeUsers(ctx);
+  const { streaks, pools } = makeStreakSeries(ctx, cast.admins);
+  makeLoosePools(ctx, pools, cast);
+  const personas = assignPersonas(ctx, streaks, cast.veterans);
+  makePredictions(ctx, pools, cast, personas);
+  const { resolutions, rewards } = makeResolutions(ctx, pools);
+  const { userStreaks, streakRewards } = applyStreakRule(ctx, streaks, cast.userById, personas);
+  const { images, avatars } = makeImages(ctx, cast.users, pools);
+  const settings = makeSettings(ctx, cast.users);
+  const { referralCodes, redemptions } = makeReferrals(ctx, cast.users);
+  const { notifications, notify } = makeNotifier(ctx);
+  notifyActivity(ctx, notify, cast.users, pools, rewards, streakRewards);
+  const deviceTokens = makeDeviceTokens(ctx, cast.users);
+  // Written last, so the random sequence of everything above is what it was before they existed.
+  notifyClaimable(notify, settings, rewards, streakRewards);
+
+  const predictions = pools.flatMap((p) => p.predictions.map((x) => x.row));
+  await writeDemoRows(database, {
+    users: cast.users, images, avatars, settings, streaks, pools, predictions, resolutions, rewards,
+    userStreaks, streakRewards, referralCodes, redemptions, notifications, deviceTokens,
+  });
+
+  return {
+    users: cast.users.length,
+    pools: pools.length,
+    predictions: predictions.length,
+    rewards: rewards.length,
+    resolutions: resolutions.length,
+    streaks: streaks.length,
+    streakRewards: streakRewards.length,
+    userStreaks: userStreaks.length,
+    images: images.length,
+    referralCodes: referralCodes.length,
+    referralRedemptions: redemptions.length,
+    notifications: notifications.length,
+    settings: settings.length,
+    deviceTokens: deviceTokens.length,
+  };
+}
