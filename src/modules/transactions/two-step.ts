@@ -10,6 +10,8 @@ import { AppError } from '../../errors.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { ServiceContext } from '../context.js';
 import type { OperationName } from './effects.js';
+import { previewOf } from './preview.js';
+import type { TransactionPreview } from './preview.type.js';
 import { awaitSettled, checkSignedSubmission, coSign, findSubmission, onChain, requireChain, sendOnce, sha256Hex, viewerWallet } from './submission.js';
 
 /**
@@ -22,6 +24,7 @@ export interface PreparedTransaction {
   transaction: string;
   proof: string;
   expiresAt: Date;
+  preview: TransactionPreview;
 }
 
 export interface SubmittedTransaction {
@@ -78,7 +81,7 @@ export async function build<TInput>(ctx: ServiceContext, operation: OperationNam
     { operation, userId: signer.viewer.userId, params: prepared.params, derived: prepared.derived, messageHash: built.messageHash, ...recent },
     expiresAt,
   );
-  return { transaction: built.transaction, proof, expiresAt };
+  return { transaction: built.transaction, proof, expiresAt, preview: await previewOf(signer.chain, built.transaction) };
 }
 
 /**
