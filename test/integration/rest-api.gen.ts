@@ -331,6 +331,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            preview: components["schemas"]["TransactionPreview"];
                             /** @description Base64 wire transaction; the relayer pays the fee, your signature slot is empty. */
                             transaction: string;
                             /** @description Pass it back unchanged with the signed transaction. */
@@ -480,6 +481,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            preview: components["schemas"]["TransactionPreview"];
                             /** @description Base64 wire transaction; the relayer pays the fee, your signature slot is empty. */
                             transaction: string;
                             /** @description Pass it back unchanged with the signed transaction. */
@@ -627,6 +629,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            preview: components["schemas"]["TransactionPreview"];
                             /** @description Base64 wire transaction; the relayer pays the fee, your signature slot is empty. */
                             transaction: string;
                             /** @description Pass it back unchanged with the signed transaction. */
@@ -774,6 +777,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            preview: components["schemas"]["TransactionPreview"];
                             /** @description Base64 wire transaction; the relayer pays the fee, your signature slot is empty. */
                             transaction: string;
                             /** @description Pass it back unchanged with the signed transaction. */
@@ -1609,6 +1613,55 @@ export interface components {
             amount: number;
             is_claimed: boolean;
             streak?: components["schemas"]["Streak"];
+        };
+        /** @description What the transaction will do, as the chain simulates it now: show it before the wallet signs. Public chain state only; nothing is signed or sent. */
+        TransactionPreview: {
+            /** @description False: submitting it would be refused, see failure. */
+            succeeds: boolean;
+            failure: {
+                /** @description The chain’s error, JSON. */
+                error: string;
+                /** @description The program’s reason. */
+                reason: string;
+                logs: string[];
+            } | null;
+            /** @description Who pays the fee: the service’s relayer. */
+            fee_payer: string;
+            fee_lamports: number;
+            /** @description Rent of the accounts it opens, in lamports, and who pays it. */
+            rent: {
+                account: string;
+                payer: string;
+                lamports: number;
+            }[];
+            instructions: {
+                /** @description spl-token, associated-token, memo, system, or the program’s address. */
+                program: string;
+                program_id: string;
+                /** @description transferChecked, createIdempotent, create, memo, transfer, or unknown. */
+                name: string;
+                accounts: {
+                    role: string;
+                    address: string;
+                }[];
+                /** @description Tokens it moves, whole. */
+                amount: number | null;
+                mint: string | null;
+                lamports: number | null;
+                memo: string | null;
+            }[];
+            /** @description Every account it writes: token balances in whole tokens (null: not a token account), SOL in lamports. */
+            balance_changes: {
+                account: string;
+                owner: string | null;
+                mint: string | null;
+                before: number | null;
+                after: number | null;
+                change: number | null;
+                lamports_before: number;
+                lamports_after: number;
+                lamports_change: number;
+            }[];
         };
         /** @description Every failure: `code` from the error catalogue (docs/errors.md), which also sets the HTTP status. */
         Error: {

@@ -84,3 +84,10 @@ export const STREAK_USER_DETAILS = `query RestStreakUserDetails($streakId: ID!, 
 }
 ${STREAK_FIELDS}
 ${STREAK_REWARD_FIELDS}`;
+
+/** Everything of a build's preview. */
+export const PREVIEW_FIELDS = `fragment PreviewFields on TransactionPreview {
+  succeeds failure { error reason logs } feePayer feeLamports rent { account payer lamports }
+  instructions { program programId name accounts { role address } amount mint lamports memo }
+  balanceChanges { account owner mint before after change lamportsBefore lamportsAfter lamportsChange }
+}`;
