@@ -57,6 +57,11 @@ function sendOperationError(reply: FastifyReply, result: OperationResult, error:
   return reply.code(status).send(body);
 }
 
+/** The RateLimit headers of an operation's answer, which a REST answer carries as GraphQL's does. */
+function budgetHeadersOf(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name === 'ratelimit' || name === 'ratelimit-policy'));
+}
+
 /** Runs `route`'s operation for each request through the pipeline (which also keeps the request's time budget). */
 export function registerRoute(app: FastifyInstance, options: RestOptions, route: RestRoute): void {
   app.route({
@@ -65,6 +70,7 @@ export function registerRoute(app: FastifyInstance, options: RestOptions, route:
     schema: route.schema,
     async handler(request, reply) {
       const result = await options.runOperation(request, reply, route.operation(request));
+      reply.headers(budgetHeadersOf(result.headers));
       const error = result.body.errors?.[0];
       if (error) return sendOperationError(reply, result, error);
       return reply.code(200).send(route.respond(result.body.data, reply, request));
