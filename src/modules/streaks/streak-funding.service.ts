@@ -1,7 +1,6 @@
 import { PublicKey } from '@solana/web3.js';
 import { eq, sql } from 'drizzle-orm';
 import { streaks, type StreakRow } from '../../../schema/index.js';
-import { userTokenAccount } from '../../chain/addresses.js';
 import { canonicalParams } from '../../chain/proof.js';
 import { buildStreakFunding } from '../../chain/streak-funding.js';
 import type { Db } from '../../db/client.js';
@@ -11,8 +10,7 @@ import { toBaseUnits } from '../common/amounts.js';
 import { parseId } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';
 import type { DomainEvent } from '../events/events.js';
-import { onChain } from '../transactions/submission.js';
-import { build, type Prepare, type PreparedTransaction, type SignedInput, submit } from '../transactions/two-step.js';
+import { assertBalance, build, type Prepare, type PreparedTransaction, type SignedInput, submit } from '../transactions/two-step.js';
 
 /**
  * fundStreak, two-step like the user operations: the operator builds a transfer of their
@@ -37,8 +35,7 @@ const prepareFunding: Prepare<FundStreakInput> = async (ctx, { viewer, chain, wa
   const { decimals } = chain.accounts;
   const amount = toBaseUnits(input.amount, decimals);
   if (amount === null || amount <= 0n) throw badInput('input.amount', `input.amount must be a positive number of tokens with at most ${decimals} decimals`);
-  const balance = await onChain(() => chain.client.tokenBalance(userTokenAccount(chain.accounts.mint, wallet)));
-  if (balance < amount) throw new AppError('INSUFFICIENT_FUNDS', `Your token balance is ${balance} base units; this needs ${amount}`, { argumentName: 'input.amount' });
+  await assertBalance({ viewer, chain, wallet }, amount, 'input.amount');
   return {
     params: fundStreakParams(input),
     derived: {},

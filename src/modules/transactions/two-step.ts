@@ -7,6 +7,7 @@ import type { ChainRuntime } from '../../chain/runtime.js';
 import type { CustodyTransfer } from '../../chain/signing-rules.js';
 import { type BuiltTransaction, messageOf, type RecentBlockhash } from '../../chain/transactions.js';
 import { AppError } from '../../errors.js';
+import { toTokens } from '../common/amounts.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { ServiceContext } from '../context.js';
 import type { OperationName } from './effects.js';
@@ -149,6 +150,8 @@ export async function assertBalance(signer: Signer, units: bigint, argumentName:
   const account = userTokenAccount(signer.chain.accounts.mint, signer.wallet);
   const balance = await onChain(() => signer.chain.client.tokenBalance(account));
   if (balance < units) {
-    throw new AppError('INSUFFICIENT_FUNDS', `Your token balance is ${balance} base units; this needs ${units}`, { argumentName, balance: balance.toString() });
+    const { decimals } = signer.chain.accounts;
+    const [has, needs] = [toTokens(balance, decimals), toTokens(units, decimals)];
+    throw new AppError('INSUFFICIENT_FUNDS', `Your token balance is ${has} tokens; this needs ${needs}`, { argumentName, balance: has, needed: needs });
   }
 }

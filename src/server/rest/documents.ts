@@ -41,6 +41,7 @@ const POOL_WITH_RELATIONS = `fragment PoolWithRelations on Pool {
       user @include(if: $predictionsUser) { ...UserFields }
       reward @include(if: $predictionsReward) { ...RewardFields }
       streak @include(if: $predictionsStreak) { ...StreakFields }
+      pool @include(if: $predictionsPool) { ...PoolFields }
     }
   }
 }
@@ -53,7 +54,7 @@ ${REWARD_FIELDS}`;
 /** The variables of {@link POOL_WITH_RELATIONS}, declared by every document that uses it. */
 const INCLUDE_VARIABLES = `$user: Boolean! = false, $resolution: Boolean! = false, $image: Boolean! = false, $streak: Boolean! = false,
   $predictions: Boolean! = false, $predictionsFirst: Int = 1, $predictionsUser: Boolean! = false,
-  $predictionsReward: Boolean! = false, $predictionsStreak: Boolean! = false`;
+  $predictionsReward: Boolean! = false, $predictionsStreak: Boolean! = false, $predictionsPool: Boolean! = false`;
 
 export const LIST_POOLS = `query RestListPools($first: Int, $offset: Int, $after: String, $filter: PoolFilter, $sort: PoolSort, $search: String, ${INCLUDE_VARIABLES}) {
   pools(first: $first, offset: $offset, after: $after, filter: $filter, sort: $sort, search: $search) {

@@ -98,7 +98,7 @@ export const PredictionSchema = object(
     bump: integer,
     last_sync_at: nullable(dateTime),
   },
-  { user: ref('User'), reward: nullableRef('Reward'), streak: nullableRef('Streak') },
+  { user: ref('User'), reward: nullableRef('Reward'), streak: nullableRef('Streak'), pool: { ...ref('Pool'), description: 'Its pool, without relations.' } },
 );
 
 export const PoolSchema = object(
@@ -169,6 +169,15 @@ export const ErrorSchema = {
   required: ['error'],
   additionalProperties: false,
 } as const;
+
+export const ApiKeySchema = object('ApiKey', 'An API key of a user (never the key itself).', {
+  ...record,
+  user_id: id,
+  name: string,
+  key_hash: { ...string, description: 'SHA-256 of the key, hex.' },
+  is_active: boolean,
+  last_used_at: nullable(dateTime),
+});
 
 const nullableNumber = nullable(number);
 const nullableString = nullable(string);
@@ -255,5 +264,6 @@ export const RESOURCE_SCHEMAS: Schema[] = [
   PoolSchema,
   StreakRewardSchema,
   TransactionPreviewSchema,
+  ApiKeySchema,
   ErrorSchema,
 ];

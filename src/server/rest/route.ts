@@ -1,6 +1,8 @@
+import type { GraphQLSchema } from 'graphql';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { ERROR_CODES, type ErrorCode } from '../../errors.js';
 import { restParameterName } from './mapping.js';
+import { normalizeQuery } from './query-parameters.js';
 import type { GraphQLOperation, OperationError, OperationResult, RunOperation } from './run-operation.js';
 
 /**
@@ -29,6 +31,8 @@ export class RestError extends Error {
 
 export interface RestOptions {
   runOperation: RunOperation;
+  /** The GraphQL schema served as SDL at /schema.graphql; none (introspection off) serves none. */
+  schema?: GraphQLSchema | null;
   /** Include stack traces of unexpected errors (development). */
   exposeInternals?: boolean;
 }
@@ -68,6 +72,7 @@ export function registerRoute(app: FastifyInstance, options: RestOptions, route:
     method: route.method,
     url: route.url,
     schema: route.schema,
+    preValidation: async (request) => normalizeQuery(request),
     async handler(request, reply) {
       const result = await options.runOperation(request, reply, route.operation(request));
       reply.headers(budgetHeadersOf(result.headers));
