@@ -156,6 +156,11 @@ export class ChainClient {
     return BigInt(answer.value);
   }
 
+  /** Airdrops `lamports` of SOL to `to` (a faucet: the devchain, a test validator, devnet). */
+  async airdrop(to: PublicKey, lamports: bigint): Promise<string> {
+    return this.call(() => this.connection.requestAirdrop(to, Number(lamports)));
+  }
+
   /** A JSON-RPC call whose error is thrown (as a chain that cannot answer it). */
   private async rpc<T>(method: string, params: unknown[]): Promise<T> {
     const answer = await this.rawRequest(method, params);

@@ -170,6 +170,25 @@ describe.each(backends)('the preview of every build, against what the submit doe
     expect(change(again.preview, recipientAccount)).toMatchObject({ before: 12.5, after: 15, change: 2.5 });
   });
 
+  it('requestDevSol airdrops SOL for rent, up to 1 SOL a call: a user who had none withdraws to a new wallet', async () => {
+    const user = await signedIn(10n);
+    const recipient = Keypair.generate().publicKey;
+    const refused = await t.gql(BUILD.withdraw, { i: { toAddress: recipient.toBase58(), amount: 1 } }, user.headers);
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'INSUFFICIENT_FUNDS', reason: 'RECIPIENT_ACCOUNT_RENT' });
+    const { data, errors } = await t.gql(`mutation { requestDevSol(lamports: 5000000) { signature lamports } }`, {}, user.headers);
+    expect(errors, JSON.stringify(errors)).toBeUndefined();
+    expect(data.requestDevSol.lamports).toBe(5_000_000);
+    expect(await connection().getBalance(user.wallet.publicKey)).toBe(5_000_000);
+    const { preview } = await buildAndSubmit(user, 'withdraw', { toAddress: recipient.toBase58(), amount: 1 });
+    expect(preview.rent).toHaveLength(1);
+    for (const lamports of [0, 1_000_000_001, 1.5]) {
+      const tooMuch = await t.gql(`mutation($l: Int!) { requestDevSol(lamports: $l) { lamports } }`, { l: lamports }, user.headers);
+      expect(tooMuch.errors?.[0]?.extensions?.code, String(lamports)).toBe('BAD_USER_INPUT');
+    }
+    const anonymous = await t.gql(`mutation { requestDevSol(lamports: 1) { lamports } }`);
+    expect(anonymous.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
   it('a transaction that would fail: the preview says so with the program’s reason, nothing is sent, and its submit is refused', async () => {
     const pool = await openPool();
     const user = await signedIn(20n);

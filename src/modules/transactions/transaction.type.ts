@@ -58,6 +58,15 @@ export class DevTokens {
   balance!: number;
 }
 
+@ObjectType({ simpleResolvers: true, description: 'Test SOL airdropped to your wallet on the embedded chain.' })
+export class DevSol {
+  @Field(() => String, { description: 'The airdrop transaction.' })
+  signature!: string;
+
+  @Field(() => Float, { description: 'Your SOL balance afterwards, in lamports.' })
+  lamports!: number;
+}
+
 const SIGNED = 'The built transaction, signed by the wallet, base64.';
 const PROOF = 'The proof returned by the build, unchanged.';
 
