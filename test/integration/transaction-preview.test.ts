@@ -22,12 +22,14 @@ const BUILD = {
   stake: build('buildStakeUpdateTransaction', 'StakeUpdateTransactionInput'),
   value: build('buildPredictionUpdateTransaction', 'PredictionUpdateTransactionInput'),
   withdraw: build('buildWithdrawTransaction', 'WithdrawTransactionInput'),
+  fund: build('buildFundStreakTransaction', 'FundStreakTransactionInput'),
 };
 const SUBMIT = {
   prediction: `mutation($i: SubmitPredictionTransactionInput!) { submitPredictionTransaction(input: $i) { signature prediction { id } } }`,
   stake: `mutation($i: SubmitStakeUpdateTransactionInput!) { submitStakeUpdateTransaction(input: $i) { signature } }`,
   value: `mutation($i: SubmitPredictionUpdateTransactionInput!) { submitPredictionUpdateTransaction(input: $i) { signature } }`,
   withdraw: `mutation($i: SubmitWithdrawTransactionInput!) { submitWithdrawTransaction(input: $i) { signature } }`,
+  fund: `mutation($i: SubmitFundStreakTransactionInput!) { submitFundStreakTransaction(input: $i) { signature } }`,
 };
 const TOKEN = 1_000_000n;
 
@@ -66,14 +68,18 @@ describe.each(backends)('the preview of every build, against what the submit doe
   async function signedIn(tokens: bigint) {
     const wallet = new TestKeypairWallet();
     if (tokens > 0n) await chain.devchain.mintTokens(wallet.publicKey, tokens * TOKEN);
+    return { wallet, ...(await signedInAgain(wallet)) };
+  }
+  type User = Awaited<ReturnType<typeof signedIn>>;
+
+  async function signedInAgain(wallet: TestKeypairWallet) {
     const { data } = await t.gql(`mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`, { a: wallet.address });
     const message = data.requestSignInChallenge.message as string;
     const session = await t.gql(`mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken } }`, {
       i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
     });
-    return { wallet, headers: { authorization: `Bearer ${session.data.signInWithWallet.accessToken}` } };
+    return { headers: { authorization: `Bearer ${session.data.signInWithWallet.accessToken}` } };
   }
-  type User = Awaited<ReturnType<typeof signedIn>>;
 
   async function openPool() {
     const { pool } = await t.seed.user().withPool({});
@@ -168,6 +174,19 @@ describe.each(backends)('the preview of every build, against what the submit doe
     const again = await buildAndSubmit(user, 'withdraw', { toAddress: recipient.toBase58(), amount: 0.000001 * 2_500_000 });
     expect(again.preview.rent).toEqual([]);
     expect(change(again.preview, recipientAccount)).toMatchObject({ before: 12.5, after: 15, change: 2.5 });
+  });
+
+  it('an operator funding a streak: the preview equals what lands in the accumulator', async () => {
+    const operator = await signedIn(30n);
+    // Made ADMIN, then signed in again: the new session carries the role.
+    await t.database.db.update(tables.users).set({ role: 'ADMIN' }).where(eq(tables.users.walletAddress, operator.wallet.address));
+    const admin = { ...operator, headers: (await signedInAgain(operator.wallet)).headers };
+    const streak = await t.seed.streak();
+    await syncCustodyAccounts(t.database, chain.runtime);
+    const [row] = await t.database.db.select().from(tables.streaks).where(eq(tables.streaks.id, streak.id));
+    const { preview } = await buildAndSubmit(admin, 'fund', { streakId: streak.id, amount: 7.25 });
+    expect(change(preview, new PublicKey(row!.streakAccumulatorAccount))).toMatchObject({ before: 0, after: 7.25, change: 7.25 });
+    expect(change(preview, operator.wallet.tokenAccount(chain.runtime.accounts.mint))).toMatchObject({ before: 30, after: 22.75 });
   });
 
   it('requestDevSol airdrops SOL for rent, up to 1 SOL a call: a user who had none withdraws to a new wallet', async () => {
