@@ -106,7 +106,8 @@ export function decodeInstructions(wire: WireTransaction): DecodedInstruction[] 
       return { ...base, program: 'memo', name: 'memo', accounts: withRoles(keys.map(() => 'signer'), keys), memo: data.toString('utf8') };
     }
     if (programId.equals(SystemProgram.programId) && data.length === 12 && data.readUInt32LE(0) === 2) {
-      return { ...base, program: 'system', name: 'transfer', accounts: withRoles(ROLES.systemTransfer, keys), lamports: data.readBigUInt64LE(4) };
+      const accounts = withRoles(ROLES.systemTransfer, keys);
+      return { ...base, program: 'system', name: 'transfer', accounts, lamports: data.readBigUInt64LE(4) };
     }
     return { ...base, program: programId.toBase58(), name: 'unknown', accounts: withRoles([], keys) };
   });
@@ -140,7 +141,8 @@ function balanceOf(address: string, before: ParsedAccount | null, after: ParsedA
 
 /** The program's reason for a failure: its last `Error` log line, else the chain's error. */
 function reasonOf(simulation: SimulationResult): string {
-  const said = [...simulation.logs].reverse().find((line) => /^Program log: (Error|Instruction error|Custom)/i.test(line) || /failed: /.test(line));
+  const saysWhy = (line: string) => /^Program log: (Error|Instruction error|Custom)/i.test(line) || /failed: /.test(line);
+  const said = [...simulation.logs].reverse().find(saysWhy);
   return said?.replace(/^Program log: /, '') ?? JSON.stringify(simulation.err);
 }
 

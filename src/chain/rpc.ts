@@ -132,7 +132,8 @@ export class ChainClient {
 
   /** The accounts at `addresses` (null where none exists), token accounts decoded (jsonParsed). */
   async parsedAccounts(addresses: string[]): Promise<Array<ParsedAccount | null>> {
-    const answer = await this.rpc<{ value: unknown[] }>('getMultipleAccounts', [addresses, { encoding: 'jsonParsed', commitment: 'confirmed' }]);
+    const config = { encoding: 'jsonParsed', commitment: 'confirmed' };
+    const answer = await this.rpc<{ value: unknown[] }>('getMultipleAccounts', [addresses, config]);
     return answer.value.map(parsedAccount);
   }
 
@@ -143,7 +144,13 @@ export class ChainClient {
   async simulate(wire: Uint8Array, addresses: string[]): Promise<SimulationResult> {
     const answer = await this.rpc<{ value: { err: unknown; logs: string[] | null; accounts: unknown[] | null } }>('simulateTransaction', [
       Buffer.from(wire).toString('base64'),
-      { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: false, commitment: 'confirmed', accounts: { encoding: 'jsonParsed', addresses } },
+      {
+        encoding: 'base64',
+        sigVerify: false,
+        replaceRecentBlockhash: false,
+        commitment: 'confirmed',
+        accounts: { encoding: 'jsonParsed', addresses },
+      },
     ]);
     const { err, logs, accounts } = answer.value;
     return { err, logs: logs ?? [], accounts: (accounts ?? addresses.map(() => null)).map(parsedAccount) };
@@ -151,7 +158,8 @@ export class ChainClient {
 
   /** The fee the chain charges for `message`, in lamports. */
   async feeForMessage(message: Uint8Array): Promise<bigint> {
-    const answer = await this.rpc<{ value: number | null }>('getFeeForMessage', [Buffer.from(message).toString('base64'), { commitment: 'confirmed' }]);
+    const encoded = Buffer.from(message).toString('base64');
+    const answer = await this.rpc<{ value: number | null }>('getFeeForMessage', [encoded, { commitment: 'confirmed' }]);
     if (answer.value === null) throw new ChainUnavailableError('the chain no longer knows the transaction’s blockhash');
     return BigInt(answer.value);
   }
@@ -227,7 +235,12 @@ function parsedAccount(raw: unknown): ParsedAccount | null {
   const parsed = (account.data as { parsed?: { type?: string; info?: Record<string, any> } } | null)?.parsed;
   const info = parsed?.type === 'account' ? parsed.info : undefined;
   const token = info
-    ? { mint: String(info.mint), owner: String(info.owner), amount: BigInt(info.tokenAmount.amount), decimals: Number(info.tokenAmount.decimals) }
+    ? {
+        mint: String(info.mint),
+        owner: String(info.owner),
+        amount: BigInt(info.tokenAmount.amount),
+        decimals: Number(info.tokenAmount.decimals),
+      }
     : null;
   return { lamports: BigInt(account.lamports), token };
 }

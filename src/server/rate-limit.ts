@@ -95,7 +95,8 @@ export function createRateLimitCheck(config: RateLimitConfig, now: () => number 
     if (units === undefined) counted.set(operation, (units = rootFieldCount(document, operation)));
     const { key, subject } = rateLimitKey(context);
     const retryAfter = units === 0 ? null : budget.take(key, units);
-    context.rateLimit = { policy, subject, limit: budget.limit, cost: units, ...readBudget(budget, key), windowSeconds: 60, refused: retryAfter !== null };
+    const left = readBudget(budget, key);
+    context.rateLimit = { policy, subject, limit: budget.limit, cost: units, ...left, windowSeconds: 60, refused: retryAfter !== null };
     if (retryAfter === null) return;
     throw units > budget.limit
       ? rateLimited(60, `The operation has ${units} root fields; at most ${budget.limit} may run per minute`)

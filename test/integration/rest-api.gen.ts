@@ -78,7 +78,7 @@ export interface paths {
                     /** @description Pools whose reference date falls on the same UTC day; a date alone (`2026-03-01`) works too. */
                     reference_date?: string;
                     created_by?: string;
-                    /** @description Accepted as the interface’s clients send it: every pool of this service stakes its one stake mint (`stake_token_mint`). */
+                    /** @description Accepted as the interface’s clients send it: every pool here stakes the one stake mint (`stake_token_mint`). */
                     mint_address?: string;
                     /** @description Relations to embed; dotted paths embed a relation of the predictions (and the predictions with them). Repeated, `includes[]=` or comma-separated (`includes=user,predictions`). */
                     includes?: ("user" | "resolution" | "image" | "streak" | "predictions" | "predictions.user" | "predictions.reward" | "predictions.streak" | "predictions.pool")[];

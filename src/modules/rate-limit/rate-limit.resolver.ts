@@ -4,7 +4,10 @@ import { RateLimit } from './rate-limit.type.js';
 
 @Resolver()
 export class RateLimitResolver {
-  @Query(() => RateLimit, { nullable: true, description: 'Your query budget as this operation left it (null where no limit is configured). Costs nothing.' })
+  @Query(() => RateLimit, {
+    nullable: true,
+    description: 'Your query budget as this operation left it (null where no limit is configured). Costs nothing.',
+  })
   rateLimit(@Ctx() ctx: GraphQLContext): RateLimit | null {
     return ctx.rateLimit;
   }

@@ -15,7 +15,10 @@ registerEnumType(RateLimitSubject, {
 @ObjectType({
   simpleResolvers: true,
   description:
-    'The budget this operation was counted against: queries and mutations have one each, per minute. Each root field costs 1 (`__typename` and `rateLimit` cost nothing); an operation whose cost exceeds `remaining` is refused with RATE_LIMITED (HTTP 429) until `resetAt`. HTTP answers carry the same figures in the RateLimit-Policy and RateLimit headers.',
+    'The budget this operation was counted against: queries and mutations have one each, per minute. ' +
+    'Each root field costs 1 (`__typename` and `rateLimit` cost nothing); an operation whose cost exceeds `remaining` ' +
+    'is refused with RATE_LIMITED (HTTP 429) until `resetAt`. ' +
+    'HTTP answers carry the same figures in the RateLimit-Policy and RateLimit headers.',
 })
 export class RateLimit {
   @Field(() => RateLimitSubject, { description: 'Whose budget this is.' })

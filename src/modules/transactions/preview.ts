@@ -7,7 +7,8 @@ import type { TransactionPreview } from './preview.type.js';
 /** The preview of a built transaction in the API's units: tokens whole, SOL in lamports. */
 export async function previewOf(chain: ChainRuntime, transaction: string): Promise<TransactionPreview> {
   const preview = await onChain(() => previewTransaction(chain.client, transaction));
-  const tokens = (units: bigint | null, decimals: number | null) => (units === null || decimals === null ? null : toTokens(units, decimals));
+  const tokens = (units: bigint | null, decimals: number | null) =>
+    units === null || decimals === null ? null : toTokens(units, decimals);
   return {
     succeeds: preview.failure === null,
     failure: preview.failure,

@@ -2,7 +2,7 @@ import { Field, Float, ObjectType } from 'type-graphql';
 
 @ObjectType({ simpleResolvers: true, description: 'An account an instruction names, with its role in it.' })
 export class InstructionAccount {
-  @Field(() => String, { description: 'The role: source, mint, destination, authority, payer, account, owner, signer, from, to, or account.' })
+  @Field(() => String, { description: 'The role: source, mint, destination, authority, payer, account, owner, signer, from or to.' })
   role!: string;
 
   @Field(() => String, { description: 'The account address (base58).' })
@@ -36,7 +36,10 @@ export class PreviewInstruction {
   memo!: string | null;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'An account the transaction writes: its balances now and as the simulation predicts them after.' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'An account the transaction writes: its balances now and as the simulation predicts them after.',
+})
 export class BalanceChange {
   @Field(() => String, { description: 'The account address.' })
   account!: string;
@@ -93,7 +96,8 @@ export class PreviewFailure {
 @ObjectType({
   simpleResolvers: true,
   description:
-    'What the transaction will do, shown before the wallet signs: its instructions decoded and the balances the chain’s simulation of it predicts. Reads public chain state only; nothing is signed or sent.',
+    'What the transaction will do, shown before the wallet signs: its instructions decoded and the balances the chain’s ' +
+    'simulation of it predicts. Reads public chain state only; nothing is signed or sent.',
 })
 export class TransactionPreview {
   @Field(() => Boolean, { description: 'True when the simulation succeeds; false: submitting it would be refused, see failure.' })

@@ -85,8 +85,13 @@ export class DevTokensResolver {
     return requestDevTokens(ctx, amount);
   }
 
-  @Mutation(() => DevSol, { description: 'Airdrops test SOL to your wallet, for the rent of accounts it opens (embedded chain only; at most 1 SOL a call).' })
-  requestDevSol(@Arg('lamports', () => Int, { description: 'Lamports to airdrop, more than 0 and at most 1,000,000,000 (1 SOL).' }) lamports: number, @Ctx() ctx: GraphQLContext) {
+  @Mutation(() => DevSol, {
+    description: 'Airdrops test SOL to your wallet, for the rent of accounts it opens (embedded chain only; at most 1 SOL a call).',
+  })
+  requestDevSol(
+    @Arg('lamports', () => Int, { description: 'Lamports to airdrop, more than 0 and at most 1,000,000,000 (1 SOL).' }) lamports: number,
+    @Ctx() ctx: GraphQLContext,
+  ) {
     return requestDevSol(ctx, lamports);
   }
 }

@@ -15,7 +15,7 @@ export class PreparedTransaction {
   @Field(() => DateTime, { description: 'Submit before this (and before the blockhash expires, about a minute).' })
   expiresAt!: Date;
 
-  @Field(() => TransactionPreview, { description: 'What the transaction will do, as the chain simulates it now: show it before the wallet signs.' })
+  @Field(() => TransactionPreview, { description: 'What the transaction will do, as the chain simulates it now: show it before signing.' })
   preview!: TransactionPreview;
 }
 

@@ -152,6 +152,7 @@ export async function assertBalance(signer: Signer, units: bigint, argumentName:
   if (balance < units) {
     const { decimals } = signer.chain.accounts;
     const [has, needs] = [toTokens(balance, decimals), toTokens(units, decimals)];
-    throw new AppError('INSUFFICIENT_FUNDS', `Your token balance is ${has} tokens; this needs ${needs}`, { argumentName, balance: has, needed: needs });
+    const message = `Your token balance is ${has} tokens; this needs ${needs}`;
+    throw new AppError('INSUFFICIENT_FUNDS', message, { argumentName, balance: has, needed: needs });
   }
 }

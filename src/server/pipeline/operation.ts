@@ -114,7 +114,8 @@ export class OperationPipeline {
     // As a function, so the work runs in its own statement scope: past the budget its statements are cancelled.
     let result = await withinBudget(budgetMs, () => this.runUnbounded(input, options, made));
     if (result === TIMED_OUT) {
-      result = this.refusal(new AppError('OPERATION_TIMEOUT', `The request did not complete within its time budget of ${budgetMs} ms`, { budgetMs }), options);
+      const message = `The request did not complete within its time budget of ${budgetMs} ms`;
+      result = this.refusal(new AppError('OPERATION_TIMEOUT', message, { budgetMs }), options);
     }
     // Every answer of a counted operation says what is left of its budget, the 429 included.
     const budget = rateLimitHeaders(made.context?.rateLimit);

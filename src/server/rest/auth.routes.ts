@@ -147,7 +147,12 @@ export const authRoutes: RestRoute[] = [
       description: 'The key is shown in this answer only: keep it, and send it as `x-api-key` (or open a session with POST /auth/session).',
       tags: ['auth'],
       security: AUTHENTICATED,
-      body: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 64 } } },
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name'],
+        properties: { name: { type: 'string', minLength: 1, maxLength: 64 } },
+      },
       response: {
         200: {
           type: 'object',
@@ -157,7 +162,11 @@ export const authRoutes: RestRoute[] = [
         },
       },
     },
-    operation: (request) => ({ query: CREATE_API_KEY, operationName: 'RestCreateApiKey', variables: { name: (request.body as { name: string }).name } }),
+    operation: (request) => ({
+      query: CREATE_API_KEY,
+      operationName: 'RestCreateApiKey',
+      variables: { name: (request.body as { name: string }).name },
+    }),
     respond: (data) => toSnakeCase(data.createApiKey),
   },
 ];

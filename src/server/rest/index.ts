@@ -49,7 +49,8 @@ export async function registerRest(app: FastifyInstance, options: RestOptions): 
             'Lists answer a JSON array; their paging metadata is in the X-Total-Count, X-Next-Cursor and Link headers. ' +
             'Failures answer `{ "error": { "code", "message", ... } }` with the status of the code; 429 and 503 carry Retry-After. ' +
             'Every answer of a counted operation carries its budget in the RateLimit-Policy and RateLimit headers. ' +
-            'Lists in the query may be repeated, bracketed (`a[]=`) or comma-separated; enum values in any case; booleans as true/false or 1/0. ' +
+            'Lists in the query may be repeated, bracketed (`a[]=`) or comma-separated; enum values in any case; ' +
+            'booleans as true/false or 1/0. ' +
             'A query parameter not listed here is refused (400 naming it); body fields not listed are ignored.',
         },
         components: {

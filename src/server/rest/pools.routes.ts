@@ -13,7 +13,8 @@ export const includesParameter = {
   type: 'array',
   items: { type: 'string', enum: [...INCLUDABLE] },
   description:
-    'Relations to embed; dotted paths embed a relation of the predictions (and the predictions with them). Repeated, `includes[]=` or comma-separated (`includes=user,predictions`).',
+    'Relations to embed; dotted paths embed a relation of the predictions (and the predictions with them). ' +
+    'Repeated, `includes[]=` or comma-separated (`includes=user,predictions`).',
 } as const;
 
 export const predictionsLimitParameter = {
@@ -88,7 +89,11 @@ const listPools: RestRoute = {
       additionalProperties: false,
       properties: {
         sort_by: { type: 'string', enum: [...POOL_SORTS], default: 'END_DATE' },
-        filter_by: { type: 'array', items: { type: 'string', enum: [...POOL_STATUS_FILTERS] }, description: 'Pool states; several mean any of them: repeated, `filter_by[]=` or comma-separated.' },
+        filter_by: {
+          type: 'array',
+          items: { type: 'string', enum: [...POOL_STATUS_FILTERS] },
+          description: 'Pool states; several mean any of them: repeated, `filter_by[]=` or comma-separated.',
+        },
         query: { type: 'string', description: 'Full-text search over title and description: every word must start a word of either.' },
         streak_id: { type: 'string', format: 'uuid' },
         reference_date: {
@@ -99,7 +104,7 @@ const listPools: RestRoute = {
         created_by: { type: 'string', format: 'uuid' },
         mint_address: {
           type: 'string',
-          description: 'Accepted as the interface’s clients send it: every pool of this service stakes its one stake mint (`stake_token_mint`).',
+          description: 'Accepted as the interface’s clients send it: every pool here stakes the one stake mint (`stake_token_mint`).',
         },
         includes: includesParameter,
         predictions_limit: predictionsLimitParameter,

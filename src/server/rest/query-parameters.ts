@@ -46,10 +46,8 @@ function refuse(parameter: string, message: string): never {
 export function normalizeQuery(request: FastifyRequest): void {
   const query = request.query as Record<string, unknown> | undefined;
   if (!query) return;
-  const properties = ((request.routeOptions.schema?.querystring as { properties?: Record<string, ParameterSchema> } | undefined)?.properties ?? {}) as Record<
-    string,
-    ParameterSchema
-  >;
+  const querystring = request.routeOptions.schema?.querystring as { properties?: Record<string, ParameterSchema> } | undefined;
+  const properties = querystring?.properties ?? {};
   const given = new Map<string, string[]>();
   for (const [key, raw] of Object.entries(query)) {
     const name = key.endsWith('[]') ? key.slice(0, -2) : key;

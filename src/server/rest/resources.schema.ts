@@ -98,7 +98,12 @@ export const PredictionSchema = object(
     bump: integer,
     last_sync_at: nullable(dateTime),
   },
-  { user: ref('User'), reward: nullableRef('Reward'), streak: nullableRef('Streak'), pool: { ...ref('Pool'), description: 'Its pool, without relations.' } },
+  {
+    user: ref('User'),
+    reward: nullableRef('Reward'),
+    streak: nullableRef('Streak'),
+    pool: { ...ref('Pool'), description: 'Its pool, without relations.' },
+  },
 );
 
 export const PoolSchema = object(
@@ -185,7 +190,8 @@ const nullableString = nullable(string);
 /** The preview of a built transaction (see TransactionPreview in the GraphQL schema): tokens whole, SOL in lamports. */
 export const TransactionPreviewSchema = object(
   'TransactionPreview',
-  'What the transaction will do, as the chain simulates it now: show it before the wallet signs. Public chain state only; nothing is signed or sent.',
+  'What the transaction will do, as the chain simulates it now: show it before the wallet signs. ' +
+    'Public chain state only; nothing is signed or sent.',
   {
     succeeds: { ...boolean, description: 'False: submitting it would be refused, see failure.' },
     failure: {
@@ -194,7 +200,11 @@ export const TransactionPreviewSchema = object(
           type: 'object',
           additionalProperties: false,
           required: ['error', 'reason', 'logs'],
-          properties: { error: { ...string, description: 'The chain’s error, JSON.' }, reason: { ...string, description: 'The program’s reason.' }, logs: { type: 'array', items: string } },
+          properties: {
+            error: { ...string, description: 'The chain’s error, JSON.' },
+            reason: { ...string, description: 'The program’s reason.' },
+            logs: { type: 'array', items: string },
+          },
         },
         { type: 'null' },
       ],
@@ -204,7 +214,12 @@ export const TransactionPreviewSchema = object(
     rent: {
       type: 'array',
       description: 'Rent of the accounts it opens, in lamports, and who pays it.',
-      items: { type: 'object', additionalProperties: false, required: ['account', 'payer', 'lamports'], properties: { account: string, payer: string, lamports: integer } },
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['account', 'payer', 'lamports'],
+        properties: { account: string, payer: string, lamports: integer },
+      },
     },
     instructions: {
       type: 'array',
@@ -218,7 +233,12 @@ export const TransactionPreviewSchema = object(
           name: { ...string, description: 'transferChecked, createIdempotent, create, memo, transfer, or unknown.' },
           accounts: {
             type: 'array',
-            items: { type: 'object', additionalProperties: false, required: ['role', 'address'], properties: { role: string, address: string } },
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['role', 'address'],
+              properties: { role: string, address: string },
+            },
           },
           amount: { ...nullableNumber, description: 'Tokens it moves, whole.' },
           mint: nullableString,

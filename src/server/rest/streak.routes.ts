@@ -29,7 +29,9 @@ const streakPools: RestRoute = {
         participated_only: {
           type: 'boolean',
           const: false,
-          description: 'Only `false` (or absent) is served: the list is never filtered by the caller’s participation, so `true` is refused rather than ignored.',
+          description:
+            'Only `false` (or absent) is served: the list is never filtered by the caller’s participation, ' +
+            'so `true` is refused rather than ignored.',
         },
         includes: includesParameter,
         predictions_limit: predictionsLimitParameter,

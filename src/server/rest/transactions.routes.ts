@@ -55,7 +55,9 @@ interface TwoStep {
 
 /** The build and submit routes of one two-step operation. */
 function twoStep({ path, what, name, params, submitted }: TwoStep): RestRoute[] {
-  const build = `mutation RestBuild${name}($input: ${name}TransactionInput!) { build${name}Transaction(input: $input) { transaction proof expiresAt preview { ...PreviewFields } } }\n${PREVIEW_FIELDS}`;
+  const selection = 'transaction proof expiresAt preview { ...PreviewFields }';
+  const build = `mutation RestBuild${name}($input: ${name}TransactionInput!) { build${name}Transaction(input: $input) { ${selection} } }
+${PREVIEW_FIELDS}`;
   const submit = `mutation RestSubmit${name}($input: Submit${name}TransactionInput!) { submit${name}Transaction(input: $input) { ${submitted.selection} } }${submitted.fragments}`;
   return [
     {
