@@ -47,7 +47,8 @@ describe('the examples of README.md and docs/', () => {
     chain = await startChainFixture();
     // Budgets on (test mode has none), large enough for the suite: the budget examples show their headers.
     const budgets = { RATE_LIMIT_QUERIES_PER_MINUTE: '100000', RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000' };
-    t = await startTestApp('pglite', { chain: chain.runtime, config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000', ...budgets }) });
+    const config = testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000', ...budgets });
+    t = await startTestApp('pglite', { chain: chain.runtime, config });
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     scratch = mkdtempSync(join(tmpdir(), 'poolgraph-doc-examples-'));
     // A pool the prediction example (stake 10, value 3000) fits: open now, 3000 on its grid.

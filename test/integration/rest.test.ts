@@ -106,18 +106,25 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
       expect([response.statusCode, response.json().error?.code, response.json().error?.argumentName], url).toEqual([400, 'BAD_USER_INPUT', parameter]);
     }
     // The SDK's mint_address is taken; a parameter no route names is refused, never ignored.
-    expect((await get(`/pools?sort_by=CREATION_DATE&limit=4&offset=6&mint_address=${world.pools[0]!.stakeTokenMint}`)).json()).toEqual(page.json());
+    expect((await get(`/pools?sort_by=CREATION_DATE&limit=4&offset=6&mint_address=${world.pools[0]!.stakeTokenMint}`)).json()).toEqual(
+      page.json(),
+    );
     const unknown = await get('/pools?sort_by=CREATION_DATE&colour=red');
-    expect([unknown.statusCode, unknown.json().error]).toEqual([400, expect.objectContaining({ code: 'BAD_USER_INPUT', argumentName: 'colour' })]);
+    expect([unknown.statusCode, unknown.json().error]).toEqual(
+      [400, expect.objectContaining({ code: 'BAD_USER_INPUT', argumentName: 'colour' })],
+    );
   });
 
-  it('takes each form the interface’s clients send: comma lists, brackets, any case, 1/0, date-only; refuses the rest naming the parameter', async () => {
-    const canonical = await get('/pools?sort_by=VOLUME_HIGH&filter_by=ACTIVE&filter_by=RESOLVED&includes=user&includes=predictions&predictions_limit=2&limit=5');
+  it('takes the forms clients send: comma lists, brackets, any case, 1/0, date-only; refuses the rest naming the parameter', async () => {
+    const canonical = await get(
+      '/pools?sort_by=VOLUME_HIGH&filter_by=ACTIVE&filter_by=RESOLVED&includes=user&includes=predictions&predictions_limit=2&limit=5',
+    );
     expect(canonical.statusCode, canonical.body).toBe(200);
     expect(canonical.json()).toHaveLength(5);
     for (const url of [
       '/pools?sort_by=VOLUME_HIGH&filter_by=ACTIVE,RESOLVED&includes=user,predictions&predictions_limit=2&limit=5',
-      '/pools?sort_by=volume_high&filter_by[]=active&filter_by[]=Resolved&includes[]=user&includes[]=predictions&predictions_limit=2&limit=5',
+      '/pools?sort_by=volume_high&filter_by[]=active&filter_by[]=Resolved&includes[]=user&includes[]=predictions' +
+        '&predictions_limit=2&limit=5',
       '/pools?sort_by=Volume_High&filter_by=ACTIVE,&filter_by[]=RESOLVED&includes=USER, predictions&predictions_limit=2&limit=5',
     ]) {
       const response = await get(url);
@@ -166,13 +173,17 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
     ];
     for (const [url, parameter] of refused) {
       const response = await get(url);
-      expect([response.statusCode, response.json().error?.code, response.json().error?.argumentName], url).toEqual([400, 'BAD_USER_INPUT', parameter]);
+      expect([response.statusCode, response.json().error?.code, response.json().error?.argumentName], url).toEqual(
+        [400, 'BAD_USER_INPUT', parameter],
+      );
       expect(response.json().error.message, url).toContain(parameter);
     }
 
     // An unknown path answers in the REST shape; /graphql's own refusals keep GraphQL's.
     const missing = await get('/pool?limit=1');
-    expect([missing.statusCode, missing.json()]).toEqual([404, { error: { code: 'ROUTE_NOT_FOUND', message: 'No route answers GET /pool' } }]);
+    expect([missing.statusCode, missing.json()]).toEqual(
+      [404, { error: { code: 'ROUTE_NOT_FOUND', message: 'No route answers GET /pool' } }],
+    );
     expect((await get('/graphql/nothing')).json().errors[0].extensions.code).toBe('ROUTE_NOT_FOUND');
   });
 
@@ -184,7 +195,9 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
     const first = await get(`/streak/user-details?streak_id=${reward.streakId}&offset=0&limit=1`, session.headers);
     expect(first.statusCode, first.body).toBe(200);
     expect(first.json().streak_rewards).toEqual(all.slice(0, 1));
-    expect((await get(`/streak/user-details?streak_id=${reward.streakId}&offset=1`, session.headers)).json().streak_rewards).toEqual(all.slice(1));
+    expect((await get(`/streak/user-details?streak_id=${reward.streakId}&offset=1`, session.headers)).json().streak_rewards).toEqual(
+      all.slice(1),
+    );
   });
 
   it('creates an API key over REST, and serves the schema with an ETag (304 when unchanged)', async () => {
@@ -195,7 +208,9 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
     const me = await get('/auth/me', { 'x-api-key': created.json().api_key });
     expect(me.json().id).toBe(world.creators[1]!.id);
     expect((await post('/auth/api-keys', { name: 'anonymous' })).statusCode).toBe(401);
-    expect((await post('/auth/api-keys', {}, session.headers)).json().error).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'name' });
+    expect((await post('/auth/api-keys', {}, session.headers)).json().error).toMatchObject(
+      { code: 'BAD_USER_INPUT', argumentName: 'name' },
+    );
 
     const sdl = await get('/schema.graphql');
     expect(sdl.statusCode).toBe(200);
