@@ -15,6 +15,19 @@ export class ChainUnavailableError extends Error {
   }
 }
 
+/** An account as a preview reads it: its lamports and, for a token account, its token balance. */
+export interface ParsedAccount {
+  lamports: bigint;
+  token: { mint: string; owner: string; amount: bigint; decimals: number } | null;
+}
+
+/** What simulating a transaction answered: its error (null on success), logs, and the requested accounts after it. */
+export interface SimulationResult {
+  err: unknown;
+  logs: string[];
+  accounts: Array<ParsedAccount | null>;
+}
+
 /** The chain rejected a transaction; `reason` is the program's error and logs. */
 export class TransactionRejectedError extends Error {
   constructor(
@@ -117,6 +130,52 @@ export class ChainClient {
     return (answer.result as { signature: string }).signature;
   }
 
+  /** The accounts at `addresses` (null where none exists), token accounts decoded (jsonParsed). */
+  async parsedAccounts(addresses: string[]): Promise<Array<ParsedAccount | null>> {
+    const config = { encoding: 'jsonParsed', commitment: 'confirmed' };
+    const answer = await this.rpc<{ value: unknown[] }>('getMultipleAccounts', [addresses, config]);
+    return answer.value.map(parsedAccount);
+  }
+
+  /**
+   * Simulates the wire transaction as it is (signatures not verified, blockhash kept) and
+   * returns `addresses` as it would leave them. Signs and sends nothing.
+   */
+  async simulate(wire: Uint8Array, addresses: string[]): Promise<SimulationResult> {
+    const answer = await this.rpc<{ value: { err: unknown; logs: string[] | null; accounts: unknown[] | null } }>('simulateTransaction', [
+      Buffer.from(wire).toString('base64'),
+      {
+        encoding: 'base64',
+        sigVerify: false,
+        replaceRecentBlockhash: false,
+        commitment: 'confirmed',
+        accounts: { encoding: 'jsonParsed', addresses },
+      },
+    ]);
+    const { err, logs, accounts } = answer.value;
+    return { err, logs: logs ?? [], accounts: (accounts ?? addresses.map(() => null)).map(parsedAccount) };
+  }
+
+  /** The fee the chain charges for `message`, in lamports. */
+  async feeForMessage(message: Uint8Array): Promise<bigint> {
+    const encoded = Buffer.from(message).toString('base64');
+    const answer = await this.rpc<{ value: number | null }>('getFeeForMessage', [encoded, { commitment: 'confirmed' }]);
+    if (answer.value === null) throw new ChainUnavailableError('the chain no longer knows the transaction’s blockhash');
+    return BigInt(answer.value);
+  }
+
+  /** Airdrops `lamports` of SOL to `to` (a faucet: the devchain, a test validator, devnet). */
+  async airdrop(to: PublicKey, lamports: bigint): Promise<string> {
+    return this.call(() => this.connection.requestAirdrop(to, Number(lamports)));
+  }
+
+  /** A JSON-RPC call whose error is thrown (as a chain that cannot answer it). */
+  private async rpc<T>(method: string, params: unknown[]): Promise<T> {
+    const answer = await this.rawRequest(method, params);
+    if (!('result' in answer)) throw new ChainUnavailableError(`${method} failed: ${answer.error.message}`);
+    return answer.result as T;
+  }
+
   /** A JSON-RPC call web3.js has no method for. */
   private rawRequest(method: string, params: unknown[]): Promise<{ result: unknown } | { error: { code: number; message: string } }> {
     return this.call(async () => {
@@ -167,6 +226,23 @@ export class ChainClient {
       return BigInt((await this.connection.getTokenAccountBalance(account)).value.amount);
     });
   }
+}
+
+/** An account of a jsonParsed answer; token accounts carry their parsed balance. */
+function parsedAccount(raw: unknown): ParsedAccount | null {
+  if (!raw) return null;
+  const account = raw as { lamports: number; data: unknown };
+  const parsed = (account.data as { parsed?: { type?: string; info?: Record<string, any> } } | null)?.parsed;
+  const info = parsed?.type === 'account' ? parsed.info : undefined;
+  const token = info
+    ? {
+        mint: String(info.mint),
+        owner: String(info.owner),
+        amount: BigInt(info.tokenAmount.amount),
+        decimals: Number(info.tokenAmount.decimals),
+      }
+    : null;
+  return { lamports: BigInt(account.lamports), token };
 }
 
 /** 'refused' when the request cannot have left, 'broken' when it may have, null when not a network error. */

@@ -144,7 +144,7 @@ export async function createApp({ config, database, chain = null, clock = () => 
   const runOperation: RunOperation = createRunOperation({ pipeline, tracker, context, budgetMs: config.http.requestTimeoutMs });
   app.decorate('runOperation', runOperation);
   registerImageRoutes(app, config.images, context);
-  await registerRest(app, { runOperation, exposeInternals: config.mode === 'development' });
+  await registerRest(app, { runOperation, exposeInternals: config.mode === 'development', schema: config.introspection ? schema : null });
 
   const sockets = attachGraphQLWebSocket({
     server: app.server,

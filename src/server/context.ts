@@ -5,6 +5,7 @@ import type { FailureLimiter } from '../modules/auth/failure-limiter.js';
 import type { Viewer } from '../modules/auth/viewer.js';
 import type { ServiceContext, ServiceDependencies } from '../modules/context.js';
 import { createLoaders, type Loaders } from '../modules/loaders.js';
+import type { OperationBudget } from './rate-limit.js';
 import { clearSessionCookies, readCookie, REFRESH_COOKIE, ACCESS_COOKIE, setSessionCookies } from './cookies.js';
 
 /** What only the transport knows: the request id, and the session cookies of browsers. */
@@ -19,6 +20,8 @@ export interface Transport {
 /** The GraphQL context: a service context plus the transport. */
 export interface GraphQLContext extends ServiceContext {
   transport: Transport;
+  /** The budget the running operation was counted against; set by the rate-limit check before it runs. */
+  rateLimit: OperationBudget | null;
 }
 
 /**
@@ -45,6 +48,7 @@ class RequestContext {
   constructor(deps: ServiceDependencies, parts: { viewer: Viewer | null; clientAddress: string; now: Date; transport: Transport }) {
     Object.assign(this, deps, parts);
     this.cachedLoaders = undefined;
+    this.rateLimit = null;
   }
 
   get loaders(): Loaders {

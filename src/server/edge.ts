@@ -57,7 +57,7 @@ export async function registerEdge(app: FastifyInstance, config: Pick<HttpConfig
     credentials: true,
     methods: ['GET', 'POST'],
     allowedHeaders: ['content-type', 'authorization', 'x-api-key', 'apollo-require-preflight', 'x-apollo-operation-name', 'x-request-id'],
-    exposedHeaders: ['retry-after', 'x-request-id'],
+    exposedHeaders: ['retry-after', 'x-request-id', 'ratelimit', 'ratelimit-policy', 'x-total-count', 'x-next-cursor', 'link'],
     maxAge: 600,
   });
 }

@@ -5,9 +5,12 @@ import { FixedWindowLimiter } from '../modules/common/fixed-window.js';
 import type { GraphQLContext } from './context.js';
 import { fragmentsOf } from './limits.js';
 
+/** Root fields that cost nothing: `__typename`, and `rateLimit`, so a client may ask its budget without spending it. */
+const FREE_ROOT_FIELDS = new Set(['__typename', 'rateLimit']);
+
 /**
  * The root fields an operation runs, fragments expanded: each response key counts once
- * (15 aliases of one mutation are 15), `__typename` counts nothing.
+ * (15 aliases of one mutation are 15), `__typename` and `rateLimit` count nothing.
  */
 export function rootFieldCount(document: DocumentNode, operation: OperationDefinitionNode): number {
   const fragments = fragmentsOf(document);
@@ -16,7 +19,7 @@ export function rootFieldCount(document: DocumentNode, operation: OperationDefin
   const collect = (selectionSet: SelectionSetNode) => {
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
-        if (selection.name.value !== '__typename') keys.add(selection.alias?.value ?? selection.name.value);
+        if (!FREE_ROOT_FIELDS.has(selection.name.value)) keys.add(selection.alias?.value ?? selection.name.value);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         collect(selection.selectionSet);
       } else if (!seen.has(selection.name.value)) {
@@ -30,35 +33,88 @@ export function rootFieldCount(document: DocumentNode, operation: OperationDefin
   return keys.size;
 }
 
-/** Who an operation is counted against: the signed-in user, else the client's address. */
-export function rateLimitKey(context: Pick<GraphQLContext, 'viewer' | 'clientAddress'>): string {
-  return context.viewer ? `user:${context.viewer.userId}` : `address:${context.clientAddress}`;
+/** Who an operation's budget belongs to: the API key it came with, else the signed-in user, else the client's address. */
+export type BudgetSubject = 'API_KEY' | 'USER' | 'CLIENT';
+
+/** Who an operation is counted against (see BudgetSubject), and its limiter key. */
+export function rateLimitKey(context: Pick<GraphQLContext, 'viewer' | 'clientAddress'>): { key: string; subject: BudgetSubject } {
+  const { viewer } = context;
+  if (viewer?.apiKeyId) return { key: `apiKey:${viewer.apiKeyId}`, subject: 'API_KEY' };
+  if (viewer) return { key: `user:${viewer.userId}`, subject: 'USER' };
+  return { key: `address:${context.clientAddress}`, subject: 'CLIENT' };
+}
+
+/** The two budgets: one for queries (and subscriptions), one for mutations. */
+export type BudgetPolicy = 'queries' | 'mutations';
+
+/** One operation's budget, once it was counted (or refused): what the `rateLimit` field and the RateLimit headers show. */
+export interface OperationBudget {
+  policy: BudgetPolicy;
+  subject: BudgetSubject;
+  /** Units per window. */
+  limit: number;
+  /** Units this operation costs: its root fields (see rootFieldCount). */
+  cost: number;
+  /** Units left in the window, this operation's taken. */
+  remaining: number;
+  resetAt: Date;
+  windowSeconds: number;
+  /** True when this operation was refused (RATE_LIMITED): its cost was not taken. */
+  refused: boolean;
+}
+
+/**
+ * The units `key` has left in `limiter`'s window and when it ends: a read that takes
+ * nothing (the budget storage's one read besides take).
+ */
+export function readBudget(limiter: FixedWindowLimiter, key: string): { remaining: number; resetAt: Date } {
+  const { remaining, resetAt } = limiter.peek(key);
+  return { remaining, resetAt: new Date(resetAt) };
 }
 
 /**
  * Counts operations, not HTTP requests: each root field of a mutation takes one unit of
  * the mutation budget, each root field of a query or subscription one of the query
- * budget, per signed-in user or else per client address, over a one-minute window.
- * Returns a check to run once the operation is known and before it executes; it throws
- * RATE_LIMITED (HTTP 429 with Retry-After) when the budget has no room.
+ * budget, per API key, else signed-in user, else client address, over a one-minute window.
+ * Returns a check to run once the operation is known and before it executes: it records
+ * the operation's budget on the context (`rateLimit`, read by the field and the headers)
+ * and throws RATE_LIMITED (HTTP 429 with Retry-After) when the budget has no room.
  */
 export function createRateLimitCheck(config: RateLimitConfig, now: () => number = Date.now) {
-  const budgets = {
-    query: config.queriesPerMinute > 0 ? new FixedWindowLimiter(config.queriesPerMinute, 60_000, now) : null,
-    mutation: config.mutationsPerMinute > 0 ? new FixedWindowLimiter(config.mutationsPerMinute, 60_000, now) : null,
+  const budgets: Record<BudgetPolicy, FixedWindowLimiter | null> = {
+    queries: config.queriesPerMinute > 0 ? new FixedWindowLimiter(config.queriesPerMinute, 60_000, now) : null,
+    mutations: config.mutationsPerMinute > 0 ? new FixedWindowLimiter(config.mutationsPerMinute, 60_000, now) : null,
   };
   // The pipeline hands the same parsed document to every request of a query: count it once.
   const counted = new WeakMap<OperationDefinitionNode, number>();
   return (document: DocumentNode, operation: OperationDefinitionNode, context: GraphQLContext): void => {
-    const budget = operation.operation === 'mutation' ? budgets.mutation : budgets.query;
+    const policy: BudgetPolicy = operation.operation === 'mutation' ? 'mutations' : 'queries';
+    const budget = budgets[policy];
     if (!budget) return;
     let units = counted.get(operation);
     if (units === undefined) counted.set(operation, (units = rootFieldCount(document, operation)));
-    if (units === 0) return;
-    const retryAfter = budget.take(rateLimitKey(context), units);
+    const { key, subject } = rateLimitKey(context);
+    const retryAfter = units === 0 ? null : budget.take(key, units);
+    const left = readBudget(budget, key);
+    context.rateLimit = { policy, subject, limit: budget.limit, cost: units, ...left, windowSeconds: 60, refused: retryAfter !== null };
     if (retryAfter === null) return;
     throw units > budget.limit
       ? rateLimited(60, `The operation has ${units} root fields; at most ${budget.limit} may run per minute`)
       : rateLimited(retryAfter);
+  };
+}
+
+/**
+ * The RateLimit-Policy and RateLimit response headers (the IETF httpapi RateLimit header
+ * fields, structured-field syntax) of an operation's budget: the policy it drew on (quota
+ * `q` per window `w` seconds) and what is left (`r` units, `t` seconds until the window
+ * resets). Empty when no budget applied. Any transport that answers over HTTP adds them.
+ */
+export function rateLimitHeaders(budget: OperationBudget | null | undefined, nowMs: number = Date.now()): Record<string, string> {
+  if (!budget) return {};
+  const reset = Math.max(0, Math.ceil((budget.resetAt.getTime() - nowMs) / 1000));
+  return {
+    'ratelimit-policy': `"${budget.policy}";q=${budget.limit};w=${budget.windowSeconds}`,
+    ratelimit: `"${budget.policy}";r=${budget.remaining};t=${reset}`,
   };
 }

@@ -9,6 +9,7 @@ import { StreakFundingResolver } from '../modules/streaks/streak-funding.resolve
 import { UserLookupResolver } from '../modules/discovery/user-lookup.resolver.js';
 import { LeaderboardResolver } from '../modules/leaderboard/leaderboard.resolver.js';
 import { NodeResolver } from '../modules/node/node.resolver.js';
+import { RateLimitResolver } from '../modules/rate-limit/rate-limit.resolver.js';
 import { withNodeTypesResolved } from '../modules/node/node.type.js';
 import { PoolStatisticsResolver } from '../modules/leaderboard/pool-statistics.resolver.js';
 import { PoolViewerResolver, UserMoneyResolver, UserTransactionResolver } from '../modules/viewer/viewer-money.resolver.js';
@@ -72,6 +73,7 @@ export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): P
       LeaderboardResolver,
       PoolStatisticsResolver,
       NodeResolver,
+      RateLimitResolver,
       ...(devTokens ? [DevTokensResolver] : []),
     ],
     // Arguments are validated by the services, which know the domain's rules.

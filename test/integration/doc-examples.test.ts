@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kind, parse, print } from 'graphql';
+import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChainFixture, startChainFixture } from './chain-fixture.js';
 import { allExamples, type DocExample, fillPlaceholders } from './doc-examples.js';
@@ -44,7 +45,10 @@ describe('the examples of README.md and docs/', () => {
 
   beforeAll(async () => {
     chain = await startChainFixture();
-    t = await startTestApp('pglite', { chain: chain.runtime, config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
+    // Budgets on (test mode has none), large enough for the suite: the budget examples show their headers.
+    const budgets = { RATE_LIMIT_QUERIES_PER_MINUTE: '100000', RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000' };
+    const config = testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000', ...budgets });
+    t = await startTestApp('pglite', { chain: chain.runtime, config });
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     scratch = mkdtempSync(join(tmpdir(), 'poolgraph-doc-examples-'));
     // A pool the prediction example (stake 10, value 3000) fits: open now, 3000 on its grid.
@@ -57,6 +61,8 @@ describe('the examples of README.md and docs/', () => {
     placeholders['<an ACTIVE pool>'] = String(open.id);
     const streaks = await t.gql(`{ streaks(first: 1) { nodes { id } } }`);
     placeholders['<a streak id>'] = streaks.data.streaks.nodes[0].id;
+    // A wallet with no token account yet: a withdrawal to it opens one (the preview shows the rent).
+    placeholders['<a new wallet address>'] = Keypair.generate().publicKey.toBase58();
   });
   afterAll(async () => {
     await t?.close();

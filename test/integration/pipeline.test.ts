@@ -40,7 +40,7 @@ describe.each(backends)('one pipeline, one error shape on %s', (kind) => {
     expect(lying.statusCode).toBe(400);
     expectRefusal(lying.json(), 'BAD_REQUEST');
 
-    const missing = await t.app.inject({ url: '/no-such-route' });
+    const missing = await t.app.inject({ url: '/graphql/no-such-route' });
     expect(missing.statusCode).toBe(404);
     expectRefusal(missing.json(), 'ROUTE_NOT_FOUND');
   });

@@ -1,5 +1,60 @@
 // Generated from /openapi.json by `npx tsx src/server/rest/openapi.ts`; do not edit.
 export interface paths {
+    "/schema.graphql": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The GraphQL schema (SDL)
+         * @description For code generators. Carries an ETag: ask again with If-None-Match and get 304 until the schema changes.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The schema in SDL. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/graphql": string;
+                    };
+                };
+                /** @description Unchanged since the ETag given in If-None-Match. */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every failure: `code` from the error catalogue (docs/errors.md), which also sets the HTTP status. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pools": {
         parameters: {
             query?: never;
@@ -15,16 +70,18 @@ export interface paths {
             parameters: {
                 query?: {
                     sort_by?: "END_DATE" | "CREATION_DATE" | "OLD_CREATION_DATE" | "VOLUME_HIGH" | "VOLUME_LOW";
-                    /** @description Pool states; several mean any of them. `filter_by[]=` works too. */
+                    /** @description Pool states; several mean any of them: repeated, `filter_by[]=` or comma-separated. */
                     filter_by?: ("ACTIVE" | "ENDED" | "RESOLVED" | "NOT_RESOLVED")[];
                     /** @description Full-text search over title and description: every word must start a word of either. */
                     query?: string;
                     streak_id?: string;
-                    /** @description Pools whose reference date falls on the same UTC day. */
+                    /** @description Pools whose reference date falls on the same UTC day; a date alone (`2026-03-01`) works too. */
                     reference_date?: string;
                     created_by?: string;
-                    /** @description Relations to embed; dotted paths embed a relation of the predictions (and the predictions with them). `includes[]=` works too. */
-                    includes?: ("user" | "resolution" | "image" | "streak" | "predictions" | "predictions.user" | "predictions.reward" | "predictions.streak")[];
+                    /** @description Accepted as the interface’s clients send it: every pool here stakes the one stake mint (`stake_token_mint`). */
+                    mint_address?: string;
+                    /** @description Relations to embed; dotted paths embed a relation of the predictions (and the predictions with them). Repeated, `includes[]=` or comma-separated (`includes=user,predictions`). */
+                    includes?: ("user" | "resolution" | "image" | "streak" | "predictions" | "predictions.user" | "predictions.reward" | "predictions.streak" | "predictions.pool")[];
                     /** @description Embedded predictions per pool (newest first) when `includes` has predictions. */
                     predictions_limit?: number;
                     /** @description Page size. */
@@ -94,8 +151,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description Relations to embed; dotted paths embed a relation of the predictions (and the predictions with them). `includes[]=` works too. */
-                    includes?: ("user" | "resolution" | "image" | "streak" | "predictions" | "predictions.user" | "predictions.reward" | "predictions.streak")[];
+                    /** @description Relations to embed; dotted paths embed a relation of the predictions (and the predictions with them). Repeated, `includes[]=` or comma-separated (`includes=user,predictions`). */
+                    includes?: ("user" | "resolution" | "image" | "streak" | "predictions" | "predictions.user" | "predictions.reward" | "predictions.streak" | "predictions.pool")[];
                     /** @description Embedded predictions per pool (newest first) when `includes` has predictions. */
                     predictions_limit?: number;
                 };
@@ -159,10 +216,12 @@ export interface paths {
             parameters: {
                 query: {
                     streak_id: string;
-                    /** @description Only pools whose prediction window has ended. */
+                    /** @description Only pools whose prediction window has ended (`true`/`1`). */
                     past_only?: boolean;
-                    /** @description Relations to embed; dotted paths embed a relation of the predictions (and the predictions with them). `includes[]=` works too. */
-                    includes?: ("user" | "resolution" | "image" | "streak" | "predictions" | "predictions.user" | "predictions.reward" | "predictions.streak")[];
+                    /** @description Only `false` (or absent) is served: the list is never filtered by the caller’s participation, so `true` is refused rather than ignored. */
+                    participated_only?: false;
+                    /** @description Relations to embed; dotted paths embed a relation of the predictions (and the predictions with them). Repeated, `includes[]=` or comma-separated (`includes=user,predictions`). */
+                    includes?: ("user" | "resolution" | "image" | "streak" | "predictions" | "predictions.user" | "predictions.reward" | "predictions.streak" | "predictions.pool")[];
                     /** @description Embedded predictions per pool (newest first) when `includes` has predictions. */
                     predictions_limit?: number;
                     /** @description Page size. */
@@ -238,6 +297,10 @@ export interface paths {
                     streak_id: string;
                     /** @description Only claimed (true) or unclaimed (false) streak rewards; all when absent. */
                     is_claimed?: boolean;
+                    /** @description At most this many streak rewards (all when absent). */
+                    limit?: number;
+                    /** @description Streak rewards to skip. */
+                    offset?: number;
                 };
                 header?: never;
                 path?: never;
@@ -331,6 +394,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            preview: components["schemas"]["TransactionPreview"];
                             /** @description Base64 wire transaction; the relayer pays the fee, your signature slot is empty. */
                             transaction: string;
                             /** @description Pass it back unchanged with the signed transaction. */
@@ -480,6 +544,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            preview: components["schemas"]["TransactionPreview"];
                             /** @description Base64 wire transaction; the relayer pays the fee, your signature slot is empty. */
                             transaction: string;
                             /** @description Pass it back unchanged with the signed transaction. */
@@ -627,6 +692,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            preview: components["schemas"]["TransactionPreview"];
                             /** @description Base64 wire transaction; the relayer pays the fee, your signature slot is empty. */
                             transaction: string;
                             /** @description Pass it back unchanged with the signed transaction. */
@@ -774,6 +840,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            preview: components["schemas"]["TransactionPreview"];
                             /** @description Base64 wire transaction; the relayer pays the fee, your signature slot is empty. */
                             transaction: string;
                             /** @description Pass it back unchanged with the signed transaction. */
@@ -1414,6 +1481,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an API key for the signed-in user
+         * @description The key is shown in this answer only: keep it, and send it as `x-api-key` (or open a session with POST /auth/session).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The key itself, shown this once. */
+                            api_key: string;
+                            key: components["schemas"]["ApiKey"];
+                        };
+                    };
+                };
+                /** @description Every failure: `code` from the error catalogue (docs/errors.md), which also sets the HTTP status. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every failure: `code` from the error catalogue (docs/errors.md), which also sets the HTTP status. */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1542,6 +1676,7 @@ export interface components {
             user?: components["schemas"]["User"];
             reward?: components["schemas"]["Reward"] | null;
             streak?: components["schemas"]["Streak"] | null;
+            pool?: components["schemas"]["Pool"];
         };
         /** @description A pool asking for a numeric outcome; embedded relations appear only when listed in `includes`. */
         Pool: {
@@ -1609,6 +1744,72 @@ export interface components {
             amount: number;
             is_claimed: boolean;
             streak?: components["schemas"]["Streak"];
+        };
+        /** @description What the transaction will do, as the chain simulates it now: show it before the wallet signs. Public chain state only; nothing is signed or sent. */
+        TransactionPreview: {
+            /** @description False: submitting it would be refused, see failure. */
+            succeeds: boolean;
+            failure: {
+                /** @description The chain’s error, JSON. */
+                error: string;
+                /** @description The program’s reason. */
+                reason: string;
+                logs: string[];
+            } | null;
+            /** @description Who pays the fee: the service’s relayer. */
+            fee_payer: string;
+            fee_lamports: number;
+            /** @description Rent of the accounts it opens, in lamports, and who pays it. */
+            rent: {
+                account: string;
+                payer: string;
+                lamports: number;
+            }[];
+            instructions: {
+                /** @description spl-token, associated-token, memo, system, or the program’s address. */
+                program: string;
+                program_id: string;
+                /** @description transferChecked, createIdempotent, create, memo, transfer, or unknown. */
+                name: string;
+                accounts: {
+                    role: string;
+                    address: string;
+                }[];
+                /** @description Tokens it moves, whole. */
+                amount: number | null;
+                mint: string | null;
+                lamports: number | null;
+                memo: string | null;
+            }[];
+            /** @description Every account it writes: token balances in whole tokens (null: not a token account), SOL in lamports. */
+            balance_changes: {
+                account: string;
+                owner: string | null;
+                mint: string | null;
+                before: number | null;
+                after: number | null;
+                change: number | null;
+                lamports_before: number;
+                lamports_after: number;
+                lamports_change: number;
+            }[];
+        };
+        /** @description An API key of a user (never the key itself). */
+        ApiKey: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            user_id: string;
+            name: string;
+            /** @description SHA-256 of the key, hex. */
+            key_hash: string;
+            is_active: boolean;
+            /** Format: date-time */
+            last_used_at: string | null;
         };
         /** @description Every failure: `code` from the error catalogue (docs/errors.md), which also sets the HTTP status. */
         Error: {

@@ -26,6 +26,8 @@ const EXPECTED_ROUTES = [
   'GET /auth/me',
   'POST /auth/wallet/challenge',
   'POST /auth/wallet/sign-in',
+  'POST /auth/api-keys',
+  'GET /schema.graphql',
 ];
 
 describe('the OpenAPI document of the REST form', () => {

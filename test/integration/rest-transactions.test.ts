@@ -93,6 +93,17 @@ describe.each(backends)('REST transactions with the typed client generated from 
     const stakeUnits = BigInt(Math.round(stake * 1e6));
     expect(await chain.balance(user.account)).toBe(before.user - stakeUnits);
     expect(await chain.balance(vault)).toBe(before.vault + stakeUnits);
+    // The build's preview, in the REST names, foretold exactly these balances.
+    const preview = built.data!.preview;
+    expect(preview).toMatchObject({ succeeds: true, failure: null, fee_lamports: 10_000, rent: [] });
+    expect(preview.instructions.map((i) => `${i.program}.${i.name}`)).toEqual(['spl-token.transferChecked', 'memo.memo']);
+    const tokensOf = (account: PublicKey) => preview.balance_changes.find((c) => c.account === account.toBase58());
+    expect(tokensOf(user.account)).toMatchObject(
+      { before: Number(before.user) / 1e6, after: Number(before.user - stakeUnits) / 1e6, owner: user.wallet.address },
+    );
+    expect(tokensOf(vault)).toMatchObject(
+      { before: Number(before.vault) / 1e6, after: Number(before.vault + stakeUnits) / 1e6, change: stake },
+    );
     // The REST answer is GraphQL's record of the same prediction, in snake_case.
     const prediction = submitted.data!.prediction!;
     const graphql = await t.gql(`query($id: ID!) { pool(id: $id) { predictions(first: 100) { nodes { ${PREDICTION_SELECTION} } } } }`, { id: pool.id });

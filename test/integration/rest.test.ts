@@ -105,8 +105,124 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
       const response = await get(url);
       expect([response.statusCode, response.json().error?.code, response.json().error?.argumentName], url).toEqual([400, 'BAD_USER_INPUT', parameter]);
     }
-    // Parameters the interface does not name are ignored (clients send extras, such as the SDK's mint_address).
-    expect((await get('/pools?sort_by=CREATION_DATE&limit=4&offset=6&colour=red')).json()).toEqual(page.json());
+    // The SDK's mint_address is taken; a parameter no route names is refused, never ignored.
+    expect((await get(`/pools?sort_by=CREATION_DATE&limit=4&offset=6&mint_address=${world.pools[0]!.stakeTokenMint}`)).json()).toEqual(
+      page.json(),
+    );
+    const unknown = await get('/pools?sort_by=CREATION_DATE&colour=red');
+    expect([unknown.statusCode, unknown.json().error]).toEqual(
+      [400, expect.objectContaining({ code: 'BAD_USER_INPUT', argumentName: 'colour' })],
+    );
+  });
+
+  it('takes the forms clients send: comma lists, brackets, any case, 1/0, date-only; refuses the rest naming the parameter', async () => {
+    const canonical = await get(
+      '/pools?sort_by=VOLUME_HIGH&filter_by=ACTIVE&filter_by=RESOLVED&includes=user&includes=predictions&predictions_limit=2&limit=5',
+    );
+    expect(canonical.statusCode, canonical.body).toBe(200);
+    expect(canonical.json()).toHaveLength(5);
+    for (const url of [
+      '/pools?sort_by=VOLUME_HIGH&filter_by=ACTIVE,RESOLVED&includes=user,predictions&predictions_limit=2&limit=5',
+      '/pools?sort_by=volume_high&filter_by[]=active&filter_by[]=Resolved&includes[]=user&includes[]=predictions' +
+        '&predictions_limit=2&limit=5',
+      '/pools?sort_by=Volume_High&filter_by=ACTIVE,&filter_by[]=RESOLVED&includes=USER, predictions&predictions_limit=2&limit=5',
+    ]) {
+      const response = await get(url);
+      expect(response.statusCode, `${url}: ${response.body}`).toBe(200);
+      expect(response.json(), url).toEqual(canonical.json());
+      expect(response.headers['x-total-count']).toBe(canonical.headers['x-total-count']);
+    }
+
+    // includes[]=predictions.pool: each embedded prediction carries its pool, without relations.
+    const nested = await get('/pools?sort_by=VOLUME_HIGH&includes[]=predictions.pool&predictions_limit=2&limit=1');
+    expect(nested.statusCode, nested.body).toBe(200);
+    const [busiest] = nested.json();
+    const { predictions, ...poolFields } = busiest;
+    expect(predictions).toHaveLength(2);
+    for (const prediction of predictions) expect(prediction.pool).toEqual(poolFields);
+
+    // A date alone is that UTC day, as the full timestamp of any time of it is.
+    const dated = world.pools.find((p) => p.streakId !== null)!;
+    const day = dated.referenceDate.toISOString().slice(0, 10);
+    const byDay = await get(`/pools?reference_date=${day}&limit=100`);
+    expect(byDay.statusCode, byDay.body).toBe(200);
+    expect(byDay.json().map((p: { id: string }) => p.id)).toContain(dated.id);
+    expect(byDay.json()).toEqual((await get(`/pools?reference_date=${day}T23:59:59Z&limit=100`)).json());
+
+    // Booleans as 1/0, and participated_only=false (the list never filters by participation).
+    const streakId = world.streaks[0]!.id;
+    for (const [given, meaning] of [['1', 'true'], ['0', 'false'], ['TRUE', 'true']]) {
+      const asGiven = await get(`/streak/pools?streak_id=${streakId}&past_only=${given}&participated_only=false`);
+      expect(asGiven.statusCode, asGiven.body).toBe(200);
+      expect(asGiven.json()).toEqual((await get(`/streak/pools?streak_id=${streakId}&past_only=${meaning}`)).json());
+    }
+    expect((await get(`/streak/pools?streak_id=${streakId}&past_only=1`)).headers['x-total-count']).toBe('4');
+
+    const refused: Array<[string, string]> = [
+      ['/pools?search=price', 'search'],
+      ['/pools?page=2', 'page'],
+      ['/pools?filter=ACTIVE', 'filter'],
+      ['/pools?sort_by=END_DATE&sort_by=VOLUME_LOW', 'sort_by'],
+      ['/pools?filter_by=ACTIVE,OPEN', 'filter_by'],
+      ['/pools?includes=user,avatar', 'includes'],
+      ['/pools?reference_date=2026-13-45', 'reference_date'],
+      [`/pools/${dated.id}?limit=2`, 'limit'],
+      [`/streak/pools?streak_id=${streakId}&past_only=yes`, 'past_only'],
+      [`/streak/pools?streak_id=${streakId}&participated_only=true`, 'participated_only'],
+      [`/streak/pools?streak_id=${streakId}&cursor_id=1`, 'cursor_id'],
+    ];
+    for (const [url, parameter] of refused) {
+      const response = await get(url);
+      expect([response.statusCode, response.json().error?.code, response.json().error?.argumentName], url).toEqual(
+        [400, 'BAD_USER_INPUT', parameter],
+      );
+      expect(response.json().error.message, url).toContain(parameter);
+    }
+
+    // An unknown path answers in the REST shape; /graphql's own refusals keep GraphQL's.
+    const missing = await get('/pool?limit=1');
+    expect([missing.statusCode, missing.json()]).toEqual(
+      [404, { error: { code: 'ROUTE_NOT_FOUND', message: 'No route answers GET /pool' } }],
+    );
+    expect((await get('/graphql/nothing')).json().errors[0].extensions.code).toBe('ROUTE_NOT_FOUND');
+  });
+
+  it('pages the caller’s streak rewards with offset/limit, as the SDK sends them', async () => {
+    const reward = streakRewards[0]!;
+    const session = await signInAs(t, rewarded.id);
+    const all = (await get(`/streak/user-details?streak_id=${reward.streakId}`, session.headers)).json().streak_rewards;
+    expect(all).toHaveLength(2);
+    const first = await get(`/streak/user-details?streak_id=${reward.streakId}&offset=0&limit=1`, session.headers);
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json().streak_rewards).toEqual(all.slice(0, 1));
+    expect((await get(`/streak/user-details?streak_id=${reward.streakId}&offset=1`, session.headers)).json().streak_rewards).toEqual(
+      all.slice(1),
+    );
+  });
+
+  it('creates an API key over REST, and serves the schema with an ETag (304 when unchanged)', async () => {
+    const session = await signInAs(t, world.creators[1]!.id);
+    const created = await post('/auth/api-keys', { name: 'rest bot' }, session.headers);
+    expect(created.statusCode, created.body).toBe(200);
+    expect(created.json().key).toMatchObject({ name: 'rest bot', is_active: true, user_id: world.creators[1]!.id, last_used_at: null });
+    const me = await get('/auth/me', { 'x-api-key': created.json().api_key });
+    expect(me.json().id).toBe(world.creators[1]!.id);
+    expect((await post('/auth/api-keys', { name: 'anonymous' })).statusCode).toBe(401);
+    expect((await post('/auth/api-keys', {}, session.headers)).json().error).toMatchObject(
+      { code: 'BAD_USER_INPUT', argumentName: 'name' },
+    );
+
+    const sdl = await get('/schema.graphql');
+    expect(sdl.statusCode).toBe(200);
+    expect(sdl.headers['content-type']).toMatch(/^application\/graphql/);
+    expect(sdl.body).toContain('type Query');
+    expect(sdl.body).toContain('rateLimit: RateLimit');
+    const etag = String(sdl.headers.etag);
+    expect(etag).toMatch(/^"[\w-]{43}"$/);
+    const again = await get('/schema.graphql', { 'if-none-match': etag });
+    expect([again.statusCode, again.body]).toEqual([304, '']);
+    expect((await get('/schema.graphql', { 'if-none-match': `W/${etag}, "other"` })).statusCode).toBe(304);
+    expect((await get('/schema.graphql', { 'if-none-match': '"stale"' })).statusCode).toBe(200);
   });
 
   it('GET /pools/{id} answers GraphQL pool with the relations asked for; 404 and 400 otherwise', async () => {

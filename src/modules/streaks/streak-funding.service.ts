@@ -1,6 +1,5 @@
 import { PublicKey } from '@solana/web3.js';
 import type { StreakRow } from '../../../schema/index.js';
-import { userTokenAccount } from '../../chain/addresses.js';
 import { canonicalParams } from '../../chain/proof.js';
 import { buildStreakFunding } from '../../chain/streak-funding.js';
 import { AppError, badInput } from '../../errors.js';
@@ -8,8 +7,7 @@ import { requireRole } from '../auth/viewer.js';
 import { toBaseUnits } from '../common/amounts.js';
 import { parseId } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';
-import { onChain } from '../transactions/submission.js';
-import { build, type Prepare, type PreparedTransaction, type SignedInput, submit } from '../transactions/two-step.js';
+import { assertBalance, build, type Prepare, type PreparedTransaction, type SignedInput, submit } from '../transactions/two-step.js';
 
 /**
  * fundStreak, two-step like the user operations: the operator builds a transfer of their
@@ -34,8 +32,7 @@ const prepareFunding: Prepare<FundStreakInput, 'fundStreak'> = async (ctx, { vie
   const { decimals } = chain.accounts;
   const amount = toBaseUnits(input.amount, decimals);
   if (amount === null || amount <= 0n) throw badInput('input.amount', `input.amount must be a positive number of tokens with at most ${decimals} decimals`);
-  const balance = await onChain(() => chain.client.tokenBalance(userTokenAccount(chain.accounts.mint, wallet)));
-  if (balance < amount) throw new AppError('INSUFFICIENT_FUNDS', `Your token balance is ${balance} base units; this needs ${amount}`, { argumentName: 'input.amount' });
+  await assertBalance({ viewer, chain, wallet }, amount, 'input.amount');
   return {
     params: fundStreakParams(input),
     derived: {},

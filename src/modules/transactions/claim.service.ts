@@ -106,6 +106,22 @@ export async function claimStreakReward(ctx: ServiceContext, streakRewardId: str
   return { signature, streakReward: claimed! };
 }
 
+/** The most a single requestDevSol call airdrops, in lamports (1 SOL): enough rent for hundreds of token accounts. */
+export const DEV_SOL_LAMPORTS_PER_REQUEST = 1_000_000_000;
+
+/** Airdrops SOL to the viewer's wallet (devchain only), for the rent of accounts it opens; returns the signature and the new balance. */
+export async function requestDevSol(ctx: ServiceContext, lamports: number): Promise<{ signature: string; lamports: number }> {
+  const { wallet } = await viewerWallet(ctx);
+  const chain = requireChain(ctx);
+  if (!chain.isDevchain) throw new AppError('FORBIDDEN', 'Test SOL exists only on the embedded chain');
+  if (!Number.isSafeInteger(lamports) || lamports <= 0 || lamports > DEV_SOL_LAMPORTS_PER_REQUEST) {
+    throw badInput('lamports', `lamports must be a whole number more than 0 and at most ${DEV_SOL_LAMPORTS_PER_REQUEST} (1 SOL)`);
+  }
+  const signature = await onChain(() => chain.client.airdrop(wallet, BigInt(lamports)));
+  const balance = await onChain(() => chain.client.lamports(wallet));
+  return { signature, lamports: Number(balance) };
+}
+
 /** The most a single requestDevTokens call mints, in whole tokens. */
 export const DEV_TOKENS_PER_REQUEST = 10_000;
 

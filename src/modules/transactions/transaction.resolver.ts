@@ -1,9 +1,10 @@
-import { Arg, Ctx, Float, ID, Mutation, Resolver } from 'type-graphql';
+import { Arg, Ctx, Float, ID, Int, Mutation, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../server/context.js';
-import { claimReward, claimStreakReward, requestDevTokens } from './claim.service.js';
+import { claimReward, claimStreakReward, requestDevSol, requestDevTokens } from './claim.service.js';
 import * as transactions from './transaction.service.js';
 import { buildWithdrawTransaction, submitWithdrawTransaction } from './withdraw.service.js';
 import {
+  DevSol,
   DevTokens,
   PredictionTransactionInput,
   PredictionUpdateTransactionInput,
@@ -82,5 +83,15 @@ export class DevTokensResolver {
   @Mutation(() => DevTokens, { description: 'Mints test stake tokens to your wallet (embedded chain only; at most 10,000 a call).' })
   requestDevTokens(@Arg('amount', () => Float, { description: 'Whole tokens to mint, more than 0 and at most 10,000.' }) amount: number, @Ctx() ctx: GraphQLContext) {
     return requestDevTokens(ctx, amount);
+  }
+
+  @Mutation(() => DevSol, {
+    description: 'Airdrops test SOL to your wallet, for the rent of accounts it opens (embedded chain only; at most 1 SOL a call).',
+  })
+  requestDevSol(
+    @Arg('lamports', () => Int, { description: 'Lamports to airdrop, more than 0 and at most 1,000,000,000 (1 SOL).' }) lamports: number,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return requestDevSol(ctx, lamports);
   }
 }

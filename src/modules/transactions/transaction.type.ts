@@ -1,5 +1,6 @@
 import { Field, Float, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
 import { DateTime } from '../common/scalars.js';
+import { TransactionPreview } from './preview.type.js';
 import { Prediction, Reward } from '../predictions/prediction.type.js';
 import { StreakReward } from '../streaks/streak.type.js';
 
@@ -13,6 +14,9 @@ export class PreparedTransaction {
 
   @Field(() => DateTime, { description: 'Submit before this (and before the blockhash expires, about a minute).' })
   expiresAt!: Date;
+
+  @Field(() => TransactionPreview, { description: 'What the transaction will do, as the chain simulates it now: show it before signing.' })
+  preview!: TransactionPreview;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'Step 2 of a two-step transaction: the confirmed signature.' })
@@ -52,6 +56,15 @@ export class DevTokens {
 
   @Field(() => Float, { description: 'Your token balance afterwards, in whole tokens.' })
   balance!: number;
+}
+
+@ObjectType({ simpleResolvers: true, description: 'Test SOL airdropped to your wallet on the embedded chain.' })
+export class DevSol {
+  @Field(() => String, { description: 'The airdrop transaction.' })
+  signature!: string;
+
+  @Field(() => Float, { description: 'Your SOL balance afterwards, in lamports.' })
+  lamports!: number;
 }
 
 const SIGNED = 'The built transaction, signed by the wallet, base64.';

@@ -6,9 +6,12 @@ import type { ChainRuntime } from '../../chain/runtime.js';
 import type { CustodyTransfer } from '../../chain/signing-rules.js';
 import { type BuiltTransaction, messageOf, type RecentBlockhash } from '../../chain/transactions.js';
 import { AppError } from '../../errors.js';
+import { toTokens } from '../common/amounts.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { ServiceContext } from '../context.js';
 import type { EffectParams, OperationName } from './operations.js';
+import { previewOf } from './preview.js';
+import type { TransactionPreview } from './preview.type.js';
 import { awaitSettled, checkSignedSubmission, coSign, findSubmission, onChain, requireChain, sendOnce, sha256Hex, viewerWallet } from './submission.js';
 
 /**
@@ -21,6 +24,7 @@ export interface PreparedTransaction {
   transaction: string;
   proof: string;
   expiresAt: Date;
+  preview: TransactionPreview;
 }
 
 export interface SubmittedTransaction {
@@ -82,7 +86,7 @@ export async function build<TInput, Op extends OperationName>(
     { operation, userId: signer.viewer.userId, params: prepared.params, derived: prepared.derived, messageHash: built.messageHash, ...recent },
     expiresAt,
   );
-  return { transaction: built.transaction, proof, expiresAt };
+  return { transaction: built.transaction, proof, expiresAt, preview: await previewOf(signer.chain, built.transaction) };
 }
 
 /**
@@ -150,6 +154,9 @@ export async function assertBalance(signer: Signer, units: bigint, argumentName:
   const account = userTokenAccount(signer.chain.accounts.mint, signer.wallet);
   const balance = await onChain(() => signer.chain.client.tokenBalance(account));
   if (balance < units) {
-    throw new AppError('INSUFFICIENT_FUNDS', `Your token balance is ${balance} base units; this needs ${units}`, { argumentName, balance: balance.toString() });
+    const { decimals } = signer.chain.accounts;
+    const [has, needs] = [toTokens(balance, decimals), toTokens(units, decimals)];
+    const message = `Your token balance is ${has} tokens; this needs ${needs}`;
+    throw new AppError('INSUFFICIENT_FUNDS', message, { argumentName, balance: has, needed: needs });
   }
 }

@@ -3,7 +3,7 @@ import { AppError } from '../../errors.js';
 import type { GraphQLContext } from '../context.js';
 import { createCostCheck, type OperationLimits } from '../limits.js';
 import type { OperationRecord } from '../logging.js';
-import { createRateLimitCheck } from '../rate-limit.js';
+import { createRateLimitCheck, rateLimitHeaders } from '../rate-limit.js';
 import type { RateLimitConfig } from '../../config.js';
 import { TIMED_OUT, withinBudget } from '../time-budget.js';
 import type { TrustedDocuments } from '../trusted-documents.js';
@@ -110,19 +110,25 @@ export class OperationPipeline {
   /** Runs one operation over HTTP (GraphQL or REST) and answers status, headers and body. */
   async run(input: OperationInput, options: RunOptions): Promise<OperationResult> {
     const budgetMs = options.budgetMs ?? 0;
+    const made: { context?: GraphQLContext } = {};
     // As a function, so the work runs in its own statement scope: past the budget its statements are cancelled.
-    const result = await withinBudget(budgetMs, () => this.runUnbounded(input, options));
-    if (result !== TIMED_OUT) return result;
-    return this.refusal(new AppError('OPERATION_TIMEOUT', `The request did not complete within its time budget of ${budgetMs} ms`, { budgetMs }), options);
+    let result = await withinBudget(budgetMs, () => this.runUnbounded(input, options, made));
+    if (result === TIMED_OUT) {
+      const message = `The request did not complete within its time budget of ${budgetMs} ms`;
+      result = this.refusal(new AppError('OPERATION_TIMEOUT', message, { budgetMs }), options);
+    }
+    // Every answer of a counted operation says what is left of its budget, the 429 included.
+    const budget = rateLimitHeaders(made.context?.rateLimit);
+    return budget['ratelimit'] ? { ...result, headers: { ...result.headers, ...budget } } : result;
   }
 
-  private async runUnbounded(input: OperationInput, options: RunOptions): Promise<OperationResult> {
+  private async runUnbounded(input: OperationInput, options: RunOptions, made: { context?: GraphQLContext }): Promise<OperationResult> {
     let admitted: ReturnType<OperationPipeline['admit']>;
     let context: GraphQLContext;
     try {
       // The document first: refusing an unknown hash or untrusted document costs no lookup.
       const text = this.documentText(input, options.serverOwned);
-      context = await options.context();
+      context = made.context = await options.context();
       admitted = this.admit(text, input, context, options.record);
       if (admitted.operation.type === 'subscription') {
         throw new AppError('SUBSCRIPTION_REQUIRES_WEBSOCKET', `Subscriptions run over graphql-ws (WebSocket) at ${this.options.webSocketPath}, not over HTTP`, {

@@ -31,7 +31,13 @@ const CODE_OF_STATUS: Record<number, ErrorCode> = {
  * catalogue's status. Anything else is logged and answered INTERNAL_SERVER_ERROR.
  */
 export function registerRefusals(app: FastifyInstance, bodyLimitBytes: number): void {
-  app.setNotFoundHandler((request, reply) => sendRefusal(reply, new AppError('ROUTE_NOT_FOUND', `No route answers ${request.method} ${request.url.split('?', 1)[0]}`)));
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0]!;
+    const error = new AppError('ROUTE_NOT_FOUND', `No route answers ${request.method} ${path}`);
+    // GraphQL is served at one path; any other unknown path is a REST client's, answered in the REST shape.
+    if (path.startsWith('/graphql')) return sendRefusal(reply, error);
+    return reply.code(error.status).send({ error: { code: error.code, message: error.message } });
+  });
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) return sendRefusal(reply, error);
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

@@ -28,6 +28,10 @@ const ME = `query RestMe { viewer { ...UserFields email } }\n${USER_FIELDS}`;
 const CHALLENGE = `mutation RestSignInChallenge($walletAddress: String!) { requestSignInChallenge(walletAddress: $walletAddress) { message nonce expiresAt } }`;
 const SIGN_IN_WITH_WALLET = `mutation RestSignInWithWallet($input: SignInWithWalletInput!) { signInWithWallet(input: $input) { ${SESSION_FIELDS} } }\n${USER_FIELDS}`;
 
+const CREATE_API_KEY = `mutation RestCreateApiKey($name: String!) {
+  createApiKey(name: $name) { apiKey key { id createdAt updatedAt userId name keyHash isActive lastUsedAt } }
+}`;
+
 const header = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined);
 
 export const authRoutes: RestRoute[] = [
@@ -134,5 +138,35 @@ export const authRoutes: RestRoute[] = [
       return { query: SIGN_IN_WITH_WALLET, operationName: 'RestSignInWithWallet', variables: { input: { walletAddress: wallet_address, message, signature } } };
     },
     respond: (data) => toSnakeCase(data.signInWithWallet),
+  },
+  {
+    method: 'POST',
+    url: '/auth/api-keys',
+    schema: {
+      summary: 'Create an API key for the signed-in user',
+      description: 'The key is shown in this answer only: keep it, and send it as `x-api-key` (or open a session with POST /auth/session).',
+      tags: ['auth'],
+      security: AUTHENTICATED,
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name'],
+        properties: { name: { type: 'string', minLength: 1, maxLength: 64 } },
+      },
+      response: {
+        200: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['api_key', 'key'],
+          properties: { api_key: { type: 'string', description: 'The key itself, shown this once.' }, key: ref('ApiKey') },
+        },
+      },
+    },
+    operation: (request) => ({
+      query: CREATE_API_KEY,
+      operationName: 'RestCreateApiKey',
+      variables: { name: (request.body as { name: string }).name },
+    }),
+    respond: (data) => toSnakeCase(data.createApiKey),
   },
 ];

@@ -41,6 +41,7 @@ const POOL_WITH_RELATIONS = `fragment PoolWithRelations on Pool {
       user @include(if: $predictionsUser) { ...UserFields }
       reward @include(if: $predictionsReward) { ...RewardFields }
       streak @include(if: $predictionsStreak) { ...StreakFields }
+      pool @include(if: $predictionsPool) { ...PoolFields }
     }
   }
 }
@@ -53,7 +54,7 @@ ${REWARD_FIELDS}`;
 /** The variables of {@link POOL_WITH_RELATIONS}, declared by every document that uses it. */
 const INCLUDE_VARIABLES = `$user: Boolean! = false, $resolution: Boolean! = false, $image: Boolean! = false, $streak: Boolean! = false,
   $predictions: Boolean! = false, $predictionsFirst: Int = 1, $predictionsUser: Boolean! = false,
-  $predictionsReward: Boolean! = false, $predictionsStreak: Boolean! = false`;
+  $predictionsReward: Boolean! = false, $predictionsStreak: Boolean! = false, $predictionsPool: Boolean! = false`;
 
 export const LIST_POOLS = `query RestListPools($first: Int, $offset: Int, $after: String, $filter: PoolFilter, $sort: PoolSort, $search: String, ${INCLUDE_VARIABLES}) {
   pools(first: $first, offset: $offset, after: $after, filter: $filter, sort: $sort, search: $search) {
@@ -84,3 +85,10 @@ export const STREAK_USER_DETAILS = `query RestStreakUserDetails($streakId: ID!, 
 }
 ${STREAK_FIELDS}
 ${STREAK_REWARD_FIELDS}`;
+
+/** Everything of a build's preview. */
+export const PREVIEW_FIELDS = `fragment PreviewFields on TransactionPreview {
+  succeeds failure { error reason logs } feePayer feeLamports rent { account payer lamports }
+  instructions { program programId name accounts { role address } amount mint lamports memo }
+  balanceChanges { account owner mint before after change lamportsBefore lamportsAfter lamportsChange }
+}`;

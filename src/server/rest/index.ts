@@ -6,6 +6,7 @@ import { authRoutes } from './auth.routes.js';
 import { poolRoutes } from './pools.routes.js';
 import { ref, RESOURCE_SCHEMAS } from './resources.schema.js';
 import { registerErrorShape, registerRoute, RestError, type RestOptions, type RestRoute } from './route.js';
+import { registerSchemaDocument } from '../schema-document.js';
 import { streakRoutes } from './streak.routes.js';
 import { transactionRoutes } from './transactions.routes.js';
 
@@ -17,21 +18,6 @@ export const REST_ROUTES: RestRoute[] = [...poolRoutes, ...streakRoutes, ...tran
 /** Where the OpenAPI document and its docs page are served. */
 export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
-
-/**
- * `filter_by[]=A&filter_by[]=B` (PHP/axios style, as the SDK's clients send) means what
- * `filter_by=A&filter_by=B` means; fastify's schema coercion then makes one value a list.
- */
-function mergeBracketedParameters(request: FastifyRequest): void {
-  const query = request.query as Record<string, unknown> | undefined;
-  if (!query) return;
-  for (const key of Object.keys(query)) {
-    if (!key.endsWith('[]')) continue;
-    const base = key.slice(0, -2);
-    query[base] = [query[base] ?? [], query[key]].flat();
-    delete query[key];
-  }
-}
 
 /**
  * A POST without a body (the SDK's /auth/refresh, say) is an empty object, unless its route
@@ -62,7 +48,10 @@ export async function registerRest(app: FastifyInstance, options: RestOptions): 
             'The prediction-pool interface as REST. Every route runs a fixed GraphQL operation of /graphql, with the same credentials, limits and errors. ' +
             'Lists answer a JSON array; their paging metadata is in the X-Total-Count, X-Next-Cursor and Link headers. ' +
             'Failures answer `{ "error": { "code", "message", ... } }` with the status of the code; 429 and 503 carry Retry-After. ' +
-            'Parameters and body fields not listed here are ignored.',
+            'Every answer of a counted operation carries its budget in the RateLimit-Policy and RateLimit headers. ' +
+            'Lists in the query may be repeated, bracketed (`a[]=`) or comma-separated; enum values in any case; ' +
+            'booleans as true/false or 1/0. ' +
+            'A query parameter not listed here is refused (400 naming it); body fields not listed are ignored.',
         },
         components: {
           securitySchemes: {
@@ -81,11 +70,11 @@ export async function registerRest(app: FastifyInstance, options: RestOptions): 
     // Only JSON bodies: a text/plain POST is a "simple" cross-site request a page could forge.
     scope.removeContentTypeParser('text/plain');
     scope.addHook('preValidation', async (request) => {
-      mergeBracketedParameters(request);
       normalizeBody(request);
     });
     registerErrorShape(scope, options);
     const errorResponses = { '4xx': ref('Error'), '5xx': ref('Error') };
+    if (options.schema) registerSchemaDocument(scope, options.schema);
     for (const route of REST_ROUTES) {
       registerRoute(scope, options, { ...route, schema: { ...route.schema, response: { ...(route.schema.response as object), ...errorResponses } } });
     }

@@ -35,7 +35,17 @@ export function restParameterName(argumentName: string): string {
 }
 
 /** The relations `includes` may name; a dotted path includes its parent too. */
-export const INCLUDABLE = ['user', 'resolution', 'image', 'streak', 'predictions', 'predictions.user', 'predictions.reward', 'predictions.streak'] as const;
+export const INCLUDABLE = [
+  'user',
+  'resolution',
+  'image',
+  'streak',
+  'predictions',
+  'predictions.user',
+  'predictions.reward',
+  'predictions.streak',
+  'predictions.pool',
+] as const;
 export type Includable = (typeof INCLUDABLE)[number];
 
 /** The `@include` variables of the pool documents (see documents.ts) for `includes`. */
@@ -53,5 +63,6 @@ export function includeVariables(includes: readonly Includable[] = [], predictio
     predictionsUser: wanted.has('predictions.user'),
     predictionsReward: wanted.has('predictions.reward'),
     predictionsStreak: wanted.has('predictions.streak'),
+    predictionsPool: wanted.has('predictions.pool'),
   };
 }

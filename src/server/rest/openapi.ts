@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
+import { getSchema } from '../schema.js';
 import { OPENAPI_PATH, registerRest } from './index.js';
 
 /**
@@ -14,7 +15,7 @@ export async function buildOpenApiDocument(): Promise<Record<string, any>> {
   const neverRuns = async () => {
     throw new Error('the document is built without running operations');
   };
-  await registerRest(app, { runOperation: neverRuns });
+  await registerRest(app, { runOperation: neverRuns, schema: await getSchema() });
   try {
     return (await app.inject({ method: 'GET', url: OPENAPI_PATH })).json();
   } finally {

@@ -12,7 +12,9 @@ const DEFAULT_EMBEDDED_PREDICTIONS = 20;
 export const includesParameter = {
   type: 'array',
   items: { type: 'string', enum: [...INCLUDABLE] },
-  description: 'Relations to embed; dotted paths embed a relation of the predictions (and the predictions with them). `includes[]=` works too.',
+  description:
+    'Relations to embed; dotted paths embed a relation of the predictions (and the predictions with them). ' +
+    'Repeated, `includes[]=` or comma-separated (`includes=user,predictions`).',
 } as const;
 
 export const predictionsLimitParameter = {
@@ -87,11 +89,23 @@ const listPools: RestRoute = {
       additionalProperties: false,
       properties: {
         sort_by: { type: 'string', enum: [...POOL_SORTS], default: 'END_DATE' },
-        filter_by: { type: 'array', items: { type: 'string', enum: [...POOL_STATUS_FILTERS] }, description: 'Pool states; several mean any of them. `filter_by[]=` works too.' },
+        filter_by: {
+          type: 'array',
+          items: { type: 'string', enum: [...POOL_STATUS_FILTERS] },
+          description: 'Pool states; several mean any of them: repeated, `filter_by[]=` or comma-separated.',
+        },
         query: { type: 'string', description: 'Full-text search over title and description: every word must start a word of either.' },
         streak_id: { type: 'string', format: 'uuid' },
-        reference_date: { type: 'string', format: 'date-time', description: 'Pools whose reference date falls on the same UTC day.' },
+        reference_date: {
+          type: 'string',
+          format: 'date-time',
+          description: 'Pools whose reference date falls on the same UTC day; a date alone (`2026-03-01`) works too.',
+        },
         created_by: { type: 'string', format: 'uuid' },
+        mint_address: {
+          type: 'string',
+          description: 'Accepted as the interface’s clients send it: every pool here stakes the one stake mint (`stake_token_mint`).',
+        },
         includes: includesParameter,
         predictions_limit: predictionsLimitParameter,
         ...pagingParameters,

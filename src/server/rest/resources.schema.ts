@@ -98,7 +98,12 @@ export const PredictionSchema = object(
     bump: integer,
     last_sync_at: nullable(dateTime),
   },
-  { user: ref('User'), reward: nullableRef('Reward'), streak: nullableRef('Streak') },
+  {
+    user: ref('User'),
+    reward: nullableRef('Reward'),
+    streak: nullableRef('Streak'),
+    pool: { ...ref('Pool'), description: 'Its pool, without relations.' },
+  },
 );
 
 export const PoolSchema = object(
@@ -170,6 +175,101 @@ export const ErrorSchema = {
   additionalProperties: false,
 } as const;
 
+export const ApiKeySchema = object('ApiKey', 'An API key of a user (never the key itself).', {
+  ...record,
+  user_id: id,
+  name: string,
+  key_hash: { ...string, description: 'SHA-256 of the key, hex.' },
+  is_active: boolean,
+  last_used_at: nullable(dateTime),
+});
+
+const nullableNumber = nullable(number);
+const nullableString = nullable(string);
+
+/** The preview of a built transaction (see TransactionPreview in the GraphQL schema): tokens whole, SOL in lamports. */
+export const TransactionPreviewSchema = object(
+  'TransactionPreview',
+  'What the transaction will do, as the chain simulates it now: show it before the wallet signs. ' +
+    'Public chain state only; nothing is signed or sent.',
+  {
+    succeeds: { ...boolean, description: 'False: submitting it would be refused, see failure.' },
+    failure: {
+      anyOf: [
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['error', 'reason', 'logs'],
+          properties: {
+            error: { ...string, description: 'The chain’s error, JSON.' },
+            reason: { ...string, description: 'The program’s reason.' },
+            logs: { type: 'array', items: string },
+          },
+        },
+        { type: 'null' },
+      ],
+    },
+    fee_payer: { ...string, description: 'Who pays the fee: the service’s relayer.' },
+    fee_lamports: integer,
+    rent: {
+      type: 'array',
+      description: 'Rent of the accounts it opens, in lamports, and who pays it.',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['account', 'payer', 'lamports'],
+        properties: { account: string, payer: string, lamports: integer },
+      },
+    },
+    instructions: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['program', 'program_id', 'name', 'accounts', 'amount', 'mint', 'lamports', 'memo'],
+        properties: {
+          program: { ...string, description: 'spl-token, associated-token, memo, system, or the program’s address.' },
+          program_id: string,
+          name: { ...string, description: 'transferChecked, createIdempotent, create, memo, transfer, or unknown.' },
+          accounts: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['role', 'address'],
+              properties: { role: string, address: string },
+            },
+          },
+          amount: { ...nullableNumber, description: 'Tokens it moves, whole.' },
+          mint: nullableString,
+          lamports: nullableNumber,
+          memo: nullableString,
+        },
+      },
+    },
+    balance_changes: {
+      type: 'array',
+      description: 'Every account it writes: token balances in whole tokens (null: not a token account), SOL in lamports.',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['account', 'owner', 'mint', 'before', 'after', 'change', 'lamports_before', 'lamports_after', 'lamports_change'],
+        properties: {
+          account: string,
+          owner: nullableString,
+          mint: nullableString,
+          before: nullableNumber,
+          after: nullableNumber,
+          change: nullableNumber,
+          lamports_before: integer,
+          lamports_after: integer,
+          lamports_change: integer,
+        },
+      },
+    },
+  },
+);
+
 /** OpenAPI security of the routes that act for the caller: any of the credentials /graphql takes. */
 export const AUTHENTICATED: Array<Record<string, string[]>> = [{ bearer: [] }, { cookie: [] }, { apiKey: [] }];
 
@@ -183,5 +283,7 @@ export const RESOURCE_SCHEMAS: Schema[] = [
   PredictionSchema,
   PoolSchema,
   StreakRewardSchema,
+  TransactionPreviewSchema,
+  ApiKeySchema,
   ErrorSchema,
 ];

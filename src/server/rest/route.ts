@@ -1,6 +1,8 @@
+import type { GraphQLSchema } from 'graphql';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { ERROR_CODES, type ErrorCode } from '../../errors.js';
 import { restParameterName } from './mapping.js';
+import { normalizeQuery } from './query-parameters.js';
 import type { GraphQLOperation, OperationError, OperationResult, RunOperation } from './run-operation.js';
 
 /**
@@ -29,6 +31,8 @@ export class RestError extends Error {
 
 export interface RestOptions {
   runOperation: RunOperation;
+  /** The GraphQL schema served as SDL at /schema.graphql; none (introspection off) serves none. */
+  schema?: GraphQLSchema | null;
   /** Include stack traces of unexpected errors (development). */
   exposeInternals?: boolean;
 }
@@ -57,14 +61,21 @@ function sendOperationError(reply: FastifyReply, result: OperationResult, error:
   return reply.code(status).send(body);
 }
 
+/** The RateLimit headers of an operation's answer, which a REST answer carries as GraphQL's does. */
+function budgetHeadersOf(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name === 'ratelimit' || name === 'ratelimit-policy'));
+}
+
 /** Runs `route`'s operation for each request through the pipeline (which also keeps the request's time budget). */
 export function registerRoute(app: FastifyInstance, options: RestOptions, route: RestRoute): void {
   app.route({
     method: route.method,
     url: route.url,
     schema: route.schema,
+    preValidation: async (request) => normalizeQuery(request),
     async handler(request, reply) {
       const result = await options.runOperation(request, reply, route.operation(request));
+      reply.headers(budgetHeadersOf(result.headers));
       const error = result.body.errors?.[0];
       if (error) return sendOperationError(reply, result, error);
       return reply.code(200).send(route.respond(result.body.data, reply, request));

@@ -1,3 +1,4 @@
+import { MAX_PAGE_SIZE } from '../../modules/common/pagination.js';
 import { STREAK_POOLS, STREAK_USER_DETAILS } from './documents.js';
 import { type Includable, includeVariables, toSnakeCase } from './mapping.js';
 import { includesParameter, pagingHeaders, pagingParameters, type PagingQuery, pagingVariables, predictionsLimitParameter, setPagingHeaders } from './pools.routes.js';
@@ -24,7 +25,14 @@ const streakPools: RestRoute = {
       required: ['streak_id'],
       properties: {
         streak_id: { type: 'string', format: 'uuid' },
-        past_only: { type: 'boolean', default: false, description: 'Only pools whose prediction window has ended.' },
+        past_only: { type: 'boolean', default: false, description: 'Only pools whose prediction window has ended (`true`/`1`).' },
+        participated_only: {
+          type: 'boolean',
+          const: false,
+          description:
+            'Only `false` (or absent) is served: the list is never filtered by the caller’s participation, ' +
+            'so `true` is refused rather than ignored.',
+        },
         includes: includesParameter,
         predictions_limit: predictionsLimitParameter,
         ...pagingParameters,
@@ -68,6 +76,8 @@ const streakUserDetails: RestRoute = {
       properties: {
         streak_id: { type: 'string', format: 'uuid' },
         is_claimed: { type: 'boolean', description: 'Only claimed (true) or unclaimed (false) streak rewards; all when absent.' },
+        limit: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, description: 'At most this many streak rewards (all when absent).' },
+        offset: { ...pagingParameters.offset, description: 'Streak rewards to skip.' },
       },
     },
     response: {
@@ -91,7 +101,11 @@ const streakUserDetails: RestRoute = {
     const query = request.query as { streak_id: string; is_claimed?: boolean };
     return { query: STREAK_USER_DETAILS, operationName: 'RestStreakUserDetails', variables: { streakId: query.streak_id, isClaimed: query.is_claimed } };
   },
-  respond: (data) => toSnakeCase(data.streakUserDetails),
+  respond(data, _reply, request) {
+    const { offset = 0, limit } = request.query as { offset?: number; limit?: number };
+    const details = toSnakeCase(data.streakUserDetails);
+    return { ...details, streak_rewards: details.streak_rewards.slice(offset, limit === undefined ? undefined : offset + limit) };
+  },
 };
 
 export const streakRoutes = [streakPools, streakUserDetails];

@@ -1,4 +1,4 @@
-import { PREDICTION_FIELDS, REWARD_FIELDS, STREAK_REWARD_FIELDS } from './documents.js';
+import { PREDICTION_FIELDS, PREVIEW_FIELDS, REWARD_FIELDS, STREAK_REWARD_FIELDS } from './documents.js';
 import { toSnakeCase } from './mapping.js';
 import { AUTHENTICATED, ref } from './resources.schema.js';
 import type { RestRoute } from './route.js';
@@ -24,8 +24,9 @@ function body(required: Record<string, Schema>, optional: Record<string, Schema>
 const PREPARED = {
   type: 'object',
   additionalProperties: false,
-  required: ['transaction', 'proof', 'expires_at'],
+  required: ['transaction', 'proof', 'expires_at', 'preview'],
   properties: {
+    preview: ref('TransactionPreview'),
     transaction: { type: 'string', description: 'Base64 wire transaction; the relayer pays the fee, your signature slot is empty.' },
     proof: { type: 'string', description: 'Pass it back unchanged with the signed transaction.' },
     expires_at: { type: 'string', format: 'date-time', description: 'Submit before this (and before the blockhash expires, about a minute).' },
@@ -54,7 +55,9 @@ interface TwoStep {
 
 /** The build and submit routes of one two-step operation. */
 function twoStep({ path, what, name, params, submitted }: TwoStep): RestRoute[] {
-  const build = `mutation RestBuild${name}($input: ${name}TransactionInput!) { build${name}Transaction(input: $input) { transaction proof expiresAt } }`;
+  const selection = 'transaction proof expiresAt preview { ...PreviewFields }';
+  const build = `mutation RestBuild${name}($input: ${name}TransactionInput!) { build${name}Transaction(input: $input) { ${selection} } }
+${PREVIEW_FIELDS}`;
   const submit = `mutation RestSubmit${name}($input: Submit${name}TransactionInput!) { submit${name}Transaction(input: $input) { ${submitted.selection} } }${submitted.fragments}`;
   return [
     {
