@@ -1,7 +1,8 @@
 import { USER_FIELDS } from './documents.js';
 import { toSnakeCase } from './mapping.js';
 import { AUTHENTICATED, ref } from './resources.schema.js';
-import { RestError, type RestRoute } from './route.js';
+import { RestError } from './rest-error.js';
+import type { RestRoute } from './route.js';
 
 const SESSION_FIELDS = `accessToken accessTokenExpiresAt refreshToken refreshTokenExpiresAt user { ...UserFields }`;
 

@@ -4,7 +4,8 @@ import { POOL_SORTS, POOL_STATUS_FILTERS } from '../../modules/pools/pool.servic
 import { GET_POOL, LIST_POOLS } from './documents.js';
 import { INCLUDABLE, type Includable, includeVariables, toSnakeCase } from './mapping.js';
 import { ref } from './resources.schema.js';
-import { RestError, type RestRoute } from './route.js';
+import { RestError } from './rest-error.js';
+import type { RestRoute } from './route.js';
 
 /** Embedded predictions per pool when `predictions_limit` is not given. */
 const DEFAULT_EMBEDDED_PREDICTIONS = 20;

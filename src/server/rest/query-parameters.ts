@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { RestError } from './route.js';
+import { RestError } from './rest-error.js';
 
 /**
  * The query string as the interface's clients write it, made the one form the route's

@@ -1,6 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
-import { ERROR_CODES, type ErrorCode } from '../../errors.js';
+import { ERROR_CODES } from '../../errors.js';
+import { RestError } from './rest-error.js';
 import { restParameterName } from './mapping.js';
 import { normalizeQuery } from './query-parameters.js';
 import type { GraphQLOperation, OperationError, OperationResult, RunOperation } from './run-operation.js';
@@ -16,17 +17,6 @@ export interface RestRoute {
   operation(request: FastifyRequest): GraphQLOperation;
   /** The response body made of the data; may set headers (paging) or answer an error (null -> 404). */
   respond(data: any, reply: FastifyReply, request: FastifyRequest): unknown;
-}
-
-/** A failure in the REST shape: `{ "error": { "code", "message", ... } }` with the catalogue's status. */
-export class RestError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details: Record<string, unknown> = {},
-  ) {
-    super(message);
-  }
 }
 
 export interface RestOptions {
