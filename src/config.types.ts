@@ -15,6 +15,8 @@ export interface Config {
   statementTimeoutMs: number;
   /** Longest a SIGTERM/SIGINT drain may take before the process exits anyway, in milliseconds. */
   shutdownTimeoutMs: number;
+  /** How often PENDING chain submissions nobody owns are settled, in milliseconds; 0 = at start-up only. */
+  reconcileIntervalMs: number;
   /** Seed demo data into an empty database at start-up. */
   seedDemoData: boolean;
   /** Schema introspection (and the explorer) served. */

@@ -112,6 +112,13 @@ export function coSign(chain: ChainRuntime, wire: WireTransaction, rule: Signing
   return { bytes, signature: bs58.encode(bytes.subarray(1, 65)) };
 }
 
+/**
+ * How long one process owns settling a PENDING submission: the request that sends it (it
+ * waits for the chain until the transaction's blockhash expires, about a minute on Solana),
+ * or the reconciler that leased it. Past it, another replica's reconciler may take the row.
+ */
+export const SUBMISSION_LEASE_MS = 120_000;
+
 export interface Submission {
   idempotencyKey: string;
   /** The change only one transaction may make (see chain_submissions.lane); none for claims and withdrawals. */
@@ -162,6 +169,7 @@ export async function sendOnce(ctx: ServiceContext, chain: ChainRuntime, s: Subm
       lastValidBlockHeight: s.lastValidBlockHeight,
       createdAt: ctx.now,
       updatedAt: ctx.now,
+      leaseExpiresAt: new Date(ctx.now.getTime() + SUBMISSION_LEASE_MS),
     })
     // No conflict target: concurrent claims of one record build the same bytes, so the
     // loser may collide on the signature index before the idempotency key's; either
