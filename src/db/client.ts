@@ -40,7 +40,7 @@ export interface Database {
   readonly kind: 'postgres' | 'pglite';
   readonly db: Db;
   readonly statementCount: number;
-  /** Messages to every process on this database (LISTEN/NOTIFY; in process on PGlite). */
+  /** Wake-ups of every process on this database after an event outbox write (LISTEN/NOTIFY; in process on PGlite). */
   readonly events: EventChannel;
   /** Runs raw SQL and returns its rows, normalised across drivers (no column mapping). */
   rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]>;
@@ -183,7 +183,7 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
   return withReadQuery({
     kind: 'postgres',
     db,
-    events: postgresEventChannel(client, { url: options.url, applicationName, connectTimeoutSeconds: options.connectTimeoutSeconds ?? 3 }),
+    events: postgresEventChannel({ url: options.url, applicationName, connectTimeoutSeconds: options.connectTimeoutSeconds ?? 3 }),
     get statementCount() {
       return tracking.statements;
     },

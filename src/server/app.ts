@@ -52,8 +52,8 @@ export interface AppOptions {
 
 /**
  * The HTTP server: GraphQL at /graphql (POST and GET; the explorer for browsers),
- * /healthz (the process answers) and /readyz (the database answers and the process is not
- * shedding load); graphql-ws on /graphql too.
+ * /healthz (the process answers) and /readyz (the database answers, the process listens for
+ * events and is not shedding load); graphql-ws on /graphql too.
  */
 export async function createApp({ config, database, chain = null, clock = () => new Date(), logStream }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -159,7 +159,12 @@ export async function createApp({ config, database, chain = null, clock = () => 
   app.addHook('preClose', () => sockets.close());
 
   app.get('/healthz', async () => ({ status: 'ok' }));
+  // Not ready while subscribers here would miss events (the listener is reconnecting), or
+  // while the database does not answer: the balancer sends new clients elsewhere meanwhile.
   app.get('/readyz', async (_request, reply) => {
+    if (!events.listening) {
+      return reply.code(503).header('retry-after', '1').send({ status: 'unavailable', database: database.kind, events: 'not listening' });
+    }
     try {
       await database.ping(2000);
       return { status: 'ready', database: database.kind };

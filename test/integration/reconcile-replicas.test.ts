@@ -5,7 +5,8 @@ import * as tables from '../../schema/index.js';
 import { MEMO_PROGRAM_ID } from '../../src/chain/addresses.js';
 import { parseWireTransaction } from '../../src/chain/transactions.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
-import type { DomainEvent, EventPublisher } from '../../src/modules/events/events.js';
+import { EventHub } from '../../src/modules/events/event-hub.js';
+import { type DomainEvent, fromMessage } from '../../src/modules/events/events.js';
 import { syncCustodyAccounts } from '../../src/modules/transactions/custody-sync.js';
 import { reconcilePendingSubmissions } from '../../src/modules/transactions/reconcile.js';
 import { coSign, sha256Hex } from '../../src/modules/transactions/submission.js';
@@ -13,14 +14,6 @@ import { type ChainFixture, startChainFixture, TestKeypairWallet } from './chain
 import { UNIT } from './fixtures/builders.js';
 import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
 import { BUILD_PREDICTION, signInWith, SUBMIT_PREDICTION } from './operator-fixture.js';
-
-/** Every event a publisher was handed: the real publisher's input, kept to count announcements. */
-class RecordingPublisher implements EventPublisher {
-  readonly events: DomainEvent[] = [];
-  async publish(events: readonly DomainEvent[]): Promise<void> {
-    this.events.push(...events);
-  }
-}
 
 describe.each(backends)('pending submissions settled once, whatever the chain says of them, on %s', (kind) => {
   let t: TestApp;
@@ -36,6 +29,14 @@ describe.each(backends)('pending submissions settled once, whatever the chain sa
   });
 
   const db = () => t.database.db;
+
+  /** The transactionStatus events of `signatures` in the event outbox, in its order: what every replica's subscribers receive. */
+  async function announced(signatures: string[]) {
+    const rows = await db().select().from(tables.eventOutbox).orderBy(tables.eventOutbox.seq);
+    return rows
+      .map((row) => fromMessage(row.payload))
+      .filter((e): e is Extract<DomainEvent, { type: 'transactionStatus' }> => e?.type === 'transactionStatus' && signatures.includes(e.signature));
+  }
 
   /** An open pool with its vault on the chain; stakes of 3 tokens. */
   async function openPool() {
@@ -103,11 +104,11 @@ describe.each(backends)('pending submissions settled once, whatever the chain sa
     const now = new Date();
     await db().update(tables.chainSubmissions).set({ leaseExpiresAt: new Date(now.getTime() + 60_000) }).where(eq(tables.chainSubmissions.signature, s.signature));
 
-    const events = new RecordingPublisher();
-    expect(await reconcilePendingSubmissions(t.database, chain.runtime, { events, clock: () => now })).toEqual({ confirmed: 0, forgotten: 0, resent: 0 });
+    expect(await reconcilePendingSubmissions(t.database, chain.runtime, { clock: () => now })).toEqual({ confirmed: 0, forgotten: 0, resent: 0 });
+    expect(await announced([s.signature])).toEqual([]);
     const later = new Date(now.getTime() + 61_000);
-    expect(await reconcilePendingSubmissions(t.database, chain.runtime, { events, clock: () => later })).toEqual({ confirmed: 1, forgotten: 0, resent: 0 });
-    expect(events.events.filter((e) => e.type === 'transactionStatus')).toEqual([{ type: 'transactionStatus', signature: s.signature, status: 'CONFIRMED' }]);
+    expect(await reconcilePendingSubmissions(t.database, chain.runtime, { clock: () => later })).toEqual({ confirmed: 1, forgotten: 0, resent: 0 });
+    expect(await announced([s.signature])).toEqual([{ type: 'transactionStatus', signature: s.signature, status: 'CONFIRMED' }]);
   });
 
   it.runIf(kind === 'postgres')('two replicas reconciling at once settle each PENDING submission exactly once; chain and database agree', async () => {
@@ -125,15 +126,14 @@ describe.each(backends)('pending submissions settled once, whatever the chain sa
       // Landed while the database write that would have confirmed them was cut off.
       for (const s of landed) await chain.runtime.client.send(s.bytes);
 
-      const [a, b] = [new RecordingPublisher(), new RecordingPublisher()];
       const tallies = await Promise.all([
-        reconcilePendingSubmissions(t.database, chain.runtime, { events: a }),
-        reconcilePendingSubmissions(second, chain.runtime, { events: b }),
+        reconcilePendingSubmissions(t.database, chain.runtime, { events: new EventHub(t.database) }),
+        reconcilePendingSubmissions(second, chain.runtime, { events: new EventHub(second) }),
       ]);
       const sum = (key: 'confirmed' | 'forgotten' | 'resent') => tallies[0][key] + tallies[1][key];
       expect({ confirmed: sum('confirmed'), forgotten: sum('forgotten'), resent: sum('resent') }).toEqual({ confirmed: 4, forgotten: 1, resent: 2 });
 
-      const statuses = [...a.events, ...b.events].filter((e) => e.type === 'transactionStatus');
+      const statuses = await announced([expired, ...landed, ...unsent].map((s) => s.signature));
       const confirmedOnce = [...landed, ...unsent].map((s) => statuses.filter((e) => e.signature === s.signature && e.status === 'CONFIRMED').length);
       expect(confirmedOnce).toEqual([1, 1, 1, 1]);
       expect(statuses.filter((e) => e.signature === expired.signature)).toEqual([{ type: 'transactionStatus', signature: expired.signature, status: 'FAILED' }]);
@@ -151,7 +151,7 @@ describe.each(backends)('pending submissions settled once, whatever the chain sa
       expect(await chain.balance(pool.vault)).toBe(12n * UNIT);
       expect(await chain.balance(expired.predictor)).toBe(100n * UNIT);
 
-      expect(await reconcilePendingSubmissions(second, chain.runtime, { events: b })).toEqual({ confirmed: 0, forgotten: 0, resent: 0 });
+      expect(await reconcilePendingSubmissions(second, chain.runtime)).toEqual({ confirmed: 0, forgotten: 0, resent: 0 });
     } finally {
       await second.close();
     }
