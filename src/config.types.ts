@@ -17,6 +17,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** How often PENDING chain submissions nobody owns are settled, in milliseconds; 0 = at start-up only. */
   reconcileIntervalMs: number;
+  /** Redis for the budgets the replicas share; url null = each process counts in memory. */
+  redis: { url: string | null; keyPrefix: string };
   /** Seed demo data into an empty database at start-up. */
   seedDemoData: boolean;
   /** Schema introspection (and the explorer) served. */

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, rateLimited } from '../errors.js';
 import { authenticate, type Credentials, type Session } from '../modules/auth/auth.service.js';
 import type { Viewer } from '../modules/auth/viewer.js';
-import type { FixedWindowLimiter } from '../modules/common/fixed-window.js';
+import type { Limiter } from '../modules/common/limiter.js';
 import type { ServiceContext, ServiceDependencies } from '../modules/context.js';
 import { createLoaders, type Loaders } from '../modules/loaders.js';
 import { clearSessionCookies, readCookie, REFRESH_COOKIE, ACCESS_COOKIE, setSessionCookies } from './cookies.js';
@@ -65,15 +65,18 @@ export async function authenticateClient(
   deps: ServiceDependencies,
   credentials: Credentials,
   clientAddress: string,
-  failures: FixedWindowLimiter,
+  failures: Limiter,
 ): Promise<Viewer | null> {
   if (!credentials.apiKey && !credentials.bearerToken) return null;
-  const wait = failures.blocked(clientAddress);
-  if (wait !== null) throw rateLimited(wait, `Too many failed authentications from this address; retry after ${wait} s`);
+  const budget = await failures.state(clientAddress);
+  if (budget.remaining <= 0 && budget.resetAt) {
+    const wait = Math.max(1, Math.ceil((budget.resetAt.getTime() - Date.now()) / 1000));
+    throw rateLimited(wait, `Too many failed authentications from this address; retry after ${wait} s`);
+  }
   try {
     return await authenticate(deps, credentials, deps.clock());
   } catch (error) {
-    if (error instanceof AppError && error.code === 'UNAUTHENTICATED') failures.take(clientAddress);
+    if (error instanceof AppError && error.code === 'UNAUTHENTICATED') await failures.consume(clientAddress);
     throw error;
   }
 }
@@ -99,7 +102,7 @@ export async function createHttpContext(
   request: FastifyRequest,
   reply: FastifyReply,
   secureCookies: boolean,
-  failures: FixedWindowLimiter,
+  failures: Limiter,
 ): Promise<GraphQLContext> {
   const viewer = await authenticateClient(deps, credentialsOfRequest(request), request.ip, failures);
   return createContext(deps, { viewer, clientAddress: request.ip, now: deps.clock(), transport: new HttpTransport(request, reply, secureCookies) });

@@ -1,7 +1,7 @@
 import { type DocumentNode, Kind, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import type { RateLimitConfig } from '../config.js';
 import { rateLimited } from '../errors.js';
-import { FixedWindowLimiter } from '../modules/common/fixed-window.js';
+import { type LimiterFactory, memoryLimiters } from '../modules/common/limiter.js';
 import type { GraphQLContext } from './context.js';
 import { fragmentsOf } from './limits.js';
 
@@ -40,22 +40,23 @@ export function rateLimitKey(context: Pick<GraphQLContext, 'viewer' | 'clientAdd
  * the mutation budget, each root field of a query or subscription one of the query
  * budget, per signed-in user or else per client address, over a one-minute window.
  * Returns a check to run once the operation is known and before it executes; it throws
- * RATE_LIMITED (HTTP 429 with Retry-After) when the budget has no room.
+ * RATE_LIMITED (HTTP 429 with Retry-After) when the budget has no room. The budgets live
+ * where `limiters` keeps them: this process's memory, or Redis shared by every replica.
  */
-export function createRateLimitCheck(config: RateLimitConfig, now: () => number = Date.now) {
+export function createRateLimitCheck(config: RateLimitConfig, limiters: LimiterFactory = memoryLimiters) {
   const budgets = {
-    query: config.queriesPerMinute > 0 ? new FixedWindowLimiter(config.queriesPerMinute, 60_000, now) : null,
-    mutation: config.mutationsPerMinute > 0 ? new FixedWindowLimiter(config.mutationsPerMinute, 60_000, now) : null,
+    query: config.queriesPerMinute > 0 ? limiters('queries', config.queriesPerMinute, 60_000) : null,
+    mutation: config.mutationsPerMinute > 0 ? limiters('mutations', config.mutationsPerMinute, 60_000) : null,
   };
   // The pipeline hands the same parsed document to every request of a query: count it once.
   const counted = new WeakMap<OperationDefinitionNode, number>();
-  return (document: DocumentNode, operation: OperationDefinitionNode, context: GraphQLContext): void => {
+  return async (document: DocumentNode, operation: OperationDefinitionNode, context: GraphQLContext): Promise<void> => {
     const budget = operation.operation === 'mutation' ? budgets.mutation : budgets.query;
     if (!budget) return;
     let units = counted.get(operation);
     if (units === undefined) counted.set(operation, (units = rootFieldCount(document, operation)));
     if (units === 0) return;
-    const retryAfter = budget.take(rateLimitKey(context), units);
+    const retryAfter = (await budget.consume(rateLimitKey(context), units)).retryAfterSeconds;
     if (retryAfter === null) return;
     throw units > budget.limit
       ? rateLimited(60, `The operation has ${units} root fields; at most ${budget.limit} may run per minute`)
