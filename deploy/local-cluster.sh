@@ -30,9 +30,10 @@ need_haproxy() {
   (timeout 300 apt-get update -qq && timeout 600 apt-get install -y -qq haproxy) >/dev/null
 }
 
-wait_for() { # what, command...
-  local what=$1; shift
-  for _ in $(seq 1 100); do "$@" >/dev/null 2>&1 && return 0; sleep 0.2; done
+wait_for() { # what, seconds, command...
+  local what=$1 deadline=$((SECONDS + $2)); shift 2
+  until "$@" >/dev/null 2>&1; do [ "$SECONDS" -lt "$deadline" ] || break; sleep 0.2; done
+  "$@" >/dev/null 2>&1 && return 0
   echo "gave up waiting for $what" >&2; return 1
 }
 
@@ -59,13 +60,13 @@ CONF
 start_redis() {
   redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
     --pidfile "$DIR/redis.pid" --logfile "$DIR/redis.log"
-  wait_for redis redis-cli -p "$REDIS_PORT" ping
+  wait_for redis 20 redis-cli -p "$REDIS_PORT" ping
 }
 
 start_devchain() {
   DEVCHAIN_PORT=$CHAIN_PORT DEVCHAIN_DATA_DIR=memory nohup node --import tsx src/devchain/main.ts >"$DIR/devchain.log" 2>&1 &
   echo $! >"$DIR/devchain.pid"
-  wait_for devchain grep -q 'stake mint' "$DIR/devchain.log"
+  wait_for devchain 120 grep -q 'stake mint' "$DIR/devchain.log"
   # Service keys of the cluster, the relayer funded by the devchain's faucet.
   node --input-type=module -e '
     import { Keypair } from "@solana/web3.js";
@@ -91,6 +92,7 @@ AUTH_SECRET=local-cluster-secret-0123456789abcdef
 AUTH_DOMAIN=127.0.0.1:$HTTP_PORT
 TRUST_PROXY=loopback
 SEED_DEMO_DATA=false
+RATE_LIMIT_QUERIES_PER_MINUTE=${CLUSTER_QUERIES_PER_MINUTE:-600}
 ENV
 }
 
@@ -120,9 +122,9 @@ case "${1:-}" in
     replica_env >"$DIR/replica.env"
     echo "$n" >"$DIR/replicas"
     for i in $(seq 0 $((n - 1))); do start_replica "$i"; done
-    for i in $(seq 0 $((n - 1))); do wait_for "replica $i" curl -sf "http://127.0.0.1:$((APP_PORT + i))/readyz"; done
+    for i in $(seq 0 $((n - 1))); do wait_for "replica $i" 300 curl -sf "http://127.0.0.1:$((APP_PORT + i))/readyz"; done
     start_haproxy "$n"
-    wait_for haproxy curl -sf "http://127.0.0.1:$HTTP_PORT/readyz"
+    wait_for haproxy 20 curl -sf "http://127.0.0.1:$HTTP_PORT/readyz"
     echo "CLUSTER_URL=http://127.0.0.1:$HTTP_PORT/graphql"
     echo "CLUSTER_PRIMARY_URL=postgres://postgres@127.0.0.1:$PG_PORT/poolgraph"
     echo "CLUSTER_STANDBY_URL=postgres://postgres@127.0.0.1:$STANDBY_PORT/poolgraph"
@@ -139,6 +141,6 @@ case "${1:-}" in
     rm -rf "$DIR"
     ;;
   kill-replica) stop_pid "$DIR/replica-$2.pid" "-${3:-KILL}" ;;
-  start-replica) start_replica "$2"; wait_for "replica $2" curl -sf "http://127.0.0.1:$((APP_PORT + $2))/readyz" ;;
+  start-replica) start_replica "$2"; wait_for "replica $2" 300 curl -sf "http://127.0.0.1:$((APP_PORT + $2))/readyz" ;;
   *) sed -n '2,13p' "$0"; exit 2 ;;
 esac
