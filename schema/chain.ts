@@ -46,6 +46,12 @@ export const chainSubmissions = pgTable(
      * rule could cost (docs/security.md).
      */
     relayerSponsoredLamports: bigint('relayer_sponsored_lamports', { mode: 'bigint' }).notNull().default(sql`0`),
+    /**
+     * Until when one process owns settling this PENDING row: the sending request while it
+     * waits for the chain, then the reconciler that leased it. Another replica's reconciler
+     * takes only rows whose lease has run out, so two never send or settle one row at once.
+     */
+    leaseExpiresAt: at('lease_expires_at'),
   },
   (t) => [
     index('chain_submissions_pending_idx').on(t.createdAt).where(sql`${t.status} = 'PENDING'`),

@@ -6,3 +6,4 @@ export * from './referrals.js';
 export * from './accounts.js';
 export * from './chain.js';
 export * from './leaderboard.js';
+export * from './events.js';

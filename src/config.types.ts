@@ -17,6 +17,10 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** After SIGTERM, how long connections with nothing being handled stay before they are destroyed. */
   shutdownGraceMs: number;
+  /** How often PENDING chain submissions nobody owns are settled, in milliseconds; 0 = at start-up only. */
+  reconcileIntervalMs: number;
+  /** Redis for the budgets the replicas share; url null = each process counts in memory. */
+  redis: { url: string | null; keyPrefix: string };
   /** Seed demo data into an empty database at start-up. */
   seedDemoData: boolean;
   /** Schema introspection (and the explorer) served. */

@@ -5,7 +5,7 @@ import { DataDirLockedError } from './db/data-dir-lock.js';
 import { openConfiguredDatabase } from './db/open.js';
 import { syncCustodyAccounts } from './modules/transactions/custody-sync.js';
 import { confirmedSubmissionsUnknownToChain } from './modules/transactions/ledger-audit.js';
-import { reconcilePendingSubmissions } from './modules/transactions/reconcile.js';
+import { startReconciler } from './modules/transactions/reconcile.js';
 import { createApp } from './server/app.js';
 import { assertPortFree } from './server/port-check.js';
 import { handleTerminationSignals } from './server/shutdown.js';
@@ -18,25 +18,35 @@ async function main(): Promise<void> {
   await database.migrate();
   if (config.seedDemoData) {
     const { isDatabaseEmpty, seedDemoData } = await import('./seed/index.js');
-    if (await isDatabaseEmpty(database)) {
+    // One replica seeds; the others wait for it and then find the database no longer empty.
+    await database.singleton('seed', async () => {
+      if (!(await isDatabaseEmpty(database))) return;
       console.log('The database is empty: seeding demo data (a few seconds, once)');
       const summary = await seedDemoData(database);
       console.log(`Seeded demo data: ${summary.pools} pools, ${summary.predictions} predictions, ${summary.users} users`);
-    }
+    });
   }
   const chain = await openChain(config.chain, deriveProofSecret(config.auth.secret));
-  const synced = await syncCustodyAccounts(database, chain.runtime);
+  const synced = await database.singleton('custodySync', () => syncCustodyAccounts(database, chain.runtime));
   if (synced.pools || synced.streaks) console.log(`Custody accounts created or linked: ${synced.pools} pool vaults, ${synced.streaks} streak accumulators`);
-  const settled = await reconcilePendingSubmissions(database, chain.runtime);
-  if (settled.confirmed || settled.forgotten || settled.resent) console.log(`Pending submissions settled: ${JSON.stringify(settled)}`);
   if (!config.chain.rpcUrl) {
     const unknown = await confirmedSubmissionsUnknownToChain(database, chain.runtime);
     if (unknown.length) console.warn(`${unknown.length} CONFIRMED submissions are unknown to the embedded chain (its ledger was rewritten?): ${unknown.slice(0, 10).join(', ')}`);
   }
 
   const app = await createApp({ config, database, chain: chain.runtime });
+  const reconciler = startReconciler(database, chain.runtime, {
+    intervalMs: config.reconcileIntervalMs,
+    onPass: (settled) => {
+      if (settled.confirmed || settled.forgotten || settled.resent) app.log.info({ settled }, 'pending submissions settled');
+    },
+    onError: (error) => app.log.warn({ err: error }, 'pending submissions could not be settled; retried at the next pass'),
+  });
+  await reconciler.firstPass;
   const shutdown = handleTerminationSignals({ app, timeoutMs: config.shutdownTimeoutMs, graceMs: config.shutdownGraceMs, database });
   app.addHook('onClose', async () => {
+    shutdown.step = 'stopping the reconciler';
+    await reconciler.stop();
     shutdown.step = 'closing the chain';
     await chain.close();
     shutdown.step = 'closing the database';

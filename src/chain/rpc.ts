@@ -1,4 +1,5 @@
 import { Connection, type PublicKey, type SignatureStatus } from '@solana/web3.js';
+import bs58 from 'bs58';
 import type { RecentBlockhash } from './transactions.js';
 
 /**
@@ -79,12 +80,19 @@ export class ChainClient {
     return this.call(async () => (await this.connection.isBlockhashValid(blockhash, { commitment: 'confirmed' })).value);
   }
 
-  /** Simulates, then sends; a failing simulation throws TransactionRejectedError and sends nothing. */
+  /**
+   * Simulates, then sends; a failing simulation throws TransactionRejectedError and sends
+   * nothing. A transaction the chain has already processed (an earlier send of these bytes
+   * landed: another replica's, or one that landed between a status check and this send) is
+   * not a rejection: its signature is returned as if sent now, and its status says whether it
+   * succeeded. Treating it as refused would forget a transaction whose tokens moved.
+   */
   async send(wire: Uint8Array): Promise<string> {
     return this.call(async () => {
       try {
         return await this.connection.sendRawTransaction(wire, { skipPreflight: false, preflightCommitment: 'confirmed', maxRetries: 0 });
       } catch (error) {
+        if (isAlreadyProcessed(error)) return firstSignature(wire);
         const logs = (error as { logs?: string[] }).logs;
         if (logs || /simulation failed|custom program error|insufficient/i.test(String((error as Error).message))) {
           throw new TransactionRejectedError((error as Error).message, logs ?? []);
@@ -243,6 +251,21 @@ function parsedAccount(raw: unknown): ParsedAccount | null {
       }
     : null;
   return { lamports: BigInt(account.lamports), token };
+}
+
+/**
+ * The chain's answer to a transaction whose signature it has already recorded: the
+ * validator's preflight reports `AlreadyProcessed` ("This transaction has already been
+ * processed"), which web3.js puts in the message of the error it throws.
+ */
+function isAlreadyProcessed(error: unknown): boolean {
+  const data = (error as { transactionError?: { message?: string } }).transactionError;
+  return /already been processed|AlreadyProcessed/i.test(`${(error as Error)?.message ?? ''} ${data?.message ?? ''}`);
+}
+
+/** A transaction's id: its first signature (after the compact-u16 count; one byte below 128 signatures). */
+function firstSignature(wire: Uint8Array): string {
+  return bs58.encode(wire.subarray(1, 65));
 }
 
 /** 'refused' when the request cannot have left, 'broken' when it may have, null when not a network error. */

@@ -40,7 +40,7 @@ export interface Database {
   readonly kind: 'postgres' | 'pglite';
   readonly db: Db;
   readonly statementCount: number;
-  /** Messages to every process on this database (LISTEN/NOTIFY; in process on PGlite). */
+  /** Wake-ups of every process on this database after an event outbox write (LISTEN/NOTIFY; in process on PGlite). */
   readonly events: EventChannel;
   /** Runs raw SQL and returns its rows, normalised across drivers (no column mapping). */
   rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]>;
@@ -50,10 +50,58 @@ export interface Database {
   ping(timeoutMs?: number): Promise<void>;
   /** How busy its connections are now, and how long statements wait for one (load shedding). */
   load(): DatabaseLoad;
+  /** Applies the pending migrations; on Postgres under a lock, so replicas starting together apply each once. */
   migrate(): Promise<void>;
+  /**
+   * Runs `work` as the only process of the cluster doing `name` (demo seeding, custody sync):
+   * on Postgres under a session advisory lock held on a connection of its own (released if
+   * the process dies), so a replica that starts while another does the work waits, then finds
+   * it done. PGlite has one process per data directory: `work` simply runs.
+   */
+  singleton<T>(name: SingletonName, work: () => Promise<T>): Promise<T>;
   /** PGlite only: writes the database's files to `file` as a gzipped tarball, for `loadDataDir`. */
   dumpDataDir?(file: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/** The cluster-wide jobs that one process at a time may run. */
+export type SingletonName = 'migrate' | 'seed' | 'custodySync';
+
+/**
+ * Advisory lock keys of the singletons: one 64-bit key space per database, shared with any
+ * other program using advisory locks, hence a prefix ('pg' 'gr' = poolgraph) in the high bits.
+ */
+const SINGLETON_LOCK_KEYS: Record<SingletonName, bigint> = {
+  migrate: 0x70677200_00000001n,
+  seed: 0x70677200_00000002n,
+  custodySync: 0x70677200_00000003n,
+};
+
+/**
+ * Holds the advisory lock of `name` on a connection of its own (no statement timeout: the
+ * wait for another replica's migrations, and the migrations, may be long) while `work` runs
+ * with that connection; released by unlocking, or by the connection's end if the process dies.
+ */
+async function underSessionLock<T>(
+  options: { url: string; connectTimeoutSeconds?: number; applicationName: string },
+  name: SingletonName,
+  work: (session: postgres.Sql) => Promise<T>,
+): Promise<T> {
+  const session = postgres(options.url, {
+    max: 1,
+    connect_timeout: options.connectTimeoutSeconds ?? 3,
+    onnotice: () => {},
+    connection: { application_name: `${options.applicationName}:${name}`, statement_timeout: 0 },
+    fetch_types: false,
+  });
+  try {
+    await session`SELECT pg_advisory_lock(${SINGLETON_LOCK_KEYS[name].toString()}::bigint)`;
+    return await work(session);
+  } finally {
+    // Ending the session releases the lock; an explicit unlock first keeps it short if end() stalls.
+    await session`SELECT pg_advisory_unlock(${SINGLETON_LOCK_KEYS[name].toString()}::bigint)`.catch(() => {});
+    await session.end({ timeout: 5 });
+  }
 }
 
 // ---- The read path's query method ------------------------------------------------------
@@ -135,7 +183,7 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
   return withReadQuery({
     kind: 'postgres',
     db,
-    events: postgresEventChannel(client, { url: options.url, applicationName, connectTimeoutSeconds: options.connectTimeoutSeconds ?? 3 }),
+    events: postgresEventChannel({ url: options.url, applicationName, connectTimeoutSeconds: options.connectTimeoutSeconds ?? 3 }),
     get statementCount() {
       return tracking.statements;
     },
@@ -146,21 +194,13 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
     ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs),
     load: () => tracking.load(),
     // Migrations are maintenance, not requests: an index built on a large table may take
-    // longer than any statement timeout, so they run on a connection without one.
-    async migrate() {
-      const migrator = postgres(options.url, {
-        max: 1,
-        connect_timeout: options.connectTimeoutSeconds ?? 3,
-        onnotice: () => {},
-        connection: { application_name: applicationName, statement_timeout: 0 },
-        fetch_types: false,
-      });
-      try {
-        await migratePostgres(drizzlePostgres(migrator), { migrationsFolder: MIGRATIONS_FOLDER });
-      } finally {
-        await migrator.end({ timeout: 5 });
-      }
-    },
+    // longer than any statement timeout, so they run on the lock's connection, without one.
+    // drizzle's migrator takes no lock itself: replicas starting together on an empty
+    // database would each create its schema and apply every migration at once.
+    migrate: () =>
+      underSessionLock({ ...options, applicationName }, 'migrate', (session) =>
+        migratePostgres(drizzlePostgres(session), { migrationsFolder: MIGRATIONS_FOLDER })),
+    singleton: (name, work) => underSessionLock({ ...options, applicationName }, name, () => work()),
     close: () => client.end({ timeout: 5 }),
   });
 }
@@ -191,6 +231,7 @@ async function openPglite(options: Extract<DatabaseOptions, { kind: 'pglite' }>)
     load: () => client.load(),
     // Migrations are maintenance, not requests (see openPostgres): no statement timeout.
     migrate: () => client.withoutStatementTimeout(() => migratePglite(db as never, { migrationsFolder: MIGRATIONS_FOLDER })),
+    singleton: (_name, work) => work(),
     dumpDataDir: (file) => client.dumpDataDir(file),
     close: () => client.close(),
   });

@@ -10,12 +10,15 @@ export interface ChannelListener {
 }
 
 /**
- * Messages between the processes that share a database. Postgres: NOTIFY through the pool,
- * and LISTEN on one dedicated connection per process, re-established by itself when lost.
- * PGlite: the process is the only one, so messages go straight to its listeners.
+ * Wake-ups between the processes that share a database, after an event outbox write
+ * (event-outbox.ts). Postgres: the write's own NOTIFY, delivered when its transaction
+ * commits, and LISTEN on one dedicated connection per process, re-established by itself
+ * when lost. PGlite: the process is the only one, so {@link written} wakes its listeners.
+ * Messages are hints only: listeners read the outbox, so a lost one loses nothing.
  */
 export interface EventChannel {
-  notify(message: string): Promise<void>;
+  /** Called after an outbox write: wakes this process's listeners where the database does not (PGlite). */
+  written(): void;
   /** Starts listening; resolves when messages are being received. The function it gives stops. */
   listen(listener: ChannelListener): Promise<() => Promise<void>>;
   /** True while the listener's connection is up (always, in process). */
@@ -26,10 +29,12 @@ export function inProcessEventChannel(): EventChannel {
   const listeners = new Set<ChannelListener>();
   return {
     listening: true,
-    async notify(message) {
-      // Delivered on a later tick, like a NOTIFY after commit: never inside the publisher's stack.
+    written() {
+      // A later tick, never inside the writer's stack. A write inside a transaction is read
+      // after its commit: PGlite's one session runs the reader's statement once the
+      // transaction has let go of it (pglite-client.ts).
       setImmediate(() => {
-        for (const listener of listeners) listener.message(message);
+        for (const listener of listeners) listener.message('');
       });
     },
     async listen(listener) {
@@ -45,7 +50,6 @@ export function inProcessEventChannel(): EventChannel {
 const RETRY_DELAYS_MS = [50, 100, 250, 500, 1000, 2000];
 
 export function postgresEventChannel(
-  client: postgres.Sql,
   options: { url: string; applicationName: string; connectTimeoutSeconds: number },
 ): EventChannel {
   // One LISTEN connection per database handle, however many listeners (apps) share it.
@@ -112,9 +116,8 @@ export function postgresEventChannel(
     get listening() {
       return listening;
     },
-    async notify(message) {
-      await client`SELECT pg_notify(${EVENT_CHANNEL}, ${message})`;
-    },
+    // The outbox write sends its NOTIFY itself, in its transaction.
+    written() {},
     async listen(listener) {
       listeners.add(listener);
       if (!connection) connection = open();

@@ -1,7 +1,7 @@
 import type { ChainRuntime } from '../chain/runtime.js';
 import type { AuthConfig } from '../config.js';
 import type { Database } from '../db/client.js';
-import type { FixedWindowLimiter } from './common/fixed-window.js';
+import type { Limiter } from './common/limiter.js';
 import type { Viewer } from './auth/viewer.js';
 import type { EventHub } from './events/event-hub.js';
 import type { Loaders } from './loaders.js';
@@ -11,7 +11,7 @@ import type { ChainSubmissionOutcome, OperationName, RelayerSpend } from './tran
 export interface ServiceDependencies {
   database: Database;
   auth: AuthConfig;
-  signInLimits: { perAddress: FixedWindowLimiter; perClient: FixedWindowLimiter };
+  signInLimits: { perAddress: Limiter; perClient: Limiter };
   /** The time; injectable so tests can move it (token and challenge expiry). */
   clock: () => Date;
   /** The chain stakes and payouts move on; null when the service runs without one (reads only). */

@@ -6,7 +6,7 @@ import type { ChainRuntime } from '../chain/runtime.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { createSignInLimits } from '../modules/auth/auth.service.js';
-import { FixedWindowLimiter } from '../modules/common/fixed-window.js';
+import { type LimiterFactory, memoryLimiters } from '../modules/common/limiter.js';
 import type { ServiceDependencies } from '../modules/context.js';
 import { EventHub } from '../modules/events/event-hub.js';
 import { registerImageRoutes } from '../modules/images/image.routes.js';
@@ -23,6 +23,7 @@ import { createRunOperation, type RunOperation } from './pipeline/run-operation.
 import { getSchema } from './schema.js';
 import { loadTrustedDocuments } from './trusted-documents.js';
 import { attachGraphQLWebSocket } from './websocket/transport.js';
+import { redisLimiters } from './redis-limiter.js';
 import { registerRest } from './rest/index.js';
 
 declare module 'fastify' {
@@ -50,7 +51,7 @@ export interface AppOptions {
     | 'metrics'
     | 'trustedDocumentsPath'
     | 'images'
-  > & { chain: Pick<Config['chain'], 'minWithdrawAmount'> };
+  > & { chain: Pick<Config['chain'], 'minWithdrawAmount'>; redis?: Config['redis'] };
   database: Database;
   /** The chain transactions go to; none means the transaction mutations answer CHAIN_UNAVAILABLE. */
   chain?: ChainRuntime | null;
@@ -62,8 +63,8 @@ export interface AppOptions {
 
 /**
  * The HTTP server: GraphQL at /graphql (POST and GET; the explorer for browsers),
- * /healthz (the process answers) and /readyz (the database answers and the process is not
- * shedding load); graphql-ws on /graphql too.
+ * /healthz (the process answers) and /readyz (the database answers, the process listens for
+ * events and is not shedding load); graphql-ws on /graphql too.
  */
 export async function createApp({ config, database, chain = null, clock = () => new Date(), logStream }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -98,12 +99,15 @@ export async function createApp({ config, database, chain = null, clock = () => 
   registerRefusals(app, config.http.bodyLimitBytes);
   registerMetricsRoute(app, metrics, config.metrics);
 
+  // Budgets shared by the replicas when Redis is configured; this process's memory otherwise.
+  const limiters: LimiterFactory = config.redis?.url ? openRedisLimiters(app, config.redis.url, config.redis.keyPrefix) : memoryLimiters;
   const trustedDocuments = config.trustedDocumentsPath ? loadTrustedDocuments(config.trustedDocumentsPath) : null;
   const schema = await getSchema({ devTokens: chain?.isDevchain ?? false });
   const pipeline = new OperationPipeline({
     schema,
     limits: config.limits,
     rateLimit: config.rateLimit,
+    limiters,
     introspection: config.introspection,
     renderedReads: config.renderedReads,
     exposeInternals: config.mode === 'development',
@@ -113,7 +117,7 @@ export async function createApp({ config, database, chain = null, clock = () => 
     compileAtUse: config.mode === 'test' ? 1 : 2,
   });
   // Failed authentications per client address, over HTTP and sockets alike.
-  const authFailures = new FixedWindowLimiter(config.auth.signInAttemptsPerMinute.perClient, 60_000);
+  const authFailures = limiters('authFailures', config.auth.signInAttemptsPerMinute.perClient, 60_000);
 
   const events = new EventHub(database, clock, (error) => app.log.warn({ err: error }, 'an event could not be announced to subscribers'));
   await events.start();
@@ -122,7 +126,7 @@ export async function createApp({ config, database, chain = null, clock = () => 
   const deps: ServiceDependencies = {
     database,
     auth: config.auth,
-    signInLimits: createSignInLimits(config.auth),
+    signInLimits: createSignInLimits(config.auth, limiters),
     clock,
     chain,
     minWithdrawAmount: config.chain.minWithdrawAmount,
@@ -171,7 +175,12 @@ export async function createApp({ config, database, chain = null, clock = () => 
   app.addHook('preClose', () => sockets.close());
 
   app.get('/healthz', async () => ({ status: 'ok' }));
+  // Not ready while subscribers here would miss events (the listener is reconnecting), or
+  // while the database does not answer: the balancer sends new clients elsewhere meanwhile.
   app.get('/readyz', async (_request, reply) => {
+    if (!events.listening) {
+      return reply.code(503).header('retry-after', '1').send({ status: 'unavailable', database: database.kind, events: 'not listening' });
+    }
     try {
       await database.ping(2000);
       return { status: 'ready', database: database.kind };
@@ -181,4 +190,14 @@ export async function createApp({ config, database, chain = null, clock = () => 
     }
   });
   return app;
+}
+
+/** The Redis-backed budgets, closed with the app; an outage is logged once, when the fallback starts. */
+function openRedisLimiters(app: FastifyInstance, url: string, keyPrefix: string): LimiterFactory {
+  const store = redisLimiters(url, {
+    keyPrefix,
+    onFallback: (error) => app.log.warn({ err: error }, 'Redis is unreachable: rate limits and budgets count in this process until it is back'),
+  });
+  app.addHook('onClose', () => store.close());
+  return store.limiters;
 }

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, rateLimited } from '../errors.js';
 import { authenticate, type Credentials, type Session } from '../modules/auth/auth.service.js';
-import type { FailureLimiter } from '../modules/auth/failure-limiter.js';
 import type { Viewer } from '../modules/auth/viewer.js';
+import type { Limiter } from '../modules/common/limiter.js';
 import type { ServiceContext, ServiceDependencies } from '../modules/context.js';
 import { createLoaders, type Loaders } from '../modules/loaders.js';
 import type { OperationBudget } from './rate-limit.js';
@@ -70,14 +70,15 @@ export async function authenticateClient(
   deps: ServiceDependencies,
   credentials: Credentials,
   clientAddress: string,
-  failures: FailureLimiter,
+  failures: Limiter,
 ): Promise<Viewer | null> {
   if (!credentials.apiKey && !credentials.bearerToken) return null;
   try {
     return await authenticate(deps, credentials, deps.clock());
   } catch (error) {
     if (!(error instanceof AppError) || error.code !== 'UNAUTHENTICATED') throw error;
-    const wait = await failures.take(clientAddress);
+    // Only failures are counted, and only after the credential failed: a valid one is never refused by this budget.
+    const wait = (await failures.consume(clientAddress)).retryAfterSeconds;
     if (wait !== null) throw rateLimited(wait, `Too many failed authentications from this address; retry after ${wait} s`);
     throw error;
   }
@@ -104,7 +105,7 @@ export async function createHttpContext(
   request: FastifyRequest,
   reply: FastifyReply,
   secureCookies: boolean,
-  failures: FailureLimiter,
+  failures: Limiter,
 ): Promise<GraphQLContext> {
   const viewer = await authenticateClient(deps, credentialsOfRequest(request), request.ip, failures);
   return createContext(deps, { viewer, clientAddress: request.ip, now: deps.clock(), transport: new HttpTransport(request, reply, secureCookies) });

@@ -1,7 +1,7 @@
 import { type DocumentNode, Kind, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import type { RateLimitConfig } from '../config.js';
 import { rateLimited } from '../errors.js';
-import { FixedWindowLimiter } from '../modules/common/fixed-window.js';
+import { type Limiter, type LimiterFactory, memoryLimiters } from '../modules/common/limiter.js';
 import type { GraphQLContext } from './context.js';
 import { fragmentsOf } from './limits.js';
 
@@ -44,6 +44,8 @@ export function rateLimitKey(context: Pick<GraphQLContext, 'viewer' | 'clientAdd
   return { key: `address:${context.clientAddress}`, subject: 'CLIENT' };
 }
 
+const WINDOW_MS = 60_000;
+
 /** The two budgets: one for queries (and subscriptions), one for mutations. */
 export type BudgetPolicy = 'queries' | 'mutations';
 
@@ -64,39 +66,42 @@ export interface OperationBudget {
 }
 
 /**
- * The units `key` has left in `limiter`'s window and when it ends: a read that takes
- * nothing (the budget storage's one read besides take).
- */
-export function readBudget(limiter: FixedWindowLimiter, key: string): { remaining: number; resetAt: Date } {
-  const { remaining, resetAt } = limiter.peek(key);
-  return { remaining, resetAt: new Date(resetAt) };
-}
-
-/**
  * Counts operations, not HTTP requests: each root field of a mutation takes one unit of
  * the mutation budget, each root field of a query or subscription one of the query
  * budget, per API key, else signed-in user, else client address, over a one-minute window.
  * Returns a check to run once the operation is known and before it executes: it records
  * the operation's budget on the context (`rateLimit`, read by the field and the headers)
- * and throws RATE_LIMITED (HTTP 429 with Retry-After) when the budget has no room.
+ * and throws RATE_LIMITED (HTTP 429 with Retry-After) when the budget has no room. The
+ * budgets live where `limiters` keeps them: this process's memory, or Redis shared by
+ * every replica.
  */
-export function createRateLimitCheck(config: RateLimitConfig, now: () => number = Date.now) {
-  const budgets: Record<BudgetPolicy, FixedWindowLimiter | null> = {
-    queries: config.queriesPerMinute > 0 ? new FixedWindowLimiter(config.queriesPerMinute, 60_000, now) : null,
-    mutations: config.mutationsPerMinute > 0 ? new FixedWindowLimiter(config.mutationsPerMinute, 60_000, now) : null,
+export function createRateLimitCheck(config: RateLimitConfig, limiters: LimiterFactory = memoryLimiters) {
+  const budgets: Record<BudgetPolicy, Limiter | null> = {
+    queries: config.queriesPerMinute > 0 ? limiters('queries', config.queriesPerMinute, WINDOW_MS) : null,
+    mutations: config.mutationsPerMinute > 0 ? limiters('mutations', config.mutationsPerMinute, WINDOW_MS) : null,
   };
   // The pipeline hands the same parsed document to every request of a query: count it once.
   const counted = new WeakMap<OperationDefinitionNode, number>();
-  return (document: DocumentNode, operation: OperationDefinitionNode, context: GraphQLContext): void => {
+  return async (document: DocumentNode, operation: OperationDefinitionNode, context: GraphQLContext): Promise<void> => {
     const policy: BudgetPolicy = operation.operation === 'mutation' ? 'mutations' : 'queries';
     const budget = budgets[policy];
     if (!budget) return;
     let units = counted.get(operation);
     if (units === undefined) counted.set(operation, (units = rootFieldCount(document, operation)));
     const { key, subject } = rateLimitKey(context);
-    const retryAfter = units === 0 ? null : budget.take(key, units);
-    const left = readBudget(budget, key);
-    context.rateLimit = { policy, subject, limit: budget.limit, cost: units, ...left, windowSeconds: 60, refused: retryAfter !== null };
+    // A free operation (only `__typename` or `rateLimit`) reads its budget without taking from it.
+    const standing = units === 0 ? { ...(await budget.state(key)), retryAfterSeconds: null } : await budget.consume(key, units);
+    const retryAfter = standing.retryAfterSeconds;
+    context.rateLimit = {
+      policy,
+      subject,
+      limit: budget.limit,
+      cost: units,
+      remaining: standing.remaining,
+      resetAt: standing.resetAt ?? new Date(Date.now() + WINDOW_MS),
+      windowSeconds: WINDOW_MS / 1000,
+      refused: retryAfter !== null,
+    };
     if (retryAfter === null) return;
     throw units > budget.limit
       ? rateLimited(60, `The operation has ${units} root fields; at most ${budget.limit} may run per minute`)

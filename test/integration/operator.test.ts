@@ -1,11 +1,9 @@
 // Over 300 lines: the operator mutations against one chain, one app per backend and a listener standing in for another replica; split, each part would start all three again.
 import { and, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { poolVaultAddress } from '../../src/chain/addresses.js';
-import { EVENT_CHANNEL } from '../../src/db/event-channel.js';
 import { type DomainEvent, fromMessage } from '../../src/modules/events/events.js';
 import { advanceStreak, streakRewardAmount } from '../../src/modules/streaks/streak-processor.js';
 import { type ChainFixture, startChainFixture } from './chain-fixture.js';
@@ -57,8 +55,6 @@ describe.each(backends)('operator mutations on %s', (kind) => {
   /** The admin's pools: one whose prediction window has ended, one open. */
   let endedPool: tables.PoolRow;
   let openPool: tables.PoolRow;
-  const events: DomainEvent[] = [];
-  let stopListening: () => Promise<void>;
 
   beforeAll(async () => {
     chain = await startChainFixture();
@@ -69,22 +65,8 @@ describe.each(backends)('operator mutations on %s', (kind) => {
     userId = (await t.seed.user().withSettings()).user.id;
     admin = await signInAs(adminId);
     user = await signInAs(userId);
-    // What another replica would receive: on Postgres a LISTEN of our own (the app holds the
-    // process's channel listener), on PGlite the in-process channel.
-    const receive = (message: string) => {
-      const event = fromMessage(message);
-      if (event) events.push(event);
-    };
-    if (t.url) {
-      const listener = postgres(t.url, { max: 1, onnotice: () => {} });
-      await listener.listen(EVENT_CHANNEL, receive);
-      stopListening = () => listener.end({ timeout: 1 });
-    } else {
-      stopListening = await t.database.events.listen({ message: receive });
-    }
   }, 120_000);
   afterAll(async () => {
-    await stopListening?.();
     await t?.close();
     await chain?.close();
   });
@@ -124,10 +106,12 @@ describe.each(backends)('operator mutations on %s', (kind) => {
     };
   }
 
+  /** The events written to the outbox (what every replica receives), waited for until `n` match. */
   async function waitForEvents(match: (e: DomainEvent) => boolean, n: number): Promise<DomainEvent[]> {
     const deadline = Date.now() + 5000;
     for (;;) {
-      const found = events.filter(match);
+      const rows = await t.database.db.select().from(tables.eventOutbox).orderBy(tables.eventOutbox.seq);
+      const found = rows.map((row) => fromMessage(row.payload)).filter((e): e is DomainEvent => e !== null && match(e));
       if (found.length >= n || Date.now() > deadline) return found;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

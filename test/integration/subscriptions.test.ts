@@ -199,9 +199,9 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
         return statements;
       };
       const one = await statementsFor(1);
-      // One read each of the pool, its creator, the avatar and the streak; on Postgres the
-      // NOTIFY that publishes is a statement too (PGlite's channel is in process).
-      expect(one).toBe(kind === 'postgres' ? 5 : 4);
+      // The outbox write that publishes, the process's one read of it, and one read each of
+      // the pool, its creator, the avatar and the streak.
+      expect(one).toBe(6);
       expect(await statementsFor(30)).toBe(one);
     });
 

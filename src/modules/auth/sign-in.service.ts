@@ -8,17 +8,17 @@ import { AppError, badInput } from '../../errors.js';
 import type { ServiceContext, ServiceDependencies } from '../context.js';
 import { findActiveApiKey } from './api-key.service.js';
 import { decodeAddress, decodeSignature, verifyEd25519 } from './ed25519.js';
-import { FixedWindowLimiter } from '../common/fixed-window.js';
+import { type LimiterFactory, memoryLimiters } from '../common/limiter.js';
 import { openSession, type Session, unauthenticated } from './session.service.js';
 import { formatSignInMessage, parseSignInMessage, SIGN_IN_STATEMENT } from './siws.js';
 
 /** How far in the future a signed message's issue time may lie (clock skew between hosts). */
 const CLOCK_SKEW_MS = 60_000;
 
-export function createSignInLimits(auth: AuthConfig): ServiceDependencies['signInLimits'] {
+export function createSignInLimits(auth: AuthConfig, limiters: LimiterFactory = memoryLimiters): ServiceDependencies['signInLimits'] {
   return {
-    perAddress: new FixedWindowLimiter(auth.signInAttemptsPerMinute.perAddress, 60_000),
-    perClient: new FixedWindowLimiter(auth.signInAttemptsPerMinute.perClient, 60_000),
+    perAddress: limiters('signInPerAddress', auth.signInAttemptsPerMinute.perAddress, 60_000),
+    perClient: limiters('signInPerClient', auth.signInAttemptsPerMinute.perClient, 60_000),
   };
 }
 
@@ -28,9 +28,10 @@ export function createSignInLimits(auth: AuthConfig): ServiceDependencies['signI
  * stranger spending it elsewhere cannot lock the wallet's owner out; forging a signature
  * is not a guessing game a wider budget would need to stop.
  */
-function countSignInAttempt(ctx: ServiceContext, walletAddress: string): void {
+async function countSignInAttempt(ctx: ServiceContext, walletAddress: string): Promise<void> {
   const wait =
-    ctx.signInLimits.perClient.take(ctx.clientAddress) ?? ctx.signInLimits.perAddress.take(`${walletAddress} ${ctx.clientAddress}`);
+    (await ctx.signInLimits.perClient.consume(ctx.clientAddress)).retryAfterSeconds ??
+    (await ctx.signInLimits.perAddress.consume(`${walletAddress} ${ctx.clientAddress}`)).retryAfterSeconds;
   if (wait !== null) {
     throw new AppError('RATE_LIMITED', `Too many sign-in attempts; retry in ${wait} s`, { retryAfter: wait });
   }
@@ -51,7 +52,7 @@ export interface SignInChallenge {
 /** Writes a single-use message for the wallet to sign (Sign-In With Solana layout). */
 export async function requestSignInChallenge(ctx: ServiceContext, walletAddress: string): Promise<SignInChallenge> {
   parseWalletAddress(walletAddress, 'walletAddress');
-  countSignInAttempt(ctx, walletAddress);
+  await countSignInAttempt(ctx, walletAddress);
   const nonce = bs58.encode(randomBytes(16));
   const expiresAt = new Date(ctx.now.getTime() + ctx.auth.challengeTtlSeconds * 1000);
   const message = formatSignInMessage({
@@ -82,7 +83,7 @@ export async function signInWithWallet(
   input: { walletAddress: string; message: string; signature: string },
 ): Promise<Session> {
   const publicKey = parseWalletAddress(input.walletAddress, 'input.walletAddress');
-  countSignInAttempt(ctx, input.walletAddress);
+  await countSignInAttempt(ctx, input.walletAddress);
   const message = parseSignInMessage(input.message);
   if (!message) throw unauthenticated('MESSAGE_INVALID', 'The message is not a sign-in message of this service');
   if (message.domain !== ctx.auth.domain) throw unauthenticated('DOMAIN_MISMATCH', `The message is for ${message.domain}, not ${ctx.auth.domain}`);
@@ -118,7 +119,7 @@ export async function signInWithWallet(
 
 /** Exchanges an API key for a session, like the service's own API-key session. */
 export async function signInWithApiKey(ctx: ServiceContext, apiKey: string): Promise<Session> {
-  countSignInAttempt(ctx, `api-key:${apiKey.slice(0, 12)}`);
+  await countSignInAttempt(ctx, `api-key:${apiKey.slice(0, 12)}`);
   const key = await findActiveApiKey(ctx.database.db, apiKey);
   return ctx.database.db.transaction(async (tx) => {
     const db = tx as unknown as Db;

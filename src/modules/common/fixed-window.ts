@@ -1,6 +1,7 @@
 /**
- * The one rate limiter: a fixed-window budget per key, in memory (per process: N replicas
- * allow N times the budget). `take` grants all the units asked for or none, so a request
+ * The in-memory fixed-window budget per key (per process: N replicas allow N times the
+ * budget); the services reach it through the Limiter interface (limiter.ts), which shares
+ * budgets between replicas in Redis when configured. `take` grants all the units asked for or none, so a request
  * too large to fit does not use up what smaller ones could still have. Used for the
  * operation budgets (src/server/rate-limit.ts), failed credentials (src/server/credentials.ts)
  * and sign-in attempts (auth).
@@ -29,6 +30,14 @@ export class FixedWindowLimiter {
       return null;
     }
     return this.wait(window, now);
+  }
+
+  /** Units `key` has used in its current window, and when that window ends (null: none open). Takes nothing. */
+  used(key: string): { used: number; resetAt: number | null } {
+    const now = this.now();
+    const window = this.windows.get(key);
+    if (!window || now - window.startedAt >= this.windowMs) return { used: 0, resetAt: null };
+    return { used: window.used, resetAt: window.startedAt + this.windowMs };
   }
 
   /** Seconds until `key` may take a unit again; null when it may now. Takes nothing. */

@@ -1,4 +1,5 @@
 import type { Database, Db } from '../../db/client.js';
+import { appendToOutbox, outboxTail, pruneOutbox, readOutbox } from '../../db/event-outbox.js';
 import { createLoaders, type Loaders } from '../loaders.js';
 import { type DomainEvent, type EventPublisher, fromMessage, toMessages } from './events.js';
 
@@ -58,9 +59,24 @@ function topicsOf(event: DomainEvent): string[] | 'allUsers' {
   }
 }
 
+/** Outbox rows read per statement while catching up. */
+const DRAIN_BATCH = 500;
+/** Wait before reading the outbox again after a read failed. */
+const DRAIN_RETRY_MS = 500;
+
+/** How long outbox rows are kept for listeners to catch up, and how often the old ones go. */
+export interface OutboxRetention {
+  retentionMs: number;
+  pruneIntervalMs: number;
+}
+const DEFAULT_RETENTION: OutboxRetention = { retentionMs: 3_600_000, pruneIntervalMs: 60_000 };
+
 /**
- * The process's one end of the event channel: services publish through it, and it hands
- * each event that any replica published to the local listeners of the event's topics.
+ * The process's one end of the event channel: services publish through it (into the
+ * outbox, in their change's own transaction where they can), and it hands each event any
+ * replica wrote to the local listeners of the event's topics, in outbox order. A NOTIFY
+ * only wakes it: it reads the rows after the last sequence it dispatched, so an event
+ * sent while its listening connection was down is dispatched when it is back, once.
  * However many subscribers there are, the process holds one database listener.
  */
 export class EventHub implements EventPublisher {
@@ -68,47 +84,75 @@ export class EventHub implements EventPublisher {
   private readonly userListeners = new Map<string, Set<EventListener>>();
   private readonly resumeListeners = new Set<() => void>();
   private stopListening: (() => Promise<void>) | null = null;
+  private lastSeq = 0;
+  private draining: Promise<void> | null = null;
+  private drainAgain = false;
+  private pruneTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly database: Database,
     private readonly clock: () => Date = () => new Date(),
-    /** Told when an announcement could not be sent (the change itself has committed). */
+    /** Told when an announcement could not be written or read (the change itself has committed). */
     private readonly onPublishError: (error: unknown) => void = () => {},
+    private readonly retention: OutboxRetention = DEFAULT_RETENTION,
   ) {}
 
-  /** Starts receiving events; resolves once the process listens. */
+  /** Starts receiving events written from now on; resolves once the process listens. */
   async start(): Promise<void> {
     if (this.stopListening) return;
+    this.lastSeq = await outboxTail(this.database.db);
     this.stopListening = await this.database.events.listen({
-      message: (message) => {
-        const event = fromMessage(message);
-        if (event) this.dispatch(event);
-      },
+      message: () => this.wake(),
       resumed: () => {
+        this.wake();
         for (const listener of this.resumeListeners) listener();
       },
     });
+    this.pruneTimer = setInterval(() => {
+      pruneOutbox(this.database.db, this.retention.retentionMs).catch(this.onPublishError);
+    }, this.retention.pruneIntervalMs);
+    this.pruneTimer.unref();
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.pruneTimer);
     const stop = this.stopListening;
     this.stopListening = null;
     await stop?.();
+    await this.draining;
+  }
+
+  /** True while events reach this process: it listens, and its listening connection is up. */
+  get listening(): boolean {
+    return this.stopListening !== null && this.database.events.listening;
+  }
+
+  /** The last outbox sequence dispatched here. */
+  get sequence(): number {
+    return this.lastSeq;
   }
 
   /**
-   * Announces a committed change. Never throws: the change stands whether or not its
-   * announcement got out, so the caller's answer must not say otherwise; subscribers who
-   * missed it catch up by resuming (`notifications(resumeAfter:)`) or by reading.
+   * Announces a change that has committed, in a transaction of its own. Never throws: the
+   * change stands whether or not its announcement got out, so the caller's answer must not
+   * say otherwise. Prefer {@link publishIn}, which cannot lose the event.
    */
   async publish(events: readonly DomainEvent[]): Promise<void> {
-    for (const message of toMessages(events)) {
-      try {
-        await this.database.events.notify(message);
-      } catch (error) {
-        this.onPublishError(error);
-      }
+    try {
+      await appendToOutbox(this.database.db, toMessages(events));
+      this.database.events.written();
+    } catch (error) {
+      this.onPublishError(error);
     }
+  }
+
+  /**
+   * Writes the events into the transaction `tx` of the change that causes them: they are
+   * announced if and only if it commits. Throws like any statement of the transaction.
+   */
+  async publishIn(tx: Db, events: readonly DomainEvent[]): Promise<void> {
+    await appendToOutbox(tx, toMessages(events));
+    this.database.events.written();
   }
 
   /** Follows a topic until the returned function is called. */
@@ -124,10 +168,43 @@ export class EventHub implements EventPublisher {
     };
   }
 
-  /** Called after the channel lost its connection and listens again (events may have been missed). */
+  /** Called after the channel lost its connection and listens again (the outbox has been caught up on too). */
   onResume(listener: () => void): () => void {
     this.resumeListeners.add(listener);
     return () => this.resumeListeners.delete(listener);
+  }
+
+  /** Reads what was written since the last dispatched row; one reader at a time, again if woken meanwhile. */
+  private wake(): void {
+    if (this.draining) {
+      this.drainAgain = true;
+      return;
+    }
+    this.draining = this.drain().finally(() => {
+      this.draining = null;
+      if (this.drainAgain) {
+        this.drainAgain = false;
+        this.wake();
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      for (;;) {
+        const rows = await readOutbox(this.database.db, this.lastSeq, DRAIN_BATCH);
+        for (const row of rows) {
+          this.lastSeq = row.seq;
+          const event = fromMessage(row.payload);
+          if (event) this.dispatch(event);
+        }
+        if (rows.length < DRAIN_BATCH || !this.stopListening) return;
+      }
+    } catch (error) {
+      // Read again from the same place, soon (the database may be back), or at the next wake.
+      this.onPublishError(error);
+      if (this.stopListening) setTimeout(() => this.wake(), DRAIN_RETRY_MS).unref();
+    }
   }
 
   private dispatch(event: DomainEvent): void {

@@ -1,7 +1,8 @@
+import type { Db } from '../../db/client.js';
 import { isUuid } from '../common/ids.js';
 
 /**
- * What changed, as the services announce it after their database transaction commits.
+ * What changed, as the services announce it, written to the event outbox with the change.
  * Events carry ids only: every receiver (on any replica) reads the current rows itself, so
  * an event can never leak data to a subscriber who may not see it, and it fits a
  * Postgres NOTIFY payload (at most 8000 bytes).
@@ -27,10 +28,15 @@ export type DomainEvent =
 export type SubmissionEventStatus = 'SUBMITTED' | 'CONFIRMED' | 'FAILED';
 const SUBMISSION_EVENT_STATUSES: readonly string[] = ['SUBMITTED', 'CONFIRMED', 'FAILED'];
 
-/** How services announce events; the implementation fans them out to every replica. */
+/** How services announce events; the implementation fans them out to every replica, through the event outbox. */
 export interface EventPublisher {
-  /** Publishes events of a committed change; call it after the transaction, never inside it. */
+  /**
+   * Announces events of a change that has committed (in a transaction of their own); never
+   * throws. A crash between the change and this call loses them: prefer {@link publishIn}.
+   */
   publish(events: readonly DomainEvent[]): Promise<void>;
+  /** Writes the events in `tx`, the transaction of the change itself: announced if and only if it commits. */
+  publishIn(tx: Db, events: readonly DomainEvent[]): Promise<void>;
 }
 
 /** Notification pairs per message: 80 pairs of two UUIDs stay well under NOTIFY's 8000 bytes. */

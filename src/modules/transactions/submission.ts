@@ -113,6 +113,13 @@ export function coSign(chain: ChainRuntime, wire: WireTransaction, rule: Signing
   return { bytes, signature: bs58.encode(bytes.subarray(1, 65)) };
 }
 
+/**
+ * How long one process owns settling a PENDING submission: the request that sends it (it
+ * waits for the chain until the transaction's blockhash expires, about a minute on Solana),
+ * or the reconciler that leased it. Past it, another replica's reconciler may take the row.
+ */
+export const SUBMISSION_LEASE_MS = 120_000;
+
 export interface Submission {
   idempotencyKey: string;
   /** The change only one transaction may make (see chain_submissions.lane); none for claims and withdrawals. */
@@ -152,6 +159,7 @@ export async function sendOnce(ctx: ServiceContext, chain: ChainRuntime, s: Subm
       lastValidBlockHeight: s.lastValidBlockHeight,
       createdAt: ctx.now,
       updatedAt: ctx.now,
+      leaseExpiresAt: new Date(ctx.now.getTime() + SUBMISSION_LEASE_MS),
     })
     // No conflict target: concurrent claims of one record build the same bytes, so the
     // loser may collide on the signature index before the idempotency key's; either
@@ -208,11 +216,14 @@ export async function sendOnce(ctx: ServiceContext, chain: ChainRuntime, s: Subm
 
 /** Removes a submission that did not land (still PENDING), so a retry can record it again. */
 export async function forget(db: Db, submission: ChainSubmissionRow, events: EventPublisher): Promise<void> {
-  const removed = await db
-    .delete(chainSubmissions)
-    .where(and(eq(chainSubmissions.id, submission.id), eq(chainSubmissions.status, 'PENDING')))
-    .returning({ id: chainSubmissions.id });
-  if (removed.length) await events.publish([{ type: 'transactionStatus', signature: submission.signature, status: 'FAILED' }]);
+  await db.transaction(async (tx) => {
+    const t = tx as unknown as Db;
+    const removed = await t
+      .delete(chainSubmissions)
+      .where(and(eq(chainSubmissions.id, submission.id), eq(chainSubmissions.status, 'PENDING')))
+      .returning({ id: chainSubmissions.id });
+    if (removed.length) await events.publishIn(t, [{ type: 'transactionStatus', signature: submission.signature, status: 'FAILED' }]);
+  });
 }
 
 /** Waits for a submission recorded by another request to settle, then answers like it. */
@@ -228,9 +239,9 @@ export async function awaitSettled(db: Db, idempotencyKey: string, timeoutMs = 3
 }
 
 /**
- * Moves a submission to CONFIRMED and applies its effects in one database transaction; the
- * guarded status update makes every later caller (a concurrent submit, the reconciler) a no-op.
- * The caller that confirmed it announces the change once the transaction has committed.
+ * Moves a submission to CONFIRMED, applies its effects and writes their events in one
+ * database transaction; the guarded status update makes every later caller (a concurrent
+ * submit, another replica's reconciler) a no-op that announces nothing.
  */
 export async function applyConfirmed(
   db: Db,
@@ -239,7 +250,7 @@ export async function applyConfirmed(
   events: EventPublisher,
   spend: RelayerSpend | null,
 ): Promise<ChainSubmissionRow> {
-  const { row, announced } = await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const t = tx as unknown as Db;
     const [confirmed] = await t
       .update(chainSubmissions)
@@ -251,10 +262,9 @@ export async function applyConfirmed(
       })
       .where(and(eq(chainSubmissions.id, submission.id), eq(chainSubmissions.status, 'PENDING')))
       .returning();
-    if (!confirmed) return { row: (await t.select().from(chainSubmissions).where(eq(chainSubmissions.id, submission.id)))[0]!, announced: [] };
+    if (!confirmed) return (await t.select().from(chainSubmissions).where(eq(chainSubmissions.id, submission.id)))[0]!;
     const effects = await applyEffects(t, confirmed, now);
-    return { row: confirmed, announced: [{ type: 'transactionStatus', signature: confirmed.signature, status: 'CONFIRMED' } as const, ...effects] };
+    await events.publishIn(t, [{ type: 'transactionStatus', signature: confirmed.signature, status: 'CONFIRMED' }, ...effects]);
+    return confirmed;
   });
-  await events.publish(announced);
-  return row;
 }

@@ -3,6 +3,7 @@ import { AppError } from '../../errors.js';
 import type { GraphQLContext } from '../context.js';
 import { createCostCheck, type OperationLimits } from '../limits.js';
 import type { OperationRecord } from '../logging.js';
+import type { LimiterFactory } from '../../modules/common/limiter.js';
 import { createRateLimitCheck, rateLimitHeaders } from '../rate-limit.js';
 import type { RateLimitConfig } from '../../config.js';
 import { TIMED_OUT, withinBudget } from '../time-budget.js';
@@ -48,6 +49,8 @@ export interface PipelineOptions {
   schema: GraphQLSchema;
   limits: OperationLimits;
   rateLimit: RateLimitConfig;
+  /** Where the operation budgets are kept (memory, or Redis shared by the replicas). */
+  limiters?: LimiterFactory;
   introspection: boolean;
   /** Queries answered by rendered reads where they render (ReadRenderer); off, every operation is executed. */
   renderedReads: boolean;
@@ -78,7 +81,7 @@ export class OperationPipeline {
     this.documents = new DocumentCache(options.schema, { limits: options.limits, introspection: options.introspection, compileAtUse: options.compileAtUse });
     this.persisted = new PersistedDocuments(options.trustedDocuments);
     this.costCheck = createCostCheck(options.limits);
-    this.rateLimitCheck = createRateLimitCheck(options.rateLimit);
+    this.rateLimitCheck = createRateLimitCheck(options.rateLimit, options.limiters);
   }
 
   /** The document text `input` names (its query, or a persisted or trusted one by hash); throws the refusal. */
@@ -91,7 +94,12 @@ export class OperationPipeline {
    * returns it ready to run, or the errors that refuse it. Shared by {@link run} and the
    * WebSocket transport's subscribe.
    */
-  admit(text: string, input: OperationInput, context: GraphQLContext, record: OperationRecord): { operation: PreparedOperation; variables: Record<string, unknown> | undefined } {
+  async admit(
+    text: string,
+    input: OperationInput,
+    context: GraphQLContext,
+    record: OperationRecord,
+  ): Promise<{ operation: PreparedOperation; variables: Record<string, unknown> | undefined }> {
     if (input.operationName !== undefined && input.operationName !== null && typeof input.operationName !== 'string') {
       throw new AppError('BAD_REQUEST', 'The `operationName` must be a string');
     }
@@ -103,7 +111,7 @@ export class OperationPipeline {
     record.name = operation.name;
     record.type = operation.type;
     this.costCheck(this.options.schema, operation.document, operation.operation, variables);
-    this.rateLimitCheck(operation.document, operation.operation, context);
+    await this.rateLimitCheck(operation.document, operation.operation, context);
     return { operation, variables };
   }
 
@@ -123,13 +131,13 @@ export class OperationPipeline {
   }
 
   private async runUnbounded(input: OperationInput, options: RunOptions, made: { context?: GraphQLContext }): Promise<OperationResult> {
-    let admitted: ReturnType<OperationPipeline['admit']>;
+    let admitted: Awaited<ReturnType<OperationPipeline['admit']>>;
     let context: GraphQLContext;
     try {
       // The document first: refusing an unknown hash or untrusted document costs no lookup.
       const text = this.documentText(input, options.serverOwned);
       context = made.context = await options.context();
-      admitted = this.admit(text, input, context, options.record);
+      admitted = await this.admit(text, input, context, options.record);
       if (admitted.operation.type === 'subscription') {
         throw new AppError('SUBSCRIPTION_REQUIRES_WEBSOCKET', `Subscriptions run over graphql-ws (WebSocket) at ${this.options.webSocketPath}, not over HTTP`, {
           endpoint: this.options.webSocketPath,

@@ -6,8 +6,8 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import type { Config } from '../../config.js';
 import { isConnectionError } from '../../db/client.js';
 import { AppError } from '../../errors.js';
-import type { FailureLimiter } from '../../modules/auth/failure-limiter.js';
 import type { Viewer } from '../../modules/auth/viewer.js';
+import type { Limiter } from '../../modules/common/limiter.js';
 import type { ServiceDependencies } from '../../modules/context.js';
 import { authenticateClient, createContext, type GraphQLContext } from '../context.js';
 import { newOperationRecord } from '../logging.js';
@@ -41,7 +41,7 @@ export interface GraphQLWebSocketOptions {
   deps: ServiceDependencies;
   config: Pick<Config, 'http'>;
   /** Failed authentications per client address, shared with HTTP. */
-  authFailures: FailureLimiter;
+  authFailures: Limiter;
   /** Called as subscriptions open (+1) and close (-1). */
   onSubscriptionCount?: (delta: 1 | -1) => void;
   /** Whether to refuse a new socket now (load shedding, origin, caps): the HTTP status, headers and reason. */
@@ -160,7 +160,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         });
         try {
           const text = pipeline.documentText(payload);
-          const { operation, variables } = pipeline.admit(text, payload, context, record);
+          const { operation, variables } = await pipeline.admit(text, payload, context, record);
           if (operation.type === 'subscription') {
             const { maxSubscriptionsPerClient } = config.http;
             if (maxSubscriptionsPerClient > 0 && (subscriptionsByClient.get(state.clientAddress) ?? 0) >= maxSubscriptionsPerClient) {

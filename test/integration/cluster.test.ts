@@ -1,0 +1,125 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../../src/db/client.js';
+import { EventHub } from '../../src/modules/events/event-hub.js';
+import { seedBuilders } from './fixtures/builders.js';
+import { socketClient, Subscription } from './sockets.js';
+import { until } from './wait.js';
+
+/**
+ * The local cluster of deploy/local-cluster.sh, as it is deployed: 4 replicas started together
+ * on an empty database, Redis, a devchain and HAProxy, each a process of its own on ports of
+ * the suite's own. Runs where HAProxy is installed and the suite runs as root (the Postgres
+ * clusters belong to the postgres user); .ci/run installs HAProxy.
+ */
+const runnable = Boolean(process.env.TEST_DATABASE_URL) && process.getuid?.() === 0 && spawnSync('sh', ['-c', 'command -v haproxy']).status === 0;
+const REPLICAS = 4;
+const QUERIES_PER_MINUTE = 20;
+const base = 40_000 + 100 * ((process.pid % 90) + 1);
+const env = {
+  ...process.env,
+  CLUSTER_DIR: `/tmp/poolgraph-cluster-test-${process.pid}`,
+  CLUSTER_PG_PORT: String(base),
+  CLUSTER_REDIS_PORT: String(base + 10),
+  CLUSTER_CHAIN_PORT: String(base + 20),
+  CLUSTER_HTTP_PORT: String(base + 30),
+  CLUSTER_APP_PORT: String(base + 40),
+  CLUSTER_QUERIES_PER_MINUTE: String(QUERIES_PER_MINUTE),
+};
+const cluster = (...args: string[]) => {
+  const run = spawnSync('deploy/local-cluster.sh', args, { env, encoding: 'utf8', timeout: 400_000 });
+  if (run.status !== 0) throw new Error(`local-cluster.sh ${args.join(' ')} failed:\n${run.stdout}\n${run.stderr}`);
+  return run.stdout;
+};
+const http = `http://127.0.0.1:${env.CLUSTER_HTTP_PORT}`;
+const pidOf = (name: string) => Number(readFileSync(`${env.CLUSTER_DIR}/${name}.pid`, 'utf8'));
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+/**
+ * One query through the balancer, as the client 10.1.1.1 (HAProxy appends to X-Forwarded-For,
+ * the replicas trust loopback proxies): a budget apart from the sockets' 127.0.0.1.
+ */
+const query = async (text: string) =>
+  (await fetch(`${http}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '10.1.1.1' }, body: JSON.stringify({ query: text }) })).status;
+
+describe.runIf(runnable)('a cluster of 4 replicas behind HAProxy', () => {
+  let primary: Database;
+
+  beforeAll(async () => {
+    cluster('start', String(REPLICAS));
+    primary = await openDatabase({ kind: 'postgres', url: `postgres://postgres@127.0.0.1:${env.CLUSTER_PG_PORT}/poolgraph`, applicationName: 'cluster-test' });
+  }, 420_000);
+  afterAll(async () => {
+    await primary?.close();
+    if (existsSync(env.CLUSTER_DIR)) cluster('stop');
+  }, 60_000);
+
+  it('started together on an empty database: every replica is up and ready, each migration applied once', async () => {
+    const journal = JSON.parse(readFileSync(new URL('../../schema/migrations/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] };
+    const [applied] = await primary.rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations`);
+    expect(applied!.n).toBe(journal.entries.length);
+    for (let i = 0; i < REPLICAS; i++) {
+      expect(alive(pidOf(`replica-${i}`))).toBe(true);
+      expect((await fetch(`http://127.0.0.1:${Number(env.CLUSTER_APP_PORT) + i}/readyz`)).status).toBe(200);
+    }
+  });
+
+  it('subscribers on every replica receive every event once across cut LISTEN connections', async () => {
+    const { pool } = await seedBuilders(primary).user().withPool();
+    const clients = Array.from({ length: 8 }, () => socketClient(`ws://127.0.0.1:${env.CLUSTER_HTTP_PORT}/graphql`));
+    await Promise.all(clients.map((c) => c.connected));
+    const subs = clients.map((c) => new Subscription(c.client, `subscription($p: ID!) { poolUpdated(poolId: $p) { id } }`, { p: pool!.id }));
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const hub = new EventHub(primary);
+      for (let i = 0; i < 10; i++) {
+        if (i === 3 || i === 7) {
+          // Every connection of the replicas, their listening connections among them.
+          const cut = await primary.rows<{ pid: number }>(
+            sql`SELECT pg_terminate_backend(pid), pid FROM pg_stat_activity WHERE application_name LIKE ${'poolgraph%'} AND pid <> pg_backend_pid()`,
+          );
+          expect(cut.length).toBeGreaterThanOrEqual(REPLICAS);
+        }
+        await hub.publish([{ type: 'poolUpdated', poolId: pool!.id }]);
+      }
+      for (const sub of subs) await sub.waitFor(10, 15_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(subs.map((sub) => sub.results.length)).toEqual(subs.map(() => 10));
+    } finally {
+      await Promise.all(clients.map((c) => c.dispose()));
+    }
+  });
+
+  it('one client address through the balancer: accepted queries never exceed the shared limit; with Redis stopped each replica counts alone, nothing fails', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 3 * QUERIES_PER_MINUTE; i++) statuses.push(await query('{ pools(first: 1) { totalCount } }'));
+    expect(statuses.filter((s) => s === 200)).toHaveLength(QUERIES_PER_MINUTE);
+    expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+
+    process.kill(pidOf('redis'), 'SIGKILL');
+    const during: number[] = [];
+    for (let i = 0; i < 3 * QUERIES_PER_MINUTE; i++) during.push(await query('{ pools(first: 1) { totalCount } }'));
+    expect(during.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+    const accepted = during.filter((s) => s === 200).length;
+    expect(accepted).toBeGreaterThan(0);
+    expect(accepted).toBeLessThanOrEqual(REPLICAS * QUERIES_PER_MINUTE);
+    expect(await Promise.all([0, 1, 2, 3].map((i) => alive(pidOf(`replica-${i}`))))).toEqual([true, true, true, true]);
+  });
+
+  it('a replica killed with -9 and another stopped gracefully: every query through the balancer is still answered', async () => {
+    cluster('kill-replica', '0', 'KILL');
+    cluster('kill-replica', '1', 'TERM');
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) statuses.push(await query('{ __typename }'));
+    expect(statuses).toEqual(statuses.map(() => 200));
+    await until(async () => (await fetch(`${http}/readyz`)).status === 200, 5000);
+  });
+});

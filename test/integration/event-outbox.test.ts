@@ -1,0 +1,96 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as tables from '../../schema/index.js';
+import { type Database, type Db, openDatabase } from '../../src/db/client.js';
+import { outboxTail, pruneOutbox, readOutbox } from '../../src/db/event-outbox.js';
+import { EventHub } from '../../src/modules/events/event-hub.js';
+import { backends, startEmptyTestApp, type TestApp } from './harness.js';
+import { until } from './wait.js';
+
+describe.each(backends)('the event outbox on %s', (kind) => {
+  let t: TestApp;
+  let pool: tables.PoolRow;
+
+  beforeAll(async () => {
+    t = await startEmptyTestApp(kind);
+    pool = (await t.seed.user().withPool()).pool!;
+  });
+  afterAll(() => t?.close());
+
+  /** A started hub on `database`, and the outbox sequence of each poolUpdated event of the test's pool it dispatched. */
+  async function follow(database: Database) {
+    const hub = new EventHub(database);
+    await hub.start();
+    const received: number[] = [];
+    hub.on({ pool: pool.id }, () => received.push(hub.sequence));
+    return { hub, received };
+  }
+
+  it('an event written in a transaction is dispatched if and only if the transaction commits', async () => {
+    const { hub, received } = await follow(t.database);
+    try {
+      await t.database.db
+        .transaction(async (tx) => {
+          await hub.publishIn(tx as unknown as Db, [{ type: 'poolUpdated', poolId: pool.id }]);
+          throw new Error('rolled back');
+        })
+        .catch(() => {});
+      await t.database.db.transaction(async (tx) => hub.publishIn(tx as unknown as Db, [{ type: 'poolUpdated', poolId: pool.id }]));
+      await until(() => received.length >= 1);
+      // A later event proves the rolled-back one is not merely late.
+      await hub.publish([{ type: 'poolUpdated', poolId: pool.id }]);
+      await until(() => received.length >= 2);
+      expect(received).toHaveLength(2);
+      expect(received[1]).toBeGreaterThan(received[0]!);
+    } finally {
+      await hub.stop();
+    }
+  });
+
+  it('prunes rows older than the retention, and only those', async () => {
+    const tail = await outboxTail(t.database.db);
+    await t.database.db.execute(sql`UPDATE event_outbox SET created_at = now() - interval '2 hours' WHERE seq <= ${tail}`);
+    await t.database.db.insert(tables.eventOutbox).values({ payload: '{}' });
+    expect(await pruneOutbox(t.database.db, 3_600_000)).toBeGreaterThan(0);
+    expect((await readOutbox(t.database.db, 0, 100)).map((row) => row.seq)).toEqual([tail + 1]);
+  });
+
+  it.runIf(kind === 'postgres')('a replica whose LISTEN connection is cut receives every event another replica wrote meanwhile, once, in order', async () => {
+    const [a, b] = await Promise.all(['replica-a', 'replica-b'].map((name) => openDatabase({ kind: 'postgres', url: t.url!, applicationName: `${name}-${process.pid}` })));
+    const { hub, received } = await follow(a!);
+    const publisher = new EventHub(b!);
+    const cutListener = async () => {
+      const cut = await t.database.rows<{ ok: boolean }>(
+        sql`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = ${`replica-a-${process.pid}:listener`}`,
+      );
+      expect(cut).toEqual([{ ok: true }]);
+      await until(() => !hub.listening, 5000, 'the listener to notice');
+    };
+    try {
+      const first = await outboxTail(t.database.db);
+      for (let i = 0; i < 10; i++) {
+        if (i === 3 || i === 7) await cutListener();
+        await publisher.publish([{ type: 'poolUpdated', poolId: pool.id }]);
+      }
+      await until(() => received.length >= 10, 10_000, '10 events');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Every one of the 10, once each, in the order they were written.
+      expect(received).toEqual(Array.from({ length: 10 }, (_, i) => first + i + 1));
+    } finally {
+      await hub.stop();
+      await Promise.all([a!.close(), b!.close()]);
+    }
+  });
+
+  it.runIf(kind === 'postgres')('/readyz answers 503 while the event listener is down, 200 once it listens again', async () => {
+    const ready = async () => (await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode;
+    expect(await ready()).toBe(200);
+    await t.database.rows(sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE ${'%:listener'} AND datname = current_database()`);
+    const seen = new Set<number>();
+    await until(async () => {
+      seen.add(await ready());
+      return seen.has(503);
+    }, 5000, '503');
+    await until(async () => (await ready()) === 200, 10_000, '200 again');
+  });
+});
