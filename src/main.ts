@@ -33,6 +33,9 @@ async function main(): Promise<void> {
   }
 
   const app = await createApp({ config, database, chain: chain.runtime });
+  // Not fatal: a rejection nobody handled is logged with its request and counted. An uncaught
+  // exception still ends the process (Node's default), since the state it leaves is unknown.
+  process.on('unhandledRejection', (reason) => app.reportUnhandledRejection(reason));
   const shutdown = handleTerminationSignals({ app, timeoutMs: config.shutdownTimeoutMs, database });
   app.addHook('onClose', async () => {
     shutdown.step = 'closing the chain';
