@@ -3,7 +3,7 @@ import { deriveProofSecret, openChain } from './chain/runtime.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
 import { openConfiguredDatabase } from './db/open.js';
-import { syncCustodyAccounts } from './modules/transactions/custody-sync.js';
+import { ForeignRecordsError, syncCustodyAccounts } from './modules/transactions/custody-sync.js';
 import { confirmedSubmissionsUnknownToChain } from './modules/transactions/ledger-audit.js';
 import { reconcilePendingSubmissions } from './modules/transactions/reconcile.js';
 import { createApp } from './server/app.js';
@@ -51,6 +51,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError || error instanceof DataDirLockedError ? error.message : error);
+  const plain = error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof ForeignRecordsError;
+  console.error(plain ? error.message : error);
   process.exit(1);
 });
