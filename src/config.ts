@@ -22,7 +22,7 @@ export const ENV_VARS = {
   INTROSPECTION: 'serve introspection and the explorer (default: true outside production)',
   RENDERED_READS: 'answer queries whose whole selection renders with statements that write the response JSON, without the executor; false executes every operation (default: true)',
   LOG_LEVEL: 'pino log level (default: info; silent in test)',
-  AUTH_SECRET: 'service secret, at least 32 characters; the access-token and proof keys derive from it (required in production, beyond loopback HOST and with SOLANA_RPC_URL; generated into AUTH_SECRET_FILE in development otherwise)',
+  AUTH_SECRET: 'service secret, at least 32 characters of about 90 bits estimated entropy (`openssl rand -hex 32`); the access-token and proof keys derive from it (required in production, beyond loopback HOST and with SOLANA_RPC_URL; generated into AUTH_SECRET_FILE in development otherwise)',
   AUTH_SECRET_FILE: 'where loopback development keeps its generated secret, owner-only (default: ./data/auth-secret; memory for a new one each start)',
   AUTH_DOMAIN: 'domain named in sign-in messages (default: HOST:PORT)',
   AUTH_URI: 'URI named in sign-in messages (default: http://AUTH_DOMAIN)',
