@@ -14,6 +14,26 @@ import { dirname } from 'node:path';
 /** Public, in the source: accepted only on loopback outside production, and used by test mode. */
 export const PUBLIC_DEVELOPMENT_SECRET = 'poolgraph-development-secret-not-for-production-use';
 export const MIN_SECRET_LENGTH = 32;
+/**
+ * The least estimated entropy of a given secret. 32 random hex characters estimate about
+ * 112 bits (rarely under 100), `openssl rand -hex 32` about 250; 32 identical characters
+ * estimate 0, a word repeated to 32 characters under 90.
+ */
+export const MIN_SECRET_ENTROPY_BITS = 90;
+
+/**
+ * An upper estimate of a secret's entropy: its length times the Shannon entropy of its
+ * characters' frequencies. It cannot tell a random-looking phrase from a random one, but it
+ * refuses what is plainly not random: few distinct characters, or one repeated.
+ */
+export function estimatedEntropyBits(secret: string): number {
+  const counts = new Map<string, number>();
+  for (const character of secret) counts.set(character, (counts.get(character) ?? 0) + 1);
+  const length = [...secret].length;
+  let perCharacter = 0;
+  for (const count of counts.values()) perCharacter -= (count / length) * Math.log2(count / length);
+  return perCharacter * length;
+}
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
 
 export interface SecretSettings {
@@ -42,7 +62,12 @@ export function resolveAuthSecret(settings: SecretSettings, problems: string[]):
   const given = settings.secret || null;
   if (given !== null) {
     if (given.length < MIN_SECRET_LENGTH) problems.push(`AUTH_SECRET must be at least ${MIN_SECRET_LENGTH} characters`);
-    else if (given === PUBLIC_DEVELOPMENT_SECRET && reasons.length) {
+    else if (estimatedEntropyBits(given) < MIN_SECRET_ENTROPY_BITS) {
+      problems.push(
+        `AUTH_SECRET is too predictable: about ${Math.floor(estimatedEntropyBits(given))} bits by its characters' frequencies, ` +
+          `at least ${MIN_SECRET_ENTROPY_BITS} needed (repeated or few distinct characters); generate one, e.g. \`openssl rand -hex 32\``,
+      );
+    } else if (given === PUBLIC_DEVELOPMENT_SECRET && reasons.length) {
       problems.push(`AUTH_SECRET is the public development secret, refused ${reasons.join(' and ')}; set a secret of your own`);
     }
     return new TextEncoder().encode(given);

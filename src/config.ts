@@ -26,7 +26,7 @@ export const ENV_VARS = {
   INTROSPECTION: 'serve introspection and the explorer (default: true outside production)',
   RENDERED_READS: 'answer queries whose whole selection renders with statements that write the response JSON, without the executor; false executes every operation (default: true)',
   LOG_LEVEL: 'pino log level (default: info; silent in test)',
-  AUTH_SECRET: 'service secret, at least 32 characters; the access-token and proof keys derive from it (required in production, beyond loopback HOST and with SOLANA_RPC_URL; generated into AUTH_SECRET_FILE in development otherwise)',
+  AUTH_SECRET: 'service secret, at least 32 characters of about 90 bits estimated entropy (`openssl rand -hex 32`); the access-token and proof keys derive from it (required in production, beyond loopback HOST and with SOLANA_RPC_URL; generated into AUTH_SECRET_FILE in development otherwise)',
   AUTH_SECRET_FILE: 'where loopback development keeps its generated secret, owner-only (default: ./data/auth-secret; memory for a new one each start)',
   AUTH_DOMAIN: 'domain named in sign-in messages (default: HOST:PORT)',
   AUTH_URI: 'URI named in sign-in messages (default: http://AUTH_DOMAIN)',
@@ -56,7 +56,9 @@ export const ENV_VARS = {
   METRICS: 'serve Prometheus metrics at /metrics (default: true)',
   METRICS_TOKEN: 'bearer token /metrics requires (default: none, open)',
   TRUSTED_DOCUMENTS: 'path of a manifest of the only documents that may run (default: none; any document runs, and APQ)',
-  SOLANA_RPC_URL: 'JSON-RPC endpoint of the Solana cluster (default: none; the embedded chain runs in-process)',
+  SOLANA_RPC_URL: 'JSON-RPC endpoint of the Solana cluster (default: none; the embedded chain runs in-process, outside production only)',
+  EMBEDDED_CHAIN_IN_PRODUCTION:
+    'allow production mode to run without SOLANA_RPC_URL, on the embedded devchain and its faucet (test tokens for anyone): for demos only (default: false)',
   CHAIN_DATA_DIR: 'where the embedded chain keeps its ledger and service keys (default: ./data/chain; memory for none)',
   RELAYER_SECRET_KEY: 'fee payer key, a JSON byte array or base58 (required with SOLANA_RPC_URL)',
   CUSTODY_SECRET_KEY: 'owner key of pool vaults and streak accumulators, as RELAYER_SECRET_KEY (required with SOLANA_RPC_URL)',
@@ -131,6 +133,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (trustedDocumentsPath && !existsSync(trustedDocumentsPath)) problems.push(`TRUSTED_DOCUMENTS names no file: "${trustedDocumentsPath}"`);
   if (metricsToken !== null && metricsToken.length < 16) problems.push('METRICS_TOKEN must be at least 16 characters');
   const chain = parseChainConfig(env, problems, integer);
+  // The embedded devchain mints test tokens for anyone: a production service runs on a real cluster unless told otherwise.
+  if (production && !chain.rpcUrl && !bool('EMBEDDED_CHAIN_IN_PRODUCTION', false)) {
+    problems.push(
+      'SOLANA_RPC_URL is required in production: without it the embedded devchain would run, with its faucet ' +
+        '(set EMBEDDED_CHAIN_IN_PRODUCTION=true to run a demo on it anyway)',
+    );
+  }
   const host = env.HOST || '127.0.0.1';
   const secret = resolveAuthSecret(
     { mode: mode ?? 'development', host, rpcUrl: chain.rpcUrl, secret: env.AUTH_SECRET, secretFile: env.AUTH_SECRET_FILE || './data/auth-secret' },

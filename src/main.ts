@@ -3,7 +3,7 @@ import { deriveProofSecret, openChain } from './chain/runtime.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
 import { openConfiguredDatabase } from './db/open.js';
-import { syncCustodyAccounts } from './modules/transactions/custody-sync.js';
+import { ForeignRecordsError, syncCustodyAccounts } from './modules/transactions/custody-sync.js';
 import { confirmedSubmissionsUnknownToChain } from './modules/transactions/ledger-audit.js';
 import { startReconciler } from './modules/transactions/reconcile.js';
 import { createApp } from './server/app.js';
@@ -35,6 +35,9 @@ async function main(): Promise<void> {
   }
 
   const app = await createApp({ config, database, chain: chain.runtime });
+  // Not fatal: a rejection nobody handled is logged with its request and counted. An uncaught
+  // exception still ends the process (Node's default), since the state it leaves is unknown.
+  process.on('unhandledRejection', (reason) => app.reportUnhandledRejection(reason));
   const reconciler = startReconciler(database, chain.runtime, {
     intervalMs: config.reconcileIntervalMs,
     onPass: (settled) => {
@@ -60,6 +63,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError || error instanceof DataDirLockedError ? error.message : error);
+  const plain = error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof ForeignRecordsError;
+  console.error(plain ? error.message : error);
   process.exit(1);
 });

@@ -70,6 +70,8 @@ async function createServer(database: Database): Promise<FastifyInstance> {
   const config = loadConfig({
     POOLGRAPH_MODE: 'production',
     AUTH_SECRET: randomBytes(32).toString('hex'),
+    // The bench reads only; no chain is involved.
+    EMBEDDED_CHAIN_IN_PRODUCTION: 'true',
     INTROSPECTION: 'false',
     LOG_LEVEL: 'silent',
     RATE_LIMIT_QUERIES_PER_MINUTE: '0',

@@ -6,7 +6,8 @@ import { DEMO_SIZE, type SeedContext, type SeedOptions, type SeedSize, type Seed
 import { makeNotifier, notifyActivity, notifyClaimable } from './notifications.js';
 import { makeLoosePools, makeStreakSeries } from './pools.js';
 import { assignPersonas, makePredictions } from './predictions.js';
-import { base58, DAY, Rng } from './random.js';
+import { UNLINKED_STAKE_MINT } from '../db/unlinked-records.js';
+import { DAY, Rng } from './random.js';
 import { makeReferrals } from './referrals.js';
 import { makeResolutions } from './rewards.js';
 import { applyStreakRule } from './streaks.js';
@@ -40,7 +41,7 @@ export async function seedDemoData(database: Database, options: SeedOptions = {}
     now,
     nowMs: now.getTime(),
     today: Math.floor(now.getTime() / DAY) * DAY,
-    mint: base58(Uint8Array.from({ length: 32 }, (_, i) => (i * 73 + 29) % 256)),
+    mint: UNLINKED_STAKE_MINT,
   };
 
   const cast = makeUsers(ctx);

@@ -25,6 +25,18 @@ import { loadTrustedDocuments } from './trusted-documents.js';
 import { attachGraphQLWebSocket } from './websocket/transport.js';
 import { redisLimiters } from './redis-limiter.js';
 import { registerRest } from './rest/index.js';
+import { currentRequestId, withinRequest } from './request-scope.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Logs (with the id of the request whose work created the promise) and counts a promise
+     * rejection nothing handled; main.ts makes it the process's `unhandledRejection` handler.
+     * One request's defect then costs that request, not every request the process serves.
+     */
+    reportUnhandledRejection(reason: unknown): void;
+  }
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -81,7 +93,13 @@ export async function createApp({ config, database, chain = null, clock = () => 
       return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
     },
   });
+  // Everything a request starts runs in its scope, so a failure found later names it.
+  app.addHook('onRequest', (request, _reply, done) => withinRequest(request.id, done));
   const metrics = new Metrics(database);
+  app.decorate('reportUnhandledRejection', (reason: unknown) => {
+    metrics.unhandledRejections.inc();
+    app.log.error({ reqId: currentRequestId(), err: reason }, 'unhandled promise rejection (a defect): logged and counted, serving on');
+  });
   metrics.trackSockets(app.server);
   if (chain) metrics.watchRelayerBalance(() => chain.client.lamports(chain.keys.relayer.publicKey));
   const tracker = new OperationTracker();

@@ -101,6 +101,13 @@ export class Metrics {
     },
   });
 
+  /** Promise rejections nothing handled: each a defect, logged with the request it came from (reportUnhandledRejection, app.ts). */
+  readonly unhandledRejections = new Counter({
+    name: 'poolgraph_unhandled_rejections_total',
+    help: 'Promise rejections no code handled; the process logs each (with its request id) and keeps serving',
+    registers: [this.registry],
+  });
+
   /** Makes the balance gauge read the relayer's balance with `read` at each scrape. */
   watchRelayerBalance(read: () => Promise<bigint>): void {
     this.readRelayerBalance = read;

@@ -89,9 +89,39 @@ export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): P
       },
     },
   });
-  const ready = schema.then(withDirectFieldResolvers).then(withLazyFieldsResolved).then(withNodeTypesResolved).then(withRootTypesDescribed);
+  const ready = schema
+    .then(withDirectFieldResolvers)
+    .then(withLazyFieldsResolved)
+    .then(withNodeTypesResolved)
+    .then(withRootTypesDescribed)
+    .then(withErrorsAsRejections);
   schemas.set(devTokens, ready);
   return ready;
+}
+
+/**
+ * Every resolver reports a failure as a rejected promise, never by throwing. When a field
+ * throws synchronously, graphql-js stops completing the object (or list) it is in and
+ * drops the promises its earlier fields (or items) already started; one of those that
+ * later rejects is a rejection nobody handles. A rejected promise instead joins the others
+ * the executor waits for, so every failure is answered on its own path.
+ */
+function withErrorsAsRejections(schema: GraphQLSchema): GraphQLSchema {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
+      const resolve = field.resolve;
+      if (!resolve) continue;
+      field.resolve = (root, args, context, info) => {
+        try {
+          return resolve(root, args, context, info);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      };
+    }
+  }
+  return schema;
 }
 
 /** type-graphql has no option for the root types' descriptions, which explorers show. */

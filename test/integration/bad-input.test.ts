@@ -36,9 +36,11 @@ describe.each(backends)('bad input on %s', (kind) => {
     await expectBadInput('{ pools(first: 0) { totalCount } }', 'first');
     await expectBadInput('{ streaks(first: -5) { totalCount } }', 'first');
     await expectBadInput('query($n: Int) { pools(first: $n) { totalCount } }', 'first', { n: 1000 });
+    // A nested page is refused before anything runs, pointing at the field that asked for it.
+    await expectBadInput('{ pools(first: 1) { nodes { predictions(first: 500) { totalCount } } } }', 'first');
     const nested = await t.gql('{ pools(first: 1) { nodes { predictions(first: 500) { totalCount } } } }');
-    expect(nested.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'first' });
-    expect(nested.errors?.[0]?.path).toEqual(['pools', 'nodes', 0, 'predictions']);
+    expect(nested.data).toBeUndefined();
+    expect(nested.errors?.[0]?.locations).toEqual([{ line: 1, column: 29 }]);
   });
 
   it('rejects an unknown enum value, as a literal and as a variable', async () => {

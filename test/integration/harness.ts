@@ -117,7 +117,7 @@ export async function preparePgliteDataDir(dataDir: string, start: TestDatabaseS
 export interface GraphQLResponse<TData = any> {
   status: number;
   data?: TData;
-  errors?: Array<{ message: string; path?: string[]; extensions?: Record<string, any> }>;
+  errors?: Array<{ message: string; path?: string[]; locations?: Array<{ line: number; column: number }>; extensions?: Record<string, any> }>;
 }
 
 export interface TestApp extends TestDatabase {

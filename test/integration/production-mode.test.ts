@@ -14,6 +14,7 @@ import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness
 const PRODUCTION = {
   POOLGRAPH_MODE: 'production',
   AUTH_SECRET: 'a-production-secret-of-32-chars-or-more',
+  EMBEDDED_CHAIN_IN_PRODUCTION: 'true',
   LOG_LEVEL: 'info',
   LOAD_SHED_EVENT_LOOP_DELAY_MS: '0',
   LOAD_SHED_DATABASE_WAIT_MS: '0',

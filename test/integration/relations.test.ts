@@ -361,6 +361,8 @@ describe.each(backends)('nested relations on %s', (kind) => {
     const response = await t.gql(`{ pools(first: 1) { nodes { predictions(first: 2, after: "garbage") { nodes { id } } } } }`);
     expect(response.errors).toHaveLength(1);
     expect(response.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'after' });
-    expect(response.errors![0]!.path).toEqual(['pools', 'nodes', 0, 'predictions']);
+    // Refused before execution: no data, and the location of the field whose cursor it is.
+    expect(response.data).toBeUndefined();
+    expect(response.errors![0]!.locations).toEqual([{ line: 1, column: 29 }]);
   });
 });

@@ -1,9 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, ENV_VARS, loadConfig } from '../../src/config.js';
 import { CONFIG_DOC_PATH, ENV_EXAMPLE_PATH, renderConfigDoc, renderEnvExample } from '../../src/tools/config-doc.js';
+
+/** A secret as `openssl rand -hex 32` prints one. */
+const STRONG_SECRET = randomBytes(32).toString('hex');
 
 describe('configuration', () => {
   it('runs on embedded defaults with no environment', () => {
@@ -19,7 +23,7 @@ describe('configuration', () => {
   });
 
   it('turns introspection off in production and seeding off on Postgres', () => {
-    const config = loadConfig({ POOLGRAPH_MODE: 'production', DATABASE_URL: 'postgres://localhost/x', AUTH_SECRET: 'x'.repeat(32) });
+    const config = loadConfig({ POOLGRAPH_MODE: 'production', DATABASE_URL: 'postgres://localhost/x', AUTH_SECRET: STRONG_SECRET, EMBEDDED_CHAIN_IN_PRODUCTION: 'true' });
     expect(config.introspection).toBe(false);
     expect(config.seedDemoData).toBe(false);
   });
@@ -28,7 +32,7 @@ describe('configuration', () => {
     expect(loadConfig({}).chain).toMatchObject({ rpcUrl: null, devchainDataDir: './data/chain', proofTtlSeconds: 120, minWithdrawAmount: 1 });
     expect(loadConfig({ CHAIN_DATA_DIR: 'memory' }).chain.devchainDataDir).toBeNull();
     try {
-      loadConfig({ SOLANA_RPC_URL: 'http://127.0.0.1:8899', MIN_WITHDRAW_AMOUNT: '-1', AUTH_SECRET: 'x'.repeat(32) });
+      loadConfig({ SOLANA_RPC_URL: 'http://127.0.0.1:8899', MIN_WITHDRAW_AMOUNT: '-1', AUTH_SECRET: STRONG_SECRET });
       expect.unreachable();
     } catch (error) {
       expect([...(error as ConfigError).problems].sort()).toEqual([
@@ -43,6 +47,29 @@ describe('configuration', () => {
   it('requires a strong AUTH_SECRET in production', () => {
     expect(() => loadConfig({ POOLGRAPH_MODE: 'production' })).toThrow(/AUTH_SECRET is required in production/);
     expect(() => loadConfig({ AUTH_SECRET: 'short' })).toThrow(/AUTH_SECRET must be at least 32 characters/);
+  });
+
+  it('refuses an AUTH_SECRET of few distinct or repeated characters, and takes generated ones', () => {
+    for (const predictable of ['x'.repeat(32), 'ab'.repeat(16), 'password'.repeat(4), '0123'.repeat(10)]) {
+      expect(() => loadConfig({ AUTH_SECRET: predictable }), predictable).toThrow(/AUTH_SECRET is too predictable: about \d+ bits.*openssl rand -hex 32/);
+    }
+    // As the documented command makes them (openssl rand -hex 32), and shorter generated ones.
+    for (let i = 0; i < 200; i++) {
+      for (const generated of [randomBytes(32).toString('hex'), randomBytes(16).toString('hex'), randomBytes(24).toString('base64')]) {
+        expect(loadConfig({ AUTH_SECRET: generated }).auth.secret.length, generated).toBe(generated.length);
+      }
+    }
+  });
+
+  it('refuses production without SOLANA_RPC_URL, naming it, unless the embedded devchain is allowed explicitly', () => {
+    expect(() => loadConfig({ POOLGRAPH_MODE: 'production', AUTH_SECRET: STRONG_SECRET })).toThrow(
+      /SOLANA_RPC_URL is required in production.*EMBEDDED_CHAIN_IN_PRODUCTION=true/,
+    );
+    expect(loadConfig({ POOLGRAPH_MODE: 'production', AUTH_SECRET: STRONG_SECRET, EMBEDDED_CHAIN_IN_PRODUCTION: 'true' }).chain.rpcUrl).toBeNull();
+    const cluster = { SOLANA_RPC_URL: 'https://api.devnet.solana.com', RELAYER_SECRET_KEY: 'k', CUSTODY_SECRET_KEY: 'k', STAKE_MINT: 'm' };
+    expect(loadConfig({ POOLGRAPH_MODE: 'production', AUTH_SECRET: STRONG_SECRET, ...cluster }).chain.rpcUrl).toBe(cluster.SOLANA_RPC_URL);
+    // Outside production the embedded chain needs no opt-in.
+    expect(loadConfig({}).chain.rpcUrl).toBeNull();
   });
 
   it('reports every bad setting at once, one line each', () => {
@@ -129,7 +156,7 @@ describe('configuration', () => {
         [{ HOST: '0.0.0.0' }, /AUTH_SECRET is required when HOST \(0\.0\.0\.0\) is not a loopback address/],
         [{ HOST: '192.168.1.20' }, /AUTH_SECRET is required when HOST \(192\.168\.1\.20\)/],
         [REAL_CLUSTER, /AUTH_SECRET is required with SOLANA_RPC_URL/],
-        [{ POOLGRAPH_MODE: 'production' }, /AUTH_SECRET is required in production/],
+        [{ POOLGRAPH_MODE: 'production', EMBEDDED_CHAIN_IN_PRODUCTION: 'true' }, /AUTH_SECRET is required in production/],
         [{ POOLGRAPH_MODE: 'test', HOST: '::' }, /AUTH_SECRET is required when HOST/],
       ];
       for (const [env, message] of exposures) {

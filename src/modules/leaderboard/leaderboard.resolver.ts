@@ -2,11 +2,13 @@ import { Args, Ctx, FieldResolver, Float, Query, Resolver, Root } from 'type-gra
 import type { GraphQLContext } from '../../server/context.js';
 import { toTokens } from '../common/amounts.js';
 import { User } from '../users/user.type.js';
-import { leaderboard, type LeaderboardEntryRow } from './leaderboard.service.js';
+import { ReadsPageArguments } from '../common/page-arguments.js';
+import { leaderboard, type LeaderboardEntryRow, parseLeaderboardPage } from './leaderboard.service.js';
 import { LeaderboardArgs, LeaderboardConnection, LeaderboardEntry } from './leaderboard.type.js';
 
 @Resolver(() => LeaderboardEntry)
 export class LeaderboardResolver {
+  @ReadsPageArguments(parseLeaderboardPage)
   @Query(() => LeaderboardConnection, { description: 'Users ranked by payouts or precision over a period, with the viewer’s own standing.' })
   leaderboard(@Args(() => LeaderboardArgs) args: LeaderboardArgs, @Ctx() ctx: GraphQLContext) {
     return leaderboard(ctx, args);

@@ -39,6 +39,16 @@ export class LeaderboardPage extends Page<LeaderboardEntryRow> {
   }
 }
 
+/** The board and the page its arguments ask for; throws BAD_USER_INPUT. */
+export function parseLeaderboardPage(args: PageArguments & { period?: LeaderboardPeriod | null; by?: LeaderboardMetric | null }) {
+  const period = args.period ?? 'ALL';
+  const by = args.by ?? 'PAYOUT';
+  if (!LEADERBOARD_PERIODS.includes(period)) throw badInput('period', `period must be one of ${LEADERBOARD_PERIODS.join(', ')}`);
+  if (!LEADERBOARD_METRICS.includes(by)) throw badInput('by', `by must be one of ${LEADERBOARD_METRICS.join(', ')}`);
+  const order = `LEADERBOARD_${period}_${by}`;
+  return { period, by, order, page: parsePageRequest(args, order, isIntegerString) };
+}
+
 /**
  * Users ranked by reward payouts or by mean precision score over a window, from the
  * aggregate kept by resolution: one statement returns the page, the count and the viewer's
@@ -51,12 +61,7 @@ export async function leaderboard(
   ctx: ServiceContext,
   args: PageArguments & { period?: LeaderboardPeriod | null; by?: LeaderboardMetric | null },
 ): Promise<LeaderboardPage> {
-  const period = args.period ?? 'ALL';
-  const by = args.by ?? 'PAYOUT';
-  if (!LEADERBOARD_PERIODS.includes(period)) throw badInput('period', `period must be one of ${LEADERBOARD_PERIODS.join(', ')}`);
-  if (!LEADERBOARD_METRICS.includes(by)) throw badInput('by', `by must be one of ${LEADERBOARD_METRICS.join(', ')}`);
-  const order = `LEADERBOARD_${period}_${by}`;
-  const page = parsePageRequest(args, order, isIntegerString);
+  const { period, by, order, page } = parseLeaderboardPage(args);
   const cursorPosition = page.cursor ? Number(page.cursor.key) : null;
   // The page's positions, from (exclusive) and to (inclusive): backward from the end of the
   // board is relative to its size, which the statement itself counts (`total`).

@@ -7,15 +7,17 @@ import { parseNewestFirstPage, prefetchedOne, prefetchedPage } from '../common/l
 import { planOfConnection, planOfObject } from '../common/read-plan.js';
 import { POOL_READ } from '../common/read-specs.js';
 import { PageArgs } from '../common/page.args.js';
+import { ReadsPageArguments } from '../common/page-arguments.js';
 import { PredictionConnection } from '../predictions/prediction.type.js';
 import { Streak } from '../streaks/streak.type.js';
 import { Image, User } from '../users/user.type.js';
 import { PoolsArgs } from './pool.args.js';
-import { findPool, listPools } from './pool.service.js';
+import { findPool, listPools, parsePoolsPage } from './pool.service.js';
 import { Pool, PoolConnection, Resolution } from './pool.type.js';
 
 @Resolver(() => Pool)
 export class PoolResolver {
+  @ReadsPageArguments(parsePoolsPage)
   @Query(() => PoolConnection, { description: 'Pools, filtered, searched and sorted, a page at a time.' })
   pools(@Args(() => PoolsArgs) args: PoolsArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     return listPools(ctx, args, planOfConnection(info, POOL_READ));
@@ -66,6 +68,7 @@ export class PoolResolver {
     return resolution !== undefined ? resolution : ctx.loaders.resolutionByPoolId.load(pool.id);
   }
 
+  @ReadsPageArguments(parseNewestFirstPage)
   @FieldResolver(() => PredictionConnection, { description: 'Predictions on the pool, newest first.' })
   predictions(@Root() pool: PoolRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
     const page = parseNewestFirstPage(args);

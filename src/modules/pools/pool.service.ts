@@ -173,10 +173,23 @@ function withColumn(plan: ReadPlan, property: string): ReadPlan {
 
 /** A page of pools; `plan` says what to read of them and their relations (the whole rows by default). */
 export async function listPools(ctx: ServiceContext, input: ListPoolsInput, plan: ReadPlan = wholeRowPlan(POOL_READ)): Promise<Page<PoolRow>> {
-  const ordering = ORDERINGS[input.sort ?? 'END_DATE'];
-  const offset = parseOffset(input);
-  const page = parsePageRequest(input, ordering.name, ordering.isValidKey);
+  const { ordering, page, offset } = parsePoolsPage(input);
   return pageOfPools(ctx, (c) => filterConditions(c, ctx, input), ordering, page, plan, offset);
+}
+
+/** The page a pool list's arguments ask for, in the order `sort` names (END_DATE by default); throws BAD_USER_INPUT. */
+export function parsePoolsPage(input: PageArguments & { sort?: PoolSort | null; offset?: number | null }) {
+  return poolsPage(input, ORDERINGS[input.sort ?? 'END_DATE']);
+}
+
+/** The page a streak's pool list's arguments ask for (newest first); throws BAD_USER_INPUT. */
+export function parseStreakPoolsPage(input: PageArguments & { offset?: number | null }) {
+  return poolsPage(input, ORDERINGS[NEWEST_FIRST]);
+}
+
+function poolsPage(input: PageArguments & { offset?: number | null }, ordering: Ordering) {
+  const offset = parseOffset(input);
+  return { ordering, offset, page: parsePageRequest(input, ordering.name, ordering.isValidKey) };
 }
 
 /**
@@ -199,9 +212,7 @@ export async function listStreakPools(
   streakId: string,
   input: PageArguments & { pastOnly?: boolean | null; offset?: number | null },
 ): Promise<Page<PoolRow>> {
-  const ordering = ORDERINGS[NEWEST_FIRST];
-  const offset = parseOffset(input);
-  const page = parsePageRequest(input, ordering.name, ordering.isValidKey);
+  const { ordering, offset, page } = parseStreakPoolsPage(input);
   const filter = (c: Conditions) => {
     c.add(`p."streak_id" = ${c.param(streakId, 'uuid')}`);
     if (input.pastOnly) c.add(`p."prediction_end_date" <= ${c.param(ctx.now, 'timestamptz')}`);

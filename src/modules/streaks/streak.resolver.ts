@@ -5,6 +5,8 @@ import type { GraphQLContext } from '../../server/context.js';
 import { toTokens } from '../common/amounts.js';
 import { parseNewestFirstPage } from '../common/loaders.js';
 import { OffsetPageArgs, PageArgs } from '../common/page.args.js';
+import { ReadsPageArguments } from '../common/page-arguments.js';
+import { parseStreakPoolsPage } from '../pools/pool.service.js';
 import { Pool, PoolConnection } from '../pools/pool.type.js';
 import { findStreak, listStreaks, streakPools, userStreakDetails } from './streak.service.js';
 import { Streak, StreakConnection, StreakPools, StreakReward, UserStreakDetails } from './streak.type.js';
@@ -25,11 +27,13 @@ export class StreakResolver {
     return findStreak(ctx, id);
   }
 
+  @ReadsPageArguments(parseNewestFirstPage)
   @Query(() => StreakConnection, { description: 'All streaks, newest first.' })
   streaks(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
     return listStreaks(ctx, args);
   }
 
+  @ReadsPageArguments(parseStreakPoolsPage)
   @Query(() => StreakPools, { description: 'A streak and all its pools (not filtered by participation), newest first.' })
   streakPools(@Args(() => StreakPoolsArgs) { streakId, ...page }: StreakPoolsArgs, @Ctx() ctx: GraphQLContext) {
     return streakPools(ctx, streakId, page);
@@ -65,6 +69,7 @@ export class StreakResolver {
     return streak.lastProcessedPoolId ? ctx.loaders.poolById.load(streak.lastProcessedPoolId) : null;
   }
 
+  @ReadsPageArguments(parseNewestFirstPage)
   @FieldResolver(() => PoolConnection, { description: 'Pools of the streak, newest first.' })
   pools(@Root() streak: StreakRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.poolsByStreak(parseNewestFirstPage(args)).load(streak.id);

@@ -5,6 +5,7 @@ import { poolVaultAddress, streakAccumulatorAddress } from '../../chain/addresse
 import type { ChainRuntime } from '../../chain/runtime.js';
 import { ensurePoolVault, ensureStreakAccumulator } from '../../chain/vaults.js';
 import type { Database } from '../../db/client.js';
+import { UNLINKED_STAKE_MINT } from '../../db/unlinked-records.js';
 
 /**
  * Makes the chain and the database agree on custody accounts: every pool's vault and every
@@ -13,6 +14,10 @@ import type { Database } from '../../db/client.js';
  * is stocked with what the records say it holds (the pool's volume less the rewards already
  * paid; the streak's on-chain balance), so demo data seeded before the chain existed can be
  * claimed. Idempotent: once everything exists it only reads. Run at start-up.
+ *
+ * Only records written unlinked (UNLINKED_STAKE_MINT: the demo seed's) are linked here; when
+ * any pool names another chain's vault or mint, it throws ForeignRecordsError before changing
+ * anything, on the chain or in the database.
  */
 export async function syncCustodyAccounts(database: Database, chain: ChainRuntime): Promise<{ pools: number; streaks: number }> {
   const db = database.db;
@@ -31,6 +36,8 @@ export async function syncCustodyAccounts(database: Database, chain: ChainRuntim
     .from(pools);
   const streakRows = await db.select({ id: streaks.id, account: streaks.streakAccumulatorAccount, held: streaks.onchainBalance }).from(streaks);
   const vaults = await Promise.all(poolRows.map((pool) => poolVaultAddress(custody, pool.id)));
+  const foreign = foreignPools(poolRows, vaults, mint);
+  if (foreign) throw foreign;
   const accumulators = await Promise.all(streakRows.map((streak) => streakAccumulatorAddress(custody, streak.id)));
 
   // Only accounts created now are stocked, from custody's own token account, minted for them.
@@ -65,6 +72,29 @@ export async function syncCustodyAccounts(database: Database, chain: ChainRuntim
   }
   return { pools: changedPools, streaks: changedStreaks };
 }
+
+/** Start-up refused to rewrite records it did not create. */
+export class ForeignRecordsError extends Error {}
+
+/**
+ * The refusal when pools name a vault or stake mint other than this chain's (another
+ * cluster, custody key or mint: another replica's records, say) and were not written
+ * unlinked (UNLINKED_STAKE_MINT); null when there are none. Such records are another
+ * chain's, so start-up stops rather than point them at accounts of its own.
+ */
+function foreignPools(rows: PoolLink[], vaults: PublicKey[], mint: string): ForeignRecordsError | null {
+  const linkedElsewhere = (row: PoolLink, i: number) => row.stakeTokenMint !== mint || row.poolAccount !== vaults[i]!.toBase58();
+  const foreign = rows.filter((row, i) => row.stakeTokenMint !== UNLINKED_STAKE_MINT && linkedElsewhere(row, i));
+  if (!foreign.length) return null;
+  const named = `${foreign.slice(0, 5).map((row) => row.id).join(', ')}${foreign.length > 5 ? ', ...' : ''}`;
+  return new ForeignRecordsError(
+    `${foreign.length} pool(s) name custody accounts of another chain, custody key or stake mint (${named}): ` +
+      'start-up does not rewrite records it did not create. Point SOLANA_RPC_URL, CUSTODY_SECRET_KEY and STAKE_MINT ' +
+      "at the chain these records belong to, or give this chain a database of its own.",
+  );
+}
+
+type PoolLink = { id: string; poolAccount: string; stakeTokenMint: string };
 
 /** Which of `addresses` hold an account, asked 100 at a time. */
 async function accountsExist(chain: ChainRuntime, addresses: PublicKey[]): Promise<boolean[]> {

@@ -13,6 +13,7 @@ import { ApiKey, RefreshToken } from '../auth/auth.type.js';
 import { PRIVATE_FIELD } from '../auth/viewer.js';
 import { parseNewestFirstPage } from '../common/loaders.js';
 import { PageArgs } from '../common/page.args.js';
+import { ReadsPageArguments } from '../common/page-arguments.js';
 import { NotificationsArgs } from '../notifications/notification.args.js';
 import { DeviceToken, Notification, NotificationConnection } from '../notifications/notification.type.js';
 import { PoolConnection } from '../pools/pool.type.js';
@@ -29,7 +30,7 @@ import {
   userSettings,
 } from './private.service.js';
 import { findViewer, redeemReferralCode, updateProfile } from './user.service.js';
-import { userPredictions } from '../viewer/history.service.js';
+import { parseUserPredictionsPage, userPredictions } from '../viewer/history.service.js';
 import { UserPredictionsArgs } from '../viewer/viewer-money.type.js';
 import { Image, NotificationPreferences, ReferralCode, ReferralRedemption, Settings, User } from './user.type.js';
 
@@ -67,11 +68,13 @@ export class UserResolver {
     return user.avatarId ? ctx.loaders.imageById.load(user.avatarId) : null;
   }
 
+  @ReadsPageArguments(parseNewestFirstPage)
   @FieldResolver(() => PoolConnection, { description: 'Pools the user created, newest first.' })
   pools(@Root() user: UserRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.poolsByCreator(parseNewestFirstPage(args)).load(user.id);
   }
 
+  @ReadsPageArguments(parseUserPredictionsPage)
   @FieldResolver(() => PredictionConnection, { description: "The user's predictions, newest first unless sorted otherwise; filtered by lifecycle when asked." })
   predictions(@Root() user: UserRow, @Args(() => UserPredictionsArgs) args: UserPredictionsArgs, @Ctx() ctx: GraphQLContext) {
     if (args.filter == null && (args.sort ?? 'NEWEST') === 'NEWEST') return ctx.loaders.predictionsByUser(parseNewestFirstPage(args)).load(user.id);
@@ -91,6 +94,7 @@ export class UserResolver {
     return userSettings(ctx, user.id);
   }
 
+  @ReadsPageArguments(parseNewestFirstPage)
   @FieldResolver(() => NotificationConnection, { nullable: true, description: `The user's notifications, newest first. ${PRIVATE_FIELD}` })
   notifications(@Root() user: UserRow, @Args(() => NotificationsArgs) args: NotificationsArgs, @Ctx() ctx: GraphQLContext) {
     return listUserNotifications(ctx, user.id, args, args.filter);

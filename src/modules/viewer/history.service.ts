@@ -99,6 +99,17 @@ const SORTS: Record<PredictionSort, { column: string; descending: boolean; keyOf
   STAKE_LOW: { column: 'stake', descending: false, keyOf: (row) => row.stake.toString(), isValidKey: isIntegerString, keyType: 'bigint' },
 };
 
+/** The order and the page a user's predictions' arguments ask for; throws BAD_USER_INPUT. */
+export function parseUserPredictionsPage(args: PageArguments & { filter?: PredictionFilter | null; sort?: PredictionSort | null }) {
+  const sortName = args.sort ?? 'NEWEST';
+  const sort = SORTS[sortName];
+  if (!sort) throw badInput('sort', `sort must be one of ${PREDICTION_SORTS.join(', ')}`);
+  if (args.filter != null && !PREDICTION_FILTERS.includes(args.filter)) throw badInput('filter', `filter must be one of ${PREDICTION_FILTERS.join(', ')}`);
+  // NEWEST shares the cursors of the unfiltered newest-first list.
+  const cursorSort = sortName === 'NEWEST' ? NEWEST_FIRST : `PREDICTIONS_${sortName}`;
+  return { sort, cursorSort, page: parsePageRequest(args, cursorSort, sort.isValidKey) };
+}
+
 /**
  * A user's predictions (alias `c`, their pools `p`) whose pool is in a lifecycle state (the
  * pools' own ACTIVE, ENDED and RESOLVED filters), or whose reward is still to be claimed
@@ -109,13 +120,7 @@ export function userPredictions(
   userId: string,
   args: PageArguments & { filter?: PredictionFilter | null; sort?: PredictionSort | null },
 ): Promise<Page<PredictionRow>> {
-  const sortName = args.sort ?? 'NEWEST';
-  const sort = SORTS[sortName];
-  if (!sort) throw badInput('sort', `sort must be one of ${PREDICTION_SORTS.join(', ')}`);
-  if (args.filter != null && !PREDICTION_FILTERS.includes(args.filter)) throw badInput('filter', `filter must be one of ${PREDICTION_FILTERS.join(', ')}`);
-  // NEWEST shares the cursors of the unfiltered newest-first list.
-  const cursorSort = sortName === 'NEWEST' ? NEWEST_FIRST : `PREDICTIONS_${sortName}`;
-  const page = parsePageRequest(args, cursorSort, sort.isValidKey);
+  const { sort, cursorSort, page } = parseUserPredictionsPage(args);
   const reader = tableReader(predictions);
   return keysetPage(
     ctx.database.query,

@@ -6,6 +6,8 @@ import type { GraphQLContext } from '../../server/context.js';
 import { assertCanReadPrivate, PRIVATE_FIELD } from '../auth/viewer.js';
 import { toTokens } from '../common/amounts.js';
 import { PageArgs } from '../common/page.args.js';
+import { ReadsPageArguments } from '../common/page-arguments.js';
+import { parseNewestFirstPage } from '../common/loaders.js';
 import { Pool } from '../pools/pool.type.js';
 import { Prediction, Reward } from '../predictions/prediction.type.js';
 import { User } from '../users/user.type.js';
@@ -62,6 +64,7 @@ export class UserMoneyResolver {
     };
   }
 
+  @ReadsPageArguments(parseNewestFirstPage)
   @FieldResolver(() => UserTransactionConnection, { nullable: true, description: `Transactions the user made through the service, newest first. ${PRIVATE_FIELD}` })
   transactions(@Root() user: UserRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
     assertCanReadPrivate(ctx.viewer, user.id, 'transactions');

@@ -1,5 +1,6 @@
 import type { GraphQLError, GraphQLSchema } from 'graphql';
 import { AppError } from '../../errors.js';
+import { pageArgumentErrors } from '../arguments.js';
 import type { GraphQLContext } from '../context.js';
 import { createCostCheck, type OperationLimits } from '../limits.js';
 import type { OperationRecord } from '../logging.js';
@@ -110,6 +111,8 @@ export class OperationPipeline {
     if (!('run' in operation)) throw new RequestErrors([operation]);
     record.name = operation.name;
     record.type = operation.type;
+    const badArguments = pageArgumentErrors(this.options.schema, operation.document, variables, operation.name);
+    if (badArguments.length) throw new RequestErrors(badArguments);
     this.costCheck(this.options.schema, operation.document, operation.operation, variables);
     await this.rateLimitCheck(operation.document, operation.operation, context);
     return { operation, variables };

@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { type ExecutionArgs, GraphQLError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Config } from '../../config.js';
@@ -13,6 +13,7 @@ import { authenticateClient, createContext, type GraphQLContext } from '../conte
 import { newOperationRecord } from '../logging.js';
 import type { PreparedOperation } from '../pipeline/documents.js';
 import { type OperationPipeline, RequestErrors } from '../pipeline/operation.js';
+import { withinRequest } from '../request-scope.js';
 import { clientAddressOf, socketCredentials, watchCredentials } from './credentials.js';
 import { scopedSubscribe, type SubscriptionTarget } from './subscription.js';
 
@@ -176,32 +177,39 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           return format(errors, requestId).map((formatted) => new GraphQLError(formatted.message, { extensions: formatted.extensions }));
         }
       },
-      execute: (args) => prepared.get(args.contextValue as GraphQLContext)!.operation.run(args.rootValue, args.contextValue, args.variableValues ?? undefined),
-      subscribe: async (args) => {
-        const context = args.contextValue as GraphQLContext;
-        let open = true;
-        const release = () => {
-          if (open) count(subscriptionsByClient, context.clientAddress, -1);
-          open = false;
-        };
-        const { operation, target } = prepared.get(context)!;
-        const result = await scopedSubscribe(args, operation, target, (delta) => {
-          options.onSubscriptionCount?.(delta);
-          if (delta === -1) release();
-        }).catch((error: unknown) => {
-          release();
-          throw error;
-        });
-        if (!(Symbol.asyncIterator in result)) release();
-        return result;
-      },
+      // In the operation's request scope, so a failure found later names it.
+      execute: (args) =>
+        withinRequest(requestIdOf(args), () => {
+          const { operation } = prepared.get(args.contextValue as GraphQLContext)!;
+          return operation.run(args.rootValue, args.contextValue, args.variableValues ?? undefined);
+        }),
+      subscribe: (args) => withinRequest(requestIdOf(args), () => subscribe(args)),
       onNext: (_ctx, _id, _payload, args, result) =>
-        result.errors ? { ...result, errors: format(result.errors, (args.contextValue as GraphQLContext).transport.requestId) } : undefined,
+        result.errors ? { ...result, errors: format(result.errors, requestIdOf(args)) } : undefined,
       onError: (_ctx, id, _payload, errors) => format(errors, `ws-${id}`),
       onClose: (ctx) => states.get(ctx.extra)?.ends(),
     },
     wss,
   );
+
+  async function subscribe(args: ExecutionArgs) {
+    const context = args.contextValue as GraphQLContext;
+    let open = true;
+    const release = () => {
+      if (open) count(subscriptionsByClient, context.clientAddress, -1);
+      open = false;
+    };
+    const { operation, target } = prepared.get(context)!;
+    const result = await scopedSubscribe(args, operation, target, (delta) => {
+      options.onSubscriptionCount?.(delta);
+      if (delta === -1) release();
+    }).catch((error: unknown) => {
+      release();
+      throw error;
+    });
+    if (!(Symbol.asyncIterator in result)) release();
+    return result;
+  }
 
   let closing: Promise<void> | null = null;
   return {
@@ -264,3 +272,5 @@ function limitPings(ws: WebSocket): void {
     }
   });
 }
+/** The request id the operation's context was made with (`ws-<socket>-<operation id>`). */
+const requestIdOf = (args: ExecutionArgs): string => (args.contextValue as GraphQLContext).transport.requestId;
