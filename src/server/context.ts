@@ -5,6 +5,7 @@ import type { Viewer } from '../modules/auth/viewer.js';
 import type { FixedWindowLimiter } from '../modules/common/fixed-window.js';
 import type { ServiceContext, ServiceDependencies } from '../modules/context.js';
 import { createLoaders, type Loaders } from '../modules/loaders.js';
+import type { OperationRecord } from './logging.js';
 import { clearSessionCookies, readCookie, REFRESH_COOKIE, ACCESS_COOKIE, setSessionCookies } from './cookies.js';
 
 /** What only the transport knows: the request id, and the session cookies of browsers. */
@@ -14,6 +15,8 @@ export interface Transport {
   refreshCookie: string | null;
   setSessionCookies(session: Session): void;
   clearSessionCookies(): void;
+  /** The request's log record, filled in by the GraphQL steps (HTTP; a socket keeps its own). */
+  record?: OperationRecord;
 }
 
 /** The GraphQL context: a service context plus the transport. */
@@ -100,9 +103,10 @@ export async function createHttpContext(
   reply: FastifyReply,
   secureCookies: boolean,
   failures: FixedWindowLimiter,
+  record?: OperationRecord,
 ): Promise<GraphQLContext> {
   const viewer = await authenticateClient(deps, credentialsOfRequest(request), request.ip, failures);
-  return createContext(deps, { viewer, clientAddress: request.ip, now: deps.clock(), transport: new HttpTransport(request, reply, secureCookies) });
+  return createContext(deps, { viewer, clientAddress: request.ip, now: deps.clock(), transport: new HttpTransport(request, reply, secureCookies, record) });
 }
 
 /** An HTTP request's transport: its id, and its session cookies read from the request and set on the reply. */
@@ -114,6 +118,7 @@ class HttpTransport implements Transport {
     request: FastifyRequest,
     private readonly reply: FastifyReply,
     private readonly secureCookies: boolean,
+    readonly record?: OperationRecord,
   ) {
     this.requestId = request.id;
     this.refreshCookie = readCookie(request.headers.cookie, REFRESH_COOKIE);
