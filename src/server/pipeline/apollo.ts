@@ -89,7 +89,6 @@ export function createApolloServer(options: PoolgraphApolloOptions): ApolloServe
     persistedQueries: options.trustedDocuments ? { cache: readOnlyCache(options.trustedDocuments) } : undefined,
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
-    status400ForVariableCoercionErrors: true,
     includeStacktraceInErrorResponses: false,
     stopOnTerminationSignals: false,
     formatError: (_formatted, error) => formatError(error, '', { exposeInternals: options.exposeInternals }).error,
@@ -106,10 +105,13 @@ export function createApolloServer(options: PoolgraphApolloOptions): ApolloServe
   });
 }
 
-/** Apollo's persisted query cache over the trusted documents' manifest: reads only; a registration is dropped. */
+/**
+ * Apollo's persisted query cache over the trusted documents' manifest: reads only; a
+ * registration is dropped. Apollo asks for `apq:<hash>` (its prefix for a shared cache).
+ */
 function readOnlyCache(documents: TrustedDocuments) {
   return {
-    get: async (hash: string) => documents.get(hash.toLowerCase()),
+    get: async (key: string) => documents.get(key.slice(key.indexOf(':') + 1).toLowerCase()),
     set: async () => {},
     delete: async () => false,
   };

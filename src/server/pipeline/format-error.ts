@@ -53,7 +53,8 @@ export function formatError(error: unknown, requestId: string, options: ErrorFor
     return { error: { message: 'A database statement ran out of time and was cancelled', ...where, extensions: { code: 'OPERATION_TIMEOUT' } }, internal: null };
   }
   const refusal = located ? apolloRefusalOf(located, original) : null;
-  if (refusal) return { error: { ...refusal, ...where }, internal: null };
+  // The token limit names no location: it would point past the document's text.
+  if (refusal) return { error: refusal.extensions.limit === 'tokens' ? refusal : { ...refusal, ...where }, internal: null };
   // A wrapper's code counts when what it wraps has none (graphql's validation errors, wrapped by Apollo Server).
   const coded = [original, located].find((e): e is GraphQLError => e instanceof GraphQLError && isErrorCode(e.extensions.code));
   const code = coded?.extensions.code;
