@@ -166,13 +166,16 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
 
   const listener: GraphQLRequestListener<GraphQLContext> = {
     async didResolveOperation(rc) {
+      // No operation of that name: Apollo's execution answers OPERATION_RESOLUTION_FAILURE.
+      if (!rc.operation) return;
       const record = recordOf(rc.contextValue);
       record.name = rc.operationName;
       record.type = rc.operation!.operation;
       checkOperation({ document: rc.document!, operation: rc.operation!, variables: rc.request.variables, context: rc.contextValue, overHttp: true });
     },
 
-    async responseForOperation(rc): Promise<GraphQLResponse> {
+    async responseForOperation(rc): Promise<GraphQLResponse | null> {
+      if (!rc.operation) return null;
       let outcome: ExecutionResult | RenderedData | typeof TIMED_OUT;
       try {
         // As a function, so the work runs in its own statement scope: past the budget its statements are cancelled.
