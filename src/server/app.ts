@@ -98,8 +98,6 @@ export async function createApp({ config, database, chain = null, clock = () => 
   const schema = await getSchema({ devTokens: chain?.isDevchain ?? false });
   const checkOperation = createOperationChecks({ schema, limits: config.limits, rateLimit: config.rateLimit, webSocketPath: '/graphql' });
   const exposeInternals = config.mode === 'development';
-  // The suite runs every operation compiled, as production runs repeated ones.
-  const compileAtUse = config.mode === 'test' ? 1 : 2;
   const apollo = createApolloServer({
     schema,
     limits: config.limits,
@@ -109,7 +107,6 @@ export async function createApp({ config, database, chain = null, clock = () => 
     trustedDocuments,
     checkOperation,
     budgetMs: config.http.requestTimeoutMs,
-    compileAtUse,
     plugins,
   });
   await apollo.start();
@@ -121,7 +118,6 @@ export async function createApp({ config, database, chain = null, clock = () => 
     exposeInternals,
     trustedDocuments,
     checkOperation,
-    compileAtUse,
   });
   // Failed authentications per client address, over HTTP and sockets alike.
   const authFailures = new FixedWindowLimiter(config.auth.signInAttemptsPerMinute.perClient, 60_000);

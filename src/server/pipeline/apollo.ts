@@ -65,8 +65,6 @@ export interface PoolgraphApolloOptions {
   checkOperation: (operation: OperationToCheck) => void;
   /** Time budget of an operation's execution in ms (0 = none); past it, OPERATION_TIMEOUT and its statements cancelled. */
   budgetMs: number;
-  /** See DocumentCacheOptions.compileAtUse. */
-  compileAtUse?: number;
   /** The deployment's own Apollo plugins (src/server/apollo-plugins.ts), run after ours. */
   plugins?: ApolloServerPlugin<GraphQLContext>[];
 }
@@ -128,7 +126,7 @@ const NO_HEAD = { status: undefined, headers: new HeaderMap() };
  * - didResolveOperation: the operation's name and type for the log, then the checks before
  *   execution (subscription over HTTP, cost, rate limit: see createOperationChecks).
  * - responseForOperation: a rendered read where the query renders (HTTP GraphQL only),
- *   else execution (compiled from an operation's second use), within the time budget;
+ *   else execution by graphql-js, within the time budget;
  *   errors formatted by the one formatter with the request id.
  * - willSendResponse: the status policy (statusOf) with Retry-After, and the codes for the
  *   request's log line and metrics.
@@ -151,7 +149,7 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
 
   const answer = async (rc: RequestContext): Promise<ExecutionResult | RenderedData> => {
     const context = rc.contextValue;
-    const prepared = preparedOperationOf(schema, rc.document!, rc.operation!, options.compileAtUse);
+    const prepared = preparedOperationOf(schema, rc.document!, rc.operation!);
     const variables = rc.request.variables;
     // Only a /graphql request (it has an HTTP head) is written by stringifyResult; executeOperation's callers read values.
     if (renderer && rc.request.http) {

@@ -12,7 +12,6 @@ import {
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
-import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { limitParseOptions, type OperationLimits, structuralLimitRules } from '../limits.js';
 import { LruCache } from './lru.js';
 
@@ -22,7 +21,7 @@ export interface PreparedOperation {
   operation: OperationDefinitionNode;
   name: string | null;
   type: OperationDefinitionNode['operation'];
-  /** Runs the operation: compiled by graphql-jit from its second use, graphql-js before (and where jit cannot). */
+  /** Runs the operation with graphql-js. */
   run(root: unknown, context: unknown, variables: Record<string, unknown> | undefined): Promise<ExecutionResult> | ExecutionResult;
 }
 
@@ -36,12 +35,6 @@ export interface DocumentCacheOptions {
   introspection: boolean;
   /** Documents kept (least recently used dropped first); default 1,000. */
   maxDocuments?: number;
-  /**
-   * The use of an operation at which it is compiled (default 2: a document seen once, a
-   * probe or a one-off, runs uncompiled, so a flood of distinct documents cannot make the
-   * server compile each). Tests use 1, so the suite runs the compiled path.
-   */
-  compileAtUse?: number;
 }
 
 /** Apollo's wording, which clients and our tests know. */
@@ -57,7 +50,7 @@ const introspectionRule: ValidationRule = (context: ValidationContext) => ({
 
 /**
  * Parses, validates and limit-checks each document text once (then by cache), and runs its
- * operations compiled. Errors come out coded: GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED,
+ * operations. Errors come out coded: GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED,
  * QUERY_TOO_COMPLEX, or BAD_USER_INPUT naming the argument whose literal is wrong.
  */
 export class DocumentCache {
@@ -108,7 +101,7 @@ export class DocumentCache {
   }
 
   private prepareOperation(document: DocumentNode, operation: OperationDefinitionNode): PreparedOperation {
-    return preparedOperationOf(this.schema, document, operation, this.options.compileAtUse);
+    return preparedOperationOf(this.schema, document, operation);
   }
 }
 
@@ -117,27 +110,18 @@ const preparedOperations = new WeakMap<OperationDefinitionNode, PreparedOperatio
 /**
  * The prepared form of `operation` of `document`, one per operation node: documents are
  * parsed once and kept (by Apollo Server's document store over HTTP, by DocumentCache over
- * graphql-ws), so its state (compiled query, rendered plans) is kept with it.
+ * graphql-ws), so what is planned for it (rendered reads' plans) is kept with it.
  */
-export function preparedOperationOf(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, compileAtUse = 2): PreparedOperation {
+export function preparedOperationOf(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): PreparedOperation {
   let prepared = preparedOperations.get(operation);
   if (prepared) return prepared;
   const name = operation.name?.value ?? null;
-  let uses = 0;
-  let compiled: CompiledQuery | null | undefined;
   prepared = {
     document,
     operation,
     name,
     type: operation.operation,
-    run(root, context, variables) {
-      if (compiled === undefined && ++uses >= compileAtUse) {
-        const result = compileQuery(schema, document, name ?? undefined);
-        compiled = isCompiledQuery(result) ? result : null;
-      }
-      if (compiled) return compiled.query(root, context, variables);
-      return execute({ schema, document, operationName: name, rootValue: root, contextValue: context, variableValues: variables });
-    },
+    run: (root, context, variables) => execute({ schema, document, operationName: name, rootValue: root, contextValue: context, variableValues: variables }),
   };
   preparedOperations.set(operation, prepared);
   return prepared;

@@ -23,14 +23,12 @@ export interface PipelineOptions {
   trustedDocuments: TrustedDocuments | null;
   /** The checks before execution (see createOperationChecks). */
   checkOperation: (operation: OperationToCheck) => void;
-  /** See DocumentCacheOptions.compileAtUse. */
-  compileAtUse?: number;
 }
 
 /**
  * The operation steps of graphql-ws, which runs beside Apollo Server: document (trusted or
  * persisted) -> parse and validate (cached per document text) -> limits -> the checks
- * before execution (cost, rate: the same as HTTP's) -> execution (compiled) -> format,
+ * before execution (cost, rate: the same as HTTP's) -> execution -> format,
  * every error coded by the one formatter, as over HTTP.
  */
 export class OperationPipeline {
@@ -38,7 +36,7 @@ export class OperationPipeline {
   private readonly persisted: PersistedDocuments;
 
   constructor(private readonly options: PipelineOptions) {
-    this.documents = new DocumentCache(options.schema, { limits: options.limits, introspection: options.introspection, compileAtUse: options.compileAtUse });
+    this.documents = new DocumentCache(options.schema, { limits: options.limits, introspection: options.introspection });
     this.persisted = new PersistedDocuments(options.trustedDocuments);
   }
 
