@@ -34,9 +34,19 @@ import { ReadRenderer } from './rendered.js';
 export class RenderedData {
   constructor(private readonly pieces: string[]) {}
 
-  /** The response body: `{"data":…}`. */
-  body(): string {
-    return `{"data":${this.pieces.join('')}}`;
+  /**
+   * The response body, `{"data":…}`, encoded once from the pieces into one Buffer: joining
+   * them first would copy the whole body into a new string, then encode it again.
+   */
+  body(): Buffer {
+    const pieces = this.pieces;
+    let length = DATA_OPEN.length + 1;
+    for (const piece of pieces) length += Buffer.byteLength(piece);
+    const body = Buffer.allocUnsafe(length);
+    let offset = body.write(DATA_OPEN, 0);
+    for (const piece of pieces) offset += body.write(piece, offset);
+    body.write('}', offset);
+    return body;
   }
 
   /** The data as a value, for a plugin that reads it (the server itself never does). */
@@ -45,9 +55,15 @@ export class RenderedData {
   }
 }
 
-/** Apollo Server's serializer: a rendered read's text passes through; anything else is JSON.stringify'd. */
+const DATA_OPEN = '{"data":';
+
+/**
+ * Apollo Server's serializer: a rendered read's bytes pass through; anything else is
+ * JSON.stringify'd. Apollo hands the "string" to the HTTP handler untouched (only batching,
+ * which is off, would read it as text), and fastify sends a Buffer as it is.
+ */
 function stringifyResult(value: { data?: unknown; errors?: unknown }): string {
-  if (value.data instanceof RenderedData && value.errors === undefined) return value.data.body();
+  if (value.data instanceof RenderedData && value.errors === undefined) return value.data.body() as unknown as string;
   return JSON.stringify(value);
 }
 
