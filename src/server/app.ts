@@ -1,6 +1,7 @@
 import './graphql-production.js';
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import type { ApolloServerPlugin } from '@apollo/server';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { ChainRuntime } from '../chain/runtime.js';
 import type { Config } from '../config.js';
@@ -10,14 +11,18 @@ import { type LimiterFactory, memoryLimiters } from '../modules/common/limiter.j
 import type { ServiceDependencies } from '../modules/context.js';
 import { EventHub } from '../modules/events/event-hub.js';
 import { registerImageRoutes } from '../modules/images/image.routes.js';
-import { createHttpContext } from './context.js';
+import { createHttpContext, type GraphQLContext } from './context.js';
 import { answerClientError, isAllowedOrigin, registerEdge, refuseUpgradeAtEdge } from './edge.js';
 import { registerExplorerAssets } from './explorer.js';
 import { LoadMonitor, registerLoadShedding, retryAfterSeconds } from './load-shedding.js';
-import { logRequest, OperationTracker } from './logging.js';
+import { apolloPlugins } from './apollo-plugins.js';
+import { logRequest, type OperationRecord, OperationTracker } from './logging.js';
 import { Metrics, registerMetricsRoute } from './metrics.js';
+import { createApolloServer } from './pipeline/apollo.js';
+import { createOperationChecks } from './pipeline/checks.js';
 import { registerGraphQLRoute } from './pipeline/http.js';
 import { OperationPipeline } from './pipeline/operation.js';
+import { PersistedDocuments } from './pipeline/persisted.js';
 import { registerRefusals } from './pipeline/refusals.js';
 import { createRunOperation, type RunOperation } from './pipeline/run-operation.js';
 import { getSchema } from './schema.js';
@@ -71,6 +76,8 @@ export interface AppOptions {
   clock?: () => Date;
   /** Where log lines go (tests read them); standard output by default. */
   logStream?: DestinationStream;
+  /** Apollo Server plugins run after poolgraph's; src/server/apollo-plugins.ts by default. */
+  plugins?: ApolloServerPlugin<GraphQLContext>[];
 }
 
 /**
@@ -78,7 +85,7 @@ export interface AppOptions {
  * /healthz (the process answers) and /readyz (the database answers, the process listens for
  * events and is not shedding load); graphql-ws on /graphql too.
  */
-export async function createApp({ config, database, chain = null, clock = () => new Date(), logStream }: AppOptions): Promise<FastifyInstance> {
+export async function createApp({ config, database, chain = null, clock = () => new Date(), logStream, plugins = apolloPlugins }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.logLevel, ...(logStream ? { stream: logStream } : {}) },
     // One line per request is written by logRequest, with the operation's name.
@@ -121,18 +128,28 @@ export async function createApp({ config, database, chain = null, clock = () => 
   const limiters: LimiterFactory = config.redis?.url ? openRedisLimiters(app, config.redis.url, config.redis.keyPrefix) : memoryLimiters;
   const trustedDocuments = config.trustedDocumentsPath ? loadTrustedDocuments(config.trustedDocumentsPath) : null;
   const schema = await getSchema({ devTokens: chain?.isDevchain ?? false });
+  const checkOperation = createOperationChecks({ schema, limits: config.limits, rateLimit: config.rateLimit, webSocketPath: '/graphql', limiters });
+  const exposeInternals = config.mode === 'development';
+  const apollo = createApolloServer({
+    schema,
+    limits: config.limits,
+    introspection: config.introspection,
+    renderedReads: config.renderedReads,
+    exposeInternals,
+    trustedDocuments,
+    checkOperation,
+    budgetMs: config.http.requestTimeoutMs,
+    plugins,
+  });
+  await apollo.start();
+  app.addHook('onClose', () => apollo.stop());
   const pipeline = new OperationPipeline({
     schema,
     limits: config.limits,
-    rateLimit: config.rateLimit,
-    limiters,
     introspection: config.introspection,
-    renderedReads: config.renderedReads,
-    exposeInternals: config.mode === 'development',
+    exposeInternals,
     trustedDocuments,
-    webSocketPath: '/graphql',
-    // The suite runs every operation compiled, as production runs repeated ones.
-    compileAtUse: config.mode === 'test' ? 1 : 2,
+    checkOperation,
   });
   // Failed authentications per client address, over HTTP and sockets alike.
   const authFailures = limiters('authFailures', config.auth.signInAttemptsPerMinute.perClient, 60_000);
@@ -152,21 +169,22 @@ export async function createApp({ config, database, chain = null, clock = () => 
     onChainSubmission: (submission) => metrics.chainSubmissions.inc(submission),
     onRelayerSpend: (spend) => metrics.recordRelayerSpend(spend),
   };
-  const context = (request: Parameters<typeof createHttpContext>[1], reply: Parameters<typeof createHttpContext>[2]) =>
-    createHttpContext(deps, request, reply, config.auth.secureCookies, authFailures);
+  const context = (request: FastifyRequest, reply: FastifyReply, record?: OperationRecord) =>
+    createHttpContext(deps, request, reply, config.auth.secureCookies, authFailures, record);
   registerGraphQLRoute(app, {
     path: '/graphql',
-    pipeline,
+    apollo,
     tracker,
     context,
     explorer: config.introspection,
-    budgetMs: config.http.requestTimeoutMs,
+    trusted: trustedDocuments ? new PersistedDocuments(trustedDocuments) : null,
+    exposeInternals,
   });
   if (config.introspection) registerExplorerAssets(app);
-  const runOperation: RunOperation = createRunOperation({ pipeline, tracker, context, budgetMs: config.http.requestTimeoutMs });
+  const runOperation: RunOperation = createRunOperation({ apollo, tracker, context, exposeInternals });
   app.decorate('runOperation', runOperation);
   registerImageRoutes(app, config.images, context);
-  await registerRest(app, { runOperation, exposeInternals: config.mode === 'development', schema: config.introspection ? schema : null });
+  await registerRest(app, { runOperation, exposeInternals, schema: config.introspection ? schema : null });
 
   const sockets = attachGraphQLWebSocket({
     server: app.server,

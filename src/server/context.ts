@@ -6,6 +6,7 @@ import type { Limiter } from '../modules/common/limiter.js';
 import type { ServiceContext, ServiceDependencies } from '../modules/context.js';
 import { createLoaders, type Loaders } from '../modules/loaders.js';
 import type { OperationBudget } from './rate-limit.js';
+import type { OperationRecord } from './logging.js';
 import { clearSessionCookies, readCookie, REFRESH_COOKIE, ACCESS_COOKIE, setSessionCookies } from './cookies.js';
 
 /** What only the transport knows: the request id, and the session cookies of browsers. */
@@ -15,6 +16,8 @@ export interface Transport {
   refreshCookie: string | null;
   setSessionCookies(session: Session): void;
   clearSessionCookies(): void;
+  /** The request's log record, filled in by the GraphQL steps (HTTP; a socket keeps its own). */
+  record?: OperationRecord;
 }
 
 /** The GraphQL context: a service context plus the transport. */
@@ -106,9 +109,10 @@ export async function createHttpContext(
   reply: FastifyReply,
   secureCookies: boolean,
   failures: Limiter,
+  record?: OperationRecord,
 ): Promise<GraphQLContext> {
   const viewer = await authenticateClient(deps, credentialsOfRequest(request), request.ip, failures);
-  return createContext(deps, { viewer, clientAddress: request.ip, now: deps.clock(), transport: new HttpTransport(request, reply, secureCookies) });
+  return createContext(deps, { viewer, clientAddress: request.ip, now: deps.clock(), transport: new HttpTransport(request, reply, secureCookies, record) });
 }
 
 /** An HTTP request's transport: its id, and its session cookies read from the request and set on the reply. */
@@ -120,6 +124,7 @@ class HttpTransport implements Transport {
     request: FastifyRequest,
     private readonly reply: FastifyReply,
     private readonly secureCookies: boolean,
+    readonly record?: OperationRecord,
   ) {
     this.requestId = request.id;
     this.refreshCookie = readCookie(request.headers.cookie, REFRESH_COOKIE);

@@ -140,10 +140,9 @@ function withRootTypesDescribed(schema: GraphQLSchema): GraphQLSchema {
 }
 
 /**
- * Compiled execution (graphql-jit) reads a field without a resolver inline, as a plain
- * value. Every runtime value's fields are plain except a connection's `totalCount`, which
- * is counted only when selected (a promise, see Page in modules/common/pagination.ts): it
- * gets a resolver, so it is awaited.
+ * Every runtime value's fields are plain except a connection's `totalCount`, which is
+ * counted only when selected (a promise, see Page in modules/common/pagination.ts): it gets
+ * a resolver of its own, so every executor awaits it rather than reading it as a value.
  */
 function withLazyFieldsResolved(schema: GraphQLSchema): GraphQLSchema {
   for (const type of Object.values(schema.getTypeMap())) {

@@ -34,11 +34,13 @@ trace or an internal message: an unexpected failure is \`INTERNAL_SERVER_ERROR\`
   that does not parse or validate, a limit, bad credentials, the rate limit, an unknown
   persisted query) answers the code's status below.
 - An operation that ran answers 200, its errors beside its \`data\` (GraphQL over HTTP), with
-  one exception: when it produced no data (\`data\` is null, or every root field is null) and
-  every error has the same code that retrying can cure (the **retry** column), the response
-  takes that code's status, so generic HTTP clients and proxies see 429 or 503. So a sign-in
-  refused as \`RATE_LIMITED\` answers 429, like an operation over the rate limit.
-- Every response whose error gives \`retryAfter\` carries it as the \`Retry-After\` header too.
+  one exception: when one of its errors has a code that retrying can cure (the **retry**
+  column: \`DATABASE_UNAVAILABLE\`, \`RATE_LIMITED\`, ...), the response takes the first such
+  code's status, whatever data came with it, so generic HTTP clients and proxies see 503 or
+  429 for one cause and retry. A mutation that produced data keeps 200: retrying the request
+  would repeat what it did. So a sign-in refused as \`RATE_LIMITED\` answers 429, like an
+  operation over the rate limit.
+- Every 429 and 503 carries \`Retry-After\`: the error's \`retryAfter\`, else 5 seconds.
 - Over WebSocket the same codes arrive in \`error\` and \`next\` messages.
 
 ## Codes

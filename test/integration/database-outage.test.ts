@@ -68,6 +68,32 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('database outages on postgres', 
     }
   });
 
+  it('answers DATABASE_UNAVAILABLE with 503 and Retry-After whatever else the query answered, over GraphQL and REST', async () => {
+    const { app, database } = await appThroughProxy();
+    const post = (query: string) => app.inject({ method: 'POST', url: '/graphql', payload: { query } });
+    try {
+      expect((await post(QUERY)).statusCode).toBe(200);
+      await proxy.stop();
+      // `__typename` answers without the database, and `pool` is nullable: the response has data beside the error.
+      const partial = '{ __typename pool(id: "00000000-0000-4000-8000-000000000000") { id title } }';
+      for (const query of [QUERY, partial, `{ pools(first: 1) { totalCount } ${partial.slice(1, -1)} }`]) {
+        const response = await post(query);
+        const body = response.json();
+        expect(body.errors?.[0]?.extensions?.code, query).toBe('DATABASE_UNAVAILABLE');
+        expect(response.statusCode, query).toBe(503);
+        expect(Number(response.headers['retry-after']), query).toBeGreaterThan(0);
+      }
+      const rest = await app.inject({ url: '/pools?limit=2' });
+      expect(rest.statusCode).toBe(503);
+      expect(rest.json().error.code).toBe('DATABASE_UNAVAILABLE');
+      expect(Number(rest.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await proxy.start();
+      await app.close();
+      await database.close();
+    }
+  });
+
   it('recovers from killed database connections without a restart', async () => {
     const database = await openDatabase({ kind: 'postgres', url: testDatabase.url!, applicationName: 'outage-kill-test' });
     const app = await createApp({ config: testConfig(), database });

@@ -60,9 +60,9 @@ export class Subscription<T = any> {
   private waiters: Array<() => void> = [];
   readonly unsubscribe: () => void;
 
-  constructor(client: Client, query: string, variables: Record<string, unknown> = {}) {
+  constructor(client: Client, query: string, variables: Record<string, unknown> = {}, extra: { extensions?: Record<string, unknown>; operationName?: string } = {}) {
     this.unsubscribe = client.subscribe<T>(
-      { query, variables },
+      { query, variables, ...extra },
       {
         next: (result) => {
           this.results.push(result);

@@ -11,8 +11,8 @@ function nodeTypeOf(value: { [NODE_TYPE]?: string }): string | undefined {
 
 /**
  * Gives the built schema's Node its type resolver as it is: type-graphql wraps every
- * resolveType in an async function, and compiled execution (graphql-jit) calls resolveType
- * synchronously, reading the promise as a type name.
+ * resolveType in an async function, which costs each abstract field a promise; the type
+ * is known synchronously.
  */
 export function withNodeTypesResolved(schema: GraphQLSchema): GraphQLSchema {
   const node = schema.getType('Node');

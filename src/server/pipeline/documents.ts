@@ -1,5 +1,4 @@
 import {
-  type ASTNode,
   type DocumentNode,
   execute,
   type ExecutionResult,
@@ -12,10 +11,8 @@ import {
   validate,
   type ValidationContext,
   type ValidationRule,
-  visit,
 } from 'graphql';
-import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
-import { isTokenLimitError, limitError, limitParseOptions, type OperationLimits, structuralLimitRules } from '../limits.js';
+import { limitParseOptions, type OperationLimits, structuralLimitRules } from '../limits.js';
 import { LruCache } from './lru.js';
 
 /** One operation of a prepared document, ready to run. */
@@ -24,7 +21,7 @@ export interface PreparedOperation {
   operation: OperationDefinitionNode;
   name: string | null;
   type: OperationDefinitionNode['operation'];
-  /** Runs the operation: compiled by graphql-jit from its second use, graphql-js before (and where jit cannot). */
+  /** Runs the operation with graphql-js. */
   run(root: unknown, context: unknown, variables: Record<string, unknown> | undefined): Promise<ExecutionResult> | ExecutionResult;
 }
 
@@ -38,12 +35,6 @@ export interface DocumentCacheOptions {
   introspection: boolean;
   /** Documents kept (least recently used dropped first); default 1,000. */
   maxDocuments?: number;
-  /**
-   * The use of an operation at which it is compiled (default 2: a document seen once, a
-   * probe or a one-off, runs uncompiled, so a flood of distinct documents cannot make the
-   * server compile each). Tests use 1, so the suite runs the compiled path.
-   */
-  compileAtUse?: number;
 }
 
 /** Apollo's wording, which clients and our tests know. */
@@ -59,7 +50,7 @@ const introspectionRule: ValidationRule = (context: ValidationContext) => ({
 
 /**
  * Parses, validates and limit-checks each document text once (then by cache), and runs its
- * operations compiled. Errors come out coded: GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED,
+ * operations. Errors come out coded: GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED,
  * QUERY_TOO_COMPLEX, or BAD_USER_INPUT naming the argument whose literal is wrong.
  */
 export class DocumentCache {
@@ -97,7 +88,7 @@ export class DocumentCache {
     }
     const hideSuggestions = !this.options.introspection;
     const errors = validate(this.schema, document, this.rules, { hideSuggestions });
-    if (errors.length) return { errors: errors.map((error) => codedValidationError(document, error)) };
+    if (errors.length) return { errors: errors.map(validationError) };
     const operations = new Map<string, PreparedOperation>();
     const all: PreparedOperation[] = [];
     for (const definition of document.definitions) {
@@ -110,68 +101,40 @@ export class DocumentCache {
   }
 
   private prepareOperation(document: DocumentNode, operation: OperationDefinitionNode): PreparedOperation {
-    const schema = this.schema;
-    const name = operation.name?.value ?? null;
-    const compileAtUse = this.options.compileAtUse ?? 2;
-    let uses = 0;
-    let compiled: CompiledQuery | null | undefined;
-    return {
-      document,
-      operation,
-      name,
-      type: operation.operation,
-      run(root, context, variables) {
-        if (compiled === undefined && ++uses >= compileAtUse) {
-          const result = compileQuery(schema, document, name ?? undefined);
-          compiled = isCompiledQuery(result) ? result : null;
-        }
-        if (compiled) return compiled.query(root, context, variables);
-        return execute({ schema, document, operationName: name, rootValue: root, contextValue: context, variableValues: variables });
-      },
-    };
+    return preparedOperationOf(this.schema, document, operation);
   }
 }
 
+const preparedOperations = new WeakMap<OperationDefinitionNode, PreparedOperation>();
+
+/**
+ * The prepared form of `operation` of `document`, one per operation node: documents are
+ * parsed once and kept (by Apollo Server's document store over HTTP, by DocumentCache over
+ * graphql-ws), so what is planned for it (rendered reads' plans) is kept with it.
+ */
+export function preparedOperationOf(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): PreparedOperation {
+  let prepared = preparedOperations.get(operation);
+  if (prepared) return prepared;
+  const name = operation.name?.value ?? null;
+  prepared = {
+    document,
+    operation,
+    name,
+    type: operation.operation,
+    run: (root, context, variables) => execute({ schema, document, operationName: name, rootValue: root, contextValue: context, variableValues: variables }),
+  };
+  preparedOperations.set(operation, prepared);
+  return prepared;
+}
+
+/** A parse error as Apollo Server wraps one (the formatter then names the token limit). */
 function parseError(error: unknown): GraphQLError {
-  const message = error instanceof Error ? error.message : String(error);
-  if (isTokenLimitError(message)) return limitError('tokens', null, Number(/(\d+) tokens/.exec(message)?.[1]));
-  const syntax = error instanceof GraphQLError ? { source: error.source, positions: error.positions } : {};
-  return new GraphQLError(message, { ...syntax, extensions: { code: 'GRAPHQL_PARSE_FAILED' } });
+  const raw = error instanceof GraphQLError ? error : new GraphQLError(String(error));
+  return new GraphQLError(raw.message, { source: raw.source, positions: raw.positions, originalError: raw, extensions: { code: 'GRAPHQL_PARSE_FAILED' } });
 }
 
-const VALUE_KINDS = new Set<string>([Kind.VARIABLE, Kind.INT, Kind.FLOAT, Kind.STRING, Kind.BOOLEAN, Kind.NULL, Kind.ENUM, Kind.LIST, Kind.OBJECT]);
-
-/** A validation error with its code: its own (limits), BAD_USER_INPUT for a wrong argument literal, else GRAPHQL_VALIDATION_FAILED. */
-function codedValidationError(document: DocumentNode, error: GraphQLError): GraphQLError {
+/** A validation error as Apollo Server wraps one (the formatter then names a wrong argument literal); a limit's keeps its code. */
+function validationError(error: GraphQLError): GraphQLError {
   if (typeof error.extensions.code === 'string') return error;
-  const node = error.nodes?.[0];
-  const argumentName = node && VALUE_KINDS.has(node.kind) ? argumentPathOf(document, node) : null;
-  if (argumentName) {
-    return new GraphQLError(`Invalid value for argument "${argumentName}": ${error.message}`, {
-      nodes: error.nodes,
-      extensions: { code: 'BAD_USER_INPUT', argumentName },
-    });
-  }
-  return new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
-}
-
-/** Names the argument (and input fields, dotted) whose literal value `node` lies in, or null. */
-function argumentPathOf(document: DocumentNode, node: ASTNode): string | null {
-  const start = node.loc?.start;
-  if (start === undefined) return null;
-  const contains = (n: ASTNode) => n.loc !== undefined && n.loc.start <= start && start < n.loc.end;
-  let path: string[] | null = null;
-  visit(document, {
-    Argument(argument) {
-      if (!contains(argument)) return false;
-      path = [argument.name.value];
-      return undefined;
-    },
-    ObjectField(field) {
-      if (!path || !contains(field)) return false;
-      path.push(field.name.value);
-      return undefined;
-    },
-  });
-  return path ? (path as string[]).join('.') : null;
+  return new GraphQLError(error.message, { nodes: error.nodes, originalError: error, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
 }

@@ -1,7 +1,8 @@
-import { GraphQLError, type SourceLocation } from 'graphql';
+import { type ASTNode, type DocumentNode, GraphQLError, Kind, parse, type SourceLocation, visit } from 'graphql';
 import { isConnectionError } from '../../db/client.js';
 import { isStatementCancelled } from '../../db/statement-scope.js';
 import { AppError, ERROR_CODES, type ErrorCode, isErrorCode } from '../../errors.js';
+import { isTokenLimitError, limitError } from '../limits.js';
 
 /** An error as every response carries it, over HTTP, WebSocket and REST alike. */
 export interface FormattedError {
@@ -51,10 +52,15 @@ export function formatError(error: unknown, requestId: string, options: ErrorFor
   if (isStatementCancelled(original)) {
     return { error: { message: 'A database statement ran out of time and was cancelled', ...where, extensions: { code: 'OPERATION_TIMEOUT' } }, internal: null };
   }
-  const code = (original instanceof GraphQLError ? original : located)?.extensions?.code;
+  const refusal = located ? apolloRefusalOf(located, original) : null;
+  // The token limit names no location: it would point past the document's text.
+  if (refusal) return { error: refusal.extensions.limit === 'tokens' ? refusal : { ...refusal, ...where }, internal: null };
+  // A wrapper's code counts when what it wraps has none (graphql's validation errors, wrapped by Apollo Server).
+  const coded = [original, located].find((e): e is GraphQLError => e instanceof GraphQLError && isErrorCode(e.extensions.code));
+  const code = coded?.extensions.code;
   if (isErrorCode(code) && code !== 'INTERNAL_SERVER_ERROR') {
-    const coded = original instanceof GraphQLError ? original : located!;
-    return { error: { message: coded.message, ...where, extensions: { ...coded.extensions, code } }, internal: null };
+    const { http: _http, ...extensions } = coded!.extensions;
+    return { error: { message: coded!.message, ...where, extensions: { ...extensions, code } }, internal: null };
   }
   const message = options.exposeInternals && original instanceof Error ? original.message : 'Internal server error';
   const stacktrace = options.exposeInternals && original instanceof Error && original.stack ? { stacktrace: original.stack.split('\n') } : {};
@@ -63,18 +69,21 @@ export function formatError(error: unknown, requestId: string, options: ErrorFor
 
 /**
  * The HTTP status of a response. A request refused before execution takes its first
- * error's status. An executed operation answers 200 (GraphQL over HTTP), except when it
- * produced no data and every error is the same retryable refusal (RATE_LIMITED,
- * DATABASE_UNAVAILABLE, CHAIN_UNAVAILABLE, ...): then the catalogue's status, so generic
- * HTTP clients and proxies see 429 or 503 and retry after Retry-After.
+ * error's status. An executed operation answers 200 (GraphQL over HTTP), unless one of its
+ * errors is retryable (DATABASE_UNAVAILABLE, CHAIN_UNAVAILABLE, RATE_LIMITED,
+ * OPERATION_TIMEOUT, ...): then the first such error's status (503, 429, 504), whatever
+ * else the query answered, so generic HTTP clients and proxies see one status for one
+ * cause and retry after Retry-After. A mutation that produced data keeps 200: retrying the
+ * whole request would repeat what it did.
  */
-export function statusOf(errors: readonly FormattedError[], executed: boolean, data: unknown): number {
+export function statusOf(errors: readonly FormattedError[], executed: boolean, data: unknown, operationType?: string | null): number {
   const first = errors[0];
   if (!first) return 200;
   if (!executed) return ERROR_CODES[first.extensions.code].status;
-  const spec = ERROR_CODES[first.extensions.code];
-  if (!spec.retryable || errors.some((error) => error.extensions.code !== first.extensions.code)) return 200;
-  return producedNoData(data) ? spec.status : 200;
+  const retryable = errors.find((error) => ERROR_CODES[error.extensions.code].retryable);
+  if (!retryable) return 200;
+  if (operationType === 'mutation' && !producedNoData(data)) return 200;
+  return ERROR_CODES[retryable.extensions.code].status;
 }
 
 function producedNoData(data: unknown): boolean {
@@ -82,11 +91,88 @@ function producedNoData(data: unknown): boolean {
   return Object.values(data as Record<string, unknown>).every((value) => value === null);
 }
 
-/** Retry-After (seconds) of a response, from its first error that gives one. */
-export function retryAfterOf(errors: readonly FormattedError[]): number | null {
+/** Seconds a client waits before retrying a 429 or 503 whose errors name no time of their own (as /readyz answers). */
+export const DEFAULT_RETRY_AFTER_SECONDS = 5;
+
+/** Retry-After (seconds) of a response with `status`: its first error that gives one, else the default for 429 and 503; null for none. */
+export function retryAfterOf(errors: readonly FormattedError[], status: number): number | null {
+  if (status < 400) return null;
   for (const error of errors) {
     const value = error.extensions.retryAfter;
     if (typeof value === 'number') return value;
   }
+  return status === 429 || status === 503 ? DEFAULT_RETRY_AFTER_SECONDS : null;
+}
+
+/** Apollo Server's refusals by the HTTP status it gives them (their code is BAD_REQUEST): the catalogue's code for each. */
+const CODE_OF_APOLLO_STATUS: Record<number, ErrorCode> = { 405: 'METHOD_NOT_ALLOWED', 406: 'NOT_ACCEPTABLE', 415: 'UNSUPPORTED_MEDIA_TYPE' };
+
+/**
+ * The catalogue's form of a refusal Apollo Server words its own way, or null: a status it
+ * gives a BAD_REQUEST (405 for a mutation over GET, 415 for a GET with a body type), the
+ * persisted query hash mismatch, the token limit (a syntax error to graphql), and a
+ * validation error about an argument's literal (BAD_USER_INPUT naming the argument).
+ */
+function apolloRefusalOf(located: GraphQLError, original: unknown): Omit<FormattedError, 'locations' | 'path'> | null {
+  const { code, http } = located.extensions as { code?: unknown; http?: { status?: number } };
+  const byStatus = code === 'BAD_REQUEST' && http?.status !== undefined ? CODE_OF_APOLLO_STATUS[http.status] : undefined;
+  if (byStatus) return { message: located.message, extensions: { code: byStatus } };
+  if (located.message === 'provided sha does not match query') {
+    return { message: 'The persisted query hash is not the SHA-256 of the document sent with it', extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH' } };
+  }
+  const inner = original instanceof GraphQLError ? original : located;
+  if (code === 'GRAPHQL_PARSE_FAILED' && isTokenLimitError(inner.message)) {
+    const limit = limitError('tokens', null, Number(/(\d+) tokens/.exec(inner.message)?.[1]));
+    return { message: limit.message, extensions: limit.extensions as FormattedError['extensions'] };
+  }
+  if (code === 'GRAPHQL_VALIDATION_FAILED' && inner.extensions.code === undefined) {
+    const argumentName = argumentNameOf(located);
+    if (argumentName) return { message: `Invalid value for argument "${argumentName}": ${located.message}`, extensions: { code: 'BAD_USER_INPUT', argumentName } };
+  }
   return null;
+}
+
+const VALUE_KINDS = new Set<string>([Kind.VARIABLE, Kind.INT, Kind.FLOAT, Kind.STRING, Kind.BOOLEAN, Kind.NULL, Kind.ENUM, Kind.LIST, Kind.OBJECT]);
+
+/** The argument (and input fields, dotted) a validation error's literal lies in, or null (the document is parsed again: errors only). */
+export function argumentNameOf(error: GraphQLError): string | null {
+  const node = error.nodes?.[0];
+  const body = error.source?.body ?? node?.loc?.source.body;
+  if (!node || !VALUE_KINDS.has(node.kind) || body === undefined) return null;
+  return argumentPathOf(parse(body), node);
+}
+
+/** Names the argument (and input fields, dotted) whose literal value `node` lies in, or null. */
+function argumentPathOf(document: DocumentNode, node: ASTNode): string | null {
+  const start = node.loc?.start;
+  if (start === undefined) return null;
+  const contains = (n: ASTNode) => n.loc !== undefined && n.loc.start <= start && start < n.loc.end;
+  let path: string[] | null = null;
+  visit(document, {
+    Argument(argument) {
+      if (!contains(argument)) return false;
+      path = [argument.name.value];
+      return undefined;
+    },
+    ObjectField(field) {
+      if (!path || !contains(field)) return false;
+      path.push(field.name.value);
+      return undefined;
+    },
+  });
+  return path ? (path as string[]).join('.') : null;
+}
+
+/** A request refused as a whole before its operation ran (credentials, say): its error, status and Retry-After, recorded for the log line. */
+export function formatRefusal(
+  error: unknown,
+  requestId: string,
+  record: { codes: string[]; internalErrors: unknown[] },
+  options: ErrorFormatterOptions,
+): { error: FormattedError; status: number; retryAfter: number | null } {
+  const { error: formatted, internal } = formatError(error, requestId, options);
+  record.codes = [formatted.extensions.code];
+  if (internal !== null) record.internalErrors.push(internal);
+  const status = ERROR_CODES[formatted.extensions.code].status;
+  return { error: formatted, status, retryAfter: retryAfterOf([formatted], status) };
 }

@@ -1,166 +1,122 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type ApolloServer, HeaderMap } from '@apollo/server';
+import { fastifyApolloHandler } from '@as-integrations/fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import { GraphQLError } from 'graphql';
 import { AppError } from '../../errors.js';
 import type { GraphQLContext } from '../context.js';
 import { explorerPage, wantsExplorer } from '../explorer.js';
-import type { OperationTracker } from '../logging.js';
-import { errorBody } from './refusals.js';
-import type { OperationInput, OperationPipeline, OperationResult } from './operation.js';
-
-export const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json; charset=utf-8';
-export const APPLICATION_JSON = 'application/json; charset=utf-8';
-
-/** Content types a browser may send cross-site without a preflight. */
-const SIMPLE_CONTENT_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain']);
-/** Headers whose presence proves a preflighted (or non-browser) request, as Apollo Server asks. */
-const PREFLIGHT_HEADERS = ['x-apollo-operation-name', 'apollo-require-preflight'];
+import type { OperationRecord, OperationTracker } from '../logging.js';
+import { formatRefusal } from './format-error.js';
+import type { PersistedDocuments } from './persisted.js';
+import { sendRefusal } from './refusals.js';
 
 /**
- * The response's media type from `Accept` (GraphQL over HTTP): application/json when
- * absent or on a tie, application/graphql-response+json when preferred; null when the
- * client accepts neither.
+ * Whether `Accept` allows a GraphQL response (application/graphql-response+json or
+ * application/json, or a range holding either); true when absent. Apollo Server chooses
+ * the media type itself, but only after executing: this refuses a mutation before it runs.
  */
-export function chooseMediaType(accept: string | undefined): string | null {
-  if (!accept) return APPLICATION_JSON;
+export function acceptsGraphQLResponse(accept: string | undefined): boolean {
+  if (!accept) return true;
   // Clients send the same few Accept headers: each is parsed once (a bounded number kept).
-  const known = mediaTypeByAccept.get(accept);
+  const known = acceptable.get(accept);
   if (known !== undefined) return known;
-  const chosen = parseAccept(accept);
-  if (mediaTypeByAccept.size < MEDIA_TYPES_KEPT) mediaTypeByAccept.set(accept, chosen);
-  return chosen;
+  const verdict = parseAccept(accept);
+  if (acceptable.size < ACCEPT_HEADERS_KEPT) acceptable.set(accept, verdict);
+  return verdict;
 }
 
-const MEDIA_TYPES_KEPT = 256;
-const mediaTypeByAccept = new Map<string, string | null>();
+const ACCEPT_HEADERS_KEPT = 256;
+const acceptable = new Map<string, boolean>();
+const GRAPHQL_RANGES = new Set(['application/graphql-response+json', 'application/json', 'application/*', '*/*']);
 
-function parseAccept(accept: string): string | null {
-  let best: { type: string; q: number; exact: boolean } | null = null;
-  for (const part of accept.split(',')) {
+function parseAccept(accept: string): boolean {
+  return accept.split(',').some((part) => {
     const [range = '', ...params] = part.trim().toLowerCase().split(';');
     const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    const q = qParam ? Number(qParam.slice(2)) : 1;
-    if (!(q > 0)) continue;
-    const candidates =
-      range === 'application/graphql-response+json' ? [GRAPHQL_RESPONSE_JSON]
-      : range === 'application/json' ? [APPLICATION_JSON]
-      : range === '*/*' || range === 'application/*' ? [APPLICATION_JSON]
-      : [];
-    for (const type of candidates) {
-      const exact = range !== '*/*' && range !== 'application/*';
-      if (!best || q > best.q || (q === best.q && exact && !best.exact)) best = { type, q, exact };
-    }
-  }
-  return best?.type ?? null;
-}
-
-/**
- * CSRF prevention, Apollo Server's rule: a request a browser could send cross-site without
- * a preflight (no content type, or a simple one) runs only with a preflight header.
- */
-function isCsrfSafe(request: FastifyRequest): boolean {
-  const contentType = request.headers['content-type'];
-  if (contentType !== undefined && !SIMPLE_CONTENT_TYPES.has(contentType.split(';', 1)[0]!.trim().toLowerCase())) return true;
-  return PREFLIGHT_HEADERS.some((name) => {
-    const value = request.headers[name];
-    return typeof value === 'string' && value.length > 0;
+    return GRAPHQL_RANGES.has(range.trim()) && (qParam ? Number(qParam.slice(2)) > 0 : true);
   });
-}
-
-/** A GET's parameters: `variables` and `extensions` come JSON-encoded in the URL. */
-function inputOfGet(query: Record<string, unknown>): OperationInput {
-  const json = (name: string, value: unknown) => {
-    if (typeof value !== 'string') return value;
-    try {
-      return JSON.parse(value);
-    } catch {
-      throw new AppError('BAD_REQUEST', `The \`${name}\` parameter is not valid JSON`);
-    }
-  };
-  return { query: query.query, operationName: query.operationName, variables: json('variables', query.variables), extensions: json('extensions', query.extensions) };
-}
-
-function inputOfPost(body: unknown): OperationInput {
-  if (Array.isArray(body)) throw new AppError('BAD_REQUEST', 'Operation batching is disabled: send one operation per request');
-  if (!body || typeof body !== 'object') throw new AppError('BAD_REQUEST', 'The request body must be a JSON object with a `query`');
-  return body as OperationInput;
 }
 
 export interface GraphQLRouteOptions {
   path: string;
-  pipeline: OperationPipeline;
+  apollo: ApolloServer<GraphQLContext>;
   tracker: OperationTracker;
-  context: (request: FastifyRequest, reply: FastifyReply) => Promise<GraphQLContext>;
+  /** The credentials step: authenticates and builds the context of a request (throws to refuse). */
+  context: (request: FastifyRequest, reply: FastifyReply, record: OperationRecord) => Promise<GraphQLContext>;
   /** Serve the explorer to browsers (with introspection). */
   explorer: boolean;
-  budgetMs: number;
+  /** With trusted documents on: refuses any other document before Apollo parses it. */
+  trusted: PersistedDocuments | null;
+  exposeInternals: boolean;
 }
 
 /**
- * Writes a pipeline result as the HTTP response, encoded once: JSON.stringify builds a large
- * body as a rope of parts, which sending it as a string would flatten (for Content-Length)
- * and then encode again; a rendered read's pieces are encoded one after the other.
+ * An error that refuses a request before its operation (credentials), as Apollo Server
+ * answers it: coded, with the catalogue's status and Retry-After in `extensions.http`, so
+ * Apollo's answer to a failed context is never a bare 500 "Context creation failed".
  */
-export function sendResult(reply: FastifyReply, result: OperationResult, mediaType: string): FastifyReply {
-  const body = result.text ? encodePieces(result.text) : Buffer.from(JSON.stringify(result.body));
-  return reply.code(result.status).headers(result.headers).type(mediaType).send(body);
+export function refusalForApollo(error: unknown, requestId: string, record: OperationRecord, exposeInternals: boolean): GraphQLError {
+  const { error: formatted, status, retryAfter } = formatRefusal(error, requestId, record, { exposeInternals });
+  const headers = new HeaderMap(retryAfter === null ? [] : [['retry-after', String(retryAfter)]]);
+  return new GraphQLError(formatted.message, { extensions: { ...formatted.extensions, http: { status, headers } } });
 }
 
 /**
- * A rendered read's pieces (the rows' JSON as the driver decoded them) encoded into one
- * Buffer: joining them first would copy the whole body into a new string, then encode it.
+ * GraphQL over HTTP at `path` (GET and POST), answered by Apollo Server's handler
+ * (@as-integrations/fastify). Before it, what Apollo does not do or does too late: the
+ * explorer page for a browser, an unacceptable `Accept` refused before anything runs, and
+ * with trusted documents, any other document refused before it is parsed.
  */
-function encodePieces(pieces: readonly string[]): Buffer {
-  let length = 0;
-  for (const piece of pieces) length += Buffer.byteLength(piece);
-  const body = Buffer.allocUnsafe(length);
-  let offset = 0;
-  for (const piece of pieces) offset += body.write(piece, offset);
-  return body;
-}
-
-/** Answers a request refused before the pipeline (Accept, CSRF, parameters) in the pipeline's error shape. */
-function refuse(reply: FastifyReply, mediaType: string | null, error: AppError): FastifyReply {
-  return reply.code(error.status).type(mediaType ?? APPLICATION_JSON).send(JSON.stringify(errorBody(error)));
-}
-
-/** GraphQL over HTTP at `path`: GET (queries only) and POST, through the pipeline. */
 export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRouteOptions): void {
-  const { pipeline, tracker } = options;
+  const { tracker, trusted, exposeInternals } = options;
+  const handler = fastifyApolloHandler(options.apollo, {
+    context: async (request, reply) => {
+      const record = tracker.start(request);
+      try {
+        return await options.context(request, reply, record);
+      } catch (error) {
+        throw refusalForApollo(error, request.id, record, exposeInternals);
+      }
+    },
+  });
+  const answer = handler as RouteHandlerMethod;
   app.route({
     method: ['GET', 'POST'],
     url: options.path,
+    // One handler, no hook: what comes before Apollo costs a request nothing more than its checks.
     async handler(request, reply) {
       const isGet = request.method === 'GET';
       if (isGet && options.explorer && wantsExplorer(request.headers.accept, request.query as Record<string, unknown>)) {
         return reply.type('text/html; charset=utf-8').send(explorerPage(options.path));
       }
-      const mediaType = chooseMediaType(request.headers.accept);
-      if (!mediaType) return refuse(reply, null, new AppError('NOT_ACCEPTABLE', 'The Accept header allows neither application/graphql-response+json nor application/json'));
-      if (!isCsrfSafe(request)) {
-        return refuse(
-          reply,
-          mediaType,
-          new AppError(
-            'BAD_REQUEST',
-            'This operation has been blocked as a potential Cross-Site Request Forgery (CSRF). Send a Content-Type other than ' +
-              'application/x-www-form-urlencoded, multipart/form-data or text/plain, or a non-empty x-apollo-operation-name or apollo-require-preflight header',
-          ),
-        );
+      if (!acceptsGraphQLResponse(request.headers.accept)) {
+        return sendRefusal(reply, new AppError('NOT_ACCEPTABLE', 'The Accept header allows neither application/graphql-response+json nor application/json'));
       }
-      let input: OperationInput;
-      try {
-        input = isGet ? inputOfGet(request.query as Record<string, unknown>) : inputOfPost(request.body);
-      } catch (error) {
-        return refuse(reply, mediaType, error as AppError);
-      }
-      const result = await pipeline.run(input, {
-        requestId: request.id,
-        record: tracker.start(request),
-        context: () => options.context(request, reply),
-        allowMutations: !isGet,
-        budgetMs: options.budgetMs,
-        acceptsText: true,
-      });
-      return sendResult(reply, result, mediaType);
+      if (trusted) refuseUntrusted(request, trusted);
+      return answer.call(app, request, reply);
     },
   });
+}
+
+/**
+ * Throws UNTRUSTED_DOCUMENT (an AppError, answered by the refusal handler) unless the
+ * request's document is a registered one, by its text or its hash. A POST naming a
+ * registered document by `documentId` gets its text as `query`.
+ */
+function refuseUntrusted(request: FastifyRequest, trusted: PersistedDocuments): void {
+  const isGet = request.method === 'GET';
+  const source = (isGet ? parseGetSource(request.query as Record<string, unknown>) : request.body) as Record<string, unknown> | null;
+  if (!source || typeof source !== 'object' || Array.isArray(source)) return; // Apollo refuses it as BAD_REQUEST
+  const text = trusted.resolve(source);
+  if (!isGet && source.query === undefined && source.documentId !== undefined) source.query = text;
+}
+
+/** A GET's document source: `extensions` comes JSON-encoded in the URL (unreadable: left to Apollo to refuse). */
+function parseGetSource(query: Record<string, unknown>): Record<string, unknown> {
+  if (typeof query.extensions !== 'string') return query;
+  try {
+    return { ...query, extensions: JSON.parse(query.extensions) };
+  } catch {
+    return { query: query.query };
+  }
 }

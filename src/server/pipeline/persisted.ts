@@ -24,8 +24,8 @@ export class PersistedDocuments {
 
   constructor(private readonly trusted: TrustedDocuments | null) {}
 
-  /** The document text to run; throws the refusal (AppError) otherwise. `serverOwned`: a fixed document of this server (REST routes). */
-  resolve(source: DocumentSource, serverOwned = false): string {
+  /** The document text to run; throws the refusal (AppError) otherwise. */
+  resolve(source: DocumentSource): string {
     const query = typeof source.query === 'string' && source.query.length > 0 ? source.query : null;
     if (source.query !== undefined && source.query !== null && typeof source.query !== 'string') {
       throw new AppError('BAD_REQUEST', 'The `query` must be a string');
@@ -36,7 +36,7 @@ export class PersistedDocuments {
     }
     if (this.trusted) {
       if (query !== null) {
-        if (serverOwned || this.trusted.has(sha256(query))) return query;
+        if (this.trusted.has(sha256(query))) return query;
         throw new AppError('UNTRUSTED_DOCUMENT', 'Only registered documents run on this server');
       }
       if (hash === null) throw noDocument();

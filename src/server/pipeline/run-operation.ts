@@ -1,26 +1,30 @@
+import type { ApolloServer } from '@apollo/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLContext } from '../context.js';
-import type { OperationTracker } from '../logging.js';
-import type { OperationPipeline, OperationResult } from './operation.js';
+import type { OperationRecord, OperationTracker } from '../logging.js';
+import { type FormattedError, formatRefusal } from './format-error.js';
 
-/** A GraphQL operation a REST route runs: its fixed document (or a trusted document's id) and the variables mapped from the request. */
+/** A GraphQL operation a REST route runs: its fixed document and the variables mapped from the request. */
 export interface GraphQLOperation {
-  query?: string;
-  /** SHA-256 of a trusted document, instead of `query`. */
-  documentId?: string;
+  query: string;
   variables?: Record<string, unknown>;
   operationName?: string;
 }
 
-export type { OperationResult };
-
+/** What an operation answered: the HTTP status and headers the status policy chose (429 with Retry-After, say), and the GraphQL body. */
+export interface OperationResult {
+  status: number;
+  headers: Record<string, string>;
+  body: { data?: unknown; errors?: FormattedError[] };
+}
 /**
- * Runs one GraphQL operation for an HTTP request through the same pipeline as /graphql:
- * the request's credentials (Bearer, cookies, `x-api-key`) and failed-authentication
- * budget, limits, cost, rate limits, compiled execution, error formatting (catalogue
- * status, Retry-After), metrics and the request's log line. Cookies the operation sets
- * (sign-in) go on `reply`. The document is the route's own, so it runs where trusted
- * documents are on too. Mutations run only from non-GET routes.
+ * Runs one GraphQL operation for an HTTP request through Apollo Server's executeOperation,
+ * so the steps of /graphql apply: the request's credentials (Bearer, cookies, `x-api-key`)
+ * and failed-authentication budget, then poolgraph's plugin (checks, cost, rate limits,
+ * execution within the time budget, error formatting, the status policy with Retry-After)
+ * and the request's log line and metrics. Cookies the operation sets (sign-in) go on
+ * `reply`. The document is the route's own, so it runs where trusted documents are on too
+ * (they are checked before Apollo, on /graphql only).
  */
 export type RunOperation = (request: FastifyRequest, reply: FastifyReply, operation: GraphQLOperation) => Promise<OperationResult>;
 
@@ -32,18 +36,26 @@ declare module 'fastify' {
 }
 
 export function createRunOperation(options: {
-  pipeline: OperationPipeline;
+  apollo: ApolloServer<GraphQLContext>;
   tracker: OperationTracker;
-  context: (request: FastifyRequest, reply: FastifyReply) => Promise<GraphQLContext>;
-  budgetMs: number;
+  context: (request: FastifyRequest, reply: FastifyReply, record: OperationRecord) => Promise<GraphQLContext>;
+  exposeInternals: boolean;
 }): RunOperation {
-  return (request, reply, operation) =>
-    options.pipeline.run(operation, {
-      requestId: request.id,
-      record: options.tracker.start(request),
-      context: () => options.context(request, reply),
-      allowMutations: request.method !== 'GET',
-      serverOwned: true,
-      budgetMs: options.budgetMs,
-    });
+  return async (request, reply, operation) => {
+    const record = options.tracker.start(request);
+    let contextValue: GraphQLContext;
+    try {
+      contextValue = await options.context(request, reply, record);
+    } catch (error) {
+      const refused = formatRefusal(error, request.id, record, { exposeInternals: options.exposeInternals });
+      const headers: Record<string, string> = refused.retryAfter === null ? {} : { 'retry-after': String(refused.retryAfter) };
+      return { status: refused.status, headers, body: { errors: [refused.error] } };
+    }
+    const response = await options.apollo.executeOperation(operation, { contextValue });
+    if (response.body.kind !== 'single') throw new Error('a REST operation answered incrementally');
+    const headers: Record<string, string> = {};
+    for (const [name, value] of response.http.headers) headers[name] = value;
+    const { data, errors } = response.body.singleResult;
+    return { status: response.http.status ?? 200, headers, body: { data, errors: errors as FormattedError[] | undefined } };
+  };
 }

@@ -1,6 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { ERROR_CODES } from '../../errors.js';
+import { DEFAULT_RETRY_AFTER_SECONDS } from '../pipeline/format-error.js';
 import { RestError } from './rest-error.js';
 import { restParameterName } from './mapping.js';
 import { normalizeQuery } from './query-parameters.js';
@@ -37,9 +38,6 @@ function errorBody(error: OperationError): { error: Record<string, unknown> } {
   if (typeof facts.argumentName === 'string') facts.argumentName = restParameterName(facts.argumentName);
   return { error: { code: typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR', message: error.message, ...facts } };
 }
-
-/** Seconds a client waits before retrying a 503 that names no time of its own (as /readyz answers). */
-const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
 function sendOperationError(reply: FastifyReply, result: OperationResult, error: OperationError): FastifyReply {
   const body = errorBody(error);

@@ -36,7 +36,7 @@ interface SharedResult {
 }
 
 /**
- * A subscription's events, each executed through the operation's compiled path with a
+ * A subscription's events, each executed through the operation's prepared path with a
  * context of its own: the subscription's viewer and transport, with the loaders and time of
  * the event the item came from. Loaders thus never serve one event's rows to a later one,
  * and every subscriber of one event shares one batch of reads. Subscribers who would get the

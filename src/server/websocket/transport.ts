@@ -68,7 +68,7 @@ const noCookies = () => {};
  * graphql-ws (protocol graphql-transport-ws) on the HTTP server's port and path. The
  * caller authenticates in connection_init (`authorization: "Bearer <token>"` or
  * `x-api-key`, else the browser's access cookie); bad credentials close with 4403. Every
- * operation goes through the one pipeline (document, limits, cost, rate, compiled
+ * operation goes through the one pipeline (document, limits, cost, rate,
  * execution, formatting), and each event of a subscription runs with a context of its own.
  */
 export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {

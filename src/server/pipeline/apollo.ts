@@ -1,0 +1,237 @@
+import {
+  ApolloServer,
+  type ApolloServerPlugin,
+  type BaseContext,
+  type GraphQLRequestContext,
+  type GraphQLRequestListener,
+  type GraphQLResponse,
+  HeaderMap,
+} from '@apollo/server';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+  ApolloServerPluginSchemaReportingDisabled,
+  ApolloServerPluginUsageReportingDisabled,
+} from '@apollo/server/plugin/disabled';
+import type { ExecutionResult, GraphQLSchema } from 'graphql';
+import { AppError } from '../../errors.js';
+import type { GraphQLContext } from '../context.js';
+import { limitParseOptions, type OperationLimits, structuralLimitRules } from '../limits.js';
+import { newOperationRecord, type OperationRecord } from '../logging.js';
+import { TIMED_OUT, withinBudget } from '../time-budget.js';
+import type { TrustedDocuments } from '../trusted-documents.js';
+import { rateLimitHeaders } from '../rate-limit.js';
+import type { OperationToCheck } from './checks.js';
+import { preparedOperationOf } from './documents.js';
+import { type FormattedError, formatError, retryAfterOf, statusOf } from './format-error.js';
+import { ReadRenderer } from './rendered.js';
+
+/**
+ * A rendered read's whole `data`, already JSON (ReadRenderer's pieces): it stands in the
+ * result's `data` so that {@link stringifyResult} writes it as is, never parsed and
+ * serialized again.
+ */
+export class RenderedData {
+  constructor(private readonly pieces: string[]) {}
+
+  /**
+   * The response body, `{"data":…}`, encoded once from the pieces into one Buffer: joining
+   * them first would copy the whole body into a new string, then encode it again.
+   */
+  body(): Buffer {
+    const pieces = this.pieces;
+    let length = DATA_OPEN.length + 1;
+    for (const piece of pieces) length += Buffer.byteLength(piece);
+    const body = Buffer.allocUnsafe(length);
+    let offset = body.write(DATA_OPEN, 0);
+    for (const piece of pieces) offset += body.write(piece, offset);
+    body.write('}', offset);
+    return body;
+  }
+
+  /** The data as a value, for a plugin that reads it (the server itself never does). */
+  toJSON(): unknown {
+    return JSON.parse(this.pieces.join(''));
+  }
+}
+
+const DATA_OPEN = '{"data":';
+
+/**
+ * Apollo Server's serializer: a rendered read's bytes pass through; anything else is
+ * JSON.stringify'd. Apollo hands the "string" to the HTTP handler untouched (only batching,
+ * which is off, would read it as text), and fastify sends a Buffer as it is.
+ */
+function stringifyResult(value: { data?: unknown; errors?: unknown }): string {
+  if (value.data instanceof RenderedData && value.errors === undefined) return value.data.body() as unknown as string;
+  return JSON.stringify(value);
+}
+
+export interface PoolgraphApolloOptions {
+  schema: GraphQLSchema;
+  limits: OperationLimits;
+  introspection: boolean;
+  /** Queries answered by rendered reads where they render (ReadRenderer); off, every operation is executed. */
+  renderedReads: boolean;
+  /** Messages and stack traces of unexpected errors in responses (development only). */
+  exposeInternals: boolean;
+  /** With a manifest, automatic persisted queries read it and nothing can be registered. */
+  trustedDocuments: TrustedDocuments | null;
+  /** The checks before execution (see createOperationChecks). */
+  checkOperation: (operation: OperationToCheck) => Promise<void>;
+  /** Time budget of an operation's execution in ms (0 = none); past it, OPERATION_TIMEOUT and its statements cancelled. */
+  budgetMs: number;
+  /** The deployment's own Apollo plugins (src/server/apollo-plugins.ts), run after ours. */
+  plugins?: ApolloServerPlugin<GraphQLContext>[];
+}
+
+/**
+ * Apollo Server as poolgraph runs it: the GraphQL protocol (GET and POST parsing, CSRF
+ * prevention, batch refusal, automatic persisted queries, the parse and validation cache,
+ * the token limit, introspection, hidden suggestions) is Apollo's; poolgraph's steps are
+ * one plugin ({@link poolgraphPlugin}); Apollo's features that cost every request
+ * (cache-control, inline traces, usage and schema reporting, the landing page) are off.
+ * Started by the caller; stopped from fastify's close (our shutdown handles signals).
+ */
+export function createApolloServer(options: PoolgraphApolloOptions): ApolloServer<GraphQLContext> {
+  return new ApolloServer<GraphQLContext>({
+    schema: options.schema,
+    introspection: options.introspection,
+    hideSchemaDetailsFromClientErrors: !options.introspection,
+    validationRules: structuralLimitRules(options.limits),
+    parseOptions: limitParseOptions(options.limits),
+    persistedQueries: options.trustedDocuments ? { cache: readOnlyCache(options.trustedDocuments) } : undefined,
+    csrfPrevention: true,
+    allowBatchedHttpRequests: false,
+    includeStacktraceInErrorResponses: false,
+    stopOnTerminationSignals: false,
+    formatError: (_formatted, error) => formatError(error, '', { exposeInternals: options.exposeInternals }).error,
+    stringifyResult,
+    plugins: [
+      poolgraphPlugin(options),
+      ...(options.plugins ?? []),
+      ApolloServerPluginCacheControlDisabled(),
+      ApolloServerPluginInlineTraceDisabled(),
+      ApolloServerPluginUsageReportingDisabled(),
+      ApolloServerPluginSchemaReportingDisabled(),
+      ApolloServerPluginLandingPageDisabled(),
+    ],
+  });
+}
+
+/**
+ * Apollo's persisted query cache over the trusted documents' manifest: reads only; a
+ * registration is dropped. Apollo asks for `apq:<hash>` (its prefix for a shared cache).
+ */
+function readOnlyCache(documents: TrustedDocuments) {
+  return {
+    get: async (key: string) => documents.get(key.slice(key.indexOf(':') + 1).toLowerCase()),
+    set: async () => {},
+    delete: async () => false,
+  };
+}
+
+type RequestContext = GraphQLRequestContext<GraphQLContext>;
+
+/** The head of a plugin's response: nothing of its own (willSendResponse sets the status). */
+const NO_HEAD = { status: undefined, headers: new HeaderMap() };
+
+/**
+ * poolgraph's steps as one Apollo plugin (one, because Apollo runs different plugins'
+ * hooks of a stage in parallel, and these run in order):
+ * - didResolveOperation: the operation's name and type for the log, then the checks before
+ *   execution (subscription over HTTP, cost, rate limit: see createOperationChecks).
+ * - responseForOperation: a rendered read where the query renders (HTTP GraphQL only),
+ *   else execution by graphql-js, within the time budget;
+ *   errors formatted by the one formatter with the request id.
+ * - willSendResponse: the status policy (statusOf) with Retry-After, and the codes for the
+ *   request's log line and metrics.
+ * The listener holds no per-request state: one object serves every request.
+ */
+export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPlugin<GraphQLContext> {
+  const { schema, checkOperation, budgetMs, exposeInternals } = options;
+  const renderer = options.renderedReads ? new ReadRenderer(schema) : null;
+  const orphanRecord = newOperationRecord();
+  const recordOf = (context: GraphQLContext): OperationRecord => context.transport.record ?? orphanRecord;
+
+  const format = (errors: readonly unknown[], context: GraphQLContext): FormattedError[] => {
+    const record = recordOf(context);
+    return errors.map((error) => {
+      const { error: formatted, internal } = formatError(error, context.transport.requestId, { exposeInternals });
+      if (internal !== null) record.internalErrors.push(internal);
+      return formatted;
+    });
+  };
+
+  const answer = async (rc: RequestContext): Promise<ExecutionResult | RenderedData> => {
+    const context = rc.contextValue;
+    const prepared = preparedOperationOf(schema, rc.document!, rc.operation!);
+    const variables = rc.request.variables;
+    // Only a /graphql request (it has an HTTP head) is written by stringifyResult; executeOperation's callers read values.
+    if (renderer && rc.request.http) {
+      const data = await renderer.answer(prepared, context, variables);
+      if (data !== null) {
+        recordOf(context).rendered = true;
+        return new RenderedData(data);
+      }
+    }
+    return prepared.run(undefined, context, variables);
+  };
+
+  const listener: GraphQLRequestListener<GraphQLContext> = {
+    async didResolveOperation(rc) {
+      // No operation of that name: Apollo's execution answers OPERATION_RESOLUTION_FAILURE.
+      if (!rc.operation) return;
+      const record = recordOf(rc.contextValue);
+      record.name = rc.operationName;
+      record.type = rc.operation!.operation;
+      await checkOperation({ document: rc.document!, operation: rc.operation!, variables: rc.request.variables, context: rc.contextValue, overHttp: true });
+    },
+
+    async responseForOperation(rc): Promise<GraphQLResponse | null> {
+      if (!rc.operation) return null;
+      let outcome: ExecutionResult | RenderedData | typeof TIMED_OUT;
+      try {
+        // As a function, so the work runs in its own statement scope: past the budget its statements are cancelled.
+        outcome = await withinBudget(budgetMs, () => answer(rc));
+        if (outcome === TIMED_OUT) throw new AppError('OPERATION_TIMEOUT', `The request did not complete within its time budget of ${budgetMs} ms`, { budgetMs });
+      } catch (error) {
+        return { http: NO_HEAD, body: { kind: 'single', singleResult: { errors: format([error], rc.contextValue) } } };
+      }
+      if (outcome instanceof RenderedData) return { http: NO_HEAD, body: { kind: 'single', singleResult: { data: outcome as never } } };
+      // No `data`: the variables could not be coerced, so nothing ran (a request error).
+      const errors = outcome.errors ? format('data' in outcome ? outcome.errors : outcome.errors.map(asBadInput), rc.contextValue) : undefined;
+      const singleResult = 'data' in outcome ? (errors ? { data: outcome.data, errors } : { data: outcome.data }) : { errors: errors! };
+      return { http: NO_HEAD, body: { kind: 'single', singleResult } };
+    },
+
+    async willSendResponse(rc) {
+      if (rc.response.body.kind !== 'single') return;
+      const result = rc.response.body.singleResult;
+      const context = rc.contextValue as GraphQLContext | undefined;
+      const record = context ? recordOf(context) : orphanRecord;
+      const errors = (result.errors ?? []) as FormattedError[];
+      record.codes = errors.map((error) => error.extensions.code);
+      // Errors Apollo formatted (before execution) had no request to name: an unexpected one is found in the logs by it.
+      for (const error of errors) {
+        if (error.extensions.code !== 'INTERNAL_SERVER_ERROR' || error.extensions.requestId !== '') continue;
+        error.extensions.requestId = context?.transport.requestId;
+        record.internalErrors.push(...(rc.errors ?? []));
+      }
+      const status = statusOf(errors, 'data' in result, result.data, rc.operation?.operation);
+      rc.response.http.status = status;
+      const retryAfter = retryAfterOf(errors, status);
+      if (retryAfter !== null) rc.response.http.headers.set('retry-after', String(retryAfter));
+      // Every answer of a counted operation says what is left of its budget, the 429 included.
+      for (const [name, value] of Object.entries(rateLimitHeaders(context?.rateLimit))) rc.response.http.headers.set(name, value);
+    },
+  };
+  return { requestDidStart: async () => listener } satisfies ApolloServerPlugin<GraphQLContext> as ApolloServerPlugin<GraphQLContext & BaseContext>;
+}
+
+/** A variable that cannot be coerced is the caller's input at fault. */
+function asBadInput(error: { extensions?: Record<string, unknown>; message: string }): unknown {
+  if (typeof error.extensions?.code === 'string') return error;
+  return new AppError('BAD_USER_INPUT', error.message);
+}
