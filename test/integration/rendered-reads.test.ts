@@ -193,6 +193,20 @@ describe.each(backends)('rendered reads on %s', (kind) => {
     expect({ data: fallback.response.data, errors: fallback.response.errors }).toEqual({ data: executed.response.data, errors: executed.response.errors });
   });
 
+  it('variables nested 40,000 levels deep are answered as the executor answers them, not 500', async () => {
+    const depth = 40_000;
+    // Lists, to stay under the body limit; written as text: JSON.stringify runs out of stack at this depth.
+    const nested = `{"status":${'['.repeat(depth)}"ACTIVE"${']'.repeat(depth)}}`;
+    const payload = `{"query":"query($f: PoolFilter) { pools(first: 1, filter: $f) { nodes { id } } }","variables":{"f":${nested}}}`;
+    const send = (app: FastifyInstance) => app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, payload });
+    const executed = await send(executor);
+    const before = await renderedReadsServed(t.app);
+    const rendered = await send(t.app);
+    expect(executed.statusCode).not.toBe(500);
+    expect(await renderedReadsServed(t.app)).toBe(before);
+    expect({ status: rendered.statusCode, body: rendered.json() }).toEqual({ status: executed.statusCode, body: executed.json() });
+  });
+
   it('the bench read is one statement', async () => {
     const query = RENDERED['bench VOLUME_HIGH']!.query;
     await answer(query, undefined, true);

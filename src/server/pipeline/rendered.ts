@@ -32,7 +32,14 @@ export class ReadRenderer {
    */
   async answer(operation: PreparedOperation, context: GraphQLContext, variables: Record<string, unknown> | undefined): Promise<string[] | null> {
     if (operation.type !== 'query') return null;
-    const plan = this.planOf(operation, variables);
+    let plan: RenderedOperation | null;
+    try {
+      plan = this.planOf(operation, variables);
+    } catch {
+      // Variables the planner cannot read (nested past the stack's depth, say) are the
+      // executor's to judge: it answers them as graphql-js does, never as a failure here.
+      return null;
+    }
     if (!plan) return null;
     try {
       const values = await Promise.all(plan.map((part) => ('json' in part ? [part.json] : part.read(context))));
