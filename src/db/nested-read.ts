@@ -48,8 +48,8 @@ export interface ReadPlan {
 }
 
 /**
- * A row the statement writes as its response JSON (a rendered read): `json_build_object`
- * of the response keys in order, each a value (a column's rendering or a constant, as SQL
+ * A row the statement writes as its response JSON (a rendered read), with the bytes
+ * JSON.stringify would write: the response keys in order, each a value (a column's rendering or a constant, as SQL
  * over the row's alias), a one-to-one relation, or a page of a relation with its
  * connection's fields. The GraphQL-aware side (modules/common/rendered-read.ts) decides
  * what renders how; this side only writes the SQL, with the same relation subqueries the
@@ -74,7 +74,7 @@ export type RenderedConnectionField =
 /** Where a row of a plan with rendered objects keeps their JSON texts, in the plan's order. */
 export const RENDERED = Symbol('rendered objects');
 
-/** The most keys one rendered object may have: json_build_object takes at most 100 arguments. */
+/** The most keys one rendered object may have, which bounds a statement's text. */
 export const MAX_RENDERED_KEYS = 50;
 
 export interface RelationPlan {
@@ -174,7 +174,7 @@ function compileUncached(plan: ReadPlan, alias: string, params: unknown[]): Comp
   });
   const rendered = (plan.rendered ?? []).map((object, index) => {
     const column = `$j${index}`;
-    parts.push(`${renderedObjectSql(object, alias, params, counter)}::text AS "${column}"`);
+    parts.push(`${renderedObjectSql(object, alias, params, counter)} AS "${column}"`);
     return column;
   });
   const decode: Decoder = (row) => {
@@ -247,7 +247,7 @@ function pageRowsSql(
   child: string,
   params: unknown[],
   row: () => string,
-  options: { limit: number; listOrder: boolean },
+  options: { limit: number; listOrder: boolean; text?: boolean },
 ): string {
   const table = getTableName(target.table);
   const param = paramOf(params);
@@ -256,8 +256,10 @@ function pageRowsSql(
   const keyset = keysetClauses(newestFirstOrder(child), page.backward, page.cursor && { key: page.cursor.createdAt, id: page.cursor.id }, param);
   const position = keyset.past ? ` AND ${keyset.past}` : '';
   const aggregateOrder = options.listOrder ? keysetClauses(newestFirstOrder(child), false, null, param).orderBy : keyset.orderBy;
+  // As JSON text (rendered rows), joined with bare commas as JSON.stringify joins them; else a json array.
+  const aggregate = options.text ? `'[' || coalesce(string_agg(${row()}, ',' ORDER BY ${aggregateOrder}), '') || ']'` : `coalesce(json_agg(${row()} ORDER BY ${aggregateOrder}), '[]'::json)`;
   return (
-    `(SELECT coalesce(json_agg(${row()} ORDER BY ${aggregateOrder}), '[]'::json) FROM ` +
+    `(SELECT ${aggregate} FROM ` +
     `(SELECT * FROM "${table}" ${child} WHERE ${child}."${spec.parentColumn}" = ${parentAlias}."id"${position} ORDER BY ${keyset.orderBy} LIMIT ${limit}) ${child})`
   );
 }
@@ -267,10 +269,19 @@ function countSql(spec: Extract<RelationSpec, { kind: 'page' }>, target: ObjectS
   return `(SELECT count(*)::int FROM "${getTableName(target.table)}" ${child}c WHERE ${child}c."${spec.parentColumn}" = ${parentAlias}."id")`;
 }
 
-/** A rendered object over `alias`: `json_build_object` of its keys in order (see {@link RenderedObject}). */
+/**
+ * A rendered object over `alias`: its keys in order as JSON text (see {@link RenderedObject}),
+ * written by concatenation rather than json_build_object, whose `"key" : value` spacing and
+ * `, ` separators are not the bytes JSON.stringify writes. Each field's SQL is JSON text.
+ */
 function renderedObjectSql(object: RenderedObject, alias: string, params: unknown[], counter: { next: number }): string {
-  const parts = object.fields.map((field) => `'${field.key}', ${renderedFieldSql(object.spec, field, alias, params, counter)}`);
-  return `json_build_object(${parts.join(', ')})`;
+  return jsonObjectSql(object.fields.map((field) => [field.key, renderedFieldSql(object.spec, field, alias, params, counter)]));
+}
+
+/** `{"k":v,...}` from keys (GraphQL names, which need no escaping) and SQL writing each value's JSON text. */
+function jsonObjectSql(entries: Array<[string, string]>): string {
+  if (!entries.length) return `'{}'`;
+  return entries.map(([key, sql], i) => `'${i ? ',' : '{'}"${key}":' || ${sql}`).join(' || ') + ` || '}'`;
 }
 
 function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string, params: unknown[], counter: { next: number }): string {
@@ -278,19 +289,19 @@ function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string,
   const relation = spec.relations[field.relation]!;
   const child = `t${++counter.next}`;
   if (field.kind === 'one' && relation.kind === 'one') {
-    return oneSql(relation, relation.target(), alias, child, () => renderedObjectSql(field.object, child, params, counter));
+    return `coalesce(${oneSql(relation, relation.target(), alias, child, () => renderedObjectSql(field.object, child, params, counter))}, 'null')`;
   }
   if (field.kind !== 'page' || relation.kind !== 'page') throw new Error(`rendered field ${field.key}: relation ${field.relation} is not a ${field.kind}`);
   const target = relation.target();
-  const parts = field.fields.map((f) => {
-    if (f.kind === 'value') return `'${f.key}', ${f.sql(alias)}`;
-    if (f.kind === 'totalCount') return `'${f.key}', ${countSql(relation, target, alias, `${child}${f.key}`)}`;
+  const entries = field.fields.map((f): [string, string] => {
+    if (f.kind === 'value') return [f.key, f.sql(alias)];
+    if (f.kind === 'totalCount') return [f.key, `${countSql(relation, target, alias, `${child}${f.key}`)}::text`];
     // Exactly the page's rows, in the list's order (a backward page read backwards, turned back here).
     const nodeAlias = `${child}n${++counter.next}`;
     const row = () => renderedObjectSql(f.object, nodeAlias, params, counter);
-    return `'${f.key}', ${pageRowsSql(relation, target, field.page, alias, nodeAlias, params, row, { limit: field.page.size, listOrder: true })}`;
+    return [f.key, pageRowsSql(relation, target, field.page, alias, nodeAlias, params, row, { limit: field.page.size, listOrder: true, text: true })];
   });
-  return `json_build_object(${parts.join(', ')})`;
+  return jsonObjectSql(entries);
 }
 
 function relationDecoder(relation: RelationPlan): (value: unknown) => unknown {

@@ -53,7 +53,8 @@ const TOKEN_FIELDS: Record<string, Record<string, string>> = {
 const SCALAR_KINDS: Record<string, RenderedColumnKind> = { ID: 'text', String: 'text', Int: 'int', Float: 'float', Boolean: 'boolean', DateTime: 'timestamp' };
 
 const subSelections = (nodes: readonly FieldNode[]) => nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
-const constant = (text: string) => (_alias: string) => `'${text}'`;
+/** A type name as JSON text in SQL (GraphQL names need no escaping in either). */
+const constant = (text: string) => (_alias: string) => `'"${text}"'`;
 
 /** The rendering of `type`'s selection `nodes` (one response key's fields, merged), or null when some field does not render. */
 export function renderedObject(type: GraphQLObjectType, spec: ObjectSpec, nodes: readonly FieldNode[], walk: SelectionWalk): RenderedObject | null {

@@ -1,4 +1,5 @@
 import { type FieldNode, type FragmentDefinitionNode, getVariableValues, type GraphQLSchema, Kind } from 'graphql';
+import { NOT_RENDERED } from '../../db/rendered-columns.js';
 import type { RenderedRootField, RootFieldRenderer } from '../../modules/common/rendered-read.js';
 import { collectFields, type SelectionWalk } from '../../modules/common/selections.js';
 import { POOL_ROOT_RENDERERS } from '../../modules/pools/pool.rendered.js';
@@ -43,6 +44,7 @@ export class ReadRenderer {
     if (!plan) return null;
     try {
       const values = await Promise.all(plan.map((part) => ('json' in part ? [part.json] : part.read(context))));
+      for (const pieces of values) for (const piece of pieces) if (piece.includes(NOT_RENDERED)) return null;
       const out = ['{'];
       plan.forEach((part, i) => out.push(`${i ? ',' : ''}${JSON.stringify(part.key)}:`, ...values[i]!));
       out.push('}');
