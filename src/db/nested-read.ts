@@ -16,17 +16,48 @@ import { keysetClauses, newestFirstOrder } from './keyset.js';
  * shapes share one prepared statement. Relations a plan leaves out are loaded as before.
  */
 
-/** How a type is read: its table and the relations a plan may follow. */
+/** How a type is read: its table, the relations a plan may follow, and its token amounts. */
 export interface ObjectSpec {
   table: PgTable;
   relations: Record<string, RelationSpec>;
+  /** Fields in whole tokens, by field: the base-units column (property), converted with the row's `decimals`. */
+  amounts?: Record<string, string>;
 }
 
 export type RelationSpec =
-  /** At most one row: `on` joins the child alias to the parent alias. */
-  | { kind: 'one'; target: () => ObjectSpec; on: (parent: string, child: string) => string }
-  /** A newest-first page of the children whose `parentColumn` is the parent's id. */
-  | { kind: 'page'; target: () => ObjectSpec; parentColumn: string };
+  /** At most one row: the child whose `childKey` column equals the parent's `parentKey` column (properties). */
+  | { kind: 'one'; target: () => ObjectSpec; parentKey: string; childKey: string }
+  /**
+   * A newest-first page of the children whose `parentKey` column (a property) is the parent's
+   * id. `plain` tells whether the field's arguments ask for that page alone (no filter, no
+   * other order); otherwise the field is left to its resolver.
+   */
+  | { kind: 'page'; target: () => ObjectSpec; parentKey: string; plain?: (args: Record<string, unknown>) => boolean };
+
+/** A one-to-one relation: the `target` row whose `childKey` equals the parent's `parentKey` (column properties). */
+export function oneRelation(target: () => ObjectSpec, parentKey: string, childKey: string): RelationSpec {
+  return { kind: 'one', target, parentKey, childKey };
+}
+
+/** A newest-first page of the `target` rows whose `parentKey` column (a property) is the parent's id. */
+export function pageRelation(target: () => ObjectSpec, parentKey: string, plain?: (args: Record<string, unknown>) => boolean): RelationSpec {
+  return plain ? { kind: 'page', target, parentKey, plain } : { kind: 'page', target, parentKey };
+}
+
+/** The SQL name of `table`'s column `property`. */
+export function columnName(table: PgTable, property: string): string {
+  const column = (getTableColumns(table) as Record<string, PgColumn>)[property];
+  if (!column) throw new Error(`${getTableName(table)} has no column ${property}`);
+  return column.name;
+}
+
+/** The join of a one-to-one relation from a row of `parent` (alias `parentAlias`) to its child (alias `child`). */
+function joinSql(parent: PgTable, relation: Extract<RelationSpec, { kind: 'one' }>, parentAlias: string, child: string): string {
+  return `${child}."${columnName(relation.target().table, relation.childKey)}" = ${parentAlias}."${columnName(parent, relation.parentKey)}"`;
+}
+
+/** The child's column holding its parent's id, of a page relation. */
+const parentColumnOf = (relation: Extract<RelationSpec, { kind: 'page' }>) => columnName(relation.target().table, relation.parentKey);
 
 /** A page of children in the newest-first order: `size` rows, forward or backward from `cursor` (see db/keyset.ts). */
 export interface PagePosition {
@@ -169,7 +200,7 @@ function compileUncached(plan: ReadPlan, alias: string, params: unknown[]): Comp
   const parts = columns.map((c) => `${alias}."${c.name}"${c.cast} AS "${c.property}"`);
   const relations = [...plan.relations].map(([key, relation], index) => {
     const column = `$r${index}`;
-    parts.push(`${relationSql(relation, alias, params, counter)} AS "${column}"`);
+    parts.push(`${relationSql(plan.spec.table, relation, alias, params, counter)} AS "${column}"`);
     return { key, column, decode: relationDecoder(relation) };
   });
   const rendered = (plan.rendered ?? []).map((object, index) => {
@@ -202,14 +233,14 @@ function planColumns(plan: ReadPlan): Column[] {
 /** A nested row as `json_build_array(columns..., relations...)` over `alias`. */
 function jsonRow(plan: ReadPlan, alias: string, params: unknown[], counter: { next: number }): string {
   const parts = planColumns(plan).map((c) => `${alias}."${c.name}"${c.cast}`);
-  for (const relation of plan.relations.values()) parts.push(relationSql(relation, alias, params, counter));
+  for (const relation of plan.relations.values()) parts.push(relationSql(plan.spec.table, relation, alias, params, counter));
   return `json_build_array(${parts.join(', ')})`;
 }
 
-function relationSql(relation: RelationPlan, parentAlias: string, params: unknown[], counter: { next: number }): string {
+function relationSql(parent: PgTable, relation: RelationPlan, parentAlias: string, params: unknown[], counter: { next: number }): string {
   const child = `t${++counter.next}`;
   const row = () => jsonRow(relation.plan, child, params, counter);
-  if (relation.spec.kind === 'one') return oneSql(relation.spec, relation.plan.spec, parentAlias, child, row);
+  if (relation.spec.kind === 'one') return oneSql(parent, relation.spec, relation.plan.spec, parentAlias, child, row);
   const page = relation.page!;
   const spec = relation.spec;
   // The rows in the reading direction, one more than the page (the resolver turns them back and tells whether more exist).
@@ -219,7 +250,7 @@ function relationSql(relation: RelationPlan, parentAlias: string, params: unknow
   if (page.cursor) {
     const table = getTableName(relation.plan.spec.table);
     const far = keysetClauses(newestFirstOrder(`${child}b`), page.backward, { key: page.cursor.createdAt, id: page.cursor.id }, paramOf(params)).beyond;
-    beyond = `EXISTS (SELECT 1 FROM "${table}" ${child}b WHERE ${child}b."${spec.parentColumn}" = ${parentAlias}."id" AND ${far})`;
+    beyond = `EXISTS (SELECT 1 FROM "${table}" ${child}b WHERE ${child}b."${parentColumnOf(spec)}" = ${parentAlias}."id" AND ${far})`;
   }
   return `json_build_array(${rows}, ${count}, ${beyond})`;
 }
@@ -230,8 +261,8 @@ const paramOf = (params: unknown[]) => (value: unknown, type: string) => {
 };
 
 /** The one row of a one-to-one relation, as `row` writes it (null when there is none). */
-function oneSql(spec: Extract<RelationSpec, { kind: 'one' }>, target: ObjectSpec, parentAlias: string, child: string, row: () => string): string {
-  return `(SELECT ${row()} FROM "${getTableName(target.table)}" ${child} WHERE ${spec.on(parentAlias, child)})`;
+function oneSql(parent: PgTable, spec: Extract<RelationSpec, { kind: 'one' }>, target: ObjectSpec, parentAlias: string, child: string, row: () => string): string {
+  return `(SELECT ${row()} FROM "${getTableName(target.table)}" ${child} WHERE ${joinSql(parent, spec, parentAlias, child)})`;
 }
 
 /**
@@ -260,13 +291,13 @@ function pageRowsSql(
   const aggregate = options.text ? `'[' || coalesce(string_agg(${row()}, ',' ORDER BY ${aggregateOrder}), '') || ']'` : `coalesce(json_agg(${row()} ORDER BY ${aggregateOrder}), '[]'::json)`;
   return (
     `(SELECT ${aggregate} FROM ` +
-    `(SELECT * FROM "${table}" ${child} WHERE ${child}."${spec.parentColumn}" = ${parentAlias}."id"${position} ORDER BY ${keyset.orderBy} LIMIT ${limit}) ${child})`
+    `(SELECT * FROM "${table}" ${child} WHERE ${child}."${parentColumnOf(spec)}" = ${parentAlias}."id"${position} ORDER BY ${keyset.orderBy} LIMIT ${limit}) ${child})`
   );
 }
 
 /** How many children the parent has in all. */
 function countSql(spec: Extract<RelationSpec, { kind: 'page' }>, target: ObjectSpec, parentAlias: string, child: string): string {
-  return `(SELECT count(*)::int FROM "${getTableName(target.table)}" ${child}c WHERE ${child}c."${spec.parentColumn}" = ${parentAlias}."id")`;
+  return `(SELECT count(*)::int FROM "${getTableName(target.table)}" ${child}c WHERE ${child}c."${parentColumnOf(spec)}" = ${parentAlias}."id")`;
 }
 
 /**
@@ -289,7 +320,7 @@ function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string,
   const relation = spec.relations[field.relation]!;
   const child = `t${++counter.next}`;
   if (field.kind === 'one' && relation.kind === 'one') {
-    return `coalesce(${oneSql(relation, relation.target(), alias, child, () => renderedObjectSql(field.object, child, params, counter))}, 'null')`;
+    return `coalesce(${oneSql(spec.table, relation, relation.target(), alias, child, () => renderedObjectSql(field.object, child, params, counter))}, 'null')`;
   }
   if (field.kind !== 'page' || relation.kind !== 'page') throw new Error(`rendered field ${field.key}: relation ${field.relation} is not a ${field.kind}`);
   const target = relation.target();

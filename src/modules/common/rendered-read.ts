@@ -38,17 +38,6 @@ export type RenderedRootField = (ctx: ServiceContext) => Promise<string[]>;
 /** Plans a root field's rendered read from its merged field nodes, or null when it does not render. */
 export type RootFieldRenderer = (field: GraphQLField<unknown, unknown>, nodes: readonly FieldNode[], walk: SelectionWalk) => RenderedRootField | null;
 
-/**
- * The fields whose resolver computes what a rendering writes: token amounts in whole tokens
- * (toTokens of the base units and the row's decimals), by type and field, to the units column.
- */
-const TOKEN_FIELDS: Record<string, Record<string, string>> = {
-  Pool: { minStake: 'minStake', maxStake: 'maxStake', totalVolume: 'totalVolume' },
-  Prediction: { stake: 'stake' },
-  Reward: { amount: 'amount' },
-  Resolution: { protocolFee: 'protocolFee', leftover: 'leftover' },
-};
-
 /** Which column renderings a GraphQL scalar's serializer agrees with. */
 const SCALAR_KINDS: Record<string, RenderedColumnKind> = { ID: 'text', String: 'text', Int: 'int', Float: 'float', Boolean: 'boolean', DateTime: 'timestamp' };
 
@@ -84,14 +73,16 @@ function renderedField(type: GraphQLObjectType, spec: ObjectSpec, key: string, n
     }
     let page;
     try {
-      page = parseNewestFirstPage(getArgumentValues(definition, nodes[0]!, walk.variables));
+      const args = getArgumentValues(definition, nodes[0]!, walk.variables);
+      if (relation.plain && !relation.plain(args)) return null;
+      page = parseNewestFirstPage(args);
     } catch {
       return null; // the resolver reports bad arguments, on its own path
     }
     const fields = renderedPageFields(target, relation.target(), nodes, walk);
     return fields && { key, kind: 'page', relation: name, page: { size: page.size, backward: page.backward, cursor: childPosition(page) }, fields };
   }
-  const amount = TOKEN_FIELDS[type.name]?.[name];
+  const amount = spec.amounts?.[name];
   if (amount) {
     const sql = renderedTokens(spec.table, amount);
     return sql && { key, kind: 'value', sql };
