@@ -1,6 +1,7 @@
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { type ChildPosition, columnRead } from './batch.js';
+import type { ReadQuery } from './client.js';
 import { keysetClauses, newestFirstOrder } from './keyset.js';
 
 /**
@@ -372,4 +373,18 @@ function rowBuilder(columns: readonly Column[]): (values: unknown[]) => Record<s
   const convert = columns.map((c) => c.convert);
   const properties = columns.map((c, i) => `${JSON.stringify(c.property)}: values[${i}] == null ? null : ${c.convert ? `convert[${i}](values[${i}])` : `values[${i}]`}`);
   return new Function('convert', `return function buildRow(values) { return { ${properties.join(', ')} }; };`)(convert);
+}
+
+/**
+ * The row of `plan`'s table whose unique column `property` is `value`, with what the plan
+ * reads of it and its relations, in one statement; null when there is none.
+ */
+export async function readByKey(query: ReadQuery, plan: ReadPlan, property: string, value: string): Promise<Record<string, unknown> | null> {
+  const params: unknown[] = [];
+  const select = compileSelect(plan, 't', params);
+  const column = (getTableColumns(plan.spec.table) as Record<string, PgColumn>)[property]!;
+  params.push(value);
+  const text = `SELECT ${select.list} FROM "${getTableName(plan.spec.table)}" t WHERE t."${column.name}" = $${params.length}::${column.getSQLType()}`;
+  const [row] = await query<Record<string, unknown>>(text, params);
+  return row ? select.decode(row) : null;
 }

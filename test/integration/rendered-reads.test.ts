@@ -111,7 +111,7 @@ const EXECUTED: Record<string, string> = {
   'nested pageInfo': `{ pools(first: 2) { nodes { predictions(first: 2) { pageInfo { hasNextPage } } } } }`,
   'a bad page size': `{ pools(first: 500) { nodes { id } } }`,
   'a bad nested page size': `{ pools(first: 2) { nodes { predictions(first: 0) { nodes { id } } } } }`,
-  'another root field': `{ pools(first: 2) { nodes { id } } streaks(first: 1) { nodes { id } } }`,
+  'a root field without a rendering': `{ pools(first: 2) { nodes { id } } leaderboard(first: 1) { __typename } }`,
   'a pool id that is no id': `{ pool(id: "not-an-id") { id } }`,
   'a pool with a private field': `{ pool(id: "00000000-0000-4000-8000-000000000000") { id user { email } } }`,
 };

@@ -2,12 +2,14 @@ import { type FieldNode, type FragmentDefinitionNode, getVariableValues, type Gr
 import { NOT_RENDERED } from '../../db/rendered-columns.js';
 import type { RenderedRootField, RootFieldRenderer } from '../../modules/common/rendered-read.js';
 import { collectFields, type SelectionWalk } from '../../modules/common/selections.js';
+import { USER_ROOT_RENDERERS } from '../../modules/discovery/user.rendered.js';
 import { POOL_ROOT_RENDERERS } from '../../modules/pools/pool.rendered.js';
+import { STREAK_ROOT_RENDERERS } from '../../modules/streaks/streak.rendered.js';
 import type { GraphQLContext } from '../context.js';
 import type { PreparedOperation } from './documents.js';
 
 /** The root fields a rendered read answers, by name (each module lists its own). */
-const ROOT_RENDERERS: Record<string, RootFieldRenderer> = { ...POOL_ROOT_RENDERERS };
+const ROOT_RENDERERS: Record<string, RootFieldRenderer> = { ...POOL_ROOT_RENDERERS, ...STREAK_ROOT_RENDERERS, ...USER_ROOT_RENDERERS };
 
 /** A query's root selection as rendered reads: per response key, a constant or a root field's read. */
 type RenderedOperation = Array<{ key: string; json: string } | { key: string; read: RenderedRootField }>;
