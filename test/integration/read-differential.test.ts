@@ -11,7 +11,9 @@ import {
   isObjectType,
   Kind,
 } from 'graphql';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { users } from '../../schema/index.js';
 import { READS_BY_TYPE } from '../../src/modules/common/read-specs.js';
 import { renderedObject } from '../../src/modules/common/rendered-read.js';
 import { createApp } from '../../src/server/app.js';
@@ -206,6 +208,59 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
   afterAll(async () => {
     await executor?.close();
     await t?.close();
+  });
+
+  it('a private field is served only to its owner and an admin, through every planned root that reaches a user', async () => {
+    const owner = world.data.creators[0]!;
+    await t.database.db.update(users).set({ email: 'owner@example.test' }).where(eq(users.id, owner.id));
+    const self = await signInAs(t, owner.id);
+    const admin = await signInAs(t, world.data.creators[1]!.id, 'ADMIN');
+    const [{ walletAddress }] = (await t.database.db.select({ walletAddress: users.walletAddress }).from(users).where(eq(users.id, owner.id))) as [{ walletAddress: string }];
+    const streakId = world.data.pools.find((p) => p.createdBy === owner.id && p.streakId)!.streakId!;
+    const poolId = world.data.pools.find((p) => p.createdBy === owner.id)!.id;
+    const who = `id email`;
+    // Each root with the path to the owner's user object(s) in its answer.
+    const reads: Array<{ query: string; variables: Record<string, unknown>; users: (data: any) => any[]; viewerOnly?: boolean }> = [
+      { query: `query($id: ID!) { user(id: $id) { ${who} } }`, variables: { id: owner.id }, users: (d) => [d.user] },
+      { query: `query($a: String!) { userByWallet(address: $a) { ${who} } }`, variables: { a: walletAddress }, users: (d) => [d.userByWallet] },
+      { query: `{ viewer { ${who} } }`, variables: {}, users: (d) => [d.viewer], viewerOnly: true },
+      { query: `query($id: ID!) { pool(id: $id) { user { ${who} } } }`, variables: { id: poolId }, users: (d) => [d.pool.user] },
+      {
+        query: `query($id: ID!) { pools(first: 50, filter: { createdBy: $id }) { nodes { user { ${who} } } } }`,
+        variables: { id: owner.id },
+        users: (d) => d.pools.nodes.map((p: any) => p.user),
+      },
+      {
+        query: `query($id: ID!) { streak(id: $id) { pools(first: 50) { nodes { user { ${who} } } } } }`,
+        variables: { id: streakId },
+        users: (d) => d.streak.pools.nodes.map((p: any) => p.user),
+      },
+      {
+        query: `{ streaks(first: 5) { nodes { pools(first: 50) { nodes { user { ${who} } } } } } }`,
+        variables: {},
+        users: (d) => d.streaks.nodes.flatMap((s: any) => s.pools.nodes.map((p: any) => p.user)),
+      },
+    ];
+    for (const read of reads) {
+      for (const [name, headers, allowed] of [
+        ['anonymous', {}, false],
+        ['another user', world.viewer.headers, false],
+        ['the owner', self.headers, true],
+        ['an admin', admin.headers, true],
+      ] as const) {
+        if (read.viewerOnly && name !== 'the owner') continue;
+        const reply = await t.app.inject({ method: 'POST', url: '/graphql', headers, payload: { query: read.query, variables: read.variables } });
+        const body = reply.json();
+        const found = read.users(body.data) as Array<{ id: string; email: string | null }>;
+        const owned = found.filter((user) => user.id === owner.id);
+        expect(owned.length, `${name}: ${read.query}`).toBeGreaterThan(0);
+        for (const user of owned) expect(user, `${name}: ${read.query}`).toEqual({ id: owner.id, email: allowed ? 'owner@example.test' : null });
+        // Every user object the viewer may not read answers FORBIDDEN: others' ones too, unless an admin asks.
+        const refused = found.filter((user) => !(name === 'an admin' || (allowed && user.id === owner.id)));
+        const codes = (body.errors ?? []).map((e: any) => e.extensions.code);
+        expect(codes, `${name}: ${read.query}`).toEqual(refused.map(() => 'FORBIDDEN'));
+      }
+    }
   });
 
   it.each(PLANNED_ROOTS)('%s: every generated selection answers the same bytes rendered and executed', async (root) => {
