@@ -33,7 +33,7 @@ import { signInAs, type SignedIn } from './sessions.js';
  */
 
 /** The root fields a rendered read plans (src/server/pipeline/rendered.ts), with how the generator fills their arguments. */
-const PLANNED_ROOTS = ['pools', 'pool', 'user', 'userByWallet', 'viewer', 'streak', 'streaks'] as const;
+const PLANNED_ROOTS = ['pools', 'pool', 'user', 'userByWallet', 'viewer', 'streak', 'streaks', 'streakPools'] as const;
 type Root = (typeof PLANNED_ROOTS)[number];
 
 /** A seeded generator (mulberry32), so a failing case repeats. */
@@ -112,7 +112,8 @@ class Document {
     if (isLeafType(type)) return `${alias}${field.name}${directive}`;
     const object = type as GraphQLObjectType;
     if (isConnection(object)) {
-      const args = r.chance(0.3) ? '' : `(${r.chance(0.5) ? 'first' : 'last'}: ${r.int(1, 4)})`;
+      const pageable = field.args.some((a) => a.name === 'first');
+      const args = !pageable || r.chance(0.3) ? '' : `(${r.chance(0.5) ? 'first' : 'last'}: ${r.int(1, 4)})`;
       return `${alias}${field.name}${args}${directive} { ${this.connection(object, depth + 1, false)} }`;
     }
     if (depth >= 2) return `${alias}${field.name}${directive} { __typename }`;
@@ -172,11 +173,14 @@ function generate(schema: GraphQLSchema, root: Root, random: Random, world: Worl
     case 'streak':
       args = `(id: ${doc.variable('id', 'ID!', random.pick(world.data.streaks).id)})`;
       break;
+    case 'streakPools':
+      args = `(streakId: ${doc.variable('id', 'ID!', random.pick(world.data.streaks).id)}, pastOnly: ${random.chance(0.3)}, ${page('streakPools')})`;
+      break;
     case 'viewer':
       break;
   }
   const selection = isConnection(type) ? doc.connection(type, 0, true) : doc.selection(type, 0);
-  const twice = random.chance(0.2) ? ` again: ${root}${args} { __typename ${isConnection(type) ? 'totalCount' : 'id'} }` : '';
+  const twice = random.chance(0.2) ? ` again: ${root}${args} { __typename ${isConnection(type) ? 'totalCount' : 'id' in type.getFields() ? 'id' : ''} }` : '';
   const declared = [...doc.variables].map(([name, v]) => `$${name}: ${v.type}`);
   const text = `query${declared.length ? `(${declared.join(', ')})` : ''} { ${root}${args} { ${selection} }${twice} }\n${doc.fragments.join('\n')}`;
   return { query: text, variables: Object.fromEntries([...doc.variables].map(([name, v]) => [name, v.value])) };
@@ -204,6 +208,9 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
     }
     const { data } = await t.gql(`{ streaks(first: 3) { edges { cursor } } }`);
     world.cursors.streaks = data.streaks.edges[1].cursor;
+    const busiest = world.data.streaks[0]!.id;
+    const inStreak = await t.gql(`query($id: ID!) { streakPools(streakId: $id, first: 6) { pools { edges { cursor } } } }`, { id: busiest });
+    world.cursors.streakPools = inStreak.data.streakPools.pools.edges[3].cursor;
   });
   afterAll(async () => {
     await executor?.close();
@@ -236,6 +243,11 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
         users: (d) => d.streak.pools.nodes.map((p: any) => p.user),
       },
       {
+        query: `query($id: ID!) { streakPools(streakId: $id, first: 50) { pools { nodes { user { ${who} } } } } }`,
+        variables: { id: streakId },
+        users: (d) => d.streakPools.pools.nodes.map((p: any) => p.user),
+      },
+      {
         query: `{ streaks(first: 5) { nodes { pools(first: 50) { nodes { user { ${who} } } } } } }`,
         variables: {},
         users: (d) => d.streaks.nodes.flatMap((s: any) => s.pools.nodes.map((p: any) => p.user)),
@@ -261,6 +273,27 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
         expect(codes, `${name}: ${read.query}`).toEqual(refused.map(() => 'FORBIDDEN'));
       }
     }
+  });
+
+  it.each([
+    ['a user profile', `query($id: ID!) { user(id: $id) { id username predictions(first: 20) { totalCount nodes { id stake pool { id title totalVolume } reward { amount } } }
+      pools(first: 10) { nodes { id title totalVolume } } } }`],
+    ['the streaks page', `{ streaks(first: 10) { nodes { id title pools(first: 10) { nodes { id title predictions(first: 5) { nodes { id stake user { id username } } } } } } } }`],
+    ['a streak with its pools', `query($s: ID!) { streakPools(streakId: $s, first: 10) { streak { id title } pools { nodes { id predictions(first: 5) { nodes { user { username } } } } } } }`],
+  ])('%s is one statement, rendered', async (_name, query) => {
+    const variables = { id: world.data.predictors[0]!.id, s: world.data.streaks[0]!.id };
+    const used = Object.fromEntries(Object.entries(variables).filter(([name]) => query.includes(`$${name}:`)));
+    const send = () => t.app.inject({ method: 'POST', url: '/graphql', payload: { query, variables: used } });
+    await send();
+    const before = await renderedReadsServed(t.app);
+    let reply: Awaited<ReturnType<typeof send>> | undefined;
+    const statements = await t.countStatements(async () => {
+      reply = await send();
+    });
+    expect(reply!.json().errors).toBeUndefined();
+    expect((await renderedReadsServed(t.app)) - before).toBe(1);
+    // streakPools reads its streak, then the page of its pools: two statements.
+    expect(statements).toBe(query.includes('streakPools') ? 2 : 1);
   });
 
   it.each(PLANNED_ROOTS)('%s: every generated selection answers the same bytes rendered and executed', async (root) => {

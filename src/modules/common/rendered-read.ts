@@ -42,7 +42,7 @@ export type RootFieldRenderer = (field: GraphQLField<unknown, unknown>, nodes: r
 /** Which column renderings a GraphQL scalar's serializer agrees with. */
 const SCALAR_KINDS: Record<string, RenderedColumnKind> = { ID: 'text', String: 'text', Int: 'int', Float: 'float', Boolean: 'boolean', DateTime: 'timestamp' };
 
-const subSelections = (nodes: readonly FieldNode[]) => nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
+export const subSelections = (nodes: readonly FieldNode[]) => nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
 /** A type name as JSON text in SQL (GraphQL names need no escaping in either). */
 const constant = (text: string) => (_alias: string) => `'"${text}"'`;
 
@@ -225,10 +225,10 @@ export async function writeConnection<T extends { id: string }>(page: Page<T>, c
 }
 
 /** The rendered objects' JSON texts a row of a rendered plan holds, in the plan's order. */
-const renderedOf = (row: object) => (row as { [RENDERED]: string[] })[RENDERED];
+export const renderedOf = (row: object) => (row as { [RENDERED]: string[] })[RENDERED];
 
 /** Arguments of a root field as the resolver receives them, or null when they do not coerce (the resolver reports that). */
-function argumentsOf(field: GraphQLField<unknown, unknown>, node: FieldNode, walk: SelectionWalk): Record<string, unknown> | null {
+export function argumentsOf(field: GraphQLField<unknown, unknown>, node: FieldNode, walk: SelectionWalk): Record<string, unknown> | null {
   try {
     return getArgumentValues(field, node, walk.variables);
   } catch {
