@@ -62,7 +62,7 @@ select json_build_object('data', json_build_object('streaks', json_build_object(
         from (select * from predictions where pool_id = p.id order by created_at desc, id desc limit 5) x))
     ) order by p.created_at desc, p.id desc), '[]'::json)
     from (select * from pools where streak_id = s.id order by created_at desc, id desc limit 10) p)))
-  ) order by s.created_at desc, s.id desc), '[]'::json))))::text as body
+  order by s.created_at desc, s.id desc), '[]'::json))))::text as body
 from (select * from streaks order by created_at desc, id desc limit 10) s`;
 
 /** The floor statement of a shape and its parameters; null for `{ __typename }`. */

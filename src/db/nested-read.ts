@@ -106,8 +106,8 @@ export type RenderedConnectionField =
 /** Where a row of a plan with rendered objects keeps their JSON texts, in the plan's order. */
 export const RENDERED = Symbol('rendered objects');
 
-/** The most keys one rendered object may have, which bounds a statement's text. */
-export const MAX_RENDERED_KEYS = 50;
+/** The most keys one rendered object may have: concat() takes at most 100 arguments, two per key and the closing brace. */
+export const MAX_RENDERED_KEYS = 49;
 
 export interface RelationPlan {
   spec: RelationSpec;
@@ -313,7 +313,8 @@ function renderedObjectSql(object: RenderedObject, alias: string, params: unknow
 /** `{"k":v,...}` from keys (GraphQL names, which need no escaping) and SQL writing each value's JSON text. */
 function jsonObjectSql(entries: Array<[string, string]>): string {
   if (!entries.length) return `'{}'`;
-  return entries.map(([key, sql], i) => `'${i ? ',' : '{'}"${key}":' || ${sql}`).join(' || ') + ` || '}'`;
+  // One concat() call writes the text once (a chain of || copies it at every step); every value's SQL is non-null.
+  return `concat(${entries.map(([key, sql], i) => `'${i ? ',' : '{'}"${key}":', ${sql}`).join(', ')}, '}')`;
 }
 
 function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string, params: unknown[], counter: { next: number }): string {
