@@ -48,6 +48,30 @@ select json_build_object('data', json_build_object('pools', json_build_object('n
   ) order by ${poolOrder.replace(/(^|, )/g, '$1p.')}), '[]'::json))))::text as body
 from (select * from pools order by ${poolOrder} limit $1) p`;
 
+/** The streaks page's floor (lib/query.ts, STREAKS_PAGE): streaks, their pools and predictions, newest first, each level a page walking its index. */
+const streaksFloorSql = `
+select json_build_object('data', json_build_object('streaks', json_build_object('nodes', coalesce(json_agg(
+  json_build_object('id', s.id, 'title', s.title, 'pools', json_build_object('nodes', (
+    select coalesce(json_agg(json_build_object(
+      'id', p.id, 'title', p.title, 'totalVolume', ${tokens('p.total_volume', 'p.decimals')},
+      'predictions', json_build_object('nodes', (
+        select coalesce(json_agg(json_build_object(
+          'id', x.id, 'stake', ${tokens('x.stake', 'x.decimals')},
+          'user', (select json_build_object('id', u.id, 'username', u.username) from users u where u.id = x.user_id)
+        ) order by x.created_at desc, x.id desc), '[]'::json)
+        from (select * from predictions where pool_id = p.id order by created_at desc, id desc limit 5) x))
+    ) order by p.created_at desc, p.id desc), '[]'::json)
+    from (select * from pools where streak_id = s.id order by created_at desc, id desc limit 10) p)))
+  order by s.created_at desc, s.id desc), '[]'::json))))::text as body
+from (select * from streaks order by created_at desc, id desc limit 10) s`;
+
+/** The floor statement of a shape and its parameters; null for `{ __typename }`. */
+function floorOf(shape: BenchShape): { text: string; params: number[] } | null {
+  if (shape.poolOrder) return { text: floorSql(shape.poolOrder), params: [POOLS_PER_PAGE, PREDICTIONS_PER_POOL] };
+  if (shape.floor === 'streaks') return { text: streaksFloorSql, params: [] };
+  return null;
+}
+
 /** `{ __typename }` needs no statement: its floor is the constant answer. */
 const TYPENAME_BODY = JSON.stringify({ data: { __typename: 'Query' } });
 
@@ -57,13 +81,12 @@ const TYPENAME_BODY = JSON.stringify({ data: { __typename: 'Query' } });
  * session, so one PREPARE serves every request.
  */
 async function floorQuery(database: Database, databaseUrl: string | null): Promise<{ run(shape: BenchShape): Promise<string>; close(): Promise<void> }> {
-  const params = [POOLS_PER_PAGE, PREDICTIONS_PER_POOL];
   if (databaseUrl) {
     const client = postgres(databaseUrl, { max: 10, fetch_types: false, onnotice: () => {}, connection: { application_name: 'poolgraph_bench_floor' } });
-    const texts = new Map(SHAPES.flatMap((s) => (s.poolOrder ? [[s.name, floorSql(s.poolOrder)] as const] : [])));
     return {
       run: async (shape) => {
-        const [row] = await client.unsafe<Array<{ body: string }>>(texts.get(shape.name)!, params, { prepare: true });
+        const floor = floorOf(shape)!;
+        const [row] = await client.unsafe<Array<{ body: string }>>(floor.text, floor.params, { prepare: true });
         return row!.body;
       },
       close: () => client.end({ timeout: 5 }),
@@ -71,11 +94,13 @@ async function floorQuery(database: Database, databaseUrl: string | null): Promi
   }
   const client = (database.db as unknown as { $client: PGlite }).$client;
   for (const shape of SHAPES) {
-    if (shape.poolOrder) await client.exec(`PREPARE floor_${shape.name.toLowerCase()}(int, int) AS ${floorSql(shape.poolOrder)}`);
+    const floor = floorOf(shape);
+    if (floor) await client.exec(`PREPARE floor_${shape.name.toLowerCase()}${floor.params.length ? '(int, int)' : ''} AS ${floor.text}`);
   }
   return {
     run: async (shape) => {
-      const result = await client.query<{ body: string }>(`EXECUTE floor_${shape.name.toLowerCase()}(${params.join(', ')})`);
+      const params = floorOf(shape)!.params;
+      const result = await client.query<{ body: string }>(`EXECUTE floor_${shape.name.toLowerCase()}${params.length ? `(${params.join(', ')})` : ''}`);
       return result.rows[0]!.body;
     },
     close: async () => {},
@@ -88,7 +113,7 @@ export async function createFloorApp(database: Database, databaseUrl: string | n
   const app = Fastify({ logger: false });
   app.addHook('onClose', () => query.close());
   for (const shape of SHAPES) {
-    const send = shape.poolOrder ? () => query.run(shape) : async () => TYPENAME_BODY;
+    const send = floorOf(shape) ? () => query.run(shape) : async () => TYPENAME_BODY;
     app.post(`/floor/${shape.name}`, async (_request, reply) => reply.type('application/json; charset=utf-8').send(await send()));
   }
   return app;

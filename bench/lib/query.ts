@@ -18,12 +18,14 @@ const nestedRead = (sort: string) =>
   'user { id username } reward { id amount } } } } } }';
 
 export interface BenchShape {
-  name: 'CREATION_DATE' | 'VOLUME_HIGH' | 'typename';
+  name: 'CREATION_DATE' | 'VOLUME_HIGH' | 'STREAKS' | 'typename';
   query: string;
   /** The request body both servers receive (the floor ignores it). */
   body: string;
-  /** The pools' ORDER BY of the floor's statement; null for `{ __typename }` (no statement). */
+  /** The pools' ORDER BY of the floor's statement; null for `{ __typename }` (no statement) and other pages. */
   poolOrder: string | null;
+  /** A page other than the pools list: its own floor statement (lib/floor.ts), without parameters. */
+  floor?: string;
 }
 
 const shape = (name: BenchShape['name'], query: string, poolOrder: string | null): BenchShape => ({
@@ -33,9 +35,15 @@ const shape = (name: BenchShape['name'], query: string, poolOrder: string | null
   poolOrder,
 });
 
+/** The streaks page: 10 streaks, each with its 10 newest pools, each with its 5 newest predictions and their users. */
+const STREAKS_PAGE =
+  '{ streaks(first: 10) { nodes { id title pools(first: 10) { nodes { id title totalVolume predictions(first: 5) { nodes { id stake ' +
+  'user { id username } } } } } } } }';
+
 export const SHAPES: readonly BenchShape[] = [
   shape('CREATION_DATE', nestedRead('CREATION_DATE'), 'created_at desc, id desc'),
   shape('VOLUME_HIGH', nestedRead('VOLUME_HIGH'), 'total_volume desc, id desc'),
+  { ...shape('STREAKS', STREAKS_PAGE, null), floor: 'streaks' },
   shape('typename', '{ __typename }', null),
 ];
 

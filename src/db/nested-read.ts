@@ -1,6 +1,7 @@
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { type ChildPosition, columnRead } from './batch.js';
+import type { ReadQuery } from './client.js';
 import { keysetClauses, newestFirstOrder } from './keyset.js';
 
 /**
@@ -16,17 +17,48 @@ import { keysetClauses, newestFirstOrder } from './keyset.js';
  * shapes share one prepared statement. Relations a plan leaves out are loaded as before.
  */
 
-/** How a type is read: its table and the relations a plan may follow. */
+/** How a type is read: its table, the relations a plan may follow, and its token amounts. */
 export interface ObjectSpec {
   table: PgTable;
   relations: Record<string, RelationSpec>;
+  /** Fields in whole tokens, by field: the base-units column (property), converted with the row's `decimals`. */
+  amounts?: Record<string, string>;
 }
 
 export type RelationSpec =
-  /** At most one row: `on` joins the child alias to the parent alias. */
-  | { kind: 'one'; target: () => ObjectSpec; on: (parent: string, child: string) => string }
-  /** A newest-first page of the children whose `parentColumn` is the parent's id. */
-  | { kind: 'page'; target: () => ObjectSpec; parentColumn: string };
+  /** At most one row: the child whose `childKey` column equals the parent's `parentKey` column (properties). */
+  | { kind: 'one'; target: () => ObjectSpec; parentKey: string; childKey: string }
+  /**
+   * A newest-first page of the children whose `parentKey` column (a property) is the parent's
+   * id. `plain` tells whether the field's arguments ask for that page alone (no filter, no
+   * other order); otherwise the field is left to its resolver.
+   */
+  | { kind: 'page'; target: () => ObjectSpec; parentKey: string; plain?: (args: Record<string, unknown>) => boolean };
+
+/** A one-to-one relation: the `target` row whose `childKey` equals the parent's `parentKey` (column properties). */
+export function oneRelation(target: () => ObjectSpec, parentKey: string, childKey: string): RelationSpec {
+  return { kind: 'one', target, parentKey, childKey };
+}
+
+/** A newest-first page of the `target` rows whose `parentKey` column (a property) is the parent's id. */
+export function pageRelation(target: () => ObjectSpec, parentKey: string, plain?: (args: Record<string, unknown>) => boolean): RelationSpec {
+  return plain ? { kind: 'page', target, parentKey, plain } : { kind: 'page', target, parentKey };
+}
+
+/** The SQL name of `table`'s column `property`. */
+export function columnName(table: PgTable, property: string): string {
+  const column = (getTableColumns(table) as Record<string, PgColumn>)[property];
+  if (!column) throw new Error(`${getTableName(table)} has no column ${property}`);
+  return column.name;
+}
+
+/** The join of a one-to-one relation from a row of `parent` (alias `parentAlias`) to its child (alias `child`). */
+function joinSql(parent: PgTable, relation: Extract<RelationSpec, { kind: 'one' }>, parentAlias: string, child: string): string {
+  return `${child}."${columnName(relation.target().table, relation.childKey)}" = ${parentAlias}."${columnName(parent, relation.parentKey)}"`;
+}
+
+/** The child's column holding its parent's id, of a page relation. */
+const parentColumnOf = (relation: Extract<RelationSpec, { kind: 'page' }>) => columnName(relation.target().table, relation.parentKey);
 
 /** A page of children in the newest-first order: `size` rows, forward or backward from `cursor` (see db/keyset.ts). */
 export interface PagePosition {
@@ -48,8 +80,8 @@ export interface ReadPlan {
 }
 
 /**
- * A row the statement writes as its response JSON (a rendered read): `json_build_object`
- * of the response keys in order, each a value (a column's rendering or a constant, as SQL
+ * A row the statement writes as its response JSON (a rendered read), with the bytes
+ * JSON.stringify would write: the response keys in order, each a value (a column's rendering or a constant, as SQL
  * over the row's alias), a one-to-one relation, or a page of a relation with its
  * connection's fields. The GraphQL-aware side (modules/common/rendered-read.ts) decides
  * what renders how; this side only writes the SQL, with the same relation subqueries the
@@ -74,8 +106,8 @@ export type RenderedConnectionField =
 /** Where a row of a plan with rendered objects keeps their JSON texts, in the plan's order. */
 export const RENDERED = Symbol('rendered objects');
 
-/** The most keys one rendered object may have: json_build_object takes at most 100 arguments. */
-export const MAX_RENDERED_KEYS = 50;
+/** The most keys one rendered object may have: concat() takes at most 100 arguments, two per key and the closing brace. */
+export const MAX_RENDERED_KEYS = 49;
 
 export interface RelationPlan {
   spec: RelationSpec;
@@ -169,12 +201,12 @@ function compileUncached(plan: ReadPlan, alias: string, params: unknown[]): Comp
   const parts = columns.map((c) => `${alias}."${c.name}"${c.cast} AS "${c.property}"`);
   const relations = [...plan.relations].map(([key, relation], index) => {
     const column = `$r${index}`;
-    parts.push(`${relationSql(relation, alias, params, counter)} AS "${column}"`);
+    parts.push(`${relationSql(plan.spec.table, relation, alias, params, counter)} AS "${column}"`);
     return { key, column, decode: relationDecoder(relation) };
   });
   const rendered = (plan.rendered ?? []).map((object, index) => {
     const column = `$j${index}`;
-    parts.push(`${renderedObjectSql(object, alias, params, counter)}::text AS "${column}"`);
+    parts.push(`${renderedObjectSql(object, alias, params, counter)} AS "${column}"`);
     return column;
   });
   const decode: Decoder = (row) => {
@@ -202,14 +234,14 @@ function planColumns(plan: ReadPlan): Column[] {
 /** A nested row as `json_build_array(columns..., relations...)` over `alias`. */
 function jsonRow(plan: ReadPlan, alias: string, params: unknown[], counter: { next: number }): string {
   const parts = planColumns(plan).map((c) => `${alias}."${c.name}"${c.cast}`);
-  for (const relation of plan.relations.values()) parts.push(relationSql(relation, alias, params, counter));
+  for (const relation of plan.relations.values()) parts.push(relationSql(plan.spec.table, relation, alias, params, counter));
   return `json_build_array(${parts.join(', ')})`;
 }
 
-function relationSql(relation: RelationPlan, parentAlias: string, params: unknown[], counter: { next: number }): string {
+function relationSql(parent: PgTable, relation: RelationPlan, parentAlias: string, params: unknown[], counter: { next: number }): string {
   const child = `t${++counter.next}`;
   const row = () => jsonRow(relation.plan, child, params, counter);
-  if (relation.spec.kind === 'one') return oneSql(relation.spec, relation.plan.spec, parentAlias, child, row);
+  if (relation.spec.kind === 'one') return oneSql(parent, relation.spec, relation.plan.spec, parentAlias, child, row);
   const page = relation.page!;
   const spec = relation.spec;
   // The rows in the reading direction, one more than the page (the resolver turns them back and tells whether more exist).
@@ -219,7 +251,7 @@ function relationSql(relation: RelationPlan, parentAlias: string, params: unknow
   if (page.cursor) {
     const table = getTableName(relation.plan.spec.table);
     const far = keysetClauses(newestFirstOrder(`${child}b`), page.backward, { key: page.cursor.createdAt, id: page.cursor.id }, paramOf(params)).beyond;
-    beyond = `EXISTS (SELECT 1 FROM "${table}" ${child}b WHERE ${child}b."${spec.parentColumn}" = ${parentAlias}."id" AND ${far})`;
+    beyond = `EXISTS (SELECT 1 FROM "${table}" ${child}b WHERE ${child}b."${parentColumnOf(spec)}" = ${parentAlias}."id" AND ${far})`;
   }
   return `json_build_array(${rows}, ${count}, ${beyond})`;
 }
@@ -230,8 +262,8 @@ const paramOf = (params: unknown[]) => (value: unknown, type: string) => {
 };
 
 /** The one row of a one-to-one relation, as `row` writes it (null when there is none). */
-function oneSql(spec: Extract<RelationSpec, { kind: 'one' }>, target: ObjectSpec, parentAlias: string, child: string, row: () => string): string {
-  return `(SELECT ${row()} FROM "${getTableName(target.table)}" ${child} WHERE ${spec.on(parentAlias, child)})`;
+function oneSql(parent: PgTable, spec: Extract<RelationSpec, { kind: 'one' }>, target: ObjectSpec, parentAlias: string, child: string, row: () => string): string {
+  return `(SELECT ${row()} FROM "${getTableName(target.table)}" ${child} WHERE ${joinSql(parent, spec, parentAlias, child)})`;
 }
 
 /**
@@ -247,7 +279,7 @@ function pageRowsSql(
   child: string,
   params: unknown[],
   row: () => string,
-  options: { limit: number; listOrder: boolean },
+  options: { limit: number; listOrder: boolean; text?: boolean },
 ): string {
   const table = getTableName(target.table);
   const param = paramOf(params);
@@ -256,21 +288,33 @@ function pageRowsSql(
   const keyset = keysetClauses(newestFirstOrder(child), page.backward, page.cursor && { key: page.cursor.createdAt, id: page.cursor.id }, param);
   const position = keyset.past ? ` AND ${keyset.past}` : '';
   const aggregateOrder = options.listOrder ? keysetClauses(newestFirstOrder(child), false, null, param).orderBy : keyset.orderBy;
+  // As JSON text (rendered rows), joined with bare commas as JSON.stringify joins them; else a json array.
+  const aggregate = options.text ? `'[' || coalesce(string_agg(${row()}, ',' ORDER BY ${aggregateOrder}), '') || ']'` : `coalesce(json_agg(${row()} ORDER BY ${aggregateOrder}), '[]'::json)`;
   return (
-    `(SELECT coalesce(json_agg(${row()} ORDER BY ${aggregateOrder}), '[]'::json) FROM ` +
-    `(SELECT * FROM "${table}" ${child} WHERE ${child}."${spec.parentColumn}" = ${parentAlias}."id"${position} ORDER BY ${keyset.orderBy} LIMIT ${limit}) ${child})`
+    `(SELECT ${aggregate} FROM ` +
+    `(SELECT * FROM "${table}" ${child} WHERE ${child}."${parentColumnOf(spec)}" = ${parentAlias}."id"${position} ORDER BY ${keyset.orderBy} LIMIT ${limit}) ${child})`
   );
 }
 
 /** How many children the parent has in all. */
 function countSql(spec: Extract<RelationSpec, { kind: 'page' }>, target: ObjectSpec, parentAlias: string, child: string): string {
-  return `(SELECT count(*)::int FROM "${getTableName(target.table)}" ${child}c WHERE ${child}c."${spec.parentColumn}" = ${parentAlias}."id")`;
+  return `(SELECT count(*)::int FROM "${getTableName(target.table)}" ${child}c WHERE ${child}c."${parentColumnOf(spec)}" = ${parentAlias}."id")`;
 }
 
-/** A rendered object over `alias`: `json_build_object` of its keys in order (see {@link RenderedObject}). */
+/**
+ * A rendered object over `alias`: its keys in order as JSON text (see {@link RenderedObject}),
+ * written by concatenation rather than json_build_object, whose `"key" : value` spacing and
+ * `, ` separators are not the bytes JSON.stringify writes. Each field's SQL is JSON text.
+ */
 function renderedObjectSql(object: RenderedObject, alias: string, params: unknown[], counter: { next: number }): string {
-  const parts = object.fields.map((field) => `'${field.key}', ${renderedFieldSql(object.spec, field, alias, params, counter)}`);
-  return `json_build_object(${parts.join(', ')})`;
+  return jsonObjectSql(object.fields.map((field) => [field.key, renderedFieldSql(object.spec, field, alias, params, counter)]));
+}
+
+/** `{"k":v,...}` from keys (GraphQL names, which need no escaping) and SQL writing each value's JSON text. */
+function jsonObjectSql(entries: Array<[string, string]>): string {
+  if (!entries.length) return `'{}'`;
+  // One concat() call writes the text once (a chain of || copies it at every step); every value's SQL is non-null.
+  return `concat(${entries.map(([key, sql], i) => `'${i ? ',' : '{'}"${key}":', ${sql}`).join(', ')}, '}')`;
 }
 
 function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string, params: unknown[], counter: { next: number }): string {
@@ -278,19 +322,19 @@ function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string,
   const relation = spec.relations[field.relation]!;
   const child = `t${++counter.next}`;
   if (field.kind === 'one' && relation.kind === 'one') {
-    return oneSql(relation, relation.target(), alias, child, () => renderedObjectSql(field.object, child, params, counter));
+    return `coalesce(${oneSql(spec.table, relation, relation.target(), alias, child, () => renderedObjectSql(field.object, child, params, counter))}, 'null')`;
   }
   if (field.kind !== 'page' || relation.kind !== 'page') throw new Error(`rendered field ${field.key}: relation ${field.relation} is not a ${field.kind}`);
   const target = relation.target();
-  const parts = field.fields.map((f) => {
-    if (f.kind === 'value') return `'${f.key}', ${f.sql(alias)}`;
-    if (f.kind === 'totalCount') return `'${f.key}', ${countSql(relation, target, alias, `${child}${f.key}`)}`;
+  const entries = field.fields.map((f): [string, string] => {
+    if (f.kind === 'value') return [f.key, f.sql(alias)];
+    if (f.kind === 'totalCount') return [f.key, `${countSql(relation, target, alias, `${child}${f.key}`)}::text`];
     // Exactly the page's rows, in the list's order (a backward page read backwards, turned back here).
     const nodeAlias = `${child}n${++counter.next}`;
     const row = () => renderedObjectSql(f.object, nodeAlias, params, counter);
-    return `'${f.key}', ${pageRowsSql(relation, target, field.page, alias, nodeAlias, params, row, { limit: field.page.size, listOrder: true })}`;
+    return [f.key, pageRowsSql(relation, target, field.page, alias, nodeAlias, params, row, { limit: field.page.size, listOrder: true, text: true })];
   });
-  return `json_build_object(${parts.join(', ')})`;
+  return jsonObjectSql(entries);
 }
 
 function relationDecoder(relation: RelationPlan): (value: unknown) => unknown {
@@ -330,4 +374,18 @@ function rowBuilder(columns: readonly Column[]): (values: unknown[]) => Record<s
   const convert = columns.map((c) => c.convert);
   const properties = columns.map((c, i) => `${JSON.stringify(c.property)}: values[${i}] == null ? null : ${c.convert ? `convert[${i}](values[${i}])` : `values[${i}]`}`);
   return new Function('convert', `return function buildRow(values) { return { ${properties.join(', ')} }; };`)(convert);
+}
+
+/**
+ * The row of `plan`'s table whose unique column `property` is `value`, with what the plan
+ * reads of it and its relations, in one statement; null when there is none.
+ */
+export async function readByKey(query: ReadQuery, plan: ReadPlan, property: string, value: string): Promise<Record<string, unknown> | null> {
+  const params: unknown[] = [];
+  const select = compileSelect(plan, 't', params);
+  const column = (getTableColumns(plan.spec.table) as Record<string, PgColumn>)[property]!;
+  params.push(value);
+  const text = `SELECT ${select.list} FROM "${getTableName(plan.spec.table)}" t WHERE t."${column.name}" = $${params.length}::${column.getSQLType()}`;
+  const [row] = await query<Record<string, unknown>>(text, params);
+  return row ? select.decode(row) : null;
 }

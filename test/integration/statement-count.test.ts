@@ -211,7 +211,7 @@ describe.each(backends)('the nested read on %s: statements, prepared', (kind) =>
       // executes it: the one connection's session lists the pools statement exactly once,
       // after three requests of different sizes.
       const prepared = await database.query<{ statement: string }>(
-        `SELECT statement FROM pg_prepared_statements WHERE statement LIKE 'SELECT p."id" AS "id"%' AND statement LIKE $1 AND (statement LIKE '%::text AS "$j0"%') = $2`,
+        `SELECT statement FROM pg_prepared_statements WHERE statement LIKE 'SELECT p."id" AS "id"%' AND statement LIKE $1 AND (statement LIKE '% AS "$j0"%') = $2`,
         [`%ORDER BY p."${sort === 'VOLUME_HIGH' ? 'total_volume' : 'created_at'}"%`, rendered],
       );
       expect(prepared).toHaveLength(1);
@@ -223,7 +223,7 @@ describe.each(backends)('the nested read on %s: statements, prepared', (kind) =>
       const [smallText, largeText] = texts.slice(textsBefore);
       expect(largeText).toBe(smallText);
       expect(largeText).toMatch(/LIMIT \$\d+::int OFFSET \$\d+::int$/);
-      expect(largeText!.includes('::text AS "$j0"')).toBe(rendered);
+      expect(largeText!.includes(' AS "$j0"')).toBe(rendered);
     }
   });
   it.each(['rendered', 'executed'])('pool(id) with the same selection, %s: one statement, whatever the pool', async (path) => {

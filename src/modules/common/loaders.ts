@@ -1,8 +1,9 @@
 import DataLoader from 'dataloader';
+import { getTableColumns } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { type ChildCondition, type ChildPosition, childrenByParent, countByParent, parentsWithChildBeyond, rowsByKeys } from '../../db/batch.js';
 import type { Db } from '../../db/client.js';
-import { prefetchedOf, type PrefetchedPage } from '../../db/nested-read.js';
+import { type ObjectSpec, prefetchedOf, type PrefetchedPage } from '../../db/nested-read.js';
 import { encodeCursor, isIsoDate, type Page, type PageArguments, pageOf, type PageRequest, parsePageRequest } from './pagination.js';
 
 /**
@@ -125,3 +126,77 @@ export function prefetchedPage<T extends ChildRow>(row: object, field: string, p
 
 /** The cursor of a row in the newest-first order. */
 export const newestFirstCursor = (row: { id: string; createdAt: Date }) => encodeCursor(NEWEST_FIRST, row.createdAt.toISOString(), row.id);
+
+/**
+ * The request's loaders by table and column, made on first use and shared: the relations of
+ * the read graph (common/read-specs.ts) derive theirs from it, and the modules' named
+ * loaders (userById, predictionsByPool, ...) are the same instances, so one key asked for by
+ * a relation and by a service is batched and cached once.
+ */
+export function loaderGraph(db: Db) {
+  const uniques = new Map<PgColumn, DataLoader<string, any>>();
+  const counts = new Map<PgColumn, DataLoader<string, number>>();
+  const pages = new Map<PgColumn, ((page: PageRequest) => DataLoader<string, Page<any>>) & { clearAll(): void }>();
+  const graph = {
+    /** Forgets every row, count and page read so far (a mutation's answer is read after its write). */
+    clearAll(): void {
+      for (const loader of uniques.values()) loader.clearAll();
+      for (const loader of counts.values()) loader.clearAll();
+      for (const loader of pages.values()) loader.clearAll();
+    },
+    /** One row (or null) per key of the unique `column`. */
+    unique<TRow extends Record<string, unknown>>(table: PgTable, column: PgColumn): DataLoader<string, TRow | null> {
+      let loader = uniques.get(column);
+      if (!loader) uniques.set(column, (loader = uniqueLoader<TRow>(db, table, column)));
+      return loader;
+    },
+    /** How many rows each parent id has in `parentColumn`. */
+    count(table: PgTable, parentColumn: PgColumn): DataLoader<string, number> {
+      let loader = counts.get(parentColumn);
+      if (!loader) counts.set(parentColumn, (loader = countLoader(db, table, parentColumn)));
+      return loader;
+    },
+    /** Newest-first pages of the children whose `parentColumn` is the key. */
+    pages<TRow extends ChildRow>(table: ChildTable, parentColumn: PgColumn): ((page: PageRequest) => DataLoader<string, Page<TRow>>) & { clearAll(): void } {
+      let loader = pages.get(parentColumn);
+      if (!loader) pages.set(parentColumn, (loader = childPageLoader<TRow>(db, table, parentColumn, { counts: graph.count(table, parentColumn) })));
+      return loader;
+    },
+  };
+  return graph;
+}
+
+export type LoaderGraph = ReturnType<typeof loaderGraph>;
+
+const columnOf = (table: PgTable, property: string) => (getTableColumns(table) as Record<string, PgColumn>)[property]!;
+
+/**
+ * Relation `field` of `row` (a row of `spec`'s table), as the read graph defines it: what a
+ * read plan prefetched, else through the relation's loader; null when the key is null.
+ */
+export function relationOne<T>(graph: LoaderGraph, row: object, spec: ObjectSpec, field: string): T | null | Promise<T | null> {
+  const prefetched = prefetchedOne<T>(row, field);
+  if (prefetched !== undefined) return prefetched;
+  const relation = spec.relations[field];
+  if (relation?.kind !== 'one') throw new Error(`${field} is no one-to-one relation of the read graph`);
+  const key = (row as Record<string, unknown>)[relation.parentKey] as string | null;
+  if (key == null) return null;
+  const target = relation.target().table;
+  return graph.unique<Record<string, unknown>>(target, columnOf(target, relation.childKey)).load(key) as Promise<T | null>;
+}
+
+/** A page of relation `field` of `row` for `args`, as the read graph defines it: prefetched by a read plan, else through its loader. */
+export function relationPage<T extends ChildRow>(graph: LoaderGraph, row: { id: string }, spec: ObjectSpec, field: string, args: PageArguments): Page<T> | Promise<Page<T>> {
+  const relation = spec.relations[field];
+  if (relation?.kind !== 'page') throw new Error(`${field} is no page relation of the read graph`);
+  const table = relation.target().table as ChildTable;
+  const column = columnOf(table, relation.parentKey);
+  const page = parseNewestFirstPage(args);
+  return prefetchedPage<T>(row, field, page, () => graph.count(table, column).load(row.id)) ?? graph.pages<T>(table, column)(page).load(row.id);
+}
+
+/** Whether `args` ask relation `field` of `spec` for its plain page (the one the read graph defines and plans). */
+export function isPlainPage(spec: ObjectSpec, field: string, args: object): boolean {
+  const relation = spec.relations[field];
+  return relation?.kind === 'page' && (relation.plain?.(args as Record<string, unknown>) ?? true);
+}

@@ -78,7 +78,10 @@ function addObject(plan: ReadPlan, type: GraphQLObjectType, selections: Selectio
       }
       let page;
       try {
-        page = parseNewestFirstPage(getArgumentValues(field, node, walk.variables));
+        const args = getArgumentValues(field, node, walk.variables);
+        // Arguments past a plain page (a filter, another order): the resolver's own query.
+        if (relation.plain && !relation.plain(args)) return addWholeRow(plan);
+        page = parseNewestFirstPage(args);
       } catch {
         // Bad arguments: the relation's own resolver reports them, on its own path.
         return addWholeRow(plan);

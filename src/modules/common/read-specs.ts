@@ -1,34 +1,77 @@
 import { images, pools, predictions, resolutions, rewards, streaks, users } from '../../../schema/index.js';
-import type { ObjectSpec } from '../../db/nested-read.js';
+import { oneRelation, type ObjectSpec, pageRelation } from '../../db/nested-read.js';
 
 /**
- * The relations a read plan may fold into one statement, by the field that answers them.
- * Every relation listed here has a field resolver that takes the prefetched value first
- * (`prefetchedOne` / `prefetchedPage` in common/loaders.ts); any other relation is loaded
- * by its DataLoader, and its parent row is then read whole.
+ * The read graph: each type of the API read from a table, once. A type's relations (by the
+ * GraphQL field answering them, joined on the columns named here) and its token amounts
+ * (by field, to the base-units column) are the one definition from which the read plans'
+ * SQL, the rendered reads' JSON and the relations' loaders all derive; the field
+ * resolvers read a relation through `relationOne` / `relationPage` (common/loaders.ts),
+ * prefetched when a plan read it and through the derived loader otherwise. A field that
+ * is a plain column needs no entry: the table's columns are its definition.
  */
-export const USER_READ: ObjectSpec = { table: users, relations: {} };
-export const IMAGE_READ: ObjectSpec = { table: images, relations: {} };
-export const STREAK_READ: ObjectSpec = { table: streaks, relations: {} };
-export const RESOLUTION_READ: ObjectSpec = { table: resolutions, relations: {} };
-export const REWARD_READ: ObjectSpec = { table: rewards, relations: {} };
+export const USER_READ: ObjectSpec = {
+  table: users,
+  relations: {
+    avatar: oneRelation(() => IMAGE_READ, 'avatarId', 'id'),
+    pools: pageRelation(() => POOL_READ, 'createdBy'),
+    // Only the plain newest-first page; a filter or another order is the service's query.
+    predictions: pageRelation(() => PREDICTION_READ, 'userId', (args) => args.filter == null && (args.sort ?? 'NEWEST') === 'NEWEST'),
+  },
+};
+
+export const IMAGE_READ: ObjectSpec = { table: images, relations: { user: oneRelation(() => USER_READ, 'userId', 'id') } };
+
+export const STREAK_READ: ObjectSpec = {
+  table: streaks,
+  amounts: { totalAccumulated: 'totalAccumulated', availableBalance: 'availableBalance', onchainBalance: 'onchainBalance' },
+  relations: {
+    lastProcessedPool: oneRelation(() => POOL_READ, 'lastProcessedPoolId', 'id'),
+    pools: pageRelation(() => POOL_READ, 'streakId'),
+  },
+};
+
+export const RESOLUTION_READ: ObjectSpec = {
+  table: resolutions,
+  amounts: { protocolFee: 'protocolFee', leftover: 'leftover' },
+  relations: { pool: oneRelation(() => POOL_READ, 'poolId', 'id') },
+};
+
+export const REWARD_READ: ObjectSpec = {
+  table: rewards,
+  amounts: { amount: 'amount' },
+  relations: { prediction: oneRelation(() => PREDICTION_READ, 'predictionId', 'id') },
+};
 
 export const POOL_READ: ObjectSpec = {
   table: pools,
+  amounts: { minStake: 'minStake', maxStake: 'maxStake', totalVolume: 'totalVolume' },
   relations: {
-    user: { kind: 'one', target: () => USER_READ, on: (p, c) => `${c}."id" = ${p}."created_by"` },
-    image: { kind: 'one', target: () => IMAGE_READ, on: (p, c) => `${c}."id" = ${p}."image_id"` },
-    streak: { kind: 'one', target: () => STREAK_READ, on: (p, c) => `${c}."id" = ${p}."streak_id"` },
-    resolution: { kind: 'one', target: () => RESOLUTION_READ, on: (p, c) => `${c}."pool_id" = ${p}."id"` },
-    predictions: { kind: 'page', target: () => PREDICTION_READ, parentColumn: 'pool_id' },
+    user: oneRelation(() => USER_READ, 'createdBy', 'id'),
+    image: oneRelation(() => IMAGE_READ, 'imageId', 'id'),
+    streak: oneRelation(() => STREAK_READ, 'streakId', 'id'),
+    resolution: oneRelation(() => RESOLUTION_READ, 'id', 'poolId'),
+    predictions: pageRelation(() => PREDICTION_READ, 'poolId'),
   },
 };
 
 export const PREDICTION_READ: ObjectSpec = {
   table: predictions,
+  amounts: { stake: 'stake' },
   relations: {
-    user: { kind: 'one', target: () => USER_READ, on: (p, c) => `${c}."id" = ${p}."user_id"` },
-    reward: { kind: 'one', target: () => REWARD_READ, on: (p, c) => `${c}."prediction_id" = ${p}."id"` },
-    pool: { kind: 'one', target: () => POOL_READ, on: (p, c) => `${c}."id" = ${p}."pool_id"` },
+    user: oneRelation(() => USER_READ, 'userId', 'id'),
+    reward: oneRelation(() => REWARD_READ, 'id', 'predictionId'),
+    pool: oneRelation(() => POOL_READ, 'poolId', 'id'),
   },
+};
+
+/** The read of each GraphQL object type that has one, by type name. */
+export const READS_BY_TYPE: Record<string, ObjectSpec> = {
+  User: USER_READ,
+  Image: IMAGE_READ,
+  Streak: STREAK_READ,
+  Resolution: RESOLUTION_READ,
+  Reward: REWARD_READ,
+  Pool: POOL_READ,
+  Prediction: PREDICTION_READ,
 };

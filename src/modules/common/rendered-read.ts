@@ -9,8 +9,9 @@ import {
   isListType,
   isObjectType,
 } from 'graphql';
-import type { ObjectSpec, RenderedConnectionField, RenderedField, RenderedObject } from '../../db/nested-read.js';
-import { MAX_RENDERED_KEYS } from '../../db/nested-read.js';
+import type { ObjectSpec, ReadPlan, RenderedConnectionField, RenderedField, RenderedObject } from '../../db/nested-read.js';
+import { MAX_RENDERED_KEYS, RENDERED } from '../../db/nested-read.js';
+import { READS_BY_TYPE } from './read-specs.js';
 import { type RenderedColumnKind, renderedColumn, renderedTokens } from '../../db/rendered-columns.js';
 import { childPosition, parseNewestFirstPage } from './loaders.js';
 import { collectFields, type SelectionWalk } from './selections.js';
@@ -38,22 +39,12 @@ export type RenderedRootField = (ctx: ServiceContext) => Promise<string[]>;
 /** Plans a root field's rendered read from its merged field nodes, or null when it does not render. */
 export type RootFieldRenderer = (field: GraphQLField<unknown, unknown>, nodes: readonly FieldNode[], walk: SelectionWalk) => RenderedRootField | null;
 
-/**
- * The fields whose resolver computes what a rendering writes: token amounts in whole tokens
- * (toTokens of the base units and the row's decimals), by type and field, to the units column.
- */
-const TOKEN_FIELDS: Record<string, Record<string, string>> = {
-  Pool: { minStake: 'minStake', maxStake: 'maxStake', totalVolume: 'totalVolume' },
-  Prediction: { stake: 'stake' },
-  Reward: { amount: 'amount' },
-  Resolution: { protocolFee: 'protocolFee', leftover: 'leftover' },
-};
-
 /** Which column renderings a GraphQL scalar's serializer agrees with. */
 const SCALAR_KINDS: Record<string, RenderedColumnKind> = { ID: 'text', String: 'text', Int: 'int', Float: 'float', Boolean: 'boolean', DateTime: 'timestamp' };
 
-const subSelections = (nodes: readonly FieldNode[]) => nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
-const constant = (text: string) => (_alias: string) => `'${text}'`;
+export const subSelections = (nodes: readonly FieldNode[]) => nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
+/** A type name as JSON text in SQL (GraphQL names need no escaping in either). */
+const constant = (text: string) => (_alias: string) => `'"${text}"'`;
 
 /** The rendering of `type`'s selection `nodes` (one response key's fields, merged), or null when some field does not render. */
 export function renderedObject(type: GraphQLObjectType, spec: ObjectSpec, nodes: readonly FieldNode[], walk: SelectionWalk): RenderedObject | null {
@@ -83,14 +74,16 @@ function renderedField(type: GraphQLObjectType, spec: ObjectSpec, key: string, n
     }
     let page;
     try {
-      page = parseNewestFirstPage(getArgumentValues(definition, nodes[0]!, walk.variables));
+      const args = getArgumentValues(definition, nodes[0]!, walk.variables);
+      if (relation.plain && !relation.plain(args)) return null;
+      page = parseNewestFirstPage(args);
     } catch {
       return null; // the resolver reports bad arguments, on its own path
     }
     const fields = renderedPageFields(target, relation.target(), nodes, walk);
     return fields && { key, kind: 'page', relation: name, page: { size: page.size, backward: page.backward, cursor: childPosition(page) }, fields };
   }
-  const amount = TOKEN_FIELDS[type.name]?.[name];
+  const amount = spec.amounts?.[name];
   if (amount) {
     const sql = renderedTokens(spec.table, amount);
     return sql && { key, kind: 'value', sql };
@@ -229,4 +222,54 @@ export async function writeConnection<T extends { id: string }>(page: Page<T>, c
   }
   out.push('}');
   return out;
+}
+
+/** The rendered objects' JSON texts a row of a rendered plan holds, in the plan's order. */
+export const renderedOf = (row: object) => (row as { [RENDERED]: string[] })[RENDERED];
+
+/** Arguments of a root field as the resolver receives them, or null when they do not coerce (the resolver reports that). */
+export function argumentsOf(field: GraphQLField<unknown, unknown>, node: FieldNode, walk: SelectionWalk): Record<string, unknown> | null {
+  try {
+    return getArgumentValues(field, node, walk.variables);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A root field returning one object of the read graph (or null), rendered: `read` is the
+ * resolver's own service call, given the plan whose row carries the object's JSON.
+ */
+export function objectRoot(read: (ctx: ServiceContext, args: Record<string, unknown>, plan: ReadPlan) => Promise<object | null>): RootFieldRenderer {
+  return (field, nodes, walk) => {
+    const type = getNamedType(field.type) as GraphQLObjectType;
+    const spec = READS_BY_TYPE[type.name];
+    const object = spec && renderedObject(type, spec, nodes, walk);
+    const args = object && argumentsOf(field, nodes[0]!, walk);
+    if (!spec || !object || !args) return null;
+    const plan: ReadPlan = { spec, columns: new Set(['id']), relations: new Map(), rendered: [object] };
+    return async (ctx) => {
+      const row = await read(ctx, args, plan);
+      return [row ? renderedOf(row)[0]! : 'null'];
+    };
+  };
+}
+
+/**
+ * A root connection of the read graph's objects, rendered: `list` is the resolver's own
+ * service call (filters, paging, cursors, count), given the plan whose rows carry their
+ * nodes' JSON.
+ */
+export function connectionRoot<T extends { id: string }>(
+  list: (ctx: ServiceContext, args: Record<string, unknown>, plan: ReadPlan) => Promise<Page<T>>,
+): RootFieldRenderer {
+  return (field, nodes, walk) => {
+    const type = getNamedType(field.type) as GraphQLObjectType;
+    const spec = READS_BY_TYPE[(getNamedType(type.getFields().nodes!.type) as GraphQLObjectType).name];
+    const connection = spec && renderedConnection(type, spec, nodes, walk);
+    const args = connection && argumentsOf(field, nodes[0]!, walk);
+    if (!spec || !connection || !args) return null;
+    const plan: ReadPlan = { spec, columns: new Set(['id', 'createdAt']), relations: new Map(), rendered: connection.objects };
+    return async (ctx) => writeConnection(await list(ctx, args, plan), connection, renderedOf);
+  };
 }

@@ -1,12 +1,11 @@
 import { pools, type PoolRow, resolutions, type ResolutionRow } from '../../../schema/index.js';
-import type { Db } from '../../db/client.js';
-import { childPageLoader, uniqueLoader } from '../common/loaders.js';
+import type { LoaderGraph } from '../common/loaders.js';
 
-export function createPoolLoaders(db: Db) {
+export function createPoolLoaders(graph: LoaderGraph) {
   return {
-    poolById: uniqueLoader<PoolRow>(db, pools, pools.id),
-    resolutionByPoolId: uniqueLoader<ResolutionRow>(db, resolutions, resolutions.poolId),
-    poolsByCreator: childPageLoader<PoolRow>(db, pools, pools.createdBy),
-    poolsByStreak: childPageLoader<PoolRow>(db, pools, pools.streakId),
+    poolById: graph.unique<PoolRow>(pools, pools.id),
+    resolutionByPoolId: graph.unique<ResolutionRow>(resolutions, resolutions.poolId),
+    poolsByCreator: graph.pages<PoolRow>(pools, pools.createdBy),
+    poolsByStreak: graph.pages<PoolRow>(pools, pools.streakId),
   };
 }

@@ -3,9 +3,9 @@ import { Arg, Args, Ctx, FieldResolver, Float, ID, Info, Query, Resolver, Root }
 import type { ImageRow, PoolRow, PredictionRow, ResolutionRow, StreakRow, UserRow } from '../../../schema/index.js';
 import type { GraphQLContext } from '../../server/context.js';
 import { toTokens } from '../common/amounts.js';
-import { parseNewestFirstPage, prefetchedOne, prefetchedPage } from '../common/loaders.js';
+import { parseNewestFirstPage, relationOne, relationPage } from '../common/loaders.js';
 import { planOfConnection, planOfObject } from '../common/read-plan.js';
-import { POOL_READ } from '../common/read-specs.js';
+import { POOL_READ, RESOLUTION_READ } from '../common/read-specs.js';
 import { PageArgs } from '../common/page.args.js';
 import { ReadsPageArguments } from '../common/page-arguments.js';
 import { PredictionConnection } from '../predictions/prediction.type.js';
@@ -45,37 +45,28 @@ export class PoolResolver {
 
   @FieldResolver(() => User, { description: 'The user who created the pool.' })
   user(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
-    return prefetchedOne<UserRow>(pool, 'user') ?? ctx.loaders.userById.load(pool.createdBy);
+    return relationOne<UserRow>(ctx.loaders.graph, pool, POOL_READ, 'user');
   }
 
   @FieldResolver(() => Image, { nullable: true, description: "The pool's picture; null when it has none." })
   image(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
-    const image = prefetchedOne<ImageRow>(pool, 'image');
-    if (image !== undefined) return image;
-    return pool.imageId ? ctx.loaders.imageById.load(pool.imageId) : null;
+    return relationOne<ImageRow>(ctx.loaders.graph, pool, POOL_READ, 'image');
   }
 
   @FieldResolver(() => Streak, { nullable: true, description: 'The streak the pool counts towards; null when it is in none.' })
   streak(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
-    const streak = prefetchedOne<StreakRow>(pool, 'streak');
-    if (streak !== undefined) return streak;
-    return pool.streakId ? ctx.loaders.streakById.load(pool.streakId) : null;
+    return relationOne<StreakRow>(ctx.loaders.graph, pool, POOL_READ, 'streak');
   }
 
   @FieldResolver(() => Resolution, { nullable: true, description: 'The outcome and its fees; null until the pool is resolved.' })
   resolution(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
-    const resolution = prefetchedOne<ResolutionRow>(pool, 'resolution');
-    return resolution !== undefined ? resolution : ctx.loaders.resolutionByPoolId.load(pool.id);
+    return relationOne<ResolutionRow>(ctx.loaders.graph, pool, POOL_READ, 'resolution');
   }
 
   @ReadsPageArguments(parseNewestFirstPage)
   @FieldResolver(() => PredictionConnection, { description: 'Predictions on the pool, newest first.' })
   predictions(@Root() pool: PoolRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
-    const page = parseNewestFirstPage(args);
-    return (
-      prefetchedPage<PredictionRow>(pool, 'predictions', page, () => ctx.loaders.predictionCountByPool.load(pool.id)) ??
-      ctx.loaders.predictionsByPool(page).load(pool.id)
-    );
+    return relationPage<PredictionRow>(ctx.loaders.graph, pool, POOL_READ, 'predictions', args);
   }
 }
 
@@ -93,6 +84,6 @@ export class ResolutionResolver {
 
   @FieldResolver(() => Pool, { description: 'The resolved pool.' })
   pool(@Root() resolution: ResolutionRow, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.poolById.load(resolution.poolId);
+    return relationOne<PoolRow>(ctx.loaders.graph, resolution, RESOLUTION_READ, 'pool');
   }
 }

@@ -1,6 +1,6 @@
 import type { PoolRow } from '../../../schema/index.js';
 import type { KeysetOrder } from '../../db/keyset.js';
-import { compileSelect, type ReadPlan } from '../../db/nested-read.js';
+import { compileSelect, type ReadPlan, readByKey } from '../../db/nested-read.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
 import { requireStorableDate } from '../common/input.js';
@@ -199,11 +199,7 @@ function poolsPage(input: PageArguments & { offset?: number | null }, ordering: 
 export async function findPool(ctx: ServiceContext, id: string, plan?: ReadPlan): Promise<PoolRow | null> {
   const poolId = parseId(id, 'id');
   if (!plan) return ctx.loaders.poolById.load(poolId);
-  const params: unknown[] = [];
-  const select = compileSelect(plan, 'p', params);
-  params.push(poolId);
-  const [row] = await ctx.database.query<Record<string, unknown>>(`SELECT ${select.list} FROM "pools" p WHERE p."id" = $${params.length}::uuid`, params);
-  return row ? (select.decode(row) as PoolRow) : null;
+  return (await readByKey(ctx.database.query, plan, 'id', poolId)) as PoolRow | null;
 }
 
 /** The pools of a streak, newest first; `pastOnly` keeps those whose prediction window has ended. */
@@ -211,11 +207,12 @@ export async function listStreakPools(
   ctx: ServiceContext,
   streakId: string,
   input: PageArguments & { pastOnly?: boolean | null; offset?: number | null },
+  plan: ReadPlan = wholeRowPlan(POOL_READ),
 ): Promise<Page<PoolRow>> {
   const { ordering, offset, page } = parseStreakPoolsPage(input);
   const filter = (c: Conditions) => {
     c.add(`p."streak_id" = ${c.param(streakId, 'uuid')}`);
     if (input.pastOnly) c.add(`p."prediction_end_date" <= ${c.param(ctx.now, 'timestamptz')}`);
   };
-  return pageOfPools(ctx, filter, ordering, page, wholeRowPlan(POOL_READ), offset);
+  return pageOfPools(ctx, filter, ordering, page, plan, offset);
 }

@@ -1,15 +1,13 @@
 import { predictions, type PredictionRow, rewards, type RewardRow } from '../../../schema/index.js';
-import type { Db } from '../../db/client.js';
-import { childPageLoader, countLoader, uniqueLoader } from '../common/loaders.js';
+import type { LoaderGraph } from '../common/loaders.js';
 
-export function createPredictionLoaders(db: Db) {
-  const predictionCountByPool = countLoader(db, predictions, predictions.poolId);
+export function createPredictionLoaders(graph: LoaderGraph) {
   return {
-    predictionById: uniqueLoader<PredictionRow>(db, predictions, predictions.id),
-    rewardByPredictionId: uniqueLoader<RewardRow>(db, rewards, rewards.predictionId),
+    predictionById: graph.unique<PredictionRow>(predictions, predictions.id),
+    rewardByPredictionId: graph.unique<RewardRow>(rewards, rewards.predictionId),
     /** How many predictions each pool has (totalCount of a page a read plan did not count). */
-    predictionCountByPool,
-    predictionsByPool: childPageLoader<PredictionRow>(db, predictions, predictions.poolId, { counts: predictionCountByPool }),
-    predictionsByUser: childPageLoader<PredictionRow>(db, predictions, predictions.userId),
+    predictionCountByPool: graph.count(predictions, predictions.poolId),
+    predictionsByPool: graph.pages<PredictionRow>(predictions, predictions.poolId),
+    predictionsByUser: graph.pages<PredictionRow>(predictions, predictions.userId),
   };
 }

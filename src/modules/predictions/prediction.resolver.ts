@@ -2,7 +2,8 @@ import { Ctx, FieldResolver, Float, Resolver, Root } from 'type-graphql';
 import type { PoolRow, PredictionRow, RewardRow, UserRow } from '../../../schema/index.js';
 import type { GraphQLContext } from '../../server/context.js';
 import { toTokens } from '../common/amounts.js';
-import { prefetchedOne } from '../common/loaders.js';
+import { relationOne } from '../common/loaders.js';
+import { PREDICTION_READ, REWARD_READ } from '../common/read-specs.js';
 import { Pool } from '../pools/pool.type.js';
 import { Streak } from '../streaks/streak.type.js';
 import { User } from '../users/user.type.js';
@@ -17,18 +18,17 @@ export class PredictionResolver {
 
   @FieldResolver(() => User, { description: 'The user who predicted.' })
   user(@Root() prediction: PredictionRow, @Ctx() ctx: GraphQLContext) {
-    return prefetchedOne<UserRow>(prediction, 'user') ?? ctx.loaders.userById.load(prediction.userId);
+    return relationOne<UserRow>(ctx.loaders.graph, prediction, PREDICTION_READ, 'user');
   }
 
   @FieldResolver(() => Pool, { description: 'The pool predicted on.' })
   pool(@Root() prediction: PredictionRow, @Ctx() ctx: GraphQLContext) {
-    return prefetchedOne<PoolRow>(prediction, 'pool') ?? ctx.loaders.poolById.load(prediction.poolId);
+    return relationOne<PoolRow>(ctx.loaders.graph, prediction, PREDICTION_READ, 'pool');
   }
 
   @FieldResolver(() => Reward, { nullable: true, description: 'What the prediction earned; null until the pool is resolved.' })
   reward(@Root() prediction: PredictionRow, @Ctx() ctx: GraphQLContext) {
-    const reward = prefetchedOne<RewardRow>(prediction, 'reward');
-    return reward !== undefined ? reward : ctx.loaders.rewardByPredictionId.load(prediction.id);
+    return relationOne<RewardRow>(ctx.loaders.graph, prediction, PREDICTION_READ, 'reward');
   }
 
   @FieldResolver(() => Streak, { nullable: true, description: "The streak of the prediction's pool, if any." })
@@ -47,6 +47,6 @@ export class RewardResolver {
 
   @FieldResolver(() => Prediction, { description: 'The prediction rewarded.' })
   prediction(@Root() reward: RewardRow, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.predictionById.load(reward.predictionId);
+    return relationOne<PredictionRow>(ctx.loaders.graph, reward, REWARD_READ, 'prediction');
   }
 }

@@ -1,9 +1,8 @@
 import { streaks, type StreakRow } from '../../../schema/index.js';
-import type { Db } from '../../db/client.js';
-import { uniqueLoader } from '../common/loaders.js';
+import type { LoaderGraph } from '../common/loaders.js';
 
-export function createStreakLoaders(db: Db) {
+export function createStreakLoaders(graph: LoaderGraph) {
   return {
-    streakById: uniqueLoader<StreakRow>(db, streaks, streaks.id),
+    streakById: graph.unique<StreakRow>(streaks, streaks.id),
   };
 }

@@ -1,9 +1,10 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Float, ID, Query, Resolver, Root } from 'type-graphql';
-import type { StreakRewardRow, StreakRow } from '../../../schema/index.js';
+import type { PoolRow, StreakRewardRow, StreakRow } from '../../../schema/index.js';
 import { User } from '../users/user.type.js';
 import type { GraphQLContext } from '../../server/context.js';
 import { toTokens } from '../common/amounts.js';
-import { parseNewestFirstPage } from '../common/loaders.js';
+import { parseNewestFirstPage, relationOne, relationPage } from '../common/loaders.js';
+import { STREAK_READ } from '../common/read-specs.js';
 import { OffsetPageArgs, PageArgs } from '../common/page.args.js';
 import { ReadsPageArguments } from '../common/page-arguments.js';
 import { parseStreakPoolsPage } from '../pools/pool.service.js';
@@ -66,13 +67,13 @@ export class StreakResolver {
 
   @FieldResolver(() => Pool, { nullable: true, description: 'The last resolved pool the streak processor has applied; null before the first.' })
   lastProcessedPool(@Root() streak: StreakRow, @Ctx() ctx: GraphQLContext) {
-    return streak.lastProcessedPoolId ? ctx.loaders.poolById.load(streak.lastProcessedPoolId) : null;
+    return relationOne<PoolRow>(ctx.loaders.graph, streak, STREAK_READ, 'lastProcessedPool');
   }
 
   @ReadsPageArguments(parseNewestFirstPage)
   @FieldResolver(() => PoolConnection, { description: 'Pools of the streak, newest first.' })
   pools(@Root() streak: StreakRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.poolsByStreak(parseNewestFirstPage(args)).load(streak.id);
+    return relationPage<PoolRow>(ctx.loaders.graph, streak, STREAK_READ, 'pools', args);
   }
 }
 

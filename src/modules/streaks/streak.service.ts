@@ -1,27 +1,34 @@
 import { and, desc, eq } from 'drizzle-orm';
-import { type PoolRow, streakRewards, type StreakRewardRow, streaks, type StreakRow, userStreaks } from '../../../schema/index.js';
+import { type PoolRow, streakRewards, type StreakRewardRow, type StreakRow, userStreaks } from '../../../schema/index.js';
 import { requireViewer } from '../auth/viewer.js';
 import { AppError } from '../../errors.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
-import { tableReader } from '../../db/batch.js';
+import { compileSelect, type ReadPlan, readByKey } from '../../db/nested-read.js';
+import { wholeRowPlan } from '../common/read-plan.js';
+import { STREAK_READ } from '../common/read-specs.js';
 import { keysetPage } from '../common/keyset-page.js';
 import { newestFirstOrder } from '../../db/keyset.js';
 import { newestFirstCursor, parseNewestFirstPage } from '../common/loaders.js';
 import type { Page, PageArguments } from '../common/pagination.js';
 import { listStreakPools } from '../pools/pool.service.js';
 
-export async function findStreak(ctx: ServiceContext, id: string): Promise<StreakRow | null> {
-  return ctx.loaders.streakById.load(parseId(id, 'id'));
+/** The streak of `id`, or null: with `plan`, it and the plan's relations in one statement; without, through the request's loader. */
+export async function findStreak(ctx: ServiceContext, id: string, plan?: ReadPlan): Promise<StreakRow | null> {
+  const streakId = parseId(id, 'id');
+  if (!plan) return ctx.loaders.streakById.load(streakId);
+  return (await readByKey(ctx.database.query, plan, 'id', streakId)) as StreakRow | null;
 }
 
-/** Every streak, newest first. */
-export function listStreaks(ctx: ServiceContext, input: PageArguments): Promise<Page<StreakRow>> {
-  const reader = tableReader(streaks);
+/** Every streak, newest first; `plan` says what to read of them and their relations (the whole rows by default). */
+export function listStreaks(ctx: ServiceContext, input: PageArguments, plan: ReadPlan = wholeRowPlan(STREAK_READ)): Promise<Page<StreakRow>> {
   return keysetPage(
     ctx.database.query,
     {
-      select: () => ({ list: reader.columns('s'), decode: (row) => reader.decode<StreakRow>(row) }),
+      select: (c) => {
+        const select = compileSelect(plan, 's', c.params);
+        return { list: select.list, decode: (row) => select.decode(row) as StreakRow };
+      },
       from: '"streaks" s',
       filter: () => {},
       order: newestFirstOrder('s'),
@@ -41,10 +48,12 @@ export async function streakPools(
   ctx: ServiceContext,
   streakId: string,
   input: PageArguments & { pastOnly?: boolean | null; offset?: number | null },
+  plans?: { streak: ReadPlan; pools: ReadPlan },
 ): Promise<StreakPoolsResult> {
-  const streak = await ctx.loaders.streakById.load(parseId(streakId, 'streakId'));
+  const id = parseId(streakId, 'streakId');
+  const streak = await (plans ? findStreak(ctx, id, plans.streak) : ctx.loaders.streakById.load(id));
   if (!streak) throw new AppError('NOT_FOUND', `No streak has id ${streakId}`, { argumentName: 'streakId' });
-  return { streak, pools: await listStreakPools(ctx, streak.id, input) };
+  return { streak, pools: await listStreakPools(ctx, streak.id, input, plans?.pools) };
 }
 
 export interface UserStreakDetailsResult {

@@ -17,13 +17,13 @@ import {
   type UserRow,
 } from '../../../schema/index.js';
 import type { Db } from '../../db/client.js';
-import { groupLoader, uniqueLoader } from '../common/loaders.js';
+import { groupLoader, type LoaderGraph, uniqueLoader } from '../common/loaders.js';
 
-export function createUserLoaders(db: Db) {
+export function createUserLoaders(db: Db, graph: LoaderGraph) {
   return {
-    userById: uniqueLoader<UserRow>(db, users, users.id),
-    userByWalletAddress: uniqueLoader<UserRow>(db, users, users.walletAddress),
-    imageById: uniqueLoader<ImageRow>(db, images, images.id),
+    userById: graph.unique<UserRow>(users, users.id),
+    userByWalletAddress: graph.unique<UserRow>(users, users.walletAddress),
+    imageById: graph.unique<ImageRow>(images, images.id),
     settingsByUser: uniqueLoader<SettingsRow>(db, settings, settings.userId),
     deviceTokensByUser: groupLoader<DeviceTokenRow>(db, deviceTokens, deviceTokens.userId),
     sessionsByUser: groupLoader<RefreshTokenRow>(db, refreshTokens, refreshTokens.userId),

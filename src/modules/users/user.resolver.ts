@@ -3,6 +3,8 @@ import type {
   DeviceTokenRow,
   ImageRow,
   NotificationRow,
+  PoolRow,
+  PredictionRow,
   ReferralCodeRow,
   ReferralRedemptionRow,
   SettingsRow,
@@ -11,7 +13,8 @@ import type {
 import type { GraphQLContext } from '../../server/context.js';
 import { ApiKey, RefreshToken } from '../auth/auth.type.js';
 import { PRIVATE_FIELD } from '../auth/viewer.js';
-import { parseNewestFirstPage } from '../common/loaders.js';
+import { isPlainPage, parseNewestFirstPage, relationOne, relationPage } from '../common/loaders.js';
+import { IMAGE_READ, USER_READ } from '../common/read-specs.js';
 import { PageArgs } from '../common/page.args.js';
 import { ReadsPageArguments } from '../common/page-arguments.js';
 import { NotificationsArgs } from '../notifications/notification.args.js';
@@ -65,19 +68,19 @@ export class UserResolver {
 
   @FieldResolver(() => Image, { nullable: true, description: "The user's avatar image; null when they have none." })
   avatar(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
-    return user.avatarId ? ctx.loaders.imageById.load(user.avatarId) : null;
+    return relationOne<ImageRow>(ctx.loaders.graph, user, USER_READ, 'avatar');
   }
 
   @ReadsPageArguments(parseNewestFirstPage)
   @FieldResolver(() => PoolConnection, { description: 'Pools the user created, newest first.' })
   pools(@Root() user: UserRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.poolsByCreator(parseNewestFirstPage(args)).load(user.id);
+    return relationPage<PoolRow>(ctx.loaders.graph, user, USER_READ, 'pools', args);
   }
 
   @ReadsPageArguments(parseUserPredictionsPage)
   @FieldResolver(() => PredictionConnection, { description: "The user's predictions, newest first unless sorted otherwise; filtered by lifecycle when asked." })
   predictions(@Root() user: UserRow, @Args(() => UserPredictionsArgs) args: UserPredictionsArgs, @Ctx() ctx: GraphQLContext) {
-    if (args.filter == null && (args.sort ?? 'NEWEST') === 'NEWEST') return ctx.loaders.predictionsByUser(parseNewestFirstPage(args)).load(user.id);
+    if (isPlainPage(USER_READ, 'predictions', args)) return relationPage<PredictionRow>(ctx.loaders.graph, user, USER_READ, 'predictions', args);
     return userPredictions(ctx, user.id, args);
   }
 
@@ -130,7 +133,7 @@ export class UserResolver {
 export class ImageResolver {
   @FieldResolver(() => User, { description: 'The user who uploaded the image.' })
   user(@Root() image: ImageRow, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.userById.load(image.userId);
+    return relationOne<UserRow>(ctx.loaders.graph, image, IMAGE_READ, 'user');
   }
 }
 

@@ -1,4 +1,5 @@
 import { type FieldNode, type FragmentDefinitionNode, getVariableValues, type GraphQLSchema, Kind } from 'graphql';
+import { NOT_RENDERED } from '../../db/rendered-columns.js';
 import type { RenderedRootField } from '../../modules/common/rendered-read.js';
 import { collectFields, type SelectionWalk } from '../../modules/common/selections.js';
 import { ROOT_RENDERERS } from '../../modules/rendered-reads.js';
@@ -29,10 +30,18 @@ export class ReadRenderer {
    */
   async answer(operation: PreparedOperation, context: GraphQLContext, variables: Record<string, unknown> | undefined): Promise<string[] | null> {
     if (operation.type !== 'query') return null;
-    const plan = this.planOf(operation, variables);
+    let plan: RenderedOperation | null;
+    try {
+      plan = this.planOf(operation, variables);
+    } catch {
+      // Variables the planner cannot read (nested past the stack's depth, say) are the
+      // executor's to judge: it answers them as graphql-js does, never as a failure here.
+      return null;
+    }
     if (!plan) return null;
     try {
-      const values = await Promise.all(plan.map((part) => ('json' in part ? Promise.resolve([part.json]) : part.read(context))));
+      const values = await Promise.all(plan.map((part) => ('json' in part ? [part.json] : part.read(context))));
+      for (const pieces of values) for (const piece of pieces) if (piece.includes(NOT_RENDERED)) return null;
       const out = ['{'];
       plan.forEach((part, i) => out.push(`${i ? ',' : ''}${JSON.stringify(part.key)}:`, ...values[i]!));
       out.push('}');
