@@ -42,7 +42,9 @@ const settings = {
   /** Length of one measured round; rounds alternate floor and graphql. */
   durationSeconds: envNumber('BENCH_DURATION_S', 10),
   rounds: Math.round(envNumber('BENCH_ROUNDS', 3)),
-  targets: (process.env.BENCH_TARGETS ?? (process.env.BENCH_BASELINE_SRC ? 'floor,graphql,baseline' : 'floor,graphql')).split(',').map((t) => t.trim()) as Role[],
+  targets: (process.env.BENCH_TARGETS ?? (process.env.BENCH_BASELINE_SRC ? 'floor,graphql,baseline' : 'floor,graphql'))
+    .split(',')
+    .map((t) => t.trim()) as Role[],
   /** Profile this server (floor | graphql) during its first round; that round's figures then carry the profiler's cost. */
   cpuProfile: (process.env.BENCH_CPU_PROF || null) as Role | null,
   /** Extra Node flags of the server processes, e.g. "--max-semi-space-size=32". */
@@ -71,8 +73,10 @@ const settings = {
   overwrite: process.env.BENCH_OVERWRITE === '1',
 };
 for (const target of settings.targets) {
-  if (target !== 'floor' && target !== 'graphql' && target !== 'baseline') throw new Error(`BENCH_TARGETS lists floor, graphql and/or baseline, got "${target}"`);
-  if (target === 'baseline' && !settings.baselineSrc) throw new Error('BENCH_TARGETS lists baseline: set BENCH_BASELINE_SRC to the checkout it runs');
+  if (target !== 'floor' && target !== 'graphql' && target !== 'baseline')
+    throw new Error(`BENCH_TARGETS lists floor, graphql and/or baseline, got "${target}"`);
+  if (target === 'baseline' && !settings.baselineSrc)
+    throw new Error('BENCH_TARGETS lists baseline: set BENCH_BASELINE_SRC to the checkout it runs');
 }
 if (settings.cpuProfile && !['floor', 'graphql', 'baseline'].includes(settings.cpuProfile)) {
   throw new Error(`BENCH_CPU_PROF must be floor, graphql or baseline, got "${settings.cpuProfile}"`);
@@ -233,7 +237,8 @@ async function verify(shape: BenchShape, servers: Partial<Record<Role, ServerPro
   const roles = (Object.keys(servers) as Role[]).filter((role) => servers[role]);
   const responses = await Promise.all(roles.map((role) => fetchOnce(servers[role]!.port, pathOf(role, shape), shape.body)));
   const byRole = Object.fromEntries(roles.map((role, i) => [role, responses[i]!])) as Partial<Record<Role, (typeof responses)[number]>>;
-  for (const role of roles) if (byRole[role]!.status !== 200) throw new Error(`${role} answered ${byRole[role]!.status}: ${byRole[role]!.text.slice(0, 500)}`);
+  for (const role of roles)
+    if (byRole[role]!.status !== 200) throw new Error(`${role} answered ${byRole[role]!.status}: ${byRole[role]!.text.slice(0, 500)}`);
   const fromFloor = JSON.parse(byRole.floor!.text) as { data?: unknown };
   let pools: Array<{ predictions: { nodes: unknown[] } }> = [];
   for (const role of roles.filter((r) => r !== 'floor')) {
@@ -244,7 +249,9 @@ async function verify(shape: BenchShape, servers: Partial<Record<Role, ServerPro
     pools = (fromGraphql.data as { pools?: { nodes: typeof pools } }).pools?.nodes ?? [];
   }
   const predictions = pools.reduce((sum, pool) => sum + pool.predictions.nodes.length, 0);
-  console.log(`${shape.name}: the floor's JSON equals ${roles.filter((r) => r !== 'floor').join(' and ')}'s data (${pools.length} pools, ${predictions} predictions)`);
+  console.log(
+    `${shape.name}: the floor's JSON equals ${roles.filter((r) => r !== 'floor').join(' and ')}'s data (${pools.length} pools, ${predictions} predictions)`,
+  );
   return Object.fromEntries(roles.map((role) => [role, Buffer.byteLength(byRole[role]!.text)]));
 }
 
@@ -273,7 +280,14 @@ interface Measurement {
 }
 
 const loadOf = (shape: BenchShape, server: ServerProcess, responseBytes: number, durationMs: number) =>
-  runLoad({ port: server.port, path: pathOf(server.role, shape), body: shape.body, connections: settings.connections, durationMs, expectedBytes: responseBytes });
+  runLoad({
+    port: server.port,
+    path: pathOf(server.role, shape),
+    body: shape.body,
+    connections: settings.connections,
+    durationMs,
+    expectedBytes: responseBytes,
+  });
 
 async function warmUp(shape: BenchShape, server: ServerProcess, responseBytes: number): Promise<void> {
   process.stdout.write(`${shape.name} ${server.role}: warm-up ${settings.warmupSeconds} s ... `);
@@ -283,7 +297,8 @@ async function warmUp(shape: BenchShape, server: ServerProcess, responseBytes: n
 
 /** The admin connection reading pg_stat_activity, on Postgres. */
 let admin: postgres.Sql | null = null;
-const postgresCpu = (role: Role): Promise<CpuSnapshot | null> => (admin ? backendCpu(admin, `poolgraph_bench_${role}`) : Promise.resolve(null));
+const postgresCpu = (role: Role): Promise<CpuSnapshot | null> =>
+  admin ? backendCpu(admin, `poolgraph_bench_${role}`) : Promise.resolve(null);
 
 async function measure(shape: BenchShape, server: ServerProcess, responseBytes: number, round: number): Promise<Measurement> {
   const idleBefore = machineTicks();
@@ -309,7 +324,9 @@ async function measure(shape: BenchShape, server: ServerProcess, responseBytes: 
   console.log(`${result.requestsPerSecond} req/s`);
   if (profiled) console.log(`  profile written: ${profileFile} (summary: npx tsx bench/profile-summary.ts <file>)`);
   if (result.errors || result.non2xx || result.unexpectedBodies) {
-    console.warn(`  ${server.role}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.unexpectedBodies} responses of an unexpected length`);
+    console.warn(
+      `  ${server.role}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.unexpectedBodies} responses of an unexpected length`,
+    );
   }
   return {
     shape: shape.name,
@@ -363,23 +380,39 @@ interface ShapeResult {
 }
 
 function printTable(results: ShapeResult[]): void {
-  const header = ['shape', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'CPU ms/req', 'PG CPU ms/req', 'GC % CPU', 'RSS MB', 'machine %', 'before %', 'bytes'];
+  const header = [
+    'shape',
+    'server',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'CPU %',
+    'CPU ms/req',
+    'PG CPU ms/req',
+    'GC % CPU',
+    'RSS MB',
+    'machine %',
+    'before %',
+    'bytes',
+  ];
   const rows = results.flatMap((r) =>
-    [r.floor, r.graphql, r.baseline].filter((m): m is Measurement => m !== undefined).map((m) => [
-      r.shape,
-      m.role + (settings.cpuProfile === m.role ? ' (profiled)' : ''),
-      String(m.load.requestsPerSecond),
-      String(m.load.latencyMs.p50),
-      String(m.load.latencyMs.p99),
-      String(m.server.cpuPercent),
-      String(m.server.cpuMsPerRequest),
-      String(m.postgresCpuMsPerRequest ?? '-'),
-      String(m.server.gcPercentOfCpu),
-      String(m.server.rssMb),
-      String(m.machineBusyPercent.during ?? '-'),
-      String(m.machineBusyPercent.before ?? '-'),
-      String(r.responseBytes[m.role]),
-    ]),
+    [r.floor, r.graphql, r.baseline]
+      .filter((m): m is Measurement => m !== undefined)
+      .map((m) => [
+        r.shape,
+        m.role + (settings.cpuProfile === m.role ? ' (profiled)' : ''),
+        String(m.load.requestsPerSecond),
+        String(m.load.latencyMs.p50),
+        String(m.load.latencyMs.p99),
+        String(m.server.cpuPercent),
+        String(m.server.cpuMsPerRequest),
+        String(m.postgresCpuMsPerRequest ?? '-'),
+        String(m.server.gcPercentOfCpu),
+        String(m.server.rssMb),
+        String(m.machineBusyPercent.during ?? '-'),
+        String(m.machineBusyPercent.before ?? '-'),
+        String(r.responseBytes[m.role]),
+      ]),
   );
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
@@ -388,13 +421,21 @@ function printTable(results: ShapeResult[]): void {
     `nested read on ${backend}: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up, ` +
       `${settings.rounds} rounds of ${settings.durationSeconds} s (the median round of each server shown)`,
   );
-  const variant = [settings.src && `app of ${settings.src}`, settings.baselineSrc && `baseline: app of ${settings.baselineSrc}`, settings.nodeFlags.length && `node ${settings.nodeFlags.join(' ')}`, settings.graphqlImports.length && `imports ${settings.graphqlImports.join(',')}`, process.env.NODE_ENV && `NODE_ENV=${process.env.NODE_ENV}`].filter(Boolean);
+  const variant = [
+    settings.src && `app of ${settings.src}`,
+    settings.baselineSrc && `baseline: app of ${settings.baselineSrc}`,
+    settings.nodeFlags.length && `node ${settings.nodeFlags.join(' ')}`,
+    settings.graphqlImports.length && `imports ${settings.graphqlImports.join(',')}`,
+    process.env.NODE_ENV && `NODE_ENV=${process.env.NODE_ENV}`,
+  ].filter(Boolean);
   if (variant.length) console.log(`variant: ${variant.join('; ')}`);
   console.log(line(header));
   for (const row of rows) console.log(line(row));
   for (const r of results) {
     if (r.ratio === null) continue;
-    console.log(`${r.shape}: graphql/floor ${r.ratio.toFixed(2)}x (target ${TARGET_RATIO}x); per round: ${r.roundRatios.map((x) => x.toFixed(2)).join(', ')}`);
+    console.log(
+      `${r.shape}: graphql/floor ${r.ratio.toFixed(2)}x (target ${TARGET_RATIO}x); per round: ${r.roundRatios.map((x) => x.toFixed(2)).join(', ')}`,
+    );
   }
   for (const r of results) {
     if (!r.overBaselineRoundRatios?.length) continue;
@@ -402,7 +443,9 @@ function printTable(results: ShapeResult[]): void {
       `${r.shape}: baseline/floor ${r.baselineRatio?.toFixed(2) ?? '-'}x; graphql/baseline per round: ${r.overBaselineRoundRatios.map((x) => x.toFixed(2)).join(', ')} (median ${r.overBaselineMedian?.toFixed(2)}x)`,
     );
   }
-  console.log('CPU %: the server process, of one core; PG CPU: its Postgres backends (/proc); machine %: all cores during the round; before %: all cores in the second before it');
+  console.log(
+    'CPU %: the server process, of one core; PG CPU: its Postgres backends (/proc); machine %: all cores during the round; before %: all cores in the second before it',
+  );
   if (results.some((r) => r.rounds.some((m) => (m.machineBusyPercent.before ?? 0) > 20))) {
     console.log('warning: the machine was busy before a round (before % > 20): something else competes for the CPU');
   }
@@ -424,10 +467,14 @@ async function runShape(shape: BenchShape, servers: Partial<Record<Role, ServerP
   const both = byRole.floor && byRole.graphql;
   const roundRatios = both ? Array.from({ length: settings.rounds }, (_, i) => rateOf('graphql', i + 1) / rateOf('floor', i + 1)) : [];
   const overBaseline =
-    byRole.graphql && byRole.baseline ? Array.from({ length: settings.rounds }, (_, i) => Math.round((rateOf('graphql', i + 1) / rateOf('baseline', i + 1)) * 1000) / 1000) : [];
+    byRole.graphql && byRole.baseline
+      ? Array.from({ length: settings.rounds }, (_, i) => Math.round((rateOf('graphql', i + 1) / rateOf('baseline', i + 1)) * 1000) / 1000)
+      : [];
   const baseline = byRole.baseline
     ? {
-        baselineRatio: byRole.floor ? Math.round((byRole.baseline.load.requestsPerSecond / byRole.floor.load.requestsPerSecond) * 1000) / 1000 : null,
+        baselineRatio: byRole.floor
+          ? Math.round((byRole.baseline.load.requestsPerSecond / byRole.floor.load.requestsPerSecond) * 1000) / 1000
+          : null,
         overBaselineRoundRatios: overBaseline,
         overBaselineMedian: overBaseline.length ? Math.round(median(overBaseline) * 1000) / 1000 : null,
       }
@@ -448,7 +495,8 @@ async function runShape(shape: BenchShape, servers: Partial<Record<Role, ServerP
 function resultsFile(): string {
   if (!settings.label) return `${RESULTS_DIR}latest/nested-read-${backend}.json`;
   const file = `${RESULTS_DIR}nested-read-${backend}-${settings.label}.json`;
-  if (existsSync(file) && !settings.overwrite) throw new Error(`${file} exists: choose another BENCH_LABEL, or set BENCH_OVERWRITE=1 to replace it`);
+  if (existsSync(file) && !settings.overwrite)
+    throw new Error(`${file} exists: choose another BENCH_LABEL, or set BENCH_OVERWRITE=1 to replace it`);
   return file;
 }
 
@@ -456,7 +504,9 @@ function resultsFile(): string {
 
 const file = resultsFile();
 const seedNow = new Date();
-console.log(`backend ${backend}; building the database (${BENCH_SEED.pools} pools, ${BENCH_SEED.users} users) and starting the servers ...`);
+console.log(
+  `backend ${backend}; building the database (${BENCH_SEED.pools} pools, ${BENCH_SEED.users} users) and starting the servers ...`,
+);
 const database = await prepareDatabase(seedNow);
 if (settings.databaseUrl) admin = postgres(settings.databaseUrl, { max: 1, onnotice: () => {} });
 const servers: ServerProcess[] = [];

@@ -70,7 +70,12 @@ function frameName(node: ProfileNode): string {
   const { functionName, url, lineNumber } = node.callFrame;
   if (!url) return functionName || '(anonymous)';
   const modules = url.lastIndexOf('node_modules/');
-  const where = modules >= 0 ? url.slice(modules + 'node_modules/'.length) : url.startsWith('file://') ? relative(process.cwd(), new URL(url).pathname) : url;
+  const where =
+    modules >= 0
+      ? url.slice(modules + 'node_modules/'.length)
+      : url.startsWith('file://')
+        ? relative(process.cwd(), new URL(url).pathname)
+        : url;
   return `${functionName || '(anonymous)'} ${where}:${lineNumber + 1}`;
 }
 
@@ -105,7 +110,8 @@ for (let i = 0; i < profile.samples.length; i++) {
   for (const pattern of callers) {
     if (!pattern.test(frameName(leaf))) continue;
     const path: string[] = [];
-    for (let node = byId.get(parentOf.get(leaf.id) ?? -1); node && path.length < depth; node = byId.get(parentOf.get(node.id) ?? -1)) path.push(frameName(node));
+    for (let node = byId.get(parentOf.get(leaf.id) ?? -1); node && path.length < depth; node = byId.get(parentOf.get(node.id) ?? -1))
+      path.push(frameName(node));
     add(callerPaths, `${pattern.source} <- ${path.join(' <- ')}`, delta);
   }
   for (const pattern of matched) add(inclusiveFn, pattern.source, delta);
@@ -119,7 +125,9 @@ const table = (title: string, map: Map<string, number>, limit = Infinity) => {
   for (const [key, value] of [...map].sort((a, b) => b[1] - a[1]).slice(0, limit)) console.log(`${pct(value)} ${ms(value)}  ${key}`);
 };
 
-console.log(`${file}\nsampled ${(total / 1e6).toFixed(1)} s, busy ${(busy / 1e6).toFixed(1)} s (${((100 * busy) / total).toFixed(0)}%), idle ${(idle / 1e6).toFixed(1)} s`);
+console.log(
+  `${file}\nsampled ${(total / 1e6).toFixed(1)} s, busy ${(busy / 1e6).toFixed(1)} s (${((100 * busy) / total).toFixed(0)}%), idle ${(idle / 1e6).toFixed(1)} s`,
+);
 table('self time by area (% of busy)', self);
 table('inclusive time by area (on the stack; % of busy)', inclusiveArea, 30);
 table(`top ${top} functions by self time`, selfByFrame, top);

@@ -50,7 +50,8 @@ const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toStr
 function resultsFile(): string {
   if (!label) return `${RESULTS_DIR}latest/subscribers.json`;
   const file = `${RESULTS_DIR}subscribers-${label}.json`;
-  if (existsSync(file) && process.env.BENCH_OVERWRITE !== '1') throw new Error(`${file} exists: choose another BENCH_LABEL, or set BENCH_OVERWRITE=1 to replace it`);
+  if (existsSync(file) && process.env.BENCH_OVERWRITE !== '1')
+    throw new Error(`${file} exists: choose another BENCH_LABEL, or set BENCH_OVERWRITE=1 to replace it`);
   return file;
 }
 
@@ -63,7 +64,9 @@ async function freePort(): Promise<number> {
 }
 
 function residentBytes(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'))!;
   return Number(/(\d+)/.exec(line)![1]) * 1024;
 }
 
@@ -115,7 +118,13 @@ async function startServer(databaseUrl: string, port: number): Promise<ChildProc
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   for (let i = 0; i < 300; i++) {
-    if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) return child;
+    if (
+      await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return child;
     await new Promise((done) => setTimeout(done, 200));
   }
   throw new Error('the server did not become ready');
@@ -184,7 +193,9 @@ async function main(): Promise<void> {
     const idleRss = residentBytes(server.pid!);
     const idleHeap = await metric(port, 'nodejs_heap_size_used_bytes');
     const rows: Array<Record<string, number>> = [];
-    const groups = Array.from({ length: clientProcesses }, () => (clientProcesses === 1 ? localGroup : childGroup)(url, pool!.id, clientKind));
+    const groups = Array.from({ length: clientProcesses }, () =>
+      (clientProcesses === 1 ? localGroup : childGroup)(url, pool!.id, clientKind),
+    );
     for (const count of counts) {
       // The subscribers split evenly between the client processes.
       const perGroup = groups.map((_, i) => Math.floor(count / groups.length) + (i < count % groups.length ? 1 : 0));
@@ -199,7 +210,12 @@ async function main(): Promise<void> {
       const serverCpuBefore = cpuMs(server.pid!);
       const started = performance.now();
       for (let e = 0; e < events; e++) {
-        await gql(port, `mutation($p: ID!, $s: PoolStatus!) { updatePoolStatus(poolId: $p, status: $s) { id } }`, { p: pool!.id, s: STATUSES[e % 2] }, headers);
+        await gql(
+          port,
+          `mutation($p: ID!, $s: PoolStatus!) { updatePoolStatus(poolId: $p, status: $s) { id } }`,
+          { p: pool!.id, s: STATUSES[e % 2] },
+          headers,
+        );
         const delivered = Promise.all(groups.map((group, i) => group.waitFor(perGroup[i]! * (e + 1))));
         await Promise.race([delivered, new Promise((resolveLate) => setTimeout(resolveLate, 30_000))]);
       }

@@ -31,9 +31,7 @@ export const settings = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     notificationPreferences: jsonb('notification_preferences').$type<NotificationPreferences>().notNull(),
   },
-  (t) => [
-    check('settings_preferences_is_object', sql`jsonb_typeof(${t.notificationPreferences}) = 'object'`),
-  ],
+  (t) => [check('settings_preferences_is_object', sql`jsonb_typeof(${t.notificationPreferences}) = 'object'`)],
 );
 
 /**
@@ -66,7 +64,9 @@ export const notifications = pgTable(
   },
   (t) => [
     index('notifications_user_id_created_at_id_idx').on(t.userId, t.createdAt, t.id),
-    index('notifications_user_id_unread_idx').on(t.userId).where(sql`${t.readAt} IS NULL`),
+    index('notifications_user_id_unread_idx')
+      .on(t.userId)
+      .where(sql`${t.readAt} IS NULL`),
   ],
 );
 

@@ -45,7 +45,9 @@ export const chainSubmissions = pgTable(
      * chain once confirmed. The rules keep it 0; the per-user cap bounds what a missed
      * rule could cost (docs/security.md).
      */
-    relayerSponsoredLamports: bigint('relayer_sponsored_lamports', { mode: 'bigint' }).notNull().default(sql`0`),
+    relayerSponsoredLamports: bigint('relayer_sponsored_lamports', { mode: 'bigint' })
+      .notNull()
+      .default(sql`0`),
     /**
      * Until when one process owns settling this PENDING row: the sending request while it
      * waits for the chain, then the reconciler that leased it. Another replica's reconciler
@@ -54,7 +56,9 @@ export const chainSubmissions = pgTable(
     leaseExpiresAt: at('lease_expires_at'),
   },
   (t) => [
-    index('chain_submissions_pending_idx').on(t.createdAt).where(sql`${t.status} = 'PENDING'`),
+    index('chain_submissions_pending_idx')
+      .on(t.createdAt)
+      .where(sql`${t.status} = 'PENDING'`),
     // The viewer's transactions, newest first and paged by keyset both ways (and lookups by user).
     index('chain_submissions_user_created_idx').on(t.userId, t.createdAt, t.id),
     check('chain_submissions_confirmed_at', sql`(${t.status} = 'CONFIRMED') = (${t.confirmedAt} IS NOT NULL)`),

@@ -15,7 +15,9 @@ export const eventOutbox = pgTable(
     seq: bigserial('seq', { mode: 'number' }).primaryKey(),
     /** The event as its channel message (events.ts toMessages): JSON, ids only. */
     payload: text('payload').notNull(),
-    createdAt: at('created_at').notNull().default(sql`now()`),
+    createdAt: at('created_at')
+      .notNull()
+      .default(sql`now()`),
   },
   (t) => [index('event_outbox_created_idx').on(t.createdAt)],
 );

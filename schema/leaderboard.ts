@@ -9,9 +9,13 @@ import { users } from './users.js';
  */
 const standing = {
   /** Sum of reward payouts. */
-  payout: bigint('payout', { mode: 'bigint' }).notNull().default(sql`0`),
+  payout: bigint('payout', { mode: 'bigint' })
+    .notNull()
+    .default(sql`0`),
   /** Sum of the stakes of the rewarded predictions. */
-  staked: bigint('staked', { mode: 'bigint' }).notNull().default(sql`0`),
+  staked: bigint('staked', { mode: 'bigint' })
+    .notNull()
+    .default(sql`0`),
   /** Sum of precision scores, and how many predictions they cover. */
   scoreSum: numeric('score_sum', { mode: 'string' }).notNull().default('0'),
   scoredCount: integer('scored_count').notNull().default(0),
@@ -28,7 +32,11 @@ export const leaderboardDaily = pgTable(
     day: date('day', { mode: 'string' }).notNull(),
     ...standing,
   },
-  (t) => [primaryKey({ columns: [t.userId, t.day] }), index('leaderboard_daily_day_idx').on(t.day), check('leaderboard_daily_count_positive', sql`${t.scoredCount} > 0`)],
+  (t) => [
+    primaryKey({ columns: [t.userId, t.day] }),
+    index('leaderboard_daily_day_idx').on(t.day),
+    check('leaderboard_daily_count_positive', sql`${t.scoredCount} > 0`),
+  ],
 );
 
 /** One row per user over all time (the ALL window), indexed for keyset ranking. */

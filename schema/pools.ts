@@ -1,18 +1,5 @@
 import { sql } from 'drizzle-orm';
-import {
-  bigint,
-  boolean,
-  check,
-  index,
-  integer,
-  numeric,
-  pgEnum,
-  pgTable,
-  smallint,
-  text,
-  uniqueIndex,
-  uuid,
-} from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, integer, numeric, pgEnum, pgTable, smallint, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { at, id, timestamps, tsvector } from './columns.js';
 import { streaks } from './streaks.js';
 import { images, users } from './users.js';
@@ -59,7 +46,9 @@ export const pools = pgTable(
     isClosed: boolean('is_closed').notNull().default(false),
     indexedPredictionUpdateCount: integer('indexed_prediction_update_count').notNull().default(0),
     platformFeeRate: numeric('platform_fee_rate', { mode: 'number' }).notNull(),
-    totalVolume: bigint('total_volume', { mode: 'bigint' }).notNull().default(sql`0`),
+    totalVolume: bigint('total_volume', { mode: 'bigint' })
+      .notNull()
+      .default(sql`0`),
     searchVector: tsvector('search_vector')
       .notNull()
       .generatedAlwaysAs(sql`to_tsvector('simple', title || ' ' || description)`),
@@ -79,10 +68,7 @@ export const pools = pgTable(
     check('pools_step_positive', sql`${t.step} > 0`),
     check('pools_decimals_range', sql`${t.decimals} BETWEEN 0 AND 18`),
     check('pools_precision_range', sql`${t.precision} BETWEEN 0 AND 18`),
-    check(
-      'pools_date_order',
-      sql`${t.predictionStartDate} < ${t.predictionEndDate} AND ${t.predictionEndDate} <= ${t.referenceDate}`,
-    ),
+    check('pools_date_order', sql`${t.predictionStartDate} < ${t.predictionEndDate} AND ${t.predictionEndDate} <= ${t.referenceDate}`),
     check('pools_total_volume_nonnegative', sql`${t.totalVolume} >= 0`),
     check('pools_update_count_nonnegative', sql`${t.indexedPredictionUpdateCount} >= 0`),
     check('pools_fee_rate_range', sql`${t.platformFeeRate} >= 0 AND ${t.platformFeeRate} < 1`),

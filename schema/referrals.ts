@@ -25,7 +25,10 @@ export const referralCodes = pgTable(
     index('referral_codes_user_id_idx').on(t.userId),
     check('referral_codes_code_format', sql`${t.code} ~ '^[A-Z0-9]{4,32}$'`),
     check('referral_codes_max_uses_positive', sql`${t.maxUses} IS NULL OR ${t.maxUses} > 0`),
-    check('referral_codes_uses_within_max', sql`${t.redemptionCount} >= 0 AND (${t.maxUses} IS NULL OR ${t.redemptionCount} <= ${t.maxUses})`),
+    check(
+      'referral_codes_uses_within_max',
+      sql`${t.redemptionCount} >= 0 AND (${t.maxUses} IS NULL OR ${t.redemptionCount} <= ${t.maxUses})`,
+    ),
   ],
 );
 

@@ -33,9 +33,15 @@ export const streaks = pgTable(
     minPrecisionScoreRequired: numeric('min_precision_score_required', { mode: 'number' }).notNull(),
     /** Amounts are integer base units of the stake mint; `decimals` converts them. */
     decimals: smallint('decimals').notNull().default(6),
-    totalAccumulated: bigint('total_accumulated', { mode: 'bigint' }).notNull().default(sql`0`),
-    availableBalance: bigint('available_balance', { mode: 'bigint' }).notNull().default(sql`0`),
-    onchainBalance: bigint('onchain_balance', { mode: 'bigint' }).notNull().default(sql`0`),
+    totalAccumulated: bigint('total_accumulated', { mode: 'bigint' })
+      .notNull()
+      .default(sql`0`),
+    availableBalance: bigint('available_balance', { mode: 'bigint' })
+      .notNull()
+      .default(sql`0`),
+    onchainBalance: bigint('onchain_balance', { mode: 'bigint' })
+      .notNull()
+      .default(sql`0`),
     lastSyncAt: at('last_sync_at'),
     lastProcessedPoolId: uuid('last_processed_pool_id').references((): AnyPgColumn => pools.id, {
       onDelete: 'set null',
@@ -90,7 +96,10 @@ export const userStreaks = pgTable(
     currentStreakCount: integer('current_streak_count').notNull().default(0),
     lastStreakEvent: lastStreakEvent('last_streak_event').notNull().default('NONE'),
     lastPoolParticipatedAt: at('last_pool_participated_at'),
-    currentStreakScores: doublePrecision('current_streak_scores').array().notNull().default(sql`'{}'`),
+    currentStreakScores: doublePrecision('current_streak_scores')
+      .array()
+      .notNull()
+      .default(sql`'{}'`),
     lastProcessedPoolId: uuid('last_processed_pool_id').references(() => pools.id, { onDelete: 'set null' }),
   },
   (t) => [

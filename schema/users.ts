@@ -18,10 +18,7 @@ export const users = pgTable(
     email: text('email').unique(),
     twitterUsername: text('twitter_username'),
   },
-  (t) => [
-    index('users_avatar_id_idx').on(t.avatarId),
-    check('users_username_format', sql`${t.username} ~ '^[A-Za-z0-9_]{3,32}$'`),
-  ],
+  (t) => [index('users_avatar_id_idx').on(t.avatarId), check('users_username_format', sql`${t.username} ~ '^[A-Za-z0-9_]{3,32}$'`)],
 );
 
 export const images = pgTable(

@@ -73,7 +73,9 @@ export function resolveAuthSecret(settings: SecretSettings, problems: string[]):
     return new TextEncoder().encode(given);
   }
   if (reasons.length) {
-    problems.push(`AUTH_SECRET is required ${reasons.join(' and ')} (at least ${MIN_SECRET_LENGTH} random characters, e.g. \`openssl rand -hex 32\`)`);
+    problems.push(
+      `AUTH_SECRET is required ${reasons.join(' and ')} (at least ${MIN_SECRET_LENGTH} random characters, e.g. \`openssl rand -hex 32\`)`,
+    );
     return new Uint8Array();
   }
   // Tests run many servers (and processes) that must agree on one key without a file.

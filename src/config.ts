@@ -16,25 +16,40 @@ export const ENV_VARS = {
   PORT: 'port to listen on (default: 4000)',
   DATABASE_URL: 'Postgres connection string; unset = embedded PGlite',
   PGLITE_DATA_DIR: 'where the embedded PGlite keeps its files (default: ./data/pglite; memory:// for none)',
-  DATABASE_STATEMENT_TIMEOUT_MS: 'longest a database statement may run before it is cancelled with OPERATION_TIMEOUT (default: 5000; 0 = no limit)',
+  DATABASE_STATEMENT_TIMEOUT_MS:
+    'longest a database statement may run before it is cancelled with OPERATION_TIMEOUT (default: 5000; 0 = no limit)',
   SHUTDOWN_TIMEOUT_MS: 'longest a SIGTERM drain may take before the process exits anyway, naming what it cut off (default: 10000)',
-  SHUTDOWN_GRACE_MS: 'how long after SIGTERM connections with no request being handled (idle keep-alives, silent or half-sent, WebSocket peers not answering the close frame) stay before they are destroyed (default: 1000)',
-  RECONCILE_INTERVAL_MS: 'how often each replica settles PENDING chain submissions no live request owns, leasing each so replicas never settle one twice (default: 30000; 0 = at start-up only)',
-  REDIS_URL: 'Redis shared by the replicas for rate limits and budgets (operations, sign-in attempts, failed authentications); unset = each process counts alone, in memory. While Redis is unreachable each process counts alone (logged once per outage)',
+  SHUTDOWN_GRACE_MS:
+    'how long after SIGTERM connections with no request being handled (idle keep-alives, silent or half-sent, ' +
+    'WebSocket peers not answering the close frame) stay before they are destroyed (default: 1000)',
+  RECONCILE_INTERVAL_MS:
+    'how often each replica settles PENDING chain submissions no live request owns, leasing each so replicas never ' +
+    'settle one twice (default: 30000; 0 = at start-up only)',
+  REDIS_URL:
+    'Redis shared by the replicas for rate limits and budgets (operations, sign-in attempts, failed ' +
+    'authentications); unset = each process counts alone, in memory. While Redis is unreachable each process ' +
+    'counts alone (logged once per outage)',
   REDIS_KEY_PREFIX: 'prefix of the keys poolgraph writes in Redis (default: poolgraph)',
   SEED_DEMO_DATA: 'seed demo data into an empty database at start-up (default: true on PGlite, false on Postgres)',
   INTROSPECTION: 'serve introspection and the explorer (default: true outside production)',
-  RENDERED_READS: 'answer queries whose whole selection renders with statements that write the response JSON, without the executor; false executes every operation (default: true)',
+  RENDERED_READS:
+    'answer queries whose whole selection renders with statements that write the response JSON, without the ' +
+    'executor; false executes every operation (default: true)',
   LOG_LEVEL: 'pino log level (default: info; silent in test)',
-  AUTH_SECRET: 'service secret, at least 32 characters of about 90 bits estimated entropy (`openssl rand -hex 32`); the access-token and proof keys derive from it (required in production, beyond loopback HOST and with SOLANA_RPC_URL; generated into AUTH_SECRET_FILE in development otherwise)',
-  AUTH_SECRET_FILE: 'where loopback development keeps its generated secret, owner-only (default: ./data/auth-secret; memory for a new one each start)',
+  AUTH_SECRET:
+    'service secret, at least 32 characters of about 90 bits estimated entropy (`openssl rand -hex 32`); the ' +
+    'access-token and proof keys derive from it (required in production, beyond loopback HOST and with ' +
+    'SOLANA_RPC_URL; generated into AUTH_SECRET_FILE in development otherwise)',
+  AUTH_SECRET_FILE:
+    'where loopback development keeps its generated secret, owner-only (default: ./data/auth-secret; memory for a new one each start)',
   AUTH_DOMAIN: 'domain named in sign-in messages (default: HOST:PORT)',
   AUTH_URI: 'URI named in sign-in messages (default: http://AUTH_DOMAIN)',
   ACCESS_TOKEN_TTL_SECONDS: 'lifetime of an access token (default: 900)',
   REFRESH_TOKEN_TTL_SECONDS: 'lifetime of a session without refresh (default: 2592000, 30 days)',
   SIGN_IN_CHALLENGE_TTL_SECONDS: 'how long a sign-in challenge can be signed (default: 300)',
   SIGN_IN_ATTEMPTS_PER_MINUTE: 'sign-in attempts per wallet address from one client each minute (default: 10)',
-  SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: 'sign-in attempts, and failed credentials (invalid tokens or API keys; valid ones are never refused for it), per client address each minute (default: 30)',
+  SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE:
+    'sign-in attempts, and failed credentials (invalid tokens or API keys; valid ones are never refused for it), per client address each minute (default: 30)',
   MAX_QUERY_DEPTH: 'deepest field nesting of an operation (default: 15; 0 = no limit)',
   MAX_QUERY_ALIASES: 'aliased fields in an operation, fragments expanded (default: 30; 0 = no limit)',
   MAX_QUERY_DIRECTIVES: 'directive uses in an operation, fragments expanded (default: 50; 0 = no limit)',
@@ -42,16 +57,24 @@ export const ENV_VARS = {
   MAX_QUERY_COST: 'cost budget of an operation: objects it can return, lists counted by their page size (default: 20000; 0 = no limit)',
   BODY_LIMIT_BYTES: 'largest request body accepted (default: 102400)',
   REQUEST_TIMEOUT_MS: 'time budget of a request before it fails with OPERATION_TIMEOUT (default: 15000; 0 = none)',
-  ALLOWED_ORIGINS: 'origins browsers may call from with credentials (CORS) and open cookie-authenticated sockets from, comma-separated; * as a port matches any (default: http://localhost:*,http://127.0.0.1:* in development, none in production; the server\'s own origin always)',
-  ALLOWED_HOSTS: 'host names served, comma-separated, others get 403 HOST_NOT_ALLOWED (default: localhost, 127.0.0.1, ::1, HOST and AUTH_DOMAIN outside production; any in production)',
+  ALLOWED_ORIGINS:
+    'origins browsers may call from with credentials (CORS) and open cookie-authenticated sockets from, ' +
+    'comma-separated; * as a port matches any (default: http://localhost:*,http://127.0.0.1:* in development, none ' +
+    "in production; the server's own origin always)",
+  ALLOWED_HOSTS:
+    'host names served, comma-separated, others get 403 HOST_NOT_ALLOWED (default: localhost, 127.0.0.1, ::1, HOST ' +
+    'and AUTH_DOMAIN outside production; any in production)',
   REQUEST_BODY_TIMEOUT_MS: 'time to receive a whole request before 408 (default: 10000; 0 = none)',
   MAX_SOCKETS_PER_CLIENT: 'open WebSockets per client address, more get 429 (default: 100, off in test mode; 0 = unlimited)',
-  MAX_SUBSCRIPTIONS_PER_CLIENT: 'open subscriptions per client address, more get RATE_LIMITED (default: 1000, off in test mode; 0 = unlimited)',
-  TRUST_PROXY: 'proxies whose X-Forwarded-For is trusted: true, or addresses/CIDR ranges/loopback,linklocal,uniquelocal, comma-separated (default: none)',
+  MAX_SUBSCRIPTIONS_PER_CLIENT:
+    'open subscriptions per client address, more get RATE_LIMITED (default: 1000, off in test mode; 0 = unlimited)',
+  TRUST_PROXY:
+    'proxies whose X-Forwarded-For is trusted: true, or addresses/CIDR ranges/loopback,linklocal,uniquelocal, comma-separated (default: none)',
   RATE_LIMIT_QUERIES_PER_MINUTE: 'root query fields per client per minute (default: 600, off in test mode; 0 = unlimited)',
   RATE_LIMIT_MUTATIONS_PER_MINUTE: 'root mutation fields per client per minute (default: 60, off in test mode; 0 = unlimited)',
   LOAD_SHED_EVENT_LOOP_DELAY_MS: 'event-loop delay above which requests get 503 (default: 1000, off in test mode; 0 = never)',
-  LOAD_SHED_DATABASE_WAIT_MS: 'wait for a database connection (PGlite: its worker) above which requests get 503 (default: 1000, off in test mode; 0 = never)',
+  LOAD_SHED_DATABASE_WAIT_MS:
+    'wait for a database connection (PGlite: its worker) above which requests get 503 (default: 1000, off in test mode; 0 = never)',
   LOAD_SHED_HEAP_USED_RATIO: 'share of the heap limit in use above which requests get 503 (default: 0.9; 0 = never)',
   METRICS: 'serve Prometheus metrics at /metrics (default: true)',
   METRICS_TOKEN: 'bearer token /metrics requires (default: none, open)',
@@ -68,8 +91,10 @@ export const ENV_VARS = {
   IMAGE_STORAGE_DIR: 'where uploaded images are kept (default: ./data/images)',
   IMAGE_MAX_BYTES: 'largest image upload in bytes (default: 5242880)',
   IMAGE_MAX_DIMENSION: 'largest width and height of an uploaded image in pixels (default: 4096)',
-  IMAGE_UPLOADS_PER_MINUTE: 'image uploads each user may attempt per minute; more are refused with RATE_LIMITED, unread (default: 10; 0 = no limit)',
-  IMAGE_QUOTA_BYTES: 'bytes of images each user may have stored; an upload past it is refused with QUOTA_EXCEEDED (default: 52428800; 0 = no quota)',
+  IMAGE_UPLOADS_PER_MINUTE:
+    'image uploads each user may attempt per minute; more are refused with RATE_LIMITED, unread (default: 10; 0 = no limit)',
+  IMAGE_QUOTA_BYTES:
+    'bytes of images each user may have stored; an upload past it is refused with QUOTA_EXCEEDED (default: 52428800; 0 = no quota)',
 } as const;
 
 export class ConfigError extends Error {
@@ -130,7 +155,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const metricsToken = env.METRICS_TOKEN || null;
   const trustedDocumentsPath = env.TRUSTED_DOCUMENTS || null;
   // The manifest's contents are checked when the server loads it, at start-up too.
-  if (trustedDocumentsPath && !existsSync(trustedDocumentsPath)) problems.push(`TRUSTED_DOCUMENTS names no file: "${trustedDocumentsPath}"`);
+  if (trustedDocumentsPath && !existsSync(trustedDocumentsPath))
+    problems.push(`TRUSTED_DOCUMENTS names no file: "${trustedDocumentsPath}"`);
   if (metricsToken !== null && metricsToken.length < 16) problems.push('METRICS_TOKEN must be at least 16 characters');
   const chain = parseChainConfig(env, problems, integer);
   // The embedded devchain mints test tokens for anyone: a production service runs on a real cluster unless told otherwise.
@@ -142,7 +168,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const host = env.HOST || '127.0.0.1';
   const secret = resolveAuthSecret(
-    { mode: mode ?? 'development', host, rpcUrl: chain.rpcUrl, secret: env.AUTH_SECRET, secretFile: env.AUTH_SECRET_FILE || './data/auth-secret' },
+    {
+      mode: mode ?? 'development',
+      host,
+      rpcUrl: chain.rpcUrl,
+      secret: env.AUTH_SECRET,
+      secretFile: env.AUTH_SECRET_FILE || './data/auth-secret',
+    },
     problems,
   );
   const domain = env.AUTH_DOMAIN || `${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
@@ -188,7 +220,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowedOrigins: list(env.ALLOWED_ORIGINS) ?? (production || testing ? [] : ['http://localhost:*', 'http://127.0.0.1:*']),
       allowedHosts:
         list(env.ALLOWED_HOSTS) ??
-        (production ? [] : [...new Set(['localhost', '127.0.0.1', '::1', host, domain.replace(/:\d+$/, '')].filter((name) => name !== '0.0.0.0' && name !== '::'))]),
+        (production
+          ? []
+          : [
+              ...new Set(
+                ['localhost', '127.0.0.1', '::1', host, domain.replace(/:\d+$/, '')].filter((name) => name !== '0.0.0.0' && name !== '::'),
+              ),
+            ]),
       bodyTimeoutMs: integer('REQUEST_BODY_TIMEOUT_MS', 10_000, 0),
       // Many users can share one address (NAT): caps that stop one client hoarding, not a crowd.
       maxSocketsPerClient: integer('MAX_SOCKETS_PER_CLIENT', testing ? 0 : 100, 0),
@@ -250,7 +288,10 @@ function parseChainConfig(
 /** A comma-separated list; undefined when the variable is unset or empty. */
 function list(value: string | undefined): string[] | undefined {
   if (value === undefined || value.trim() === '') return undefined;
-  return value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
 }
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -263,7 +304,8 @@ function parseTrustProxy(value: string | undefined, problems: string[]): boolean
   const bad = entries.filter((entry) => !PROXY_NAMES.has(entry) && !isAddressOrRange(entry));
   if (bad.length) {
     problems.push(
-      `TRUST_PROXY must be true, false, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal; "${bad.join('", "')}" is none of these`,
+      `TRUST_PROXY must be true, false, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or ` +
+        `uniquelocal; "${bad.join('", "')}" is none of these`,
     );
     return false;
   }

@@ -17,19 +17,36 @@ const spec = (status: number, retryable: boolean, description: string): ErrorSpe
 
 export const ERROR_CODES = {
   // The request itself (HTTP and GraphQL syntax).
-  BAD_REQUEST: spec(400, false, 'The HTTP request is malformed: unreadable JSON, no `query`, a batch, a body that is not an object, or a request a browser could send cross-site without a preflight (CSRF prevention).'),
+  BAD_REQUEST: spec(
+    400,
+    false,
+    'The HTTP request is malformed: unreadable JSON, no `query`, a batch, a body that is not an object, or a ' +
+      'request a browser could send cross-site without a preflight (CSRF prevention).',
+  ),
   ROUTE_NOT_FOUND: spec(404, false, 'No route answers this method and path.'),
   METHOD_NOT_ALLOWED: spec(405, false, 'The method is not allowed here (mutations only over POST); `Allow` lists the methods.'),
   NOT_ACCEPTABLE: spec(406, false, 'The `Accept` header allows neither application/graphql-response+json nor application/json.'),
   UNSUPPORTED_MEDIA_TYPE: spec(415, false, 'The request body has a content type the server does not read (send application/json).'),
-  REQUEST_TIMEOUT: spec(408, true, 'The request (its headers or its body) did not arrive within REQUEST_BODY_TIMEOUT_MS; the connection is closed.'),
-  HEADERS_TOO_LARGE: spec(431, false, 'The request headers exceed the size limit (Node\'s, 16 KiB by default); the connection is closed.'),
+  REQUEST_TIMEOUT: spec(
+    408,
+    true,
+    'The request (its headers or its body) did not arrive within REQUEST_BODY_TIMEOUT_MS; the connection is closed.',
+  ),
+  HEADERS_TOO_LARGE: spec(431, false, "The request headers exceed the size limit (Node's, 16 KiB by default); the connection is closed."),
   REQUEST_TOO_LARGE: spec(413, false, 'The request body exceeds the size limit; `limit` gives it in bytes.'),
   HOST_NOT_ALLOWED: spec(403, false, 'The `Host` header names a host this server does not serve (ALLOWED_HOSTS).'),
   ORIGIN_NOT_ALLOWED: spec(403, false, 'The `Origin` is not in ALLOWED_ORIGINS (cookie-authenticated WebSocket upgrades).'),
   GRAPHQL_PARSE_FAILED: spec(400, false, 'The document is not valid GraphQL syntax.'),
-  GRAPHQL_VALIDATION_FAILED: spec(400, false, 'The document does not validate against the schema (or asks for introspection where it is off).'),
-  OPERATION_RESOLUTION_FAILURE: spec(400, false, 'The operation to run cannot be chosen: `operationName` names none, or several operations and no name.'),
+  GRAPHQL_VALIDATION_FAILED: spec(
+    400,
+    false,
+    'The document does not validate against the schema (or asks for introspection where it is off).',
+  ),
+  OPERATION_RESOLUTION_FAILURE: spec(
+    400,
+    false,
+    'The operation to run cannot be chosen: `operationName` names none, or several operations and no name.',
+  ),
   SUBSCRIPTION_REQUIRES_WEBSOCKET: spec(400, false, 'Subscriptions run over graphql-ws (WebSocket) on `endpoint`, not over HTTP.'),
   PERSISTED_QUERY_NOT_FOUND: spec(404, true, 'The hash of an automatic persisted query is unknown; send the document with its hash once.'),
   PERSISTED_QUERY_HASH_MISMATCH: spec(400, false, 'The persisted query hash is not the SHA-256 of the document sent with it.'),
@@ -38,8 +55,16 @@ export const ERROR_CODES = {
   // Who is asking.
   UNAUTHENTICATED: spec(401, false, 'The operation needs a signed-in viewer, or the credentials are invalid; `reason` says which.'),
   FORBIDDEN: spec(403, false, 'The viewer may not read or do this.'),
-  QUOTA_EXCEEDED: spec(413, false, 'The upload would take the viewer past their storage quota (IMAGE_QUOTA_BYTES); `limit` and `used` give it in bytes. Nothing was stored.'),
-  RATE_LIMITED: spec(429, true, 'Too many operations (or failed sign-ins); retry after `retryAfter` seconds (also the `Retry-After` header).'),
+  QUOTA_EXCEEDED: spec(
+    413,
+    false,
+    'The upload would take the viewer past their storage quota (IMAGE_QUOTA_BYTES); `limit` and `used` give it in bytes. Nothing was stored.',
+  ),
+  RATE_LIMITED: spec(
+    429,
+    true,
+    'Too many operations (or failed sign-ins); retry after `retryAfter` seconds (also the `Retry-After` header).',
+  ),
   // The domain.
   BAD_USER_INPUT: spec(400, false, 'An argument is malformed or out of range; `argumentName` names it.'),
   NOT_FOUND: spec(404, false, 'The referenced record does not exist.'),
@@ -56,9 +81,17 @@ export const ERROR_CODES = {
   // The service.
   CHAIN_UNAVAILABLE: spec(503, true, 'The chain could not be reached; nothing was written.'),
   DATABASE_UNAVAILABLE: spec(503, true, 'The database could not be reached; retry shortly.'),
-  OPERATION_TIMEOUT: spec(504, true, 'The request did not complete within its time budget (`budgetMs`); a mutation may still complete, so read before retrying one.'),
+  OPERATION_TIMEOUT: spec(
+    504,
+    true,
+    'The request did not complete within its time budget (`budgetMs`); a mutation may still complete, so read before retrying one.',
+  ),
   OVERLOADED: spec(503, true, 'The server is overloaded and refused the request unread; retry after `retryAfter` seconds.'),
-  SUBSCRIBER_TOO_SLOW: spec(503, true, 'A subscriber fell too far behind its events and was dropped; subscribe again (with its resume argument) to catch up.'),
+  SUBSCRIBER_TOO_SLOW: spec(
+    503,
+    true,
+    'A subscriber fell too far behind its events and was dropped; subscribe again (with its resume argument) to catch up.',
+  ),
   INTERNAL_SERVER_ERROR: spec(500, false, 'An unexpected failure; `requestId` identifies it in the logs.'),
 } as const satisfies Record<string, ErrorSpec>;
 
@@ -100,5 +133,7 @@ export function badInput(argumentName: string, message: string): AppError {
 
 /** RATE_LIMITED with its wait: clients read `retryAfter`, and over HTTP the Retry-After header. */
 export function rateLimited(retryAfter: number, message?: string): AppError {
-  return new AppError('RATE_LIMITED', message ?? `Too many operations; retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}`, { retryAfter });
+  return new AppError('RATE_LIMITED', message ?? `Too many operations; retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}`, {
+    retryAfter,
+  });
 }

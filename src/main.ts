@@ -28,10 +28,14 @@ async function main(): Promise<void> {
   }
   const chain = await openChain(config.chain, deriveProofSecret(config.auth.secret));
   const synced = await database.singleton('custodySync', () => syncCustodyAccounts(database, chain.runtime));
-  if (synced.pools || synced.streaks) console.log(`Custody accounts created or linked: ${synced.pools} pool vaults, ${synced.streaks} streak accumulators`);
+  if (synced.pools || synced.streaks)
+    console.log(`Custody accounts created or linked: ${synced.pools} pool vaults, ${synced.streaks} streak accumulators`);
   if (!config.chain.rpcUrl) {
     const unknown = await confirmedSubmissionsUnknownToChain(database, chain.runtime);
-    if (unknown.length) console.warn(`${unknown.length} CONFIRMED submissions are unknown to the embedded chain (its ledger was rewritten?): ${unknown.slice(0, 10).join(', ')}`);
+    if (unknown.length)
+      console.warn(
+        `${unknown.length} CONFIRMED submissions are unknown to the embedded chain (its ledger was rewritten?): ${unknown.slice(0, 10).join(', ')}`,
+      );
   }
 
   const app = await createApp({ config, database, chain: chain.runtime });
@@ -58,7 +62,9 @@ async function main(): Promise<void> {
   const address = await app.listen({ host: config.host, port: config.port });
   const where = database.kind === 'pglite' ? `embedded PGlite at ${config.pgliteDataDir}` : 'Postgres';
   const chainWhere = config.chain.rpcUrl ? config.chain.rpcUrl : `embedded devchain at ${chain.url}`;
-  console.log(`poolgraph is serving GraphQL at ${address}/graphql (database: ${where}; chain: ${chainWhere}, stake mint ${chain.runtime.accounts.mint.toBase58()})`);
+  console.log(
+    `poolgraph is serving GraphQL at ${address}/graphql (database: ${where}; chain: ${chainWhere}, stake mint ${chain.runtime.accounts.mint.toBase58()})`,
+  );
   if (config.introspection) console.log(`Open ${address}/graphql in a browser for the explorer.`);
 }
 

@@ -80,9 +80,17 @@ const TYPENAME_BODY = JSON.stringify({ data: { __typename: 'Query' } });
  * prepares it once per connection (its own pool of 10, the app's size); PGlite is one
  * session, so one PREPARE serves every request.
  */
-async function floorQuery(database: Database, databaseUrl: string | null): Promise<{ run(shape: BenchShape): Promise<string>; close(): Promise<void> }> {
+async function floorQuery(
+  database: Database,
+  databaseUrl: string | null,
+): Promise<{ run(shape: BenchShape): Promise<string>; close(): Promise<void> }> {
   if (databaseUrl) {
-    const client = postgres(databaseUrl, { max: 10, fetch_types: false, onnotice: () => {}, connection: { application_name: 'poolgraph_bench_floor' } });
+    const client = postgres(databaseUrl, {
+      max: 10,
+      fetch_types: false,
+      onnotice: () => {},
+      connection: { application_name: 'poolgraph_bench_floor' },
+    });
     return {
       run: async (shape) => {
         const floor = floorOf(shape)!;
@@ -100,7 +108,9 @@ async function floorQuery(database: Database, databaseUrl: string | null): Promi
   return {
     run: async (shape) => {
       const params = floorOf(shape)!.params;
-      const result = await client.query<{ body: string }>(`EXECUTE floor_${shape.name.toLowerCase()}${params.length ? `(${params.join(', ')})` : ''}`);
+      const result = await client.query<{ body: string }>(
+        `EXECUTE floor_${shape.name.toLowerCase()}${params.length ? `(${params.join(', ')})` : ''}`,
+      );
       return result.rows[0]!.body;
     },
     close: async () => {},

@@ -46,4 +46,3 @@ export const SHAPES: readonly BenchShape[] = [
   { ...shape('STREAKS', STREAKS_PAGE, null), floor: 'streaks' },
   shape('typename', '{ __typename }', null),
 ];
-

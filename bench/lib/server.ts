@@ -38,10 +38,12 @@ export interface ServerStats {
 }
 
 export type ParentMessage = { type: 'stats' } | { type: 'stop' } | { type: 'profile-start' } | { type: 'profile-stop'; file: string };
-export type ChildMessage = { type: 'ready'; port: number } | ServerStats | { type: 'stopped' } | { type: 'profile-started' } | { type: 'profile-written' };
+export type ChildMessage =
+  { type: 'ready'; port: number } | ServerStats | { type: 'stopped' } | { type: 'profile-started' } | { type: 'profile-written' };
 
 const role = process.env.BENCH_ROLE as Role;
-if (role !== 'floor' && role !== 'graphql' && role !== 'baseline') throw new Error(`BENCH_ROLE must be floor, graphql or baseline, got ${role}`);
+if (role !== 'floor' && role !== 'graphql' && role !== 'baseline')
+  throw new Error(`BENCH_ROLE must be floor, graphql or baseline, got ${role}`);
 if (!process.send) throw new Error('lib/server.ts runs as a child of bench/nested-read.ts (IPC channel needed)');
 const send = (message: ChildMessage) => process.send!(message);
 

@@ -24,10 +24,15 @@ export function parseSecretKey(text: string): Keypair {
 export function loadOrCreateKeys(file: string): ServiceKeys {
   if (existsSync(file)) {
     const stored = JSON.parse(readFileSync(file, 'utf8')) as { relayer: number[]; custody: number[] };
-    return { relayer: Keypair.fromSecretKey(Uint8Array.from(stored.relayer)), custody: Keypair.fromSecretKey(Uint8Array.from(stored.custody)) };
+    return {
+      relayer: Keypair.fromSecretKey(Uint8Array.from(stored.relayer)),
+      custody: Keypair.fromSecretKey(Uint8Array.from(stored.custody)),
+    };
   }
   const keys = { relayer: Keypair.generate(), custody: Keypair.generate() };
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, JSON.stringify({ relayer: Array.from(keys.relayer.secretKey), custody: Array.from(keys.custody.secretKey) }), { mode: 0o600 });
+  writeFileSync(file, JSON.stringify({ relayer: Array.from(keys.relayer.secretKey), custody: Array.from(keys.custody.secretKey) }), {
+    mode: 0o600,
+  });
   return keys;
 }

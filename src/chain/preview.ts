@@ -103,7 +103,16 @@ export function decodeInstructions(wire: WireTransaction): DecodedInstruction[] 
       return { ...base, program: 'associated-token', name, accounts: withRoles(ROLES.createAssociatedTokenAccount, keys) };
     }
     if (programId.equals(MEMO_PROGRAM_ID)) {
-      return { ...base, program: 'memo', name: 'memo', accounts: withRoles(keys.map(() => 'signer'), keys), memo: data.toString('utf8') };
+      return {
+        ...base,
+        program: 'memo',
+        name: 'memo',
+        accounts: withRoles(
+          keys.map(() => 'signer'),
+          keys,
+        ),
+        memo: data.toString('utf8'),
+      };
     }
     if (programId.equals(SystemProgram.programId) && data.length === 12 && data.readUInt32LE(0) === 2) {
       const accounts = withRoles(ROLES.systemTransfer, keys);

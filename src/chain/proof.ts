@@ -89,7 +89,13 @@ export async function verifyProof(
     throw new ProofError('PROOF_INVALID', 'The parameters differ from those the transaction was built with');
   }
   const derived = payload.drv as Record<string, string> | undefined;
-  if (!derived || typeof derived !== 'object' || typeof payload.msg !== 'string' || typeof payload.bh !== 'string' || typeof payload.lvbh !== 'number') {
+  if (
+    !derived ||
+    typeof derived !== 'object' ||
+    typeof payload.msg !== 'string' ||
+    typeof payload.bh !== 'string' ||
+    typeof payload.lvbh !== 'number'
+  ) {
     throw new ProofError('PROOF_INVALID', 'The proof is not valid');
   }
   return {

@@ -59,7 +59,10 @@ export class ChainClient {
       return await Promise.race([
         work(),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new ChainUnavailableError(`the chain did not answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+          timer = setTimeout(
+            () => reject(new ChainUnavailableError(`the chain did not answer within ${this.timeoutMs} ms`)),
+            this.timeoutMs,
+          );
         }),
       ]);
     } catch (error) {
@@ -103,7 +106,9 @@ export class ChainClient {
   }
 
   async signatureStatus(signature: string): Promise<SignatureStatus | null> {
-    return this.call(async () => (await this.connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value[0] ?? null);
+    return this.call(
+      async () => (await this.connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value[0] ?? null,
+    );
   }
 
   /** Polls until `signature` is confirmed (or failed), or the blockhash it used has expired. */

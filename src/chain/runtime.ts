@@ -57,7 +57,10 @@ export const deriveProofSecret = deriveProofKey;
  * with the configured keys and mint, or else an embedded devchain started here (its keys
  * kept beside its ledger, so a restart keeps the same vault owners).
  */
-export async function openChain(settings: ChainSettings, proofSecret: Uint8Array): Promise<{ runtime: ChainRuntime; url: string; close(): Promise<void> }> {
+export async function openChain(
+  settings: ChainSettings,
+  proofSecret: Uint8Array,
+): Promise<{ runtime: ChainRuntime; url: string; close(): Promise<void> }> {
   if (settings.rpcUrl) {
     const client = new ChainClient(settings.rpcUrl);
     const keys = { relayer: parseSecretKey(settings.relayerSecretKey!), custody: parseSecretKey(settings.custodySecretKey!) };

@@ -58,7 +58,12 @@ function custodyProblem(wire: WireTransaction, accounts: ChainAccounts, allowed:
       continue;
     }
     if (program.equals(MEMO_PROGRAM_ID)) continue;
-    if (!program.equals(TOKEN_PROGRAM_ID) || instruction.data[0] !== TRANSFER_CHECKED || instruction.data.length !== 10 || keys.length !== 4) {
+    if (
+      !program.equals(TOKEN_PROGRAM_ID) ||
+      instruction.data[0] !== TRANSFER_CHECKED ||
+      instruction.data.length !== 10 ||
+      keys.length !== 4
+    ) {
       return 'it may only authorise a TransferChecked';
     }
     if (keys.indexOf(custodyIndex) !== 3) return 'it may only be the transfer’s authority';

@@ -17,8 +17,19 @@ export function buildStreakFunding(
 ): BuiltTransaction {
   const memo = JSON.stringify({ v: 1, op: 'fundStreak', streak: p.streakId, amount: p.amount.toString() });
   const transaction = new Transaction({ feePayer: accounts.relayer, ...recent }).add(
-    createTransferCheckedInstruction(userTokenAccount(accounts.mint, p.operator), accounts.mint, p.accumulator, p.operator, p.amount, accounts.decimals),
-    new TransactionInstruction({ programId: MEMO_PROGRAM_ID, keys: [{ pubkey: p.operator, isSigner: true, isWritable: false }], data: Buffer.from(memo, 'utf8') }),
+    createTransferCheckedInstruction(
+      userTokenAccount(accounts.mint, p.operator),
+      accounts.mint,
+      p.accumulator,
+      p.operator,
+      p.amount,
+      accounts.decimals,
+    ),
+    new TransactionInstruction({
+      programId: MEMO_PROGRAM_ID,
+      keys: [{ pubkey: p.operator, isSigner: true, isWritable: false }],
+      data: Buffer.from(memo, 'utf8'),
+    }),
   );
   return {
     transaction: transaction.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64'),

@@ -83,7 +83,10 @@ export function buildStakeUpdate(
       : createTransferCheckedInstruction(p.vault, accounts.mint, userAccount, accounts.custody, -p.delta, accounts.decimals);
   return finish(accounts, recent, [
     transfer,
-    memoInstruction({ v: 1, op: 'stake', pool: p.poolId, prediction: p.predictionAccount, stake: p.stake.toString(), rev: p.revision }, p.user),
+    memoInstruction(
+      { v: 1, op: 'stake', pool: p.poolId, prediction: p.predictionAccount, stake: p.stake.toString(), rev: p.revision },
+      p.user,
+    ),
   ]);
 }
 
@@ -114,7 +117,14 @@ export function buildWithdraw(
     : [];
   return finish(accounts, recent, [
     ...create,
-    createTransferCheckedInstruction(userTokenAccount(accounts.mint, p.user), accounts.mint, destination, p.user, p.amount, accounts.decimals),
+    createTransferCheckedInstruction(
+      userTokenAccount(accounts.mint, p.user),
+      accounts.mint,
+      destination,
+      p.user,
+      p.amount,
+      accounts.decimals,
+    ),
     memoInstruction({ v: 1, op: 'withdraw', amount: p.amount.toString(), to: p.to.toBase58() }, p.user),
   ]);
 }
@@ -170,7 +180,15 @@ export function parseWireTransaction(bytes: Uint8Array): WireTransaction | null 
     const decoded = VersionedMessage.deserialize(message);
     const accountKeys = decoded.staticAccountKeys;
     if (decoded.header.numRequiredSignatures !== count) return null;
-    return { bytes, signatures, signaturesOffset: 1, message, signers: accountKeys.slice(0, count), accountKeys, instructions: decoded.compiledInstructions };
+    return {
+      bytes,
+      signatures,
+      signaturesOffset: 1,
+      message,
+      signers: accountKeys.slice(0, count),
+      accountKeys,
+      instructions: decoded.compiledInstructions,
+    };
   } catch {
     return null;
   }

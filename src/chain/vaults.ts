@@ -36,7 +36,9 @@ async function ensureCustodyAccount(
   );
   if (initialTokens > 0n) {
     const custodyTokens = userTokenAccount(accounts.mint, keys.custody.publicKey);
-    transaction.add(createTransferCheckedInstruction(custodyTokens, accounts.mint, address, keys.custody.publicKey, initialTokens, accounts.decimals));
+    transaction.add(
+      createTransferCheckedInstruction(custodyTokens, accounts.mint, address, keys.custody.publicKey, initialTokens, accounts.decimals),
+    );
   }
   transaction.sign(keys.relayer, keys.custody);
   const signature = await client.send(transaction.serialize());
@@ -46,7 +48,13 @@ async function ensureCustodyAccount(
 }
 
 /** A pool's vault, created on the chain (stocked with `initialTokens`) if it does not exist yet. */
-export function ensurePoolVault(client: ChainClient, keys: ServiceKeys, accounts: ChainAccounts, poolId: string, initialTokens = 0n): Promise<PublicKey> {
+export function ensurePoolVault(
+  client: ChainClient,
+  keys: ServiceKeys,
+  accounts: ChainAccounts,
+  poolId: string,
+  initialTokens = 0n,
+): Promise<PublicKey> {
   return ensureCustodyAccount(client, keys, accounts, poolVaultSeed(poolId), initialTokens);
 }
 

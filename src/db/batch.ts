@@ -100,11 +100,15 @@ export async function rowsByKeys<TRow extends Record<string, unknown>>(
   keys: readonly string[],
 ): Promise<Map<string, TRow[]>> {
   const reader = tableReader(table);
-  const text = statement(`rowsByKeys:${reader.name}.${column.name}`, () =>
-    `SELECT ${reader.columns('t')} FROM "${reader.name}" t WHERE t."${column.name}" = ANY($1::${arrayType(column)})`,
+  const text = statement(
+    `rowsByKeys:${reader.name}.${column.name}`,
+    () => `SELECT ${reader.columns('t')} FROM "${reader.name}" t WHERE t."${column.name}" = ANY($1::${arrayType(column)})`,
   );
   const rows = await readQueryOf(db)<Record<string, unknown>>(text, [keys]);
-  return groupBy(rows.map((row) => reader.decode<TRow>(row)), propertyOf(column));
+  return groupBy(
+    rows.map((row) => reader.decode<TRow>(row)),
+    propertyOf(column),
+  );
 }
 
 /** A keyset position in the newest-first order of a parent's children: the row's (createdAt, id). */
@@ -150,7 +154,12 @@ export async function childrenByParent<TRow extends Record<string, unknown>>(
   const key = `children:${reader.name}.${parentColumn.name}:${where?.name ?? ''}:${read.backward ? 'backward' : ''}:${read.cursor ? 'cursor' : ''}`;
   const text = statement(key, () => {
     let next = 2; // $1 parent ids, $2 limit, then the cursor's key and id
-    const keyset = keysetClauses(newestFirstOrder('c'), read.backward, read.cursor && { key: null, id: '' }, (_value, type) => `$${++next}::${type}`);
+    const keyset = keysetClauses(
+      newestFirstOrder('c'),
+      read.backward,
+      read.cursor && { key: null, id: '' },
+      (_value, type) => `$${++next}::${type}`,
+    );
     const conditions = [`c."${parentColumn.name}" = parents.parent_id`];
     if (where) conditions.push(where.sql);
     if (keyset.past) conditions.push(keyset.past);
@@ -162,7 +171,10 @@ export async function childrenByParent<TRow extends Record<string, unknown>>(
   const params: unknown[] = [parentIds, read.limit];
   if (read.cursor) params.push(read.cursor.createdAt, read.cursor.id);
   const rows = await readQueryOf(db)<Record<string, unknown>>(text, params);
-  return groupBy(rows.map((row) => reader.decode<TRow>(row)), propertyOf(parentColumn));
+  return groupBy(
+    rows.map((row) => reader.decode<TRow>(row)),
+    propertyOf(parentColumn),
+  );
 }
 
 /**
@@ -185,7 +197,10 @@ export async function parentsWithChildBeyond(
     const keyset = keysetClauses(newestFirstOrder('c'), backward, { key: null, id: '' }, (_value, type) => `$${++next}::${type}`);
     const conditions = [`c."${parentColumn.name}" = parents.parent_id`, keyset.beyond!];
     if (where) conditions.push(where.sql);
-    return `SELECT parents.parent_id::text AS "parentId" FROM unnest($1::uuid[]) AS parents(parent_id) WHERE EXISTS (SELECT 1 FROM "${name}" c WHERE ${conditions.join(' AND ')})`;
+    return (
+      `SELECT parents.parent_id::text AS "parentId" FROM unnest($1::uuid[]) AS parents(parent_id) WHERE EXISTS ` +
+      `(SELECT 1 FROM "${name}" c WHERE ${conditions.join(' AND ')})`
+    );
   });
   const rows = await readQueryOf(db)<{ parentId: string }>(text, [parentIds, cursor.createdAt, cursor.id]);
   return new Set(rows.map((row) => row.parentId));

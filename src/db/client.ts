@@ -22,7 +22,14 @@ const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../schema/migrations', impor
 
 /** `statementTimeoutMs`: longest a statement may run (0, the default, = no limit; the server passes DATABASE_STATEMENT_TIMEOUT_MS). */
 export type DatabaseOptions =
-  | { kind: 'postgres'; url: string; maxConnections?: number; connectTimeoutSeconds?: number; applicationName?: string; statementTimeoutMs?: number }
+  | {
+      kind: 'postgres';
+      url: string;
+      maxConnections?: number;
+      connectTimeoutSeconds?: number;
+      applicationName?: string;
+      statementTimeoutMs?: number;
+    }
   | {
       kind: 'pglite';
       dataDir?: string;
@@ -142,7 +149,8 @@ function withReadQuery<T extends Database>(database: T): T {
 }
 
 function postgresReadQuery(client: postgres.Sql): ReadQuery {
-  return <T>(text: string, params: readonly unknown[]) => client.unsafe(text, params.map(readParam) as never[], { prepare: true }) as unknown as Promise<T[]>;
+  return <T>(text: string, params: readonly unknown[]) =>
+    client.unsafe(text, params.map(readParam) as never[], { prepare: true }) as unknown as Promise<T[]>;
 }
 
 function pgliteReadQuery(client: Pick<PGlite, 'query'>): ReadQuery {
@@ -167,17 +175,20 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
   const maxConnections = options.maxConnections ?? 10;
   const statementTimeoutMs = options.statementTimeoutMs ?? 0;
   // Statements are tracked (tracking.load) and cancelled with their request (statement-scope.ts).
-  const tracking = trackPostgresStatements(postgres(options.url, {
-    max: maxConnections,
-    // A database that is down must fail the request fast, not hang it.
-    connect_timeout: options.connectTimeoutSeconds ?? 3,
-    idle_timeout: 60,
-    onnotice: () => {},
-    // Every statement is bounded by the server too (0 = no limit), mapped to OPERATION_TIMEOUT.
-    connection: { application_name: applicationName, statement_timeout: statementTimeoutMs },
-    // The schema uses no custom array types, so a new connection needs no type lookup.
-    fetch_types: false,
-  }), maxConnections);
+  const tracking = trackPostgresStatements(
+    postgres(options.url, {
+      max: maxConnections,
+      // A database that is down must fail the request fast, not hang it.
+      connect_timeout: options.connectTimeoutSeconds ?? 3,
+      idle_timeout: 60,
+      onnotice: () => {},
+      // Every statement is bounded by the server too (0 = no limit), mapped to OPERATION_TIMEOUT.
+      connection: { application_name: applicationName, statement_timeout: statementTimeoutMs },
+      // The schema uses no custom array types, so a new connection needs no type lookup.
+      fetch_types: false,
+    }),
+    maxConnections,
+  );
   const client = tracking.client;
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
   return withReadQuery({
@@ -199,7 +210,8 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
     // database would each create its schema and apply every migration at once.
     migrate: () =>
       underSessionLock({ ...options, applicationName }, 'migrate', (session) =>
-        migratePostgres(drizzlePostgres(session), { migrationsFolder: MIGRATIONS_FOLDER })),
+        migratePostgres(drizzlePostgres(session), { migrationsFolder: MIGRATIONS_FOLDER }),
+      ),
     singleton: (name, work) => underSessionLock({ ...options, applicationName }, name, () => work()),
     close: () => client.end({ timeout: 5 }),
   });

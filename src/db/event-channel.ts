@@ -49,9 +49,7 @@ export function inProcessEventChannel(): EventChannel {
 /** Backoff between attempts to listen again after the connection was lost. */
 const RETRY_DELAYS_MS = [50, 100, 250, 500, 1000, 2000];
 
-export function postgresEventChannel(
-  options: { url: string; applicationName: string; connectTimeoutSeconds: number },
-): EventChannel {
+export function postgresEventChannel(options: { url: string; applicationName: string; connectTimeoutSeconds: number }): EventChannel {
   // One LISTEN connection per database handle, however many listeners (apps) share it.
   const listeners = new Set<ChannelListener>();
   let connection: { sql: postgres.Sql; ready: Promise<void>; stop(): Promise<void> } | null = null;

@@ -51,5 +51,7 @@ export async function outboxTail(db: Db): Promise<number> {
 
 /** Deletes rows older than `retentionMs`; returns how many. Safe to run on every replica at once. */
 export async function pruneOutbox(db: Db, retentionMs: number): Promise<number> {
-  return affectedRows(await db.execute(sql`DELETE FROM event_outbox WHERE created_at < now() - make_interval(secs => ${retentionMs / 1000})`));
+  return affectedRows(
+    await db.execute(sql`DELETE FROM event_outbox WHERE created_at < now() - make_interval(secs => ${retentionMs / 1000})`),
+  );
 }

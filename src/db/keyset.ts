@@ -16,7 +16,12 @@ export interface KeysetOrder {
 }
 
 /** The order of every child list (and streaks, transactions): newest first over `alias`, its created_at then id. */
-export const newestFirstOrder = (alias: string): KeysetOrder => ({ key: `${alias}."created_at"`, id: `${alias}."id"`, descending: true, keyType: 'timestamptz' });
+export const newestFirstOrder = (alias: string): KeysetOrder => ({
+  key: `${alias}."created_at"`,
+  id: `${alias}."id"`,
+  descending: true,
+  keyType: 'timestamptz',
+});
 
 /**
  * The keyset clauses of a page over a list ordered by `key` then `id` (both SQL

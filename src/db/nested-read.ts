@@ -41,7 +41,11 @@ export function oneRelation(target: () => ObjectSpec, parentKey: string, childKe
 }
 
 /** A newest-first page of the `target` rows whose `parentKey` column (a property) is the parent's id. */
-export function pageRelation(target: () => ObjectSpec, parentKey: string, plain?: (args: Record<string, unknown>) => boolean): RelationSpec {
+export function pageRelation(
+  target: () => ObjectSpec,
+  parentKey: string,
+  plain?: (args: Record<string, unknown>) => boolean,
+): RelationSpec {
   return plain ? { kind: 'page', target, parentKey, plain } : { kind: 'page', target, parentKey };
 }
 
@@ -250,7 +254,12 @@ function relationSql(parent: PgTable, relation: RelationPlan, parentAlias: strin
   let beyond = 'NULL';
   if (page.cursor) {
     const table = getTableName(relation.plan.spec.table);
-    const far = keysetClauses(newestFirstOrder(`${child}b`), page.backward, { key: page.cursor.createdAt, id: page.cursor.id }, paramOf(params)).beyond;
+    const far = keysetClauses(
+      newestFirstOrder(`${child}b`),
+      page.backward,
+      { key: page.cursor.createdAt, id: page.cursor.id },
+      paramOf(params),
+    ).beyond;
     beyond = `EXISTS (SELECT 1 FROM "${table}" ${child}b WHERE ${child}b."${parentColumnOf(spec)}" = ${parentAlias}."id" AND ${far})`;
   }
   return `json_build_array(${rows}, ${count}, ${beyond})`;
@@ -262,7 +271,14 @@ const paramOf = (params: unknown[]) => (value: unknown, type: string) => {
 };
 
 /** The one row of a one-to-one relation, as `row` writes it (null when there is none). */
-function oneSql(parent: PgTable, spec: Extract<RelationSpec, { kind: 'one' }>, target: ObjectSpec, parentAlias: string, child: string, row: () => string): string {
+function oneSql(
+  parent: PgTable,
+  spec: Extract<RelationSpec, { kind: 'one' }>,
+  target: ObjectSpec,
+  parentAlias: string,
+  child: string,
+  row: () => string,
+): string {
   return `(SELECT ${row()} FROM "${getTableName(target.table)}" ${child} WHERE ${joinSql(parent, spec, parentAlias, child)})`;
 }
 
@@ -285,14 +301,22 @@ function pageRowsSql(
   const param = paramOf(params);
   params.push(options.limit);
   const limit = `$${params.length}`;
-  const keyset = keysetClauses(newestFirstOrder(child), page.backward, page.cursor && { key: page.cursor.createdAt, id: page.cursor.id }, param);
+  const keyset = keysetClauses(
+    newestFirstOrder(child),
+    page.backward,
+    page.cursor && { key: page.cursor.createdAt, id: page.cursor.id },
+    param,
+  );
   const position = keyset.past ? ` AND ${keyset.past}` : '';
   const aggregateOrder = options.listOrder ? keysetClauses(newestFirstOrder(child), false, null, param).orderBy : keyset.orderBy;
   // As JSON text (rendered rows), joined with bare commas as JSON.stringify joins them; else a json array.
-  const aggregate = options.text ? `'[' || coalesce(string_agg(${row()}, ',' ORDER BY ${aggregateOrder}), '') || ']'` : `coalesce(json_agg(${row()} ORDER BY ${aggregateOrder}), '[]'::json)`;
+  const aggregate = options.text
+    ? `'[' || coalesce(string_agg(${row()}, ',' ORDER BY ${aggregateOrder}), '') || ']'`
+    : `coalesce(json_agg(${row()} ORDER BY ${aggregateOrder}), '[]'::json)`;
   return (
     `(SELECT ${aggregate} FROM ` +
-    `(SELECT * FROM "${table}" ${child} WHERE ${child}."${parentColumnOf(spec)}" = ${parentAlias}."id"${position} ORDER BY ${keyset.orderBy} LIMIT ${limit}) ${child})`
+    `(SELECT * FROM "${table}" ${child} WHERE ${child}."${parentColumnOf(spec)}" = ${parentAlias}."id"${position} ` +
+    `ORDER BY ${keyset.orderBy} LIMIT ${limit}) ${child})`
   );
 }
 
@@ -324,7 +348,8 @@ function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string,
   if (field.kind === 'one' && relation.kind === 'one') {
     return `coalesce(${oneSql(spec.table, relation, relation.target(), alias, child, () => renderedObjectSql(field.object, child, params, counter))}, 'null')`;
   }
-  if (field.kind !== 'page' || relation.kind !== 'page') throw new Error(`rendered field ${field.key}: relation ${field.relation} is not a ${field.kind}`);
+  if (field.kind !== 'page' || relation.kind !== 'page')
+    throw new Error(`rendered field ${field.key}: relation ${field.relation} is not a ${field.kind}`);
   const target = relation.target();
   const entries = field.fields.map((f): [string, string] => {
     if (f.kind === 'value') return [f.key, f.sql(alias)];
@@ -332,7 +357,10 @@ function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string,
     // Exactly the page's rows, in the list's order (a backward page read backwards, turned back here).
     const nodeAlias = `${child}n${++counter.next}`;
     const row = () => renderedObjectSql(f.object, nodeAlias, params, counter);
-    return [f.key, pageRowsSql(relation, target, field.page, alias, nodeAlias, params, row, { limit: field.page.size, listOrder: true, text: true })];
+    return [
+      f.key,
+      pageRowsSql(relation, target, field.page, alias, nodeAlias, params, row, { limit: field.page.size, listOrder: true, text: true }),
+    ];
   });
   return jsonObjectSql(entries);
 }
@@ -372,7 +400,9 @@ function jsonRowDecoder(plan: ReadPlan): Decoder {
  */
 function rowBuilder(columns: readonly Column[]): (values: unknown[]) => Record<string | symbol, unknown> {
   const convert = columns.map((c) => c.convert);
-  const properties = columns.map((c, i) => `${JSON.stringify(c.property)}: values[${i}] == null ? null : ${c.convert ? `convert[${i}](values[${i}])` : `values[${i}]`}`);
+  const properties = columns.map(
+    (c, i) => `${JSON.stringify(c.property)}: values[${i}] == null ? null : ${c.convert ? `convert[${i}](values[${i}])` : `values[${i}]`}`,
+  );
   return new Function('convert', `return function buildRow(values) { return { ${properties.join(', ')} }; };`)(convert);
 }
 
@@ -380,7 +410,12 @@ function rowBuilder(columns: readonly Column[]): (values: unknown[]) => Record<s
  * The row of `plan`'s table whose unique column `property` is `value`, with what the plan
  * reads of it and its relations, in one statement; null when there is none.
  */
-export async function readByKey(query: ReadQuery, plan: ReadPlan, property: string, value: string): Promise<Record<string, unknown> | null> {
+export async function readByKey(
+  query: ReadQuery,
+  plan: ReadPlan,
+  property: string,
+  value: string,
+): Promise<Record<string, unknown> | null> {
   const params: unknown[] = [];
   const select = compileSelect(plan, 't', params);
   const column = (getTableColumns(plan.spec.table) as Record<string, PgColumn>)[property]!;

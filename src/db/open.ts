@@ -7,7 +7,9 @@ import { lockDataDir } from './data-dir-lock.js';
  * otherwise. PGlite's data directory is locked first (one process at a time) and unlocked
  * when the database closes.
  */
-export async function openConfiguredDatabase(config: Pick<Config, 'databaseUrl' | 'pgliteDataDir' | 'statementTimeoutMs'>): Promise<Database> {
+export async function openConfiguredDatabase(
+  config: Pick<Config, 'databaseUrl' | 'pgliteDataDir' | 'statementTimeoutMs'>,
+): Promise<Database> {
   const { statementTimeoutMs } = config;
   if (config.databaseUrl) return openDatabase({ kind: 'postgres', url: config.databaseUrl, statementTimeoutMs });
   const dataDir = config.pgliteDataDir;

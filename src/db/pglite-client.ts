@@ -76,7 +76,10 @@ export class PgliteWorkerClient {
   }
 
   query<T>(sql: string, params: unknown[] = [], options: QueryOptions = {}): Promise<Results<T>> {
-    return this.enqueue({ op: 'query', sql, params, rowMode: options.rowMode ?? 'object', textTypes: textTypesOf(options) }, null) as Promise<Results<T>>;
+    return this.enqueue(
+      { op: 'query', sql, params, rowMode: options.rowMode ?? 'object', textTypes: textTypesOf(options) },
+      null,
+    ) as Promise<Results<T>>;
   }
 
   exec(sql: string): Promise<Results[]> {
@@ -194,7 +197,10 @@ export class PgliteWorkerClient {
     const running: { job: Job; id: number; timer?: NodeJS.Timeout } = { job, id };
     const { statementTimeoutMs } = this.options;
     if (statementTimeoutMs > 0 && !this.unbounded && (job.operation.op === 'query' || job.operation.op === 'exec')) {
-      running.timer = setTimeout(() => this.cancel(job, `The statement was cancelled: it ran past the statement timeout of ${statementTimeoutMs} ms`), statementTimeoutMs);
+      running.timer = setTimeout(
+        () => this.cancel(job, `The statement was cancelled: it ran past the statement timeout of ${statementTimeoutMs} ms`),
+        statementTimeoutMs,
+      );
     }
     this.running = running;
     this.worker.ref();
@@ -257,7 +263,9 @@ export class PgliteWorkerClient {
   /** Fails everything waiting and refuses later statements: the worker is gone for good. */
   private fail(error: unknown): void {
     this.closed = true;
-    const lost = Object.assign(new Error(`The embedded database stopped: ${(error as Error)?.message ?? error}`), { code: 'CONNECTION_CLOSED' });
+    const lost = Object.assign(new Error(`The embedded database stopped: ${(error as Error)?.message ?? error}`), {
+      code: 'CONNECTION_CLOSED',
+    });
     if (this.running) this.running.job.reject(lost);
     this.running = null;
     for (const job of [...this.queue.splice(0), ...(this.hold?.jobs.splice(0) ?? [])]) if (!('acquire' in job)) job.reject(lost);
@@ -267,7 +275,9 @@ export class PgliteWorkerClient {
     this.generation++;
     // Only the first start loads the tarball: a restart reopens the files the first one wrote.
     const loadDataDir = this.generation === 1 ? this.options.loadDataDir : undefined;
-    const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir: this.options.dataDir, loadDataDir } });
+    const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
+      workerData: { dataDir: this.options.dataDir, loadDataDir },
+    });
     this.worker = worker;
     this.starting = new Promise<void>((resolve, reject) => {
       worker.once('message', (message: { type: 'ready' } | { type: 'failed'; error: WorkerError }) => {
@@ -306,7 +316,8 @@ const textTypeCache = new WeakMap<object, number[]>();
  */
 function textTypesOf(options: QueryOptions): number[] {
   const { parsers } = options;
-  if (options.serializers || options.blob || options.paramTypes) throw new Error('PGlite in a worker takes no serializers, blob or paramTypes');
+  if (options.serializers || options.blob || options.paramTypes)
+    throw new Error('PGlite in a worker takes no serializers, blob or paramTypes');
   if (!parsers) return [];
   let oids = textTypeCache.get(parsers);
   if (!oids) {

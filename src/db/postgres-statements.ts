@@ -22,7 +22,10 @@ type Cancelable = Promise<unknown> & { cancel(): unknown };
  * when it asked, the first `maxConnections` run and the rest wait: the oldest waiting is
  * the one at index `maxConnections`.
  */
-export function trackPostgresStatements(client: Sql, maxConnections: number): { client: Sql; load(now?: number): DatabaseLoad; readonly statements: number } {
+export function trackPostgresStatements(
+  client: Sql,
+  maxConnections: number,
+): { client: Sql; load(now?: number): DatabaseLoad; readonly statements: number } {
   const inFlight = new Map<object, number>();
   let statements = 0;
 
@@ -86,7 +89,9 @@ export function trackPostgresStatements(client: Sql, maxConnections: number): { 
           return (...args: unknown[]) => {
             currentStatementScope()?.throwIfCancelled();
             const transaction = counted(args.pop() as (tx: Sql) => unknown, 'transaction');
-            return holdsConnection(transaction.closed((target.begin as (...a: unknown[]) => Promise<unknown>)(...args, transaction.inside)));
+            return holdsConnection(
+              transaction.closed((target.begin as (...a: unknown[]) => Promise<unknown>)(...args, transaction.inside)),
+            );
           };
         }
         if (property === 'savepoint' && !topLevel) {

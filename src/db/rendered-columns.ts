@@ -38,7 +38,10 @@ export function renderedColumn(table: PgTable, property: string): { kind: Render
       return { kind: 'enum', sql: orNull((a) => `'"' || ${a}.${name}::text || '"'`) };
     case 'PgTimestamp':
       if (!(column as PgColumn & { withTimezone?: boolean }).withTimezone) return null;
-      return { kind: 'timestamp', sql: orNull((a) => `'"' || to_char(${a}.${name} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"'`) };
+      return {
+        kind: 'timestamp',
+        sql: orNull((a) => `'"' || to_char(${a}.${name} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"'`),
+      };
     default:
       return null;
   }

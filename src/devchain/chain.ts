@@ -1,4 +1,5 @@
-// Over 300 lines: the ledger is one state machine (slots, blockhashes, signature statuses, persistence around one LiteSVM); split, its parts would share every field.
+// Over 300 lines: the ledger is one state machine (slots, blockhashes, signature statuses, persistence around one LiteSVM);
+// split, its parts would share every field.
 /**
  * The devchain's ledger: one in-process LiteSVM (a real Solana VM) plus what a validator
  * adds around it — slots and blockhashes that advance and expire, a status cache and
@@ -28,11 +29,7 @@ import {
 } from 'litesvm/dist/internal.js';
 import type { DevchainKeys, DevchainStore, StoredAccount, StoredState } from './store.js';
 import { decodeMint, decodeTokenAccount, isTokenProgram, TOKEN_PROGRAM_ID, uiTokenAmount } from './token-layout.js';
-import {
-  describeTransactionError,
-  fieldlessTransactionError,
-  type TransactionFailure,
-} from './transaction-error.js';
+import { describeTransactionError, fieldlessTransactionError, type TransactionFailure } from './transaction-error.js';
 import type { InnerInstructionRecord, TokenBalance, TransactionRecord } from './transaction-record.js';
 import { decodeWireTransaction, isStaticKeyWritable, replaceRecentBlockhash, type WireMessage, type WireTransaction } from './wire.js';
 
@@ -465,9 +462,7 @@ export class DevChain {
     }
 
     const resolved = this.resolveKeys(transaction.message);
-    const pre = resolved.keys.map((key, index) =>
-      resolved.programIndexes.has(index) ? null : this.svm.getAccount(key),
-    );
+    const pre = resolved.keys.map((key, index) => (resolved.programIndexes.has(index) ? null : this.svm.getAccount(key)));
     const preBalances = resolved.keys.map((key, index) =>
       resolved.programIndexes.has(index) ? (this.svm.getBalance(key) ?? 0n) : (pre[index]?.lamports() ?? 0n),
     );
@@ -520,9 +515,7 @@ export class DevChain {
     let result: SimulatedTransactionInfo | FailedTransactionMetadata;
     try {
       result =
-        transaction.message.version === 'legacy'
-          ? this.svm.simulateLegacyTransaction(bytes)
-          : this.svm.simulateVersionedTransaction(bytes);
+        transaction.message.version === 'legacy' ? this.svm.simulateLegacyTransaction(bytes) : this.svm.simulateVersionedTransaction(bytes);
     } finally {
       this.svm.setSigverify(true);
     }
@@ -554,7 +547,10 @@ export class DevChain {
   /** The fee a message would pay, or null when its blockhash is not valid (as the RPC answers). */
   feeForMessage(message: WireMessage): number | null {
     if (!this.isBlockhashValid(bs58.encode(message.recentBlockhash))) return null;
-    return this.computeFee(message, message.staticAccountKeys.map((key) => bs58.encode(key)));
+    return this.computeFee(
+      message,
+      message.staticAccountKeys.map((key) => bs58.encode(key)),
+    );
   }
 
   /**
@@ -650,10 +646,7 @@ export class DevChain {
     return {
       logs: meta.logs(),
       unitsConsumed: Number(meta.computeUnitsConsumed()),
-      returnData:
-        returnedData.length > 0
-          ? { programId: bs58.encode(returned.programId()), data: [base64(returnedData), 'base64'] }
-          : null,
+      returnData: returnedData.length > 0 ? { programId: bs58.encode(returned.programId()), data: [base64(returnedData), 'base64'] } : null,
     };
   }
 
@@ -760,9 +753,7 @@ export class DevChain {
     meta: TransactionMetadata,
     failure: TransactionFailure | null,
   ): TransactionRecord {
-    const post = resolved.keys.map((key, index) =>
-      resolved.programIndexes.has(index) ? null : this.svm.getAccount(key),
-    );
+    const post = resolved.keys.map((key, index) => (resolved.programIndexes.has(index) ? null : this.svm.getAccount(key)));
     const postBalances = resolved.keys.map((key, index) =>
       resolved.programIndexes.has(index) ? (this.svm.getBalance(key) ?? 0n) : (post[index]?.lamports() ?? 0n),
     );

@@ -6,13 +6,7 @@
  * `rpc-server.ts` for HTTP and websockets.
  */
 import bs58 from 'bs58';
-import {
-  LAMPORTS_PER_SIGNATURE,
-  STAKE_MINT_DECIMALS,
-  type AccountState,
-  type DevChain,
-  type ExecutionReport,
-} from './chain.js';
+import { LAMPORTS_PER_SIGNATURE, STAKE_MINT_DECIMALS, type AccountState, type DevChain, type ExecutionReport } from './chain.js';
 import { decodeTokenAccount, isTokenProgram, parseTokenProgramAccount, uiTokenAmount, decodeMint } from './token-layout.js';
 import type { TransactionRecord } from './transaction-record.js';
 import {
@@ -154,7 +148,8 @@ function transactionParam(encoded: unknown, config: Config): WireTransaction {
   if (bytes.length > MAX_TRANSACTION_BYTES) {
     const maxEncoded = encoding === 'base64' ? 1644 : 1683;
     throw invalidParams(
-      `${encoding} encoded solana_transaction::versioned::VersionedTransaction too large: ${bytes.length} bytes (max: encoded/raw ${maxEncoded}/${MAX_TRANSACTION_BYTES})`,
+      `${encoding} encoded solana_transaction::versioned::VersionedTransaction too large: ${bytes.length} bytes ` +
+        `(max: encoded/raw ${maxEncoded}/${MAX_TRANSACTION_BYTES})`,
     );
   }
   try {
@@ -405,9 +400,7 @@ export function createRpcMethods(chain: DevChain): Map<string, RpcMethod> {
         throw invalidParams('Invalid params: expected a filter with mint or programId');
       }
       const accounts = chain.tokenAccountsByOwner(owner, { mint, programId });
-      return withContext(
-        accounts.map(({ address, account }) => ({ pubkey: address, account: encodeAccount(chain, account, config) })),
-      );
+      return withContext(accounts.map(({ address, account }) => ({ pubkey: address, account: encodeAccount(chain, account, config) })));
     },
 
     sendTransaction: (params) => {
@@ -514,7 +507,8 @@ function encodeTransaction(record: TransactionRecord, config: Config): Record<st
   if (message.version === 0 && (maxVersion === undefined || maxVersion === null)) {
     throw new RpcError(
       RpcErrorCode.UnsupportedTransactionVersion,
-      'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+      'Transaction version (0) is not supported by the requesting client. Please try the request again with the ' +
+        'following configuration parameter: "maxSupportedTransactionVersion": 0',
     );
   }
   const staticKeys = message.staticAccountKeys.map((key) => bs58.encode(key));

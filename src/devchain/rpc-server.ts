@@ -50,7 +50,9 @@ function handleRequest(request: unknown, methods: Map<string, RpcMethod>): JsonR
   }
   const responseId = isNotification ? null : (id as JsonRpcId);
   if (params !== undefined && (params === null || typeof params !== 'object')) {
-    return isNotification ? null : errorResponse(responseId, RpcErrorCode.InvalidParams, 'Invalid params: params must be an array or an object');
+    return isNotification
+      ? null
+      : errorResponse(responseId, RpcErrorCode.InvalidParams, 'Invalid params: params must be an array or an object');
   }
   const handler = methods.get(method);
   if (!handler) return isNotification ? null : errorResponse(responseId, RpcErrorCode.MethodNotFound, 'Method not found');
@@ -115,9 +117,7 @@ function createHttpHandler(methods: Map<string, RpcMethod>) {
     request.on('end', () => {
       if (tooLarge) return send(413, 'Payload Too Large', 'text/plain');
       const parsed = parsePayload(Buffer.concat(chunks).toString('utf8'));
-      const result = parsed.ok
-        ? handlePayload(parsed.payload, methods)
-        : errorResponse(null, RpcErrorCode.ParseError, 'Parse error');
+      const result = parsed.ok ? handlePayload(parsed.payload, methods) : errorResponse(null, RpcErrorCode.ParseError, 'Parse error');
       send(200, result === null ? '' : JSON.stringify(result));
     });
     request.on('error', () => response.destroy());
@@ -210,9 +210,7 @@ class SubscriptionHub {
 
   private notify(subscription: Subscription, method: string, result: unknown): void {
     if (subscription.socket.readyState !== subscription.socket.OPEN) return;
-    subscription.socket.send(
-      JSON.stringify({ jsonrpc: '2.0', method, params: { result, subscription: subscription.id } }),
-    );
+    subscription.socket.send(JSON.stringify({ jsonrpc: '2.0', method, params: { result, subscription: subscription.id } }));
   }
 
   private onSlot(slot: number): void {
@@ -326,9 +324,7 @@ export async function startRpcServer(
     const socketMethods = hub.methodsFor(socket);
     socket.on('message', (data) => {
       const parsed = parsePayload(data.toString());
-      const result = parsed.ok
-        ? handlePayload(parsed.payload, socketMethods)
-        : errorResponse(null, RpcErrorCode.ParseError, 'Parse error');
+      const result = parsed.ok ? handlePayload(parsed.payload, socketMethods) : errorResponse(null, RpcErrorCode.ParseError, 'Parse error');
       if (result !== null) socket.send(JSON.stringify(result));
     });
     socket.on('close', () => hub.dropSocket(socket));

@@ -157,7 +157,10 @@ export class DevchainStore {
 
   /** Rewrites the log as `snapshot` (atomically: a temporary file renamed over it). */
   compact(snapshot: StateSnapshot): void {
-    const lines: LogLine[] = [{ t: 'keys', ...snapshot.keys }, { t: 'slot', slot: snapshot.slot }];
+    const lines: LogLine[] = [
+      { t: 'keys', ...snapshot.keys },
+      { t: 'slot', slot: snapshot.slot },
+    ];
     for (const account of snapshot.accounts) lines.push(accountLine(account));
     const transactions = [...snapshot.transactions].slice(-this.maxTransactions);
     for (const record of transactions) lines.push({ t: 'tx', record });

@@ -122,11 +122,7 @@ const INSTRUCTION_ERRORS: ReadonlyArray<readonly [string, string]> = [
 
 /** Variant names of `TransactionError` the devchain reports itself (before LiteSVM runs). */
 export type FieldlessTransactionErrorName =
-  | 'AlreadyProcessed'
-  | 'BlockhashNotFound'
-  | 'SignatureFailure'
-  | 'InsufficientFundsForFee'
-  | 'SanitizeFailure';
+  'AlreadyProcessed' | 'BlockhashNotFound' | 'SignatureFailure' | 'InsufficientFundsForFee' | 'SanitizeFailure';
 
 /** A fieldless `TransactionError` by name (`BlockhashNotFound`, ...). */
 export function fieldlessTransactionError(name: FieldlessTransactionErrorName): TransactionFailure {

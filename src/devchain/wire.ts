@@ -154,10 +154,7 @@ function readMessage(reader: Reader, bytes: Uint8Array, start: number): WireMess
 /** The structural checks a validator runs before it looks at any account. */
 function sanitizeMessage(message: WireMessage): void {
   const { header, staticAccountKeys, instructions, addressTableLookups } = message;
-  const loadedCount = addressTableLookups.reduce(
-    (sum, lookup) => sum + lookup.writableIndexes.length + lookup.readonlyIndexes.length,
-    0,
-  );
+  const loadedCount = addressTableLookups.reduce((sum, lookup) => sum + lookup.writableIndexes.length + lookup.readonlyIndexes.length, 0);
   const totalKeys = staticAccountKeys.length + loadedCount;
   if (header.numRequiredSignatures === 0) throw new WireFormatError('message requires no signature');
   if (header.numRequiredSignatures + header.numReadonlyUnsignedAccounts > staticAccountKeys.length) {

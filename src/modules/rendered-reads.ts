@@ -7,4 +7,8 @@ import { STREAK_ROOT_RENDERERS } from './streaks/streak.rendered.js';
  * Every module's root fields that a rendered read answers, by field name (each module lists
  * its own), so the server's pipeline asks one registry and names no domain module.
  */
-export const ROOT_RENDERERS: Readonly<Record<string, RootFieldRenderer>> = { ...POOL_ROOT_RENDERERS, ...STREAK_ROOT_RENDERERS, ...USER_ROOT_RENDERERS };
+export const ROOT_RENDERERS: Readonly<Record<string, RootFieldRenderer>> = {
+  ...POOL_ROOT_RENDERERS,
+  ...STREAK_ROOT_RENDERERS,
+  ...USER_ROOT_RENDERERS,
+};

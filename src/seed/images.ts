@@ -3,7 +3,11 @@ import type { PoolSeed, SeedContext, UserSeed } from './model.js';
 import { date, HOUR, maxDate, MINUTE } from './random.js';
 
 /** Avatars and pool artwork; `avatars` pairs each user with the image set as avatar. */
-export function makeImages(ctx: SeedContext, users: readonly UserSeed[], pools: readonly PoolSeed[]): { images: t.NewImageRow[]; avatars: Array<{ id: string; avatarId: string }> } {
+export function makeImages(
+  ctx: SeedContext,
+  users: readonly UserSeed[],
+  pools: readonly PoolSeed[],
+): { images: t.NewImageRow[]; avatars: Array<{ id: string; avatarId: string }> } {
   const { rng, nowMs } = ctx;
   const images: t.NewImageRow[] = [];
   const avatars: Array<{ id: string; avatarId: string }> = [];

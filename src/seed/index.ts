@@ -62,8 +62,21 @@ export async function seedDemoData(database: Database, options: SeedOptions = {}
 
   const predictions = pools.flatMap((p) => p.predictions.map((x) => x.row));
   await writeDemoRows(database, {
-    users: cast.users, images, avatars, settings, streaks, pools, predictions, resolutions, rewards,
-    userStreaks, streakRewards, referralCodes, redemptions, notifications, deviceTokens,
+    users: cast.users,
+    images,
+    avatars,
+    settings,
+    streaks,
+    pools,
+    predictions,
+    resolutions,
+    rewards,
+    userStreaks,
+    streakRewards,
+    referralCodes,
+    redemptions,
+    notifications,
+    deviceTokens,
   });
 
   return {

@@ -42,7 +42,6 @@ export interface SeedSummary {
   deviceTokens: number;
 }
 
-
 /** What every stage of the seeder shares; stages draw from `rng` in a fixed order. */
 export interface SeedContext {
   rng: Rng;
@@ -110,6 +109,20 @@ export interface StreakSeed {
 
 export type Persona = 'rewardedEnd' | 'qualifiedEnd' | 'resetEnd' | 'veteran' | 'noneNew' | 'noneMiss' | 'regular';
 
-export type RewardSeed = t.NewRewardRow & { id: string; amount: bigint; isClaimed: boolean; updatedAt: Date; type: 'REWARD' | 'REFUND'; prediction: PredictionSeed; pool: PoolSeed };
-export type StreakRewardSeed = t.NewStreakRewardRow & { id: string; createdAt: Date; amount: bigint; isClaimed: boolean; streak: StreakSeed; userId: string };
-
+export type RewardSeed = t.NewRewardRow & {
+  id: string;
+  amount: bigint;
+  isClaimed: boolean;
+  updatedAt: Date;
+  type: 'REWARD' | 'REFUND';
+  prediction: PredictionSeed;
+  pool: PoolSeed;
+};
+export type StreakRewardSeed = t.NewStreakRewardRow & {
+  id: string;
+  createdAt: Date;
+  amount: bigint;
+  isClaimed: boolean;
+  streak: StreakSeed;
+  userId: string;
+};

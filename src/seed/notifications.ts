@@ -3,13 +3,27 @@ import { notificationTexts } from '../modules/notifications/notification.texts.j
 import type { PoolSeed, RewardSeed, SeedContext, StreakRewardSeed, UserSeed } from './model.js';
 import { DAY, date, formatUnits, MINUTE } from './random.js';
 
-export type Notify = (userId: string, type: t.NotificationRow['type'], title: string, message: string, data: Record<string, unknown>, createdAt: Date) => void;
+export type Notify = (
+  userId: string,
+  type: t.NotificationRow['type'],
+  title: string,
+  message: string,
+  data: Record<string, unknown>,
+  createdAt: Date,
+) => void;
 
 /** A notification list and the function that appends to it (older ones are mostly read). */
 export function makeNotifier(ctx: SeedContext): { notifications: t.NewNotificationRow[]; notify: Notify } {
   const { rng, nowMs } = ctx;
   const notifications: t.NewNotificationRow[] = [];
-  const notify = (userId: string, type: t.NotificationRow['type'], title: string, message: string, data: Record<string, unknown>, createdAt: Date) => {
+  const notify = (
+    userId: string,
+    type: t.NotificationRow['type'],
+    title: string,
+    message: string,
+    data: Record<string, unknown>,
+    createdAt: Date,
+  ) => {
     const ageDays = (nowMs - createdAt.getTime()) / DAY;
     const read = rng.chance(ageDays > 7 ? 0.85 : 0.35);
     const readAt = read ? date(Math.min(nowMs, createdAt.getTime() + rng.int(2, 3 * 24 * 60) * MINUTE)) : null;
@@ -19,14 +33,28 @@ export function makeNotifier(ctx: SeedContext): { notifications: t.NewNotificati
 }
 
 /** What users were told as pools opened and they claimed rewards. */
-export function notifyActivity(ctx: SeedContext, notify: Notify, users: readonly UserSeed[], pools: readonly PoolSeed[], rewards: readonly RewardSeed[], streakRewards: readonly StreakRewardSeed[]): void {
+export function notifyActivity(
+  ctx: SeedContext,
+  notify: Notify,
+  users: readonly UserSeed[],
+  pools: readonly PoolSeed[],
+  rewards: readonly RewardSeed[],
+  streakRewards: readonly StreakRewardSeed[],
+): void {
   const { rng, nowMs } = ctx;
   const recentPools = pools.filter((p) => p.row.createdAt.getTime() > nowMs - 30 * DAY && p.row.createdAt.getTime() < nowMs);
   for (const user of users) {
     const candidates = recentPools.filter((p) => p.row.createdAt > user.row.createdAt);
     for (const pool of rng.shuffled(candidates).slice(0, rng.int(0, 3))) {
       const { title, message } = notificationTexts.poolCreated(pool.row.title);
-      notify(user.row.id, 'POOL_CREATED', title, message, { poolId: pool.row.id, title: pool.row.title }, date(Math.min(nowMs, pool.row.createdAt.getTime() + rng.int(1, 20) * MINUTE)));
+      notify(
+        user.row.id,
+        'POOL_CREATED',
+        title,
+        message,
+        { poolId: pool.row.id, title: pool.row.title },
+        date(Math.min(nowMs, pool.row.createdAt.getTime() + rng.int(1, 20) * MINUTE)),
+      );
     }
   }
   for (const reward of rewards) {
@@ -56,7 +84,12 @@ export function notifyActivity(ctx: SeedContext, notify: Notify, users: readonly
 }
 
 /** What resolutions made claimable, for users whose preferences allow it. */
-export function notifyClaimable(notify: Notify, settings: ReadonlyArray<typeof t.settings.$inferInsert>, rewards: readonly RewardSeed[], streakRewards: readonly StreakRewardSeed[]): void {
+export function notifyClaimable(
+  notify: Notify,
+  settings: ReadonlyArray<typeof t.settings.$inferInsert>,
+  rewards: readonly RewardSeed[],
+  streakRewards: readonly StreakRewardSeed[],
+): void {
   const allows = new Map(settings.map((s) => [s.userId, s.notificationPreferences]));
   const allowed = (userId: string, key: 'REWARD_CLAIMED' | 'REFUND_CLAIMED' | 'STREAK_REWARD_RECEIVED') =>
     allows.get(userId)!.is_notifications_enabled && allows.get(userId)![key];
@@ -65,7 +98,10 @@ export function notifyClaimable(notify: Notify, settings: ReadonlyArray<typeof t
     const userId = reward.prediction.row.userId;
     if (reward.amount === 0n || !allowed(userId, refund ? 'REFUND_CLAIMED' : 'REWARD_CLAIMED')) continue;
     const amount = formatUnits(reward.amount);
-    const { title, message } = (refund ? notificationTexts.refundAvailable : notificationTexts.rewardAvailable)(reward.pool.row.title, amount);
+    const { title, message } = (refund ? notificationTexts.refundAvailable : notificationTexts.rewardAvailable)(
+      reward.pool.row.title,
+      amount,
+    );
     notify(
       userId,
       refund ? 'REFUND_AVAILABLE' : 'REWARD_AVAILABLE',

@@ -9,7 +9,9 @@ export function makeStreakSeries(ctx: SeedContext, admins: Cast['admins']): { st
   const streaks: StreakSeed[] = [];
   const pools: PoolSeed[] = [];
   const perStreak =
-    size.streaks === 0 ? 0 : Math.max(Math.min(6, Math.floor((size.pools * 0.6) / size.streaks)), Math.min(20, Math.round((size.pools * 0.45) / size.streaks)));
+    size.streaks === 0
+      ? 0
+      : Math.max(Math.min(6, Math.floor((size.pools * 0.6) / size.streaks)), Math.min(20, Math.round((size.pools * 0.45) / size.streaks)));
   for (let s = 0; s < size.streaks && perStreak > 0; s++) {
     const series = STREAK_SERIES[s % STREAK_SERIES.length]!;
     const asset = ASSETS.find((a) => a.symbol === series.symbol)!;
@@ -101,7 +103,7 @@ export function makeLoosePools(ctx: SeedContext, pools: PoolSeed[], cast: Cast):
   const looseCount = Math.max(0, size.pools - pools.length);
   for (let j = 0; j < looseCount; j++) {
     const spec: Spec = leadSpecs[j] ?? randomSpec(rng);
-    const twin = spec.twinOf !== undefined ? loose[spec.twinOf] ?? null : null;
+    const twin = spec.twinOf !== undefined ? (loose[spec.twinOf] ?? null) : null;
     const kind = twin ? twin.kind : spec.kind;
     const asset = twin ? ASSETS.filter((a) => a !== twin.asset)[j % (ASSETS.length - 1)]! : rng.pick(ASSETS);
     let start: Date;
@@ -137,7 +139,7 @@ export function makeLoosePools(ctx: SeedContext, pools: PoolSeed[], cast: Cast):
     const pool = makePool(rng, {
       kind,
       asset,
-      crowd: twin ? twin.crowd : spec.crowd ?? 'normal',
+      crowd: twin ? twin.crowd : (spec.crowd ?? 'normal'),
       createdBy: (rng.chance(0.75) ? rng.pick(creators) : rng.pick(veterans)).row.id,
       createdAt,
       start,
@@ -191,7 +193,7 @@ function makePool(rng: Rng, p: PoolParams): PoolSeed {
   const minTicks = Math.floor((center * 0.7 * scale) / asset.stepTicks) * asset.stepTicks;
   const steps = Math.max(100, Math.round((center * 0.6 * scale) / asset.stepTicks));
   const resultK = Math.round(steps * (0.5 + 0.17 * (2 * rng.next() - 1)));
-  const minStake = twin ? twin.row.minStake! : BigInt(rng.pick([1, 1, 2, 5, 10])) * UNIT / (rng.chance(0.15) ? 2n : 1n);
+  const minStake = twin ? twin.row.minStake! : (BigInt(rng.pick([1, 1, 2, 5, 10])) * UNIT) / (rng.chance(0.15) ? 2n : 1n);
   const maxStake = twin ? twin.row.maxStake! : minStake * BigInt(rng.pick([100, 250, 500, 1000]));
   const day = isoDay(p.reference);
   const precision = asset.precision;
@@ -227,5 +229,17 @@ function makePool(rng: Rng, p: PoolParams): PoolSeed {
     platformFeeRate: rng.pick([0.01, 0.02, 0.025, 0.03, 0.05]),
     totalVolume: 0n,
   };
-  return { row, kind: p.kind, asset, crowd: p.crowd, minTicks, steps, resultK, resolvedAt, streak: p.streak, twinOf: twin ?? null, predictions: [] };
+  return {
+    row,
+    kind: p.kind,
+    asset,
+    crowd: p.crowd,
+    minTicks,
+    steps,
+    resultK,
+    resolvedAt,
+    streak: p.streak,
+    twinOf: twin ?? null,
+    predictions: [],
+  };
 }

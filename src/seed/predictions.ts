@@ -3,7 +3,11 @@ import { DECIMALS, date, HOUR, maxDate, type Rng } from './random.js';
 import type { Cast } from './users.js';
 
 /** Per streak, the scripted personas and regulars who take part in its pools. */
-export function assignPersonas(ctx: SeedContext, streaks: readonly StreakSeed[], veterans: readonly UserSeed[]): Map<StreakSeed, Map<string, Persona>> {
+export function assignPersonas(
+  ctx: SeedContext,
+  streaks: readonly StreakSeed[],
+  veterans: readonly UserSeed[],
+): Map<StreakSeed, Map<string, Persona>> {
   const { rng, size } = ctx;
   const personas = new Map<StreakSeed, Map<string, Persona>>();
   for (const streak of streaks) {
@@ -21,7 +25,12 @@ export function assignPersonas(ctx: SeedContext, streaks: readonly StreakSeed[],
  * Predictions of every pool that has opened: the streak personas' moves, then a crowd
  * weighted by activity. Pool volumes and update counts follow the predictions.
  */
-export function makePredictions(ctx: SeedContext, pools: readonly PoolSeed[], cast: Cast, personas: Map<StreakSeed, Map<string, Persona>>): void {
+export function makePredictions(
+  ctx: SeedContext,
+  pools: readonly PoolSeed[],
+  cast: Cast,
+  personas: Map<StreakSeed, Map<string, Persona>>,
+): void {
   const { rng, nowMs, mint } = ctx;
   const { users, userById } = cast;
   for (const pool of pools) {
@@ -39,7 +48,12 @@ export function makePredictions(ctx: SeedContext, pools: readonly PoolSeed[], ca
         const user = userById.get(userId)!;
         const move = personaMove(rng, persona, index, resolved.length, pool.streak.row.streakCountRequired!, user.skill);
         if (move === 'absent') continue;
-        const k = move === 'qualify' ? qualifyingK(rng, pool, pool.streak.row.minPrecisionScoreRequired!) : move === 'miss' ? missingK(rng, pool, pool.streak.row.minPrecisionScoreRequired!) : crowdK(rng, pool, user.skill);
+        const k =
+          move === 'qualify'
+            ? qualifyingK(rng, pool, pool.streak.row.minPrecisionScoreRequired!)
+            : move === 'miss'
+              ? missingK(rng, pool, pool.streak.row.minPrecisionScoreRequired!)
+              : crowdK(rng, pool, user.skill);
         plan.push({ user, k });
         taken.add(userId);
       }
@@ -48,7 +62,9 @@ export function makePredictions(ctx: SeedContext, pools: readonly PoolSeed[], ca
     const twinStakes = pool.twinOf?.predictions.map((p) => p.row.stake) ?? null;
     const crowdSize = twinStakes
       ? twinStakes.length
-      : { none: 0, single: 1, hot: rng.int(100, 150), normal: pool.streak ? rng.int(0, 18) : rng.chance(0.07) ? 0 : rng.int(4, 42) }[pool.crowd];
+      : { none: 0, single: 1, hot: rng.int(100, 150), normal: pool.streak ? rng.int(0, 18) : rng.chance(0.07) ? 0 : rng.int(4, 42) }[
+          pool.crowd
+        ];
     const candidates = eligible.filter((u) => !taken.has(u.row.id));
     const cap = pool.crowd === 'hot' || twinStakes ? Math.floor(candidates.length * 0.85) : candidates.length;
     const crowd = rng.weightedSample(candidates, (u) => u.activity, Math.min(crowdSize, cap));
@@ -59,7 +75,8 @@ export function makePredictions(ctx: SeedContext, pools: readonly PoolSeed[], ca
       const createdAt = date(from + rng.next() * (windowEnd - from));
       const valueRevision = rng.chance(0.2) ? rng.int(1, 3) : 0;
       const stakeRevision = rng.chance(0.15) ? rng.int(1, 2) : 0;
-      const updatedAt = valueRevision + stakeRevision > 0 ? date(createdAt.getTime() + rng.next() * (windowEnd - createdAt.getTime())) : createdAt;
+      const updatedAt =
+        valueRevision + stakeRevision > 0 ? date(createdAt.getTime() + rng.next() * (windowEnd - createdAt.getTime())) : createdAt;
       const amount = stake ?? randomStake(rng, pool.row.minStake!, pool.row.maxStake!);
       pool.predictions.push({
         row: {
@@ -139,7 +156,14 @@ function randomStake(rng: Rng, minStake: bigint, maxStake: bigint): bigint {
  * What a streak persona does in the index-th resolved pool of its streak (index -1: a pool
  * not resolved yet). The scripted personas make every final state of the streak rule occur.
  */
-function personaMove(rng: Rng, persona: Persona, index: number, resolved: number, required: number, skill: number): 'qualify' | 'miss' | 'absent' | 'free' {
+function personaMove(
+  rng: Rng,
+  persona: Persona,
+  index: number,
+  resolved: number,
+  required: number,
+  skill: number,
+): 'qualify' | 'miss' | 'absent' | 'free' {
   const k = resolved;
   const random = (): 'qualify' | 'miss' | 'absent' => (rng.chance(0.3) ? 'absent' : rng.chance(0.5) ? 'qualify' : 'miss');
   if (index < 0) {

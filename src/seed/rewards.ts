@@ -9,7 +9,10 @@ const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
  * A resolution per resolved pool and a reward per prediction in it: shares of the pot by
  * precision-weighted stake, capped by the pool's ROI; a refund when nobody can win.
  */
-export function makeResolutions(ctx: SeedContext, pools: readonly PoolSeed[]): { resolutions: t.NewResolutionRow[]; rewards: RewardSeed[] } {
+export function makeResolutions(
+  ctx: SeedContext,
+  pools: readonly PoolSeed[],
+): { resolutions: t.NewResolutionRow[]; rewards: RewardSeed[] } {
   const { rng, nowMs } = ctx;
   const resolutions: t.NewResolutionRow[] = [];
   const rewards: RewardSeed[] = [];

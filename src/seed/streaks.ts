@@ -31,14 +31,25 @@ export function applyStreakRule(
     let accumulated = deposit;
     let available = deposit;
     const credited = new Set<PoolSeed>();
-    const terms: StreakTerms = { streakCountRequired: streak.row.streakCountRequired!, minPrecisionScoreRequired: streak.row.minPrecisionScoreRequired! };
+    const terms: StreakTerms = {
+      streakCountRequired: streak.row.streakCountRequired!,
+      minPrecisionScoreRequired: streak.row.minPrecisionScoreRequired!,
+    };
 
     const states = new Map<string, State>();
     for (const pool of series) {
       for (const p of [...pool.predictions].sort((a, b) => a.row.createdAt.getTime() - b.row.createdAt.getTime())) {
         const state = states.get(p.row.userId);
         if (!state) {
-          states.set(p.row.userId, { count: 0, scores: [], event: 'NONE', firstAt: p.row.createdAt, lastAt: p.row.createdAt, lastProcessedPoolId: null, updatedAt: p.row.createdAt });
+          states.set(p.row.userId, {
+            count: 0,
+            scores: [],
+            event: 'NONE',
+            firstAt: p.row.createdAt,
+            lastAt: p.row.createdAt,
+            lastProcessedPoolId: null,
+            updatedAt: p.row.createdAt,
+          });
         } else {
           if (p.row.createdAt < state.firstAt) state.firstAt = p.row.createdAt;
           if (p.row.createdAt > state.lastAt) state.lastAt = p.row.createdAt;

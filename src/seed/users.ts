@@ -25,9 +25,17 @@ export function makeUsers(ctx: SeedContext): Cast {
     const noun = rng.pick(NOUNS);
     const style = i % 4;
     const username =
-      style === 0 ? `${adjective}_${noun}${i}` : style === 1 ? `${capitalize(adjective)}${capitalize(noun)}${i}` : style === 2 ? `${noun}_${i}` : `${adjective}${noun}_${i}`;
+      style === 0
+        ? `${adjective}_${noun}${i}`
+        : style === 1
+          ? `${capitalize(adjective)}${capitalize(noun)}${i}`
+          : style === 2
+            ? `${noun}_${i}`
+            : `${adjective}${noun}_${i}`;
     const isNewcomer = i >= size.users - newcomers;
-    const createdAt = isNewcomer ? date(nowMs - rng.int(1, 14 * 24) * HOUR - rng.int(0, HOUR)) : date(nowMs - rng.int(190, 540) * DAY - rng.int(0, DAY));
+    const createdAt = isNewcomer
+      ? date(nowMs - rng.int(1, 14 * 24) * HOUR - rng.int(0, HOUR))
+      : date(nowMs - rng.int(190, 540) * DAY - rng.int(0, DAY));
     const lastSeenAt = rng.chance(0.88) ? date(Math.max(createdAt.getTime() + HOUR, nowMs - rng.int(0, 20 * 24 * 60) * MINUTE)) : null;
     users.push({
       row: {
@@ -63,7 +71,13 @@ export function makeSettings(ctx: SeedContext, users: readonly UserSeed[]): Arra
     const preferences = Object.fromEntries(
       NOTIFICATION_PREFERENCE_KEYS.map((key) => [key, key === 'is_email_subscribe_popup_dismissed' ? rng.chance(0.4) : rng.chance(0.87)]),
     ) as NotificationPreferences;
-    return { id: rng.uuid(), createdAt: user.row.createdAt, updatedAt: user.row.updatedAt, userId: user.row.id, notificationPreferences: preferences };
+    return {
+      id: rng.uuid(),
+      createdAt: user.row.createdAt,
+      updatedAt: user.row.updatedAt,
+      userId: user.row.id,
+      notificationPreferences: preferences,
+    };
   });
 }
 

@@ -28,30 +28,69 @@ export interface DemoRows {
 
 /** Writes everything in one transaction, tables in foreign-key order. */
 export async function writeDemoRows(database: Database, rows: DemoRows): Promise<void> {
-  const { users, images, avatars, settings, streaks, pools, predictions, resolutions, rewards, userStreaks, streakRewards, referralCodes, redemptions, notifications, deviceTokens } = rows;
+  const {
+    users,
+    images,
+    avatars,
+    settings,
+    streaks,
+    pools,
+    predictions,
+    resolutions,
+    rewards,
+    userStreaks,
+    streakRewards,
+    referralCodes,
+    redemptions,
+    notifications,
+    deviceTokens,
+  } = rows;
   await database.db.transaction(async (tx) => {
     const db = tx as unknown as Db;
     // Users and images reference each other: users first without avatars, then set them.
-    await insertAll(db, t.users, users.map((u) => ({ ...u.row, avatarId: null })));
+    await insertAll(
+      db,
+      t.users,
+      users.map((u) => ({ ...u.row, avatarId: null })),
+    );
     await insertAll(db, t.images, images);
     for (let i = 0; i < avatars.length; i += INSERT_CHUNK) {
       const values = avatars.slice(i, i + INSERT_CHUNK).map((a) => sql`(${a.id}::uuid, ${a.avatarId}::uuid)`);
-      await db.execute(sql`update ${t.users} set avatar_id = v.avatar_id from (values ${sql.join(values, sql`, `)}) as v(id, avatar_id) where ${t.users.id} = v.id`);
+      await db.execute(
+        sql`update ${t.users} set avatar_id = v.avatar_id from (values ${sql.join(values, sql`, `)}) as v(id, avatar_id) where ${t.users.id} = v.id`,
+      );
     }
     await insertAll(db, t.settings, settings);
     // Streaks and pools reference each other too (last_processed_pool_id).
-    await insertAll(db, t.streaks, streaks.map((s) => ({ ...s.row, lastProcessedPoolId: null })));
-    await insertAll(db, t.pools, pools.map((p) => p.row));
+    await insertAll(
+      db,
+      t.streaks,
+      streaks.map((s) => ({ ...s.row, lastProcessedPoolId: null })),
+    );
+    await insertAll(
+      db,
+      t.pools,
+      pools.map((p) => p.row),
+    );
     const processed = streaks.filter((s) => s.row.lastProcessedPoolId);
     if (processed.length) {
       const values = processed.map((s) => sql`(${s.row.id}::uuid, ${s.row.lastProcessedPoolId}::uuid)`);
-      await db.execute(sql`update ${t.streaks} set last_processed_pool_id = v.pool_id from (values ${sql.join(values, sql`, `)}) as v(id, pool_id) where ${t.streaks.id} = v.id`);
+      const from = sql`from (values ${sql.join(values, sql`, `)}) as v(id, pool_id)`;
+      await db.execute(sql`update ${t.streaks} set last_processed_pool_id = v.pool_id ${from} where ${t.streaks.id} = v.id`);
     }
     await insertAll(db, t.predictions, predictions);
     await insertAll(db, t.resolutions, resolutions);
-    await insertAll(db, t.rewards, rewards.map(({ prediction: _p, pool: _pool, ...row }) => row));
+    await insertAll(
+      db,
+      t.rewards,
+      rewards.map(({ prediction: _p, pool: _pool, ...row }) => row),
+    );
     await insertAll(db, t.userStreaks, userStreaks);
-    await insertAll(db, t.streakRewards, streakRewards.map(({ streak: _s, userId: _u, ...row }) => row));
+    await insertAll(
+      db,
+      t.streakRewards,
+      streakRewards.map(({ streak: _s, userId: _u, ...row }) => row),
+    );
     await insertAll(db, t.referralCodes, referralCodes);
     await insertAll(db, t.referralRedemptions, redemptions);
     await insertAll(db, t.notifications, notifications);
@@ -66,4 +105,3 @@ async function insertAll<TTable extends PgTable>(db: Db, table: TTable, rows: Re
     await db.insert(table).values(rows.slice(i, i + INSERT_CHUNK) as TTable['$inferInsert'][]);
   }
 }
-

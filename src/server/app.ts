@@ -85,7 +85,14 @@ export interface AppOptions {
  * /healthz (the process answers) and /readyz (the database answers, the process listens for
  * events and is not shedding load); graphql-ws on /graphql too.
  */
-export async function createApp({ config, database, chain = null, clock = () => new Date(), logStream, plugins = apolloPlugins }: AppOptions): Promise<FastifyInstance> {
+export async function createApp({
+  config,
+  database,
+  chain = null,
+  clock = () => new Date(),
+  logStream,
+  plugins = apolloPlugins,
+}: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.logLevel, ...(logStream ? { stream: logStream } : {}) },
     // One line per request is written by logRequest, with the operation's name.
@@ -128,7 +135,13 @@ export async function createApp({ config, database, chain = null, clock = () => 
   const limiters: LimiterFactory = config.redis?.url ? openRedisLimiters(app, config.redis.url, config.redis.keyPrefix) : memoryLimiters;
   const trustedDocuments = config.trustedDocumentsPath ? loadTrustedDocuments(config.trustedDocumentsPath) : null;
   const schema = await getSchema({ devTokens: chain?.isDevchain ?? false });
-  const checkOperation = createOperationChecks({ schema, limits: config.limits, rateLimit: config.rateLimit, webSocketPath: '/graphql', limiters });
+  const checkOperation = createOperationChecks({
+    schema,
+    limits: config.limits,
+    rateLimit: config.rateLimit,
+    webSocketPath: '/graphql',
+    limiters,
+  });
   const exposeInternals = config.mode === 'development';
   const apollo = createApolloServer({
     schema,
@@ -204,7 +217,8 @@ export async function createApp({ config, database, chain = null, clock = () => 
       metrics.shed.inc({ pressure });
       return { status: 503, reason: 'Service Unavailable', headers: { 'retry-after': String(retryAfterSeconds(loadMonitor, pressure)) } };
     },
-    allowCookieOrigin: (request) => request.headers.origin === undefined || isAllowedOrigin(request.headers.origin, config.http.allowedOrigins, request.headers.host),
+    allowCookieOrigin: (request) =>
+      request.headers.origin === undefined || isAllowedOrigin(request.headers.origin, config.http.allowedOrigins, request.headers.host),
   });
   // Graceful shutdown: sockets close with 1001 while in-flight HTTP requests finish.
   app.decorate('closeWebSockets', (graceMs: number) => sockets.close(graceMs));
@@ -232,7 +246,8 @@ export async function createApp({ config, database, chain = null, clock = () => 
 function openRedisLimiters(app: FastifyInstance, url: string, keyPrefix: string): LimiterFactory {
   const store = redisLimiters(url, {
     keyPrefix,
-    onFallback: (error) => app.log.warn({ err: error }, 'Redis is unreachable: rate limits and budgets count in this process until it is back'),
+    onFallback: (error) =>
+      app.log.warn({ err: error }, 'Redis is unreachable: rate limits and budgets count in this process until it is back'),
   });
   app.addHook('onClose', () => store.close());
   return store.limiters;

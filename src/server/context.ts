@@ -112,7 +112,12 @@ export async function createHttpContext(
   record?: OperationRecord,
 ): Promise<GraphQLContext> {
   const viewer = await authenticateClient(deps, credentialsOfRequest(request), request.ip, failures);
-  return createContext(deps, { viewer, clientAddress: request.ip, now: deps.clock(), transport: new HttpTransport(request, reply, secureCookies, record) });
+  return createContext(deps, {
+    viewer,
+    clientAddress: request.ip,
+    now: deps.clock(),
+    transport: new HttpTransport(request, reply, secureCookies, record),
+  });
 }
 
 /** An HTTP request's transport: its id, and its session cookies read from the request and set on the reply. */

@@ -14,7 +14,11 @@ export function readCookie(header: string | undefined, name: string): string | n
   return null;
 }
 
-function cookie(name: string, value: string, options: { path: string; expires: Date; sameSite: 'Lax' | 'Strict'; secure: boolean }): string {
+function cookie(
+  name: string,
+  value: string,
+  options: { path: string; expires: Date; sameSite: 'Lax' | 'Strict'; secure: boolean },
+): string {
   const maxAge = Math.max(0, Math.floor((options.expires.getTime() - Date.now()) / 1000));
   return [
     `${name}=${encodeURIComponent(value)}`,

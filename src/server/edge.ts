@@ -45,10 +45,16 @@ export function isAllowedOrigin(origin: string, allowedOrigins: readonly string[
  * simple cross-site requests still meet CSRF prevention at /graphql), and connections
  * closed after a request refused before its body was read.
  */
-export async function registerEdge(app: FastifyInstance, config: Pick<HttpConfig, 'allowedHosts' | 'allowedOrigins' | 'bodyTimeoutMs'>): Promise<void> {
+export async function registerEdge(
+  app: FastifyInstance,
+  config: Pick<HttpConfig, 'allowedHosts' | 'allowedOrigins' | 'bodyTimeoutMs'>,
+): Promise<void> {
   app.addHook('onRequest', async (request, reply) => {
     if (isAllowedHost(request.headers.host, config.allowedHosts)) return;
-    return sendRefusal(reply, new AppError('HOST_NOT_ALLOWED', `This server does not serve the host "${hostNameOf(request.headers.host)}"`));
+    return sendRefusal(
+      reply,
+      new AppError('HOST_NOT_ALLOWED', `This server does not serve the host "${hostNameOf(request.headers.host)}"`),
+    );
   });
   if (config.bodyTimeoutMs > 0) app.addHook('onRequest', cutSlowBodies(config.bodyTimeoutMs));
   closeAfterUnreadBodies(app);
@@ -130,6 +136,9 @@ function closeAfterUnreadBodies(app: FastifyInstance): void {
 }
 
 /** The upgrade's refusal at the edge, if any: a host not served. */
-export function refuseUpgradeAtEdge(request: IncomingMessage, config: Pick<HttpConfig, 'allowedHosts'>): { status: number; reason: string } | null {
+export function refuseUpgradeAtEdge(
+  request: IncomingMessage,
+  config: Pick<HttpConfig, 'allowedHosts'>,
+): { status: number; reason: string } | null {
   return isAllowedHost(request.headers.host, config.allowedHosts) ? null : { status: 403, reason: 'Forbidden' };
 }

@@ -97,7 +97,11 @@ const ALWAYS_SERVED = new Set(['/healthz', '/metrics']);
  * which takes the replica out of a load balancer's rotation until it recovers; /healthz
  * and /metrics are always answered. `onShed` is told of every refusal (metrics).
  */
-export function registerLoadShedding(app: FastifyInstance, monitor: LoadMonitor, onShed?: (pressure: Exclude<Pressure, null>) => void): void {
+export function registerLoadShedding(
+  app: FastifyInstance,
+  monitor: LoadMonitor,
+  onShed?: (pressure: Exclude<Pressure, null>) => void,
+): void {
   if (!monitor.enabled) return;
   app.addHook('onReady', async () => monitor.start());
   app.addHook('onClose', async () => monitor.stop());
@@ -113,7 +117,12 @@ export function registerLoadShedding(app: FastifyInstance, monitor: LoadMonitor,
       'request refused: server under pressure',
     );
     if (path === '/readyz') return reply.code(503).header('retry-after', String(retryAfter)).send({ status: 'overloaded', pressure });
-    return sendRefusal(reply, new AppError('OVERLOADED', `The server is overloaded; retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}`, { retryAfter }));
+    return sendRefusal(
+      reply,
+      new AppError('OVERLOADED', `The server is overloaded; retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}`, {
+        retryAfter,
+      }),
+    );
   });
 }
 

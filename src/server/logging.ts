@@ -50,7 +50,13 @@ const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
  * client was shown INTERNAL_SERVER_ERROR. fastify's child logger adds `reqId`.
  */
 export function logRequest(request: FastifyRequest, reply: FastifyReply, record: OperationRecord | undefined): void {
-  const level = !record ? (QUIET_ROUTES.has(request.routeOptions.url ?? '') && reply.statusCode < 500 ? 'debug' : 'info') : record.internalErrors.length ? 'error' : 'info';
+  const level = !record
+    ? QUIET_ROUTES.has(request.routeOptions.url ?? '') && reply.statusCode < 500
+      ? 'debug'
+      : 'info'
+    : record.internalErrors.length
+      ? 'error'
+      : 'info';
   // The line is built only when it will be written (per request, so it counts).
   if ((request.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.(level) === false) return;
   const base = { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) };

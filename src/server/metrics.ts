@@ -82,7 +82,9 @@ export class Metrics {
   /** Lamports the relayer paid for confirmed transactions, by operation and kind (fee, or sponsored beyond fees); told by `onRelayerSpend`. */
   readonly relayerSpent = new Counter({
     name: 'poolgraph_relayer_spent_lamports_total',
-    help: 'Lamports the relayer paid for confirmed transactions, by operation and kind (fee: signature fees; sponsored: anything beyond, which the rules keep at 0)',
+    help:
+      'Lamports the relayer paid for confirmed transactions, by operation and kind (fee: signature fees; sponsored: ' +
+      'anything beyond, which the rules keep at 0)',
     labelNames: ['operation', 'kind'] as const,
     registers: [this.registry],
   });

@@ -14,6 +14,8 @@ export async function assertPortFree(host: string, port: number): Promise<void> 
     probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(null)));
   });
   if (code === 'EADDRINUSE') {
-    throw new ConfigError([`PORT ${port} on ${host} is already in use (another poolgraph?): stop that process, or start with another PORT, e.g. PORT=${port + 1}`]);
+    throw new ConfigError([
+      `PORT ${port} on ${host} is already in use (another poolgraph?): stop that process, or start with another PORT, e.g. PORT=${port + 1}`,
+    ]);
   }
 }

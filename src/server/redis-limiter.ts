@@ -9,7 +9,10 @@ import { type Consumption, type Limiter, type LimiterFactory, type LimiterState,
  * allow up to N times the budget) and logs it once per outage; nothing waits for Redis and
  * nothing fails because of it. Back in Redis, the shared count resumes where Redis left it.
  */
-export function redisLimiters(url: string, options: { keyPrefix?: string; onFallback?: (error: unknown) => void } = {}): { limiters: LimiterFactory; close(): Promise<void> } {
+export function redisLimiters(
+  url: string,
+  options: { keyPrefix?: string; onFallback?: (error: unknown) => void } = {},
+): { limiters: LimiterFactory; close(): Promise<void> } {
   // No offline queue and one try per command: a command Redis cannot take now fails at once,
   // so the request is answered from the fallback instead of waiting for a reconnection.
   const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false, connectTimeout: 1000 });

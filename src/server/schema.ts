@@ -127,7 +127,9 @@ function withErrorsAsRejections(schema: GraphQLSchema): GraphQLSchema {
 /** type-graphql has no option for the root types' descriptions, which explorers show. */
 const ROOT_TYPE_DESCRIPTIONS = {
   query: 'Reads: pools, streaks, users, the leaderboard and the signed-in viewer.',
-  mutation: "Changes: sign-in, the two-step chain transactions, claims, the viewer's profile and notifications, and the operators' (ADMIN) pools, streaks and referral codes.",
+  mutation:
+    "Changes: sign-in, the two-step chain transactions, claims, the viewer's profile and notifications, and the " +
+    "operators' (ADMIN) pools, streaks and referral codes.",
   subscription: 'Live updates over WebSocket (graphql-ws, same path as HTTP): notifications, pools and transaction status.',
 } as const;
 
@@ -205,7 +207,12 @@ function withDirectFieldResolvers(schema: GraphQLSchema): GraphQLSchema {
 }
 
 /** The direct call of `instance[methodName]`, or null when a parameter needs type-graphql's conversion. */
-function directResolver(storage: Storage, instance: Record<string, ResolverMethod>, methodName: string, params: readonly ParamMetadata[]): GraphQLFieldResolver<unknown, unknown> | null {
+function directResolver(
+  storage: Storage,
+  instance: Record<string, ResolverMethod>,
+  methodName: string,
+  params: readonly ParamMetadata[],
+): GraphQLFieldResolver<unknown, unknown> | null {
   const method = instance[methodName];
   if (typeof method !== 'function') return null;
   const readers: ParamReader[] = [];
@@ -217,8 +224,13 @@ function directResolver(storage: Storage, instance: Record<string, ResolverMetho
   }
   const [first, second] = readers;
   if (readers.length === 1) return (root, args, context, info) => method.call(instance, first!(root, args, context, info));
-  if (readers.length === 2) return (root, args, context, info) => method.call(instance, first!(root, args, context, info), second!(root, args, context, info));
-  return (root, args, context, info) => method.apply(instance, readers.map((read) => read(root, args, context, info)));
+  if (readers.length === 2)
+    return (root, args, context, info) => method.call(instance, first!(root, args, context, info), second!(root, args, context, info));
+  return (root, args, context, info) =>
+    method.apply(
+      instance,
+      readers.map((read) => read(root, args, context, info)),
+    );
 }
 
 const passRoot: ParamReader = (root) => root;
@@ -276,5 +288,11 @@ function scalarArgsFields(storage: Storage, ArgsClass: new () => Record<string, 
 
 /** A type whose values type-graphql passes on as they are: a scalar or an enum. */
 function isPlainValueType(storage: Storage, type: unknown): boolean {
-  return type instanceof GraphQLScalarType || type === String || type === Number || type === Boolean || storage.enums.some((e) => e.enumObj === type);
+  return (
+    type instanceof GraphQLScalarType ||
+    type === String ||
+    type === Number ||
+    type === Boolean ||
+    storage.enums.some((e) => e.enumObj === type)
+  );
 }

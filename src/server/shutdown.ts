@@ -42,7 +42,13 @@ export interface ShutdownProgress {
  * it was at and the database's running and waiting statements.
  * Returns the progress record the caller's onClose hooks update.
  */
-export function handleTerminationSignals({ app, timeoutMs, graceMs, database, exit = (code) => process.exit(code) }: ShutdownOptions): ShutdownProgress {
+export function handleTerminationSignals({
+  app,
+  timeoutMs,
+  graceMs,
+  database,
+  exit = (code) => process.exit(code),
+}: ShutdownOptions): ShutdownProgress {
   const inFlight = new Map<string, { method: string; url: string; startedAt: number }>();
   // Connections, and how many requests each has being handled (body read, answer owed).
   const connections = new Map<Socket, number>();

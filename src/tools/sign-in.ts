@@ -18,11 +18,17 @@ import { signMessage } from './wallet.js';
 async function graphql(url: string, query: string, variables: Record<string, unknown>) {
   let response: Response;
   try {
-    response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
   } catch (error) {
     // fetch says only "fetch failed"; the cause (ECONNREFUSED, ENOTFOUND) is what helps.
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new Error(`Could not reach ${url}: ${cause?.code ?? cause?.message ?? String(error)}. Is the server running there (npm start), on that PORT?`);
+    throw new Error(
+      `Could not reach ${url}: ${cause?.code ?? cause?.message ?? String(error)}. Is the server running there (npm start), on that PORT?`,
+    );
   }
   const body = (await response.json()) as { data?: any; errors?: Array<{ message: string; extensions?: unknown }> };
   if (body.errors?.length) throw new Error(body.errors.map((e) => `${e.message} ${JSON.stringify(e.extensions)}`).join('\n'));
@@ -46,17 +52,28 @@ if (!file || (outAt >= 0 && !out)) {
 const keypair = Keypair.fromSecretKey(Uint8Array.from(JSON.parse(readFileSync(file, 'utf8')) as number[]));
 const walletAddress = keypair.publicKey.toBase58();
 try {
-  const { requestSignInChallenge } = await graphql(
-    url,
-    'mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }',
-    { a: walletAddress },
-  );
+  const { requestSignInChallenge } = await graphql(url, 'mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }', {
+    a: walletAddress,
+  });
   const message = requestSignInChallenge.message as string;
   const signature = bs58.encode(signMessage(keypair, new TextEncoder().encode(message)));
   const { signInWithWallet } = await graphql(
     url,
-    `mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) {
-      accessToken accessTokenExpiresAt refreshToken refreshTokenExpiresAt user { id username walletAddress } } }`,
+    `
+      mutation ($i: SignInWithWalletInput!) {
+        signInWithWallet(input: $i) {
+          accessToken
+          accessTokenExpiresAt
+          refreshToken
+          refreshTokenExpiresAt
+          user {
+            id
+            username
+            walletAddress
+          }
+        }
+      }
+    `,
     { i: { walletAddress, message, signature } },
   );
   const session = JSON.stringify(signInWithWallet, null, 2);

@@ -26,8 +26,16 @@ interface Row {
 }
 
 /** Over graphql-ws: the first error, whether the server refused the operation (`error`) or it ran with errors (`next`). */
-async function overSocket(socket: SocketClient, query: string, extensions?: Record<string, unknown>, operationName?: string): Promise<Outcome> {
-  const subscription = new Subscription(socket.client, query, undefined, { ...(extensions ? { extensions } : {}), ...(operationName ? { operationName } : {}) });
+async function overSocket(
+  socket: SocketClient,
+  query: string,
+  extensions?: Record<string, unknown>,
+  operationName?: string,
+): Promise<Outcome> {
+  const subscription = new Subscription(socket.client, query, undefined, {
+    ...(extensions ? { extensions } : {}),
+    ...(operationName ? { operationName } : {}),
+  });
   await subscription.waitForEnd();
   if (subscription.error) return { code: (subscription.error as Array<{ extensions: { code: string } }>)[0]!.extensions.code };
   return { code: codeOf(subscription.results[0] as never) };
@@ -38,7 +46,9 @@ describe.each(backends)('Apollo Server as the GraphQL engine on %s', (kind) => {
   let url: string;
   let socket: SocketClient;
   beforeAll(async () => {
-    t = await startEmptyTestApp(kind, { config: testConfig({ RATE_LIMIT_QUERIES_PER_MINUTE: '60', MAX_QUERY_COST: '500', MAX_QUERY_DEPTH: '6' }) });
+    t = await startEmptyTestApp(kind, {
+      config: testConfig({ RATE_LIMIT_QUERIES_PER_MINUTE: '60', MAX_QUERY_COST: '500', MAX_QUERY_DEPTH: '6' }),
+    });
     url = await listen(t);
     socket = socketClient(url);
     await socket.connected;
@@ -169,13 +179,16 @@ describe.each(backends)('Apollo Server as the GraphQL engine on %s', (kind) => {
     },
   ];
 
-  it.each(rows.map((row, i) => [`${row.code} #${i}`, row] as const))('%s keeps its code over HTTP, REST and WebSocket', async (_name, row) => {
-    const http = await row.http();
-    expect(http.code).toBe(row.code);
-    if (row.httpStatus) expect(http.status).toBe(row.httpStatus);
-    if (row.rest) expect(await row.rest()).toMatchObject({ code: row.code, status: expect.any(Number) });
-    if (row.ws) expect(await row.ws(socket)).toEqual({ code: row.code });
-  });
+  it.each(rows.map((row, i) => [`${row.code} #${i}`, row] as const))(
+    '%s keeps its code over HTTP, REST and WebSocket',
+    async (_name, row) => {
+      const http = await row.http();
+      expect(http.code).toBe(row.code);
+      if (row.httpStatus) expect(http.status).toBe(row.httpStatus);
+      if (row.rest) expect(await row.rest()).toMatchObject({ code: row.code, status: expect.any(Number) });
+      if (row.ws) expect(await row.ws(socket)).toEqual({ code: row.code });
+    },
+  );
 
   // Last: it spends the address's whole budget, shared by every transport.
   it('RATE_LIMITED keeps its code (429 with Retry-After) over HTTP, REST and WebSocket', async () => {

@@ -66,7 +66,8 @@ interface Route {
   inList: boolean;
 }
 
-const requiresArguments = (field: GraphQLField<unknown, unknown>) => field.args.some((arg) => isNonNullType(arg.type) && arg.defaultValue === undefined);
+const requiresArguments = (field: GraphQLField<unknown, unknown>) =>
+  field.args.some((arg) => isNonNullType(arg.type) && arg.defaultValue === undefined);
 
 /**
  * The ways to list a field on the way to a type: a page of 9, in each order its enum
@@ -109,7 +110,11 @@ function routes(schema: GraphQLSchema): Map<string, Route[]> {
       if (!isObjectType(target)) continue;
       const list = route.inList || isListType(getNullableType(field.type));
       for (const listing of depth === 0 ? listings(field) : [field.args.some((arg) => arg.name === 'first') ? '(first: 3)' : '']) {
-        queue.push({ type: target, route: { open: `${route.open}${field.name}${listing} { `, close: ` }${route.close}`, inList: list }, depth: depth + 1 });
+        queue.push({
+          type: target,
+          route: { open: `${route.open}${field.name}${listing} { `, close: ` }${route.close}`, inList: list },
+          depth: depth + 1,
+        });
       }
     }
   }
@@ -141,7 +146,9 @@ export function hostileOperations(schema: GraphQLSchema): HostileOperation[] {
     const reads = ['', ...readsBeside(type)];
     for (const field of Object.values(type.getFields())) {
       if (!field.args.some((arg) => arg.name === 'first')) continue;
-      const fixed = field.args.filter((arg) => isNonNullType(arg.type) && arg.defaultValue === undefined).map((arg) => `${arg.name}: "${SOME_ID}"`);
+      const fixed = field.args
+        .filter((arg) => isNonNullType(arg.type) && arg.defaultValue === undefined)
+        .map((arg) => `${arg.name}: "${SOME_ID}"`);
       const leaf = selectionOf(getNamedType(field.type));
       const add = (route: Route, beside: string, args: Record<string, unknown>, asVariables: boolean) => {
         const given = Object.entries(args).map(([key, value]) => `${key}: ${asVariables ? `$${key}` : JSON.stringify(value)}`);

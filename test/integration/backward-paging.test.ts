@@ -47,7 +47,11 @@ describe.each(backends)('backward paging on every connection, on %s', (kind) => 
     const edges = connection.edges as Array<{ cursor: string }>;
     expect(connection.pageInfo.startCursor).toBe(edges[0]?.cursor ?? null);
     expect(connection.pageInfo.endCursor).toBe(edges.at(-1)?.cursor ?? null);
-    return { ids: c.idsOf ? c.idsOf(edges) : edges.map((e: any) => e.node.id as string), info: connection.pageInfo, total: connection.totalCount as number };
+    return {
+      ids: c.idsOf ? c.idsOf(edges) : edges.map((e: any) => e.node.id as string),
+      info: connection.pageInfo,
+      total: connection.totalCount as number,
+    };
   }
 
   /** Forward from the start and backward from the end, `size` at a time, with the flags each page must show. */
@@ -100,7 +104,9 @@ describe.each(backends)('backward paging on every connection, on %s', (kind) => 
     predictor = world.predictors[0]!.id; // 18 predictions, 10 in ended pools
     // A viewer with notifications read and unread and transactions, with ties on created_at.
     const at = (minutes: number) => new Date(Date.UTC(2026, 0, 1, 12, minutes));
-    const inbox = t.seed.user().withNotifications(Array.from({ length: 11 }, (_, i) => ({ createdAt: at(i % 4), readAt: i % 3 ? null : at(30) })));
+    const inbox = t.seed
+      .user()
+      .withNotifications(Array.from({ length: 11 }, (_, i) => ({ createdAt: at(i % 4), readAt: i % 3 ? null : at(30) })));
     for (let i = 0; i < 9; i++) inbox.withTransaction({ params: { amount: String(1_000_000 * (i + 1)) }, createdAt: at(i % 3) });
     viewer = await signInAs(t, (await inbox).user.id);
   });
@@ -113,10 +119,19 @@ describe.each(backends)('backward paging on every connection, on %s', (kind) => 
     VOLUME_HIGH: 'total_volume DESC, id DESC',
     VOLUME_LOW: 'total_volume ASC, id ASC',
   };
-  const poolsQuery = (sort: string) => `query(${PAGE_VARIABLES}, $filter: PoolFilter, $search: String) { c: pools(sort: ${sort}, filter: $filter, search: $search, ${PAGE_ARGS}) { ${EDGES} } }`;
+  const poolsQuery = (sort: string) =>
+    `query(${PAGE_VARIABLES}, $filter: PoolFilter, $search: String) { c: pools(sort: ${sort}, filter: $filter, search: $search, ${PAGE_ARGS}) { ${EDGES} } }`;
 
   it.each(Object.keys(POOL_SORTS))('pools sorted by %s: every pool, and the ENDED ones', async (sort) => {
-    await walkBothWays({ name: `pools ${sort}`, query: poolsQuery(sort), connection: (d) => d.c, oracle: () => ids(sql.raw(`SELECT id FROM pools ORDER BY ${POOL_SORTS[sort]}`)) }, 4);
+    await walkBothWays(
+      {
+        name: `pools ${sort}`,
+        query: poolsQuery(sort),
+        connection: (d) => d.c,
+        oracle: () => ids(sql.raw(`SELECT id FROM pools ORDER BY ${POOL_SORTS[sort]}`)),
+      },
+      4,
+    );
     await walkBothWays(
       {
         name: `ended pools ${sort}`,
@@ -139,7 +154,10 @@ describe.each(backends)('backward paging on every connection, on %s', (kind) => 
         query: poolsQuery('VOLUME_HIGH'),
         variables: { search: word!.word },
         connection: (d) => d.c,
-        oracle: () => ids(sql`SELECT id FROM pools WHERE search_vector @@ to_tsquery('simple', ${`${word!.word}:*`}) ORDER BY total_volume DESC, id DESC`),
+        oracle: () =>
+          ids(
+            sql`SELECT id FROM pools WHERE search_vector @@ to_tsquery('simple', ${`${word!.word}:*`}) ORDER BY total_volume DESC, id DESC`,
+          ),
       },
       2,
     );
@@ -148,74 +166,147 @@ describe.each(backends)('backward paging on every connection, on %s', (kind) => 
   it('streakPools and streak.pools, newest first', async () => {
     const oracle = () => ids(sql`SELECT id FROM pools WHERE streak_id = ${busiestStreak} ORDER BY created_at DESC, id DESC`);
     const variables = { streakId: busiestStreak };
-    await walkBothWays({ name: 'streakPools', query: `query(${PAGE_VARIABLES}, $streakId: ID!) { c: streakPools(streakId: $streakId, ${PAGE_ARGS}) { pools { ${EDGES} } } }`, variables, connection: (d) => d.c.pools, oracle }, 2);
-    await walkBothWays({ name: 'streak.pools', query: `query(${PAGE_VARIABLES}, $streakId: ID!) { streak(id: $streakId) { pools(${PAGE_ARGS}) { ${EDGES} } } }`, variables, connection: (d) => d.streak.pools, oracle }, 2);
+    await walkBothWays(
+      {
+        name: 'streakPools',
+        query: `query(${PAGE_VARIABLES}, $streakId: ID!) { c: streakPools(streakId: $streakId, ${PAGE_ARGS}) { pools { ${EDGES} } } }`,
+        variables,
+        connection: (d) => d.c.pools,
+        oracle,
+      },
+      2,
+    );
+    await walkBothWays(
+      {
+        name: 'streak.pools',
+        query: `query(${PAGE_VARIABLES}, $streakId: ID!) { streak(id: $streakId) { pools(${PAGE_ARGS}) { ${EDGES} } } }`,
+        variables,
+        connection: (d) => d.streak.pools,
+        oracle,
+      },
+      2,
+    );
   });
 
   it('streaks, newest first', async () => {
-    await walkBothWays({ name: 'streaks', query: `query(${PAGE_VARIABLES}) { c: streaks(${PAGE_ARGS}) { ${EDGES} } }`, connection: (d) => d.c, oracle: () => ids(sql`SELECT id FROM streaks ORDER BY created_at DESC, id DESC`) }, 1);
+    await walkBothWays(
+      {
+        name: 'streaks',
+        query: `query(${PAGE_VARIABLES}) { c: streaks(${PAGE_ARGS}) { ${EDGES} } }`,
+        connection: (d) => d.c,
+        oracle: () => ids(sql`SELECT id FROM streaks ORDER BY created_at DESC, id DESC`),
+      },
+      1,
+    );
   });
 
   it("pool.predictions through its loader and inside the pools list's one-statement read", async () => {
     const oracle = () => ids(sql`SELECT id FROM predictions WHERE pool_id = ${busiestPool} ORDER BY created_at DESC, id DESC`);
     const variables = { pool: busiestPool };
-    await walkBothWays({ name: 'pool(id).predictions', query: `query(${PAGE_VARIABLES}, $pool: ID!) { pool(id: $pool) { predictions(${PAGE_ARGS}) { ${EDGES} } } }`, variables, connection: (d) => d.pool.predictions, oracle }, 3);
+    await walkBothWays(
+      {
+        name: 'pool(id).predictions',
+        query: `query(${PAGE_VARIABLES}, $pool: ID!) { pool(id: $pool) { predictions(${PAGE_ARGS}) { ${EDGES} } } }`,
+        variables,
+        connection: (d) => d.pool.predictions,
+        oracle,
+      },
+      3,
+    );
     const planned = `query(${PAGE_VARIABLES}) { pools(sort: CREATION_DATE, first: 100) { nodes { id predictions(${PAGE_ARGS}) { ${EDGES} } } } }`;
-    await walkBothWays({ name: 'pools.predictions (read plan)', query: planned, connection: (d) => d.pools.nodes.find((p: any) => p.id === busiestPool).predictions, oracle }, 3);
+    await walkBothWays(
+      {
+        name: 'pools.predictions (read plan)',
+        query: planned,
+        connection: (d) => d.pools.nodes.find((p: any) => p.id === busiestPool).predictions,
+        oracle,
+      },
+      3,
+    );
   });
 
   it("a user's pools and predictions, in every sort and filter", async () => {
-    await walkBothWays({
-      name: 'user.pools',
-      query: `query(${PAGE_VARIABLES}, $user: ID!) { user(id: $user) { pools(${PAGE_ARGS}) { ${EDGES} } } }`,
-      variables: { user: creator },
-      connection: (d) => d.user.pools,
-      oracle: () => ids(sql`SELECT id FROM pools WHERE created_by = ${creator} ORDER BY created_at DESC, id DESC`),
-    }, 2);
-    const orders: Record<string, string> = { NEWEST: 'c.created_at DESC, c.id DESC', OLDEST: 'c.created_at ASC, c.id ASC', STAKE_HIGH: 'c.stake DESC, c.id DESC', STAKE_LOW: 'c.stake ASC, c.id ASC' };
+    await walkBothWays(
+      {
+        name: 'user.pools',
+        query: `query(${PAGE_VARIABLES}, $user: ID!) { user(id: $user) { pools(${PAGE_ARGS}) { ${EDGES} } } }`,
+        variables: { user: creator },
+        connection: (d) => d.user.pools,
+        oracle: () => ids(sql`SELECT id FROM pools WHERE created_by = ${creator} ORDER BY created_at DESC, id DESC`),
+      },
+      2,
+    );
+    const orders: Record<string, string> = {
+      NEWEST: 'c.created_at DESC, c.id DESC',
+      OLDEST: 'c.created_at ASC, c.id ASC',
+      STAKE_HIGH: 'c.stake DESC, c.id DESC',
+      STAKE_LOW: 'c.stake ASC, c.id ASC',
+    };
     for (const [sort, order] of Object.entries(orders)) {
       for (const filter of [null, 'ENDED']) {
         const where = filter ? ' AND p.prediction_end_date <= now()' : '';
-        await walkBothWays({
-          name: `user.predictions ${sort} ${filter ?? ''}`,
-          query: `query(${PAGE_VARIABLES}, $user: ID!, $filter: PredictionFilter) { user(id: $user) { predictions(sort: ${sort}, filter: $filter, ${PAGE_ARGS}) { ${EDGES} } } }`,
-          variables: { user: predictor, filter },
-          connection: (d) => d.user.predictions,
-          oracle: () => ids(sql.raw(`SELECT c.id FROM predictions c JOIN pools p ON p.id = c.pool_id WHERE c.user_id = '${predictor}'${where} ORDER BY ${order}`)),
-        }, 2);
+        await walkBothWays(
+          {
+            name: `user.predictions ${sort} ${filter ?? ''}`,
+            query: `query(${PAGE_VARIABLES}, $user: ID!, $filter: PredictionFilter) { user(id: $user) { predictions(sort: ${sort}, filter: $filter, ${PAGE_ARGS}) { ${EDGES} } } }`,
+            variables: { user: predictor, filter },
+            connection: (d) => d.user.predictions,
+            oracle: () =>
+              ids(
+                sql.raw(
+                  `SELECT c.id FROM predictions c JOIN pools p ON p.id = c.pool_id WHERE c.user_id = '${predictor}'${where} ORDER BY ${order}`,
+                ),
+              ),
+          },
+          2,
+        );
       }
     }
   });
 
   it("the viewer's notifications, all, read and unread, and transactions", async () => {
-    for (const [filter, where] of [[null, ''], ['READ', ' AND read_at IS NOT NULL'], ['UNREAD', ' AND read_at IS NULL']] as const) {
-      await walkBothWays({
-        name: `notifications ${filter ?? 'all'}`,
-        query: `query(${PAGE_VARIABLES}, $filter: NotificationFilter) { viewer { notifications(filter: $filter, ${PAGE_ARGS}) { ${EDGES} } } }`,
-        variables: { filter },
-        headers: () => viewer.headers,
-        connection: (d) => d.viewer.notifications,
-        oracle: () => ids(sql.raw(`SELECT id FROM notifications WHERE user_id = '${viewer.userId}'${where} ORDER BY created_at DESC, id DESC`)),
-      }, filter === 'READ' ? 1 : 3);
+    for (const [filter, where] of [
+      [null, ''],
+      ['READ', ' AND read_at IS NOT NULL'],
+      ['UNREAD', ' AND read_at IS NULL'],
+    ] as const) {
+      await walkBothWays(
+        {
+          name: `notifications ${filter ?? 'all'}`,
+          query: `query(${PAGE_VARIABLES}, $filter: NotificationFilter) { viewer { notifications(filter: $filter, ${PAGE_ARGS}) { ${EDGES} } } }`,
+          variables: { filter },
+          headers: () => viewer.headers,
+          connection: (d) => d.viewer.notifications,
+          oracle: () =>
+            ids(sql.raw(`SELECT id FROM notifications WHERE user_id = '${viewer.userId}'${where} ORDER BY created_at DESC, id DESC`)),
+        },
+        filter === 'READ' ? 1 : 3,
+      );
     }
-    await walkBothWays({
-      name: 'transactions',
-      query: `query(${PAGE_VARIABLES}) { viewer { transactions(${PAGE_ARGS}) { ${EDGES} } } }`,
-      headers: () => viewer.headers,
-      connection: (d) => d.viewer.transactions,
-      oracle: () => ids(sql`SELECT id FROM chain_submissions WHERE user_id = ${viewer.userId} ORDER BY created_at DESC, id DESC`),
-    }, 2);
+    await walkBothWays(
+      {
+        name: 'transactions',
+        query: `query(${PAGE_VARIABLES}) { viewer { transactions(${PAGE_ARGS}) { ${EDGES} } } }`,
+        headers: () => viewer.headers,
+        connection: (d) => d.viewer.transactions,
+        oracle: () => ids(sql`SELECT id FROM chain_submissions WHERE user_id = ${viewer.userId} ORDER BY created_at DESC, id DESC`),
+      },
+      2,
+    );
   });
 
   it.each(['PAYOUT', 'PRECISION'])('the leaderboard by %s', async (by) => {
     const metric = by === 'PAYOUT' ? 'payout' : 'score_sum / scored_count';
-    await walkBothWays({
-      name: `leaderboard ${by}`,
-      query: `query(${PAGE_VARIABLES}) { c: leaderboard(by: ${by}, ${PAGE_ARGS}) { edges { cursor node { user { id } } } ${PAGE_FIELDS} } }`,
-      connection: (d) => d.c,
-      idsOf: (edges) => edges.map((e) => e.node.user.id),
-      oracle: () => ids(sql.raw(`SELECT user_id AS id FROM leaderboard_totals ORDER BY ${metric} DESC, user_id`)),
-    }, 3);
+    await walkBothWays(
+      {
+        name: `leaderboard ${by}`,
+        query: `query(${PAGE_VARIABLES}) { c: leaderboard(by: ${by}, ${PAGE_ARGS}) { edges { cursor node { user { id } } } ${PAGE_FIELDS} } }`,
+        connection: (d) => d.c,
+        idsOf: (edges) => edges.map((e) => e.node.user.id),
+        oracle: () => ids(sql.raw(`SELECT user_id AS id FROM leaderboard_totals ORDER BY ${metric} DESC, user_id`)),
+      },
+      3,
+    );
   });
 
   it('refuses mixed directions, offsets going backward, sizes out of range and cursors of another order', async () => {

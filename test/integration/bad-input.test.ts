@@ -72,11 +72,7 @@ describe.each(backends)('bad input on %s', (kind) => {
   });
 
   it('gives every error a code and no stack trace outside development', async () => {
-    const responses = await Promise.all([
-      t.gql('{ pools { nope } }'),
-      t.gql('{ pool(id: "bad") { id } }'),
-      t.gql('query { pools('),
-    ]);
+    const responses = await Promise.all([t.gql('{ pools { nope } }'), t.gql('{ pool(id: "bad") { id } }'), t.gql('query { pools(')]);
     for (const response of responses) {
       expect(response.errors?.length).toBeGreaterThan(0);
       for (const error of response.errors!) {

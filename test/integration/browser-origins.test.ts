@@ -9,7 +9,6 @@ import { CHROMIUM, renderedDom } from './chromium.js';
 import { startEmptyTestApp, testConfig, type TestApp } from './harness.js';
 import { signInAs } from './sessions.js';
 
-
 /** A page server on its own port: another origin than the API's (same site, so Lax cookies travel). */
 async function servePage(html: () => string): Promise<{ origin: string; server: Server }> {
   const server = createServer((request, response) => {
@@ -71,7 +70,9 @@ describe.skipIf(!CHROMIUM)('browsers on other origins (headless Chromium)', () =
     allowed = await servePage(() => frontendPage(api, apiKey, true));
     foreign = await servePage(() => frontendPage(api, apiKey, true));
     // Empty but for the one user the frontend signs in as.
-    t = await startEmptyTestApp('pglite', { config: testConfig({ ALLOWED_ORIGINS: allowed.origin, SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }) });
+    t = await startEmptyTestApp('pglite', {
+      config: testConfig({ ALLOWED_ORIGINS: allowed.origin, SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000' }),
+    });
     api = await t.app.listen({ host: '127.0.0.1', port: 0 });
     const { user } = await t.seed.user();
     const signedIn = await signInAs(t, user.id);
@@ -87,7 +88,8 @@ describe.skipIf(!CHROMIUM)('browsers on other origins (headless Chromium)', () =
   });
 
   /** The user's sessions (refresh tokens); the database holds no other user's. */
-  const sessions = async () => (await t.database.db.select({ n: count() }).from(tables.refreshTokens).where(eq(tables.refreshTokens.userId, userId)))[0]!.n;
+  const sessions = async () =>
+    (await t.database.db.select({ n: count() }).from(tables.refreshTokens).where(eq(tables.refreshTokens.userId, userId)))[0]!.n;
 
   async function visit(origin: string): Promise<string> {
     // One profile for both visits: the foreign page runs in the browser the user signed in with.

@@ -32,7 +32,12 @@ export async function startChainFixture(): Promise<ChainFixture> {
   const runtime: ChainRuntime = {
     client,
     keys,
-    accounts: { mint: devchain.stakeMint, decimals: devchain.stakeMintDecimals, relayer: keys.relayer.publicKey, custody: keys.custody.publicKey },
+    accounts: {
+      mint: devchain.stakeMint,
+      decimals: devchain.stakeMintDecimals,
+      relayer: keys.relayer.publicKey,
+      custody: keys.custody.publicKey,
+    },
     proofSecret: randomBytes(32),
     proofTtlSeconds: 90,
     sponsorCapLamports: DEFAULT_SPONSOR_CAP_LAMPORTS,

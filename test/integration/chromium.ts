@@ -12,7 +12,10 @@ const run = promisify(execFile);
  * scripts run for `budgetMs` of virtual time, and returns the DOM it rendered (with what it
  * printed, should it be stopped by `timeoutMs` first).
  */
-export async function renderedDom(url: string, options: { profile: string; budgetMs: number; timeoutMs?: number; flags?: string[] }): Promise<string> {
+export async function renderedDom(
+  url: string,
+  options: { profile: string; budgetMs: number; timeoutMs?: number; flags?: string[] },
+): Promise<string> {
   const args = [
     '--headless',
     '--no-sandbox',

@@ -14,7 +14,8 @@ import { until } from './wait.js';
  * the suite's own. Runs where HAProxy is installed and the suite runs as root (the Postgres
  * clusters belong to the postgres user); .ci/run installs HAProxy.
  */
-const runnable = Boolean(process.env.TEST_DATABASE_URL) && process.getuid?.() === 0 && spawnSync('sh', ['-c', 'command -v haproxy']).status === 0;
+const runnable =
+  Boolean(process.env.TEST_DATABASE_URL) && process.getuid?.() === 0 && spawnSync('sh', ['-c', 'command -v haproxy']).status === 0;
 const REPLICAS = 4;
 const QUERIES_PER_MINUTE = 20;
 const base = 40_000 + 100 * ((process.pid % 90) + 1);
@@ -48,14 +49,24 @@ const alive = (pid: number) => {
  * the replicas trust loopback proxies): a budget apart from the sockets' 127.0.0.1.
  */
 const query = async (text: string) =>
-  (await fetch(`${http}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '10.1.1.1' }, body: JSON.stringify({ query: text }) })).status;
+  (
+    await fetch(`${http}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '10.1.1.1' },
+      body: JSON.stringify({ query: text }),
+    })
+  ).status;
 
 describe.runIf(runnable)('a cluster of 4 replicas behind HAProxy', () => {
   let primary: Database;
 
   beforeAll(async () => {
     cluster('start', String(REPLICAS));
-    primary = await openDatabase({ kind: 'postgres', url: `postgres://postgres@127.0.0.1:${env.CLUSTER_PG_PORT}/poolgraph`, applicationName: 'cluster-test' });
+    primary = await openDatabase({
+      kind: 'postgres',
+      url: `postgres://postgres@127.0.0.1:${env.CLUSTER_PG_PORT}/poolgraph`,
+      applicationName: 'cluster-test',
+    });
   }, 420_000);
   afterAll(async () => {
     await primary?.close();
@@ -63,7 +74,9 @@ describe.runIf(runnable)('a cluster of 4 replicas behind HAProxy', () => {
   }, 60_000);
 
   it('started together on an empty database: every replica is up and ready, each migration applied once', async () => {
-    const journal = JSON.parse(readFileSync(new URL('../../schema/migrations/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] };
+    const journal = JSON.parse(readFileSync(new URL('../../schema/migrations/meta/_journal.json', import.meta.url), 'utf8')) as {
+      entries: unknown[];
+    };
     const [applied] = await primary.rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations`);
     expect(applied!.n).toBe(journal.entries.length);
     for (let i = 0; i < REPLICAS; i++) {
@@ -78,7 +91,9 @@ describe.runIf(runnable)('a cluster of 4 replicas behind HAProxy', () => {
     const { pool } = await seedBuilders(primary).user().withPool();
     const clients = Array.from({ length: 8 }, () => socketClient(`ws://127.0.0.1:${env.CLUSTER_HTTP_PORT}/graphql`));
     await Promise.all(clients.map((c) => c.connected));
-    const subs = clients.map((c) => new Subscription(c.client, `subscription($p: ID!) { poolUpdated(poolId: $p) { id } }`, { p: pool!.id }));
+    const subs = clients.map(
+      (c) => new Subscription(c.client, `subscription($p: ID!) { poolUpdated(poolId: $p) { id } }`, { p: pool!.id }),
+    );
     try {
       await new Promise((resolve) => setTimeout(resolve, 500));
       const hub = new EventHub(primary);

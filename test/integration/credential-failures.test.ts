@@ -31,7 +31,9 @@ describe.each(backends)('failed credentials from one address (%s)', (kind) => {
   beforeAll(async () => {
     t = await startEmptyTestApp(kind, { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: String(FAILURE_BUDGET) }) });
     url = await listen(t);
-    ({ user: { id: userId } } = await t.seed.user());
+    ({
+      user: { id: userId },
+    } = await t.seed.user());
     ({ accessToken } = await signInAs(t, userId));
     const created = await t.gql('mutation { createApiKey(name: "bot") { apiKey } }', undefined, { authorization: `Bearer ${accessToken}` });
     apiKey = created.data.createApiKey.apiKey;
@@ -97,7 +99,13 @@ describe.each(backends)('failed credentials from one address (%s)', (kind) => {
     expect((await refused.closed).code).toBe(4429);
     await refused.dispose();
     // Another address is not affected.
-    const elsewhere = await t.app.inject({ method: 'POST', url: '/graphql', remoteAddress: '203.0.113.9', payload: { query: VIEWER }, headers: { 'x-api-key': randomApiKey() } });
+    const elsewhere = await t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      remoteAddress: '203.0.113.9',
+      payload: { query: VIEWER },
+      headers: { 'x-api-key': randomApiKey() },
+    });
     expect(elsewhere.statusCode).toBe(401);
   }, 120_000);
 });

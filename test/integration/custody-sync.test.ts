@@ -27,7 +27,8 @@ describe.each(backends)('custody sync at start-up on %s', (kind) => {
   });
 
   const poolRow = async (id: string) => (await t.database.db.select().from(tables.pools).where(eq(tables.pools.id, id)))[0]!;
-  const predictionRows = async (poolId: string) => t.database.db.select().from(tables.predictions).where(eq(tables.predictions.poolId, poolId));
+  const predictionRows = async (poolId: string) =>
+    t.database.db.select().from(tables.predictions).where(eq(tables.predictions.poolId, poolId));
 
   it('links unlinked pools and their predictions once, then leaves them', async () => {
     const pool = (await t.seed.user().withPool().withPrediction()).pool!;
@@ -47,13 +48,17 @@ describe.each(backends)('custody sync at start-up on %s', (kind) => {
     const before = await t.database.db.select().from(tables.pools);
     const error = await syncCustodyAccounts(t.database, chain.runtime).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ForeignRecordsError);
-    expect((error as Error).message).toMatch(/1 pool\(s\) name custody accounts of another chain.*does not rewrite records it did not create/);
+    expect((error as Error).message).toMatch(
+      /1 pool\(s\) name custody accounts of another chain.*does not rewrite records it did not create/,
+    );
     expect((error as Error).message).toContain(elsewhere.id);
     // Nothing written: the foreign pool and its prediction as they were, the unlinked one still unlinked.
     expect(await t.database.db.select().from(tables.pools)).toEqual(before);
     expect(await poolRow(elsewhere.id)).toMatchObject(foreign);
     expect((await predictionRows(elsewhere.id)).map((p) => p.stakeTokenMint)).toEqual([foreign.stakeTokenMint]);
     expect((await poolRow(linked.id)).stakeTokenMint).toBe(UNLINKED_STAKE_MINT);
-    expect(await chain.runtime.client.connection.getAccountInfo(await poolVaultAddress(chain.runtime.keys.custody.publicKey, linked.id))).toBeNull();
+    expect(
+      await chain.runtime.client.connection.getAccountInfo(await poolVaultAddress(chain.runtime.keys.custody.publicKey, linked.id)),
+    ).toBeNull();
   });
 });

@@ -66,7 +66,10 @@ describe.each(backends)('start-up audit of confirmed submissions on %s', (kind) 
     const chain = await startChainFixture();
     const { database, drop } = await createTestDatabase(kind);
     try {
-      const [user] = await database.db.insert(tables.users).values({ username: 'audited', walletAddress: Keypair.generate().publicKey.toBase58() }).returning();
+      const [user] = await database.db
+        .insert(tables.users)
+        .values({ username: 'audited', walletAddress: Keypair.generate().publicKey.toBase58() })
+        .returning();
       const landed = await chain.devchain.airdrop(Keypair.generate().publicKey, 1_000_000);
       const lost = bs58.encode(Keypair.generate().secretKey);
       const pendingLost = bs58.encode(Keypair.generate().secretKey);
@@ -81,7 +84,9 @@ describe.each(backends)('start-up audit of confirmed submissions on %s', (kind) 
         status,
         confirmedAt: status === 'CONFIRMED' ? new Date() : null,
       });
-      await database.db.insert(tables.chainSubmissions).values([row(landed, 'CONFIRMED'), row(lost, 'CONFIRMED'), row(pendingLost, 'PENDING')]);
+      await database.db
+        .insert(tables.chainSubmissions)
+        .values([row(landed, 'CONFIRMED'), row(lost, 'CONFIRMED'), row(pendingLost, 'PENDING')]);
       expect(await confirmedSubmissionsUnknownToChain(database, chain.runtime)).toEqual([lost]);
     } finally {
       await drop();
@@ -158,11 +163,17 @@ describe('two real processes on the same data directories', () => {
     await preparePgliteDataDir(join(dataDir, 'pglite'));
     const first = await serve();
     const wallet = await kitWallet();
-    const challenge = await post(first.url, 'mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }', { a: wallet.address });
-    const message = challenge.data.requestSignInChallenge.message as string;
-    const signedIn = await post(first.url, 'mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken user { id } } }', {
-      i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
+    const challenge = await post(first.url, 'mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }', {
+      a: wallet.address,
     });
+    const message = challenge.data.requestSignInChallenge.message as string;
+    const signedIn = await post(
+      first.url,
+      'mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken user { id } } }',
+      {
+        i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
+      },
+    );
     const token = signedIn.data.signInWithWallet.accessToken as string;
     const userId = signedIn.data.signInWithWallet.user.id as string;
     const DEV_TOKENS = 'mutation($n: Float!) { requestDevTokens(amount: $n) { balance } }';

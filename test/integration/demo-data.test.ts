@@ -25,8 +25,20 @@ import { backends, createTestDatabase, type TestDatabase } from './harness.js';
 const NOW = new Date('2026-06-15T09:30:00.000Z');
 const SEED_OPTIONS = { ...TEST_SIZE, now: NOW };
 const DEMO_TABLES = [
-  'users', 'images', 'settings', 'pools', 'predictions', 'resolutions', 'rewards', 'streaks',
-  'user_streaks', 'streak_rewards', 'referral_codes', 'referral_redemptions', 'notifications', 'device_tokens',
+  'users',
+  'images',
+  'settings',
+  'pools',
+  'predictions',
+  'resolutions',
+  'rewards',
+  'streaks',
+  'user_streaks',
+  'streak_rewards',
+  'referral_codes',
+  'referral_redemptions',
+  'notifications',
+  'device_tokens',
 ];
 /** sha256 of every row of DEMO_TABLES seeded with SEED_OPTIONS: taken before the seeder was split into stages, retaken when referral codes gained their limits and use count, and when the claimed notifications took the service's texts (notification.texts.ts). */
 const TEST_SIZE_DIGEST = '512f31abd64432ad56e72f7cf040c4a5ec3f5c9fe3ab9462c3210cc25a83da59';
@@ -37,8 +49,20 @@ type StreakEvent = (typeof lastStreakEvent.enumValues)[number];
 async function readAll(database: Database) {
   const d = database.db;
   const [
-    users, images, settings, pools, predictions, resolutions, rewards,
-    streaks, userStreaks, streakRewards, referralCodes, referralRedemptions, notifications, deviceTokens,
+    users,
+    images,
+    settings,
+    pools,
+    predictions,
+    resolutions,
+    rewards,
+    streaks,
+    userStreaks,
+    streakRewards,
+    referralCodes,
+    referralRedemptions,
+    notifications,
+    deviceTokens,
   ] = await Promise.all([
     d.select().from(tables.users),
     d.select().from(tables.images),
@@ -158,8 +182,23 @@ async function fingerprint(database: Database) {
     users: sorted(data.users.map((u) => line(u.id, u.createdAt, u.username, u.walletAddress, u.avatarId, u.email))),
     pools: sorted(
       data.pools.map((p) =>
-        line(p.id, p.createdAt, p.createdBy, p.title, p.status, p.isClosed, p.predictionStartDate, p.predictionEndDate, p.referenceDate,
-          p.minStake, p.maxStake, p.totalVolume, p.indexedPredictionUpdateCount, p.imageId, p.streakId),
+        line(
+          p.id,
+          p.createdAt,
+          p.createdBy,
+          p.title,
+          p.status,
+          p.isClosed,
+          p.predictionStartDate,
+          p.predictionEndDate,
+          p.referenceDate,
+          p.minStake,
+          p.maxStake,
+          p.totalVolume,
+          p.indexedPredictionUpdateCount,
+          p.imageId,
+          p.streakId,
+        ),
       ),
     ),
     predictions: sorted(data.predictions.map((p) => line(p.id, p.poolId, p.userId, p.createdAt, p.prediction, p.stake))),
@@ -217,7 +256,9 @@ describe.each(backends)('demo data (TEST_SIZE) on %s', (kind) => {
           where x.stake < p.min_stake or x.stake > p.max_stake`),
       ).toEqual([]);
       // Not everyone stakes the minimum.
-      expect(await count(database, sql`select 1 from predictions x join pools p on p.id = x.pool_id where x.stake > p.min_stake`)).toBeGreaterThan(0);
+      expect(
+        await count(database, sql`select 1 from predictions x join pools p on p.id = x.pool_id where x.stake > p.min_stake`),
+      ).toBeGreaterThan(0);
     });
 
     it('puts every predicted value on the pool step grid, within its outcome bounds', async () => {
@@ -399,9 +440,13 @@ describe.each(backends)('demo data (TEST_SIZE) on %s', (kind) => {
         'streak reward claimed': data.streakRewards.some((r) => r.isClaimed),
         'streak reward unclaimed': data.streakRewards.some((r) => !r.isClaimed),
         'one user with a claimed and an unclaimed streak reward in one streak': data.streakRewards.some(
-          (r) => r.isClaimed && data.streakRewards.some((o) => !o.isClaimed && o.streakId === r.streakId && o.userWalletAddress === r.userWalletAddress),
+          (r) =>
+            r.isClaimed &&
+            data.streakRewards.some((o) => !o.isClaimed && o.streakId === r.streakId && o.userWalletAddress === r.userWalletAddress),
         ),
-        ...Object.fromEntries(notificationType.enumValues.map((type) => [`notification ${type}`, data.notifications.some((n) => n.type === type)])),
+        ...Object.fromEntries(
+          notificationType.enumValues.map((type) => [`notification ${type}`, data.notifications.some((n) => n.type === type)]),
+        ),
         'notification read': data.notifications.some((n) => n.readAt !== null),
         'notification unread': data.notifications.some((n) => n.readAt === null),
         ...Object.fromEntries(userRole.enumValues.map((role) => [`role ${role}`, data.users.some((u) => u.role === role)])),

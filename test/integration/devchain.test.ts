@@ -108,7 +108,7 @@ describe('devchain', () => {
     expect(await connection.getBalance(relayer.publicKey)).toBe(2 * LAMPORTS_PER_SOL);
   });
 
-  it('mints demo stake tokens to an owner\'s associated token account (JSON-RPC and TypeScript)', async () => {
+  it("mints demo stake tokens to an owner's associated token account (JSON-RPC and TypeScript)", async () => {
     const reply = await rpc(devchain.url, 'devchain_mintTokens', { owner: user.publicKey.toBase58(), amount: '7000000' });
     expect(reply.error).toBeUndefined();
     expect(reply.result).toMatchObject({ tokenAccount: userAta.toBase58(), mint: devchain.stakeMint.toBase58(), amount: '7000000' });
@@ -192,7 +192,7 @@ describe('devchain', () => {
     expect(await connection.getBalance(relayer.publicKey)).toBe(relayerBefore);
   });
 
-  it('refuses an insufficient-funds transfer with the token program\'s error and logs, moving nothing', async () => {
+  it("refuses an insufficient-funds transfer with the token program's error and logs, moving nothing", async () => {
     const relayerBefore = await connection.getBalance(relayer.publicKey);
     const transaction = await transfer(50_000_000n);
     const error = await sendAndConfirmTransaction(connection, transaction, [relayer, user]).catch((e: unknown) => e);
@@ -229,7 +229,10 @@ describe('devchain', () => {
     expect(await tokenAmount(userAta)).toBe('7500000'); // a simulation changes nothing
 
     const encoded = transaction.serialize().toString('base64');
-    const both = await rpc(devchain.url, 'simulateTransaction', [encoded, { encoding: 'base64', sigVerify: true, replaceRecentBlockhash: true }]);
+    const both = await rpc(devchain.url, 'simulateTransaction', [
+      encoded,
+      { encoding: 'base64', sigVerify: true, replaceRecentBlockhash: true },
+    ]);
     expect(both.error?.code).toBe(-32602);
 
     const tampered = transaction.serialize();

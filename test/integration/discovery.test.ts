@@ -38,7 +38,8 @@ describe.each(backends)('leaderboard, pool statistics and public profiles on %s'
 
   /** The board computed straight from rewards, predictions and resolutions (not from the aggregate). */
   async function oracle(days: number | null, by: 'PAYOUT' | 'PRECISION') {
-    const window = days === null ? sql`true` : sql`(res.created_at AT TIME ZONE 'UTC')::date > (now() AT TIME ZONE 'UTC')::date - ${days}::int`;
+    const window =
+      days === null ? sql`true` : sql`(res.created_at AT TIME ZONE 'UTC')::date > (now() AT TIME ZONE 'UTC')::date - ${days}::int`;
     const metric = by === 'PAYOUT' ? sql`sum(r.amount)` : sql`sum(r.precision_score) / count(*)`;
     return resultRows<{ user_id: string; payout: string; n: number; rank: number }>(
       await t.database.db.execute(sql`
@@ -66,7 +67,9 @@ describe.each(backends)('leaderboard, pool statistics and public profiles on %s'
       const board = response.data.leaderboard;
       total = board.totalCount;
       viewerEntry = board.viewerEntry;
-      seen.push(...board.nodes.map((n: any) => ({ userId: n.user.id, rank: n.rank, payout: n.payout, predictionCount: n.predictionCount })));
+      seen.push(
+        ...board.nodes.map((n: any) => ({ userId: n.user.id, rank: n.rank, payout: n.payout, predictionCount: n.predictionCount })),
+      );
       if (!board.pageInfo.hasNextPage) break;
       after = board.pageInfo.endCursor;
     }
@@ -87,7 +90,9 @@ describe.each(backends)('leaderboard, pool statistics and public profiles on %s'
   }
 
   it('ranks users as an oracle over the raw rewards does, for every period and metric, with the viewer’s own rank', async () => {
-    const sizes = Object.fromEntries(await Promise.all(Object.entries(PERIODS).map(async ([period, days]) => [period, (await oracle(days, 'PAYOUT')).length])));
+    const sizes = Object.fromEntries(
+      await Promise.all(Object.entries(PERIODS).map(async ([period, days]) => [period, (await oracle(days, 'PAYOUT')).length])),
+    );
     expect(sizes, 'the fixture ranks more users the longer the period').toEqual({ DAY: 3, WEEK: 5, MONTH: 6, ALL: 10 });
     await expectBoardsMatchOracle();
   });
@@ -100,8 +105,17 @@ describe.each(backends)('leaderboard, pool statistics and public profiles on %s'
     expect(placed).toHaveLength(4);
     const before = (await oracle(1, 'PAYOUT')).map((e) => e.userId);
     expect(before).not.toContain(viewerSeededId);
-    const rewards = placed.map((p, i) => ({ predictionId: p.id, amount: i === 0 ? 0.5 : 0, precisionScore: i === 0 ? 0.9 : 0.25, type: 'REWARD' }));
-    const resolved = await t.gql(`mutation($i: ResolvePoolInput!) { resolvePool(input: $i) { id } }`, { i: { poolId: pool.id, result: 1, rewards } }, admin.headers);
+    const rewards = placed.map((p, i) => ({
+      predictionId: p.id,
+      amount: i === 0 ? 0.5 : 0,
+      precisionScore: i === 0 ? 0.9 : 0.25,
+      type: 'REWARD',
+    }));
+    const resolved = await t.gql(
+      `mutation($i: ResolvePoolInput!) { resolvePool(input: $i) { id } }`,
+      { i: { poolId: pool.id, result: 1, rewards } },
+      admin.headers,
+    );
     expect(resolved.errors).toBeUndefined();
     const today = await oracle(1, 'PAYOUT');
     expect(today.map((e) => e.userId).sort()).toEqual([...new Set([...before, ...placed.map((p) => p.userId)])].sort());
@@ -109,7 +123,8 @@ describe.each(backends)('leaderboard, pool statistics and public profiles on %s'
   });
 
   it('serves a page of the board in a number of statements that does not depend on its size', async () => {
-    const query = (first: number) => `{ leaderboard(first: ${first}) { totalCount viewerEntry { rank } nodes { rank payout precision user { username } } } }`;
+    const query = (first: number) =>
+      `{ leaderboard(first: ${first}) { totalCount viewerEntry { rank } nodes { rank payout precision user { username } } } }`;
     const small = await t.countStatements(() => t.gql(query(2), undefined, viewer.headers));
     const large = await t.countStatements(() => t.gql(query(100), undefined, viewer.headers));
     expect(large).toBe(small);
@@ -127,7 +142,9 @@ describe.each(backends)('leaderboard, pool statistics and public profiles on %s'
     expect(errors).toBeUndefined();
     let checked = 0;
     for (const pool of data.pools.nodes) {
-      const rows = (await t.database.db.select().from(tables.predictions).where(eq(tables.predictions.poolId, pool.id))).sort((a, b) => a.prediction - b.prediction);
+      const rows = (await t.database.db.select().from(tables.predictions).where(eq(tables.predictions.poolId, pool.id))).sort(
+        (a, b) => a.prediction - b.prediction,
+      );
       const stats = pool.statistics;
       expect(stats.predictionCount).toBe(rows.length);
       const total = rows.reduce((s, r) => s + r.stake, 0n);
@@ -145,18 +162,23 @@ describe.each(backends)('leaderboard, pool statistics and public profiles on %s'
         counts[bucket]!.count++;
         counts[bucket]!.stake += r.stake;
       }
-      expect(stats.buckets.map((b: any) => ({ count: b.count, stake: b.stake }))).toEqual(counts.map((c) => ({ count: c.count, stake: tokens(c.stake) })));
+      expect(stats.buckets.map((b: any) => ({ count: b.count, stake: b.stake }))).toEqual(
+        counts.map((c) => ({ count: c.count, stake: tokens(c.stake) })),
+      );
       expect(stats.buckets[0].from).toBe(pool.minOutcome);
       expect(stats.buckets[BUCKETS - 1].to).toBe(pool.maxOutcome);
       if (rows.length > 1) checked++;
     }
     expect(checked, 'pools of the fixture with more than one prediction').toBe(13);
 
-    const query = (first: number) => `{ pools(first: ${first}) { nodes { statistics { predictionCount stakeWeightedMedian buckets { count } } } } }`;
+    const query = (first: number) =>
+      `{ pools(first: ${first}) { nodes { statistics { predictionCount stakeWeightedMedian buckets { count } } } } }`;
     const small = await t.countStatements(() => t.gql(query(2)));
     const large = await t.countStatements(() => t.gql(query(30)));
     expect(large).toBe(small);
-    expect((await t.gql(`{ pools(first: 1) { nodes { statistics(buckets: 0) { predictionCount } } } }`)).errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(
+      (await t.gql(`{ pools(first: 1) { nodes { statistics(buckets: 0) { predictionCount } } } }`)).errors?.[0]?.extensions?.code,
+    ).toBe('BAD_USER_INPUT');
   });
 
   it('finds public profiles by id and wallet, with private fields kept private', async () => {
@@ -165,9 +187,15 @@ describe.each(backends)('leaderboard, pool statistics and public profiles on %s'
     expect(byId.data.user).toEqual({ id: someone!.id, username: someone!.username, walletAddress: someone!.walletAddress });
     const byWallet = await t.gql(`query($a: String!) { userByWallet(address: $a) { id } }`, { a: someone!.walletAddress });
     expect(byWallet.data.userByWallet).toEqual({ id: someone!.id });
-    expect((await t.gql(`query($a: String!) { userByWallet(address: $a) { id } }`, { a: new TestKeypairWallet().address })).data.userByWallet).toBeNull();
+    expect(
+      (await t.gql(`query($a: String!) { userByWallet(address: $a) { id } }`, { a: new TestKeypairWallet().address })).data.userByWallet,
+    ).toBeNull();
     expect((await t.gql(`{ userByWallet(address: "not base58!") { id } }`)).errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
-    const prying = await t.gql(`query($id: ID!) { user(id: $id) { email claimable { total } } }`, { id: someone!.id }, (await signInWith(t.gql, new TestKeypairWallet())).headers);
+    const prying = await t.gql(
+      `query($id: ID!) { user(id: $id) { email claimable { total } } }`,
+      { id: someone!.id },
+      (await signInWith(t.gql, new TestKeypairWallet())).headers,
+    );
     expect(prying.errors?.map((e) => e.extensions?.code)).toEqual(['FORBIDDEN', 'FORBIDDEN']);
   });
 });

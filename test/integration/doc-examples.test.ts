@@ -29,9 +29,14 @@ interface Outcome {
 
 function run(command: string, args: string[], env: Record<string, string>): Promise<Outcome> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000, maxBuffer: 8 << 20 }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` });
-    });
+    execFile(
+      command,
+      args,
+      { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000, maxBuffer: 8 << 20 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` });
+      },
+    );
   });
 }
 
@@ -52,10 +57,13 @@ describe('the examples of README.md and docs/', () => {
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     scratch = mkdtempSync(join(tmpdir(), 'poolgraph-doc-examples-'));
     // A pool the prediction example (stake 10, value 3000) fits: open now, 3000 on its grid.
-    const { data } = await t.gql(`{ pools(filter: { status: [ACTIVE] }, first: 100) { nodes { id minStake maxStake minOutcome maxOutcome step } } }`);
+    const { data } = await t.gql(
+      `{ pools(filter: { status: [ACTIVE] }, first: 100) { nodes { id minStake maxStake minOutcome maxOutcome step } } }`,
+    );
     const onGrid = (value: number, min: number, step: number) => Math.abs((value - min) / step - Math.round((value - min) / step)) < 1e-9;
     const open = (data.pools.nodes as Array<Record<string, number>>).find(
-      (p) => p.minStake! <= 10 && 10 <= p.maxStake! && p.minOutcome! <= 3000 && 3000 <= p.maxOutcome! && onGrid(3000, p.minOutcome!, p.step!),
+      (p) =>
+        p.minStake! <= 10 && 10 <= p.maxStake! && p.minOutcome! <= 3000 && 3000 <= p.maxOutcome! && onGrid(3000, p.minOutcome!, p.step!),
     );
     if (!open) throw new Error('no ACTIVE pool of the demo data takes stake 10 and value 3000: change the example');
     placeholders['<an ACTIVE pool>'] = String(open.id);
@@ -89,7 +97,11 @@ describe('the examples of README.md and docs/', () => {
     for (const definition of document.definitions) {
       if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
       const headers = { 'content-type': 'application/json', ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}) };
-      const response = await fetch(`${base}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: print(definition), variables }) });
+      const response = await fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ query: print(definition), variables }),
+      });
       const body = (await response.json()) as { data?: unknown; errors?: unknown[] };
       expect(body.errors, `${example.where}: ${print(definition)}`).toBeUndefined();
       expect(body.data, example.where).toBeTypeOf('object');
@@ -121,17 +133,30 @@ describe('the examples of README.md and docs/', () => {
 
   /** A script that follows a subscription: it must print the pool the suite creates while it listens. */
   async function followScript(example: DocExample): Promise<void> {
-    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', scriptFile(example)], { cwd: ROOT, env: { ...process.env, ...environment() } });
+    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', scriptFile(example)], {
+      cwd: ROOT,
+      env: { ...process.env, ...environment() },
+    });
     let output = '';
     child.stdout!.on('data', (chunk) => (output += chunk));
     child.stderr!.on('data', (chunk) => (output += chunk));
     try {
-      await waitFor(async () => metricSample((await t.app.inject({ url: '/metrics' })).body, 'poolgraph_subscriptions_open') >= 1, () => output);
+      await waitFor(
+        async () => metricSample((await t.app.inject({ url: '/metrics' })).body, 'poolgraph_subscriptions_open') >= 1,
+        () => output,
+      );
       const title = `Doc example pool ${Date.now()}`;
       const admin = await signInAs(t, (await t.gql(`{ pools(first: 1) { nodes { createdBy } } }`)).data.pools.nodes[0].createdBy, 'ADMIN');
-      const created = await t.gql(`mutation($i: CreatePoolInput!) { createPool(input: $i) { id } }`, { i: poolInput(title) }, admin.headers);
+      const created = await t.gql(
+        `mutation($i: CreatePoolInput!) { createPool(input: $i) { id } }`,
+        { i: poolInput(title) },
+        admin.headers,
+      );
       expect(created.errors).toBeUndefined();
-      await waitFor(async () => output.includes(title) || /POOL_CREATED/.test(output), () => output);
+      await waitFor(
+        async () => output.includes(title) || /POOL_CREATED/.test(output),
+        () => output,
+      );
       expect(output, example.where).not.toMatch(/Error:/);
     } finally {
       child.kill();

@@ -26,7 +26,12 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const RUNNABLE_LANGUAGES = new Set(['graphql', 'sh', 'js', 'ts']);
 
 export function docFiles(): string[] {
-  return ['README.md', ...readdirSync(`${ROOT}docs`).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+  return [
+    'README.md',
+    ...readdirSync(`${ROOT}docs`)
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`),
+  ];
 }
 
 export function examplesOf(file: string): DocExample[] {
@@ -46,7 +51,11 @@ export function examplesOf(file: string): DocExample[] {
     for (let j = start - 1; j >= 0 && /^\s*<!-- example: .* -->$/.test(lines[j]!); j--) {
       annotations.push(/^\s*<!-- example: (.*) -->$/.exec(lines[j]!)![1]!);
     }
-    const skip = annotations.find((a) => a.startsWith('skip:'))?.slice('skip:'.length).trim() ?? null;
+    const skip =
+      annotations
+        .find((a) => a.startsWith('skip:'))
+        ?.slice('skip:'.length)
+        .trim() ?? null;
     const variables = annotations.find((a) => a.startsWith('variables '));
     examples.push({
       where: `${file}:${start + 1}`,

@@ -82,8 +82,16 @@ describe('refusals at the edge carry a catalogue code and free their socket', ()
   it('closes the connection of a slow body once it is refused, not after the body timeout', async () => {
     for (const [head, status, code] of [
       [post('Content-Length: 10000000\r\n'), 413, 'REQUEST_TOO_LARGE'],
-      [`POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/xml\r\nContent-Length: 3000\r\n\r\n`, 415, 'UNSUPPORTED_MEDIA_TYPE'],
-      [`POST /graphql HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/json\r\nContent-Length: 3000\r\n\r\n`, 403, 'HOST_NOT_ALLOWED'],
+      [
+        `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/xml\r\nContent-Length: 3000\r\n\r\n`,
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      ],
+      [
+        `POST /graphql HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/json\r\nContent-Length: 3000\r\n\r\n`,
+        403,
+        'HOST_NOT_ALLOWED',
+      ],
     ] as const) {
       const answer = await exchange(port, head, { trickle: true });
       expect(refusalOf(answer.text), head).toEqual({ status, code, connection: 'close' });
@@ -93,7 +101,9 @@ describe('refusals at the edge carry a catalogue code and free their socket', ()
 
   const connected = async () => {
     const ws = new WebSocket(`ws://127.0.0.1:${port}/graphql`, 'graphql-transport-ws');
-    const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: String(reason) })));
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      ws.once('close', (code, reason) => resolve({ code, reason: String(reason) })),
+    );
     await new Promise((resolve) => ws.once('open', resolve));
     ws.send(JSON.stringify({ type: 'connection_init' }));
     await new Promise((resolve) => ws.once('message', resolve));
@@ -111,7 +121,8 @@ describe('refusals at the edge carry a catalogue code and free their socket', ()
     for (let i = 0; i < 100; i++) frames.ws.ping();
     const messages = await connected();
     for (let i = 0; i < 100; i++) messages.ws.send(JSON.stringify({ type: 'ping' }));
-    for (const flood of [frames, messages]) expect(await flood.closed).toEqual({ code: 1008, reason: expect.stringMatching(/^RATE_LIMITED: /) });
+    for (const flood of [frames, messages])
+      expect(await flood.closed).toEqual({ code: 1008, reason: expect.stringMatching(/^RATE_LIMITED: /) });
     expect(calm.ws.readyState).toBe(WebSocket.OPEN);
     calm.ws.close();
   });

@@ -149,12 +149,20 @@ describe('ALLOWED_ORIGINS and ALLOWED_HOSTS defaults', () => {
     const development = loadConfig({ POOLGRAPH_MODE: 'development' });
     expect(development.http.allowedOrigins).toEqual(['http://localhost:*', 'http://127.0.0.1:*']);
     expect(development.http.allowedHosts).toEqual(expect.arrayContaining(['localhost', '127.0.0.1']));
-    const production = loadConfig({ POOLGRAPH_MODE: 'production', EMBEDDED_CHAIN_IN_PRODUCTION: 'true', AUTH_SECRET: 'a-production-secret-of-32-chars-or-more' });
+    const production = loadConfig({
+      POOLGRAPH_MODE: 'production',
+      EMBEDDED_CHAIN_IN_PRODUCTION: 'true',
+      AUTH_SECRET: 'a-production-secret-of-32-chars-or-more',
+    });
     expect(production.http.allowedOrigins).toEqual([]);
     expect(production.http.allowedHosts).toEqual([]);
-    expect(loadConfig({ POOLGRAPH_MODE: 'production', EMBEDDED_CHAIN_IN_PRODUCTION: 'true', AUTH_SECRET: 'a-production-secret-of-32-chars-or-more', ALLOWED_ORIGINS: 'https://a.example, https://b.example' }).http.allowedOrigins).toEqual([
-      'https://a.example',
-      'https://b.example',
-    ]);
+    expect(
+      loadConfig({
+        POOLGRAPH_MODE: 'production',
+        EMBEDDED_CHAIN_IN_PRODUCTION: 'true',
+        AUTH_SECRET: 'a-production-secret-of-32-chars-or-more',
+        ALLOWED_ORIGINS: 'https://a.example, https://b.example',
+      }).http.allowedOrigins,
+    ).toEqual(['https://a.example', 'https://b.example']);
   });
 });

@@ -59,7 +59,9 @@ describe.each(backends)('the event outbox on %s', (kind) => {
   // pg_stat_activity to be cut (it is in a standalone run); the cut-and-resume path is
   // unproven until that is understood.
   it.skip('a replica whose LISTEN connection is cut receives every event another replica wrote meanwhile, once, in order', async () => {
-    const [a, b] = await Promise.all(['replica-a', 'replica-b'].map((name) => openDatabase({ kind: 'postgres', url: t.url!, applicationName: `${name}-${process.pid}` })));
+    const [a, b] = await Promise.all(
+      ['replica-a', 'replica-b'].map((name) => openDatabase({ kind: 'postgres', url: t.url!, applicationName: `${name}-${process.pid}` })),
+    );
     const { hub, received } = await follow(a!);
     const publisher = new EventHub(b!);
     const cutListener = async () => {
@@ -88,12 +90,18 @@ describe.each(backends)('the event outbox on %s', (kind) => {
   it.runIf(kind === 'postgres')('/readyz answers 503 while the event listener is down, 200 once it listens again', async () => {
     const ready = async () => (await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode;
     expect(await ready()).toBe(200);
-    await t.database.rows(sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE ${'%:listener'} AND datname = current_database()`);
+    await t.database.rows(
+      sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE ${'%:listener'} AND datname = current_database()`,
+    );
     const seen = new Set<number>();
-    await until(async () => {
-      seen.add(await ready());
-      return seen.has(503);
-    }, 5000, '503');
+    await until(
+      async () => {
+        seen.add(await ready());
+        return seen.has(503);
+      },
+      5000,
+      '503',
+    );
     await until(async () => (await ready()) === 200, 10_000, '200 again');
   });
 });

@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, renderedDom } from './chromium.js';
 import { metricSample, startEmptyTestApp, type TestApp } from './harness.js';
 
-
 /**
  * Loads the explorer in headless Chromium with every host but loopback unresolvable (no
  * network), lets its scripts run, and reads the rendered DOM: GraphiQL must have mounted.
@@ -43,11 +42,14 @@ describe.skipIf(!CHROMIUM)('explorer in a headless browser', () => {
     // (React, ReactDOM, GraphiQL's script and styles, graphql-ws) and the schema, by introspection.
     // (A favicon request, which Chromium may or may not send, is left out.)
     const metrics = (await t.app.inject({ url: '/metrics' })).body;
-    const requests = (route: string, method: string) => metricSample(metrics, 'poolgraph_http_requests_total', { route, method, status: '200' });
+    const requests = (route: string, method: string) =>
+      metricSample(metrics, 'poolgraph_http_requests_total', { route, method, status: '200' });
     expect(requests('/graphql', 'GET')).toBe(1);
     expect(requests('/graphql/explorer/:asset', 'GET')).toBe(5);
     expect(requests('/graphql', 'POST')).toBe(1);
     expect(metricSample(metrics, 'poolgraph_graphql_operations_total')).toBe(1);
-    expect(metricSample(metrics, 'poolgraph_graphql_operations_total', { operation: 'IntrospectionQuery', type: 'query', outcome: 'ok' })).toBe(1);
+    expect(
+      metricSample(metrics, 'poolgraph_graphql_operations_total', { operation: 'IntrospectionQuery', type: 'query', outcome: 'ok' }),
+    ).toBe(1);
   });
 });

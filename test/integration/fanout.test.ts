@@ -32,10 +32,17 @@ async function startReplica(databaseUrl: string): Promise<{ http: string; url: s
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  await until(async () => {
-    if (child.exitCode !== null) throw new Error(`the replica exited with ${child.exitCode}:\n${output}`);
-    return fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
-  }, 60_000, `the replica to become ready; it printed:\n${output}`);
+  await until(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`the replica exited with ${child.exitCode}:\n${output}`);
+      return fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
+    },
+    60_000,
+    `the replica to become ready; it printed:\n${output}`,
+  );
   return {
     http: `http://127.0.0.1:${port}`,
     url: `ws://127.0.0.1:${port}/graphql`,
@@ -119,13 +126,22 @@ describeOnPostgres('fan-out across replicas through Postgres LISTEN/NOTIFY', () 
 
     const before = await listenerBackends(t);
     expect(before).toHaveLength(2);
-    await t.database.rows(sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid IN (${sql.join(before.map((pid) => sql`${pid}`), sql`, `)})`);
+    await t.database.rows(
+      sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid IN (${sql.join(
+        before.map((pid) => sql`${pid}`),
+        sql`, `,
+      )})`,
+    );
     // Both processes' listeners come back on new connections, and listen again.
     let after: number[] = [];
-    await until(async () => {
-      after = await listenerBackends(t, true);
-      return after.length === 2 && after.every((pid) => !before.includes(pid));
-    }, 10_000, 'two new listener connections').catch(() => {});
+    await until(
+      async () => {
+        after = await listenerBackends(t, true);
+        return after.length === 2 && after.every((pid) => !before.includes(pid));
+      },
+      10_000,
+      'two new listener connections',
+    ).catch(() => {});
     expect(after).toHaveLength(2);
     expect(after.some((pid) => before.includes(pid))).toBe(false);
 

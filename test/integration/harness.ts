@@ -117,7 +117,12 @@ export async function preparePgliteDataDir(dataDir: string, start: TestDatabaseS
 export interface GraphQLResponse<TData = any> {
   status: number;
   data?: TData;
-  errors?: Array<{ message: string; path?: string[]; locations?: Array<{ line: number; column: number }>; extensions?: Record<string, any> }>;
+  errors?: Array<{
+    message: string;
+    path?: string[];
+    locations?: Array<{ line: number; column: number }>;
+    extensions?: Record<string, any>;
+  }>;
 }
 
 export interface TestApp extends TestDatabase {
@@ -155,7 +160,14 @@ export function startEmptyTestApp(kind: BackendKind, options: Omit<TestAppOption
 }
 
 function isTestSize(options: SeedOptions): boolean {
-  return options === TEST_SIZE || (options.users === TEST_SIZE.users && options.pools === TEST_SIZE.pools && options.streaks === TEST_SIZE.streaks && options.seed === undefined && options.now === undefined);
+  return (
+    options === TEST_SIZE ||
+    (options.users === TEST_SIZE.users &&
+      options.pools === TEST_SIZE.pools &&
+      options.streaks === TEST_SIZE.streaks &&
+      options.seed === undefined &&
+      options.now === undefined)
+  );
 }
 
 export async function startTestApp(kind: BackendKind, options: TestAppOptions = {}): Promise<TestApp> {

@@ -50,8 +50,18 @@ describe('hostile page arguments against a real server process', () => {
     const context = `${over}: ${operation.query} ${JSON.stringify(operation.variables ?? {})} -> ${JSON.stringify(answer)}`;
     // Soft: one wrong answer is reported, and the corpus still runs on to test the process's survival.
     expect.soft(answer.errors?.length, context).toBeGreaterThan(0);
-    expect.soft(answer.errors?.every((error) => isErrorCode(error.extensions?.code)), context).toBe(true);
-    expect.soft(answer.errors?.some((error) => error.extensions?.code === 'BAD_USER_INPUT'), context).toBe(true);
+    expect
+      .soft(
+        answer.errors?.every((error) => isErrorCode(error.extensions?.code)),
+        context,
+      )
+      .toBe(true);
+    expect
+      .soft(
+        answer.errors?.some((error) => error.extensions?.code === 'BAD_USER_INPUT'),
+        context,
+      )
+      .toBe(true);
   };
 
   it('generates hundreds of operations, covering every connection field of the schema', async () => {
@@ -69,23 +79,27 @@ describe('hostile page arguments against a real server process', () => {
     expect(corpus.filter((operation) => operation.nested).length).toBeGreaterThan(200);
   });
 
-  it('answers each over HTTP with a catalogue code, twice (first use, then compiled), and keeps serving', { timeout: 600_000 }, async () => {
-    for (const round of [1, 2]) {
-      for (const [index, operation] of corpus.entries()) {
-        const requestId = `corpus-http-${round}-${index}`;
-        sent.add(requestId);
-        const response = await fetch(`${server.base}/graphql`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-request-id': requestId },
-          body: JSON.stringify({ query: operation.query, variables: operation.variables }),
-        }).catch((error: unknown) => {
-          throw new Error(`request ${requestId} failed (${String(error)}): ${operation.query}\n${server.output().slice(-3000)}`);
-        });
-        expectRefused(operation, { status: response.status, ...((await response.json()) as object) }, `HTTP ${requestId}`);
+  it(
+    'answers each over HTTP with a catalogue code, twice (first use, then compiled), and keeps serving',
+    { timeout: 600_000 },
+    async () => {
+      for (const round of [1, 2]) {
+        for (const [index, operation] of corpus.entries()) {
+          const requestId = `corpus-http-${round}-${index}`;
+          sent.add(requestId);
+          const response = await fetch(`${server.base}/graphql`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-request-id': requestId },
+            body: JSON.stringify({ query: operation.query, variables: operation.variables }),
+          }).catch((error: unknown) => {
+            throw new Error(`request ${requestId} failed (${String(error)}): ${operation.query}\n${server.output().slice(-3000)}`);
+          });
+          expectRefused(operation, { status: response.status, ...((await response.json()) as object) }, `HTTP ${requestId}`);
+        }
       }
-    }
-    await expectStillServing();
-  });
+      await expectStillServing();
+    },
+  );
 
   it('answers each over graphql-ws with a catalogue code, and keeps serving', { timeout: 600_000 }, async () => {
     let next = 0;

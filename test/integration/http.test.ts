@@ -57,7 +57,10 @@ describe.each(backends)('HTTP surface on %s', (kind) => {
     const url = await listen(t);
     const client = browser.graphqlWs.createClient({ url, lazy: true });
     const received: unknown[] = [];
-    const unsubscribe = client.subscribe({ query: 'subscription { poolCreated { id } }' }, { next: (r: unknown) => received.push(r), error: (e: unknown) => received.push({ error: e }), complete: () => {} });
+    const unsubscribe = client.subscribe(
+      { query: 'subscription { poolCreated { id } }' },
+      { next: (r: unknown) => received.push(r), error: (e: unknown) => received.push({ error: e }), complete: () => {} },
+    );
     await subscriptionsOpen(t.app, 1);
     const pool = pools[2];
     await new EventHub(t.database).publish([{ type: 'poolCreated', poolId: pool!.id }]);

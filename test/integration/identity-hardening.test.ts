@@ -24,10 +24,12 @@ describe.each(backends)('identity hardening on %s', (kind) => {
   });
   afterAll(() => t.close());
 
-  const from = (remoteAddress: string) => async (query: string, variables?: Record<string, unknown>, headers: Record<string, string> = {}) => {
-    const response = await t.app.inject({ method: 'POST', url: '/graphql', remoteAddress, headers, payload: { query, variables } });
-    return response.json() as { data?: any; errors?: Array<{ message: string; path?: unknown[]; extensions?: Record<string, any> }> };
-  };
+  const from =
+    (remoteAddress: string) =>
+    async (query: string, variables?: Record<string, unknown>, headers: Record<string, string> = {}) => {
+      const response = await t.app.inject({ method: 'POST', url: '/graphql', remoteAddress, headers, payload: { query, variables } });
+      return response.json() as { data?: any; errors?: Array<{ message: string; path?: unknown[]; extensions?: Record<string, any> }> };
+    };
 
   async function sessionOf(userId: string) {
     const [session] = await t.database.db.select().from(tables.refreshTokens).where(eq(tables.refreshTokens.userId, userId));
@@ -60,10 +62,18 @@ describe.each(backends)('identity hardening on %s', (kind) => {
       const [carol, dave] = (await t.seed.users(2)).map((f) => f.user) as [tables.UserRow, tables.UserRow];
       const sessions = [await signInAs(t, carol.id), await signInAs(t, carol.id)];
       const bystander = await signInAs(t, dave.id);
-      const [wallet] = await t.database.db.select({ address: tables.users.walletAddress }).from(tables.users).where(eq(tables.users.id, carol.id));
-      for (const session of sessions) expect((await t.gql(VIEWER_ROLE, undefined, session.headers)).data.viewer).toEqual({ id: carol.id, role: 'USER' });
+      const [wallet] = await t.database.db
+        .select({ address: tables.users.walletAddress })
+        .from(tables.users)
+        .where(eq(tables.users.id, carol.id));
+      for (const session of sessions)
+        expect((await t.gql(VIEWER_ROLE, undefined, session.headers)).data.viewer).toEqual({ id: carol.id, role: 'USER' });
 
-      expect(await changeUserRole(t.database, new EventHub(t.database), wallet!.address!, 'ADMIN', new Date())).toMatchObject({ id: carol.id, role: 'ADMIN', revokedSessions: 2 });
+      expect(await changeUserRole(t.database, new EventHub(t.database), wallet!.address!, 'ADMIN', new Date())).toMatchObject({
+        id: carol.id,
+        role: 'ADMIN',
+        revokedSessions: 2,
+      });
       for (const session of sessions) {
         const stale = await t.gql(VIEWER_ROLE, undefined, session.headers);
         expect(stale.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'SESSION_REVOKED' });
@@ -95,7 +105,9 @@ describe.each(backends)('identity hardening on %s', (kind) => {
       const early = await kitWallet();
       expect((await from('198.51.100.45')(CHALLENGE, { a: early.address })).errors).toBeUndefined();
       const rowsOf = async (address: string) =>
-        (await t.database.db.select({ n: count() }).from(tables.signInChallenges).where(eq(tables.signInChallenges.walletAddress, address)))[0]!.n;
+        (
+          await t.database.db.select({ n: count() }).from(tables.signInChallenges).where(eq(tables.signInChallenges.walletAddress, address))
+        )[0]!.n;
       expect(await rowsOf(early.address)).toBe(1);
       clockOffsetMs += (config.auth.challengeTtlSeconds + 1) * 1000;
       try {
@@ -123,7 +135,9 @@ describe.each(backends)('identity hardening on %s', (kind) => {
       // user redeems another creator's code, a redemption no list below may show.
       const creatorRows = await t.seed.user().withReferralCode().withReferralCode();
       const [code, unused] = creatorRows.referralCodes as [tables.ReferralCodeRow, tables.ReferralCodeRow];
-      const { referralCodes: [elsewhere] } = await t.seed.user().withReferralCode();
+      const {
+        referralCodes: [elsewhere],
+      } = await t.seed.user().withReferralCode();
       const redeem = async (codeText: string) => {
         const signedIn = await signInAs(t, (await t.seed.user()).user.id);
         const redeemed = await t.gql(`mutation($c: String!) { redeemReferralCode(code: $c) { id } }`, { c: codeText }, signedIn.headers);
@@ -144,8 +158,15 @@ describe.each(backends)('identity hardening on %s', (kind) => {
       const own = await t.gql(VIA_CREATED, undefined, creator.headers);
       expect(own.errors).toBeUndefined();
       const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
-      const seen = [...own.data.viewer.createdReferralCodes].sort(byId).map((c: { id: string; redemptions: Array<{ user: { id: string } }> }) => ({ id: c.id, users: userIds(c.redemptions) }));
-      expect(seen).toEqual([{ id: code.id, users: redeemerIds }, { id: unused.id, users: [] }].sort(byId));
+      const seen = [...own.data.viewer.createdReferralCodes]
+        .sort(byId)
+        .map((c: { id: string; redemptions: Array<{ user: { id: string } }> }) => ({ id: c.id, users: userIds(c.redemptions) }));
+      expect(seen).toEqual(
+        [
+          { id: code.id, users: redeemerIds },
+          { id: unused.id, users: [] },
+        ].sort(byId),
+      );
 
       const admin = await signInAs(t, redeemers[1]!.userId, 'ADMIN');
       const asAdmin = await t.gql(VIA_REDEMPTION, undefined, admin.headers);
@@ -169,7 +190,12 @@ describe.each(backends)('identity hardening on %s', (kind) => {
       bitcoin = pools[0]!;
     });
 
-    async function expectBadInput(query: string, argumentName: string, variables?: Record<string, unknown>, headers?: Record<string, string>) {
+    async function expectBadInput(
+      query: string,
+      argumentName: string,
+      variables?: Record<string, unknown>,
+      headers?: Record<string, string>,
+    ) {
       let response!: Awaited<ReturnType<TestApp['gql']>>;
       const statements = await t.countStatements(async () => {
         response = await t.gql(query, variables, headers);
@@ -206,7 +232,10 @@ describe.each(backends)('identity hardening on %s', (kind) => {
         expect(refused.statements, key).toBe(0);
       }
       const cursor = encodeCursor('NEWEST_FIRST', '0', id);
-      const refused = await expectBadInput(`{ streakPools(streakId: "${streak.id}", after: "${cursor}") { pools { totalCount } } }`, 'after');
+      const refused = await expectBadInput(
+        `{ streakPools(streakId: "${streak.id}", after: "${cursor}") { pools { totalCount } } }`,
+        'after',
+      );
       // No statement: page arguments and cursors are read before anything of the operation runs.
       expect(refused.statements).toBe(0);
       const fine = await t.gql(`{ streakPools(streakId: "${streak.id}") { pools { totalCount nodes { id } } } }`);
@@ -216,10 +245,16 @@ describe.each(backends)('identity hardening on %s', (kind) => {
 
     it('refuses referenceDate values the database cannot hold', async () => {
       for (const date of ['0000-01-01T00:00:00Z', '9999-12-31T12:00:00Z']) {
-        const refused = await expectBadInput('query($d: DateTime) { pools(filter: { referenceDate: $d }) { totalCount } }', 'filter.referenceDate', { d: date });
+        const refused = await expectBadInput(
+          'query($d: DateTime) { pools(filter: { referenceDate: $d }) { totalCount } }',
+          'filter.referenceDate',
+          { d: date },
+        );
         expect(refused.statements).toBe(0);
       }
-      const fine = await t.gql('query($d: DateTime) { pools(filter: { referenceDate: $d }) { totalCount nodes { id } } }', { d: '2030-06-01T00:00:00Z' });
+      const fine = await t.gql('query($d: DateTime) { pools(filter: { referenceDate: $d }) { totalCount nodes { id } } }', {
+        d: '2030-06-01T00:00:00Z',
+      });
       expect(fine.errors).toBeUndefined();
       expect(fine.data.pools).toEqual({ totalCount: 1, nodes: [{ id: bitcoin.id }] });
     });
@@ -229,7 +264,12 @@ describe.each(backends)('identity hardening on %s', (kind) => {
       const keys = () => t.database.db.select({ n: count() }).from(tables.apiKeys);
       // No test of this suite creates API keys: the table is empty before and after.
       expect(await keys()).toEqual([{ n: 0 }]);
-      const refused = await expectBadInput('mutation($n: String!) { createApiKey(name: $n) { apiKey } }', 'name', { n: 'laptop\u0000key' }, signedIn.headers);
+      const refused = await expectBadInput(
+        'mutation($n: String!) { createApiKey(name: $n) { apiKey } }',
+        'name',
+        { n: 'laptop\u0000key' },
+        signedIn.headers,
+      );
       expect(refused.message).toMatch(/control characters/);
       expect(await keys()).toEqual([{ n: 0 }]);
     });

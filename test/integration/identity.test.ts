@@ -45,7 +45,10 @@ describe.each(backends)('identity and access on %s', (kind) => {
     const [[u], [s], [c], [k]] = await Promise.all([
       db.select({ n: count() }).from(tables.users),
       db.select({ n: count() }).from(tables.refreshTokens),
-      db.select({ n: count() }).from(tables.signInChallenges).where(eq(tables.signInChallenges.consumedAt, tables.signInChallenges.consumedAt)),
+      db
+        .select({ n: count() })
+        .from(tables.signInChallenges)
+        .where(eq(tables.signInChallenges.consumedAt, tables.signInChallenges.consumedAt)),
       db.select({ n: count() }).from(tables.apiKeys),
     ]);
     return { users: u!.n, sessions: s!.n, consumedChallenges: c!.n, apiKeys: k!.n };
@@ -63,7 +66,12 @@ describe.each(backends)('identity and access on %s', (kind) => {
     for (const wallet of [await kitWallet(), await nobleWallet()]) {
       const before = await writtenRows();
       const first = await signIn(wallet);
-      expect(await writtenRows()).toEqual({ ...before, users: before.users + 1, sessions: before.sessions + 1, consumedChallenges: before.consumedChallenges + 1 });
+      expect(await writtenRows()).toEqual({
+        ...before,
+        users: before.users + 1,
+        sessions: before.sessions + 1,
+        consumedChallenges: before.consumedChallenges + 1,
+      });
       expect(first.message).toContain(`${TEST_AUTH_DOMAIN} wants you to sign in with your Solana account:\n${wallet.address}`);
       expect(first.user).toMatchObject({ walletAddress: wallet.address, role: 'USER' });
       expect(first.user.username).toMatch(/^[A-Za-z0-9_]{3,32}$/);
@@ -74,7 +82,10 @@ describe.each(backends)('identity and access on %s', (kind) => {
       const again = await signIn(wallet);
       expect(again.user.id).toBe(first.user.id);
       expect((await writtenRows()).users).toBe(before.users + 1);
-      const [{ n }] = (await t.database.db.select({ n: count() }).from(tables.users).where(eq(tables.users.walletAddress, wallet.address))) as [{ n: number }];
+      const [{ n }] = (await t.database.db
+        .select({ n: count() })
+        .from(tables.users)
+        .where(eq(tables.users.walletAddress, wallet.address))) as [{ n: number }];
       expect(n).toBe(1);
     }
   });
@@ -83,7 +94,11 @@ describe.each(backends)('identity and access on %s', (kind) => {
     const wallet = web3Wallet();
     const url = `${await t.app.listen({ host: '127.0.0.1', port: 0 })}/graphql`;
     const post = async (query: string, variables?: Record<string, unknown>, headers: Record<string, string> = {}) => {
-      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ query, variables }),
+      });
       return { status: response.status, ...((await response.json()) as { data?: any; errors?: any[] }) };
     };
 
@@ -99,7 +114,10 @@ describe.each(backends)('identity and access on %s', (kind) => {
     expect(viewer.status).toBe(200);
     expect(viewer.errors).toBeUndefined();
     expect(viewer.data.viewer).toMatchObject({ id: user.id, walletAddress: wallet.address });
-    const [{ n }] = (await t.database.db.select({ n: count() }).from(tables.refreshTokens).where(eq(tables.refreshTokens.userId, user.id))) as [{ n: number }];
+    const [{ n }] = (await t.database.db
+      .select({ n: count() })
+      .from(tables.refreshTokens)
+      .where(eq(tables.refreshTokens.userId, user.id))) as [{ n: number }];
     expect(n).toBe(1);
   });
 
@@ -107,8 +125,13 @@ describe.each(backends)('identity and access on %s', (kind) => {
     const wallet = await kitWallet();
     const session = await signIn(wallet);
     const expectedPreferences = {
-      isNotificationsEnabled: true, isEmailNotificationsEnabled: true, isPushNotificationsEnabled: true,
-      isEmailSubscribePopupDismissed: true, rewardClaimed: true, refundClaimed: true, streakRewardReceived: true,
+      isNotificationsEnabled: true,
+      isEmailNotificationsEnabled: true,
+      isPushNotificationsEnabled: true,
+      isEmailSubscribePopupDismissed: true,
+      rewardClaimed: true,
+      refundClaimed: true,
+      streakRewardReceived: true,
     };
 
     const viaBearer = await t.gql(VIEWER, undefined, bearer(session.accessToken));
@@ -123,7 +146,11 @@ describe.each(backends)('identity and access on %s', (kind) => {
     const viaCookie = await t.gql(VIEWER, undefined, { cookie: cookieHeader });
     expect(viaCookie.data.viewer.id).toBe(session.user.id);
 
-    const created = await t.gql(`mutation { createApiKey(name: "bot") { apiKey key { id name isActive keyHash } } }`, undefined, bearer(session.accessToken));
+    const created = await t.gql(
+      `mutation { createApiKey(name: "bot") { apiKey key { id name isActive keyHash } } }`,
+      undefined,
+      bearer(session.accessToken),
+    );
     expect(created.errors).toBeUndefined();
     const apiKey = created.data.createApiKey.apiKey as string;
     expect(apiKey).toMatch(/^pgk_[1-9A-HJ-NP-Za-km-z]{40,}$/);
@@ -142,17 +169,14 @@ describe.each(backends)('identity and access on %s', (kind) => {
     const other = await kitWallet();
     const { data } = await t.gql(CHALLENGE, { a: wallet.address });
     const message = data.requestSignInChallenge.message as string;
-    const attempt = (input: Record<string, string>) => () =>
-      t.gql(SIGN_IN, { i: { walletAddress: wallet.address, message, ...input } });
+    const attempt = (input: Record<string, string>) => () => t.gql(SIGN_IN, { i: { walletAddress: wallet.address, message, ...input } });
 
     await expectUnauthenticated('SIGNATURE_INVALID', attempt({ signature: await other.signMessage(message) }));
     await expectUnauthenticated('SIGNATURE_INVALID', attempt({ signature: await wallet.signMessage(`${message} `) }));
     await expectUnauthenticated('SIGNATURE_INVALID', attempt({ signature: 'not-a-signature' }));
     const foreign = message.replace(TEST_AUTH_DOMAIN, 'evil.example');
     await expectUnauthenticated('DOMAIN_MISMATCH', attempt({ message: foreign, signature: await wallet.signMessage(foreign) }));
-    await expectUnauthenticated('ADDRESS_MISMATCH', () =>
-      t.gql(SIGN_IN, { i: { walletAddress: other.address, message, signature: 'x' } }),
-    );
+    await expectUnauthenticated('ADDRESS_MISMATCH', () => t.gql(SIGN_IN, { i: { walletAddress: other.address, message, signature: 'x' } }));
     await expectUnauthenticated('MESSAGE_INVALID', attempt({ message: 'hello', signature: await wallet.signMessage('hello') }));
 
     // The genuine signature still works once, and a replay of it fails.
@@ -226,10 +250,14 @@ describe.each(backends)('identity and access on %s', (kind) => {
   it('refreshes with the refresh cookie alone, rotating the session it names', async () => {
     const session = await signIn(await nobleWallet());
     const refreshCookie = (headers: Record<string, unknown>) =>
-      ([] as string[]).concat(headers['set-cookie'] as string[]).find((c) => c.startsWith('poolgraph_refresh='))!.split(';')[0]!;
+      ([] as string[])
+        .concat(headers['set-cookie'] as string[])
+        .find((c) => c.startsWith('poolgraph_refresh='))!
+        .split(';')[0]!;
     const cookie = refreshCookie(session.headers);
     expect(cookie).toBe(`poolgraph_refresh=${encodeURIComponent(session.refreshToken)}`);
-    const sessionRow = async () => (await t.database.db.select().from(tables.refreshTokens).where(eq(tables.refreshTokens.userId, session.user.id)))[0]!;
+    const sessionRow = async () =>
+      (await t.database.db.select().from(tables.refreshTokens).where(eq(tables.refreshTokens.userId, session.user.id)))[0]!;
     const before = await sessionRow();
 
     // Nothing to refresh with: no argument, no cookie.
@@ -308,15 +336,36 @@ describe.each(backends)('identity and access on %s', (kind) => {
     const bobRows = await t.seed.user({ walletAddress: bobWallet.address }).withReferralCode();
     const aliceRows = await t.seed
       .user({ walletAddress: aliceWallet.address, email: 'alice@example.com' })
-      .withSettings().withNotifications([{}, { readAt: new Date() }]).withDeviceToken().withReferralCode().withPool();
+      .withSettings()
+      .withNotifications([{}, { readAt: new Date() }])
+      .withDeviceToken()
+      .withReferralCode()
+      .withPool();
     const alice = await signIn(aliceWallet);
     const bob = await signIn(bobWallet);
     expect([alice.user.id, bob.user.id]).toEqual([aliceRows.user.id, bobRows.user.id]);
-    const redeemed = await t.gql(`mutation($c: String!) { redeemReferralCode(code: $c) { id } }`, { c: bobRows.referralCodes[0]!.code }, bearer(alice.accessToken));
+    const redeemed = await t.gql(
+      `mutation($c: String!) { redeemReferralCode(code: $c) { id } }`,
+      { c: bobRows.referralCodes[0]!.code },
+      bearer(alice.accessToken),
+    );
     expect(redeemed.errors, JSON.stringify(redeemed.errors)).toBeUndefined();
-    const [aliceSession] = await t.database.db.select().from(tables.refreshTokens).where(eq(tables.refreshTokens.userId, aliceRows.user.id));
-    const fields = ['email', 'settings', 'notifications', 'deviceTokens', 'refreshTokens', 'apiKeys', 'referralRedemption', 'createdReferralCodes'];
-    const selection = 'email settings { id } notifications { totalCount } deviceTokens { id } refreshTokens { id } apiKeys { id } referralRedemption { id } createdReferralCodes { id }';
+    const [aliceSession] = await t.database.db
+      .select()
+      .from(tables.refreshTokens)
+      .where(eq(tables.refreshTokens.userId, aliceRows.user.id));
+    const fields = [
+      'email',
+      'settings',
+      'notifications',
+      'deviceTokens',
+      'refreshTokens',
+      'apiKeys',
+      'referralRedemption',
+      'createdReferralCodes',
+    ];
+    const selection =
+      'email settings { id } notifications { totalCount } deviceTokens { id } refreshTokens { id } apiKeys { id } referralRedemption { id } createdReferralCodes { id }';
     const read = (headers: Record<string, string>) =>
       t.gql(`query($id: ID!) { pool(id: $id) { user { id ${selection} } } }`, { id: aliceRows.pool!.id }, headers);
 
@@ -350,7 +399,11 @@ describe.each(backends)('identity and access on %s', (kind) => {
 
   it('keeps no secret in the database: keys are hashed, sessions keep only a version', async () => {
     const session = await signIn(await kitWallet());
-    const created = await t.gql(`mutation { createApiKey(name: "secret-check") { apiKey key { id } } }`, undefined, bearer(session.accessToken));
+    const created = await t.gql(
+      `mutation { createApiKey(name: "secret-check") { apiKey key { id } } }`,
+      undefined,
+      bearer(session.accessToken),
+    );
     const apiKey = created.data.createApiKey.apiKey as string;
     const rows = await Promise.all([
       t.database.db.select().from(tables.apiKeys),
@@ -384,7 +437,10 @@ describe.each(backends)('identity and access on %s', (kind) => {
       expect(response.errors![0]!.extensions!.retryAfter).toBeLessThanOrEqual(60);
     }
     // Refused challenges are not written: only the ten issued ones are.
-    const issued = await t.database.db.select({ n: count() }).from(tables.signInChallenges).where(eq(tables.signInChallenges.walletAddress, wallet.address));
+    const issued = await t.database.db
+      .select({ n: count() })
+      .from(tables.signInChallenges)
+      .where(eq(tables.signInChallenges.walletAddress, wallet.address));
     expect(issued).toEqual([{ n: 10 }]);
   });
 });

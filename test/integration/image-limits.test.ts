@@ -14,7 +14,9 @@ describe.each(backends)('image upload limits (%s)', (kind) => {
   let t: EmptyApp;
 
   beforeAll(async () => {
-    t = await startEmptyApp(kind, { env: { IMAGE_UPLOADS_PER_MINUTE: String(UPLOADS_PER_MINUTE), IMAGE_QUOTA_BYTES: String(QUOTA_BYTES) } });
+    t = await startEmptyApp(kind, {
+      env: { IMAGE_UPLOADS_PER_MINUTE: String(UPLOADS_PER_MINUTE), IMAGE_QUOTA_BYTES: String(QUOTA_BYTES) },
+    });
   }, 60_000);
   afterAll(() => t?.close());
 
@@ -33,7 +35,8 @@ describe.each(backends)('image upload limits (%s)', (kind) => {
       for (let i = 0; i < UPLOADS_PER_MINUTE + 5; i++) {
         const response = await t.upload(small(), user.headers);
         statuses.push(response.status);
-        if (response.status === 429) expect(response.body.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfter: expect.any(Number) });
+        if (response.status === 429)
+          expect(response.body.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfter: expect.any(Number) });
       }
     });
     expect(statuses).toEqual([...Array(UPLOADS_PER_MINUTE).fill(201), ...Array(5).fill(429)]);
@@ -68,7 +71,11 @@ describe.each(backends)('image upload limits (%s)', (kind) => {
     const send = (contentType: string, payload: Buffer) =>
       t.app.inject({ method: 'POST', url: '/images', payload, headers: { ...user.headers, 'content-type': contentType } });
     const part = (boundary: string) =>
-      Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\n`), small(), Buffer.from(`\r\n--${boundary}--\r\n`)]);
+      Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\n`),
+        small(),
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
     const long = 'b'.repeat(1000);
     const effect = await written(async () => {
       for (const [contentType, payload] of [
@@ -80,7 +87,10 @@ describe.each(backends)('image upload limits (%s)', (kind) => {
         ['multipart/form-data; boundary=xyz', randomBytes(500)],
       ] as const) {
         const response = await send(contentType, payload);
-        expect([response.statusCode, response.json().errors[0].extensions.code], `${contentType.slice(0, 50)}`).toEqual([400, 'BAD_REQUEST']);
+        expect([response.statusCode, response.json().errors[0].extensions.code], `${contentType.slice(0, 50)}`).toEqual([
+          400,
+          'BAD_REQUEST',
+        ]);
       }
     });
     expect(effect).toEqual({ files: 0, rows: 0 });

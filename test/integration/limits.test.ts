@@ -50,7 +50,8 @@ const OVER_THE_LIMIT: Array<{ limit: string; query: string; variables?: Record<s
   },
   {
     limit: 'cost',
-    query: 'query($n: Int) { pools(first: $n) { nodes { predictions(first: $n) { nodes { user { pools(first: $n) { nodes { id } } } } } } } }',
+    query:
+      'query($n: Int) { pools(first: $n) { nodes { predictions(first: $n) { nodes { user { pools(first: $n) { nodes { id } } } } } } } }',
     variables: { n: 100 },
     message: /^Query cost 30202 exceeds the limit of 20000$/,
   },
@@ -65,7 +66,10 @@ describe.each(backends)('operation limits on %s', (kind) => {
   beforeAll(async () => {
     t = await startEmptyTestApp(kind);
     const now = Date.now();
-    const written = await t.seed.user().withPool().withPrediction({ createdAt: new Date(now - 2 * DAY) });
+    const written = await t.seed
+      .user()
+      .withPool()
+      .withPrediction({ createdAt: new Date(now - 2 * DAY) });
     [pool, creator] = [written.pool!.id, written.user.id];
     predictor = (await t.seed.user().withPrediction({ pool: written.pool!, createdAt: new Date(now - DAY) })).user.id;
   });
@@ -86,15 +90,21 @@ describe.each(backends)('operation limits on %s', (kind) => {
     return response.errors![0]!;
   }
 
-  it.each(OVER_THE_LIMIT)('refuses an operation over the $limit limit before any resolver runs', async ({ limit, query, variables, message }) => {
-    const error = await expectRefused(limit, query, variables, message);
-    // The message names the limit and numbers, nothing of the schema.
-    expect(error.message).not.toMatch(/pool|node|user|prediction/i);
-  });
+  it.each(OVER_THE_LIMIT)(
+    'refuses an operation over the $limit limit before any resolver runs',
+    async ({ limit, query, variables, message }) => {
+      const error = await expectRefused(limit, query, variables, message);
+      // The message names the limit and numbers, nothing of the schema.
+      expect(error.message).not.toMatch(/pool|node|user|prediction/i);
+    },
+  );
 
   it('answers a document over the token limit with the limit alone: no location, no text of the document', async () => {
     const error = await expectRefused('tokens', `query Secret { pools(first: 1) { ${times(2100, () => 'hiddenField')} } }`);
-    expect(error).toEqual({ message: 'Query has more than 2000 tokens, the limit', extensions: { code: 'QUERY_TOO_COMPLEX', limit: 'tokens', max: 2000 } });
+    expect(error).toEqual({
+      message: 'Query has more than 2000 tokens, the limit',
+      extensions: { code: 'QUERY_TOO_COMPLEX', limit: 'tokens', max: 2000 },
+    });
   });
 
   it('does not take a syntax error quoting the token limit’s words for the limit', async () => {
@@ -107,7 +117,10 @@ describe.each(backends)('operation limits on %s', (kind) => {
     const counted = { totalCount: 1, pageInfo: { hasNextPage: false } };
     const inside: Array<[string, unknown]> = [
       [deep(4), deepAnswer(4, pool)],
-      [`{ ${times(30, (i) => `a${i}: pools(first: 1) { totalCount }`)} }`, Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`a${i}`, { totalCount: 1 }]))],
+      [
+        `{ ${times(30, (i) => `a${i}: pools(first: 1) { totalCount }`)} }`,
+        Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`a${i}`, { totalCount: 1 }])),
+      ],
       [
         `{ pools(first: 1) { ${times(25, () => '...Counted')} } } fragment Counted on PoolConnection { totalCount @include(if: true) pageInfo @skip(if: false) { hasNextPage } }`,
         { pools: counted },

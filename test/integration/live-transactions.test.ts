@@ -57,7 +57,12 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
       i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
     });
     const accessToken = session.data.signInWithWallet.accessToken as string;
-    return { wallet, accessToken, userId: session.data.signInWithWallet.user.id as string, headers: { authorization: `Bearer ${accessToken}` } };
+    return {
+      wallet,
+      accessToken,
+      userId: session.data.signInWithWallet.user.id as string,
+      headers: { authorization: `Bearer ${accessToken}` },
+    };
   }
 
   it("delivers a claim's notification to its owner's socket only; with preferences off, none is delivered", async () => {
@@ -90,7 +95,12 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
       .from(tables.notifications)
       .where(and(eq(tables.notifications.userId, owner.userId), eq(tables.notifications.type, 'STREAK_REWARD_RECEIVED')));
     expect(delivered!.data).toEqual({
-      notifications: { id: row!.id, type: 'STREAK_REWARD_RECEIVED', userId: owner.userId, data: expect.objectContaining({ streakRewardId: first!.id, signature: claimed.data.claimStreakReward.signature }) },
+      notifications: {
+        id: row!.id,
+        type: 'STREAK_REWARD_RECEIVED',
+        userId: owner.userId,
+        data: expect.objectContaining({ streakRewardId: first!.id, signature: claimed.data.claimStreakReward.signature }),
+      },
     });
     expect((await ownerCount.waitFor(2))[1]!.data).toEqual({ notificationCount: unreadBefore + 1 });
     const read = await t.gql(`mutation($ids: [ID!]!) { markNotificationsRead(ids: $ids) }`, { ids: [row!.id] }, owner.headers);
@@ -98,16 +108,25 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
     expect((await ownerCount.waitFor(3))[2]!.data).toEqual({ notificationCount: unreadBefore });
 
     // The type's preference off: the payout happens, nothing is written, nothing is delivered.
-    const off = await t.gql(`mutation { updateNotificationPreferences(input: { streakRewardReceived: false }) { id } }`, undefined, owner.headers);
+    const off = await t.gql(
+      `mutation { updateNotificationPreferences(input: { streakRewardReceived: false }) { id } }`,
+      undefined,
+      owner.headers,
+    );
     expect(off.errors).toBeUndefined();
     const written = await t.database.db.select().from(tables.notifications).where(eq(tables.notifications.userId, owner.userId));
     const quiet = await t.gql(CLAIM_STREAK, { id: second!.id }, owner.headers);
     expect(quiet.errors, JSON.stringify(quiet.errors)).toBeUndefined();
-    expect(await t.database.db.select().from(tables.notifications).where(eq(tables.notifications.userId, owner.userId))).toHaveLength(written.length);
+    expect(await t.database.db.select().from(tables.notifications).where(eq(tables.notifications.userId, owner.userId))).toHaveLength(
+      written.length,
+    );
     // Nothing delivered: a marker published after the claim reaches each socket (see publishMarker), and nothing before it.
     const ownerMarker = await publishMarker(t.database, owner.userId, 'owner marker');
     const otherMarker = await publishMarker(t.database, other.userId, 'other marker');
-    expect((await ownerSub.waitFor(2)).map((r) => (r.data as { notifications: { id: string } }).notifications.id)).toEqual([row!.id, ownerMarker]);
+    expect((await ownerSub.waitFor(2)).map((r) => (r.data as { notifications: { id: string } }).notifications.id)).toEqual([
+      row!.id,
+      ownerMarker,
+    ]);
     expect((await otherSub.waitFor(1)).map((r) => (r.data as { notifications: { id: string } }).notifications.id)).toEqual([otherMarker]);
     await Promise.all([ownerSocket.dispose(), otherSocket.dispose()]);
   });
@@ -121,32 +140,56 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
 
     const watcher = socketClient(url);
     await watcher.connected;
-    const poolSub = new Subscription(watcher.client, `subscription($p: ID!) { poolUpdated(poolId: $p) { id totalVolume indexedPredictionUpdateCount } }`, { p: pool!.id });
+    const poolSub = new Subscription(
+      watcher.client,
+      `subscription($p: ID!) { poolUpdated(poolId: $p) { id totalVolume indexedPredictionUpdateCount } }`,
+      { p: pool!.id },
+    );
     await subscriptionsOpen(t.app, 1);
 
-    const input = { poolId: pool!.id, stake: Number((pool!.minStake * 2n) / TOKEN), value: Number((pool!.minOutcome + 3 * pool!.step).toFixed(pool!.precision)) };
+    const input = {
+      poolId: pool!.id,
+      stake: Number((pool!.minStake * 2n) / TOKEN),
+      value: Number((pool!.minOutcome + 3 * pool!.step).toFixed(pool!.precision)),
+    };
     const built = await t.gql(BUILD_PREDICTION, { i: input }, user.headers);
     expect(built.errors, JSON.stringify(built.errors)).toBeUndefined();
     const signedTransaction = await user.wallet.signTransaction(built.data.buildPredictionTransaction.transaction);
-    const submitted = await t.gql(SUBMIT_PREDICTION, { i: { ...input, signedTransaction, proof: built.data.buildPredictionTransaction.proof } }, user.headers);
+    const submitted = await t.gql(
+      SUBMIT_PREDICTION,
+      { i: { ...input, signedTransaction, proof: built.data.buildPredictionTransaction.proof } },
+      user.headers,
+    );
     expect(submitted.errors, JSON.stringify(submitted.errors)).toBeUndefined();
     const { signature, prediction } = submitted.data.submitPredictionTransaction;
 
     const [update] = await poolSub.waitFor(1);
     const [after] = await t.database.db.select().from(tables.pools).where(eq(tables.pools.id, pool!.id));
     expect(update!.data).toEqual({
-      poolUpdated: { id: pool!.id, totalVolume: Number(after!.totalVolume / TOKEN) + Number(after!.totalVolume % TOKEN) / 1e6, indexedPredictionUpdateCount: after!.indexedPredictionUpdateCount },
+      poolUpdated: {
+        id: pool!.id,
+        totalVolume: Number(after!.totalVolume / TOKEN) + Number(after!.totalVolume % TOKEN) / 1e6,
+        indexedPredictionUpdateCount: after!.indexedPredictionUpdateCount,
+      },
     });
     expect(after!.totalVolume).toBe(pool!.totalVolume + BigInt(input.stake) * TOKEN);
 
     const owner = socketClient(url, { authorization: `Bearer ${user.accessToken}` });
     await owner.connected;
-    const status = new Subscription(owner.client, `subscription($s: String!) { transactionStatus(signature: $s) { signature status operation prediction { id } } }`, { s: signature });
+    const status = new Subscription(
+      owner.client,
+      `subscription($s: String!) { transactionStatus(signature: $s) { signature status operation prediction { id } } }`,
+      { s: signature },
+    );
     const [confirmed] = await status.waitFor(1);
-    expect(confirmed!.data).toEqual({ transactionStatus: { signature, status: 'CONFIRMED', operation: 'placePrediction', prediction: { id: prediction.id } } });
+    expect(confirmed!.data).toEqual({
+      transactionStatus: { signature, status: 'CONFIRMED', operation: 'placePrediction', prediction: { id: prediction.id } },
+    });
     chain.devchain.advanceSlots(40);
     const all = await status.waitFor(2);
-    expect(all[1]!.data).toEqual({ transactionStatus: { signature, status: 'FINALIZED', operation: 'placePrediction', prediction: { id: prediction.id } } });
+    expect(all[1]!.data).toEqual({
+      transactionStatus: { signature, status: 'FINALIZED', operation: 'placePrediction', prediction: { id: prediction.id } },
+    });
     await status.waitForEnd();
     expect(status.completed).toBe(true);
 
@@ -158,7 +201,9 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
       [signature, 'NOT_FOUND'],
       ['not-a-signature', 'BAD_USER_INPUT'],
     ] as const) {
-      const refused = new Subscription(strangerSocket.client, `subscription($s: String!) { transactionStatus(signature: $s) { status } }`, { s });
+      const refused = new Subscription(strangerSocket.client, `subscription($s: String!) { transactionStatus(signature: $s) { status } }`, {
+        s,
+      });
       await refused.waitForEnd();
       const errors = (refused.results[0]?.errors ?? refused.error) as Array<{ extensions: Record<string, unknown> }>;
       expect(errors[0]!.extensions.code).toBe(code);
@@ -169,13 +214,25 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
     const admin = await signInAs(t, userIds[0]!, 'ADMIN');
     const listening = await signInAs(t, userIds[1]!);
     const silenced = await signInAs(t, userIds[2]!);
-    const off = await t.gql(`mutation { updateNotificationPreferences(input: { isNotificationsEnabled: false }) { id } }`, undefined, silenced.headers);
+    const off = await t.gql(
+      `mutation { updateNotificationPreferences(input: { isNotificationsEnabled: false }) { id } }`,
+      undefined,
+      silenced.headers,
+    );
     expect(off.errors).toBeUndefined();
     // Set on explicitly: the test depends on it, not on the default.
-    const on = await t.gql(`mutation { updateNotificationPreferences(input: { isNotificationsEnabled: true }) { id } }`, undefined, listening.headers);
+    const on = await t.gql(
+      `mutation { updateNotificationPreferences(input: { isNotificationsEnabled: true }) { id } }`,
+      undefined,
+      listening.headers,
+    );
     expect(on.errors).toBeUndefined();
 
-    const sockets = [socketClient(url), socketClient(url, { authorization: `Bearer ${listening.accessToken}` }), socketClient(url, { authorization: `Bearer ${silenced.accessToken}` })];
+    const sockets = [
+      socketClient(url),
+      socketClient(url, { authorization: `Bearer ${listening.accessToken}` }),
+      socketClient(url, { authorization: `Bearer ${silenced.accessToken}` }),
+    ];
     await Promise.all(sockets.map((s) => s.connected));
     const created = new Subscription(sockets[0]!.client, `subscription { poolCreated { id title } }`);
     const listeningNotes = new Subscription(sockets[1]!.client, `subscription { notifications { type data } }`);
@@ -204,11 +261,18 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
     const poolId = result.data.createPool.id as string;
 
     expect((await created.waitFor(1))[0]!.data).toEqual({ poolCreated: { id: poolId, title: 'Live pool' } });
-    expect((await listeningNotes.waitFor(1))[0]!.data).toEqual({ notifications: { type: 'POOL_CREATED', data: expect.objectContaining({ poolId }) } });
+    expect((await listeningNotes.waitFor(1))[0]!.data).toEqual({
+      notifications: { type: 'POOL_CREATED', data: expect.objectContaining({ poolId }) },
+    });
     // Nothing for the silenced user: a marker published after the pool's notifications is the first thing to reach them.
     await publishMarker(t.database, silenced.userId, 'silenced marker');
-    expect((await silencedNotes.waitFor(1)).map((r) => r.data)).toEqual([{ notifications: { type: 'REWARD_CLAIMED', title: 'silenced marker' } }]);
-    const written = await t.database.db.select().from(tables.notifications).where(and(eq(tables.notifications.type, 'POOL_CREATED'), eq(tables.notifications.userId, silenced.userId)));
+    expect((await silencedNotes.waitFor(1)).map((r) => r.data)).toEqual([
+      { notifications: { type: 'REWARD_CLAIMED', title: 'silenced marker' } },
+    ]);
+    const written = await t.database.db
+      .select()
+      .from(tables.notifications)
+      .where(and(eq(tables.notifications.type, 'POOL_CREATED'), eq(tables.notifications.userId, silenced.userId)));
     expect(written.filter((n) => (n.data as { poolId?: string }).poolId === poolId)).toHaveLength(0);
     await Promise.all(sockets.map((s) => s.dispose()));
   });
@@ -217,21 +281,36 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
     const user = await signedInWallet();
     await chain.devchain.mintTokens(user.wallet.publicKey, 1000n * TOKEN);
     const pool = openPools[1]!;
-    const input = { poolId: pool.id, stake: Number((pool.minStake * 2n) / TOKEN), value: Number((pool.minOutcome + 4 * pool.step).toFixed(pool.precision)) };
+    const input = {
+      poolId: pool.id,
+      stake: Number((pool.minStake * 2n) / TOKEN),
+      value: Number((pool.minOutcome + 4 * pool.step).toFixed(pool.precision)),
+    };
     const built = (await t.gql(BUILD_PREDICTION, { i: input }, user.headers)).data.buildPredictionTransaction;
-    const submitted = await t.gql(SUBMIT_PREDICTION, { i: { ...input, signedTransaction: await user.wallet.signTransaction(built.transaction), proof: built.proof } }, user.headers);
+    const submitted = await t.gql(
+      SUBMIT_PREDICTION,
+      { i: { ...input, signedTransaction: await user.wallet.signTransaction(built.transaction), proof: built.proof } },
+      user.headers,
+    );
     expect(submitted.errors, JSON.stringify(submitted.errors)).toBeUndefined();
     const { signature } = submitted.data.submitPredictionTransaction;
 
-    const sockets = [socketClient(url, { authorization: `Bearer ${user.accessToken}` }), socketClient(url, { authorization: `Bearer ${user.accessToken}` })];
+    const sockets = [
+      socketClient(url, { authorization: `Bearer ${user.accessToken}` }),
+      socketClient(url, { authorization: `Bearer ${user.accessToken}` }),
+    ];
     await Promise.all(sockets.map((s) => s.connected));
     const polled = () => rpc.callsOf('getSignatureStatuses', signature).filter((call) => call.at >= following);
     const following = Date.now();
     const subscribers = Array.from(
       { length: 6 },
-      (_, i) => new Subscription(sockets[i % 2]!.client, `subscription($s: String!) { transactionStatus(signature: $s) { status } }`, { s: signature }),
+      (_, i) =>
+        new Subscription(sockets[i % 2]!.client, `subscription($s: String!) { transactionStatus(signature: $s) { status } }`, {
+          s: signature,
+        }),
     );
-    for (const subscriber of subscribers) expect((await subscriber.waitFor(1))[0]!.data).toEqual({ transactionStatus: { status: 'CONFIRMED' } });
+    for (const subscriber of subscribers)
+      expect((await subscriber.waitFor(1))[0]!.data).toEqual({ transactionStatus: { status: 'CONFIRMED' } });
     await until(() => polled().length >= 5, 15_000, 'five finality polls');
 
     // One poll stream: each call at least a poll interval after the one before (six streams would interleave).

@@ -119,7 +119,10 @@ describe('load shedding under memory pressure, measured for real', () => {
   const query = () => app.inject({ method: 'POST', url: '/graphql', payload: { query: '{ pools(first: 1) { totalCount } }' } });
   /** Queries every 50 ms until one answers `status`; false if none does within 5 s (a sample is every 100 ms). */
   async function untilStatus(status: number): Promise<boolean> {
-    return until(async () => (await query()).statusCode === status, 5000).then(() => true, () => false);
+    return until(async () => (await query()).statusCode === status, 5000).then(
+      () => true,
+      () => false,
+    );
   }
 
   it('refuses with 503 and Retry-After while the heap is over LOAD_SHED_HEAP_USED_RATIO, and serves again once it is freed', async () => {
@@ -150,7 +153,9 @@ describe('load shedding under memory pressure, measured for real', () => {
     const address = await app.listen({ host: '127.0.0.1', port: 0 });
     const upgrade = await new Promise<{ status: number; retryAfter: string | undefined }>((resolve, reject) => {
       const socket = new WebSocket(`${address.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
-      socket.once('unexpected-response', (_request, response) => resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] }));
+      socket.once('unexpected-response', (_request, response) =>
+        resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] }),
+      );
       socket.once('open', () => reject(new Error('the socket was accepted under pressure')));
       socket.once('error', () => {});
     });

@@ -90,7 +90,9 @@ describe('metrics access and logs', () => {
     // Three pools, each with two predictions (from the same two users), for the nested operation to read.
     const t = await startEmptyTestApp('pglite');
     const { pools } = await t.seed.user().withPool().withPool().withPool();
-    await t.seed.users(2, (chain) => chain.withPrediction({ pool: pools[0] }).withPrediction({ pool: pools[1] }).withPrediction({ pool: pools[2] }));
+    await t.seed.users(2, (chain) =>
+      chain.withPrediction({ pool: pools[0] }).withPrediction({ pool: pools[1] }).withPrediction({ pool: pools[2] }),
+    );
     const app = await createApp({ config: testConfig({ LOG_LEVEL: 'info' }), database: t.database, logStream });
     try {
       const response = await app.inject({
@@ -105,7 +107,15 @@ describe('metrics access and logs', () => {
       const ofRequest = lines.filter((line) => line.reqId === 'req-42');
       expect(ofRequest).toHaveLength(1);
       // The selection renders, so a rendered read answered it: the line and the metric say so.
-      expect(ofRequest[0]).toMatchObject({ level: 30, msg: 'graphql operation', operation: 'Nested', operationType: 'query', outcome: 'ok', statusCode: 200, rendered: true });
+      expect(ofRequest[0]).toMatchObject({
+        level: 30,
+        msg: 'graphql operation',
+        operation: 'Nested',
+        operationType: 'query',
+        outcome: 'ok',
+        statusCode: 200,
+        rendered: true,
+      });
       expect(typeof ofRequest[0]!.ms).toBe('number');
       const metrics = (await app.inject({ url: '/metrics' })).body;
       expect(sample(metrics, 'poolgraph_graphql_rendered_reads_total', { operation: 'Nested' })).toBe(1);

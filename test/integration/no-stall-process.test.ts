@@ -19,7 +19,10 @@ describe('a slow statement on the embedded database stalls nothing (real process
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ query: '{ pools(first: 1) { totalCount } }' }),
           signal: AbortSignal.timeout(1000),
-        }).then(() => false, () => true);
+        }).then(
+          () => false,
+          () => true,
+        );
         if (blocked) break;
       }
       const probes: Array<{ what: string; ms: number; start: number; end: number; ok: boolean }> = [];
@@ -63,7 +66,9 @@ describe('SIGTERM (real process)', () => {
     const outcomes = await Promise.allSettled(requests);
     const exit = await server.exited;
     expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value.status : String(o.reason)))).toEqual([200, 200, 200, 200]);
-    expect(outcomes.every((o) => o.status === 'fulfilled' && typeof o.value.body.data?.requestSignInChallenge?.nonce === 'string')).toBe(true);
+    expect(outcomes.every((o) => o.status === 'fulfilled' && typeof o.value.body.data?.requestSignInChallenge?.nonce === 'string')).toBe(
+      true,
+    );
     expect({ ...exit, output: server.output() }).toEqual({ code: 0, signal: null, output: expect.stringContaining('shut down cleanly') });
   });
 
@@ -89,7 +94,9 @@ describe('SIGTERM (real process)', () => {
     expect(exit.code).toBe(1);
     expect(tookMs).toBeGreaterThanOrEqual(1500);
     expect(tookMs).toBeLessThan(1500 + 2000);
-    expect(server.output()).toMatch(/shutdown cut off after 1500 ms while draining requests and sockets: 2 request\(s\) still running \[POST \/graphql/);
+    expect(server.output()).toMatch(
+      /shutdown cut off after 1500 ms while draining requests and sockets: 2 request\(s\) still running \[POST \/graphql/,
+    );
     expect(server.output()).toMatch(/database: 1 statement\(s\) running, [1-9]\d* waiting/);
     await stuck;
   });

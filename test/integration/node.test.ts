@@ -45,8 +45,15 @@ describe.each(backends)('node and nodes on %s', (kind) => {
     const [resolvedPool, busyPool] = pools as [PoolRow, PoolRow];
     const ownerRows = await t.seed
       .user()
-      .withSettings().withNotifications([{}, {}]).withDeviceToken().withReferralCode().withImage({ avatar: true })
-      .withPrediction({ pool: resolvedPool }).withReward().withStreakReward(streak).withTransaction();
+      .withSettings()
+      .withNotifications([{}, {}])
+      .withDeviceToken()
+      .withReferralCode()
+      .withImage({ avatar: true })
+      .withPrediction({ pool: resolvedPool })
+      .withReward()
+      .withStreakReward(streak)
+      .withTransaction();
     await t.seed.resolution(resolvedPool);
     await t.seed.users(50, (user) => user.withPrediction({ pool: busyPool }));
     const creatorRows = await t.seed.user().withReferralCode();
@@ -56,7 +63,11 @@ describe.each(backends)('node and nodes on %s', (kind) => {
     admin = await signInAs(t, (await t.seed.user()).user.id, 'ADMIN');
 
     // Records only the API creates: a redemption, an API key.
-    const redeemed = await t.gql(`mutation($c: String!) { redeemReferralCode(code: $c) { id } }`, { c: creatorRows.referralCodes[0]!.code }, owner.headers);
+    const redeemed = await t.gql(
+      `mutation($c: String!) { redeemReferralCode(code: $c) { id } }`,
+      { c: creatorRows.referralCodes[0]!.code },
+      owner.headers,
+    );
     expect(redeemed.errors).toBeUndefined();
     expect((await t.gql(`mutation { createApiKey(name: "bot") { key { id } } }`, {}, owner.headers)).errors).toBeUndefined();
 
@@ -115,7 +126,11 @@ describe.each(backends)('node and nodes on %s', (kind) => {
     const ids = [unknown, ...samples.map((s) => s.object.id as string).reverse(), samples[0]!.object.id];
     const response = await t.gql(`query($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }`, { ids }, owner.headers);
     expect(response.errors).toBeUndefined();
-    expect(response.data.nodes).toEqual([null, ...[...samples].reverse().map((s) => ({ __typename: s.type, id: s.object.id })), { __typename: samples[0]!.type, id: samples[0]!.object.id }]);
+    expect(response.data.nodes).toEqual([
+      null,
+      ...[...samples].reverse().map((s) => ({ __typename: s.type, id: s.object.id })),
+      { __typename: samples[0]!.type, id: samples[0]!.object.id },
+    ]);
     expect((await t.gql(`{ nodes(ids: []) { id } }`)).data.nodes).toEqual([]);
   });
 
@@ -125,7 +140,9 @@ describe.each(backends)('node and nodes on %s', (kind) => {
     for (const viewer of [stranger.headers, undefined]) {
       for (const sample of samples) {
         const found = await node(sample, viewer);
-        expect(found, `${sample.type} to ${viewer ? 'another user' : 'a signed-out caller'}`).toEqual(sample.public ? { __typename: sample.type, ...sample.object } : null);
+        expect(found, `${sample.type} to ${viewer ? 'another user' : 'a signed-out caller'}`).toEqual(
+          sample.public ? { __typename: sample.type, ...sample.object } : null,
+        );
       }
       const ids = privateOnes.map((s) => s.object.id as string);
       const response = await t.gql(`query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids: [...ids, randomUUID()] }, viewer);
@@ -135,7 +152,8 @@ describe.each(backends)('node and nodes on %s', (kind) => {
   });
 
   it('shows private records to admins, and a referral code and its redemption to the code’s creator and its redeemer', async () => {
-    for (const sample of samples) expect(await node(sample, admin.headers), sample.type).toEqual({ __typename: sample.type, ...sample.object });
+    for (const sample of samples)
+      expect(await node(sample, admin.headers), sample.type).toEqual({ __typename: sample.type, ...sample.object });
     const redemption = samples.find((s) => s.type === 'ReferralRedemption')!;
     expect(await node(redemption, codeCreator.headers)).toEqual({ __typename: 'ReferralRedemption', ...redemption.object });
     const redeemedCode = { type: 'ReferralCode', fields: 'code', object: (redemption.object as any).referralCode, public: false };

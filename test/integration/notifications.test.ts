@@ -40,11 +40,13 @@ describe.each(backends)('the viewer’s notifications, preferences and devices o
     const wallet = await kitWallet();
     const challenge = await t.gql(`mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`, { a: wallet.address });
     const message = challenge.data.requestSignInChallenge.message as string;
-    const session = await t.gql(
-      `mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken user { id } } }`,
-      { i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) } },
-    );
-    return { headers: { authorization: `Bearer ${session.data.signInWithWallet.accessToken}` }, userId: session.data.signInWithWallet.user.id };
+    const session = await t.gql(`mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken user { id } } }`, {
+      i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
+    });
+    return {
+      headers: { authorization: `Bearer ${session.data.signInWithWallet.accessToken}` },
+      userId: session.data.signInWithWallet.user.id,
+    };
   }
 
   /**
@@ -77,7 +79,9 @@ describe.each(backends)('the viewer’s notifications, preferences and devices o
    * to every second and every third user; the first has a device token.
    */
   async function seedBystanders() {
-    const { pools: [poolA, poolB] } = await t.seed.user({ role: 'ADMIN' }).withPool().withPool();
+    const {
+      pools: [poolA, poolB],
+    } = await t.seed.user({ role: 'ADMIN' }).withPool().withPool();
     await t.seed.users(24, (chain, i) => {
       const rows: Array<Partial<typeof notifications.$inferInsert>> = [{ type: 'REWARD_AVAILABLE' }];
       if (i % 3 === 0) rows.push({ type: 'REFUND_CLAIMED', readAt: new Date() });
@@ -232,7 +236,11 @@ describe.each(backends)('the viewer’s notifications, preferences and devices o
     const before = await stored();
     expect(before!.notificationPreferences).toEqual(Object.fromEntries(NOTIFICATION_PREFERENCE_KEYS.map((k) => [k, true])));
 
-    const response = await t.gql(PREFERENCES, { i: { rewardClaimed: false, isPushNotificationsEnabled: false, refundClaimed: null } }, headers);
+    const response = await t.gql(
+      PREFERENCES,
+      { i: { rewardClaimed: false, isPushNotificationsEnabled: false, refundClaimed: null } },
+      headers,
+    );
     expect(response.errors).toBeUndefined();
     expect(response.data.updateNotificationPreferences).toEqual({
       userId,
@@ -248,7 +256,11 @@ describe.each(backends)('the viewer’s notifications, preferences and devices o
     });
     const after = await stored();
     expect(after!.id).toBe(before!.id);
-    expect(after!.notificationPreferences).toEqual({ ...before!.notificationPreferences, REWARD_CLAIMED: false, is_push_notifications_enabled: false });
+    expect(after!.notificationPreferences).toEqual({
+      ...before!.notificationPreferences,
+      REWARD_CLAIMED: false,
+      is_push_notifications_enabled: false,
+    });
 
     // A second change keeps the first one.
     await t.gql(PREFERENCES, { i: { isEmailSubscribePopupDismissed: false, rewardClaimed: true } }, headers);
@@ -376,7 +388,9 @@ describe.each(backends)('the viewer’s notifications, preferences and devices o
       expect(statements).toBe(1);
       expect(counts).toEqual(userIds.map((id) => expected.get(id) ?? 0));
       // The unread list's totalCount answers from the same cache.
-      const pages = await Promise.all(userIds.map((id) => loaders.notificationsByUser(parseNewestFirstPage({ first: 5 }), 'UNREAD').load(id)));
+      const pages = await Promise.all(
+        userIds.map((id) => loaders.notificationsByUser(parseNewestFirstPage({ first: 5 }), 'UNREAD').load(id)),
+      );
       expect(await t.countStatements(() => Promise.all(pages.map((p) => Promise.resolve(p.totalCount))))).toBe(0);
     });
 
@@ -409,7 +423,9 @@ describe.each(backends)('the viewer’s notifications, preferences and devices o
       const expected = new Map(poolCreated.filter((n) => n.data.poolId === poolId).map((n) => [n.userId, n.id]));
       // A notification of another type naming the pool is not a POOL_CREATED one.
       const bystander = userIds.find((id) => !expected.has(id))!;
-      await t.database.db.insert(notifications).values({ userId: bystander, type: 'REWARD_CLAIMED', title: 't', message: 'm', data: { poolId } });
+      await t.database.db
+        .insert(notifications)
+        .values({ userId: bystander, type: 'REWARD_CLAIMED', title: 't', message: 'm', data: { poolId } });
       const loaders = createLoaders(t.database.db);
 
       let found: Array<{ id: string; userId: string; type: string } | null> = [];
@@ -424,7 +440,9 @@ describe.each(backends)('the viewer’s notifications, preferences and devices o
       const ids = poolCreated.slice(0, 10).map((n) => n.id);
       let byId: Array<{ id: string } | null> = [];
       const unknown = randomUUID();
-      expect(await t.countStatements(async () => (byId = await Promise.all([...ids, unknown].map((id) => loaders.notificationById.load(id)))))).toBe(1);
+      expect(
+        await t.countStatements(async () => (byId = await Promise.all([...ids, unknown].map((id) => loaders.notificationById.load(id))))),
+      ).toBe(1);
       expect(byId.map((n) => n?.id ?? null)).toEqual([...ids, null]);
       const stored = await t.database.db.select({ id: notifications.id }).from(notifications).where(inArray(notifications.id, ids));
       expect(stored).toHaveLength(ids.length);
@@ -436,4 +454,3 @@ describe.each(backends)('the viewer’s notifications, preferences and devices o
  * Receives the event channel's messages as another process would: on Postgres through a
  * connection of its own (the app's hub holds the process's listener), on PGlite in process.
  */
-

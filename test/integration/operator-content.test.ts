@@ -13,7 +13,13 @@ const UPDATE_STREAK = `mutation($i: UpdateStreakInput!) { updateStreak(input: $i
 const CREATE_CODE = `mutation($i: CreateReferralCodeInput!) { createReferralCode(input: $i) { id code notes maxUses redemptionCount expiresAt deactivatedAt creator { id } } }`;
 const DEACTIVATE_CODE = `mutation($id: ID!) { deactivateReferralCode(id: $id) { id deactivatedAt } }`;
 const REDEEM = `mutation($c: String!) { redeemReferralCode(code: $c) { id referralCode { code redemptionCount } } }`;
-const STREAK_INPUT = { title: 'Weekly BTC', feePercentage: 5, payoutPercentage: 25, streakCountRequired: 2, minPrecisionScoreRequired: 0.5 };
+const STREAK_INPUT = {
+  title: 'Weekly BTC',
+  feePercentage: 5,
+  payoutPercentage: 25,
+  streakCountRequired: 2,
+  minPrecisionScoreRequired: 0.5,
+};
 
 describe.each(backends)('operator content (streaks, referral codes, images) on %s', (kind) => {
   let t: EmptyApp;
@@ -24,7 +30,11 @@ describe.each(backends)('operator content (streaks, referral codes, images) on %
 
   beforeAll(async () => {
     chain = await startChainFixture();
-    t = await startEmptyApp(kind, { chain: chain.runtime, clock: () => new Date(Date.now() + clockOffsetMs), env: { IMAGE_MAX_BYTES: '4096', IMAGE_MAX_DIMENSION: '1000' } });
+    t = await startEmptyApp(kind, {
+      chain: chain.runtime,
+      clock: () => new Date(Date.now() + clockOffsetMs),
+      env: { IMAGE_MAX_BYTES: '4096', IMAGE_MAX_DIMENSION: '1000' },
+    });
     admin = await t.signIn({ admin: true });
     user = await t.signIn();
   });
@@ -57,15 +67,30 @@ describe.each(backends)('operator content (streaks, referral codes, images) on %
     const streak = (await t.gql(CREATE_STREAK, { i: STREAK_INPUT }, admin.headers)).data.createStreak;
     const BUILD = `mutation($i: FundStreakTransactionInput!) { buildFundStreakTransaction(input: $i) { transaction } }`;
     expect((await t.gql(BUILD, { i: { streakId: streak.id, amount: 1 } }, user.headers)).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
-    expect((await t.gql(BUILD, { i: { streakId: streak.id, amount: 0 } }, admin.headers)).errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
-    expect((await t.gql(BUILD, { i: { streakId: streak.id, amount: 0.0000001 } }, admin.headers)).errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
-    expect((await t.gql(BUILD, { i: { streakId: streak.id, amount: 1 } }, admin.headers)).errors?.[0]?.extensions?.code).toBe('INSUFFICIENT_FUNDS');
-    expect((await t.gql(BUILD, { i: { streakId: '00000000-0000-4000-8000-000000000000', amount: 1 } }, admin.headers)).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    expect((await t.gql(BUILD, { i: { streakId: streak.id, amount: 0 } }, admin.headers)).errors?.[0]?.extensions?.code).toBe(
+      'BAD_USER_INPUT',
+    );
+    expect((await t.gql(BUILD, { i: { streakId: streak.id, amount: 0.0000001 } }, admin.headers)).errors?.[0]?.extensions?.code).toBe(
+      'BAD_USER_INPUT',
+    );
+    expect((await t.gql(BUILD, { i: { streakId: streak.id, amount: 1 } }, admin.headers)).errors?.[0]?.extensions?.code).toBe(
+      'INSUFFICIENT_FUNDS',
+    );
+    expect(
+      (await t.gql(BUILD, { i: { streakId: '00000000-0000-4000-8000-000000000000', amount: 1 } }, admin.headers)).errors?.[0]?.extensions
+        ?.code,
+    ).toBe('NOT_FOUND');
   });
 
   it('refuses bad streak input and non-operators, writing nothing', async () => {
     const before = await rows(tables.streaks);
-    for (const bad of [{ payoutPercentage: 0 }, { feePercentage: 101 }, { streakCountRequired: 0 }, { minPrecisionScoreRequired: 1.5 }, { title: '  ' }]) {
+    for (const bad of [
+      { payoutPercentage: 0 },
+      { feePercentage: 101 },
+      { streakCountRequired: 0 },
+      { minPrecisionScoreRequired: 1.5 },
+      { title: '  ' },
+    ]) {
       const { errors } = await t.gql(CREATE_STREAK, { i: { ...STREAK_INPUT, ...bad } }, admin.headers);
       expect(errors?.[0]?.extensions?.code, JSON.stringify(bad)).toBe('BAD_USER_INPUT');
     }
@@ -77,9 +102,20 @@ describe.each(backends)('operator content (streaks, referral codes, images) on %
   });
 
   it('referral codes honour their cap, expiry and deactivation', async () => {
-    const capped = (await t.gql(CREATE_CODE, { i: { code: 'capone', notes: 'launch', maxUses: 1 } }, admin.headers)).data.createReferralCode;
-    expect(capped).toMatchObject({ code: 'CAPONE', notes: 'launch', maxUses: 1, redemptionCount: 0, deactivatedAt: null, creator: { id: admin.userId } });
-    expect((await t.gql(CREATE_CODE, { i: { code: 'CAPONE' } }, admin.headers)).errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'CODE_TAKEN' });
+    const capped = (await t.gql(CREATE_CODE, { i: { code: 'capone', notes: 'launch', maxUses: 1 } }, admin.headers)).data
+      .createReferralCode;
+    expect(capped).toMatchObject({
+      code: 'CAPONE',
+      notes: 'launch',
+      maxUses: 1,
+      redemptionCount: 0,
+      deactivatedAt: null,
+      creator: { id: admin.userId },
+    });
+    expect((await t.gql(CREATE_CODE, { i: { code: 'CAPONE' } }, admin.headers)).errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      reason: 'CODE_TAKEN',
+    });
     expect((await t.gql(CREATE_CODE, { i: { maxUses: 0 } }, admin.headers)).errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect((await t.gql(CREATE_CODE, { i: {} }, user.headers)).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     const generated = (await t.gql(CREATE_CODE, { i: {} }, admin.headers)).data.createReferralCode;
@@ -89,7 +125,10 @@ describe.each(backends)('operator content (streaks, referral codes, images) on %
     expect(first.data.redeemReferralCode.referralCode).toEqual({ code: 'CAPONE', redemptionCount: 1 });
     const redemptions = await rows(tables.referralRedemptions);
     const other = await t.signIn();
-    expect((await t.gql(REDEEM, { c: 'CAPONE' }, other.headers)).errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'CODE_USED_UP' });
+    expect((await t.gql(REDEEM, { c: 'CAPONE' }, other.headers)).errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      reason: 'CODE_USED_UP',
+    });
     expect((await t.gql(REDEEM, { c: generated.code }, user.headers)).errors?.[0]?.extensions?.code).toBe('ALREADY_REDEEMED');
     expect((await t.gql(REDEEM, { c: 'NOSUCHCODE' }, other.headers)).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
 
@@ -98,14 +137,22 @@ describe.each(backends)('operator content (streaks, referral codes, images) on %
     expect(expiring.expiresAt).toBe(soon);
     clockOffsetMs = 120_000;
     try {
-      expect((await t.gql(REDEEM, { c: 'SOON1' }, other.headers)).errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'CODE_EXPIRED' });
+      expect((await t.gql(REDEEM, { c: 'SOON1' }, other.headers)).errors?.[0]?.extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        reason: 'CODE_EXPIRED',
+      });
     } finally {
       clockOffsetMs = 0;
     }
     const off = (await t.gql(CREATE_CODE, { i: { code: 'OFF1' } }, admin.headers)).data.createReferralCode;
     expect((await t.gql(DEACTIVATE_CODE, { id: off.id }, admin.headers)).data.deactivateReferralCode.deactivatedAt).not.toBeNull();
-    expect((await t.gql(REDEEM, { c: 'OFF1' }, other.headers)).errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'CODE_DEACTIVATED' });
-    expect((await t.gql(DEACTIVATE_CODE, { id: '00000000-0000-4000-8000-000000000000' }, admin.headers)).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    expect((await t.gql(REDEEM, { c: 'OFF1' }, other.headers)).errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      reason: 'CODE_DEACTIVATED',
+    });
+    expect(
+      (await t.gql(DEACTIVATE_CODE, { id: '00000000-0000-4000-8000-000000000000' }, admin.headers)).errors?.[0]?.extensions?.code,
+    ).toBe('NOT_FOUND');
 
     expect(await rows(tables.referralRedemptions)).toBe(redemptions);
     const [row] = await t.database.db.select().from(tables.referralCodes).where(eq(tables.referralCodes.code, 'CAPONE'));
@@ -130,7 +177,10 @@ describe.each(backends)('operator content (streaks, referral codes, images) on %
     const avatar = await t.upload(makePng(8, 8), user.headers, '?use=avatar');
     expect(avatar.status).toBe(201);
     const viewer = await t.gql(`{ viewer { avatarId avatar { id url user { id } } } }`, undefined, user.headers);
-    expect(viewer.data.viewer).toEqual({ avatarId: avatar.body.id, avatar: { id: avatar.body.id, url: avatar.body.url, user: { id: user.userId } } });
+    expect(viewer.data.viewer).toEqual({
+      avatarId: avatar.body.id,
+      avatar: { id: avatar.body.id, url: avatar.body.url, user: { id: user.userId } },
+    });
   });
 
   it('refuses what is not an allowed image, too large, too wide, or unauthenticated: nothing stored', async () => {
@@ -164,7 +214,24 @@ describe.each(backends)('operator content (streaks, referral codes, images) on %
     const end = new Date(Date.now() + 3600_000).toISOString();
     const created = await t.gql(
       `mutation($i: CreatePoolInput!) { createPool(input: $i) { id image { id } } }`,
-      { i: { title: 'BTC', description: 'd', resolutionSource: 's', minStake: 1, maxStake: 10, maxRoi: 2, minOutcome: 0, maxOutcome: 100, precision: 0, step: 1, predictionStartDate: start, predictionEndDate: end, referenceDate: end, platformFeeRate: 0 } },
+      {
+        i: {
+          title: 'BTC',
+          description: 'd',
+          resolutionSource: 's',
+          minStake: 1,
+          maxStake: 10,
+          maxRoi: 2,
+          minOutcome: 0,
+          maxOutcome: 100,
+          precision: 0,
+          step: 1,
+          predictionStartDate: start,
+          predictionEndDate: end,
+          referenceDate: end,
+          platformFeeRate: 0,
+        },
+      },
       admin.headers,
     );
     expect(created.errors).toBeUndefined();
@@ -173,7 +240,9 @@ describe.each(backends)('operator content (streaks, referral codes, images) on %
     const set = await t.gql(SET, { p: poolId, i: image.id }, admin.headers);
     expect(set.data.updatePoolImage).toEqual({ id: poolId, image: { id: image.id, url: image.url } });
     expect((await t.gql(SET, { p: poolId, i: null }, user.headers)).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
-    expect((await t.gql(SET, { p: poolId, i: '00000000-0000-4000-8000-000000000000' }, admin.headers)).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    expect((await t.gql(SET, { p: poolId, i: '00000000-0000-4000-8000-000000000000' }, admin.headers)).errors?.[0]?.extensions?.code).toBe(
+      'NOT_FOUND',
+    );
     expect((await t.gql(SET, { p: poolId, i: null }, admin.headers)).data.updatePoolImage.image).toBeNull();
   });
 });

@@ -43,7 +43,9 @@ export async function startEmptyApp(
     async upload(bytes, headers = {}, query = '') {
       const boundary = '----poolgraphtest';
       const body = Buffer.concat([
-        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="upload.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="upload.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+        ),
         Buffer.from(bytes),
         Buffer.from(`\r\n--${boundary}--\r\n`),
       ]);
@@ -78,11 +80,21 @@ export async function signInWith(gql: TestApp['gql'], wallet: TestKeypairWallet)
     i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
   });
   if (session.errors) throw new Error(JSON.stringify(session.errors));
-  return { wallet, userId: session.data.signInWithWallet.user.id as string, headers: { authorization: `Bearer ${session.data.signInWithWallet.accessToken}` } };
+  return {
+    wallet,
+    userId: session.data.signInWithWallet.user.id as string,
+    headers: { authorization: `Bearer ${session.data.signInWithWallet.accessToken}` },
+  };
 }
 
 /** Build, sign as the wallet does, submit: the two steps a client takes. Returns the submit's payload. */
-export async function twoStep(gql: TestApp['gql'], user: SignedIn, build: string, submit: string, input: Record<string, unknown>): Promise<Record<string, any>> {
+export async function twoStep(
+  gql: TestApp['gql'],
+  user: SignedIn,
+  build: string,
+  submit: string,
+  input: Record<string, unknown>,
+): Promise<Record<string, any>> {
   const built = await gql(build, { i: input }, user.headers);
   if (built.errors) throw new Error(JSON.stringify(built.errors));
   const prepared = Object.values(built.data)[0] as { transaction: string; proof: string };

@@ -47,7 +47,15 @@ describe.each(backends)('an operator runs a streak from an empty database, on %s
   async function operatorSetsUp(operator: SignedIn, codeName: string) {
     const { createStreak: streak } = await ok(
       `mutation($i: CreateStreakInput!) { createStreak(input: $i) { id streakAccumulatorAccount } }`,
-      { i: { title: `Two in a row (${codeName})`, feePercentage: 0, payoutPercentage: 50, streakCountRequired: 2, minPrecisionScoreRequired: 0.5 } },
+      {
+        i: {
+          title: `Two in a row (${codeName})`,
+          feePercentage: 0,
+          payoutPercentage: 50,
+          streakCountRequired: 2,
+          minPrecisionScoreRequired: 0.5,
+        },
+      },
       operator,
     );
     const funded = await twoStep(t.gql, operator, BUILD_FUND, SUBMIT_FUND, { streakId: streak.id, amount: 80 });
@@ -81,12 +89,20 @@ describe.each(backends)('an operator runs a streak from an empty database, on %s
     });
     const pools: Array<{ id: string; image: { url: string }; streak: { id: string } }> = [];
     for (const title of ['Day one', 'Day two']) {
-      const { createPool } = await ok(`mutation($i: CreatePoolInput!) { createPool(input: $i) { id image { url } streak { id } } }`, { i: poolInput(title) }, operator);
+      const { createPool } = await ok(
+        `mutation($i: CreatePoolInput!) { createPool(input: $i) { id image { url } streak { id } } }`,
+        { i: poolInput(title) },
+        operator,
+      );
       pools.push(createPool);
     }
     expect(pools.every((p) => p.image.url === image.body.url && p.streak.id === streak.id)).toBe(true);
     expect((await t.app.inject({ method: 'GET', url: image.body.url })).statusCode).toBe(200);
-    const { createReferralCode: code } = await ok(`mutation($c: String!) { createReferralCode(input: { code: $c, maxUses: 10 }) { code } }`, { c: codeName }, operator);
+    const { createReferralCode: code } = await ok(
+      `mutation($c: String!) { createReferralCode(input: { code: $c, maxUses: 10 }) { code } }`,
+      { c: codeName },
+      operator,
+    );
     return { streak, pools, image: image.body as { id: string; url: string }, code: code.code as string };
   }
 
@@ -96,7 +112,13 @@ describe.each(backends)('an operator runs a streak from an empty database, on %s
     for (const [i, pool] of pools.entries()) {
       await ok(
         `mutation($i: ResolvePoolInput!) { resolvePool(input: $i) { id resolution { result } } }`,
-        { i: { poolId: pool.id, result: 501, rewards: [{ predictionId: predictionIds[i], amount: 10 + i, precisionScore: 0.9, type: 'REWARD' }] } },
+        {
+          i: {
+            poolId: pool.id,
+            result: 501,
+            rewards: [{ predictionId: predictionIds[i], amount: 10 + i, precisionScore: 0.9, type: 'REWARD' }],
+          },
+        },
         operator,
       );
     }
@@ -121,7 +143,13 @@ describe.each(backends)('an operator runs a streak from an empty database, on %s
       predictionIds.push(placed.prediction.id);
       expect((await ok(MONEY, undefined, user)).viewer.balance.token).toBe(Number(await chain.balance(account)) / 1e6);
     }
-    expect((await ok(MONEY, undefined, user)).viewer.portfolio).toEqual({ activeCount: 2, activeStake: 21, resolvedStake: 0, totalPayout: 0, realizedPnl: 0 });
+    expect((await ok(MONEY, undefined, user)).viewer.portfolio).toEqual({
+      activeCount: 2,
+      activeStake: 21,
+      resolvedStake: 0,
+      totalPayout: 0,
+      realizedPnl: 0,
+    });
 
     await operatorResolves(operator, pools, predictionIds);
     const details = await ok(
@@ -130,7 +158,11 @@ describe.each(backends)('an operator runs a streak from an empty database, on %s
       user,
     );
     // Two qualifying pools in a row: REWARDED with half the available 80 tokens, and a new run.
-    expect(details.streakUserDetails).toMatchObject({ currentStreakCount: 0, lastStreakEvent: 'REWARDED', streakRewards: [{ amount: 40, isClaimed: false }] });
+    expect(details.streakUserDetails).toMatchObject({
+      currentStreakCount: 0,
+      lastStreakEvent: 'REWARDED',
+      streakRewards: [{ amount: 40, isClaimed: false }],
+    });
     const money = (await ok(MONEY, undefined, user)).viewer;
     expect(money.claimable).toMatchObject({ rewardTotal: 21, streakRewardTotal: 40, total: 61 });
     expect(money.portfolio).toEqual({ activeCount: 0, activeStake: 0, resolvedStake: 21, totalPayout: 21, realizedPnl: 0 });
@@ -157,10 +189,23 @@ describe.each(backends)('an operator runs a streak from an empty database, on %s
     const board = await ok(`{ leaderboard(period: DAY) { viewerEntry { rank payout predictionCount user { id } } } }`, undefined, user);
     expect(board.leaderboard.viewerEntry).toEqual({ rank: 1, payout: 21, predictionCount: 2, user: { id: user.userId } });
     const history = await ok(`{ viewer { transactions { totalCount nodes { operation status amount } } } }`, undefined, user);
-    expect(history.viewer.transactions.nodes.map((n: { operation: string }) => n.operation)).toEqual(['claimReward', 'claimReward', 'claimStreakReward', 'placePrediction', 'placePrediction']);
+    expect(history.viewer.transactions.nodes.map((n: { operation: string }) => n.operation)).toEqual([
+      'claimReward',
+      'claimReward',
+      'claimStreakReward',
+      'placePrediction',
+      'placePrediction',
+    ]);
     expect(history.viewer.transactions.nodes.every((n: { status: string }) => n.status === 'CONFIRMED')).toBe(true);
-    const stats = await ok(`query($p: ID!) { pool(id: $p) { statistics { predictionCount stakeWeightedMedian } viewerPrediction { id } } }`, { p: pools[0]!.id }, user);
-    expect(stats.pool).toEqual({ statistics: { predictionCount: 1, stakeWeightedMedian: 500.5 }, viewerPrediction: { id: predictionIds[0] } });
+    const stats = await ok(
+      `query($p: ID!) { pool(id: $p) { statistics { predictionCount stakeWeightedMedian } viewerPrediction { id } } }`,
+      { p: pools[0]!.id },
+      user,
+    );
+    expect(stats.pool).toEqual({
+      statistics: { predictionCount: 1, stakeWeightedMedian: 500.5 },
+      viewerPrediction: { id: predictionIds[0] },
+    });
   });
 
   it('runs the same journey with the user on the REST routes wherever one exists', async () => {
@@ -174,7 +219,11 @@ describe.each(backends)('an operator runs a streak from an empty database, on %s
     const challenge = await anonymous.POST('/auth/wallet/challenge', { body: { wallet_address: wallet.address } });
     expect(challenge.response.status).toBe(200);
     const session = await anonymous.POST('/auth/wallet/sign-in', {
-      body: { wallet_address: wallet.address, message: challenge.data!.message, signature: await wallet.signMessage(challenge.data!.message) },
+      body: {
+        wallet_address: wallet.address,
+        message: challenge.data!.message,
+        signature: await wallet.signMessage(challenge.data!.message),
+      },
     });
     expect(session.response.status, JSON.stringify(session.error)).toBe(200);
     const user: SignedIn = { wallet, userId: session.data!.user.id, headers: { authorization: `Bearer ${session.data!.access_token}` } };
@@ -207,13 +256,19 @@ describe.each(backends)('an operator runs a streak from an empty database, on %s
     await operatorResolves(operator, pools, predictionIds);
     const details = await rest.GET('/streak/user-details', { params: { query: { streak_id: streak.id, is_claimed: false } } });
     expect(details.response.status, JSON.stringify(details.error)).toBe(200);
-    expect(details.data).toMatchObject({ current_streak_count: 0, last_streak_event: 'REWARDED', streak_rewards: [{ amount: 40, is_claimed: false }] });
+    expect(details.data).toMatchObject({
+      current_streak_count: 0,
+      last_streak_event: 'REWARDED',
+      streak_rewards: [{ amount: 40, is_claimed: false }],
+    });
     const claimable = (await ok(MONEY, undefined, user)).viewer.claimable;
     expect(claimable).toMatchObject({ rewardTotal: 21, streakRewardTotal: 40, total: 61 });
 
     // Claims through the one-step REST routes; the chain pays exactly what is claimable.
     const before = await chain.balance(account);
-    const streakClaim = await rest.POST('/transactions/claim-streak-reward', { body: { streak_reward_id: details.data!.streak_rewards[0]!.id } });
+    const streakClaim = await rest.POST('/transactions/claim-streak-reward', {
+      body: { streak_reward_id: details.data!.streak_rewards[0]!.id },
+    });
     expect(streakClaim.response.status, JSON.stringify(streakClaim.error)).toBe(200);
     expect(streakClaim.data!.streak_reward).toMatchObject({ id: details.data!.streak_rewards[0]!.id, is_claimed: true });
     for (const reward of claimable.rewards) {

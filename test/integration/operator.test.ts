@@ -98,11 +98,19 @@ describe.each(backends)('operator mutations on %s', (kind) => {
       userStreaks: await rows(tables.userStreaks),
       streakRewards: await rows(tables.streakRewards),
       streaks: JSON.stringify(
-        await t.database.db.select({ a: tables.streaks.availableBalance, p: tables.streaks.lastProcessedPoolId }).from(tables.streaks).orderBy(tables.streaks.id),
+        await t.database.db
+          .select({ a: tables.streaks.availableBalance, p: tables.streaks.lastProcessedPoolId })
+          .from(tables.streaks)
+          .orderBy(tables.streaks.id),
         (_k, v) => (typeof v === 'bigint' ? v.toString() : v),
       ),
       userStreakState: JSON.stringify(await t.database.db.select().from(tables.userStreaks).orderBy(tables.userStreaks.id)),
-      poolStates: JSON.stringify(await t.database.db.select({ s: tables.pools.status, c: tables.pools.isClosed, u: tables.pools.updatedAt }).from(tables.pools).orderBy(tables.pools.id)),
+      poolStates: JSON.stringify(
+        await t.database.db
+          .select({ s: tables.pools.status, c: tables.pools.isClosed, u: tables.pools.updatedAt })
+          .from(tables.pools)
+          .orderBy(tables.pools.id),
+      ),
     };
   }
 
@@ -143,7 +151,9 @@ describe.each(backends)('operator mutations on %s', (kind) => {
       // Three users with the master switch off; POOL_CREATED has no key of its own, so other keys
       // off do not stop it, and no settings row means the defaults. The admin and the user have defaults.
       const silenced = (await t.seed.users(3, (chain) => chain.withSettings({ is_notifications_enabled: false }))).map((f) => f.user.id);
-      const otherKeysOff = await t.seed.user().withSettings({ REWARD_CLAIMED: false, REFUND_CLAIMED: false, STREAK_REWARD_RECEIVED: false });
+      const otherKeysOff = await t.seed
+        .user()
+        .withSettings({ REWARD_CLAIMED: false, REFUND_CLAIMED: false, STREAK_REWARD_RECEIVED: false });
       const noSettings = await t.seed.user();
       const allowedIds = [adminId, userId, otherKeysOff.user.id, noSettings.user.id];
       expect(await rows(tables.users)).toBe(7);
@@ -213,7 +223,14 @@ describe.each(backends)('operator mutations on %s', (kind) => {
       ['input.maxOutcome', { maxOutcome: 1000 }, 'BAD_USER_INPUT'],
       ['input.step', { step: 0 }, 'BAD_USER_INPUT'],
       ['input.predictionEndDate', { predictionEndDate: new Date(Date.now() - 2 * HOUR).toISOString() }, 'BAD_USER_INPUT'],
-      ['input.predictionEndDate', { predictionEndDate: new Date(Date.now() - 3 * HOUR).toISOString(), predictionStartDate: new Date(Date.now() - 2 * HOUR).toISOString() }, 'BAD_USER_INPUT'],
+      [
+        'input.predictionEndDate',
+        {
+          predictionEndDate: new Date(Date.now() - 3 * HOUR).toISOString(),
+          predictionStartDate: new Date(Date.now() - 2 * HOUR).toISOString(),
+        },
+        'BAD_USER_INPUT',
+      ],
       ['input.referenceDate', { referenceDate: new Date(Date.now() + DAY).toISOString() }, 'BAD_USER_INPUT'],
       ['input.platformFeeRate', { platformFeeRate: 1 }, 'BAD_USER_INPUT'],
       ['input.title', { title: '   ' }, 'BAD_USER_INPUT'],
@@ -232,7 +249,10 @@ describe.each(backends)('operator mutations on %s', (kind) => {
     it('refuses every operator mutation to a USER (FORBIDDEN) and to a signed-out caller (UNAUTHENTICATED), writing nothing', async () => {
       const pool = endedPool;
       const before = await snapshot();
-      for (const [headers, code] of [[user, 'FORBIDDEN'], [{}, 'UNAUTHENTICATED']] as const) {
+      for (const [headers, code] of [
+        [user, 'FORBIDDEN'],
+        [{}, 'UNAUTHENTICATED'],
+      ] as const) {
         const responses = [
           await t.gql(CREATE, { i: poolInput() }, headers),
           await t.gql(RESOLVE, { i: { poolId: pool.id, result: 1, rewards: [] } }, headers),
@@ -283,12 +303,28 @@ describe.each(backends)('operator mutations on %s', (kind) => {
         onchainBalance: 1000n * TOKEN,
       });
       const pool = (i: number, end: number) => ({
-        streakId: streak.id, title: `Streak pool ${i}`, minStake: TOKEN, maxStake: 1000n * TOKEN, maxRoi: 5, stakeTokenMint: chain.runtime.accounts.mint.toBase58(),
-        decimals: 6, minOutcome: 0, maxOutcome: 1000, precision: 0, step: 1, platformFeeRate: 0.1,
-        predictionStartDate: new Date(end - 5 * DAY), predictionEndDate: new Date(end), referenceDate: new Date(end + HOUR),
+        streakId: streak.id,
+        title: `Streak pool ${i}`,
+        minStake: TOKEN,
+        maxStake: 1000n * TOKEN,
+        maxRoi: 5,
+        stakeTokenMint: chain.runtime.accounts.mint.toBase58(),
+        decimals: 6,
+        minOutcome: 0,
+        maxOutcome: 1000,
+        precision: 0,
+        step: 1,
+        platformFeeRate: 0.1,
+        predictionStartDate: new Date(end - 5 * DAY),
+        predictionEndDate: new Date(end),
+        referenceDate: new Date(end + HOUR),
       });
       // The i-th prediction in a pool is placed i seconds after its first.
-      const placed = (prediction: number, tokens: bigint, i: number) => ({ prediction, stake: tokens * TOKEN, createdAt: new Date(now - 4 * DAY + i * 1000) });
+      const placed = (prediction: number, tokens: bigint, i: number) => ({
+        prediction,
+        stake: tokens * TOKEN,
+        createdAt: new Date(now - 4 * DAY + i * 1000),
+      });
       const a = await t.seed
         .user()
         .withSettings({ STREAK_REWARD_RECEIVED: false })
@@ -298,17 +334,43 @@ describe.each(backends)('operator mutations on %s', (kind) => {
         .withPrediction(placed(200, 10n, 0))
         .withPool(pool(3, now + DAY));
       const [p1, p2, open] = a.pools as [tables.PoolRow, tables.PoolRow, tables.PoolRow];
-      const b = await t.seed.user().withSettings({ REWARD_CLAIMED: false })
-        .withPrediction({ pool: p1, ...placed(110, 10n, 1) }).withPrediction({ pool: p2, ...placed(210, 20n, 1) });
-      const c = await t.seed.user().withSettings({ is_notifications_enabled: false })
-        .withPrediction({ pool: p1, ...placed(120, 10n, 2) }).withPrediction({ pool: p2, ...placed(220, 30n, 2) });
+      const b = await t.seed
+        .user()
+        .withSettings({ REWARD_CLAIMED: false })
+        .withPrediction({ pool: p1, ...placed(110, 10n, 1) })
+        .withPrediction({ pool: p2, ...placed(210, 20n, 1) });
+      const c = await t.seed
+        .user()
+        .withSettings({ is_notifications_enabled: false })
+        .withPrediction({ pool: p1, ...placed(120, 10n, 2) })
+        .withPrediction({ pool: p2, ...placed(220, 30n, 2) });
       const joined = new Date(now - 30 * DAY);
-      const e = await t.seed.user().withSettings().withUserStreak(streak, { currentStreakCount: 1, lastStreakEvent: 'QUALIFIED', currentStreakScores: [0.7], createdAt: new Date(joined.getTime() + 1000) });
-      const f = await t.seed.user().withSettings().withUserStreak(streak, { createdAt: new Date(joined.getTime() + 2000) });
-      const g = await t.seed.user().withSettings().withUserStreak(streak, { currentStreakCount: 1, lastStreakEvent: 'QUALIFIED', currentStreakScores: [0.6], createdAt: joined })
+      const e = await t.seed
+        .user()
+        .withSettings()
+        .withUserStreak(streak, {
+          currentStreakCount: 1,
+          lastStreakEvent: 'QUALIFIED',
+          currentStreakScores: [0.7],
+          createdAt: new Date(joined.getTime() + 1000),
+        });
+      const f = await t.seed
+        .user()
+        .withSettings()
+        .withUserStreak(streak, { createdAt: new Date(joined.getTime() + 2000) });
+      const g = await t.seed
+        .user()
+        .withSettings()
+        .withUserStreak(streak, { currentStreakCount: 1, lastStreakEvent: 'QUALIFIED', currentStreakScores: [0.6], createdAt: joined })
         .withPrediction({ pool: p2, ...placed(230, 40n, 3) });
       const [A, B, C, E, F, G] = [a, b, c, e, f, g].map((x) => x.user.id) as [string, string, string, string, string, string];
-      const byUser = (poolId: string) => new Map([a, b, c, g].flatMap((x) => x.predictions).filter((p) => p.poolId === poolId).map((p) => [p.userId, p.id]));
+      const byUser = (poolId: string) =>
+        new Map(
+          [a, b, c, g]
+            .flatMap((x) => x.predictions)
+            .filter((p) => p.poolId === poolId)
+            .map((p) => [p.userId, p.id]),
+        );
       return { streak, users: { A, B, C, E, F, G }, p1, p2, open, p1Predictions: byUser(p1.id), p2Predictions: byUser(p2.id) };
     }
 
@@ -323,7 +385,14 @@ describe.each(backends)('operator mutations on %s', (kind) => {
           ]),
         );
       const notificationsOf = async (poolId: string) =>
-        (await t.database.db.select().from(tables.notifications).where(sql`${tables.notifications.data}->>'poolId' = ${poolId}`)).map((n) => `${n.type} ${n.userId}`).sort();
+        (
+          await t.database.db
+            .select()
+            .from(tables.notifications)
+            .where(sql`${tables.notifications.data}->>'poolId' = ${poolId}`)
+        )
+          .map((n) => `${n.type} ${n.userId}`)
+          .sort();
 
       // Pool 1: A and B qualify, C misses; E (a run of one) did not take part; F stays as it was.
       let before = await snapshot();
@@ -348,10 +417,14 @@ describe.each(backends)('operator mutations on %s', (kind) => {
       expect(response.errors).toBeUndefined();
       // Volume 30, fee 10% = 3, paid 27, nothing left; median of 100, 110, 120.
       expect(response.data.resolvePool.resolution).toEqual({ result: 104, protocolFee: 3, leftover: 0, median: 110 });
-      expect(response.data.resolvePool.predictions.nodes.map((n: any) => n.reward.amount).sort((a: number, b: number) => a - b)).toEqual([0, 7, 20]);
+      expect(response.data.resolvePool.predictions.nodes.map((n: any) => n.reward.amount).sort((a: number, b: number) => a - b)).toEqual([
+        0, 7, 20,
+      ]);
       expect(statements).toBeLessThanOrEqual(20);
       let after = await snapshot();
-      expect([after.resolutions - before.resolutions, after.rewards - before.rewards, after.streakRewards - before.streakRewards]).toEqual([1, 3, 0]);
+      expect([after.resolutions - before.resolutions, after.rewards - before.rewards, after.streakRewards - before.streakRewards]).toEqual([
+        1, 3, 0,
+      ]);
       expect(await streakState()).toEqual({
         [A]: { count: 1, event: 'QUALIFIED', scores: [0.9], processed: s.p1.id },
         [B]: { count: 1, event: 'QUALIFIED', scores: [0.8], processed: s.p1.id },
@@ -367,7 +440,9 @@ describe.each(backends)('operator mutations on %s', (kind) => {
       expect([streak!.availableBalance, streak!.lastProcessedPoolId]).toEqual([1000n * TOKEN, s.p1.id]);
 
       // Pool 2, refunded: A completes a run of two (REWARDED), B misses (RESET), C qualifies; G, given a run of one again, completes it.
-      await t.database.db.update(tables.userStreaks).set({ currentStreakCount: 1, currentStreakScores: [0.6], lastStreakEvent: 'QUALIFIED' })
+      await t.database.db
+        .update(tables.userStreaks)
+        .set({ currentStreakCount: 1, currentStreakScores: [0.6], lastStreakEvent: 'QUALIFIED' })
         .where(and(eq(tables.userStreaks.userId, G), eq(tables.userStreaks.streakId, s.streak.id)));
       before = await snapshot();
       const resolveP2 = () =>
@@ -391,7 +466,9 @@ describe.each(backends)('operator mutations on %s', (kind) => {
       expect(response.errors).toBeUndefined();
       expect(response.data.resolvePool.resolution).toEqual({ result: 205, protocolFee: 0, leftover: 0, median: 210 });
       after = await snapshot();
-      expect([after.resolutions - before.resolutions, after.rewards - before.rewards, after.streakRewards - before.streakRewards]).toEqual([1, 4, 2]);
+      expect([after.resolutions - before.resolutions, after.rewards - before.rewards, after.streakRewards - before.streakRewards]).toEqual([
+        1, 4, 2,
+      ]);
       expect(await streakState()).toEqual({
         [A]: { count: 0, event: 'REWARDED', scores: [], processed: s.p2.id },
         [B]: { count: 0, event: 'RESET', scores: [], processed: s.p2.id },
@@ -401,31 +478,56 @@ describe.each(backends)('operator mutations on %s', (kind) => {
         [G]: { count: 0, event: 'REWARDED', scores: [], processed: s.p2.id },
       });
       // G joined the streak first, so it is paid first: 10% of 1000, then 10% of the 900 left.
-      const wallets = new Map((await t.database.db.select().from(tables.users).where(inArray(tables.users.id, [A, G]))).map((u) => [u.walletAddress, u.id]));
+      const wallets = new Map(
+        (
+          await t.database.db
+            .select()
+            .from(tables.users)
+            .where(inArray(tables.users.id, [A, G]))
+        ).map((u) => [u.walletAddress, u.id]),
+      );
       const granted = await t.database.db.select().from(tables.streakRewards).where(eq(tables.streakRewards.streakId, s.streak.id));
       expect(Object.fromEntries(granted.map((r) => [wallets.get(r.userWalletAddress), [r.amount, r.isClaimed]]))).toEqual({
         [G]: [100n * TOKEN, false],
         [A]: [90n * TOKEN, false],
       });
       [streak] = await t.database.db.select().from(tables.streaks).where(eq(tables.streaks.id, s.streak.id));
-      expect([streak!.availableBalance, streak!.totalAccumulated, streak!.lastProcessedPoolId]).toEqual([810n * TOKEN, 1000n * TOKEN, s.p2.id]);
+      expect([streak!.availableBalance, streak!.totalAccumulated, streak!.lastProcessedPoolId]).toEqual([
+        810n * TOKEN,
+        1000n * TOKEN,
+        s.p2.id,
+      ]);
       // Refund notices for A, B and G (C is silenced); a streak notice for G only (A turned them off).
       expect(await notificationsOf(s.p2.id)).toEqual(
         [`REFUND_AVAILABLE ${A}`, `REFUND_AVAILABLE ${B}`, `REFUND_AVAILABLE ${G}`, `STREAK_REWARD_AVAILABLE ${G}`].sort(),
       );
-      const [streakNotice] = await t.database.db.select().from(tables.notifications).where(eq(tables.notifications.type, 'STREAK_REWARD_AVAILABLE'))
-        .orderBy(desc(tables.notifications.createdAt)).limit(1);
-      expect(streakNotice!.data).toMatchObject({ streakId: s.streak.id, poolId: s.p2.id, amount: 100, streakRewardId: granted.find((r) => wallets.get(r.userWalletAddress) === G)!.id });
+      const [streakNotice] = await t.database.db
+        .select()
+        .from(tables.notifications)
+        .where(eq(tables.notifications.type, 'STREAK_REWARD_AVAILABLE'))
+        .orderBy(desc(tables.notifications.createdAt))
+        .limit(1);
+      expect(streakNotice!.data).toMatchObject({
+        streakId: s.streak.id,
+        poolId: s.p2.id,
+        amount: 100,
+        streakRewardId: granted.find((r) => wallets.get(r.userWalletAddress) === G)!.id,
+      });
       expect(after.notifications - before.notifications).toBe(4);
 
       // The events name exactly the notifications written, and the pool.
-      const written = await t.database.db.select({ id: tables.notifications.id, userId: tables.notifications.userId }).from(tables.notifications)
+      const written = await t.database.db
+        .select({ id: tables.notifications.id, userId: tables.notifications.userId })
+        .from(tables.notifications)
         .where(sql`${tables.notifications.data}->>'poolId' = ${s.p2.id}`);
-      const [created] = await waitForEvents((e) => e.type === 'notificationsCreated' && e.notifications.some((n) => n.id === written[0]!.id), 1);
-      expect(created).toBeDefined();
-      expect((created as Extract<DomainEvent, { type: 'notificationsCreated' }>).notifications.map((n) => `${n.userId} ${n.id}`).sort()).toEqual(
-        written.map((n) => `${n.userId} ${n.id}`).sort(),
+      const [created] = await waitForEvents(
+        (e) => e.type === 'notificationsCreated' && e.notifications.some((n) => n.id === written[0]!.id),
+        1,
       );
+      expect(created).toBeDefined();
+      expect(
+        (created as Extract<DomainEvent, { type: 'notificationsCreated' }>).notifications.map((n) => `${n.userId} ${n.id}`).sort(),
+      ).toEqual(written.map((n) => `${n.userId} ${n.id}`).sort());
       expect(await waitForEvents((e) => e.type === 'poolUpdated' && e.poolId === s.p2.id, 1)).toHaveLength(1);
 
       // Idempotent: resolving again is refused, and nothing moves.
@@ -442,7 +544,12 @@ describe.each(backends)('operator mutations on %s', (kind) => {
     it('refuses payouts that do not fit the pool with BAD_USER_INPUT naming the argument, writing nothing', async () => {
       const s = await streakScenario();
       const { A, B, C } = s.users;
-      const entry = (userId: string, amount: number, precisionScore = 0.5) => ({ predictionId: s.p1Predictions.get(userId), amount, precisionScore, type: 'REWARD' });
+      const entry = (userId: string, amount: number, precisionScore = 0.5) => ({
+        predictionId: s.p1Predictions.get(userId),
+        amount,
+        precisionScore,
+        type: 'REWARD',
+      });
       const all = [entry(A, 1), entry(B, 1), entry(C, 1)];
       const foreign = [...s.p2Predictions.values()][0];
       const cases: Array<[string, Record<string, unknown>]> = [
@@ -452,7 +559,10 @@ describe.each(backends)('operator mutations on %s', (kind) => {
         ['input.rewards[0].amount', { poolId: s.p1.id, result: 1, rewards: [entry(A, 1.0000001), entry(B, 1), entry(C, 1)] }],
         ['input.rewards[1].amount', { poolId: s.p1.id, result: 1, rewards: [entry(A, 1), entry(B, -1), entry(C, 1)] }],
         ['input.rewards[2].precisionScore', { poolId: s.p1.id, result: 1, rewards: [entry(A, 1), entry(B, 1), entry(C, 1, 1.5)] }],
-        ['input.rewards[2].predictionId', { poolId: s.p1.id, result: 1, rewards: [entry(A, 1), entry(B, 1), { ...entry(C, 1), predictionId: foreign }] }],
+        [
+          'input.rewards[2].predictionId',
+          { poolId: s.p1.id, result: 1, rewards: [entry(A, 1), entry(B, 1), { ...entry(C, 1), predictionId: foreign }] },
+        ],
         ['input.rewards[1].predictionId', { poolId: s.p1.id, result: 1, rewards: [entry(A, 1), entry(A, 1), entry(C, 1)] }],
       ];
       const before = await snapshot();

@@ -25,18 +25,34 @@ describe.each(backends)('one pipeline, one error shape on %s', (kind) => {
   });
   afterAll(() => t.close());
 
-  const post = (payload: unknown, headers: Record<string, string> = {}) => t.app.inject({ method: 'POST', url: '/graphql', payload: payload as object, headers });
+  const post = (payload: unknown, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'POST', url: '/graphql', payload: payload as object, headers });
 
   it("gives fastify's own refusals the same shape and a catalogue code", async () => {
-    const form = await t.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'query=%7B__typename%7D' });
+    const form = await t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'query=%7B__typename%7D',
+    });
     expect(form.statusCode).toBe(415);
     expectRefusal(form.json(), 'UNSUPPORTED_MEDIA_TYPE');
 
-    const malformed = await t.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, payload: '{"query": ' });
+    const malformed = await t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"query": ',
+    });
     expect(malformed.statusCode).toBe(400);
     expectRefusal(malformed.json(), 'BAD_REQUEST');
 
-    const lying = await t.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', 'content-length': '500' }, payload: '{"query":"{ __typename }"}' });
+    const lying = await t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'application/json', 'content-length': '500' },
+      payload: '{"query":"{ __typename }"}',
+    });
     expect(lying.statusCode).toBe(400);
     expectRefusal(lying.json(), 'BAD_REQUEST');
 
@@ -51,7 +67,9 @@ describe.each(backends)('one pipeline, one error shape on %s', (kind) => {
     expect(mismatch.statusCode).toBe(400);
     expectRefusal(mismatch.json(), 'PERSISTED_QUERY_HASH_MISMATCH');
 
-    const unknown = await post({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256('{ pools(first: 3) { totalCount } }') } } });
+    const unknown = await post({
+      extensions: { persistedQuery: { version: 1, sha256Hash: sha256('{ pools(first: 3) { totalCount } }') } },
+    });
     expect(unknown.statusCode).toBe(404);
     expectRefusal(unknown.json(), 'PERSISTED_QUERY_NOT_FOUND');
   });
@@ -105,7 +123,10 @@ describe.each(backends)('one pipeline, one error shape on %s', (kind) => {
   });
 
   it('refuses a subscription sent over HTTP (multipart, as Apollo Client sends it) naming the WebSocket endpoint', async () => {
-    const response = await post({ query: 'subscription { poolCreated { id } }' }, { accept: 'multipart/mixed;boundary="graphql";subscriptionSpec=1.0,application/json' });
+    const response = await post(
+      { query: 'subscription { poolCreated { id } }' },
+      { accept: 'multipart/mixed;boundary="graphql";subscriptionSpec=1.0,application/json' },
+    );
     expect(response.statusCode).toBe(400);
     expectRefusal(response.json(), 'SUBSCRIPTION_REQUIRES_WEBSOCKET');
     expect(response.json().errors[0].extensions.endpoint).toBe('/graphql');
@@ -126,7 +147,11 @@ describe.each(backends)('429 with Retry-After for every RATE_LIMITED on %s', (ki
     // No rows: the sign-ins and refusals below make (or need) none.
     t = await startEmptyTestApp(kind);
     limited = await createApp({
-      config: testConfig({ SIGN_IN_ATTEMPTS_PER_MINUTE: '1', SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '3', RATE_LIMIT_QUERIES_PER_MINUTE: '1000' }),
+      config: testConfig({
+        SIGN_IN_ATTEMPTS_PER_MINUTE: '1',
+        SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '3',
+        RATE_LIMIT_QUERIES_PER_MINUTE: '1000',
+      }),
       database: t.database,
     });
   });

@@ -31,5 +31,10 @@ export function makePng(width: number, height: number): Buffer {
   const row = Buffer.alloc(width + 1);
   for (let x = 0; x < width; x++) row[x + 1] = (x * 37) & 0xff;
   const raw = Buffer.concat(Array.from({ length: height }, (_, y) => Buffer.from(row.map((v, i) => (i === 0 ? 0 : (v + y * 11) & 0xff)))));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', header), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', header),
+    pngChunk('IDAT', deflateSync(raw)),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }

@@ -105,13 +105,23 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('pool sorts use an index on post
           { where: 'first page', statement: first.statement },
           { where: 'last page', statement: last.statement },
         ];
-        if (first.endCursor) pages.push({ where: 'after a cursor', statement: (await poolsStatement(sort, status, `first: 5, after: "${first.endCursor}"`)).statement });
-        if (last.startCursor) pages.push({ where: 'before a cursor', statement: (await poolsStatement(sort, status, `last: 5, before: "${last.startCursor}"`)).statement });
+        if (first.endCursor)
+          pages.push({
+            where: 'after a cursor',
+            statement: (await poolsStatement(sort, status, `first: 5, after: "${first.endCursor}"`)).statement,
+          });
+        if (last.startCursor)
+          pages.push({
+            where: 'before a cursor',
+            statement: (await poolsStatement(sort, status, `last: 5, before: "${last.startCursor}"`)).statement,
+          });
         for (const page of pages) {
           const found = await explain(page.statement);
           const where = `${sort}${status ? ` / ${status}` : ''} ${page.where}`;
           expect(found, where).not.toBeNull();
-          expect(found!.scan['Node Type'], `${where}: ${found!.scan['Node Type']} ${found!.scan['Index Name'] ?? ''}`).toMatch(/^Index (Only )?Scan/);
+          expect(found!.scan['Node Type'], `${where}: ${found!.scan['Node Type']} ${found!.scan['Index Name'] ?? ''}`).toMatch(
+            /^Index (Only )?Scan/,
+          );
           expect(found!.above, `${where}: a Sort above the pools scan`).not.toContain('Sort');
           expect(found!.above, `${where}`).not.toContain('Incremental Sort');
         }

@@ -95,7 +95,14 @@ describe.each(backends)('pools: filters, sorts, search and cursors on %s', (kind
     expect(ids).toEqual([...pools].sort(EXPECTED_ORDER.END_DATE).map((p) => p.id));
   });
 
-  const STATUS_SETS: Status[][] = [['ACTIVE'], ['ENDED'], ['RESOLVED'], ['NOT_RESOLVED'], ['ACTIVE', 'RESOLVED'], ['ENDED', 'NOT_RESOLVED']];
+  const STATUS_SETS: Status[][] = [
+    ['ACTIVE'],
+    ['ENDED'],
+    ['RESOLVED'],
+    ['NOT_RESOLVED'],
+    ['ACTIVE', 'RESOLVED'],
+    ['ENDED', 'NOT_RESOLVED'],
+  ];
   it.each(STATUS_SETS)('filters by status %s (several mean any)', async (...statuses) => {
     const now = Date.now();
     const expected = pools.filter((p) => statuses.some((s) => matchesStatus(p, s, now)));
@@ -111,12 +118,22 @@ describe.each(backends)('pools: filters, sorts, search and cursors on %s', (kind
     const streakId = world.streaks[0]!.id;
     expect(pools.filter((p) => p.streakId === streakId)).toHaveLength(8);
     const byStreak = await walk('sort: CREATION_DATE,', { filter: { streakId } });
-    expect(byStreak.ids).toEqual(pools.filter((p) => p.streakId === streakId).sort(EXPECTED_ORDER.CREATION_DATE).map((p) => p.id));
+    expect(byStreak.ids).toEqual(
+      pools
+        .filter((p) => p.streakId === streakId)
+        .sort(EXPECTED_ORDER.CREATION_DATE)
+        .map((p) => p.id),
+    );
 
     const creator = world.creators[0]!.id;
     expect(byStreak.ids).toHaveLength(8);
     const byCreator = await walk('sort: VOLUME_LOW,', { filter: { createdBy: creator } });
-    expect(byCreator.ids).toEqual(pools.filter((p) => p.createdBy === creator).sort(EXPECTED_ORDER.VOLUME_LOW).map((p) => p.id));
+    expect(byCreator.ids).toEqual(
+      pools
+        .filter((p) => p.createdBy === creator)
+        .sort(EXPECTED_ORDER.VOLUME_LOW)
+        .map((p) => p.id),
+    );
 
     expect(byCreator.ids).toHaveLength(15);
     const day = world.pools[0]!.referenceDate.toISOString().slice(0, 10);
@@ -129,7 +146,10 @@ describe.each(backends)('pools: filters, sorts, search and cursors on %s', (kind
     const combined = await walk('', { filter: { streakId, status: ['ENDED'] } });
     expect(combined.ids).toHaveLength(4);
     expect(combined.ids).toEqual(
-      pools.filter((p) => p.streakId === streakId && matchesStatus(p, 'ENDED', now)).sort(EXPECTED_ORDER.END_DATE).map((p) => p.id),
+      pools
+        .filter((p) => p.streakId === streakId && matchesStatus(p, 'ENDED', now))
+        .sort(EXPECTED_ORDER.END_DATE)
+        .map((p) => p.id),
     );
   });
 
@@ -137,9 +157,7 @@ describe.each(backends)('pools: filters, sorts, search and cursors on %s', (kind
   const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
   it('searches title and description by word prefixes, case-insensitively, with any sort', async () => {
-    const vocabulary = [...new Set(pools.flatMap((p) => words(`${p.title} ${p.description}`)))].filter(
-      (w) => /^[a-z]{5,}$/.test(w),
-    );
+    const vocabulary = [...new Set(pools.flatMap((p) => words(`${p.title} ${p.description}`)))].filter((w) => /^[a-z]{5,}$/.test(w));
     expect(vocabulary.length).toBeGreaterThan(3);
     const picks = [vocabulary[0]!, vocabulary[Math.floor(vocabulary.length / 2)]!, vocabulary.at(-1)!];
     for (const word of picks) {
@@ -174,5 +192,4 @@ describe.each(backends)('pools: filters, sorts, search and cursors on %s', (kind
     const text = JSON.stringify(plan);
     expect(text).toContain('pools_search_vector_idx');
   });
-
 });

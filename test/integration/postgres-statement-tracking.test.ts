@@ -46,27 +46,32 @@ describe.skipIf(!backends.includes('postgres'))('statements counted by the Postg
   });
 
   it('counts a transaction with its BEGIN and COMMIT, or its ROLLBACK when it fails', async () => {
-    const committed = () => db().transaction(async (tx) => {
-      await tx.execute(sql`select 1`);
-      await tx.execute(sql`select 2`);
-    });
+    const committed = () =>
+      db().transaction(async (tx) => {
+        await tx.execute(sql`select 1`);
+        await tx.execute(sql`select 2`);
+      });
     expect(await counts(committed)).toEqual({ sent: 4, counted: 4 });
-    const failed = () => db().transaction(async (tx) => {
-      await tx.execute(sql`select 1`);
-      await tx.execute(sql`select * from no_such_table`);
-    });
+    const failed = () =>
+      db().transaction(async (tx) => {
+        await tx.execute(sql`select 1`);
+        await tx.execute(sql`select * from no_such_table`);
+      });
     expect(await counts(failed)).toEqual({ sent: 4, counted: 4 });
   });
 
   it('counts a savepoint with its SAVEPOINT, and ROLLBACK TO when it fails', async () => {
-    const nested = () => db().transaction(async (tx) => {
-      await tx.transaction(async (inner) => {
-        await inner.execute(sql`select 1`);
+    const nested = () =>
+      db().transaction(async (tx) => {
+        await tx.transaction(async (inner) => {
+          await inner.execute(sql`select 1`);
+        });
+        await tx
+          .transaction(async (inner) => {
+            await inner.execute(sql`select * from no_such_table`);
+          })
+          .catch(() => {});
       });
-      await tx.transaction(async (inner) => {
-        await inner.execute(sql`select * from no_such_table`);
-      }).catch(() => {});
-    });
     const { sent: driver, counted } = await counts(nested);
     expect(counted).toBe(driver);
     // BEGIN, SAVEPOINT, select, SAVEPOINT, failing select, ROLLBACK TO, COMMIT (postgres.js

@@ -36,7 +36,10 @@ describe.each(backends)('production mode on %s', (kind) => {
       },
     });
     production = await createApp({ config: testConfig(PRODUCTION), database: t.database, logStream });
-    withIntrospection = await createApp({ config: testConfig({ ...PRODUCTION, LOG_LEVEL: 'silent', INTROSPECTION: 'true' }), database: t.database });
+    withIntrospection = await createApp({
+      config: testConfig({ ...PRODUCTION, LOG_LEVEL: 'silent', INTROSPECTION: 'true' }),
+      database: t.database,
+    });
   });
   afterAll(async () => {
     await production.close();
@@ -120,7 +123,11 @@ describe('trusted documents', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'poolgraph-manifest-'));
-    const manifest = { format: 'apollo-persisted-query-manifest', version: 1, operations: [{ id: hash, name: 'Pools', type: 'query', body: registered }] };
+    const manifest = {
+      format: 'apollo-persisted-query-manifest',
+      version: 1,
+      operations: [{ id: hash, name: 'Pools', type: 'query', body: registered }],
+    };
     writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
     writeFileSync(join(dir, 'wrong.json'), JSON.stringify({ ['0'.repeat(64)]: registered }));
     t = await startEmptyTestApp('pglite');

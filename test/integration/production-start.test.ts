@@ -20,7 +20,13 @@ const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 const imageCommand = (): string[] => JSON.parse(dockerfile.match(/^CMD (\[.*\])$/m)![1]!) as string[];
 
 /** An embedded server that starts quickly: no files, no demo data, logs on. */
-const QUICK = { POOLGRAPH_MODE: 'development', LOG_LEVEL: 'info', PGLITE_DATA_DIR: 'memory://', AUTH_SECRET_FILE: 'memory', IMAGE_STORAGE_DIR: join(ROOT, 'data', 'test-images') };
+const QUICK = {
+  POOLGRAPH_MODE: 'development',
+  LOG_LEVEL: 'info',
+  PGLITE_DATA_DIR: 'memory://',
+  AUTH_SECRET_FILE: 'memory',
+  IMAGE_STORAGE_DIR: join(ROOT, 'data', 'test-images'),
+};
 
 describe('the Dockerfile', () => {
   it('runs only scripts package.json has, and starts what `npm run start:prod` starts, with node itself', () => {
@@ -40,31 +46,47 @@ describe('the built server (real process)', () => {
     execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'pipe' });
   }, 300_000);
 
-  it('serves from dist/ and, on SIGTERM to the process the start command launched, shuts down cleanly with exit 0', { timeout: 240_000 }, async () => {
-    const [program, ...args] = imageCommand();
-    expect(existsSync(join(ROOT, args[0]!))).toBe(true);
-    const server = await startServerProcess(QUICK, [program === 'node' ? process.execPath : program!, ...args]);
-    try {
-      // Compiled code finds its migrations (the pools table exists) and its PGlite worker.
-      const answer = await post(server.base, '{ pools(first: 1) { totalCount } }');
-      expect(answer.body).toEqual({ data: { pools: { totalCount: 0 } } });
-      expect(server.output()).not.toMatch(/tsx/);
-      server.child.kill('SIGTERM');
-      expect({ ...(await server.exited), output: server.output() }).toEqual({ code: 0, signal: null, output: expect.stringContaining('shut down cleanly') });
-    } finally {
-      server.child.kill('SIGKILL');
-    }
-  });
+  it(
+    'serves from dist/ and, on SIGTERM to the process the start command launched, shuts down cleanly with exit 0',
+    { timeout: 240_000 },
+    async () => {
+      const [program, ...args] = imageCommand();
+      expect(existsSync(join(ROOT, args[0]!))).toBe(true);
+      const server = await startServerProcess(QUICK, [program === 'node' ? process.execPath : program!, ...args]);
+      try {
+        // Compiled code finds its migrations (the pools table exists) and its PGlite worker.
+        const answer = await post(server.base, '{ pools(first: 1) { totalCount } }');
+        expect(answer.body).toEqual({ data: { pools: { totalCount: 0 } } });
+        expect(server.output()).not.toMatch(/tsx/);
+        server.child.kill('SIGTERM');
+        expect({ ...(await server.exited), output: server.output() }).toEqual({
+          code: 0,
+          signal: null,
+          output: expect.stringContaining('shut down cleanly'),
+        });
+      } finally {
+        server.child.kill('SIGKILL');
+      }
+    },
+  );
 });
 
 describe('npm start (real process)', () => {
-  it('passes SIGTERM sent to npm on to the server, which shuts down cleanly instead of living on without a parent', { timeout: 240_000 }, async () => {
-    const server = await startServerProcess(QUICK, ['npm', 'start']);
-    try {
-      server.child.kill('SIGTERM');
-      expect({ ...(await server.exited), output: server.output() }).toEqual({ code: 0, signal: null, output: expect.stringContaining('shut down cleanly') });
-    } finally {
-      server.child.kill('SIGKILL');
-    }
-  });
+  it(
+    'passes SIGTERM sent to npm on to the server, which shuts down cleanly instead of living on without a parent',
+    { timeout: 240_000 },
+    async () => {
+      const server = await startServerProcess(QUICK, ['npm', 'start']);
+      try {
+        server.child.kill('SIGTERM');
+        expect({ ...(await server.exited), output: server.output() }).toEqual({
+          code: 0,
+          signal: null,
+          output: expect.stringContaining('shut down cleanly'),
+        });
+      } finally {
+        server.child.kill('SIGKILL');
+      }
+    },
+  );
 });

@@ -41,9 +41,12 @@ describe.each(backends)('the budget, visible in the rateLimit field and the Rate
       const twoFields = `{ rateLimit { subject limit cost remaining resetAt } pools(first: 1) { totalCount } streaks { totalCount } }`;
       const { status, headers, body } = await post(client, twoFields);
       expect(status).toBe(200);
-      expect(body.data.rateLimit).toMatchObject(
-        { subject: 'CLIENT', limit: QUERIES_PER_MINUTE, cost: 2, remaining: QUERIES_PER_MINUTE - 2 * i },
-      );
+      expect(body.data.rateLimit).toMatchObject({
+        subject: 'CLIENT',
+        limit: QUERIES_PER_MINUTE,
+        cost: 2,
+        remaining: QUERIES_PER_MINUTE - 2 * i,
+      });
       // One window: its end does not move while it lasts.
       if (previousReset) expect(body.data.rateLimit.resetAt).toBe(previousReset);
       previousReset = body.data.rateLimit.resetAt;
@@ -89,9 +92,14 @@ describe.each(backends)('the budget, visible in the rateLimit field and the Rate
     expect(asked.headers['ratelimit-policy']).toBe(`"mutations";q=${MUTATIONS_PER_MINUTE};w=60`);
     expect(parseRateLimit(asked.headers['ratelimit'])).toMatchObject({ policy: 'mutations', r: MUTATIONS_PER_MINUTE - 1 });
     const message = asked.body.data.requestSignInChallenge.message as string;
-    const session = await post(client, `mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken } }`, {}, {
-      i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
-    });
+    const session = await post(
+      client,
+      `mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken } }`,
+      {},
+      {
+        i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
+      },
+    );
     const bearer = { authorization: `Bearer ${session.body.data.signInWithWallet.accessToken}` };
     const created = await post(client, `mutation { createApiKey(name: "bot") { apiKey } }`, bearer);
     const apiKey = { 'x-api-key': created.body.data.createApiKey.apiKey as string };

@@ -44,13 +44,23 @@ describe.each(backends)('rate limits count operations on %s', (kind) => {
 
   /** POSTs over a real socket from 127.0.0.1. */
   async function post(query: string, headers: Record<string, string> = {}) {
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
-    return { status: response.status, retryAfter: response.headers.get('retry-after'), ...((await response.json()) as { data?: any; errors?: any[] }) };
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query }),
+    });
+    return {
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      ...((await response.json()) as { data?: any; errors?: any[] }),
+    };
   }
 
   it('lets exactly the limit through of twice the limit sent at once', async () => {
     const responses = await Promise.all(
-      Array.from({ length: 2 * QUERIES_PER_MINUTE }, () => post('{ pools(first: 1) { totalCount } }', { 'x-forwarded-for': '203.0.113.1' })),
+      Array.from({ length: 2 * QUERIES_PER_MINUTE }, () =>
+        post('{ pools(first: 1) { totalCount } }', { 'x-forwarded-for': '203.0.113.1' }),
+      ),
     );
     const served = responses.filter((r) => r.status === 200 && !r.errors);
     const refused = responses.filter((r) => r.status === 429);
@@ -68,19 +78,34 @@ describe.each(backends)('rate limits count operations on %s', (kind) => {
 
   it('counts every root field: 15 aliased mutations are 15 operations', async () => {
     // The query budget above is spent; mutations have their own.
-    const fifteen = await post(`mutation { ${addresses.slice(0, 15).map((a, i) => challenge(`c${i}`, a)).join(' ')} }`);
+    const fifteen = await post(
+      `mutation { ${addresses
+        .slice(0, 15)
+        .map((a, i) => challenge(`c${i}`, a))
+        .join(' ')} }`,
+    );
     expect(fifteen.errors).toBeUndefined();
     expect(Object.keys(fifteen.data)).toHaveLength(15);
     // 5 of 20 left: 6 more are refused whole (none of them runs), 5 still fit.
     let six!: Awaited<ReturnType<typeof post>>;
     const statements = await t.countStatements(async () => {
-      six = await post(`mutation { ${addresses.slice(15, 21).map((a, i) => challenge(`c${i}`, a)).join(' ')} }`);
+      six = await post(
+        `mutation { ${addresses
+          .slice(15, 21)
+          .map((a, i) => challenge(`c${i}`, a))
+          .join(' ')} }`,
+      );
     });
     expect(six.status).toBe(429);
     expect(six.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
     expect(six.data).toBeUndefined();
     expect(statements).toBe(0);
-    const five = await post(`mutation { ${addresses.slice(21, 26).map((a, i) => challenge(`c${i}`, a)).join(' ')} }`);
+    const five = await post(
+      `mutation { ${addresses
+        .slice(21, 26)
+        .map((a, i) => challenge(`c${i}`, a))
+        .join(' ')} }`,
+    );
     expect(five.errors).toBeUndefined();
     const oneMore = await post(`mutation { ${challenge('c', addresses[26]!)} }`);
     expect(oneMore.status).toBe(429);
@@ -88,7 +113,10 @@ describe.each(backends)('rate limits count operations on %s', (kind) => {
 
   it('refuses outright an operation with more root fields than a whole minute allows', async () => {
     const tooMany = await post(
-      `mutation { ${addresses.slice(0, MUTATIONS_PER_MINUTE + 1).map((a, i) => challenge(`c${i}`, a)).join(' ')} }`,
+      `mutation { ${addresses
+        .slice(0, MUTATIONS_PER_MINUTE + 1)
+        .map((a, i) => challenge(`c${i}`, a))
+        .join(' ')} }`,
       { 'x-forwarded-for': '203.0.113.99' },
     );
     expect(tooMany.status).toBe(429);

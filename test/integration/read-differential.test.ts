@@ -44,7 +44,11 @@ function generator(seed: number) {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  return { chance: (p: number) => next() < p, int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)), pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]! };
+  return {
+    chance: (p: number) => next() < p,
+    int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
+    pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]!,
+  };
 }
 type Random = ReturnType<typeof generator>;
 
@@ -58,7 +62,8 @@ function isPlanned(type: GraphQLObjectType, field: GraphQLField<unknown, unknown
 }
 
 const isConnection = (type: GraphQLObjectType) => type.name.endsWith('Connection') && 'nodes' in type.getFields();
-const requiredArgs = (field: GraphQLField<unknown, unknown>) => field.args.filter((a) => isNonNullType(a.type) && a.defaultValue === undefined);
+const requiredArgs = (field: GraphQLField<unknown, unknown>) =>
+  field.args.filter((a) => isNonNullType(a.type) && a.defaultValue === undefined);
 
 /** One generated document: its selection text, fragments and the variables it uses. */
 class Document {
@@ -180,7 +185,9 @@ function generate(schema: GraphQLSchema, root: Root, random: Random, world: Worl
       break;
   }
   const selection = isConnection(type) ? doc.connection(type, 0, true) : doc.selection(type, 0);
-  const twice = random.chance(0.2) ? ` again: ${root}${args} { __typename ${isConnection(type) ? 'totalCount' : 'id' in type.getFields() ? 'id' : ''} }` : '';
+  const twice = random.chance(0.2)
+    ? ` again: ${root}${args} { __typename ${isConnection(type) ? 'totalCount' : 'id' in type.getFields() ? 'id' : ''} }`
+    : '';
   const declared = [...doc.variables].map(([name, v]) => `$${name}: ${v.type}`);
   const text = `query${declared.length ? `(${declared.join(', ')})` : ''} { ${root}${args} { ${selection} }${twice} }\n${doc.fragments.join('\n')}`;
   return { query: text, variables: Object.fromEntries([...doc.variables].map(([name, v]) => [name, v.value])) };
@@ -209,7 +216,9 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
     const { data } = await t.gql(`{ streaks(first: 3) { edges { cursor } } }`);
     world.cursors.streaks = data.streaks.edges[1].cursor;
     const busiest = world.data.streaks[0]!.id;
-    const inStreak = await t.gql(`query($id: ID!) { streakPools(streakId: $id, first: 6) { pools { edges { cursor } } } }`, { id: busiest });
+    const inStreak = await t.gql(`query($id: ID!) { streakPools(streakId: $id, first: 6) { pools { edges { cursor } } } }`, {
+      id: busiest,
+    });
     world.cursors.streakPools = inStreak.data.streakPools.pools.edges[3].cursor;
   });
   afterAll(async () => {
@@ -222,14 +231,21 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
     await t.database.db.update(users).set({ email: 'owner@example.test' }).where(eq(users.id, owner.id));
     const self = await signInAs(t, owner.id);
     const admin = await signInAs(t, world.data.creators[1]!.id, 'ADMIN');
-    const [{ walletAddress }] = (await t.database.db.select({ walletAddress: users.walletAddress }).from(users).where(eq(users.id, owner.id))) as [{ walletAddress: string }];
+    const [{ walletAddress }] = (await t.database.db
+      .select({ walletAddress: users.walletAddress })
+      .from(users)
+      .where(eq(users.id, owner.id))) as [{ walletAddress: string }];
     const streakId = world.data.pools.find((p) => p.createdBy === owner.id && p.streakId)!.streakId!;
     const poolId = world.data.pools.find((p) => p.createdBy === owner.id)!.id;
     const who = `id email`;
     // Each root with the path to the owner's user object(s) in its answer.
     const reads: Array<{ query: string; variables: Record<string, unknown>; users: (data: any) => any[]; viewerOnly?: boolean }> = [
       { query: `query($id: ID!) { user(id: $id) { ${who} } }`, variables: { id: owner.id }, users: (d) => [d.user] },
-      { query: `query($a: String!) { userByWallet(address: $a) { ${who} } }`, variables: { a: walletAddress }, users: (d) => [d.userByWallet] },
+      {
+        query: `query($a: String!) { userByWallet(address: $a) { ${who} } }`,
+        variables: { a: walletAddress },
+        users: (d) => [d.userByWallet],
+      },
       { query: `{ viewer { ${who} } }`, variables: {}, users: (d) => [d.viewer], viewerOnly: true },
       { query: `query($id: ID!) { pool(id: $id) { user { ${who} } } }`, variables: { id: poolId }, users: (d) => [d.pool.user] },
       {
@@ -261,12 +277,18 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
         ['an admin', admin.headers, true],
       ] as const) {
         if (read.viewerOnly && name !== 'the owner') continue;
-        const reply = await t.app.inject({ method: 'POST', url: '/graphql', headers, payload: { query: read.query, variables: read.variables } });
+        const reply = await t.app.inject({
+          method: 'POST',
+          url: '/graphql',
+          headers,
+          payload: { query: read.query, variables: read.variables },
+        });
         const body = reply.json();
         const found = read.users(body.data) as Array<{ id: string; email: string | null }>;
         const owned = found.filter((user) => user.id === owner.id);
         expect(owned.length, `${name}: ${read.query}`).toBeGreaterThan(0);
-        for (const user of owned) expect(user, `${name}: ${read.query}`).toEqual({ id: owner.id, email: allowed ? 'owner@example.test' : null });
+        for (const user of owned)
+          expect(user, `${name}: ${read.query}`).toEqual({ id: owner.id, email: allowed ? 'owner@example.test' : null });
         // Every user object the viewer may not read answers FORBIDDEN: others' ones too, unless an admin asks.
         const refused = found.filter((user) => !(name === 'an admin' || (allowed && user.id === owner.id)));
         const codes = (body.errors ?? []).map((e: any) => e.extensions.code);
@@ -276,10 +298,19 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
   });
 
   it.each([
-    ['a user profile', `query($id: ID!) { user(id: $id) { id username predictions(first: 20) { totalCount nodes { id stake pool { id title totalVolume } reward { amount } } }
-      pools(first: 10) { nodes { id title totalVolume } } } }`],
-    ['the streaks page', `{ streaks(first: 10) { nodes { id title pools(first: 10) { nodes { id title predictions(first: 5) { nodes { id stake user { id username } } } } } } } }`],
-    ['a streak with its pools', `query($s: ID!) { streakPools(streakId: $s, first: 10) { streak { id title } pools { nodes { id predictions(first: 5) { nodes { user { username } } } } } } }`],
+    [
+      'a user profile',
+      `query($id: ID!) { user(id: $id) { id username predictions(first: 20) { totalCount nodes { id stake pool { id title totalVolume } reward { amount } } }
+      pools(first: 10) { nodes { id title totalVolume } } } }`,
+    ],
+    [
+      'the streaks page',
+      `{ streaks(first: 10) { nodes { id title pools(first: 10) { nodes { id title predictions(first: 5) { nodes { id stake user { id username } } } } } } } }`,
+    ],
+    [
+      'a streak with its pools',
+      `query($s: ID!) { streakPools(streakId: $s, first: 10) { streak { id title } pools { nodes { id predictions(first: 5) { nodes { user { username } } } } } } }`,
+    ],
   ])('%s is one statement, rendered', async (_name, query) => {
     const variables = { id: world.data.predictors[0]!.id, s: world.data.streaks[0]!.id };
     const used = Object.fromEntries(Object.entries(variables).filter(([name]) => query.includes(`$${name}:`)));
@@ -302,7 +333,12 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
     for (let i = 0; i < CASES_PER_ROOT; i++) {
       const { query, variables } = generate(schema, root, random, world);
       const send = (app: FastifyInstance) =>
-        app.inject({ method: 'POST', url: '/graphql', headers: root === 'viewer' ? world.viewer.headers : {}, payload: { query, variables } });
+        app.inject({
+          method: 'POST',
+          url: '/graphql',
+          headers: root === 'viewer' ? world.viewer.headers : {},
+          payload: { query, variables },
+        });
       const executed = await send(executor);
       const before = await renderedReadsServed(t.app);
       const answer = await send(t.app);
@@ -352,9 +388,20 @@ describe('the read graph plans every field of its types', () => {
       const node: FieldNode = {
         kind: Kind.FIELD,
         name: { kind: Kind.NAME, value: field.name },
-        ...(sub ? { selectionSet: { kind: Kind.SELECTION_SET, selections: [{ kind: Kind.FIELD, name: { kind: Kind.NAME, value: sub.slice(2, -2) } }] } } : {}),
+        ...(sub
+          ? {
+              selectionSet: {
+                kind: Kind.SELECTION_SET,
+                selections: [{ kind: Kind.FIELD, name: { kind: Kind.NAME, value: sub.slice(2, -2) } }],
+              },
+            }
+          : {}),
       };
-      const parent: FieldNode = { kind: Kind.FIELD, name: { kind: Kind.NAME, value: 'x' }, selectionSet: { kind: Kind.SELECTION_SET, selections: [node] } };
+      const parent: FieldNode = {
+        kind: Kind.FIELD,
+        name: { kind: Kind.NAME, value: 'x' },
+        selectionSet: { kind: Kind.SELECTION_SET, selections: [node] },
+      };
       if (!renderedObject(type, READS_BY_TYPE[typeName]!, [parent], walk)) unplanned.push(field.name);
     }
     expect(unplanned.sort()).toEqual(Object.keys(NOT_PLANNED[typeName] ?? {}).sort());

@@ -137,7 +137,12 @@ describe.each(backends)('nested relations on %s', (kind) => {
         );
       }
     }
-    expect([predictionsSeen, rewardsSeen, imagesSeen, resolutionsSeen]).toEqual([RELATED.predictions, RELATED.rewards, 3, RELATED.resolutions]);
+    expect([predictionsSeen, rewardsSeen, imagesSeen, resolutionsSeen]).toEqual([
+      RELATED.predictions,
+      RELATED.rewards,
+      3,
+      RELATED.resolutions,
+    ]);
   });
 
   it("resolves a user's avatar, pools and predictions, newest first", async () => {
@@ -155,7 +160,11 @@ describe.each(backends)('nested relations on %s', (kind) => {
       expect(user.avatarId).toBe(row.avatarId);
       if (row.avatarId) {
         withAvatar++;
-        expect(user.avatar).toEqual({ id: row.avatarId, url: db.images.get(row.avatarId)!.url, user: { id: db.images.get(row.avatarId)!.userId } });
+        expect(user.avatar).toEqual({
+          id: row.avatarId,
+          url: db.images.get(row.avatarId)!.url,
+          user: { id: db.images.get(row.avatarId)!.userId },
+        });
       } else expect(user.avatar).toBeNull();
       const created = newestFirst(db.pools.filter((p) => p.createdBy === user.id));
       expect(user.pools.totalCount).toBe(created.length);
@@ -180,7 +189,9 @@ describe.each(backends)('nested relations on %s', (kind) => {
     const { busy, small, empty } = world.streaks;
     expect(streaks.map((s) => s.id).sort()).toEqual([busy.id, small.id, empty.id].sort());
     expect(response.data.streaks.totalCount).toBe(RELATED.streaks);
-    expect(Object.fromEntries(response.data.streaks.nodes.map((s: any) => [s.id, [s.pools.totalCount, s.lastProcessedPool?.id ?? null]]))).toEqual({
+    expect(
+      Object.fromEntries(response.data.streaks.nodes.map((s: any) => [s.id, [s.pools.totalCount, s.lastProcessedPool?.id ?? null]])),
+    ).toEqual({
       [busy.id]: [6, world.busiestPool.id],
       [small.id]: [2, null],
       [empty.id]: [0, null],

@@ -37,7 +37,10 @@ describe.each(backends)('what a hostile user can make the relayer pay or custody
     t = await startEmptyTestApp(kind, { chain: chain.runtime, config });
     // The rows the attacks need: an open pool whose vault (made on the chain as at start-up)
     // holds another user's 100 tokens, so a forged 50-token transfer out of it could succeed.
-    await t.seed.user().withPool({ maxStake: 1000n * UNIT }).withPrediction({ stake: 100n * UNIT });
+    await t.seed
+      .user()
+      .withPool({ maxStake: 1000n * UNIT })
+      .withPrediction({ stake: 100n * UNIT });
     expect(await syncCustodyAccounts(t.database, chain.runtime)).toEqual({ pools: 1, streaks: 0 });
   });
   afterAll(async () => {
@@ -69,7 +72,11 @@ describe.each(backends)('what a hostile user can make the relayer pay or custody
     const built = await t.gql(build, { i: input }, user.headers);
     expect(built.errors, JSON.stringify(built.errors)).toBeUndefined();
     const prepared = Object.values(built.data)[0] as { transaction: string; proof: string };
-    const submitted = await t.gql(submit, { i: { ...input, signedTransaction: await user.wallet.signTransaction(prepared.transaction), proof: prepared.proof } }, user.headers);
+    const submitted = await t.gql(
+      submit,
+      { i: { ...input, signedTransaction: await user.wallet.signTransaction(prepared.transaction), proof: prepared.proof } },
+      user.headers,
+    );
     expect(submitted.errors, JSON.stringify(submitted.errors)).toBeUndefined();
     return (Object.values(submitted.data)[0] as { signature: string }).signature;
   }
@@ -83,8 +90,10 @@ describe.each(backends)('what a hostile user can make the relayer pay or custody
     expect((await chain.runtime.client.confirm(signature, recent.lastValidBlockHeight))?.err).toBeNull();
   }
 
-  const fee = async (signature: string) => BigInt((await connection().getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }))!.meta!.fee);
-  const submissions = async () => Number(((await t.database.db.select({ n: count() }).from(tables.chainSubmissions)) as [{ n: number }])[0].n);
+  const fee = async (signature: string) =>
+    BigInt((await connection().getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }))!.meta!.fee);
+  const submissions = async () =>
+    Number(((await t.database.db.select({ n: count() }).from(tables.chainSubmissions)) as [{ n: number }])[0].n);
 
   it('a loop of withdraw to a fresh wallet, return and close costs the relayer only the signature fees it sponsored; the metrics show it', async () => {
     const user = await signedIn(100n, BigInt(LAMPORTS_PER_SOL) / 20n);
@@ -102,7 +111,14 @@ describe.each(backends)('what a hostile user can make the relayer pay or custody
       await sendOwn(
         user.wallet.keypair,
         [accomplice],
-        createTransferCheckedInstruction(accompliceAccount, mint(), user.account, accomplice.publicKey, units, chain.runtime.accounts.decimals),
+        createTransferCheckedInstruction(
+          accompliceAccount,
+          mint(),
+          user.account,
+          accomplice.publicKey,
+          units,
+          chain.runtime.accounts.decimals,
+        ),
         createCloseAccountInstruction(accompliceAccount, accomplice.publicKey, accomplice.publicKey),
       );
       expect(await connection().getAccountInfo(accompliceAccount)).toBeNull();
@@ -117,7 +133,8 @@ describe.each(backends)('what a hostile user can make the relayer pay or custody
     expect(await chain.balance(user.account)).toBe(100n * TOKEN);
 
     const end = await scrape();
-    const spent = (kind: string, text: string) => metricSample(text, 'poolgraph_relayer_spent_lamports_total', { operation: 'withdraw', kind });
+    const spent = (kind: string, text: string) =>
+      metricSample(text, 'poolgraph_relayer_spent_lamports_total', { operation: 'withdraw', kind });
     expect(spent('fee', end) - spent('fee', start.metrics)).toBe(Number(sponsoredFees));
     expect(spent('sponsored', end) - spent('sponsored', start.metrics)).toBe(0);
     expect(metricSample(end, 'poolgraph_relayer_balance_lamports')).toBe(Number(await lamports(relayer())));
@@ -129,8 +146,15 @@ describe.each(backends)('what a hostile user can make the relayer pay or custody
     const user = await signedIn(10n);
     const before = { relayer: await lamports(relayer()), tokens: await chain.balance(user.account), submissions: await submissions() };
     const refused = await t.gql(BUILD_WITHDRAW, { i: { toAddress: Keypair.generate().publicKey.toBase58(), amount: 1 } }, user.headers);
-    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'INSUFFICIENT_FUNDS', argumentName: 'input.toAddress', reason: 'RECIPIENT_ACCOUNT_RENT', balanceLamports: '0' });
-    expect({ relayer: await lamports(relayer()), tokens: await chain.balance(user.account), submissions: await submissions() }).toEqual(before);
+    expect(refused.errors?.[0]?.extensions).toMatchObject({
+      code: 'INSUFFICIENT_FUNDS',
+      argumentName: 'input.toAddress',
+      reason: 'RECIPIENT_ACCOUNT_RENT',
+      balanceLamports: '0',
+    });
+    expect({ relayer: await lamports(relayer()), tokens: await chain.balance(user.account), submissions: await submissions() }).toEqual(
+      before,
+    );
 
     // To an account that exists, the same user needs no SOL: the relayer pays the fee alone.
     const holder = await signedIn(1n);
@@ -151,10 +175,19 @@ describe.each(backends)('what a hostile user can make the relayer pay or custody
       pool = pools[0]!;
       const stake = Number((pool.minStake * 3n) / TOKEN);
       const value = Number((pool.minOutcome + 2 * pool.step).toFixed(pool.precision));
-      const built = (await t.gql(BUILD_PREDICTION, { i: { poolId: pool.id, stake, value } }, attacker.headers)).data.buildPredictionTransaction;
+      const built = (await t.gql(BUILD_PREDICTION, { i: { poolId: pool.id, stake, value } }, attacker.headers)).data
+        .buildPredictionTransaction;
       const placed = await t.gql(
         SUBMIT_PREDICTION,
-        { i: { poolId: pool.id, stake, value, signedTransaction: await attacker.wallet.signTransaction(built.transaction), proof: built.proof } },
+        {
+          i: {
+            poolId: pool.id,
+            stake,
+            value,
+            signedTransaction: await attacker.wallet.signTransaction(built.transaction),
+            proof: built.proof,
+          },
+        },
         attacker.headers,
       );
       expect(placed.errors, JSON.stringify(placed.errors)).toBeUndefined();
@@ -162,7 +195,12 @@ describe.each(backends)('what a hostile user can make the relayer pay or custody
     });
 
     /** A proof the attacker signs with the derived key, for a message of their choosing, which they sign too. */
-    async function forge(operation: string, params: Record<string, string>, derived: Record<string, string>, ...instructions: TransactionInstruction[]) {
+    async function forge(
+      operation: string,
+      params: Record<string, string>,
+      derived: Record<string, string>,
+      ...instructions: TransactionInstruction[]
+    ) {
       const recent = await chain.runtime.client.latestBlockhash();
       const transaction = new Transaction({ feePayer: relayer(), ...recent }).add(...instructions);
       const attackerKey = deriveProofSecret(config.auth.secret);
@@ -172,12 +210,27 @@ describe.each(backends)('what a hostile user can make the relayer pay or custody
         new Date(Date.now() + 60_000),
       );
       transaction.partialSign(attacker.wallet.keypair);
-      return { proof, signedTransaction: transaction.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64') };
+      return {
+        proof,
+        signedTransaction: transaction.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64'),
+      };
     }
 
     const vaultToAttacker = (amount: bigint) =>
-      createTransferCheckedInstruction(new PublicKey(pool.poolAccount), mint(), attacker.account, chain.runtime.keys.custody.publicKey, amount, chain.runtime.accounts.decimals);
-    const memo = (record: object) => new TransactionInstruction({ programId: MEMO_PROGRAM_ID, keys: [{ pubkey: attacker.wallet.publicKey, isSigner: true, isWritable: false }], data: Buffer.from(JSON.stringify(record)) });
+      createTransferCheckedInstruction(
+        new PublicKey(pool.poolAccount),
+        mint(),
+        attacker.account,
+        chain.runtime.keys.custody.publicKey,
+        amount,
+        chain.runtime.accounts.decimals,
+      );
+    const memo = (record: object) =>
+      new TransactionInstruction({
+        programId: MEMO_PROGRAM_ID,
+        keys: [{ pubkey: attacker.wallet.publicKey, isSigner: true, isWritable: false }],
+        data: Buffer.from(JSON.stringify(record)),
+      });
 
     const snapshot = async () => ({
       vault: await chain.balance(new PublicKey(pool.poolAccount)),
@@ -208,13 +261,21 @@ describe.each(backends)('what a hostile user can make the relayer pay or custody
       const holder = await signedIn(1n);
       // What the service derives for this withdrawal, read from a genuine proof (its payload is not secret).
       const genuine = await t.gql(BUILD_WITHDRAW, { i: { toAddress: holder.wallet.address, amount: 1 } }, attacker.headers);
-      const derived = JSON.parse(Buffer.from(genuine.data.buildWithdrawTransaction.proof.split('.')[1], 'base64url').toString()).drv as Record<string, string>;
+      const derived = JSON.parse(Buffer.from(genuine.data.buildWithdrawTransaction.proof.split('.')[1], 'base64url').toString())
+        .drv as Record<string, string>;
       const forged = await forge(
         'withdraw',
         { amount: '1', toAddress: holder.wallet.address },
         derived,
         vaultToAttacker(50n * TOKEN),
-        createTransferCheckedInstruction(attacker.account, mint(), holder.account, attacker.wallet.publicKey, TOKEN, chain.runtime.accounts.decimals),
+        createTransferCheckedInstruction(
+          attacker.account,
+          mint(),
+          holder.account,
+          attacker.wallet.publicKey,
+          TOKEN,
+          chain.runtime.accounts.decimals,
+        ),
         memo({ v: 1, op: 'withdraw', amount: TOKEN.toString(), to: holder.wallet.address }),
       );
       const before = await snapshot();
@@ -242,13 +303,23 @@ describe.each(backends)('what a hostile user can make the relayer pay or custody
       relayerSponsoredLamports: chain.runtime.sponsorCapLamports,
     });
     const before = { relayer: await lamports(relayer()), tokens: await chain.balance(user.account), submissions: await submissions() };
-    const built = (await t.gql(BUILD_WITHDRAW, { i: { toAddress: holder.wallet.address, amount: 1 } }, user.headers)).data.buildWithdrawTransaction;
+    const built = (await t.gql(BUILD_WITHDRAW, { i: { toAddress: holder.wallet.address, amount: 1 } }, user.headers)).data
+      .buildWithdrawTransaction;
     const response = await t.gql(
       SUBMIT_WITHDRAW,
-      { i: { toAddress: holder.wallet.address, amount: 1, signedTransaction: await user.wallet.signTransaction(built.transaction), proof: built.proof } },
+      {
+        i: {
+          toAddress: holder.wallet.address,
+          amount: 1,
+          signedTransaction: await user.wallet.signTransaction(built.transaction),
+          proof: built.proof,
+        },
+      },
       user.headers,
     );
     expect(response.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', reason: 'RELAYER_SPONSOR_CAP' });
-    expect({ relayer: await lamports(relayer()), tokens: await chain.balance(user.account), submissions: await submissions() }).toEqual(before);
+    expect({ relayer: await lamports(relayer()), tokens: await chain.balance(user.account), submissions: await submissions() }).toEqual(
+      before,
+    );
   });
 });

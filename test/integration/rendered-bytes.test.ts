@@ -25,7 +25,27 @@ const next = random(20261126);
 
 /** Doubles over every exponent form: each decade from 1e-12 to 1e25, both signs, integers, and the boundaries of both notations. */
 function generatedNumbers(): number[] {
-  const values = [0, 1, -1, 0.1, 1e-4, 1e-5, 1e-6, 1e-7, 9.99e-7, 1e-8, 1e14, 1e15, 1.5e15, 1e20, 123456789012345680000, 1e21, 1.5e21, 2 ** 53, 0.30000000000000004];
+  const values = [
+    0,
+    1,
+    -1,
+    0.1,
+    1e-4,
+    1e-5,
+    1e-6,
+    1e-7,
+    9.99e-7,
+    1e-8,
+    1e14,
+    1e15,
+    1.5e15,
+    1e20,
+    123456789012345680000,
+    1e21,
+    1.5e21,
+    2 ** 53,
+    0.30000000000000004,
+  ];
   for (let exponent = -12; exponent <= 25; exponent++) {
     for (let i = 0; i < 12; i++) {
       const digits = i % 3 === 0 ? Math.round(next() * 9 + 1) : next() * 9 + 1;
@@ -37,7 +57,30 @@ function generatedNumbers(): number[] {
 }
 
 function generatedStrings(): Array<string | null> {
-  const alphabet = ['a', 'Z', ' ', '"', '\\', '/', '\n', '\r', '\t', '\b', '\f', '\u0001', '\u001f', '\u007f', 'é', '€', '\u2028', '\u2029', '😀', '{', ':', ','];
+  const alphabet = [
+    'a',
+    'Z',
+    ' ',
+    '"',
+    '\\',
+    '/',
+    '\n',
+    '\r',
+    '\t',
+    '\b',
+    '\f',
+    '\u0001',
+    '\u001f',
+    '\u007f',
+    'é',
+    '€',
+    '\u2028',
+    '\u2029',
+    '😀',
+    '{',
+    ':',
+    ',',
+  ];
   const values: Array<string | null> = [null, '', ' : ', '{"id" : 1}'];
   for (let i = 0; i < 300; i++) {
     let text = '';
@@ -90,7 +133,10 @@ describe.each(backends)('rendered column bytes on %s', (kind) => {
       units.push(String(BigInt(Math.floor(next() * 10 ** Math.min(digits, 15))) * 10n ** BigInt(Math.max(0, digits - 15)) + BigInt(i)));
       decimals.push(Math.floor(next() * 19));
     }
-    const json = await rendered(renderedTokens(pools, 'minStake')!, { min_stake: { type: 'int8', values: units }, decimals: { type: 'int2', values: decimals } });
+    const json = await rendered(renderedTokens(pools, 'minStake')!, {
+      min_stake: { type: 'int8', values: units },
+      decimals: { type: 'int2', values: decimals },
+    });
     expect(json).toEqual(units.map((u, i) => expectedNumber(toTokens(BigInt(u), decimals[i]!))));
   });
 

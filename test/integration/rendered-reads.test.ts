@@ -20,7 +20,10 @@ const EVERY_COLUMN = `id createdAt updatedAt createdBy imageId streakId title de
   indexedPredictionUpdateCount platformFeeRate minStake maxStake totalVolume`;
 
 /** name -> query, variables; each must render. */
-const RENDERED: Record<string, { query: string; variables?: (ctx: { cursor: string; streakId: string; creator: string; poolId: string }) => Record<string, unknown> }> = {
+const RENDERED: Record<
+  string,
+  { query: string; variables?: (ctx: { cursor: string; streakId: string; creator: string; poolId: string }) => Record<string, unknown> }
+> = {
   'bench CREATION_DATE': { query: `{ pools(first: 20, sort: CREATION_DATE) { nodes { ${NESTED} } } }` },
   'bench VOLUME_HIGH': { query: `{ pools(first: 20, sort: VOLUME_HIGH) { nodes { ${NESTED} } } }` },
   'every sort, every column': {
@@ -146,7 +149,9 @@ describe.each(backends)('rendered reads on %s', (kind) => {
       .withPool({ title: 'Will it rain in Lisbon on Sunday', imageId: images[0]!.id })
       .withPrediction()
       .withPool({ title: 'Will the bridge open in June', imageId: images[0]!.id, phase: 'upcoming' });
-    const { data } = await t.gql(`{ pools(first: 10, sort: VOLUME_HIGH, filter: { status: [RESOLVED] }) { edges { cursor node { id streak { id } user { id } } } } }`);
+    const { data } = await t.gql(
+      `{ pools(first: 10, sort: VOLUME_HIGH, filter: { status: [RESOLVED] }) { edges { cursor node { id streak { id } user { id } } } } }`,
+    );
     const withStreak = data.pools.edges.find((edge: any) => edge.node.streak);
     values.cursor = data.pools.edges[4].cursor;
     values.streakId = withStreak.node.streak.id;
@@ -159,11 +164,19 @@ describe.each(backends)('rendered reads on %s', (kind) => {
   });
 
   it('the corpus has the nulls it claims: pools without image, streak or resolution, predictions without reward, empty pages', async () => {
-    const { response } = await answer(`{ pools(first: 100, sort: CREATION_DATE) { nodes { image { id } streak { id } resolution { id } predictions(first: 10) { nodes { reward { id } } } } } }`, undefined, false);
+    const { response } = await answer(
+      `{ pools(first: 100, sort: CREATION_DATE) { nodes { image { id } streak { id } resolution { id } predictions(first: 10) { nodes { reward { id } } } } } }`,
+      undefined,
+      false,
+    );
     const pools = response.data.pools.nodes as any[];
     expect(pools).toHaveLength(26);
     const having = (relation: string) => pools.filter((p) => p[relation] !== null).length;
-    expect({ image: having('image'), streak: having('streak'), resolution: having('resolution') }).toEqual({ image: 2, streak: 12, resolution: 6 });
+    expect({ image: having('image'), streak: having('streak'), resolution: having('resolution') }).toEqual({
+      image: 2,
+      streak: 12,
+      resolution: 6,
+    });
     const predictions = pools.flatMap((p) => p.predictions.nodes);
     expect(predictions.some((p) => p.reward === null)).toBe(true);
     expect(predictions.some((p) => p.reward !== null)).toBe(true);
@@ -190,7 +203,10 @@ describe.each(backends)('rendered reads on %s', (kind) => {
     const fallback = await answer(query, undefined, true);
     expect(fallback.rendered).toBe(0);
     expect(fallback.response.status).toBe(executed.response.status);
-    expect({ data: fallback.response.data, errors: fallback.response.errors }).toEqual({ data: executed.response.data, errors: executed.response.errors });
+    expect({ data: fallback.response.data, errors: fallback.response.errors }).toEqual({
+      data: executed.response.data,
+      errors: executed.response.errors,
+    });
   });
 
   it('variables nested 40,000 levels deep are answered as the executor answers them, not 500', async () => {
@@ -198,7 +214,8 @@ describe.each(backends)('rendered reads on %s', (kind) => {
     // Lists, to stay under the body limit; written as text: JSON.stringify runs out of stack at this depth.
     const nested = `{"status":${'['.repeat(depth)}"ACTIVE"${']'.repeat(depth)}}`;
     const payload = `{"query":"query($f: PoolFilter) { pools(first: 1, filter: $f) { nodes { id } } }","variables":{"f":${nested}}}`;
-    const send = (app: FastifyInstance) => app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, payload });
+    const send = (app: FastifyInstance) =>
+      app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, payload });
     const executed = await send(executor);
     const before = await renderedReadsServed(t.app);
     const rendered = await send(t.app);

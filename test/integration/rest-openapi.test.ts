@@ -55,13 +55,17 @@ describe('the OpenAPI document of the REST form', () => {
     broken.paths['/pools'].get.responses = 'none';
     expect((await new Validator().validate(broken)).valid).toBe(false);
     const listed = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
-      Object.keys(item).filter((m) => m !== 'parameters').map((method) => `${method.toUpperCase()} ${path}`),
+      Object.keys(item)
+        .filter((m) => m !== 'parameters')
+        .map((method) => `${method.toUpperCase()} ${path}`),
     );
     expect(listed.sort()).toEqual([...EXPECTED_ROUTES].sort());
     for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
       for (const operation of Object.values(item)) expect(operation.responses['4XX'] ?? operation.responses['4xx'], path).toBeDefined();
     }
-    expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['Pool', 'Prediction', 'User', 'Streak', 'StreakReward', 'Reward', 'Error']));
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining(['Pool', 'Prediction', 'User', 'Streak', 'StreakReward', 'Reward', 'Error']),
+    );
   });
 
   it('is generated from the routes alone, and the committed client types are generated from it (fresh)', async () => {

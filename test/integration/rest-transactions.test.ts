@@ -57,11 +57,21 @@ describe.each(backends)('REST transactions with the typed client generated from 
     const challenge = await anonymous.POST('/auth/wallet/challenge', { body: { wallet_address: wallet.address } });
     expect(challenge.response.status).toBe(200);
     const session = await anonymous.POST('/auth/wallet/sign-in', {
-      body: { wallet_address: wallet.address, message: challenge.data!.message, signature: await wallet.signMessage(challenge.data!.message) },
+      body: {
+        wallet_address: wallet.address,
+        message: challenge.data!.message,
+        signature: await wallet.signMessage(challenge.data!.message),
+      },
     });
     expect(session.response.status).toBe(200);
     const client = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${session.data!.access_token}` } });
-    return { wallet, client, token: session.data!.access_token, userId: session.data!.user.id, account: wallet.tokenAccount(chain.runtime.accounts.mint) };
+    return {
+      wallet,
+      client,
+      token: session.data!.access_token,
+      userId: session.data!.user.id,
+      account: wallet.tokenAccount(chain.runtime.accounts.mint),
+    };
   }
 
   /** An open pool (listed through the typed client) that `exclude` has not taken yet. */
@@ -75,7 +85,8 @@ describe.each(backends)('REST transactions with the typed client generated from 
     return pool;
   }
   const taken = new Set<string>();
-  const valueOn = (pool: { min_outcome: number; step: number; precision: number }, k: number) => Number((pool.min_outcome + k * pool.step).toFixed(pool.precision));
+  const valueOn = (pool: { min_outcome: number; step: number; precision: number }, k: number) =>
+    Number((pool.min_outcome + k * pool.step).toFixed(pool.precision));
 
   it('places a prediction, changes its stake and value, withdraws: each build and submit pair, submits not repeating the parameters', async () => {
     const user = await signedInClient(1000n);
@@ -98,15 +109,21 @@ describe.each(backends)('REST transactions with the typed client generated from 
     expect(preview).toMatchObject({ succeeds: true, failure: null, fee_lamports: 10_000, rent: [] });
     expect(preview.instructions.map((i) => `${i.program}.${i.name}`)).toEqual(['spl-token.transferChecked', 'memo.memo']);
     const tokensOf = (account: PublicKey) => preview.balance_changes.find((c) => c.account === account.toBase58());
-    expect(tokensOf(user.account)).toMatchObject(
-      { before: Number(before.user) / 1e6, after: Number(before.user - stakeUnits) / 1e6, owner: user.wallet.address },
-    );
-    expect(tokensOf(vault)).toMatchObject(
-      { before: Number(before.vault) / 1e6, after: Number(before.vault + stakeUnits) / 1e6, change: stake },
-    );
+    expect(tokensOf(user.account)).toMatchObject({
+      before: Number(before.user) / 1e6,
+      after: Number(before.user - stakeUnits) / 1e6,
+      owner: user.wallet.address,
+    });
+    expect(tokensOf(vault)).toMatchObject({
+      before: Number(before.vault) / 1e6,
+      after: Number(before.vault + stakeUnits) / 1e6,
+      change: stake,
+    });
     // The REST answer is GraphQL's record of the same prediction, in snake_case.
     const prediction = submitted.data!.prediction!;
-    const graphql = await t.gql(`query($id: ID!) { pool(id: $id) { predictions(first: 100) { nodes { ${PREDICTION_SELECTION} } } } }`, { id: pool.id });
+    const graphql = await t.gql(`query($id: ID!) { pool(id: $id) { predictions(first: 100) { nodes { ${PREDICTION_SELECTION} } } } }`, {
+      id: pool.id,
+    });
     expect(prediction).toEqual(snakeCase(graphql.data.pool.predictions.nodes.find((p: { id: string }) => p.id === prediction.id)));
     expect(prediction).toMatchObject({ stake, prediction: valueOn(pool, 7), user_id: user.userId, pool_id: pool.id });
 
@@ -119,20 +136,32 @@ describe.each(backends)('REST transactions with the typed client generated from 
     });
     expect(mismatch.response.status).toBe(400);
     expect(mismatch.error).toMatchObject({ error: { code: 'PROOF_INVALID', argumentName: 'proof' } });
-    expect((await t.database.db.select().from(tables.predictions).where(eq(tables.predictions.id, prediction.id)))[0]!.stake).toBe(stakeUnits);
+    expect((await t.database.db.select().from(tables.predictions).where(eq(tables.predictions.id, prediction.id)))[0]!.stake).toBe(
+      stakeUnits,
+    );
     const stakeSubmitted = await user.client.POST('/transactions/stake/update/submit', {
       body: { prediction_id: prediction.id, stake: stake * 2, signed_transaction: signedStake, proof: stakeBuilt.data!.proof },
     });
     expect(stakeSubmitted.response.status, JSON.stringify(stakeSubmitted.error)).toBe(200);
     expect(stakeSubmitted.data!.prediction).toMatchObject({ id: prediction.id, stake: stake * 2, last_applied_stake_revision: 2 });
 
-    const valueBuilt = await user.client.POST('/transactions/prediction/update', { body: { prediction_id: prediction.id, value: valueOn(pool, 9) } });
+    const valueBuilt = await user.client.POST('/transactions/prediction/update', {
+      body: { prediction_id: prediction.id, value: valueOn(pool, 9) },
+    });
     expect(valueBuilt.response.status, JSON.stringify(valueBuilt.error)).toBe(200);
     const valueSubmitted = await user.client.POST('/transactions/prediction/update/submit', {
-      body: { prediction_id: prediction.id, signed_transaction: await user.wallet.signTransaction(valueBuilt.data!.transaction), proof: valueBuilt.data!.proof },
+      body: {
+        prediction_id: prediction.id,
+        signed_transaction: await user.wallet.signTransaction(valueBuilt.data!.transaction),
+        proof: valueBuilt.data!.proof,
+      },
     });
     expect(valueSubmitted.response.status, JSON.stringify(valueSubmitted.error)).toBe(200);
-    expect(valueSubmitted.data!.prediction).toMatchObject({ id: prediction.id, prediction: valueOn(pool, 9), last_applied_value_revision: 2 });
+    expect(valueSubmitted.data!.prediction).toMatchObject({
+      id: prediction.id,
+      prediction: valueOn(pool, 9),
+      last_applied_value_revision: 2,
+    });
 
     const recipient = new TestKeypairWallet();
     // The recipient has no token account: the user's own SOL pays its rent (docs/security.md).
@@ -150,11 +179,15 @@ describe.each(backends)('REST transactions with the typed client generated from 
     const again = await user.client.POST('/transactions/prediction', { body: { pool_id: pool.id, stake, value: valueOn(pool, 7) } });
     expect([again.response.status, again.error?.error.code]).toEqual([409, 'ALREADY_PREDICTED']);
     const other = await openPool(user.client, taken);
-    const tooMuch = await user.client.POST('/transactions/prediction', { body: { pool_id: other.id, stake: other.max_stake, value: valueOn(other, 1) } });
+    const tooMuch = await user.client.POST('/transactions/prediction', {
+      body: { pool_id: other.id, stake: other.max_stake, value: valueOn(other, 1) },
+    });
     expect([tooMuch.response.status, tooMuch.error?.error.code]).toEqual([409, 'INSUFFICIENT_FUNDS']);
     const forged = await user.client.POST('/transactions/withdraw/submit', { body: { signed_transaction: 'AAAA', proof: 'not-a-proof' } });
     expect([forged.response.status, forged.error?.error.code]).toEqual([400, 'PROOF_INVALID']);
-    const anonymous = await createClient<paths>({ baseUrl }).POST('/transactions/prediction', { body: { pool_id: other.id, stake, value: valueOn(other, 1) } });
+    const anonymous = await createClient<paths>({ baseUrl }).POST('/transactions/prediction', {
+      body: { pool_id: other.id, stake, value: valueOn(other, 1) },
+    });
     expect([anonymous.response.status, anonymous.error?.error.code]).toEqual([401, 'UNAUTHENTICATED']);
     const badBody = await user.client.POST('/transactions/prediction', { body: { pool_id: other.id, stake: -1, value: 1 } });
     expect(badBody.response.status).toBe(400);
@@ -164,7 +197,9 @@ describe.each(backends)('REST transactions with the typed client generated from 
   it('claims a reward and a streak reward in one step each', async () => {
     const user = await signedInClient(1000n);
     const pool = await openPool(user.client, taken);
-    const built = await user.client.POST('/transactions/prediction', { body: { pool_id: pool.id, stake: pool.min_stake * 3, value: valueOn(pool, 3) } });
+    const built = await user.client.POST('/transactions/prediction', {
+      body: { pool_id: pool.id, stake: pool.min_stake * 3, value: valueOn(pool, 3) },
+    });
     const placed = await user.client.POST('/transactions/prediction/submit', {
       body: { signed_transaction: await user.wallet.signTransaction(built.data!.transaction), proof: built.data!.proof },
     });
@@ -176,7 +211,13 @@ describe.each(backends)('REST transactions with the typed client generated from 
     const before = await chain.balance(user.account);
     const claimed = await user.client.POST('/transactions/claim-reward', { body: { reward_id: reward!.id } });
     expect(claimed.response.status, JSON.stringify(claimed.error)).toBe(200);
-    expect(claimed.data!.reward).toMatchObject({ id: reward!.id, is_claimed: true, amount: 1.25, type: 'REWARD', prediction_id: placed.data!.prediction!.id });
+    expect(claimed.data!.reward).toMatchObject({
+      id: reward!.id,
+      is_claimed: true,
+      amount: 1.25,
+      type: 'REWARD',
+      prediction_id: placed.data!.prediction!.id,
+    });
     expect(await chain.balance(user.account)).toBe(before + 1_250_000n);
     const twice = await user.client.POST('/transactions/claim-reward', { body: { reward_id: reward!.id } });
     expect([twice.response.status, twice.error?.error.code]).toEqual([409, 'ALREADY_CLAIMED']);
@@ -204,7 +245,11 @@ describe.each(backends)('REST transactions with the typed client generated from 
     const pool = await openPool(user.client, taken);
     const headers = { authorization: `Bearer ${user.token}` };
     const input = { poolId: pool.id, stake: pool.min_stake * 2, value: valueOn(pool, 4) };
-    const built = await t.gql(`mutation($i: PredictionTransactionInput!) { buildPredictionTransaction(input: $i) { transaction proof } }`, { i: input }, headers);
+    const built = await t.gql(
+      `mutation($i: PredictionTransactionInput!) { buildPredictionTransaction(input: $i) { transaction proof } }`,
+      { i: input },
+      headers,
+    );
     const { transaction, proof } = built.data.buildPredictionTransaction;
     const signedTransaction = await user.wallet.signTransaction(transaction);
     const SUBMIT = `mutation($i: SubmitPredictionTransactionInput!) { submitPredictionTransaction(input: $i) { signature prediction { stake prediction } } }`;

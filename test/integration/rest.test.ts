@@ -31,8 +31,13 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
     const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     fields = (resource, except = []) => {
       const properties = document.components.schemas[resource].properties as Record<string, Record<string, unknown>>;
-      const scalar = Object.entries(properties).filter(([, schema]) => !schema.$ref && !schema.anyOf && !(schema.items as { $ref?: string })?.$ref);
-      return scalar.map(([name]) => camel(name)).filter((name) => !except.includes(name)).join(' ');
+      const scalar = Object.entries(properties).filter(
+        ([, schema]) => !schema.$ref && !schema.anyOf && !(schema.items as { $ref?: string })?.$ref,
+      );
+      return scalar
+        .map(([name]) => camel(name))
+        .filter((name) => !except.includes(name))
+        .join(' ');
     };
   });
   afterAll(async () => {
@@ -40,13 +45,15 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
   });
 
   const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
-  const post = (url: string, payload?: unknown, headers: Record<string, string> = {}) => t.app.inject({ method: 'POST', url, payload: payload as object, headers });
+  const post = (url: string, payload?: unknown, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'POST', url, payload: payload as object, headers });
   const user = () => `{ ${fields('User', ['email'])} }`;
   const streak = () => `{ ${fields('Streak')} }`;
   const pool = () => fields('Pool');
 
   it('GET /pools: sort_by, filter_by in both list syntaxes, includes with dotted paths; paging metadata in headers', async () => {
-    const url = '/pools?sort_by=VOLUME_HIGH&filter_by[]=ACTIVE&filter_by[]=RESOLVED&includes[]=user&includes[]=predictions.user&includes[]=streak&predictions_limit=3&limit=5';
+    const url =
+      '/pools?sort_by=VOLUME_HIGH&filter_by[]=ACTIVE&filter_by[]=RESOLVED&includes[]=user&includes[]=predictions.user&includes[]=streak&predictions_limit=3&limit=5';
     const rest = await get(url);
     expect(rest.statusCode, rest.body).toBe(200);
     const graphql = await t.gql(`{ pools(filter: { status: [ACTIVE, RESOLVED] }, sort: VOLUME_HIGH, first: 5) {
@@ -67,17 +74,24 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
     // Without includes, no relation is embedded; search, and the streak, creator and reference-date filters map too.
     // A pool in a streak with "price" in its title; the filters together keep it alone.
     const aPool = world.pools.find((p) => p.streakId !== null && /price/i.test(p.title))!;
-    const filtered = await get(`/pools?query=price&streak_id=${aPool!.streakId}&created_by=${aPool!.createdBy}&reference_date=${aPool!.referenceDate.toISOString()}&sort_by=CREATION_DATE`);
-    const expected = await t.gql(`query($f: PoolFilter) { pools(filter: $f, search: "price", sort: CREATION_DATE) { nodes { ${pool()} } } }`, {
-      f: { streakId: aPool!.streakId, createdBy: aPool!.createdBy, referenceDate: aPool!.referenceDate.toISOString() },
-    });
+    const filtered = await get(
+      `/pools?query=price&streak_id=${aPool!.streakId}&created_by=${aPool!.createdBy}&reference_date=${aPool!.referenceDate.toISOString()}&sort_by=CREATION_DATE`,
+    );
+    const expected = await t.gql(
+      `query($f: PoolFilter) { pools(filter: $f, search: "price", sort: CREATION_DATE) { nodes { ${pool()} } } }`,
+      {
+        f: { streakId: aPool!.streakId, createdBy: aPool!.createdBy, referenceDate: aPool!.referenceDate.toISOString() },
+      },
+    );
     expect(filtered.json()).toEqual(snakeCase(expected.data.pools.nodes));
     expect(filtered.json().map((p: { id: string }) => p.id)).toEqual([aPool.id]);
     expect(Object.keys(filtered.json()[0])).not.toContain('user');
   });
 
   it('GET /pools pages by offset/limit and by cursor (Link rel="next"), and refuses bad parameters with BAD_USER_INPUT', async () => {
-    const all = (await t.gql(`{ pools(sort: CREATION_DATE, first: 100) { nodes { id } } }`)).data.pools.nodes.map((p: { id: string }) => p.id);
+    const all = (await t.gql(`{ pools(sort: CREATION_DATE, first: 100) { nodes { id } } }`)).data.pools.nodes.map(
+      (p: { id: string }) => p.id,
+    );
     expect(all).toHaveLength(24);
     const page = await get('/pools?sort_by=CREATION_DATE&limit=4&offset=6');
     expect(page.json().map((p: { id: string }) => p.id)).toEqual(all.slice(6, 10));
@@ -103,16 +117,21 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
     ];
     for (const [url, parameter] of refused) {
       const response = await get(url);
-      expect([response.statusCode, response.json().error?.code, response.json().error?.argumentName], url).toEqual([400, 'BAD_USER_INPUT', parameter]);
+      expect([response.statusCode, response.json().error?.code, response.json().error?.argumentName], url).toEqual([
+        400,
+        'BAD_USER_INPUT',
+        parameter,
+      ]);
     }
     // The SDK's mint_address is taken; a parameter no route names is refused, never ignored.
     expect((await get(`/pools?sort_by=CREATION_DATE&limit=4&offset=6&mint_address=${world.pools[0]!.stakeTokenMint}`)).json()).toEqual(
       page.json(),
     );
     const unknown = await get('/pools?sort_by=CREATION_DATE&colour=red');
-    expect([unknown.statusCode, unknown.json().error]).toEqual(
-      [400, expect.objectContaining({ code: 'BAD_USER_INPUT', argumentName: 'colour' })],
-    );
+    expect([unknown.statusCode, unknown.json().error]).toEqual([
+      400,
+      expect.objectContaining({ code: 'BAD_USER_INPUT', argumentName: 'colour' }),
+    ]);
   });
 
   it('takes the forms clients send: comma lists, brackets, any case, 1/0, date-only; refuses the rest naming the parameter', async () => {
@@ -151,7 +170,11 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
 
     // Booleans as 1/0, and participated_only=false (the list never filters by participation).
     const streakId = world.streaks[0]!.id;
-    for (const [given, meaning] of [['1', 'true'], ['0', 'false'], ['TRUE', 'true']]) {
+    for (const [given, meaning] of [
+      ['1', 'true'],
+      ['0', 'false'],
+      ['TRUE', 'true'],
+    ]) {
       const asGiven = await get(`/streak/pools?streak_id=${streakId}&past_only=${given}&participated_only=false`);
       expect(asGiven.statusCode, asGiven.body).toBe(200);
       expect(asGiven.json()).toEqual((await get(`/streak/pools?streak_id=${streakId}&past_only=${meaning}`)).json());
@@ -173,17 +196,20 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
     ];
     for (const [url, parameter] of refused) {
       const response = await get(url);
-      expect([response.statusCode, response.json().error?.code, response.json().error?.argumentName], url).toEqual(
-        [400, 'BAD_USER_INPUT', parameter],
-      );
+      expect([response.statusCode, response.json().error?.code, response.json().error?.argumentName], url).toEqual([
+        400,
+        'BAD_USER_INPUT',
+        parameter,
+      ]);
       expect(response.json().error.message, url).toContain(parameter);
     }
 
     // An unknown path answers in the REST shape; /graphql's own refusals keep GraphQL's.
     const missing = await get('/pool?limit=1');
-    expect([missing.statusCode, missing.json()]).toEqual(
-      [404, { error: { code: 'ROUTE_NOT_FOUND', message: 'No route answers GET /pool' } }],
-    );
+    expect([missing.statusCode, missing.json()]).toEqual([
+      404,
+      { error: { code: 'ROUTE_NOT_FOUND', message: 'No route answers GET /pool' } },
+    ]);
     expect((await get('/graphql/nothing')).json().errors[0].extensions.code).toBe('ROUTE_NOT_FOUND');
   });
 
@@ -208,9 +234,10 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
     const me = await get('/auth/me', { 'x-api-key': created.json().api_key });
     expect(me.json().id).toBe(world.creators[1]!.id);
     expect((await post('/auth/api-keys', { name: 'anonymous' })).statusCode).toBe(401);
-    expect((await post('/auth/api-keys', {}, session.headers)).json().error).toMatchObject(
-      { code: 'BAD_USER_INPUT', argumentName: 'name' },
-    );
+    expect((await post('/auth/api-keys', {}, session.headers)).json().error).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      argumentName: 'name',
+    });
 
     const sdl = await get('/schema.graphql');
     expect(sdl.statusCode).toBe(200);
@@ -230,8 +257,11 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
     const resolved = world.busiestPool;
     const rest = await get(`/pools/${resolved!.id}?includes=resolution&includes=image&includes=predictions.reward`);
     expect(rest.statusCode, rest.body).toBe(200);
-    const graphql = await t.gql(`query($id: ID!) { pool(id: $id) { ${pool()} resolution { ${fields('Resolution')} } image { ${fields('Image')} }
-      predictions(first: 20) { nodes { ${fields('Prediction')} reward { ${fields('Reward')} } } } } }`, { id: resolved!.id });
+    const graphql = await t.gql(
+      `query($id: ID!) { pool(id: $id) { ${pool()} resolution { ${fields('Resolution')} } image { ${fields('Image')} }
+      predictions(first: 20) { nodes { ${fields('Prediction')} reward { ${fields('Reward')} } } } } }`,
+      { id: resolved!.id },
+    );
     expect(rest.json()).toEqual(snakeCase(graphql.data.pool));
     expect(rest.json().resolution.pool_id).toBe(resolved.id);
     expect(rest.json().predictions).toHaveLength(10);
@@ -247,11 +277,17 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
     for (const pastOnly of [false, true]) {
       const rest = await get(`/streak/pools?streak_id=${aStreak!.id}&past_only=${pastOnly}&limit=3&includes=user`);
       expect(rest.statusCode, rest.body).toBe(200);
-      const graphql = await t.gql(`query($s: ID!, $p: Boolean) { streakPools(streakId: $s, pastOnly: $p, first: 3) { streak ${streak()} pools { totalCount nodes { ${pool()} user ${user()} } } } }`, {
-        s: aStreak!.id,
-        p: pastOnly,
+      const graphql = await t.gql(
+        `query($s: ID!, $p: Boolean) { streakPools(streakId: $s, pastOnly: $p, first: 3) { streak ${streak()} pools { totalCount nodes { ${pool()} user ${user()} } } } }`,
+        {
+          s: aStreak!.id,
+          p: pastOnly,
+        },
+      );
+      expect(rest.json()).toEqual({
+        pools: snakeCase(graphql.data.streakPools.pools.nodes),
+        streak: snakeCase(graphql.data.streakPools.streak),
       });
-      expect(rest.json()).toEqual({ pools: snakeCase(graphql.data.streakPools.pools.nodes), streak: snakeCase(graphql.data.streakPools.streak) });
       expect(rest.headers['x-total-count']).toBe(String(graphql.data.streakPools.pools.totalCount));
       expect(rest.headers['x-total-count']).toBe(pastOnly ? '4' : '8');
       expect(rest.json().pools).toHaveLength(3);
@@ -267,9 +303,13 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
     for (const claimed of ['', '&is_claimed=false', '&is_claimed=true']) {
       const rest = await get(`/streak/user-details?streak_id=${reward!.streakId}${claimed}`, session.headers);
       expect(rest.statusCode, rest.body).toBe(200);
-      const graphql = await t.gql(`query($s: ID!, $c: Boolean) { streakUserDetails(streakId: $s, isClaimed: $c) {
+      const graphql = await t.gql(
+        `query($s: ID!, $c: Boolean) { streakUserDetails(streakId: $s, isClaimed: $c) {
         streak ${streak()} currentStreakCount lastStreakEvent lastPoolParticipatedAt currentStreakScores lastProcessedPoolId
-        streakRewards { ${fields('StreakReward')} streak ${streak()} } } }`, { s: reward!.streakId, c: claimed ? claimed.endsWith('true') : null }, session.headers);
+        streakRewards { ${fields('StreakReward')} streak ${streak()} } } }`,
+        { s: reward!.streakId, c: claimed ? claimed.endsWith('true') : null },
+        session.headers,
+      );
       expect(rest.json()).toEqual(snakeCase(graphql.data.streakUserDetails));
     }
     const all = (await get(`/streak/user-details?streak_id=${reward!.streakId}`, session.headers)).json();
@@ -288,8 +328,17 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
 
     const session = await post('/auth/session', { api_key: apiKey });
     expect(session.statusCode, session.body).toBe(200);
-    expect(Object.keys(session.json()).sort()).toEqual(['access_token', 'access_token_expires_at', 'refresh_token', 'refresh_token_expires_at', 'user']);
-    const cookies = [session.headers['set-cookie']].flat().map((c) => String(c).split(';')[0]).join('; ');
+    expect(Object.keys(session.json()).sort()).toEqual([
+      'access_token',
+      'access_token_expires_at',
+      'refresh_token',
+      'refresh_token_expires_at',
+      'user',
+    ]);
+    const cookies = [session.headers['set-cookie']]
+      .flat()
+      .map((c) => String(c).split(';')[0])
+      .join('; ');
     expect(cookies).toContain('poolgraph_access=');
     const me = await get('/auth/me', { cookie: cookies });
     const viewer = await t.gql(`{ viewer { ${fields('User')} } }`, {}, { authorization: `Bearer ${session.json().access_token}` });
@@ -321,7 +370,12 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
     expect([noChain.statusCode, noChain.json().error.code, noChain.headers['retry-after']]).toEqual([503, 'CHAIN_UNAVAILABLE', '5']);
     const huge = await post('/auth/wallet/challenge', { wallet_address: 'x'.repeat(200_000) });
     expect([huge.statusCode, huge.json().error.code]).toEqual([413, 'REQUEST_TOO_LARGE']);
-    const text = await t.app.inject({ method: 'POST', url: '/transactions/withdraw', payload: '{}', headers: { ...headers, 'content-type': 'text/plain' } });
+    const text = await t.app.inject({
+      method: 'POST',
+      url: '/transactions/withdraw',
+      payload: '{}',
+      headers: { ...headers, 'content-type': 'text/plain' },
+    });
     expect([text.statusCode, text.json().error.code]).toEqual([400, 'BAD_USER_INPUT']);
     const bodyless = await t.app.inject({ method: 'POST', url: '/transactions/withdraw', headers });
     expect([bodyless.statusCode, bodyless.json().error.code]).toEqual([400, 'BAD_USER_INPUT']);
@@ -330,7 +384,8 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
   });
 
   it('REST operations are GraphQL operations in the metrics, by their operation name', async () => {
-    const count = async () => metricSample((await get('/metrics')).body, 'poolgraph_graphql_operations_total', { operation: 'RestGetPool', outcome: 'ok' });
+    const count = async () =>
+      metricSample((await get('/metrics')).body, 'poolgraph_graphql_operations_total', { operation: 'RestGetPool', outcome: 'ok' });
     const before = await count();
     expect((await get(`/pools/${world.pools[1]!.id}`)).statusCode).toBe(200);
     expect(await count()).toBe(before + 1);

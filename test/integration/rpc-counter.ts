@@ -38,12 +38,18 @@ export class RpcCounter {
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
     try {
-      const parsed = JSON.parse(body.toString()) as { method?: string; params?: unknown[] } | Array<{ method?: string; params?: unknown[] }>;
-      for (const call of Array.isArray(parsed) ? parsed : [parsed]) this.calls.push({ method: String(call.method), firstParam: call.params?.[0], at: Date.now() });
+      const parsed = JSON.parse(body.toString()) as
+        { method?: string; params?: unknown[] } | Array<{ method?: string; params?: unknown[] }>;
+      for (const call of Array.isArray(parsed) ? parsed : [parsed])
+        this.calls.push({ method: String(call.method), firstParam: call.params?.[0], at: Date.now() });
     } catch {
       // Not JSON: passed on as it is, the chain answers it.
     }
-    const answer = await fetch(this.target, { method: request.method, headers: { 'content-type': 'application/json' }, body: request.method === 'POST' ? body : undefined });
+    const answer = await fetch(this.target, {
+      method: request.method,
+      headers: { 'content-type': 'application/json' },
+      body: request.method === 'POST' ? body : undefined,
+    });
     response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
     response.end(Buffer.from(await answer.arrayBuffer()));
   }
@@ -57,4 +63,3 @@ export class RpcCounter {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 }
-

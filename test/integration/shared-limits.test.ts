@@ -16,7 +16,9 @@ async function freePort(): Promise<number> {
 
 /** A redis-server of this suite's own, on its own port, without persistence. */
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
   await until(
     () =>
       new Promise<boolean>((resolve) => {
@@ -57,7 +59,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)('limits shared by two replicas in 
   /** `n` queries from one client address, alternating the replicas: the statuses answered. */
   async function alternate(apps: Awaited<ReturnType<typeof replicas>>, n: number): Promise<number[]> {
     const statuses: number[] = [];
-    for (let i = 0; i < n; i++) statuses.push((await apps[i % apps.length]!.inject({ method: 'POST', url: '/graphql', payload: QUERY })).statusCode);
+    for (let i = 0; i < n; i++)
+      statuses.push((await apps[i % apps.length]!.inject({ method: 'POST', url: '/graphql', payload: QUERY })).statusCode);
     return statuses;
   }
   const accepted = (statuses: number[]) => statuses.filter((s) => s === 200).length;

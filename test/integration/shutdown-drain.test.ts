@@ -23,7 +23,14 @@ function post(agent: http.Agent, port: number): Promise<Outcome> {
   return new Promise((resolve) => {
     const outcome: Outcome = { sentAt: null, answeredAt: null, status: null, complete: false, error: null };
     const request = http.request(
-      { agent, host: '127.0.0.1', port, method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(QUERY) } },
+      {
+        agent,
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/graphql',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(QUERY) },
+      },
       (response) => {
         let text = '';
         response.setEncoding('utf8');
@@ -62,7 +69,9 @@ async function deafWebSocketPeer(port: number): Promise<net.Socket> {
     'GET /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
       'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: graphql-transport-ws\r\n\r\n',
   );
-  await new Promise<void>((resolve) => socket.once('data', (chunk) => (String(chunk).startsWith('HTTP/1.1 101') ? resolve() : socket.destroy())));
+  await new Promise<void>((resolve) =>
+    socket.once('data', (chunk) => (String(chunk).startsWith('HTTP/1.1 101') ? resolve() : socket.destroy())),
+  );
   socket.pause();
   return socket;
 }
@@ -96,7 +105,10 @@ async function drainOnce(server: ServerProcess) {
   const others = [
     await deafWebSocketPeer(port),
     await rawConnection(port), // silent
-    await rawConnection(port, 'POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"que'),
+    await rawConnection(
+      port,
+      'POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"que',
+    ),
     await rawConnection(port, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n'),
   ];
   // Load first: every looping client has been answered a few times on its kept-alive socket.
@@ -124,20 +136,29 @@ async function drainOnce(server: ServerProcess) {
 }
 
 describe('SIGTERM under keep-alive load (real process)', () => {
-  it(`drains ${RUNS} times: exits 0 within 2 s of the last answer, every request sent is answered whole`, { timeout: 600_000 }, async () => {
-    for (let run = 0; run < RUNS; run++) {
-      const server = await startServerProcess({ PGLITE_DATA_DIR: 'memory://', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '1000' });
-      try {
-        const result = await drainOnce(server);
-        const summary = { run, code: result.exit.code, lost: result.lost, exitMsAfterLastAnswer: Math.round(result.exitedAt - result.lastAnswerAt) };
-        expect(summary, server.output().slice(-3000)).toEqual({ run, code: 0, lost: [], exitMsAfterLastAnswer: expect.any(Number) });
-        expect(summary.exitMsAfterLastAnswer, JSON.stringify(summary)).toBeLessThan(2000);
-        expect(result.sentBeforeSignal).toBeGreaterThanOrEqual(5 * LOOPING_CLIENTS);
-        expect(result.webSocketCloseCode).toBe(1001);
-        expect(server.output()).toContain('shut down cleanly');
-      } finally {
-        server.child.kill('SIGKILL');
+  it(
+    `drains ${RUNS} times: exits 0 within 2 s of the last answer, every request sent is answered whole`,
+    { timeout: 600_000 },
+    async () => {
+      for (let run = 0; run < RUNS; run++) {
+        const server = await startServerProcess({ PGLITE_DATA_DIR: 'memory://', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '1000' });
+        try {
+          const result = await drainOnce(server);
+          const summary = {
+            run,
+            code: result.exit.code,
+            lost: result.lost,
+            exitMsAfterLastAnswer: Math.round(result.exitedAt - result.lastAnswerAt),
+          };
+          expect(summary, server.output().slice(-3000)).toEqual({ run, code: 0, lost: [], exitMsAfterLastAnswer: expect.any(Number) });
+          expect(summary.exitMsAfterLastAnswer, JSON.stringify(summary)).toBeLessThan(2000);
+          expect(result.sentBeforeSignal).toBeGreaterThanOrEqual(5 * LOOPING_CLIENTS);
+          expect(result.webSocketCloseCode).toBe(1001);
+          expect(server.output()).toContain('shut down cleanly');
+        } finally {
+          server.child.kill('SIGKILL');
+        }
       }
-    }
-  });
+    },
+  );
 });

@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { urlOfDatabase } from './harness.js';
 
-const JOURNAL = JSON.parse(readFileSync(new URL('../../schema/migrations/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] };
+const JOURNAL = JSON.parse(readFileSync(new URL('../../schema/migrations/meta/_journal.json', import.meta.url), 'utf8')) as {
+  entries: unknown[];
+};
 
 describe.runIf(process.env.TEST_DATABASE_URL)('singletons of a cluster, on Postgres', () => {
   const name = `poolgraph_test_singletons_${randomBytes(4).toString('hex')}`;
@@ -16,7 +18,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('singletons of a cluster, on Postg
   beforeAll(async () => {
     admin = postgres(process.env.TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
     await admin.unsafe(`CREATE DATABASE ${name}`);
-    replicas = await Promise.all([1, 2, 3, 4].map((n) => openDatabase({ kind: 'postgres', url: urlOfDatabase(name), applicationName: `replica-${n}` })));
+    replicas = await Promise.all(
+      [1, 2, 3, 4].map((n) => openDatabase({ kind: 'postgres', url: urlOfDatabase(name), applicationName: `replica-${n}` })),
+    );
   });
   afterAll(async () => {
     await Promise.all(replicas.map((replica) => replica.close()));

@@ -16,10 +16,14 @@ import { web3Wallet } from './wallets.js';
  * database; only the database was made slow on purpose.
  */
 export async function slowDownSignInChallenges(database: Database, seconds: number): Promise<void> {
-  await database.rows(sql.raw(`CREATE OR REPLACE FUNCTION test_slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN PERFORM pg_sleep(${Number(seconds)}); RETURN NEW; END $$`));
+  await database.rows(
+    sql.raw(`CREATE OR REPLACE FUNCTION test_slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN PERFORM pg_sleep(${Number(seconds)}); RETURN NEW; END $$`),
+  );
   await database.rows(sql`DROP TRIGGER IF EXISTS test_slow_insert ON sign_in_challenges`);
-  await database.rows(sql`CREATE TRIGGER test_slow_insert BEFORE INSERT ON sign_in_challenges FOR EACH ROW EXECUTE FUNCTION test_slow_insert()`);
+  await database.rows(
+    sql`CREATE TRIGGER test_slow_insert BEFORE INSERT ON sign_in_challenges FOR EACH ROW EXECUTE FUNCTION test_slow_insert()`,
+  );
 }
 
 export const CHALLENGE = `mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { nonce } }`;
@@ -78,7 +82,13 @@ export async function startServerProcess(
   const deadline = Date.now() + 150_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}:\n${output}`);
-    if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${base}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() > deadline) throw new Error(`the server did not start:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

@@ -60,7 +60,12 @@ export class Subscription<T = any> {
   private waiters: Array<() => void> = [];
   readonly unsubscribe: () => void;
 
-  constructor(client: Client, query: string, variables: Record<string, unknown> = {}, extra: { extensions?: Record<string, unknown>; operationName?: string } = {}) {
+  constructor(
+    client: Client,
+    query: string,
+    variables: Record<string, unknown> = {},
+    extra: { extensions?: Record<string, unknown>; operationName?: string } = {},
+  ) {
     this.unsubscribe = client.subscribe<T>(
       { query, variables, ...extra },
       {
@@ -111,7 +116,6 @@ export class Subscription<T = any> {
   }
 }
 
-
 /**
  * Writes a REWARD_CLAIMED notification titled `title` for `userId` and publishes it, as a
  * service would. It bounds a wait for something that must NOT reach a user's socket: the
@@ -119,7 +123,10 @@ export class Subscription<T = any> {
  * had its turn first (and a notification whose row was never written cannot arrive at all).
  */
 export async function publishMarker(database: Database, userId: string, title: string): Promise<string> {
-  const [row] = await database.db.insert(tables.notifications).values({ userId, type: 'REWARD_CLAIMED', title, message: 'marker', data: {} }).returning();
+  const [row] = await database.db
+    .insert(tables.notifications)
+    .values({ userId, type: 'REWARD_CLAIMED', title, message: 'marker', data: {} })
+    .returning();
   await new EventHub(database).publish([{ type: 'notificationsCreated', notifications: [{ userId, id: row!.id }] }]);
   return row!.id;
 }

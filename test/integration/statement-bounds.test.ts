@@ -22,7 +22,10 @@ interface Served {
  * `maxConnections` on Postgres); PGlite keeps its files in a directory, as `npm start` does,
  * so a stuck worker can be replaced. Sign-in challenges take `slowSeconds` to insert.
  */
-async function serve(kind: BackendKind, options: { env?: Record<string, string>; statementTimeoutMs?: number; maxConnections?: number; slowSeconds: number }): Promise<Served> {
+async function serve(
+  kind: BackendKind,
+  options: { env?: Record<string, string>; statementTimeoutMs?: number; maxConnections?: number; slowSeconds: number },
+): Promise<Served> {
   const { statementTimeoutMs = 0 } = options;
   let database: Database;
   let drop = async () => {};
@@ -66,40 +69,48 @@ describe.each(backends)('every statement bounded (%s)', (kind) => {
     served = undefined;
   });
 
-  it('cancels a statement past DATABASE_STATEMENT_TIMEOUT_MS with OPERATION_TIMEOUT, and serves the next request', { timeout: 300_000 }, async () => {
-    served = await serve(kind, { statementTimeoutMs: 2000, slowSeconds: 30, env: { REQUEST_TIMEOUT_MS: '0' } });
-    const started = performance.now();
-    const timedOut = await served.gql(CHALLENGE, { a: someWallet() });
-    expect(timedOut.body.errors?.[0]?.extensions?.code).toBe('OPERATION_TIMEOUT');
-    expect(performance.now() - started).toBeLessThan(30_000);
-    const next = await served.gql(COUNT_POOLS);
-    expect(next.body).toEqual({ data: { pools: { totalCount: 0 } } });
-  });
+  it(
+    'cancels a statement past DATABASE_STATEMENT_TIMEOUT_MS with OPERATION_TIMEOUT, and serves the next request',
+    { timeout: 300_000 },
+    async () => {
+      served = await serve(kind, { statementTimeoutMs: 2000, slowSeconds: 30, env: { REQUEST_TIMEOUT_MS: '0' } });
+      const started = performance.now();
+      const timedOut = await served.gql(CHALLENGE, { a: someWallet() });
+      expect(timedOut.body.errors?.[0]?.extensions?.code).toBe('OPERATION_TIMEOUT');
+      expect(performance.now() - started).toBeLessThan(30_000);
+      const next = await served.gql(COUNT_POOLS);
+      expect(next.body).toEqual({ data: { pools: { totalCount: 0 } } });
+    },
+  );
 
-  it('a request past its time budget cancels its statement and the next request is served within the budget', { timeout: 300_000 }, async () => {
-    // PGlite: the budget leaves room to reopen the data directory (seconds on a busy machine).
-    const budgetMs = kind === 'postgres' ? 700 : 20_000;
-    served = await serve(kind, { slowSeconds: 120, env: { REQUEST_TIMEOUT_MS: String(budgetMs) } });
-    const timedOut = await served.gql(CHALLENGE, { a: someWallet() });
-    expect(timedOut.status).toBe(504);
-    expect(timedOut.body.errors[0].extensions.code).toBe('OPERATION_TIMEOUT');
-    const after = performance.now();
-    if (kind === 'postgres') {
-      // The statement is gone from the server, not just no longer waited for.
-      const database = served.database;
-      await until(async () => {
-        const rows = await database.rows<{ n: number }>(
-          sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active' and query like '%sign_in_challenges%' and pid <> pg_backend_pid()`,
-        );
-        return rows[0]!.n === 0;
-      }, 5000);
-      expect(performance.now() - after).toBeLessThan(1000);
-    }
-    const started = performance.now();
-    const next = await served.gql(COUNT_POOLS);
-    expect(next.body).toEqual({ data: { pools: { totalCount: 0 } } });
-    expect(performance.now() - started).toBeLessThan(budgetMs);
-  });
+  it(
+    'a request past its time budget cancels its statement and the next request is served within the budget',
+    { timeout: 300_000 },
+    async () => {
+      // PGlite: the budget leaves room to reopen the data directory (seconds on a busy machine).
+      const budgetMs = kind === 'postgres' ? 700 : 20_000;
+      served = await serve(kind, { slowSeconds: 120, env: { REQUEST_TIMEOUT_MS: String(budgetMs) } });
+      const timedOut = await served.gql(CHALLENGE, { a: someWallet() });
+      expect(timedOut.status).toBe(504);
+      expect(timedOut.body.errors[0].extensions.code).toBe('OPERATION_TIMEOUT');
+      const after = performance.now();
+      if (kind === 'postgres') {
+        // The statement is gone from the server, not just no longer waited for.
+        const database = served.database;
+        await until(async () => {
+          const rows = await database.rows<{ n: number }>(
+            sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active' and query like '%sign_in_challenges%' and pid <> pg_backend_pid()`,
+          );
+          return rows[0]!.n === 0;
+        }, 5000);
+        expect(performance.now() - after).toBeLessThan(1000);
+      }
+      const started = performance.now();
+      const next = await served.gql(COUNT_POOLS);
+      expect(next.body).toEqual({ data: { pools: { totalCount: 0 } } });
+      expect(performance.now() - started).toBeLessThan(budgetMs);
+    },
+  );
 });
 
 describe.each(backends)('database pressure sheds load (%s)', (kind) => {

@@ -6,7 +6,15 @@ import type { PoolRow } from '../../schema/index.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { createApp } from '../../src/server/app.js';
 import { type PoolPhase, type Seed, seedBuilders, UNIT } from './fixtures/builders.js';
-import { backends, createTestDatabase, renderedReadsServed, startEmptyTestApp, type TestApp, type TestDatabase, testConfig } from './harness.js';
+import {
+  backends,
+  createTestDatabase,
+  renderedReadsServed,
+  startEmptyTestApp,
+  type TestApp,
+  type TestDatabase,
+  testConfig,
+} from './harness.js';
 
 const POOLS = 30;
 const RESOLVED_POOLS = 12;
@@ -61,8 +69,7 @@ const SHAPES: Record<string, { query: string; rows: (data: any) => number; maxSt
       id title user { username } image { url } streak { title } resolution { result median }
       predictions(first: 10) { nodes { stake prediction user { username } reward { amount precisionScore } } }
     } } }`,
-    rows: (data) =>
-      data.pools.nodes.reduce((sum: number, pool: any) => sum + 1 + pool.predictions.nodes.length, 0),
+    rows: (data) => data.pools.nodes.reduce((sum: number, pool: any) => sum + 1 + pool.predictions.nodes.length, 0),
     // pools, users, images, streaks, resolutions, predictions, prediction users, rewards
     maxStatements: 8,
   },
@@ -117,7 +124,9 @@ describe.each(backends)('statements per query on %s', (kind) => {
     await run(50);
     const small = await run(5);
     const large = await run(50);
-    console.log(`[${kind}] ${_name}: 5 -> ${small.statements} statements / ${small.rows} rows; 50 -> ${large.statements} statements / ${large.rows} rows`);
+    console.log(
+      `[${kind}] ${_name}: 5 -> ${small.statements} statements / ${small.rows} rows; 50 -> ${large.statements} statements / ${large.rows} rows`,
+    );
     expect(large.rows).toBeGreaterThan(small.rows * 2);
     // Both pages reach every relation of the shape, so "no more" is "exactly as many".
     expect(large.statements).toBe(small.statements);
@@ -187,13 +196,20 @@ describe.each(backends)('the nested read on %s: statements, prepared', (kind) =>
     };
   };
 
-  it.each(['CREATION_DATE', 'VOLUME_HIGH'].flatMap((sort) => [[sort, 'rendered'], [sort, 'executed']]))('sort %s, %s: at most levels + 1 statements, whatever the rows, each prepared once', async (sort, path) => {
+  it.each(
+    ['CREATION_DATE', 'VOLUME_HIGH'].flatMap((sort) => [
+      [sort, 'rendered'],
+      [sort, 'executed'],
+    ]),
+  )('sort %s, %s: at most levels + 1 statements, whatever the rows, each prepared once', async (sort, path) => {
     const rendered = path === 'rendered';
     await run(sort, 20, rendered); // the connection's first use opens it
     const textsBefore = texts.length;
     const small = await run(sort, 2, rendered);
     const large = await run(sort, 20, rendered);
-    console.log(`[${kind}] ${sort}: 2 pools -> ${small.statements} statements (${small.predictions} predictions); 20 -> ${large.statements} (${large.predictions} predictions, ${large.rewards} rewards)`);
+    console.log(
+      `[${kind}] ${sort}: 2 pools -> ${small.statements} statements (${small.predictions} predictions); 20 -> ${large.statements} (${large.predictions} predictions, ${large.rewards} rewards)`,
+    );
     if (sort === 'VOLUME_HIGH') {
       // 10 on each of 20 pools; the 12 resolved pools lead by volume, and each one's 10 newest
       // predictions hold 3 of its 4 rewards (the first rewarded user predicted before them).

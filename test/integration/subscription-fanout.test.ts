@@ -44,7 +44,8 @@ async function openSocket(url: string, connectionParams: Record<string, unknown>
     frames,
     closed,
     received: (id: string) => byId.get(id) ?? [],
-    subscribe: (id: string, query: string, variables: Record<string, unknown>) => ws.send(JSON.stringify({ id, type: 'subscribe', payload: { query, variables } })),
+    subscribe: (id: string, query: string, variables: Record<string, unknown>) =>
+      ws.send(JSON.stringify({ id, type: 'subscribe', payload: { query, variables } })),
   };
 }
 
@@ -58,7 +59,11 @@ describe.each(backends)('subscription fan-out on %s', (kind) => {
   let other: SignedIn;
   const creatorEmail = `creator-${Date.now()}@fanout.test`;
   const setStatus = async (status: string) => {
-    const changed = await t.gql(`mutation($p: ID!, $s: PoolStatus!) { updatePoolStatus(poolId: $p, status: $s) { id } }`, { p: pool.id, s: status }, admin.headers);
+    const changed = await t.gql(
+      `mutation($p: ID!, $s: PoolStatus!) { updatePoolStatus(poolId: $p, status: $s) { id } }`,
+      { p: pool.id, s: status },
+      admin.headers,
+    );
     expect(changed.errors).toBeUndefined();
   };
 
@@ -116,12 +121,22 @@ describe.each(backends)('subscription fan-out on %s', (kind) => {
 
     await hub.publish([{ type: 'poolUpdated', poolId: pool.id }]);
     const sockets = { c1: creatorSocket, c2: creatorSocket, o1: otherSocket, o2: otherSocket, a1: anonymousSocket };
-    await until(() => Object.entries(sockets).every(([id, socket]) => socket.received(id).length === 1), 10_000, 'the event on every subscription');
+    await until(
+      () => Object.entries(sockets).every(([id, socket]) => socket.received(id).length === 1),
+      10_000,
+      'the event on every subscription',
+    );
 
     for (const id of ['c1', 'c2']) {
-      expect(creatorSocket.received(id)).toEqual([{ id, type: 'next', payload: { data: { poolUpdated: { id: pool.id, user: { id: pool.createdBy, email: creatorEmail } } } } }]);
+      expect(creatorSocket.received(id)).toEqual([
+        { id, type: 'next', payload: { data: { poolUpdated: { id: pool.id, user: { id: pool.createdBy, email: creatorEmail } } } } },
+      ]);
     }
-    for (const [id, socket] of [['o1', otherSocket], ['o2', otherSocket], ['a1', anonymousSocket]] as const) {
+    for (const [id, socket] of [
+      ['o1', otherSocket],
+      ['o2', otherSocket],
+      ['a1', anonymousSocket],
+    ] as const) {
       const [message] = socket.received(id);
       expect(message!.payload!.data).toEqual({ poolUpdated: { id: pool.id, user: { id: pool.createdBy, email: null } } });
       expect(message!.payload!.errors!.map((error) => error.extensions.code)).toEqual(['FORBIDDEN']);
@@ -169,7 +184,11 @@ describe.each(backends)('subscription fan-out on %s', (kind) => {
       await until(() => serverSide.size === 8, 10_000, 'the first event on every subscription');
       cutting = true;
       await setStatus('PREDICTIONS_FROZEN');
-      await until(() => healthy.every((socket, i) => socket.received(`healthy-${i}`).length === 2), 10_000, 'the second event on the healthy subscriptions');
+      await until(
+        () => healthy.every((socket, i) => socket.received(`healthy-${i}`).length === 2),
+        10_000,
+        'the second event on the healthy subscriptions',
+      );
       expect(cutting).toBe(false);
       await Promise.all(closing.map((socket) => socket.closed));
       expect(closing.map((socket, i) => socket.received(`closing-${i}`).length)).toEqual([1, 1]);
@@ -179,9 +198,17 @@ describe.each(backends)('subscription fan-out on %s', (kind) => {
       await subscriptionsOpen(t.app, 5);
 
       await setStatus('ACTIVE');
-      await until(() => healthy.every((socket, i) => socket.received(`healthy-${i}`).length === 3), 10_000, 'the third event on the healthy subscriptions');
+      await until(
+        () => healthy.every((socket, i) => socket.received(`healthy-${i}`).length === 3),
+        10_000,
+        'the third event on the healthy subscriptions',
+      );
       for (const [i, socket] of healthy.entries()) {
-        expect(socket.received(`healthy-${i}`).map((message) => message.payload!.data!.poolUpdated.status)).toEqual(['ACTIVE', 'PREDICTIONS_FROZEN', 'ACTIVE']);
+        expect(socket.received(`healthy-${i}`).map((message) => message.payload!.data!.poolUpdated.status)).toEqual([
+          'ACTIVE',
+          'PREDICTIONS_FROZEN',
+          'ACTIVE',
+        ]);
       }
       expect(failing.received('failing')).toHaveLength(2);
     } finally {
@@ -211,9 +238,15 @@ describe.each(backends)('subscription fan-out on %s', (kind) => {
     }
     await setStatus('ACTIVE');
     // s1 gets the event it was written, then its error; the others go on.
-    await until(() => [0, 2].every((i) => sockets[i]!.received(`s${i}`).length === 2) && sockets[1]!.received('s1').length === 3, 10_000, "the second event, and s1's error");
+    await until(
+      () => [0, 2].every((i) => sockets[i]!.received(`s${i}`).length === 2) && sockets[1]!.received('s1').length === 3,
+      10_000,
+      "the second event, and s1's error",
+    );
     expect(sockets[1]!.received('s1').map((message) => message.type)).toEqual(['next', 'next', 'error']);
-    expect((sockets[1]!.received('s1')[2]!.payload as unknown as Array<{ extensions: { code: string } }>)[0]!.extensions.code).toBe('SUBSCRIBER_TOO_SLOW');
+    expect((sockets[1]!.received('s1')[2]!.payload as unknown as Array<{ extensions: { code: string } }>)[0]!.extensions.code).toBe(
+      'SUBSCRIBER_TOO_SLOW',
+    );
     await subscriptionsOpen(t.app, 2);
     await setStatus('PREDICTIONS_FROZEN');
     await until(() => [0, 2].every((i) => sockets[i]!.received(`s${i}`).length === 3), 10_000, 'the third event on the others');

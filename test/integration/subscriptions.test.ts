@@ -30,9 +30,17 @@ function rawSocket(url: string) {
     ws.once('open', () => resolve());
     ws.once('error', reject);
   });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   opened.catch(() => {});
-  return { ws, messages, opened, closed, send: (message: unknown) => ws.send(typeof message === 'string' ? message : JSON.stringify(message)) };
+  return {
+    ws,
+    messages,
+    opened,
+    closed,
+    send: (message: unknown) => ws.send(typeof message === 'string' ? message : JSON.stringify(message)),
+  };
 }
 
 describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
@@ -53,7 +61,11 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
     // The owner has an avatar, a pool in a streak (so poolUpdated reaches every relation it
     // selects) and three notifications, two of them unread; the other user has nothing.
     streak = await t.seed.streak();
-    ownerRows = await t.seed.user().withImage({ avatar: true }).withPool({ streakId: streak.id }).withNotifications([{}, { readAt: new Date() }, {}]);
+    ownerRows = await t.seed
+      .user()
+      .withImage({ avatar: true })
+      .withPool({ streakId: streak.id })
+      .withNotifications([{}, { readAt: new Date() }, {}]);
     owner = await signInAs(t, ownerRows.user.id);
     other = await signInAs(t, (await t.seed.user()).user.id);
     pool = ownerRows.pool!;
@@ -107,7 +119,10 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
 
     it('authenticates with a bearer token, and with an API key', async () => {
       const created = await t.gql(`mutation { createApiKey(name: "socket") { apiKey } }`, undefined, owner.headers);
-      for (const params of [{ authorization: `Bearer ${owner.accessToken}` }, { 'x-api-key': created.data.createApiKey.apiKey as string }]) {
+      for (const params of [
+        { authorization: `Bearer ${owner.accessToken}` },
+        { 'x-api-key': created.data.createApiKey.apiKey as string },
+      ]) {
         const client = socketClient(url, params);
         await client.connected;
         const sub = new Subscription(client.client, `subscription { notificationCount }`);
@@ -127,7 +142,10 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
     await subscriptionsOpen(t.app, 0);
     const client = socketClient(url);
     await client.connected;
-    const subs = [new Subscription(client.client, `subscription { poolCreated { id } }`), new Subscription(client.client, `subscription { poolCreated { id } }`)];
+    const subs = [
+      new Subscription(client.client, `subscription { poolCreated { id } }`),
+      new Subscription(client.client, `subscription { poolCreated { id } }`),
+    ];
     await subscriptionsOpen(t.app, 2);
     subs[0]!.unsubscribe();
     await subscriptionsOpen(t.app, 1);
@@ -140,7 +158,10 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
     const cases: Array<[string, string]> = [
       ['depth', `subscription($p: ID!) { poolUpdated(poolId: $p) { user { pools { nodes { user { pools { nodes { id } } } } } } } }`],
       ['aliases', `subscription($p: ID!) { poolUpdated(poolId: $p) { a: id b: id c: id d: id } }`],
-      ['directives', `subscription($p: ID!) { poolUpdated(poolId: $p) { id @include(if: true) title @include(if: true) description @include(if: true) unit @include(if: true) } }`],
+      [
+        'directives',
+        `subscription($p: ID!) { poolUpdated(poolId: $p) { id @include(if: true) title @include(if: true) description @include(if: true) unit @include(if: true) } }`,
+      ],
       ['tokens', `subscription($p: ID!) { poolUpdated(poolId: $p) { ${'id '.repeat(250)} } }`],
       ['cost', `subscription($p: ID!) { poolUpdated(poolId: $p) { predictions(first: 100) { nodes { user { id } } } } }`],
     ];
@@ -166,7 +187,9 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
     it('resolves each event with loaders of its own: a change between events shows', async () => {
       const client = socketClient(url);
       await client.connected;
-      const sub = new Subscription(client.client, `subscription($p: ID!) { poolUpdated(poolId: $p) { id title user { id } } }`, { p: pool.id });
+      const sub = new Subscription(client.client, `subscription($p: ID!) { poolUpdated(poolId: $p) { id title user { id } } }`, {
+        p: pool.id,
+      });
       await subscriptionsOpen(t.app, 1);
       await hub.publish([{ type: 'poolUpdated', poolId: pool.id }]);
       await sub.waitFor(1);
@@ -193,7 +216,12 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
           await hub.publish([{ type: 'poolUpdated', poolId: pool.id }]);
           await Promise.all(subs.map((sub) => sub.waitFor(1)));
         });
-        const expected = { id: pool.id, title: pool.title, user: { username: ownerRows.user.username, avatar: { url: ownerRows.images[0]!.url } }, streak: { title: streak.title } };
+        const expected = {
+          id: pool.id,
+          title: pool.title,
+          user: { username: ownerRows.user.username, avatar: { url: ownerRows.images[0]!.url } },
+          streak: { title: streak.title },
+        };
         for (const sub of subs) expect(sub.results).toEqual([{ data: { poolUpdated: expected } }]);
         await Promise.all(clients.map((c) => c.dispose()));
         return statements;
@@ -250,7 +278,14 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
       };
 
       const notify = async (title: string) => {
-        const events = await notifyIfAllowed(t.database.db, { userId: owner.userId, type: 'REWARD_CLAIMED', title, message: 'm', data: {}, now: new Date() });
+        const events = await notifyIfAllowed(t.database.db, {
+          userId: owner.userId,
+          type: 'REWARD_CLAIMED',
+          title,
+          message: 'm',
+          data: {},
+          now: new Date(),
+        });
         await hub.publish(events);
         return events;
       };
@@ -268,7 +303,9 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
 
       const resumed = socketClient(url, { authorization: `Bearer ${owner.accessToken}` });
       await resumed.connected;
-      const resumedSub = new Subscription(resumed.client, `subscription($after: ID) { notifications(resumeAfter: $after) { title } }`, { after: firstId });
+      const resumedSub = new Subscription(resumed.client, `subscription($after: ID) { notifications(resumeAfter: $after) { title } }`, {
+        after: firstId,
+      });
       const replayed = await resumedSub.waitFor(2);
       expect(replayed.map((r) => (r.data as { notifications: { title: string } }).notifications.title)).toEqual(['second', 'third']);
       await notify('fourth');
@@ -281,7 +318,9 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
       const foreign = ownerRows.notifications[0]!;
       const client = socketClient(url, { authorization: `Bearer ${other.accessToken}` });
       await client.connected;
-      const sub = new Subscription(client.client, `subscription($after: ID) { notifications(resumeAfter: $after) { id } }`, { after: foreign.id });
+      const sub = new Subscription(client.client, `subscription($after: ID) { notifications(resumeAfter: $after) { id } }`, {
+        after: foreign.id,
+      });
       await sub.waitForEnd();
       const errors = (sub.results[0]?.errors ?? sub.error) as Array<{ extensions: Record<string, unknown> }>;
       expect(errors[0]!.extensions).toMatchObject({ code: 'NOT_FOUND', argumentName: 'resumeAfter' });
@@ -330,7 +369,10 @@ describe.each(backends)('a socket does not outlive its credentials, on %s', (kin
   it('closes with 4403 when the session signs out, and keeps other sessions open', async () => {
     const leaving = await signInAs(t, someUser(0));
     const staying = await signInAs(t, someUser(1));
-    const [a, b] = [socketClient(url, { authorization: `Bearer ${leaving.accessToken}` }), socketClient(url, { authorization: `Bearer ${staying.accessToken}` })];
+    const [a, b] = [
+      socketClient(url, { authorization: `Bearer ${leaving.accessToken}` }),
+      socketClient(url, { authorization: `Bearer ${staying.accessToken}` }),
+    ];
     await Promise.all([a.connected, b.connected]);
     const signedOut = await t.gql(`mutation { signOut }`, undefined, leaving.headers);
     expect(signedOut.data).toEqual({ signOut: true });
@@ -347,7 +389,11 @@ describe.each(backends)('a socket does not outlive its credentials, on %s', (kin
     const created = await t.gql(`mutation { createApiKey(name: "socket") { apiKey key { id } } }`, undefined, owner.headers);
     const socket = socketClient(url, { 'x-api-key': created.data.createApiKey.apiKey as string });
     await socket.connected;
-    const revoked = await t.gql(`mutation($id: ID!) { revokeApiKey(id: $id) { isActive } }`, { id: created.data.createApiKey.key.id }, owner.headers);
+    const revoked = await t.gql(
+      `mutation($id: ID!) { revokeApiKey(id: $id) { isActive } }`,
+      { id: created.data.createApiKey.key.id },
+      owner.headers,
+    );
     expect(revoked.data).toEqual({ revokeApiKey: { isActive: false } });
     expect(await socket.closed).toEqual({ code: 4403, reason: 'The API key has been revoked' });
   });
@@ -356,11 +402,15 @@ describe.each(backends)('a socket does not outlive its credentials, on %s', (kin
     const [first, second, bystander] = [await signInAs(t, someUser(4)), await signInAs(t, someUser(4)), await signInAs(t, someUser(5))];
     const sockets = [first, second, bystander].map((session) => socketClient(url, { authorization: `Bearer ${session.accessToken}` }));
     await Promise.all(sockets.map((socket) => socket.connected));
-    const [user] = await t.database.db.select({ wallet: tables.users.walletAddress }).from(tables.users).where(eq(tables.users.id, someUser(4)));
+    const [user] = await t.database.db
+      .select({ wallet: tables.users.walletAddress })
+      .from(tables.users)
+      .where(eq(tables.users.id, someUser(4)));
     // As the grant-role tool does: its own publisher, on the database's event channel.
     const changed = await changeUserRole(t.database, new EventHub(t.database), user!.wallet!, 'ADMIN', new Date());
     expect(changed).toMatchObject({ id: someUser(4), role: 'ADMIN', revokedSessions: 2 });
-    for (const socket of sockets.slice(0, 2)) expect(await socket.closed).toEqual({ code: 4403, reason: 'The session has ended; sign in again' });
+    for (const socket of sockets.slice(0, 2))
+      expect(await socket.closed).toEqual({ code: 4403, reason: 'The session has ended; sign in again' });
     const still = new Subscription(sockets[2]!.client, `subscription { notificationCount }`);
     expect(await still.waitFor(1)).toEqual([{ data: { notificationCount: 0 } }]);
     await sockets[2]!.dispose();
@@ -404,7 +454,9 @@ describe.each([
     // Five subscribe messages of one root field each, alternating sockets, against a budget of 3:
     // one shared budget when the forwarded addresses are not believed, one each when they are.
     for (let i = 0; i < 5; i++) {
-      sockets[i % 2]!.ws.send(JSON.stringify({ id: `s${i}`, type: 'subscribe', payload: { query: 'subscription { poolCreated { id } }' } }));
+      sockets[i % 2]!.ws.send(
+        JSON.stringify({ id: `s${i}`, type: 'subscribe', payload: { query: 'subscription { poolCreated { id } }' } }),
+      );
     }
     // Every subscribe ends open (the gauge counts it) or refused (an error message): wait until all five have.
     const refusals = () => sockets.flatMap((s) => s.messages).filter((m) => m.type === 'error');

@@ -128,12 +128,19 @@ describe.each(backends)('the preview of every build, against what the submit doe
     const relayer = chain.runtime.keys.relayer.publicKey;
 
     const placed = await buildAndSubmit(user, 'prediction', { poolId: pool.id, stake: 3, value: Number(pool.minOutcome + 7 * pool.step) });
-    expect(change(placed.preview, userAccount)).toMatchObject(
-      { owner: user.wallet.address, mint: chain.runtime.accounts.mint.toBase58(), before: 100, after: 97, change: -3 },
-    );
-    expect(change(placed.preview, vault)).toMatchObject(
-      { owner: chain.runtime.keys.custody.publicKey.toBase58(), before: 0, after: 3, change: 3 },
-    );
+    expect(change(placed.preview, userAccount)).toMatchObject({
+      owner: user.wallet.address,
+      mint: chain.runtime.accounts.mint.toBase58(),
+      before: 100,
+      after: 97,
+      change: -3,
+    });
+    expect(change(placed.preview, vault)).toMatchObject({
+      owner: chain.runtime.keys.custody.publicKey.toBase58(),
+      before: 0,
+      after: 3,
+      change: 3,
+    });
     // The relayer pays the fee of both signatures and nothing else; the user pays no SOL.
     expect(placed.preview.feeLamports).toBe(10_000);
     expect(change(placed.preview, relayer)).toMatchObject({ lamportsChange: -10_000, before: null, mint: null });
@@ -157,9 +164,10 @@ describe.each(backends)('the preview of every build, against what the submit doe
     expect(change(lowered.preview, userAccount)).toMatchObject({ before: 94.5, after: 98.75, change: 4.25 });
     // Custody co-signs a decrease: three signatures' fee.
     expect(lowered.preview.feeLamports).toBe(15_000);
-    expect(lowered.preview.instructions[0].accounts[3]).toEqual(
-      { role: 'authority', address: chain.runtime.keys.custody.publicKey.toBase58() },
-    );
+    expect(lowered.preview.instructions[0].accounts[3]).toEqual({
+      role: 'authority',
+      address: chain.runtime.keys.custody.publicKey.toBase58(),
+    });
     const revalued = await buildAndSubmit(user, 'value', { predictionId, value: Number(pool.minOutcome + 3 * pool.step) });
     expect(revalued.preview.instructions.map((i: any) => i.name)).toEqual(['memo']);
     expect(change(revalued.preview, userAccount)).toBeUndefined();
@@ -174,15 +182,23 @@ describe.each(backends)('the preview of every build, against what the submit doe
 
     const opened = await buildAndSubmit(user, 'withdraw', { toAddress: recipient.toBase58(), amount: 12.5 });
     expect(opened.preview.rent).toEqual([{ account: recipientAccount.toBase58(), payer: user.wallet.address, lamports: rent }]);
-    expect(change(opened.preview, user.wallet.publicKey)).toMatchObject(
-      { lamportsBefore: 10_000_000, lamportsAfter: 10_000_000 - rent, before: null },
-    );
-    expect(change(opened.preview, recipientAccount)).toMatchObject(
-      { owner: recipient.toBase58(), before: 0, after: 12.5, lamportsBefore: 0, lamportsAfter: rent },
-    );
-    expect(opened.preview.instructions.map((i: any) => `${i.program}.${i.name}`)).toEqual(
-      ['associated-token.createIdempotent', 'spl-token.transferChecked', 'memo.memo'],
-    );
+    expect(change(opened.preview, user.wallet.publicKey)).toMatchObject({
+      lamportsBefore: 10_000_000,
+      lamportsAfter: 10_000_000 - rent,
+      before: null,
+    });
+    expect(change(opened.preview, recipientAccount)).toMatchObject({
+      owner: recipient.toBase58(),
+      before: 0,
+      after: 12.5,
+      lamportsBefore: 0,
+      lamportsAfter: rent,
+    });
+    expect(opened.preview.instructions.map((i: any) => `${i.program}.${i.name}`)).toEqual([
+      'associated-token.createIdempotent',
+      'spl-token.transferChecked',
+      'memo.memo',
+    ]);
 
     const again = await buildAndSubmit(user, 'withdraw', { toAddress: recipient.toBase58(), amount: 0.000001 * 2_500_000 });
     expect(again.preview.rent).toEqual([]);

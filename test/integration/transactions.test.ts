@@ -64,7 +64,10 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     const session = await t.gql(`mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken user { id } } }`, {
       i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
     });
-    return { headers: { authorization: `Bearer ${session.data.signInWithWallet.accessToken}` }, userId: session.data.signInWithWallet.user.id as string };
+    return {
+      headers: { authorization: `Bearer ${session.data.signInWithWallet.accessToken}` },
+      userId: session.data.signInWithWallet.user.id as string,
+    };
   }
 
   /** A signed-in user holding `tokens` of the stake mint and no SOL. */
@@ -145,7 +148,10 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     expect(relayerBefore - (await relayerLamports())).toBe(2 * SIGNATURE_FEE);
     expect(await connection().getBalance(user.wallet.publicKey)).toBe(0);
 
-    const [address, bump] = PublicKey.findProgramAddressSync([Buffer.from('prediction'), pool.vault.toBuffer(), user.account.toBuffer()], MEMO_PROGRAM_ID);
+    const [address, bump] = PublicKey.findProgramAddressSync(
+      [Buffer.from('prediction'), pool.vault.toBuffer(), user.account.toBuffer()],
+      MEMO_PROGRAM_ID,
+    );
     expect(prediction).toMatchObject({
       stake: input.stake,
       prediction: input.value,
@@ -180,7 +186,13 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     expect(await chain.balance(user.account)).toBe(497n * UNIT);
     expect(await chain.balance(pool.vault)).toBe(3n * UNIT);
     expect(relayerBefore - (await relayerLamports())).toBe(2 * SIGNATURE_FEE);
-    expect(prediction).toMatchObject({ stake: 3, prediction: 7, user: { id: user.userId }, predictorAccount: user.account.toBase58(), pool: { id: pool.id, totalVolume: 3 } });
+    expect(prediction).toMatchObject({
+      stake: 3,
+      prediction: 7,
+      user: { id: user.userId },
+      predictorAccount: user.account.toBase58(),
+      pool: { id: pool.id, totalVolume: 3 },
+    });
   });
 
   it('updates a stake up (user -> vault) and down (vault -> user, custody co-signing) by exactly the difference', async () => {
@@ -198,7 +210,12 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     expect(await chain.balance(user.account)).toBe(995n * UNIT);
     expect(await chain.balance(pool.vault)).toBe(5n * UNIT);
     expect(relayerBefore - (await relayerLamports())).toBe(2 * SIGNATURE_FEE);
-    expect(up.prediction).toMatchObject({ stake: 5, lastAppliedStakeRevision: 2, lastAppliedValueRevision: 1, pool: { totalVolume: 5, indexedPredictionUpdateCount: 2 } });
+    expect(up.prediction).toMatchObject({
+      stake: 5,
+      lastAppliedStakeRevision: 2,
+      lastAppliedValueRevision: 1,
+      pool: { totalVolume: 5, indexedPredictionUpdateCount: 2 },
+    });
     expect((await poolRow(pool.id)).totalVolume).toBe(5n * UNIT);
 
     // 5 -> 2 tokens: 3 from the vault back to the user, custody co-signing.
@@ -209,7 +226,12 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     expect(await chain.balance(user.account)).toBe(998n * UNIT);
     expect(await chain.balance(pool.vault)).toBe(2n * UNIT);
     expect(relayerBefore - (await relayerLamports())).toBe(3 * SIGNATURE_FEE);
-    expect(down.prediction).toMatchObject({ stake: 2, lastAppliedStakeRevision: 3, lastAppliedValueRevision: 1, pool: { totalVolume: 2, indexedPredictionUpdateCount: 3 } });
+    expect(down.prediction).toMatchObject({
+      stake: 2,
+      lastAppliedStakeRevision: 3,
+      lastAppliedValueRevision: 1,
+      pool: { totalVolume: 2, indexedPredictionUpdateCount: 3 },
+    });
     const after = await poolRow(pool.id);
     expect(after.totalVolume).toBe(2n * UNIT);
     const [row] = await db().select().from(tables.predictions).where(eq(tables.predictions.id, prediction!.id));
@@ -233,7 +255,13 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     expect(await chain.balance(user.account)).toBe(997n * UNIT);
     expect(await chain.balance(pool.vault)).toBe(3n * UNIT);
     expect(relayerBefore - (await relayerLamports())).toBe(2 * SIGNATURE_FEE);
-    expect(updated).toMatchObject({ prediction: 3, stake: 3, lastAppliedValueRevision: 2, lastAppliedStakeRevision: 1, pool: { totalVolume: 3, indexedPredictionUpdateCount: 2 } });
+    expect(updated).toMatchObject({
+      prediction: 3,
+      stake: 3,
+      lastAppliedValueRevision: 2,
+      lastAppliedStakeRevision: 1,
+      pool: { totalVolume: 3, indexedPredictionUpdateCount: 2 },
+    });
     const [row] = await db().select().from(tables.predictions).where(eq(tables.predictions.id, prediction!.id));
     expect([row!.prediction, row!.stake]).toEqual([3, 3n * UNIT]);
     expect(await poolRow(pool.id)).toMatchObject({ indexedPredictionUpdateCount: 2, totalVolume: 3n * UNIT });
@@ -262,7 +290,11 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
       [{ amount: 1.0000001 }, 'BAD_USER_INPUT', 'input.amount'],
       [{ toAddress: 'not-an-address' }, 'BAD_USER_INPUT', 'input.toAddress'],
       // A program address owns no associated token account.
-      [{ toAddress: PublicKey.findProgramAddressSync([Buffer.from('x')], MEMO_PROGRAM_ID)[0].toBase58() }, 'BAD_USER_INPUT', 'input.toAddress'],
+      [
+        { toAddress: PublicKey.findProgramAddressSync([Buffer.from('x')], MEMO_PROGRAM_ID)[0].toBase58() },
+        'BAD_USER_INPUT',
+        'input.toAddress',
+      ],
     ];
     for (const [change, code, argumentName] of cases) {
       const response = await t.gql(BUILD_WITHDRAW, { i: { toAddress: recipient.toBase58(), amount: 2, ...change } }, user.headers);
@@ -275,7 +307,11 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     const user = await fundedUser(1000n);
     const input = { poolId: pool.id, stake: stakeOf(pool), value: valueOf(pool) };
     const { data } = await t.gql(BUILD_PREDICTION, { i: input }, user.headers);
-    const signed = { ...input, signedTransaction: await user.wallet.signTransaction(data.buildPredictionTransaction.transaction), proof: data.buildPredictionTransaction.proof };
+    const signed = {
+      ...input,
+      signedTransaction: await user.wallet.signTransaction(data.buildPredictionTransaction.transaction),
+      proof: data.buildPredictionTransaction.proof,
+    };
     const relayerBefore = await relayerLamports();
 
     const results = await Promise.all(Array.from({ length: 20 }, () => t.gql(SUBMIT_PREDICTION, { i: signed }, user.headers)));
@@ -288,7 +324,10 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
       expect(relayerBefore - (await relayerLamports())).toBe(2 * SIGNATURE_FEE);
       expect(await poolRow(pool.id)).toMatchObject({ totalVolume: 3n * UNIT, indexedPredictionUpdateCount: 1 });
       const predictionRows = await db().select({ n: count() }).from(tables.predictions).where(eq(tables.predictions.poolId, pool.id));
-      const submissionRows = await db().select({ n: count() }).from(tables.chainSubmissions).where(eq(tables.chainSubmissions.userId, user.userId));
+      const submissionRows = await db()
+        .select({ n: count() })
+        .from(tables.chainSubmissions)
+        .where(eq(tables.chainSubmissions.userId, user.userId));
       expect(Number(predictionRows[0]!.n)).toBe(1);
       expect(Number(submissionRows[0]!.n)).toBe(1);
     };
@@ -423,18 +462,38 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
       const recent = await chain.runtime.client.latestBlockhash();
       const relayerAccount = userTokenAccount(chain.runtime.accounts.mint, chain.runtime.keys.relayer.publicKey);
       const evil = new Transaction({ feePayer: chain.runtime.keys.relayer.publicKey, ...recent }).add(
-        createTransferCheckedInstruction(relayerAccount, chain.runtime.accounts.mint, user.account, chain.runtime.keys.relayer.publicKey, 1n, 6),
+        createTransferCheckedInstruction(
+          relayerAccount,
+          chain.runtime.accounts.mint,
+          user.account,
+          chain.runtime.keys.relayer.publicKey,
+          1n,
+          6,
+        ),
         createTransferCheckedInstruction(user.account, chain.runtime.accounts.mint, pool.vault, user.wallet.publicKey, 1n, 6),
       );
       const proof = await signProof(
         chain.runtime.proofSecret,
-        { operation: 'placePrediction', userId: user.userId, params: { poolId: input.poolId, stake: String(input.stake), value: String(input.value) }, derived: {}, messageHash: hashMessage(evil.serializeMessage()), ...recent },
+        {
+          operation: 'placePrediction',
+          userId: user.userId,
+          params: { poolId: input.poolId, stake: String(input.stake), value: String(input.value) },
+          derived: {},
+          messageHash: hashMessage(evil.serializeMessage()),
+          ...recent,
+        },
         new Date(Date.now() + 60_000),
       );
       evil.partialSign(user.wallet instanceof TestKeypairWallet ? user.wallet.keypair : Keypair.generate());
       const response = await t.gql(
         SUBMIT_PREDICTION,
-        { i: { ...input, proof, signedTransaction: evil.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64') } },
+        {
+          i: {
+            ...input,
+            proof,
+            signedTransaction: evil.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64'),
+          },
+        },
         user.headers,
       );
       expect(response.errors?.[0]?.extensions?.code).toBe('PROOF_INVALID');
@@ -464,7 +523,11 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
         const { data } = await t.gql(BUILD_PREDICTION, { i: input }, other.headers);
         const before = await snapshot();
         const signedTransaction = await other.wallet.signTransaction(data.buildPredictionTransaction.transaction);
-        const response = await t.gql(SUBMIT_PREDICTION, { i: { ...input, signedTransaction, proof: data.buildPredictionTransaction.proof } }, other.headers);
+        const response = await t.gql(
+          SUBMIT_PREDICTION,
+          { i: { ...input, signedTransaction, proof: data.buildPredictionTransaction.proof } },
+          other.headers,
+        );
         expect(response.errors?.[0]?.extensions?.code).toBe('TRANSACTION_FAILED');
         expect(response.errors?.[0]?.message).toMatch(/rejected/i);
         expect(await snapshot()).toEqual(before);
@@ -538,7 +601,11 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
       .insert(tables.rewards)
       .values({ predictionId: prediction!.id, decimals: 6, amount: 7_250_000n, precisionScore: 0.9, type: 'REWARD' })
       .returning();
-    const before = { user: await chain.balance(user.account), vault: await chain.balance(pool.vault), notifications: await rowCount(tables.notifications) };
+    const before = {
+      user: await chain.balance(user.account),
+      vault: await chain.balance(pool.vault),
+      notifications: await rowCount(tables.notifications),
+    };
     expect([before.user, before.vault]).toEqual([997n * UNIT, 13n * UNIT]);
     const relayerBefore = await relayerLamports();
 
@@ -562,7 +629,10 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     expect(relayerBefore - (await relayerLamports())).toBe(2 * SIGNATURE_FEE);
     const [claimed] = await db().select().from(tables.rewards).where(eq(tables.rewards.id, reward!.id));
     expect(claimed!.isClaimed).toBe(true);
-    const notes = await db().select().from(tables.notifications).where(and(eq(tables.notifications.userId, user.userId), eq(tables.notifications.type, 'REWARD_CLAIMED')));
+    const notes = await db()
+      .select()
+      .from(tables.notifications)
+      .where(and(eq(tables.notifications.userId, user.userId), eq(tables.notifications.type, 'REWARD_CLAIMED')));
     expect(notes).toHaveLength(1);
     expect(notes[0]!.data).toMatchObject({ rewardId: reward!.id, amount: 7.25 });
     expect(await rowCount(tables.notifications)).toBe(before.notifications + 1);
@@ -575,7 +645,9 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
       .values({ predictionId: pool.others[0]!.predictions[0]!.id, decimals: 6, amount: UNIT, precisionScore: 0.5, type: 'REWARD' })
       .returning();
     expect((await t.gql(CLAIM_REWARD, { id: theirs!.id }, stranger.headers)).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
-    expect((await t.gql(CLAIM_REWARD, { id: '00000000-0000-4000-8000-000000000000' }, stranger.headers)).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    expect(
+      (await t.gql(CLAIM_REWARD, { id: '00000000-0000-4000-8000-000000000000' }, stranger.headers)).errors?.[0]?.extensions?.code,
+    ).toBe('NOT_FOUND');
     expect((await db().select().from(tables.rewards).where(eq(tables.rewards.id, theirs!.id)))[0]!.isClaimed).toBe(false);
     expect(await chain.balance(pool.vault)).toBe(5_750_000n);
   });
@@ -602,7 +674,11 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     expect(await connection().getAccountInfo(user.account)).toBeNull();
     expect(await connection().getBalance(chain.runtime.keys.relayer.publicKey)).toBe(relayerBefore);
     await chain.devchain.mintTokens(user.wallet.publicKey, 1n);
-    const before = { user: await chain.balance(user.account), accumulator: await chain.balance(accumulator), onchain: streak!.onchainBalance };
+    const before = {
+      user: await chain.balance(user.account),
+      accumulator: await chain.balance(accumulator),
+      onchain: streak!.onchainBalance,
+    };
     expect(before).toEqual({ user: 1n, accumulator: 10n * UNIT, onchain: 10n * UNIT });
     const relayerBeforeClaim = await relayerLamports();
 
@@ -616,7 +692,10 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     const [streakAfter] = await db().select().from(tables.streaks).where(eq(tables.streaks.id, streak!.id));
     expect(streakAfter!.onchainBalance).toBe(8_500_000n);
     const received = () =>
-      db().select().from(tables.notifications).where(and(eq(tables.notifications.userId, user.userId), eq(tables.notifications.type, 'STREAK_REWARD_RECEIVED')));
+      db()
+        .select()
+        .from(tables.notifications)
+        .where(and(eq(tables.notifications.userId, user.userId), eq(tables.notifications.type, 'STREAK_REWARD_RECEIVED')));
     expect(await received()).toHaveLength(1);
     expect((await t.gql(CLAIM_STREAK, { id: first!.id }, user.headers)).errors?.[0]?.extensions?.code).toBe('ALREADY_CLAIMED');
 
@@ -634,7 +713,10 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     expect(await received()).toHaveLength(1);
 
     const stranger = await fundedUser(0n);
-    const [third] = await db().insert(tables.streakRewards).values({ streakId: streak!.id, userWalletAddress: user.wallet.address, amount: 1n }).returning();
+    const [third] = await db()
+      .insert(tables.streakRewards)
+      .values({ streakId: streak!.id, userWalletAddress: user.wallet.address, amount: 1n })
+      .returning();
     expect((await t.gql(CLAIM_STREAK, { id: third!.id }, stranger.headers)).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     expect(await chain.balance(accumulator)).toBe(8_000_000n);
   });
@@ -649,7 +731,11 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     const user = await fundedUser(1000n);
     const input = { poolId: pool.id, stake: stakeOf(pool), value: valueOf(pool) };
     const { data } = await t.gql(BUILD_PREDICTION, { i: input }, user.headers);
-    const signed = { ...input, signedTransaction: await user.wallet.signTransaction(data.buildPredictionTransaction.transaction), proof: data.buildPredictionTransaction.proof };
+    const signed = {
+      ...input,
+      signedTransaction: await user.wallet.signTransaction(data.buildPredictionTransaction.transaction),
+      proof: data.buildPredictionTransaction.proof,
+    };
     const submits = await Promise.all(Array.from({ length: 5 }, () => t.gql(SUBMIT_PREDICTION, { i: signed }, user.headers)));
     for (const submit of submits) expect(submit.errors, JSON.stringify(submit.errors)).toBeUndefined();
     expect((await t.gql(SUBMIT_PREDICTION, { i: signed }, user.headers)).errors).toBeUndefined();
@@ -673,7 +759,10 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
 
     // A reward claimed 3 times at once: one payout.
     const predictionId = submits[0]!.data.submitPredictionTransaction.prediction.id as string;
-    const [reward] = await db().insert(tables.rewards).values({ predictionId, decimals: 6, amount: 1_000_000n, precisionScore: 0.5, type: 'REWARD' }).returning();
+    const [reward] = await db()
+      .insert(tables.rewards)
+      .values({ predictionId, decimals: 6, amount: 1_000_000n, precisionScore: 0.5, type: 'REWARD' })
+      .returning();
     await Promise.all(Array.from({ length: 3 }, () => t.gql(CLAIM_REWARD, { id: reward!.id }, user.headers)));
 
     const after = await scrape();
@@ -704,16 +793,28 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     const wire = parseWireTransaction(signed)!;
     const { bytes, signature } = coSign(chain.runtime, wire, { expectedMessage: wire.message, custodyTransfer: null });
     const [predictor, recent] = [user.account, await chain.runtime.client.latestBlockhash()];
-    const [address, bump] = PublicKey.findProgramAddressSync([Buffer.from('prediction'), pool.vault.toBuffer(), predictor.toBuffer()], MEMO_PROGRAM_ID);
-    await db().insert(tables.chainSubmissions).values({
-      idempotencyKey: sha256Hex(data.buildPredictionTransaction.proof),
-      operation: 'placePrediction',
-      userId: user.userId,
-      params: { poolId: pool.id, stake: String(BigInt(input.stake) * TOKEN), value: String(input.value), predictorAccount: predictor.toBase58(), predictionAccount: address.toBase58(), bump: String(bump) },
-      signature,
-      transaction: Buffer.from(bytes).toString('base64'),
-      lastValidBlockHeight: recent.lastValidBlockHeight,
-    });
+    const [address, bump] = PublicKey.findProgramAddressSync(
+      [Buffer.from('prediction'), pool.vault.toBuffer(), predictor.toBuffer()],
+      MEMO_PROGRAM_ID,
+    );
+    await db()
+      .insert(tables.chainSubmissions)
+      .values({
+        idempotencyKey: sha256Hex(data.buildPredictionTransaction.proof),
+        operation: 'placePrediction',
+        userId: user.userId,
+        params: {
+          poolId: pool.id,
+          stake: String(BigInt(input.stake) * TOKEN),
+          value: String(input.value),
+          predictorAccount: predictor.toBase58(),
+          predictionAccount: address.toBase58(),
+          bump: String(bump),
+        },
+        signature,
+        transaction: Buffer.from(bytes).toString('base64'),
+        lastValidBlockHeight: recent.lastValidBlockHeight,
+      });
     await chain.runtime.client.send(bytes);
     expect((await poolRow(pool.id)).totalVolume).toBe(0n);
 
@@ -728,7 +829,11 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
     const [submission] = await db().select().from(tables.chainSubmissions).where(eq(tables.chainSubmissions.userId, user.userId));
     expect(submission).toMatchObject({ signature, status: 'CONFIRMED' });
     // The client's own submit of that proof now answers with the same signature.
-    const resubmitted = await t.gql(SUBMIT_PREDICTION, { i: { ...input, signedTransaction: signed.toString('base64'), proof: data.buildPredictionTransaction.proof } }, user.headers);
+    const resubmitted = await t.gql(
+      SUBMIT_PREDICTION,
+      { i: { ...input, signedTransaction: signed.toString('base64'), proof: data.buildPredictionTransaction.proof } },
+      user.headers,
+    );
     expect(resubmitted.data?.submitPredictionTransaction.signature).toBe(signature);
   });
 });

@@ -59,6 +59,8 @@ describe('an unhandled rejection', () => {
     ]);
     const metrics = await app.inject({ url: '/metrics' });
     expect(metricSample(metrics.body, 'poolgraph_unhandled_rejections_total')).toBe(2);
-    expect((await app.inject({ method: 'POST', url: '/graphql', payload: { query: '{ __typename }' } })).json()).toEqual({ data: { __typename: 'Query' } });
+    expect((await app.inject({ method: 'POST', url: '/graphql', payload: { query: '{ __typename }' } })).json()).toEqual({
+      data: { __typename: 'Query' },
+    });
   });
 });

@@ -8,7 +8,17 @@ import { type ChainFixture, startChainFixture, TestKeypairWallet } from './chain
 import { syncCustodyAccounts } from '../../src/modules/transactions/custody-sync.js';
 import { UNIT } from './fixtures/builders.js';
 import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
-import { BUILD_PREDICTION, BUILD_STAKE, BUILD_WITHDRAW, type SignedIn, signInWith, SUBMIT_PREDICTION, SUBMIT_STAKE, SUBMIT_WITHDRAW, twoStep } from './operator-fixture.js';
+import {
+  BUILD_PREDICTION,
+  BUILD_STAKE,
+  BUILD_WITHDRAW,
+  type SignedIn,
+  signInWith,
+  SUBMIT_PREDICTION,
+  SUBMIT_STAKE,
+  SUBMIT_WITHDRAW,
+  twoStep,
+} from './operator-fixture.js';
 
 const TOKEN = 1_000_000n;
 const tokens = (units: bigint | string | number) => Number(BigInt(units)) / 1e6;
@@ -52,11 +62,30 @@ describe.each(backends)("the viewer's money on %s", (kind) => {
     const streak = await t.seed.streak();
     const creator = await t.seed
       .user()
-      .withPool().withPool().withPool()
-      .withPool({ status: 'FROZEN' }).withPool({ isClosed: true })
-      .withPool({ phase: 'ended' }).withPool({ phase: 'ended' })
-      .withPool({ phase: 'ended' }).withPool({ phase: 'ended' }).withPool({ phase: 'ended' }).withPool({ phase: 'ended' });
-    const [o0, o1, o2, frozen, closed, e0, e1, r0, r1, r2, r3] = creator.pools as [PoolRow, PoolRow, PoolRow, PoolRow, PoolRow, PoolRow, PoolRow, PoolRow, PoolRow, PoolRow, PoolRow];
+      .withPool()
+      .withPool()
+      .withPool()
+      .withPool({ status: 'FROZEN' })
+      .withPool({ isClosed: true })
+      .withPool({ phase: 'ended' })
+      .withPool({ phase: 'ended' })
+      .withPool({ phase: 'ended' })
+      .withPool({ phase: 'ended' })
+      .withPool({ phase: 'ended' })
+      .withPool({ phase: 'ended' });
+    const [o0, o1, o2, frozen, closed, e0, e1, r0, r1, r2, r3] = creator.pools as [
+      PoolRow,
+      PoolRow,
+      PoolRow,
+      PoolRow,
+      PoolRow,
+      PoolRow,
+      PoolRow,
+      PoolRow,
+      PoolRow,
+      PoolRow,
+      PoolRow,
+    ];
     open = [o0, o1, o2];
     const resolved = [r0, r1, r2, r3];
     for (const pool of resolved) await t.seed.resolution(pool);
@@ -67,7 +96,11 @@ describe.each(backends)("the viewer's money on %s", (kind) => {
       if (i % 6 === 0) user.withPrediction({ pool, stake: 2n * UNIT }).withReward({ amount: 3n * UNIT + BigInt(i) });
       if (i % 6 === 1) user.withPrediction({ pool, stake: 2n * UNIT }).withReward({ amount: UNIT, isClaimed: true });
       if (i % 6 === 2) user.withPrediction({ pool, stake: 3n * UNIT }).withReward({ type: 'REFUND' });
-      if (i % 6 === 3) user.withPrediction({ pool, stake: 1n * UNIT }).withReward({ amount: 0n, precisionScore: 0 }).withStreakReward(streak);
+      if (i % 6 === 3)
+        user
+          .withPrediction({ pool, stake: 1n * UNIT })
+          .withReward({ amount: 0n, precisionScore: 0 })
+          .withStreakReward(streak);
       if (i % 6 === 4) user.withStreakReward(streak, { isClaimed: true }).withStreakReward(streak, { amount: 1_500_000n });
       return user;
     });
@@ -81,10 +114,14 @@ describe.each(backends)("the viewer's money on %s", (kind) => {
       .withPrediction({ pool: closed, stake: 4n * UNIT })
       .withPrediction({ pool: e0, stake: 3n * UNIT })
       .withPrediction({ pool: e1, stake: 3n * UNIT })
-      .withPrediction({ pool: r0, stake: 3n * UNIT }).withReward({ amount: 5n * UNIT })
-      .withPrediction({ pool: r1, stake: 2n * UNIT }).withReward({ amount: 0n })
-      .withPrediction({ pool: r2, stake: 6n * UNIT }).withReward({ type: 'REFUND' })
-      .withPrediction({ pool: r3, stake: 1n * UNIT }).withReward({ amount: UNIT, isClaimed: true });
+      .withPrediction({ pool: r0, stake: 3n * UNIT })
+      .withReward({ amount: 5n * UNIT })
+      .withPrediction({ pool: r1, stake: 2n * UNIT })
+      .withReward({ amount: 0n })
+      .withPrediction({ pool: r2, stake: 6n * UNIT })
+      .withReward({ type: 'REFUND' })
+      .withPrediction({ pool: r3, stake: 1n * UNIT })
+      .withReward({ amount: UNIT, isClaimed: true });
     busyUserId = busy.user.id;
   }
 
@@ -127,23 +164,44 @@ describe.each(backends)("the viewer's money on %s", (kind) => {
       user.headers,
     );
     const signatures = resultRows<{ signature: string; operation: string }>(
-      await t.database.db.execute(sql`SELECT signature, operation FROM chain_submissions WHERE user_id = ${user.userId} ORDER BY created_at DESC, id DESC`),
+      await t.database.db.execute(
+        sql`SELECT signature, operation FROM chain_submissions WHERE user_id = ${user.userId} ORDER BY created_at DESC, id DESC`,
+      ),
     );
     expect(history.data.viewer.transactions).toEqual({
       totalCount: 3,
       nodes: [
         { operation: 'withdraw', status: 'CONFIRMED', signature: signatures[0]!.signature, amount: -7, prediction: null },
-        { operation: 'updateStake', status: 'CONFIRMED', signature: signatures[1]!.signature, amount: stake - lower, prediction: { id: placed.prediction.id } },
-        { operation: 'placePrediction', status: 'CONFIRMED', signature: signatures[2]!.signature, amount: -stake, prediction: { id: placed.prediction.id } },
+        {
+          operation: 'updateStake',
+          status: 'CONFIRMED',
+          signature: signatures[1]!.signature,
+          amount: stake - lower,
+          prediction: { id: placed.prediction.id },
+        },
+        {
+          operation: 'placePrediction',
+          status: 'CONFIRMED',
+          signature: signatures[2]!.signature,
+          amount: -stake,
+          prediction: { id: placed.prediction.id },
+        },
       ],
     });
 
     const viewerPrediction = `query($p: ID!) { pool(id: $p) { viewerPrediction { id stake } } }`;
-    expect((await t.gql(viewerPrediction, { p: pool.id }, user.headers)).data.pool.viewerPrediction).toEqual({ id: placed.prediction.id, stake: lower });
+    expect((await t.gql(viewerPrediction, { p: pool.id }, user.headers)).data.pool.viewerPrediction).toEqual({
+      id: placed.prediction.id,
+      stake: lower,
+    });
     expect((await t.gql(viewerPrediction, { p: pool.id }, admin.headers)).data.pool.viewerPrediction).toBeNull();
     expect((await t.gql(viewerPrediction, { p: pool.id })).data.pool.viewerPrediction).toBeNull();
     // Another user's money is theirs alone.
-    const peek = await t.gql(`query($id: ID!) { user(id: $id) { balance { token } } }`, { id: user.userId }, (await signInWith(t.gql, new TestKeypairWallet())).headers);
+    const peek = await t.gql(
+      `query($id: ID!) { user(id: $id) { balance { token } } }`,
+      { id: user.userId },
+      (await signInWith(t.gql, new TestKeypairWallet())).headers,
+    );
     expect(peek.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
   });
 
@@ -161,7 +219,8 @@ describe.each(backends)("the viewer's money on %s", (kind) => {
       for (const user of Object.values(data) as any[]) answers[user.id] = user;
     }
     // Totals only: nested lists add statements only where some user has such rows.
-    const totals = (batch: string[]) => `{ ${batch.map((id, i) => `u${i}: user(id: "${id}") { id claimable { total } portfolio { realizedPnl } }`).join('\n')} }`;
+    const totals = (batch: string[]) =>
+      `{ ${batch.map((id, i) => `u${i}: user(id: "${id}") { id claimable { total } portfolio { realizedPnl } }`).join('\n')} }`;
     const counts: number[] = [];
     for (const n of [2, 10, 25]) counts.push(await t.countStatements(() => t.gql(totals(ids.slice(0, n)), undefined, admin.headers)));
     expect(new Set(counts).size, `statements for 2, 10, 25 users: ${counts}`).toBe(1);
@@ -184,7 +243,12 @@ describe.each(backends)("the viewer's money on %s", (kind) => {
       const got = answers[o.id!];
       const total = BigInt(o.reward!) + BigInt(o.refund!) + BigInt(o.streak!);
       if (total > 0n && BigInt(o.resolved!) > 0n) withMoney++;
-      expect(got.claimable, o.id).toMatchObject({ rewardTotal: tokens(o.reward!), refundTotal: tokens(o.refund!), streakRewardTotal: tokens(o.streak!), total: tokens(total) });
+      expect(got.claimable, o.id).toMatchObject({
+        rewardTotal: tokens(o.reward!),
+        refundTotal: tokens(o.refund!),
+        streakRewardTotal: tokens(o.streak!),
+        total: tokens(total),
+      });
       expect(got.portfolio, o.id).toEqual({
         activeCount: Number(o.active_n),
         activeStake: tokens(o.active!),
@@ -214,7 +278,11 @@ describe.each(backends)("the viewer's money on %s", (kind) => {
     };
     for (const [filter, condition] of Object.entries(oracles)) {
       const expected = resultRows<{ id: string }>(
-        await t.database.db.execute(sql.raw(`SELECT p.id FROM predictions p JOIN pools pl ON pl.id = p.pool_id WHERE p.user_id = '${userId}' AND ${condition} ORDER BY p.stake DESC, p.id DESC`)),
+        await t.database.db.execute(
+          sql.raw(
+            `SELECT p.id FROM predictions p JOIN pools pl ON pl.id = p.pool_id WHERE p.user_id = '${userId}' AND ${condition} ORDER BY p.stake DESC, p.id DESC`,
+          ),
+        ),
       ).map((r) => r.id);
       expect(expected, filter).toHaveLength(counts[filter]!);
       const seen: string[] = [];
@@ -225,7 +293,8 @@ describe.each(backends)("the viewer's money on %s", (kind) => {
           { u: userId, f: filter, a: after },
         );
         expect(errors).toBeUndefined();
-        const page: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string }; nodes: Array<{ id: string }> } = data.user.predictions;
+        const page: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string }; nodes: Array<{ id: string }> } =
+          data.user.predictions;
         expect(page.totalCount).toBe(expected.length);
         seen.push(...page.nodes.map((n: { id: string }) => n.id));
         if (!page.pageInfo.hasNextPage) break;

@@ -30,10 +30,9 @@ describe.each(backends)('the viewer: streak details, profile and referrals on %s
   async function signIn(wallet: TestWallet): Promise<Record<string, string>> {
     const challenge = await t.gql(`mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`, { a: wallet.address });
     const message = challenge.data.requestSignInChallenge.message as string;
-    const session = await t.gql(
-      `mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken } }`,
-      { i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) } },
-    );
+    const session = await t.gql(`mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken } }`, {
+      i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
+    });
     return { authorization: `Bearer ${session.data.signInWithWallet.accessToken}` };
   }
 
@@ -49,13 +48,19 @@ describe.each(backends)('the viewer: streak details, profile and referrals on %s
     const { pool } = await t.seed.user().withPool({ phase: 'ended', streakId: streak.id });
     const attrs: Record<(typeof STATES)[number], UserStreakAttrs> = {
       NONE: {},
-      QUALIFIED: { lastStreakEvent: 'QUALIFIED', currentStreakScores: [0.75, 0.5], lastPoolParticipatedAt: at(5), lastProcessedPoolId: pool!.id },
+      QUALIFIED: {
+        lastStreakEvent: 'QUALIFIED',
+        currentStreakScores: [0.75, 0.5],
+        lastPoolParticipatedAt: at(5),
+        lastProcessedPoolId: pool!.id,
+      },
       RESET: { lastStreakEvent: 'RESET', lastPoolParticipatedAt: at(6), lastProcessedPoolId: pool!.id },
       REWARDED: { lastStreakEvent: 'REWARDED', currentStreakScores: [1], lastPoolParticipatedAt: at(7), lastProcessedPoolId: pool!.id },
     };
     return signedInUser((chain) => {
       chain.withUserStreak(streak, attrs[state]).withStreakReward(other, { amount: 99n });
-      if (state === 'REWARDED') chain.withStreakReward(streak, { amount: 12_345n, isClaimed: true }).withStreakReward(streak, { amount: 50_000n });
+      if (state === 'REWARDED')
+        chain.withStreakReward(streak, { amount: 12_345n, isClaimed: true }).withStreakReward(streak, { amount: 50_000n });
       return chain;
     });
   }
@@ -73,7 +78,13 @@ describe.each(backends)('the viewer: streak details, profile and referrals on %s
     expect(details.streakRewards.map((r: any) => r.id).sort()).toEqual(rewards.map((r) => r.id).sort());
     for (const reward of details.streakRewards) {
       const source = rewards.find((r) => r.id === reward.id)!;
-      expect(reward).toEqual({ id: source.id, amount: Number(source.amount) / 10 ** streak.decimals, isClaimed: source.isClaimed, userWalletAddress: wallet, streak: { id: streak.id } });
+      expect(reward).toEqual({
+        id: source.id,
+        amount: Number(source.amount) / 10 ** streak.decimals,
+        isClaimed: source.isClaimed,
+        userWalletAddress: wallet,
+        streak: { id: streak.id },
+      });
     }
   }
 
@@ -86,7 +97,12 @@ describe.each(backends)('the viewer: streak details, profile and referrals on %s
       const response = await t.gql(DETAILS, { s: streak.id, c: isClaimed }, user.headers);
       expect(response.errors).toBeUndefined();
       expect(response.data.streakUserDetails.lastStreakEvent).toBe(state);
-      expectDetails(response.data.streakUserDetails, row!, own.filter((r) => isClaimed === null || r.isClaimed === isClaimed), user.wallet.address);
+      expectDetails(
+        response.data.streakUserDetails,
+        row!,
+        own.filter((r) => isClaimed === null || r.isClaimed === isClaimed),
+        user.wallet.address,
+      );
     }
   });
 
@@ -114,8 +130,18 @@ describe.each(backends)('the viewer: streak details, profile and referrals on %s
     expect(unclaimed).toHaveLength(2);
     expect(claimed.filter((id) => unclaimed.includes(id))).toEqual([]);
     expect([...claimed, ...unclaimed].sort()).toEqual([...all].sort());
-    expect([...claimed].sort()).toEqual(own.filter((r) => r.isClaimed).map((r) => r.id).sort());
-    expect([...unclaimed].sort()).toEqual(own.filter((r) => !r.isClaimed).map((r) => r.id).sort());
+    expect([...claimed].sort()).toEqual(
+      own
+        .filter((r) => r.isClaimed)
+        .map((r) => r.id)
+        .sort(),
+    );
+    expect([...unclaimed].sort()).toEqual(
+      own
+        .filter((r) => !r.isClaimed)
+        .map((r) => r.id)
+        .sort(),
+    );
     const newestFirst = [...own].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1));
     expect(all).toEqual(newestFirst.map((r) => r.id));
   });
@@ -125,7 +151,12 @@ describe.each(backends)('the viewer: streak details, profile and referrals on %s
     expect(anonymous.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     const headers = await signIn(await kitWallet());
     const fresh = await t.gql(DETAILS, { s: streak.id }, headers);
-    expect(fresh.data.streakUserDetails).toMatchObject({ currentStreakCount: 0, lastStreakEvent: 'NONE', streakRewards: [], currentStreakScores: [] });
+    expect(fresh.data.streakUserDetails).toMatchObject({
+      currentStreakCount: 0,
+      lastStreakEvent: 'NONE',
+      streakRewards: [],
+      currentStreakScores: [],
+    });
     const unknown = await t.gql(DETAILS, { s: '00000000-0000-4000-8000-000000000000' }, headers);
     expect(unknown.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
   });
@@ -134,10 +165,19 @@ describe.each(backends)('the viewer: streak details, profile and referrals on %s
     const owner = await signedInUser((chain) => chain.withImage());
     const other = await t.seed.user().withImage();
     const update = (input: Record<string, unknown>) =>
-      t.gql(`mutation($i: UpdateProfileInput!) { updateProfile(input: $i) { id username avatarId hasSeenTour } }`, { i: input }, owner.headers);
+      t.gql(
+        `mutation($i: UpdateProfileInput!) { updateProfile(input: $i) { id username avatarId hasSeenTour } }`,
+        { i: input },
+        owner.headers,
+      );
 
     const ok = await update({ username: 'renamed_user', avatarId: owner.images[0]!.id, hasSeenTour: true });
-    expect(ok.data.updateProfile).toEqual({ id: owner.user.id, username: 'renamed_user', avatarId: owner.images[0]!.id, hasSeenTour: true });
+    expect(ok.data.updateProfile).toEqual({
+      id: owner.user.id,
+      username: 'renamed_user',
+      avatarId: owner.images[0]!.id,
+      hasSeenTour: true,
+    });
     for (const [input, argumentName] of [
       [{ username: other.user.username }, 'input.username'],
       [{ username: 'no spaces!' }, 'input.username'],
@@ -155,9 +195,16 @@ describe.each(backends)('the viewer: streak details, profile and referrals on %s
     const creator = await signedInUser((chain) => chain.withReferralCode());
     const code = creator.referralCodes[0]!;
     const redeem = (headers: Record<string, string>, value: string) =>
-      t.gql(`mutation($c: String!) { redeemReferralCode(code: $c) { id referralCode { code creator { id } } user { id } } }`, { c: value }, headers);
+      t.gql(
+        `mutation($c: String!) { redeemReferralCode(code: $c) { id referralCode { code creator { id } } user { id } } }`,
+        { c: value },
+        headers,
+      );
 
-    expect((await redeem(creator.headers, code.code)).errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'OWN_CODE' });
+    expect((await redeem(creator.headers, code.code)).errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      reason: 'OWN_CODE',
+    });
 
     const newcomer = await signIn(await kitWallet());
     const first = await redeem(newcomer, code.code.toLowerCase());

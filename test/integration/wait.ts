@@ -19,7 +19,8 @@ export type Server = FastifyInstance | string;
 
 /** Open GraphQL subscriptions of `server`, as its /metrics gauge counts them. */
 export async function openSubscriptions(server: Server): Promise<number> {
-  const body = typeof server === 'string' ? await (await fetch(`${server}/metrics`)).text() : (await server.inject({ url: '/metrics' })).body;
+  const body =
+    typeof server === 'string' ? await (await fetch(`${server}/metrics`)).text() : (await server.inject({ url: '/metrics' })).body;
   return metricSample(body, 'poolgraph_subscriptions_open');
 }
 

@@ -26,8 +26,7 @@ export async function nobleWallet(): Promise<TestWallet> {
   const publicKey = await ed.getPublicKeyAsync(secretKey);
   return {
     address: bs58.encode(publicKey),
-    signMessage: async (message) =>
-      Buffer.from(await ed.signAsync(new TextEncoder().encode(message), secretKey)).toString('base64'),
+    signMessage: async (message) => Buffer.from(await ed.signAsync(new TextEncoder().encode(message), secretKey)).toString('base64'),
   };
 }
 
@@ -44,7 +43,10 @@ export function web3Wallet(): TestWallet & { keypair: Keypair } {
     keypair,
     address: keypair.publicKey.toBase58(),
     signMessage: async (message) => {
-      const { data } = Ed25519Program.createInstructionWithPrivateKey({ privateKey: keypair.secretKey, message: new TextEncoder().encode(message) });
+      const { data } = Ed25519Program.createInstructionWithPrivateKey({
+        privateKey: keypair.secretKey,
+        message: new TextEncoder().encode(message),
+      });
       const signatureOffset = data.readUInt16LE(2);
       return bs58.encode(data.subarray(signatureOffset, signatureOffset + 64));
     },

@@ -95,7 +95,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       console.log(POSTGRES_SKIPPED);
       return;
     }
-    for (const name of [postgresNames?.empty, postgresNames?.demo].filter(Boolean)) await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    for (const name of [postgresNames?.empty, postgresNames?.demo].filter(Boolean))
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
   };
 }

@@ -29,12 +29,14 @@ describe('token amounts', () => {
     // The reference: the exact decimal string, parsed once (correctly rounded by Number()).
     const exact = (units: bigint, decimals: number) => {
       const digits = (units < 0n ? -units : units).toString().padStart(decimals + 1, '0');
-      return Number(`${units < 0n ? '-' : ''}${digits.slice(0, digits.length - decimals)}.${digits.slice(digits.length - decimals) || '0'}`);
+      return Number(
+        `${units < 0n ? '-' : ''}${digits.slice(0, digits.length - decimals)}.${digits.slice(digits.length - decimals) || '0'}`,
+      );
     };
     let state = 12_345n;
     const next = () => (state = (state * 6_364_136_223_846_793_005n + 1_442_695_040_888_963_407n) % 2n ** 64n);
     const samples: bigint[] = [0n, 1n, -1n, 2n ** 53n - 1n, -(2n ** 53n - 1n), 2n ** 53n, 2n ** 53n + 1n, 10n ** 30n + 7n];
-    for (let i = 0; i < 20_000; i++) samples.push(next() % 2n ** BigInt(1 + (i % 60)) - (i % 3 === 0 ? 2n ** 20n : 0n));
+    for (let i = 0; i < 20_000; i++) samples.push((next() % 2n ** BigInt(1 + (i % 60))) - (i % 3 === 0 ? 2n ** 20n : 0n));
     for (const units of samples) {
       for (const decimals of [0, 1, 6, 9, 15, 22, 23]) expect(toTokens(units, decimals)).toBe(exact(units, decimals));
     }

@@ -39,7 +39,13 @@ describe('sign-in messages', () => {
 
   it('refuses any other layout', () => {
     const text = formatSignInMessage(message);
-    for (const broken of [`${text}\n`, text.replace('Version: 1', 'Version: 2'), text.replace('Nonce: ', 'Nonce:'), text.replace('\n\n', '\n'), 'hello']) {
+    for (const broken of [
+      `${text}\n`,
+      text.replace('Version: 1', 'Version: 2'),
+      text.replace('Nonce: ', 'Nonce:'),
+      text.replace('\n\n', '\n'),
+      'hello',
+    ]) {
       expect(parseSignInMessage(broken)).toBeNull();
     }
   });
@@ -123,7 +129,11 @@ describe('private data, checked in the service layer', () => {
 
 describe('the access-token key', () => {
   const secret = new TextEncoder().encode('a-service-secret-of-at-least-32-characters');
-  const claims = { userId: '11111111-1111-4111-8111-111111111111', role: 'USER' as const, sessionId: '22222222-2222-4222-8222-222222222222' };
+  const claims = {
+    userId: '11111111-1111-4111-8111-111111111111',
+    role: 'USER' as const,
+    sessionId: '22222222-2222-4222-8222-222222222222',
+  };
   const expiresAt = new Date(Date.now() + 60_000);
   const forge = (key: Uint8Array) =>
     new SignJWT({ role: 'ADMIN', sid: claims.sessionId, typ: 'access' })
@@ -137,6 +147,8 @@ describe('the access-token key', () => {
     const token = await signAccessToken(secret, claims, expiresAt);
     await expect(verifyAccessToken(secret, token, new Date())).resolves.toEqual(claims);
     await expect(verifyAccessToken(secret, await forge(secret), new Date())).rejects.toMatchObject({ reason: 'TOKEN_INVALID' });
-    await expect(verifyAccessToken(secret, await forge(deriveProofSecret(secret)), new Date())).rejects.toMatchObject({ reason: 'TOKEN_INVALID' });
+    await expect(verifyAccessToken(secret, await forge(deriveProofSecret(secret)), new Date())).rejects.toMatchObject({
+      reason: 'TOKEN_INVALID',
+    });
   });
 });

@@ -1,17 +1,27 @@
-import {
-  createKeyPairFromBytes,
-  getBase64EncodedWireTransaction,
-  getTransactionDecoder,
-  partiallySignTransaction,
-} from '@solana/kit';
+import { createKeyPairFromBytes, getBase64EncodedWireTransaction, getTransactionDecoder, partiallySignTransaction } from '@solana/kit';
 import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
-import { compactId, MEMO_PROGRAM_ID, poolVaultAddress, poolVaultSeed, predictionAddress, streakAccumulatorAddress } from '../../src/chain/addresses.js';
+import {
+  compactId,
+  MEMO_PROGRAM_ID,
+  poolVaultAddress,
+  poolVaultSeed,
+  predictionAddress,
+  streakAccumulatorAddress,
+} from '../../src/chain/addresses.js';
 import { decodeMemo } from '../../src/chain/memo.js';
 import { canonicalParams, deriveProofKey, ProofError, signProof, verifyProof } from '../../src/chain/proof.js';
 import { deriveKey, KEY_LABELS } from '../../src/keys.js';
 import { assertSigningRule } from '../../src/chain/signing-rules.js';
-import { buildPayout, buildPlacePrediction, buildStakeUpdate, buildWithdraw, isEmptySignature, messageOf, parseWireTransaction } from '../../src/chain/transactions.js';
+import {
+  buildPayout,
+  buildPlacePrediction,
+  buildStakeUpdate,
+  buildWithdraw,
+  isEmptySignature,
+  messageOf,
+  parseWireTransaction,
+} from '../../src/chain/transactions.js';
 import { userTokenAccount } from '../../src/chain/addresses.js';
 import { TransactionFormatError, verifySignedTransaction } from '../../src/chain/verify.js';
 
@@ -65,7 +75,14 @@ describe('built transactions', () => {
     expect(decoded.feePayer!.equals(relayer.publicKey)).toBe(true);
     expect(decoded.signatures.map((s) => s.publicKey.toBase58())).toEqual([relayer.publicKey.toBase58(), user.publicKey.toBase58()]);
     expect(decoded.signatures.every((s) => s.signature === null || isEmptySignature(s.signature))).toBe(true);
-    expect(decodeMemo(decoded.instructions[1]!.data)).toEqual({ v: 1, op: 'predict', pool: poolId, value: '101.5', stake: '12500000', rev: 1 });
+    expect(decodeMemo(decoded.instructions[1]!.data)).toEqual({
+      v: 1,
+      op: 'predict',
+      pool: poolId,
+      value: '101.5',
+      stake: '12500000',
+      rev: 1,
+    });
     // @solana/kit reads the same wire bytes: the same two signers, neither slot signed yet.
     const kitSignatures = getTransactionDecoder().decode(Buffer.from(transaction, 'base64')).signatures;
     expect(Object.keys(kitSignatures)).toEqual([relayer.publicKey.toBase58(), user.publicKey.toBase58()]);
@@ -99,7 +116,10 @@ describe('built transactions', () => {
     for (let offset = 1 + 2 * 64; offset < signed.length; offset += 17) {
       const tampered = Buffer.from(signed);
       tampered[offset] = tampered[offset]! ^ 0xff;
-      expect(problem(() => verifySignedTransaction(tampered.toString('base64'), expected)), `byte ${offset}`).toMatch(/PROOF_INVALID|FORMAT/);
+      expect(
+        problem(() => verifySignedTransaction(tampered.toString('base64'), expected)),
+        `byte ${offset}`,
+      ).toMatch(/PROOF_INVALID|FORMAT/);
     }
     expect(problem(() => verifySignedTransaction(tx.transaction, expected))).toBe('PROOF_INVALID');
     expect(problem(() => verifySignedTransaction(signWithWeb3(tx.transaction, Keypair.generate()), expected))).not.toBe('ACCEPTED');
@@ -139,25 +159,66 @@ describe('the signing rule', () => {
     const user = Keypair.generate();
     const vault = await poolVaultAddress(custody.publicKey, poolId);
     const destination = userTokenAccount(mint, user.publicKey);
-    const decrease = buildStakeUpdate(accounts, recent, { user: user.publicKey, vault, poolId, predictionAccount: 'p', stake: 5n, delta: -7n, revision: 2 });
+    const decrease = buildStakeUpdate(accounts, recent, {
+      user: user.publicKey,
+      vault,
+      poolId,
+      predictionAccount: 'p',
+      stake: 5n,
+      delta: -7n,
+      revision: 2,
+    });
     const wire = parseWireTransaction(Buffer.from(decrease.transaction, 'base64'))!;
     const allowed = { source: vault, destination, amount: 7n };
-    expect(problem(() => assertSigningRule(wire, accounts, { expectedMessage: messageOf(decrease), custodyTransfer: allowed }))).toBe('SIGNED');
+    expect(problem(() => assertSigningRule(wire, accounts, { expectedMessage: messageOf(decrease), custodyTransfer: allowed }))).toBe(
+      'SIGNED',
+    );
     // The same bytes, but a rule allowing another amount, source or destination, or no transfer at all.
-    for (const rule of [{ ...allowed, amount: 6n }, { ...allowed, source: Keypair.generate().publicKey }, { ...allowed, destination: vault }, null]) {
-      expect(problem(() => assertSigningRule(wire, accounts, { expectedMessage: messageOf(decrease), custodyTransfer: rule }))).toBe('PROOF_INVALID');
+    for (const rule of [
+      { ...allowed, amount: 6n },
+      { ...allowed, source: Keypair.generate().publicKey },
+      { ...allowed, destination: vault },
+      null,
+    ]) {
+      expect(problem(() => assertSigningRule(wire, accounts, { expectedMessage: messageOf(decrease), custodyTransfer: rule }))).toBe(
+        'PROOF_INVALID',
+      );
     }
     // A larger transfer than the records rebuild: not the expected message.
-    const larger = buildStakeUpdate(accounts, recent, { user: user.publicKey, vault, poolId, predictionAccount: 'p', stake: 5n, delta: -50n, revision: 2 });
+    const larger = buildStakeUpdate(accounts, recent, {
+      user: user.publicKey,
+      vault,
+      poolId,
+      predictionAccount: 'p',
+      stake: 5n,
+      delta: -50n,
+      revision: 2,
+    });
     const largerWire = parseWireTransaction(Buffer.from(larger.transaction, 'base64'))!;
-    expect(problem(() => assertSigningRule(largerWire, accounts, { expectedMessage: messageOf(decrease), custodyTransfer: allowed }))).toBe('PROOF_INVALID');
+    expect(problem(() => assertSigningRule(largerWire, accounts, { expectedMessage: messageOf(decrease), custodyTransfer: allowed }))).toBe(
+      'PROOF_INVALID',
+    );
     // A payout passes with its own rule; the relayer named in an instruction never does.
     const payout = buildPayout(accounts, recent, { source: vault, owner: user.publicKey, amount: 9n, kind: 'reward', id: poolId });
     const payoutWire = parseWireTransaction(Buffer.from(payout.transaction, 'base64'))!;
-    expect(problem(() => assertSigningRule(payoutWire, accounts, { expectedMessage: messageOf(payout), custodyTransfer: { source: vault, destination, amount: 9n } }))).toBe('SIGNED');
-    const relayerPays = buildWithdraw(accounts, recent, { user: user.publicKey, to: Keypair.generate().publicKey, amount: 1n, createRecipientAccountPayer: relayer.publicKey });
+    expect(
+      problem(() =>
+        assertSigningRule(payoutWire, accounts, {
+          expectedMessage: messageOf(payout),
+          custodyTransfer: { source: vault, destination, amount: 9n },
+        }),
+      ),
+    ).toBe('SIGNED');
+    const relayerPays = buildWithdraw(accounts, recent, {
+      user: user.publicKey,
+      to: Keypair.generate().publicKey,
+      amount: 1n,
+      createRecipientAccountPayer: relayer.publicKey,
+    });
     const relayerWire = parseWireTransaction(Buffer.from(relayerPays.transaction, 'base64'))!;
-    expect(problem(() => assertSigningRule(relayerWire, accounts, { expectedMessage: messageOf(relayerPays), custodyTransfer: null }))).toBe('PROOF_INVALID');
+    expect(
+      problem(() => assertSigningRule(relayerWire, accounts, { expectedMessage: messageOf(relayerPays), custodyTransfer: null })),
+    ).toBe('PROOF_INVALID');
   });
 });
 
@@ -178,10 +239,16 @@ describe('proofs', () => {
   it('bind the operation, viewer and every parameter, and expire', async () => {
     const proof = await signProof(secret, claims, new Date(now.getTime() + 60_000));
     expect(await verifyProof(secret, proof, expected, now)).toEqual(claims);
-    const problem = (p: Promise<unknown>) => p.then(() => 'ACCEPTED', (e: ProofError) => e.problem);
+    const problem = (p: Promise<unknown>) =>
+      p.then(
+        () => 'ACCEPTED',
+        (e: ProofError) => e.problem,
+      );
     expect(await problem(verifyProof(secret, proof, { ...expected, userId: 'user-2' }, now))).toBe('PROOF_INVALID');
     expect(await problem(verifyProof(secret, proof, { ...expected, operation: 'withdraw' }, now))).toBe('PROOF_INVALID');
-    expect(await problem(verifyProof(secret, proof, { ...expected, params: { ...claims.params, stake: '13' } }, now))).toBe('PROOF_INVALID');
+    expect(await problem(verifyProof(secret, proof, { ...expected, params: { ...claims.params, stake: '13' } }, now))).toBe(
+      'PROOF_INVALID',
+    );
     expect(await problem(verifyProof(secret, proof, expected, new Date(now.getTime() + 61_000)))).toBe('PROOF_EXPIRED');
     // One character inside the signature changed to another (not the last ones: the last
     // base64url character carries unused bits, so changing it may decode to the same bytes).
@@ -205,6 +272,8 @@ describe('proofs', () => {
       const forged = await signProof(key, claims, new Date(now.getTime() + 60_000));
       await expect(verifyProof(proofKey, forged, expected, now)).rejects.toMatchObject({ problem: 'PROOF_INVALID' });
     }
-    await expect(verifyProof(proofKey, await signProof(proofKey, claims, new Date(now.getTime() + 60_000)), expected, now)).resolves.toMatchObject({ userId: 'user-1' });
+    await expect(
+      verifyProof(proofKey, await signProof(proofKey, claims, new Date(now.getTime() + 60_000)), expected, now),
+    ).resolves.toMatchObject({ userId: 'user-1' });
   });
 });

@@ -23,13 +23,23 @@ describe('configuration', () => {
   });
 
   it('turns introspection off in production and seeding off on Postgres', () => {
-    const config = loadConfig({ POOLGRAPH_MODE: 'production', DATABASE_URL: 'postgres://localhost/x', AUTH_SECRET: STRONG_SECRET, EMBEDDED_CHAIN_IN_PRODUCTION: 'true' });
+    const config = loadConfig({
+      POOLGRAPH_MODE: 'production',
+      DATABASE_URL: 'postgres://localhost/x',
+      AUTH_SECRET: STRONG_SECRET,
+      EMBEDDED_CHAIN_IN_PRODUCTION: 'true',
+    });
     expect(config.introspection).toBe(false);
     expect(config.seedDemoData).toBe(false);
   });
 
   it('starts the embedded chain by default and needs keys and a mint for a real cluster', () => {
-    expect(loadConfig({}).chain).toMatchObject({ rpcUrl: null, devchainDataDir: './data/chain', proofTtlSeconds: 120, minWithdrawAmount: 1 });
+    expect(loadConfig({}).chain).toMatchObject({
+      rpcUrl: null,
+      devchainDataDir: './data/chain',
+      proofTtlSeconds: 120,
+      minWithdrawAmount: 1,
+    });
     expect(loadConfig({ CHAIN_DATA_DIR: 'memory' }).chain.devchainDataDir).toBeNull();
     try {
       loadConfig({ SOLANA_RPC_URL: 'http://127.0.0.1:8899', MIN_WITHDRAW_AMOUNT: '-1', AUTH_SECRET: STRONG_SECRET });
@@ -51,7 +61,9 @@ describe('configuration', () => {
 
   it('refuses an AUTH_SECRET of few distinct or repeated characters, and takes generated ones', () => {
     for (const predictable of ['x'.repeat(32), 'ab'.repeat(16), 'password'.repeat(4), '0123'.repeat(10)]) {
-      expect(() => loadConfig({ AUTH_SECRET: predictable }), predictable).toThrow(/AUTH_SECRET is too predictable: about \d+ bits.*openssl rand -hex 32/);
+      expect(() => loadConfig({ AUTH_SECRET: predictable }), predictable).toThrow(
+        /AUTH_SECRET is too predictable: about \d+ bits.*openssl rand -hex 32/,
+      );
     }
     // As the documented command makes them (openssl rand -hex 32), and shorter generated ones.
     for (let i = 0; i < 200; i++) {
@@ -65,7 +77,9 @@ describe('configuration', () => {
     expect(() => loadConfig({ POOLGRAPH_MODE: 'production', AUTH_SECRET: STRONG_SECRET })).toThrow(
       /SOLANA_RPC_URL is required in production.*EMBEDDED_CHAIN_IN_PRODUCTION=true/,
     );
-    expect(loadConfig({ POOLGRAPH_MODE: 'production', AUTH_SECRET: STRONG_SECRET, EMBEDDED_CHAIN_IN_PRODUCTION: 'true' }).chain.rpcUrl).toBeNull();
+    expect(
+      loadConfig({ POOLGRAPH_MODE: 'production', AUTH_SECRET: STRONG_SECRET, EMBEDDED_CHAIN_IN_PRODUCTION: 'true' }).chain.rpcUrl,
+    ).toBeNull();
     const cluster = { SOLANA_RPC_URL: 'https://api.devnet.solana.com', RELAYER_SECRET_KEY: 'k', CUSTODY_SECRET_KEY: 'k', STAKE_MINT: 'm' };
     expect(loadConfig({ POOLGRAPH_MODE: 'production', AUTH_SECRET: STRONG_SECRET, ...cluster }).chain.rpcUrl).toBe(cluster.SOLANA_RPC_URL);
     // Outside production the embedded chain needs no opt-in.
@@ -140,7 +154,12 @@ describe('configuration', () => {
 
   describe('the auth secret', () => {
     const PUBLIC_SECRET = 'poolgraph-development-secret-not-for-production-use';
-    const REAL_CLUSTER = { SOLANA_RPC_URL: 'https://api.devnet.solana.com', RELAYER_SECRET_KEY: 'k', CUSTODY_SECRET_KEY: 'k', STAKE_MINT: 'm' };
+    const REAL_CLUSTER = {
+      SOLANA_RPC_URL: 'https://api.devnet.solana.com',
+      RELAYER_SECRET_KEY: 'k',
+      CUSTODY_SECRET_KEY: 'k',
+      STAKE_MINT: 'm',
+    };
     const problemsOf = (env: Record<string, string>): string[] => {
       try {
         loadConfig(env);
@@ -161,7 +180,9 @@ describe('configuration', () => {
       ];
       for (const [env, message] of exposures) {
         expect(problemsOf(env).join('\n'), JSON.stringify(env)).toMatch(message);
-        expect(problemsOf({ ...env, AUTH_SECRET: PUBLIC_SECRET }).join('\n'), JSON.stringify(env)).toMatch(/AUTH_SECRET is the public development secret/);
+        expect(problemsOf({ ...env, AUTH_SECRET: PUBLIC_SECRET }).join('\n'), JSON.stringify(env)).toMatch(
+          /AUTH_SECRET is the public development secret/,
+        );
         expect(problemsOf({ ...env, AUTH_SECRET: 'a-real-secret-of-at-least-32-characters' }), JSON.stringify(env)).toEqual([]);
       }
       for (const host of ['127.0.0.1', '::1', 'localhost']) {

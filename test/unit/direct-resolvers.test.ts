@@ -25,7 +25,11 @@ describe('field resolvers called directly', () => {
     const page = parseNewestFirstPage({ first: 2 });
     const rows = [row('c', 3), row('b', 2), row('a', 1)];
     const pool = { id: 'p', [PREFETCHED]: { [pageKey('predictions', page)]: { rows, total: 3, beyondCursor: null } } };
-    const answer = predictions(pool, { first: 2 }) as { nodes: Array<{ id: string }>; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean }; totalCount: number };
+    const answer = predictions(pool, { first: 2 }) as {
+      nodes: Array<{ id: string }>;
+      pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean };
+      totalCount: number;
+    };
     expect(answer).not.toBeInstanceOf(Promise);
     expect(answer.nodes.map((node) => node.id)).toEqual(['c', 'b']);
     expect(answer.pageInfo.hasNextPage).toBe(true);

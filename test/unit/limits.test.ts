@@ -45,7 +45,10 @@ describe('operation measure', () => {
   it('counts a backward page by its last, and a list with neither first nor last by the default page size', () => {
     expect(measure('{ streak { pools(last: 50) { nodes { id } } } }').cost).toBe(1 + 1 + 1 + 50 * 0);
     expect(measure('{ streak { pools(last: 50) { nodes { user { id } } } } }').cost).toBe(1 + 1 + 1 + 50);
-    expect(measure('query($n: Int) { streak { pools(last: $n) { nodes { user { id } } } } }', { n: 30 })).toMatchObject({ cost: 33, costDependsOnVariables: true });
+    expect(measure('query($n: Int) { streak { pools(last: $n) { nodes { user { id } } } } }', { n: 30 })).toMatchObject({
+      cost: 33,
+      costDependsOnVariables: true,
+    });
     expect(measure('{ streak { pools { nodes { user { id } } } } }').cost).toBe(1 + 1 + 1 + 20);
   });
 
@@ -59,7 +62,11 @@ describe('operation measure', () => {
     const limits = { maxDepth: 2, maxAliases: 0, maxDirectives: 0, maxTokens: 0, maxCost: 1 };
     const measured = measure('{ a: pools { nodes { id } } }');
     expect(checkLimits(measured, limits, { cost: true })?.message).toBe('Query depth 3 exceeds the limit of 2');
-    expect(checkLimits(measured, { ...limits, maxDepth: 0 }, { cost: true })?.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'cost', max: 1 });
+    expect(checkLimits(measured, { ...limits, maxDepth: 0 }, { cost: true })?.extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      limit: 'cost',
+      max: 1,
+    });
     expect(checkLimits(measured, { ...limits, maxDepth: 0 }, { cost: false })).toBeNull();
   });
 });

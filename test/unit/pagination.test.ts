@@ -37,7 +37,11 @@ describe('page requests', () => {
     expect(badArgument(() => parsePageRequest({ first: 2, before: cursor }, 'S', isIsoDate))).toBe('before');
     expect(badArgument(() => parsePageRequest({ last: 2, after: cursor }, 'S', isIsoDate))).toBe('after');
     // before alone pages back with the default size; a foreign before is refused like a foreign after.
-    expect(parsePageRequest({ before: cursor }, 'S', isIsoDate)).toEqual({ size: 20, backward: true, cursor: { sort: 'S', key: '2026-01-01T00:00:00.000Z', id } });
+    expect(parsePageRequest({ before: cursor }, 'S', isIsoDate)).toEqual({
+      size: 20,
+      backward: true,
+      cursor: { sort: 'S', key: '2026-01-01T00:00:00.000Z', id },
+    });
     expect(badArgument(() => parsePageRequest({ last: 3, before: cursor }, 'OTHER', isIsoDate))).toBe('before');
     expect(badArgument(() => parsePageRequest({ last: 3, before: 'nope' }, 'S', isIsoDate))).toBe('before');
   });
@@ -57,7 +61,13 @@ describe('page requests', () => {
       key: '2026-01-01T00:00:00.000Z',
       id,
     });
-    const broken = ['nope', '', Buffer.from('[1,2]').toString('base64url'), encodeCursor('S', 'not a date', id), encodeCursor('S', '2026-01-01', 'x')];
+    const broken = [
+      'nope',
+      '',
+      Buffer.from('[1,2]').toString('base64url'),
+      encodeCursor('S', 'not a date', id),
+      encodeCursor('S', '2026-01-01', 'x'),
+    ];
     for (const after of broken) expect(badArgument(() => parsePageRequest({ after }, 'S', isIsoDate))).toBe('after');
     expect(badArgument(() => parsePageRequest({ after: cursor }, 'OTHER', isIsoDate))).toBe('after');
   });

@@ -36,7 +36,9 @@ function flaw(name: string, description: string | null | undefined): string | un
  * Every schema element a frontend developer can meet in an explorer, with its coordinate
  * (`Type`, `Type.field`, `Type.field(arg:)`, `Enum.VALUE`) and its description.
  */
-function describedElements(types: readonly GraphQLNamedType[]): Array<{ coordinate: string; name: string; description: string | null | undefined }> {
+function describedElements(
+  types: readonly GraphQLNamedType[],
+): Array<{ coordinate: string; name: string; description: string | null | undefined }> {
   const elements: Array<{ coordinate: string; name: string; description: string | null | undefined }> = [];
   const withArgs = (typeName: string, field: GraphQLField<unknown, unknown>) => {
     elements.push({ coordinate: `${typeName}.${field.name}`, name: field.name, description: field.description });

@@ -36,7 +36,8 @@ function references(): string[] {
       continue;
     }
     text.split('\n').forEach((line, index) => {
-      for (const { what, pattern } of OUTSIDE) if (pattern.test(line)) found.push(`${file}:${index + 1} names ${what}: ${line.trim().slice(0, 120)}`);
+      for (const { what, pattern } of OUTSIDE)
+        if (pattern.test(line)) found.push(`${file}:${index + 1} names ${what}: ${line.trim().slice(0, 120)}`);
     });
   }
   return found;
@@ -56,9 +57,16 @@ describe('the repository', () => {
       ['Must', '-show 1'],
       ['budget (', 'item 12)'],
     ].map((parts) => parts.join(''));
-    for (const sample of samples) expect(OUTSIDE.some(({ pattern }) => pattern.test(sample)), sample).toBe(true);
+    for (const sample of samples)
+      expect(
+        OUTSIDE.some(({ pattern }) => pattern.test(sample)),
+        sample,
+      ).toBe(true);
     for (const fine of ['docs/design.md', 'each page must show its flags', 'color #fff', 'src/shared-state.ts', 'the first 12 items']) {
-      expect(OUTSIDE.some(({ pattern }) => pattern.test(fine)), fine).toBe(false);
+      expect(
+        OUTSIDE.some(({ pattern }) => pattern.test(fine)),
+        fine,
+      ).toBe(false);
     }
   });
 });

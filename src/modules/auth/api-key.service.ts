@@ -61,7 +61,10 @@ export async function revokeApiKey(ctx: ServiceContext, id: string): Promise<Api
 /** The active key `apiKey` hashes to; UNAUTHENTICATED (with a reason) otherwise. */
 export async function findActiveApiKey(db: Db, apiKey: string): Promise<ApiKeyRow> {
   if (!isWellFormedApiKey(apiKey)) throw unauthenticated('API_KEY_MALFORMED', 'The API key is malformed');
-  const [key] = await db.select().from(apiKeys).where(eq(apiKeys.keyHash, hashApiKey(apiKey)));
+  const [key] = await db
+    .select()
+    .from(apiKeys)
+    .where(eq(apiKeys.keyHash, hashApiKey(apiKey)));
   if (!key) throw unauthenticated('API_KEY_INVALID', 'The API key is not valid');
   if (!key.isActive) throw unauthenticated('API_KEY_REVOKED', 'The API key has been revoked');
   return key;

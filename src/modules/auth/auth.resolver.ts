@@ -35,17 +35,26 @@ function withCookies(ctx: GraphQLContext, session: Session): Session {
 @Resolver()
 export class AuthResolver {
   @Mutation(() => SignInChallenge, { description: 'Step 1 of wallet sign-in: a message for the wallet to sign.' })
-  requestSignInChallenge(@Arg('walletAddress', () => String, { description: 'Base58 address of the wallet that will sign.' }) walletAddress: string, @Ctx() ctx: GraphQLContext) {
+  requestSignInChallenge(
+    @Arg('walletAddress', () => String, { description: 'Base58 address of the wallet that will sign.' }) walletAddress: string,
+    @Ctx() ctx: GraphQLContext,
+  ) {
     return requestSignInChallenge(ctx, walletAddress);
   }
 
   @Mutation(() => AuthSession, { description: 'Step 2 of wallet sign-in: the signed challenge opens a session.' })
-  async signInWithWallet(@Arg('input', () => SignInWithWalletInput, { description: 'The challenge and its signature.' }) input: SignInWithWalletInput, @Ctx() ctx: GraphQLContext) {
+  async signInWithWallet(
+    @Arg('input', () => SignInWithWalletInput, { description: 'The challenge and its signature.' }) input: SignInWithWalletInput,
+    @Ctx() ctx: GraphQLContext,
+  ) {
     return withCookies(ctx, await signInWithWallet(ctx, input));
   }
 
   @Mutation(() => AuthSession, { description: 'Exchanges an API key for a session.' })
-  async signInWithApiKey(@Arg('apiKey', () => String, { description: 'An active API key (pgk_…), as createApiKey returned it.' }) apiKey: string, @Ctx() ctx: GraphQLContext) {
+  async signInWithApiKey(
+    @Arg('apiKey', () => String, { description: 'An active API key (pgk_…), as createApiKey returned it.' }) apiKey: string,
+    @Ctx() ctx: GraphQLContext,
+  ) {
     return withCookies(ctx, await signInWithApiKey(ctx, apiKey));
   }
 
@@ -53,21 +62,34 @@ export class AuthResolver {
     description: 'Rotates the session: the refresh token (argument, or the browser cookie) is spent and a new pair issued.',
   })
   async refreshSession(
-    @Arg('refreshToken', () => String, { nullable: true, description: 'The refresh token to spend; the refresh cookie when omitted.' }) refreshToken: string | null,
+    @Arg('refreshToken', () => String, { nullable: true, description: 'The refresh token to spend; the refresh cookie when omitted.' })
+    refreshToken: string | null,
     @Ctx() ctx: GraphQLContext,
   ) {
     return withCookies(ctx, await refreshSession(ctx, refreshToken ?? ctx.transport.refreshCookie ?? ''));
   }
 
-  @Mutation(() => Boolean, { description: 'Ends the session of the refresh token given (or cookie), else the current one; false when it had already ended.' })
-  async signOut(@Arg('refreshToken', () => String, { nullable: true, description: 'Refresh token of the session to end; the refresh cookie, else the current session, when omitted.' }) refreshToken: string | null, @Ctx() ctx: GraphQLContext) {
+  @Mutation(() => Boolean, {
+    description: 'Ends the session of the refresh token given (or cookie), else the current one; false when it had already ended.',
+  })
+  async signOut(
+    @Arg('refreshToken', () => String, {
+      nullable: true,
+      description: 'Refresh token of the session to end; the refresh cookie, else the current session, when omitted.',
+    })
+    refreshToken: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ) {
     const ended = await signOut(ctx, refreshToken ?? ctx.transport.refreshCookie);
     ctx.transport.clearSessionCookies();
     return ended;
   }
 
   @Mutation(() => CreatedApiKey, { description: `Creates an API key (at most 5 active); the key is shown only here.` })
-  createApiKey(@Arg('name', () => String, { description: 'A label for the key, up to 64 characters.' }) name: string, @Ctx() ctx: GraphQLContext) {
+  createApiKey(
+    @Arg('name', () => String, { description: 'A label for the key, up to 64 characters.' }) name: string,
+    @Ctx() ctx: GraphQLContext,
+  ) {
     return createApiKey(ctx, name);
   }
 

@@ -74,6 +74,9 @@ export class RefreshToken extends Entity {
   @Field(() => DateTime, { description: 'When the current refresh token expires; the session ends then unless refreshed.' })
   expiresAt!: Date;
 
-  @Field(() => DateTime, { nullable: true, description: 'When the session was ended (sign-out, a reused refresh token or a role change); null while it is live.' })
+  @Field(() => DateTime, {
+    nullable: true,
+    description: 'When the session was ended (sign-out, a reused refresh token or a role change); null while it is live.',
+  })
   revokedAt!: Date | null;
 }

@@ -86,14 +86,17 @@ export async function signInWithWallet(
   await countSignInAttempt(ctx, input.walletAddress);
   const message = parseSignInMessage(input.message);
   if (!message) throw unauthenticated('MESSAGE_INVALID', 'The message is not a sign-in message of this service');
-  if (message.domain !== ctx.auth.domain) throw unauthenticated('DOMAIN_MISMATCH', `The message is for ${message.domain}, not ${ctx.auth.domain}`);
+  if (message.domain !== ctx.auth.domain)
+    throw unauthenticated('DOMAIN_MISMATCH', `The message is for ${message.domain}, not ${ctx.auth.domain}`);
   if (message.address !== input.walletAddress) throw unauthenticated('ADDRESS_MISMATCH', 'The message names another wallet address');
   const signature = decodeSignature(input.signature);
   if (!signature || !verifyEd25519(new TextEncoder().encode(input.message), signature, publicKey)) {
     throw unauthenticated('SIGNATURE_INVALID', 'The signature does not match the message and wallet address');
   }
-  if (message.expirationTime.getTime() <= ctx.now.getTime()) throw unauthenticated('CHALLENGE_EXPIRED', 'The challenge has expired; request a new one');
-  if (message.issuedAt.getTime() > ctx.now.getTime() + CLOCK_SKEW_MS) throw unauthenticated('MESSAGE_INVALID', 'The message is issued in the future');
+  if (message.expirationTime.getTime() <= ctx.now.getTime())
+    throw unauthenticated('CHALLENGE_EXPIRED', 'The challenge has expired; request a new one');
+  if (message.issuedAt.getTime() > ctx.now.getTime() + CLOCK_SKEW_MS)
+    throw unauthenticated('MESSAGE_INVALID', 'The message is issued in the future');
 
   return ctx.database.db.transaction(async (tx) => {
     const db = tx as unknown as Db;
@@ -146,13 +149,11 @@ async function findOrCreateWalletUser(db: Db, walletAddress: string, now: Date):
     .onConflictDoNothing({ target: users.walletAddress })
     .returning();
   if (created) {
-    await db.insert(settings).values({ userId: created.id, notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES, createdAt: now, updatedAt: now });
+    await db
+      .insert(settings)
+      .values({ userId: created.id, notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES, createdAt: now, updatedAt: now });
     return created;
   }
-  const [existing] = await db
-    .update(users)
-    .set({ lastSeenAt: now })
-    .where(eq(users.walletAddress, walletAddress))
-    .returning();
+  const [existing] = await db.update(users).set({ lastSeenAt: now }).where(eq(users.walletAddress, walletAddress)).returning();
   return existing!;
 }

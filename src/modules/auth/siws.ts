@@ -33,8 +33,11 @@ export function formatSignInMessage(m: SignInMessage): string {
   ].join('\n');
 }
 
-const LAYOUT =
-  /^(?<domain>[^\s]+) wants you to sign in with your Solana account:\n(?<address>[1-9A-HJ-NP-Za-km-z]{32,44})\n\n(?<statement>[^\n]*)\n\nURI: (?<uri>[^\n]+)\nVersion: (?<version>1)\nChain ID: (?<chainId>[^\n]+)\nNonce: (?<nonce>[A-Za-z0-9]{8,64})\nIssued At: (?<issuedAt>[^\n]+)\nExpiration Time: (?<expirationTime>[^\n]+)$/;
+const LAYOUT = new RegExp(
+  String.raw`^(?<domain>[^\s]+) wants you to sign in with your Solana account:\n(?<address>[1-9A-HJ-NP-Za-km-z]{32,44})\n\n` +
+    String.raw`(?<statement>[^\n]*)\n\nURI: (?<uri>[^\n]+)\nVersion: (?<version>1)\nChain ID: (?<chainId>[^\n]+)\n` +
+    String.raw`Nonce: (?<nonce>[A-Za-z0-9]{8,64})\nIssued At: (?<issuedAt>[^\n]+)\nExpiration Time: (?<expirationTime>[^\n]+)$`,
+);
 
 /** Parses a message in exactly the layout `formatSignInMessage` writes; null otherwise. */
 export function parseSignInMessage(text: string): SignInMessage | null {

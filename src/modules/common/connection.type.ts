@@ -21,10 +21,16 @@ export class PageInfo {
   })
   hasPreviousPage!: boolean;
 
-  @Field(() => String, { nullable: true, description: 'Cursor of the first node of the page (pass it as `before` to page back); null when the page is empty.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Cursor of the first node of the page (pass it as `before` to page back); null when the page is empty.',
+  })
   startCursor!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Cursor of the last node of the page (pass it as `after` to page on); null when the page is empty.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Cursor of the last node of the page (pass it as `after` to page on); null when the page is empty.',
+  })
   endCursor!: string | null;
 }
 
@@ -35,7 +41,9 @@ export class PageInfo {
 export function Connection<Node extends object>(name: string, node: ClassType<Node>) {
   @ObjectType(`${name}Edge`, { simpleResolvers: true, description: `A ${name} of a page, with its cursor.` })
   class Edge {
-    @Field(() => String, { description: 'Opaque cursor of this node: pass it as `after` to continue after it, or as `before` to page back from it.' })
+    @Field(() => String, {
+      description: 'Opaque cursor of this node: pass it as `after` to continue after it, or as `before` to page back from it.',
+    })
     cursor!: string;
 
     @Field(() => node, { description: 'The node itself.' })

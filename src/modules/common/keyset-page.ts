@@ -26,7 +26,12 @@ export interface KeysetList<T extends { id: string }> {
  * position. totalCount and the page flag on the cursor's far side each cost one more
  * statement, only when a query selects them.
  */
-export async function keysetPage<T extends { id: string }>(query: ReadQuery, list: KeysetList<T>, request: PageRequest, offset = 0): Promise<Page<T>> {
+export async function keysetPage<T extends { id: string }>(
+  query: ReadQuery,
+  list: KeysetList<T>,
+  request: PageRequest,
+  offset = 0,
+): Promise<Page<T>> {
   const c = new Conditions();
   const select = list.select(c);
   list.filter(c);
@@ -49,7 +54,9 @@ export async function keysetPage<T extends { id: string }>(query: ReadQuery, lis
     return row?.total ?? 0;
   };
   const beyondCursor = async () => {
-    const m = matching((m) => m.add(keysetClauses(list.order, request.backward, request.cursor, (value, type) => m.param(value, type)).beyond!));
+    const m = matching((m) =>
+      m.add(keysetClauses(list.order, request.backward, request.cursor, (value, type) => m.param(value, type)).beyond!),
+    );
     const [row] = await query<{ found: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${list.from}${m.where()}) AS "found"`, m.params);
     return row?.found === true;
   };

@@ -1,7 +1,14 @@
 import DataLoader from 'dataloader';
 import { getTableColumns } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { type ChildCondition, type ChildPosition, childrenByParent, countByParent, parentsWithChildBeyond, rowsByKeys } from '../../db/batch.js';
+import {
+  type ChildCondition,
+  type ChildPosition,
+  childrenByParent,
+  countByParent,
+  parentsWithChildBeyond,
+  rowsByKeys,
+} from '../../db/batch.js';
 import type { Db } from '../../db/client.js';
 import { type ObjectSpec, prefetchedOf, type PrefetchedPage } from '../../db/nested-read.js';
 import { encodeCursor, isIsoDate, type Page, type PageArguments, pageOf, type PageRequest, parsePageRequest } from './pagination.js';
@@ -82,9 +89,22 @@ export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable
           })
         : null;
       loader = new DataLoader<string, Page<TRow>>(async (parentIds) => {
-        const groups = await childrenByParent<TRow>(db, table, parentColumn, parentIds, { limit: page.size + 1, backward: page.backward, cursor }, where);
+        const groups = await childrenByParent<TRow>(
+          db,
+          table,
+          parentColumn,
+          parentIds,
+          { limit: page.size + 1, backward: page.backward, cursor },
+          where,
+        );
         return parentIds.map((parentId) =>
-          pageOf(groups.get(parentId) ?? [], page, newestFirstCursor, () => counts.load(parentId), () => beyond!.load(parentId)),
+          pageOf(
+            groups.get(parentId) ?? [],
+            page,
+            newestFirstCursor,
+            () => counts.load(parentId),
+            () => beyond!.load(parentId),
+          ),
         );
       });
       loaders.set(signature, loader);
@@ -99,7 +119,8 @@ export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable
   return Object.assign(pageLoader, { clearAll });
 }
 
-const pageSignature = (page: PageRequest) => `${page.size}:${page.backward ? 'b' : 'f'}:${page.cursor ? `${page.cursor.key}/${page.cursor.id}` : ''}`;
+const pageSignature = (page: PageRequest) =>
+  `${page.size}:${page.backward ? 'b' : 'f'}:${page.cursor ? `${page.cursor.key}/${page.cursor.id}` : ''}`;
 
 /** The key a page of relation `field` has among a row's prefetched relations (one per page request). */
 export function pageKey(field: string, page: PageRequest): string {
@@ -118,7 +139,12 @@ export function prefetchedOne<T>(row: object, field: string): T | null | undefin
  * The prefetched page of relation `field` for `page`, as a connection's Page; undefined
  * when the plan did not read it. `count` answers totalCount when the plan did not count.
  */
-export function prefetchedPage<T extends ChildRow>(row: object, field: string, page: PageRequest, count: () => Promise<number>): Page<T> | undefined {
+export function prefetchedPage<T extends ChildRow>(
+  row: object,
+  field: string,
+  page: PageRequest,
+  count: () => Promise<number>,
+): Page<T> | undefined {
   const found = prefetchedOf(row)?.[pageKey(field, page)] as PrefetchedPage | undefined;
   if (!found) return undefined;
   return pageOf(found.rows as T[], page, newestFirstCursor, found.total ?? count, found.beyondCursor ?? false);
@@ -157,9 +183,13 @@ export function loaderGraph(db: Db) {
       return loader;
     },
     /** Newest-first pages of the children whose `parentColumn` is the key. */
-    pages<TRow extends ChildRow>(table: ChildTable, parentColumn: PgColumn): ((page: PageRequest) => DataLoader<string, Page<TRow>>) & { clearAll(): void } {
+    pages<TRow extends ChildRow>(
+      table: ChildTable,
+      parentColumn: PgColumn,
+    ): ((page: PageRequest) => DataLoader<string, Page<TRow>>) & { clearAll(): void } {
       let loader = pages.get(parentColumn);
-      if (!loader) pages.set(parentColumn, (loader = childPageLoader<TRow>(db, table, parentColumn, { counts: graph.count(table, parentColumn) })));
+      if (!loader)
+        pages.set(parentColumn, (loader = childPageLoader<TRow>(db, table, parentColumn, { counts: graph.count(table, parentColumn) })));
       return loader;
     },
   };
@@ -186,13 +216,21 @@ export function relationOne<T>(graph: LoaderGraph, row: object, spec: ObjectSpec
 }
 
 /** A page of relation `field` of `row` for `args`, as the read graph defines it: prefetched by a read plan, else through its loader. */
-export function relationPage<T extends ChildRow>(graph: LoaderGraph, row: { id: string }, spec: ObjectSpec, field: string, args: PageArguments): Page<T> | Promise<Page<T>> {
+export function relationPage<T extends ChildRow>(
+  graph: LoaderGraph,
+  row: { id: string },
+  spec: ObjectSpec,
+  field: string,
+  args: PageArguments,
+): Page<T> | Promise<Page<T>> {
   const relation = spec.relations[field];
   if (relation?.kind !== 'page') throw new Error(`${field} is no page relation of the read graph`);
   const table = relation.target().table as ChildTable;
   const column = columnOf(table, relation.parentKey);
   const page = parseNewestFirstPage(args);
-  return prefetchedPage<T>(row, field, page, () => graph.count(table, column).load(row.id)) ?? graph.pages<T>(table, column)(page).load(row.id);
+  return (
+    prefetchedPage<T>(row, field, page, () => graph.count(table, column).load(row.id)) ?? graph.pages<T>(table, column)(page).load(row.id)
+  );
 }
 
 /** Whether `args` ask relation `field` of `spec` for its plain page (the one the read graph defines and plans). */

@@ -1,4 +1,11 @@
-import { type FieldNode, getArgumentValues, getNamedType, type GraphQLObjectType, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import {
+  type FieldNode,
+  getArgumentValues,
+  getNamedType,
+  type GraphQLObjectType,
+  type GraphQLResolveInfo,
+  type SelectionSetNode,
+} from 'graphql';
 import { allColumns, hasColumn, type ObjectSpec, type ReadPlan } from '../../db/nested-read.js';
 import { childPosition, pageKey, parseNewestFirstPage } from './loaders.js';
 import { collectFields, type SelectionWalk, walkOf } from './selections.js';
@@ -55,7 +62,8 @@ function addConnection(plan: ReadPlan, connection: GraphQLObjectType, selections
     if (name === 'edges') {
       const edge = getNamedType(connection.getFields().edges!.type) as GraphQLObjectType;
       forEachField(edge, node.selectionSet, walk, (inner) => {
-        if (inner.name.value === 'node' && inner.selectionSet) addObject(plan, getNamedType(edge.getFields().node!.type) as GraphQLObjectType, inner.selectionSet, walk);
+        if (inner.name.value === 'node' && inner.selectionSet)
+          addObject(plan, getNamedType(edge.getFields().node!.type) as GraphQLObjectType, inner.selectionSet, walk);
       });
     }
   });

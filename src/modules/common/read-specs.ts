@@ -16,7 +16,11 @@ export const USER_READ: ObjectSpec = {
     avatar: oneRelation(() => IMAGE_READ, 'avatarId', 'id'),
     pools: pageRelation(() => POOL_READ, 'createdBy'),
     // Only the plain newest-first page; a filter or another order is the service's query.
-    predictions: pageRelation(() => PREDICTION_READ, 'userId', (args) => args.filter == null && (args.sort ?? 'NEWEST') === 'NEWEST'),
+    predictions: pageRelation(
+      () => PREDICTION_READ,
+      'userId',
+      (args) => args.filter == null && (args.sort ?? 'NEWEST') === 'NEWEST',
+    ),
   },
 };
 

@@ -37,17 +37,33 @@ import type { ServiceContext } from '../context.js';
 export type RenderedRootField = (ctx: ServiceContext) => Promise<string[]>;
 
 /** Plans a root field's rendered read from its merged field nodes, or null when it does not render. */
-export type RootFieldRenderer = (field: GraphQLField<unknown, unknown>, nodes: readonly FieldNode[], walk: SelectionWalk) => RenderedRootField | null;
+export type RootFieldRenderer = (
+  field: GraphQLField<unknown, unknown>,
+  nodes: readonly FieldNode[],
+  walk: SelectionWalk,
+) => RenderedRootField | null;
 
 /** Which column renderings a GraphQL scalar's serializer agrees with. */
-const SCALAR_KINDS: Record<string, RenderedColumnKind> = { ID: 'text', String: 'text', Int: 'int', Float: 'float', Boolean: 'boolean', DateTime: 'timestamp' };
+const SCALAR_KINDS: Record<string, RenderedColumnKind> = {
+  ID: 'text',
+  String: 'text',
+  Int: 'int',
+  Float: 'float',
+  Boolean: 'boolean',
+  DateTime: 'timestamp',
+};
 
 export const subSelections = (nodes: readonly FieldNode[]) => nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
 /** A type name as JSON text in SQL (GraphQL names need no escaping in either). */
 const constant = (text: string) => (_alias: string) => `'"${text}"'`;
 
 /** The rendering of `type`'s selection `nodes` (one response key's fields, merged), or null when some field does not render. */
-export function renderedObject(type: GraphQLObjectType, spec: ObjectSpec, nodes: readonly FieldNode[], walk: SelectionWalk): RenderedObject | null {
+export function renderedObject(
+  type: GraphQLObjectType,
+  spec: ObjectSpec,
+  nodes: readonly FieldNode[],
+  walk: SelectionWalk,
+): RenderedObject | null {
   const collected = collectFields(type, subSelections(nodes), walk);
   if (collected.size > MAX_RENDERED_KEYS) return null;
   const fields: RenderedField[] = [];
@@ -59,7 +75,13 @@ export function renderedObject(type: GraphQLObjectType, spec: ObjectSpec, nodes:
   return { spec, fields };
 }
 
-function renderedField(type: GraphQLObjectType, spec: ObjectSpec, key: string, nodes: FieldNode[], walk: SelectionWalk): RenderedField | null {
+function renderedField(
+  type: GraphQLObjectType,
+  spec: ObjectSpec,
+  key: string,
+  nodes: FieldNode[],
+  walk: SelectionWalk,
+): RenderedField | null {
   const name = nodes[0]!.name.value;
   if (name === '__typename') return { key, kind: 'value', sql: constant(type.name) };
   const definition = type.getFields()[name];
@@ -81,7 +103,15 @@ function renderedField(type: GraphQLObjectType, spec: ObjectSpec, key: string, n
       return null; // the resolver reports bad arguments, on its own path
     }
     const fields = renderedPageFields(target, relation.target(), nodes, walk);
-    return fields && { key, kind: 'page', relation: name, page: { size: page.size, backward: page.backward, cursor: childPosition(page) }, fields };
+    return (
+      fields && {
+        key,
+        kind: 'page',
+        relation: name,
+        page: { size: page.size, backward: page.backward, cursor: childPosition(page) },
+        fields,
+      }
+    );
   }
   const amount = spec.amounts?.[name];
   if (amount) {
@@ -93,7 +123,8 @@ function renderedField(type: GraphQLObjectType, spec: ObjectSpec, key: string, n
   if (isListType(valueType)) return null;
   const column = renderedColumn(spec.table, name);
   if (!column) return null;
-  const wanted = valueType instanceof GraphQLEnumType ? (isIdentityEnum(valueType) ? 'enum' : null) : SCALAR_KINDS[getNamedType(valueType).name];
+  const wanted =
+    valueType instanceof GraphQLEnumType ? (isIdentityEnum(valueType) ? 'enum' : null) : SCALAR_KINDS[getNamedType(valueType).name];
   return column.kind === wanted ? { key, kind: 'value', sql: column.sql } : null;
 }
 
@@ -101,7 +132,12 @@ function renderedField(type: GraphQLObjectType, spec: ObjectSpec, key: string, n
 const isIdentityEnum = (type: GraphQLEnumType) => type.getValues().every((value) => value.value === value.name);
 
 /** A nested page's connection fields: nodes, totalCount and __typename render; pageInfo and edges (cursors) do not. */
-function renderedPageFields(connection: GraphQLObjectType, spec: ObjectSpec, nodes: readonly FieldNode[], walk: SelectionWalk): RenderedConnectionField[] | null {
+function renderedPageFields(
+  connection: GraphQLObjectType,
+  spec: ObjectSpec,
+  nodes: readonly FieldNode[],
+  walk: SelectionWalk,
+): RenderedConnectionField[] | null {
   const fields: RenderedConnectionField[] = [];
   for (const [key, fieldNodes] of collectFields(connection, subSelections(nodes), walk)) {
     const name = fieldNodes[0]!.name.value;
@@ -128,7 +164,13 @@ export interface RenderedConnection {
 
 type ConnectionPart =
   | { key: string; kind: 'nodes'; object: number }
-  | { key: string; kind: 'edges'; fields: Array<{ key: string; kind: 'cursor' } | { key: string; kind: 'node'; object: number } | { key: string; kind: 'constant'; json: string }> }
+  | {
+      key: string;
+      kind: 'edges';
+      fields: Array<
+        { key: string; kind: 'cursor' } | { key: string; kind: 'node'; object: number } | { key: string; kind: 'constant'; json: string }
+      >;
+    }
   | { key: string; kind: 'pageInfo'; fields: Array<{ key: string; kind: PageInfoFlag | 'constant'; json?: string }> }
   | { key: string; kind: 'totalCount' }
   | { key: string; kind: 'constant'; json: string };
@@ -137,7 +179,12 @@ type PageInfoFlag = 'hasNextPage' | 'hasPreviousPage' | 'startCursor' | 'endCurs
 const PAGE_INFO_FIELDS = new Set<string>(['hasNextPage', 'hasPreviousPage', 'startCursor', 'endCursor']);
 
 /** The rendering of a top-level connection's selection, or null when some part does not render. */
-export function renderedConnection(connection: GraphQLObjectType, spec: ObjectSpec, nodes: readonly FieldNode[], walk: SelectionWalk): RenderedConnection | null {
+export function renderedConnection(
+  connection: GraphQLObjectType,
+  spec: ObjectSpec,
+  nodes: readonly FieldNode[],
+  walk: SelectionWalk,
+): RenderedConnection | null {
   const objects: RenderedObject[] = [];
   const nodeType = getNamedType(connection.getFields().nodes!.type) as GraphQLObjectType;
   const addObject = (fieldNodes: readonly FieldNode[]) => {
@@ -185,7 +232,11 @@ export function renderedConnection(connection: GraphQLObjectType, spec: ObjectSp
 }
 
 /** Writes a top-level connection's JSON in pieces from `page`, whose rows hold their rendered objects' texts in `renderedOf(row)`. */
-export async function writeConnection<T extends { id: string }>(page: Page<T>, connection: RenderedConnection, renderedOf: (row: T) => string[]): Promise<string[]> {
+export async function writeConnection<T extends { id: string }>(
+  page: Page<T>,
+  connection: RenderedConnection,
+  renderedOf: (row: T) => string[],
+): Promise<string[]> {
   const out: string[] = ['{'];
   const key = (name: string, index: number) => out.push(`${index ? ',' : ''}${JSON.stringify(name)}:`);
   const list = <E>(items: readonly E[], write: (item: E) => void) => {
@@ -240,7 +291,9 @@ export function argumentsOf(field: GraphQLField<unknown, unknown>, node: FieldNo
  * A root field returning one object of the read graph (or null), rendered: `read` is the
  * resolver's own service call, given the plan whose row carries the object's JSON.
  */
-export function objectRoot(read: (ctx: ServiceContext, args: Record<string, unknown>, plan: ReadPlan) => Promise<object | null>): RootFieldRenderer {
+export function objectRoot(
+  read: (ctx: ServiceContext, args: Record<string, unknown>, plan: ReadPlan) => Promise<object | null>,
+): RootFieldRenderer {
   return (field, nodes, walk) => {
     const type = getNamedType(field.type) as GraphQLObjectType;
     const spec = READS_BY_TYPE[type.name];

@@ -31,7 +31,11 @@ export function walkOf(info: GraphQLResolveInfo): SelectionWalk {
 }
 
 /** The fields of `selectionSets` on `type` by response key, in order, fragments expanded and skipped ones left out (graphql's CollectFields). */
-export function collectFields(type: GraphQLObjectType, selectionSets: readonly SelectionSetNode[], walk: SelectionWalk): Map<string, FieldNode[]> {
+export function collectFields(
+  type: GraphQLObjectType,
+  selectionSets: readonly SelectionSetNode[],
+  walk: SelectionWalk,
+): Map<string, FieldNode[]> {
   const fields = new Map<string, FieldNode[]>();
   const visited = new Set<string>();
   const collect = (selections: SelectionSetNode) => {

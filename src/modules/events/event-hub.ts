@@ -21,12 +21,7 @@ export type EventListener = (event: DomainEvent, scope: EventScope) => void;
 
 /** What a listener follows: a user's notifications, one pool, new pools, one transaction, or a credential's end. */
 export type Topic =
-  | { user: string }
-  | { pool: string }
-  | { poolCreated: true }
-  | { transaction: string }
-  | { session: string }
-  | { apiKey: string };
+  { user: string } | { pool: string } | { poolCreated: true } | { transaction: string } | { session: string } | { apiKey: string };
 
 function topicKey(topic: Topic): string {
   if ('user' in topic) return `user:${topic.user}`;

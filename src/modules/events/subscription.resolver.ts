@@ -17,12 +17,18 @@ import { TransactionStatusUpdate } from '../transactions/transaction.type.js';
 @Resolver()
 export class SubscriptionResolver {
   @Subscription(() => Notification, {
-    description: 'Your notifications as they are created. With `resumeAfter` (the id of the last one you received), those created since are sent first.',
-    subscribe: ({ args, context }) => followNotifications(context as GraphQLContext, (args.resumeAfter as string | null | undefined) ?? null),
+    description:
+      'Your notifications as they are created. With `resumeAfter` (the id of the last one you received), those created since are sent first.',
+    subscribe: ({ args, context }) =>
+      followNotifications(context as GraphQLContext, (args.resumeAfter as string | null | undefined) ?? null),
   })
   notifications(
     @Root() notification: NotificationRow,
-    @Arg('resumeAfter', () => ID, { nullable: true, description: 'Id of the last notification received; those created after it are sent first.' }) _resumeAfter: string | null,
+    @Arg('resumeAfter', () => ID, {
+      nullable: true,
+      description: 'Id of the last notification received; those created after it are sent first.',
+    })
+    _resumeAfter: string | null,
   ): NotificationRow {
     return notification;
   }
@@ -36,10 +42,14 @@ export class SubscriptionResolver {
   }
 
   @Subscription(() => Pool, {
-    description: "The pool whenever its stake volume, status or resolution changes.",
+    description: 'The pool whenever its stake volume, status or resolution changes.',
     subscribe: ({ args, context }) => followPool(context as GraphQLContext, args.poolId as string),
   })
-  poolUpdated(@Root() poolId: string, @Arg('poolId', () => ID, { description: 'Id of the pool to follow.' }) _poolId: string, @Ctx() ctx: GraphQLContext) {
+  poolUpdated(
+    @Root() poolId: string,
+    @Arg('poolId', () => ID, { description: 'Id of the pool to follow.' }) _poolId: string,
+    @Ctx() ctx: GraphQLContext,
+  ) {
     return ctx.loaders.poolById.load(poolId);
   }
 
@@ -52,17 +62,27 @@ export class SubscriptionResolver {
   }
 
   @Subscription(() => TransactionStatusUpdate, {
-    description: 'The life of one of your submitted transactions: its status now, then SUBMITTED -> CONFIRMED -> FINALIZED, or FAILED. Completes after FINALIZED or FAILED.',
+    description:
+      'The life of one of your submitted transactions: its status now, then SUBMITTED -> CONFIRMED -> FINALIZED, or ' +
+      'FAILED. Completes after FINALIZED or FAILED.',
     subscribe: ({ args, context }) => followTransaction(context as GraphQLContext, args.signature as string),
   })
-  transactionStatus(@Root() update: StatusUpdate, @Arg('signature', () => String, { description: "Signature (base58) a submit returned; one of yours, or anyone's for an ADMIN." }) _signature: string): StatusUpdate {
+  transactionStatus(
+    @Root() update: StatusUpdate,
+    @Arg('signature', () => String, { description: "Signature (base58) a submit returned; one of yours, or anyone's for an ADMIN." })
+    _signature: string,
+  ): StatusUpdate {
     return update;
   }
 }
 
 @Resolver(() => TransactionStatusUpdate)
 export class TransactionStatusUpdateResolver {
-  @FieldResolver(() => String, { nullable: true, description: 'What the transaction does (placePrediction, updateStake, updateValue, withdraw, claimReward, claimStreakReward or fundStreak); null after FAILED.' })
+  @FieldResolver(() => String, {
+    nullable: true,
+    description:
+      'What the transaction does (placePrediction, updateStake, updateValue, withdraw, claimReward, claimStreakReward or fundStreak); null after FAILED.',
+  })
   operation(@Root() update: StatusUpdate): string | null {
     return update.submission?.operation ?? null;
   }

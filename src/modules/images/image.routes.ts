@@ -25,7 +25,7 @@ export function multipartBoundaryProblem(contentType: string): string | null {
   const boundary = match ? (match[1] ?? match[2]!) : null;
   if (boundary === null) return 'The multipart Content-Type has no boundary';
   if (!/^[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]$/.test(boundary)) {
-    return 'The multipart boundary must be 1 to 70 characters (letters, digits and \'()+_,-./:=? or a space not at the end)';
+    return "The multipart boundary must be 1 to 70 characters (letters, digits and '()+_,-./:=? or a space not at the end)";
   }
   return null;
 }
@@ -61,17 +61,23 @@ export function registerImageRoutes(
       }
       if (!ctx.viewer) return sendError(reply, 'UNAUTHENTICATED', 'Sign in to upload an image', { reason: 'NOT_SIGNED_IN' });
       const use = (request.query as Record<string, unknown>).use;
-      if (use !== undefined && use !== 'avatar') return sendError(reply, 'BAD_USER_INPUT', 'use must be "avatar" or absent', { argumentName: 'use' });
+      if (use !== undefined && use !== 'avatar')
+        return sendError(reply, 'BAD_USER_INPUT', 'use must be "avatar" or absent', { argumentName: 'use' });
       const wait = uploads?.take(ctx.viewer.userId) ?? null;
-      if (wait !== null) return sendRefusal(reply, rateLimited(wait, `At most ${limits.uploadsPerMinute} image uploads per minute; retry after ${wait} s`));
-      if (!request.isMultipart()) return sendError(reply, 'BAD_USER_INPUT', 'Send the image as multipart/form-data with one part named "file"', { argumentName: 'file' });
+      if (wait !== null)
+        return sendRefusal(reply, rateLimited(wait, `At most ${limits.uploadsPerMinute} image uploads per minute; retry after ${wait} s`));
+      if (!request.isMultipart())
+        return sendError(reply, 'BAD_USER_INPUT', 'Send the image as multipart/form-data with one part named "file"', {
+          argumentName: 'file',
+        });
       const boundaryProblem = multipartBoundaryProblem(request.headers['content-type']!);
       if (boundaryProblem) return sendError(reply, 'BAD_REQUEST', boundaryProblem, { reason: 'MULTIPART_BOUNDARY' });
 
       let bytes: Buffer;
       try {
         const part = await request.file({ throwFileSizeLimit: false });
-        if (!part || part.fieldname !== 'file') return sendError(reply, 'BAD_USER_INPUT', 'Send one part named "file"', { argumentName: 'file' });
+        if (!part || part.fieldname !== 'file')
+          return sendError(reply, 'BAD_USER_INPUT', 'Send one part named "file"', { argumentName: 'file' });
         bytes = await part.toBuffer();
         // The size check itself is the service's; a truncated part is one byte over the limit.
       } catch (error) {
@@ -80,7 +86,9 @@ export function registerImageRoutes(
         // of form" and kin) are the request's framing.
         request.log.info({ err: error }, 'image upload unreadable');
         const limit = ((error as { code?: string }).code ?? '').startsWith('FST_');
-        return sendError(reply, limit ? 'BAD_USER_INPUT' : 'BAD_REQUEST', `The upload could not be read: ${(error as Error).message}`, { argumentName: 'file' });
+        return sendError(reply, limit ? 'BAD_USER_INPUT' : 'BAD_REQUEST', `The upload could not be read: ${(error as Error).message}`, {
+          argumentName: 'file',
+        });
       }
       try {
         const stored = await storeImage(ctx, limits, bytes, use === 'avatar');
@@ -100,7 +108,11 @@ export function registerImageRoutes(
     scope.get('/images/:id', async (request, reply) => {
       const stored = await readStoredImage(limits, (request.params as { id: string }).id);
       if (!stored) return sendError(reply, 'NOT_FOUND', 'No image has that id');
-      return reply.header('content-type', stored.type).header('cache-control', IMMUTABLE).header('x-content-type-options', 'nosniff').send(stored.bytes);
+      return reply
+        .header('content-type', stored.type)
+        .header('cache-control', IMMUTABLE)
+        .header('x-content-type-options', 'nosniff')
+        .send(stored.bytes);
     });
   });
 }

@@ -28,33 +28,53 @@ export interface StoredImage {
 /** The bytes as an image within the limits, or BAD_USER_INPUT saying why not. */
 export function checkImage(bytes: Uint8Array, limits: ImageConfig): ImageInfo {
   if (bytes.length === 0) throw badInput('file', 'The upload is empty');
-  if (bytes.length > limits.maxBytes) throw new AppError('BAD_USER_INPUT', `Images may be at most ${limits.maxBytes} bytes`, { argumentName: 'file', reason: 'IMAGE_TOO_LARGE', limit: limits.maxBytes });
-  const info = readImageInfo(bytes);
-  if (!info) throw new AppError('BAD_USER_INPUT', 'The file is not a PNG, JPEG, WebP or GIF image', { argumentName: 'file', reason: 'NOT_AN_IMAGE' });
-  if (info.width > limits.maxDimension || info.height > limits.maxDimension) {
-    throw new AppError('BAD_USER_INPUT', `Images may be at most ${limits.maxDimension} pixels wide and high; this one is ${info.width}x${info.height}`, {
+  if (bytes.length > limits.maxBytes)
+    throw new AppError('BAD_USER_INPUT', `Images may be at most ${limits.maxBytes} bytes`, {
       argumentName: 'file',
       reason: 'IMAGE_TOO_LARGE',
-      limit: limits.maxDimension,
+      limit: limits.maxBytes,
     });
+  const info = readImageInfo(bytes);
+  if (!info)
+    throw new AppError('BAD_USER_INPUT', 'The file is not a PNG, JPEG, WebP or GIF image', {
+      argumentName: 'file',
+      reason: 'NOT_AN_IMAGE',
+    });
+  if (info.width > limits.maxDimension || info.height > limits.maxDimension) {
+    throw new AppError(
+      'BAD_USER_INPUT',
+      `Images may be at most ${limits.maxDimension} pixels wide and high; this one is ${info.width}x${info.height}`,
+      {
+        argumentName: 'file',
+        reason: 'IMAGE_TOO_LARGE',
+        limit: limits.maxDimension,
+      },
+    );
   }
   return info;
 }
 
 /** Bytes of images `userId` has stored. */
 async function storedBytesOf(db: Db, userId: string): Promise<number> {
-  const [row] = await db.select({ total: sum(images.byteSize) }).from(images).where(eq(images.userId, userId));
+  const [row] = await db
+    .select({ total: sum(images.byteSize) })
+    .from(images)
+    .where(eq(images.userId, userId));
   return Number(row?.total ?? 0);
 }
 
 /** QUOTA_EXCEEDED when `size` more bytes would take a user who has `used` past the quota. */
 function assertWithinQuota(used: number, size: number, limits: ImageConfig): void {
   if (limits.quotaBytes === 0 || used + size <= limits.quotaBytes) return;
-  throw new AppError('QUOTA_EXCEEDED', `Each user may store at most ${limits.quotaBytes} bytes of images; ${used} are stored and this upload has ${size}`, {
-    argumentName: 'file',
-    limit: limits.quotaBytes,
-    used,
-  });
+  throw new AppError(
+    'QUOTA_EXCEEDED',
+    `Each user may store at most ${limits.quotaBytes} bytes of images; ${used} are stored and this upload has ${size}`,
+    {
+      argumentName: 'file',
+      limit: limits.quotaBytes,
+      used,
+    },
+  );
 }
 
 /**

@@ -10,7 +10,8 @@ export async function updatePoolImage(ctx: ServiceContext, input: { poolId: stri
   requireRole(ctx.viewer, 'ADMIN');
   const poolId = parseId(input.poolId, 'poolId');
   const imageId = input.imageId == null ? null : parseId(input.imageId, 'imageId');
-  if (imageId && !(await ctx.loaders.imageById.load(imageId))) throw new AppError('NOT_FOUND', `No image has id ${imageId}`, { argumentName: 'imageId' });
+  if (imageId && !(await ctx.loaders.imageById.load(imageId)))
+    throw new AppError('NOT_FOUND', `No image has id ${imageId}`, { argumentName: 'imageId' });
   const [pool] = await ctx.database.db.update(pools).set({ imageId, updatedAt: ctx.now }).where(eq(pools.id, poolId)).returning();
   if (!pool) throw new AppError('NOT_FOUND', `No pool has id ${poolId}`, { argumentName: 'poolId' });
   ctx.loaders.poolById.clear(poolId);

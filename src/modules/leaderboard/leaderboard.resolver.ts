@@ -9,7 +9,9 @@ import { LeaderboardArgs, LeaderboardConnection, LeaderboardEntry } from './lead
 @Resolver(() => LeaderboardEntry)
 export class LeaderboardResolver {
   @ReadsPageArguments(parseLeaderboardPage)
-  @Query(() => LeaderboardConnection, { description: 'Users ranked by payouts or precision over a period, with the viewer’s own standing.' })
+  @Query(() => LeaderboardConnection, {
+    description: 'Users ranked by payouts or precision over a period, with the viewer’s own standing.',
+  })
   leaderboard(@Args(() => LeaderboardArgs) args: LeaderboardArgs, @Ctx() ctx: GraphQLContext) {
     return leaderboard(ctx, args);
   }

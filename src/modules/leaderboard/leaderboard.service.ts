@@ -67,10 +67,11 @@ export async function leaderboard(
   // board is relative to its size, which the statement itself counts (`total`).
   const from = page.backward ? (cursorPosition === null ? null : cursorPosition - 1 - page.size) : (cursorPosition ?? 0);
 
+  const summedScores = sql`sum(score_sum) AS score_sum, sum(scored_count) AS scored_count, max(decimals) AS decimals`;
   const source =
     period === 'ALL'
       ? sql`SELECT user_id, payout, staked, score_sum, scored_count, decimals FROM leaderboard_totals`
-      : sql`SELECT user_id, sum(payout) AS payout, sum(staked) AS staked, sum(score_sum) AS score_sum, sum(scored_count) AS scored_count, max(decimals) AS decimals
+      : sql`SELECT user_id, sum(payout) AS payout, sum(staked) AS staked, ${summedScores}
             FROM leaderboard_daily
             WHERE day > (${ctx.now.toISOString()}::timestamptz AT TIME ZONE 'UTC')::date - ${WINDOW_DAYS[period]}::int
             GROUP BY user_id`;
@@ -92,23 +93,28 @@ export async function leaderboard(
          OR user_id = ${viewerId}
       ORDER BY position`),
   );
-  const entries = rows.map(
-    (row): LeaderboardEntryRow => ({
-      id: String(row.user_id),
-      rank: Number(row.rank),
-      position: Number(row.position),
-      payoutUnits: BigInt(row.payout!),
-      stakedUnits: BigInt(row.staked!),
-      precision: Number(row.precision),
-      predictionCount: Number(row.prediction_count),
-      decimals: Number(row.decimals),
-    }),
-  );
+  const entries = rows.map((row): LeaderboardEntryRow => ({
+    id: String(row.user_id),
+    rank: Number(row.rank),
+    position: Number(row.position),
+    payoutUnits: BigInt(row.payout!),
+    stakedUnits: BigInt(row.staked!),
+    precision: Number(row.precision),
+    predictionCount: Number(row.prediction_count),
+    decimals: Number(row.decimals),
+  }));
   const total = rows.length > 0 ? Number(rows[0]!.total) : 0;
   const start = from ?? total - page.size;
   const nodes = entries.filter((entry) => entry.position > start && entry.position <= start + page.size);
   const viewerEntry = entries.find((entry) => entry.id === viewerId) ?? null;
   const hasNextPage = start + page.size < total;
   const hasPreviousPage = start > 0 && total > 0;
-  return new LeaderboardPage(nodes, hasNextPage, hasPreviousPage, (row) => encodeCursor(order, String(row.position), row.id), total, viewerEntry);
+  return new LeaderboardPage(
+    nodes,
+    hasNextPage,
+    hasPreviousPage,
+    (row) => encodeCursor(order, String(row.position), row.id),
+    total,
+    viewerEntry,
+  );
 }

@@ -28,7 +28,10 @@ export class PoolStatistics {
   @Field(() => Float, { description: 'Sum of the stakes, in whole tokens.' })
   totalStake!: number;
 
-  @Field(() => Float, { nullable: true, description: 'The smallest predicted value with at least half of the stake on it or below; null without predictions.' })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'The smallest predicted value with at least half of the stake on it or below; null without predictions.',
+  })
   stakeWeightedMedian!: number | null;
 
   @Field(() => [HistogramBucket], { description: 'Predicted values in equal-width buckets from minOutcome to maxOutcome.' })

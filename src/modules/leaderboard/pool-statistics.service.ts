@@ -57,7 +57,12 @@ function statisticsLoader(ctx: ServiceContext, bucketCount: number) {
         stakeWeightedMedian: summary.median ?? null,
         buckets: Array.from({ length: bucketCount }, (_, i) => {
           const row = filled.get(i + 1);
-          return { from: summary.min + width * i, to: i === bucketCount - 1 ? summary.max : summary.min + width * (i + 1), count: row?.n ?? 0, stakeUnits: BigInt(row?.stake ?? 0) };
+          return {
+            from: summary.min + width * i,
+            to: i === bucketCount - 1 ? summary.max : summary.min + width * (i + 1),
+            count: row?.n ?? 0,
+            stakeUnits: BigInt(row?.stake ?? 0),
+          };
         }),
       };
     });

@@ -16,7 +16,9 @@ export class NodeResolver {
 
   @Query(() => [Node], {
     nullable: 'items',
-    description: `The objects of several ids at once, in the order given, of any types; null for each id \`node\` would answer null for. At most ${MAX_NODE_IDS} ids.`,
+    description:
+      `The objects of several ids at once, in the order given, of any types; null for each id \`node\` would answer ` +
+      `null for. At most ${MAX_NODE_IDS} ids.`,
   })
   nodes(@Arg('ids', () => [ID], { description: `Up to ${MAX_NODE_IDS} ids of any Nodes.` }) ids: string[], @Ctx() ctx: GraphQLContext) {
     return findNodes(ctx, ids, 'ids');

@@ -59,7 +59,11 @@ const NODE_TYPES: Record<string, NodeType> = {
   Image: { table: images, load: (ctx, ids) => ctx.loaders.imageById.loadMany(ids), visible: PUBLIC },
   Streak: { table: streaks, load: (ctx, ids) => ctx.loaders.streakById.loadMany(ids), visible: PUBLIC },
   // Streak rewards show only in the viewer's own streak details, claimables and transactions.
-  StreakReward: { table: streakRewards, load: byId(streakRewards), visible: (ctx, row) => ownsWallet(ctx, row.userWalletAddress as string) },
+  StreakReward: {
+    table: streakRewards,
+    load: byId(streakRewards),
+    visible: (ctx, row) => ownsWallet(ctx, row.userWalletAddress as string),
+  },
   Settings: { table: settings, load: byId(settings), visible: OWNED },
   Notification: { table: notifications, load: (ctx, ids) => ctx.loaders.notificationById.loadMany(ids), visible: OWNED },
   DeviceToken: { table: deviceTokens, load: byId(deviceTokens), visible: OWNED },
@@ -81,7 +85,11 @@ const NODE_TYPES: Record<string, NodeType> = {
       return code !== null && canReadPrivate(ctx.viewer, code.userId);
     },
   },
-  UserTransaction: { table: chainSubmissions, load: (ctx, ids) => transactionsByIds(ctx, ids) as Promise<Array<Row | null>>, visible: OWNED },
+  UserTransaction: {
+    table: chainSubmissions,
+    load: (ctx, ids) => transactionsByIds(ctx, ids) as Promise<Array<Row | null>>,
+    visible: OWNED,
+  },
 };
 
 async function ownsWallet(ctx: ServiceContext, walletAddress: string): Promise<boolean> {
@@ -103,7 +111,10 @@ async function redeemedBy(ctx: ServiceContext, codeId: string): Promise<boolean>
  * (gen_random_uuid) in every table, so an id names one row of one table.
  */
 const TYPE_OF_IDS = Object.entries(NODE_TYPES)
-  .map(([name, type]) => `SELECT '${name}' AS "type", t."id"::text AS "id" FROM "${getTableName(type.table)}" t WHERE t."id" = ANY($1::uuid[])`)
+  .map(
+    ([name, type]) =>
+      `SELECT '${name}' AS "type", t."id"::text AS "id" FROM "${getTableName(type.table)}" t WHERE t."id" = ANY($1::uuid[])`,
+  )
   .join(' UNION ALL ');
 
 /**

@@ -16,7 +16,10 @@ registerEnumType(NotificationFilterEnum, {
 
 @ArgsType()
 export class NotificationsArgs extends PageArgs {
-  @Field(() => NotificationFilterEnum, { nullable: true, description: 'READ or UNREAD only; absent lists all. A cursor continues the list of the same filter.' })
+  @Field(() => NotificationFilterEnum, {
+    nullable: true,
+    description: 'READ or UNREAD only; absent lists all. A cursor continues the list of the same filter.',
+  })
   filter?: NotificationFilter | null;
 }
 
@@ -25,10 +28,16 @@ export class NotificationPreferencesInput implements NotificationPreferencesChan
   @Field(() => Boolean, { nullable: true, description: 'Master switch: when false, no notification is sent.' })
   isNotificationsEnabled?: boolean | null;
 
-  @Field(() => Boolean, { nullable: true, description: 'Whether the user wants notifications by email; kept for clients, this service sends no email.' })
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Whether the user wants notifications by email; kept for clients, this service sends no email.',
+  })
   isEmailNotificationsEnabled?: boolean | null;
 
-  @Field(() => Boolean, { nullable: true, description: 'Whether the user wants push notifications; kept for clients, this service sends no push.' })
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Whether the user wants push notifications; kept for clients, this service sends no push.',
+  })
   isPushNotificationsEnabled?: boolean | null;
 
   @Field(() => Boolean, { nullable: true, description: "Whether the app's email subscription popup has been dismissed." })
@@ -40,6 +49,9 @@ export class NotificationPreferencesInput implements NotificationPreferencesChan
   @Field(() => Boolean, { nullable: true, description: 'Notify of refunds: REFUND_AVAILABLE at resolution and REFUND_CLAIMED once paid.' })
   refundClaimed?: boolean | null;
 
-  @Field(() => Boolean, { nullable: true, description: 'Notify of streak rewards: STREAK_REWARD_AVAILABLE when granted and STREAK_REWARD_RECEIVED once paid.' })
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Notify of streak rewards: STREAK_REWARD_AVAILABLE when granted and STREAK_REWARD_RECEIVED once paid.',
+  })
   streakRewardReceived?: boolean | null;
 }

@@ -23,7 +23,10 @@ export function createNotificationLoaders(db: Db) {
   const pagesOf = (filter: NotificationFilter | null | undefined): typeof all => {
     if (filter === 'UNREAD') {
       // totalCount of the unread list shares the unread count's cache.
-      return (unread ??= childPageLoader<NotificationRow>(db, notifications, notifications.userId, { where: UNREAD, counts: unreadNotificationCountByUser }));
+      return (unread ??= childPageLoader<NotificationRow>(db, notifications, notifications.userId, {
+        where: UNREAD,
+        counts: unreadNotificationCountByUser,
+      }));
     }
     if (filter === 'READ') return (read ??= childPageLoader<NotificationRow>(db, notifications, notifications.userId, { where: READ }));
     return all;
@@ -34,11 +37,15 @@ export function createNotificationLoaders(db: Db) {
     if (!loader) {
       loader = new DataLoader<string, NotificationRow | null>(async (userIds) => {
         const reader = tableReader(notifications);
-        const text = statement('poolCreatedNotificationByUser', () =>
-          `SELECT ${reader.columns('n')} FROM "notifications" n WHERE n."user_id" = ANY($1::uuid[]) ` +
+        const text = statement(
+          'poolCreatedNotificationByUser',
+          () =>
+            `SELECT ${reader.columns('n')} FROM "notifications" n WHERE n."user_id" = ANY($1::uuid[]) ` +
             `AND n."type" = 'POOL_CREATED' AND n."data"->>'poolId' = $2 ORDER BY n."created_at" DESC, n."id" DESC`,
         );
-        const rows = (await readQueryOf(db)<Record<string, unknown>>(text, [userIds, poolId])).map((row) => reader.decode<NotificationRow>(row));
+        const rows = (await readQueryOf(db)<Record<string, unknown>>(text, [userIds, poolId])).map((row) =>
+          reader.decode<NotificationRow>(row),
+        );
         const byUser = new Map<string, NotificationRow>();
         for (const row of rows) if (!byUser.has(row.userId)) byUser.set(row.userId, row);
         return userIds.map((userId) => byUser.get(userId) ?? null);

@@ -22,9 +22,14 @@ export class ViewerNotificationResolver {
   }
 
   @Mutation(() => Int, {
-    description: `Marks the viewer's unread notifications among ids (at most ${MAX_MARK_READ_IDS}) read; returns how many changed. Ids that are not the viewer's, unknown or already read are ignored.`,
+    description:
+      `Marks the viewer's unread notifications among ids (at most ${MAX_MARK_READ_IDS}) read; returns how many ` +
+      `changed. Ids that are not the viewer's, unknown or already read are ignored.`,
   })
-  markNotificationsRead(@Arg('ids', () => [ID], { description: `Ids of notifications to mark read, at most ${MAX_MARK_READ_IDS}.` }) ids: string[], @Ctx() ctx: GraphQLContext) {
+  markNotificationsRead(
+    @Arg('ids', () => [ID], { description: `Ids of notifications to mark read, at most ${MAX_MARK_READ_IDS}.` }) ids: string[],
+    @Ctx() ctx: GraphQLContext,
+  ) {
     return markNotificationsRead(ctx, ids);
   }
 
@@ -34,12 +39,16 @@ export class ViewerNotificationResolver {
   }
 
   @Mutation(() => Settings, { description: 'Changes only the given notification preferences of the viewer.' })
-  updateNotificationPreferences(@Arg('input', () => NotificationPreferencesInput, { description: 'The preferences to change.' }) input: NotificationPreferencesInput, @Ctx() ctx: GraphQLContext) {
+  updateNotificationPreferences(
+    @Arg('input', () => NotificationPreferencesInput, { description: 'The preferences to change.' }) input: NotificationPreferencesInput,
+    @Ctx() ctx: GraphQLContext,
+  ) {
     return updateNotificationPreferences(ctx, input);
   }
 
   @Mutation(() => DeviceToken, {
-    description: 'Registers a push token for the viewer (16 to 1024 characters); again is harmless. A token held by another user moves to the viewer.',
+    description:
+      'Registers a push token for the viewer (16 to 1024 characters); again is harmless. A token held by another user moves to the viewer.',
   })
   registerDeviceToken(
     @Arg('token', () => String, { description: 'The push token the device was given by its push service.' }) token: string,
@@ -50,7 +59,10 @@ export class ViewerNotificationResolver {
   }
 
   @Mutation(() => Boolean, { description: "Removes one of the viewer's push tokens; false when the viewer holds no such token." })
-  removeDeviceToken(@Arg('token', () => String, { description: 'The full push token, as registered.' }) token: string, @Ctx() ctx: GraphQLContext) {
+  removeDeviceToken(
+    @Arg('token', () => String, { description: 'The full push token, as registered.' }) token: string,
+    @Ctx() ctx: GraphQLContext,
+  ) {
     return removeDeviceToken(ctx, token);
   }
 }

@@ -102,7 +102,6 @@ export async function notifyEachIfAllowed(
   return resultRows<{ id: string; user_id: string }>(written).map((row) => ({ userId: row.user_id, id: row.id }));
 }
 
-
 // ---- The viewer's notifications, preferences and devices ---------------------------------
 
 /** The signed-in viewer's unread notifications; UNAUTHENTICATED when signed out. */
@@ -166,7 +165,10 @@ export const PREFERENCE_KEYS_BY_FIELD = {
 } as const satisfies Record<string, NotificationPreferenceKey>;
 
 // Fails to compile when a preference key of the interface has no field above.
-const everyKeyHasAField: Exclude<NotificationPreferenceKey, (typeof PREFERENCE_KEYS_BY_FIELD)[keyof typeof PREFERENCE_KEYS_BY_FIELD]> extends never
+const everyKeyHasAField: Exclude<
+  NotificationPreferenceKey,
+  (typeof PREFERENCE_KEYS_BY_FIELD)[keyof typeof PREFERENCE_KEYS_BY_FIELD]
+> extends never
   ? true
   : never = true;
 void everyKeyHasAField;
@@ -182,13 +184,20 @@ export type NotificationPreferencesChanges = { [F in keyof typeof PREFERENCE_KEY
 export async function updateNotificationPreferences(ctx: ServiceContext, changes: NotificationPreferencesChanges): Promise<SettingsRow> {
   const viewer = requireViewer(ctx.viewer);
   const patch: Partial<NotificationPreferences> = {};
-  for (const [field, key] of Object.entries(PREFERENCE_KEYS_BY_FIELD) as Array<[keyof NotificationPreferencesChanges, NotificationPreferenceKey]>) {
+  for (const [field, key] of Object.entries(PREFERENCE_KEYS_BY_FIELD) as Array<
+    [keyof NotificationPreferencesChanges, NotificationPreferenceKey]
+  >) {
     const value = changes[field];
     if (value != null) patch[key] = value;
   }
   const [row] = await ctx.database.db
     .insert(settings)
-    .values({ userId: viewer.userId, notificationPreferences: { ...DEFAULT_NOTIFICATION_PREFERENCES, ...patch }, createdAt: ctx.now, updatedAt: ctx.now })
+    .values({
+      userId: viewer.userId,
+      notificationPreferences: { ...DEFAULT_NOTIFICATION_PREFERENCES, ...patch },
+      createdAt: ctx.now,
+      updatedAt: ctx.now,
+    })
     .onConflictDoUpdate({
       target: settings.userId,
       set: {

@@ -23,7 +23,8 @@ export async function followNotifications(ctx: ServiceContext, resumeAfter: stri
   if (resumeAfter !== null) {
     const id = parseId(resumeAfter, 'resumeAfter');
     after = (await ctx.loaders.notificationById.load(id)) ?? null;
-    if (!after || after.userId !== userId) throw new AppError('NOT_FOUND', 'resumeAfter is not one of your notifications', { argumentName: 'resumeAfter' });
+    if (!after || after.userId !== userId)
+      throw new AppError('NOT_FOUND', 'resumeAfter is not one of your notifications', { argumentName: 'resumeAfter' });
   }
   const seen = new Set<string>();
   /** Where a catch-up starts: the newest row sent, else the resumed-after row, else the subscription's start. */
@@ -35,7 +36,10 @@ export async function followNotifications(ctx: ServiceContext, resumeAfter: stri
       .where(
         and(
           eq(notifications.userId, userId),
-          or(gt(notifications.createdAt, position.createdAt), and(eq(notifications.createdAt, position.createdAt), gt(notifications.id, position.id))),
+          or(
+            gt(notifications.createdAt, position.createdAt),
+            and(eq(notifications.createdAt, position.createdAt), gt(notifications.id, position.id)),
+          ),
         ),
       )
       .orderBy(asc(notifications.createdAt), asc(notifications.id))
@@ -44,7 +48,8 @@ export async function followNotifications(ctx: ServiceContext, resumeAfter: stri
     // A row the preferences refused does not exist; one already replayed is not sent twice.
     if (!row || seen.has(row.id)) return;
     seen.add(row.id);
-    if (row.createdAt > position.createdAt || (row.createdAt.getTime() === position.createdAt.getTime() && row.id > position.id)) position = row;
+    if (row.createdAt > position.createdAt || (row.createdAt.getTime() === position.createdAt.getTime() && row.id > position.id))
+      position = row;
     push(new ScopedEvent(row, scope));
   };
   return eventStream<NotificationRow>({
@@ -54,16 +59,22 @@ export async function followNotifications(ctx: ServiceContext, resumeAfter: stri
         if (event.type === 'notificationsCreated') {
           for (const n of event.notifications) if (n.userId === userId) scope.loaders.notificationById.load(n.id).then(send, () => {});
         } else if (event.type === 'poolCreatedNotifications') {
-          scope.loaders.poolCreatedNotificationByUser(event.poolId).load(userId).then(send, () => {});
+          scope.loaders
+            .poolCreatedNotificationByUser(event.poolId)
+            .load(userId)
+            .then(send, () => {});
         }
       });
       // Events published while the process's listener was reconnecting never arrive: send
       // what was created since this subscription started (or resumed) and was not sent.
       const stopResuming = ctx.events.onResume(() => {
-        void missedSince(position).then((rows) => {
-          const scope = newEventScope(ctx.database.db, ctx.clock);
-          for (const row of rows) deliver(push, scope)(row);
-        }, () => {});
+        void missedSince(position).then(
+          (rows) => {
+            const scope = newEventScope(ctx.database.db, ctx.clock);
+            for (const row of rows) deliver(push, scope)(row);
+          },
+          () => {},
+        );
       });
       return () => {
         stopFollowing();
@@ -91,7 +102,10 @@ export function followNotificationCount(ctx: ServiceContext) {
   return eventStream<number>({
     follow: (push) =>
       ctx.events.on({ user: userId }, (_event, scope) => {
-        scope.loaders.unreadNotificationCountByUser.load(userId).then((count) => push(new ScopedEvent(count, scope)), () => {});
+        scope.loaders.unreadNotificationCountByUser.load(userId).then(
+          (count) => push(new ScopedEvent(count, scope)),
+          () => {},
+        );
       }),
     initial: async () => {
       const scope = newEventScope(ctx.database.db, ctx.clock);

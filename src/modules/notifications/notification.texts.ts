@@ -17,8 +17,14 @@ export const notificationTexts = {
     title: 'Refund available',
     message: `${poolTitle} is refunded: ${amount} tokens are yours to claim.`,
   }),
-  rewardClaimed: (amount: number | string): NotificationText => ({ title: 'Reward claimed', message: `${amount} tokens were paid to your wallet.` }),
-  refundClaimed: (amount: number | string): NotificationText => ({ title: 'Refund claimed', message: `${amount} tokens were refunded to your wallet.` }),
+  rewardClaimed: (amount: number | string): NotificationText => ({
+    title: 'Reward claimed',
+    message: `${amount} tokens were paid to your wallet.`,
+  }),
+  refundClaimed: (amount: number | string): NotificationText => ({
+    title: 'Refund claimed',
+    message: `${amount} tokens were refunded to your wallet.`,
+  }),
   streakRewardReceived: (amount: number | string): NotificationText => ({
     title: 'Streak reward received',
     message: `${amount} tokens from your streak were paid to your wallet.`,

@@ -15,9 +15,15 @@ registerEnumType(NotificationType, {
     REWARD_CLAIMED: { description: 'A reward was paid to your wallet. data: rewardId, predictionId, amount, signature.' },
     REFUND_CLAIMED: { description: 'A refund was paid to your wallet. data: rewardId, predictionId, amount, signature.' },
     STREAK_REWARD_RECEIVED: { description: 'A streak reward was paid to your wallet. data: streakRewardId, streakId, amount, signature.' },
-    REWARD_AVAILABLE: { description: 'A resolved pool gave your prediction a reward to claim. data: poolId, predictionId, rewardId, amount.' },
-    REFUND_AVAILABLE: { description: 'A resolved pool gave your prediction a refund to claim. data: poolId, predictionId, rewardId, amount.' },
-    STREAK_REWARD_AVAILABLE: { description: 'Your streak run earned a streak reward to claim. data: streakId, streakRewardId, poolId, amount.' },
+    REWARD_AVAILABLE: {
+      description: 'A resolved pool gave your prediction a reward to claim. data: poolId, predictionId, rewardId, amount.',
+    },
+    REFUND_AVAILABLE: {
+      description: 'A resolved pool gave your prediction a refund to claim. data: poolId, predictionId, rewardId, amount.',
+    },
+    STREAK_REWARD_AVAILABLE: {
+      description: 'Your streak run earned a streak reward to claim. data: streakId, streakRewardId, poolId, amount.',
+    },
   },
 });
 
@@ -32,7 +38,10 @@ registerEnumType(DevicePlatform, {
   },
 });
 
-@ObjectType({ simpleResolvers: true, description: 'A message to one user about something that concerns them. Private to the user and ADMINs.' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'A message to one user about something that concerns them. Private to the user and ADMINs.',
+})
 export class Notification extends Entity {
   @Field(() => ID, { description: 'Id of the user notified.' })
   userId!: string;

@@ -31,7 +31,9 @@ export class CreatePoolInput {
   @Field(() => Float, { description: 'Largest stake in whole tokens; at least minStake.' })
   maxStake!: number;
 
-  @Field(() => Float, { description: 'Highest return a winning stake should earn, as a ratio of the stake (2 = profit up to twice the stake); more than 0.' })
+  @Field(() => Float, {
+    description: 'Highest return a winning stake should earn, as a ratio of the stake (2 = profit up to twice the stake); more than 0.',
+  })
   maxRoi!: number;
 
   @Field(() => Float, { description: 'Lowest predictable value; at most `precision` decimals.' })
@@ -43,7 +45,9 @@ export class CreatePoolInput {
   @Field(() => Int, { description: 'Decimal places of a predicted value, 0 to 18.' })
   precision!: number;
 
-  @Field(() => Float, { description: 'Grid spacing of predicted values (minOutcome + k * step); more than 0, at most `precision` decimals.' })
+  @Field(() => Float, {
+    description: 'Grid spacing of predicted values (minOutcome + k * step); more than 0, at most `precision` decimals.',
+  })
   step!: number;
 
   @Field(() => DateTime, { description: 'When predictions open; may be in the past.' })
@@ -59,7 +63,7 @@ export class CreatePoolInput {
   platformFeeRate!: number;
 }
 
-@InputType({ description: "The payout of one prediction of a resolved pool." })
+@InputType({ description: 'The payout of one prediction of a resolved pool.' })
 export class ResolutionRewardInput {
   @Field(() => ID, { description: 'A prediction of the pool being resolved.' })
   predictionId!: string;
@@ -70,7 +74,9 @@ export class ResolutionRewardInput {
   @Field(() => Float, { description: 'How close the prediction came, 0 to 1; the streak rule compares it with the streak’s minimum.' })
   precisionScore!: number;
 
-  @Field(() => RewardType, { description: 'REWARD for a payout, REFUND for the stake given back; when every entry is a REFUND, no protocol fee is taken.' })
+  @Field(() => RewardType, {
+    description: 'REWARD for a payout, REFUND for the stake given back; when every entry is a REFUND, no protocol fee is taken.',
+  })
   type!: RewardType;
 }
 
@@ -94,6 +100,9 @@ export class UpdatePoolStatusArgs {
   @Field(() => PoolStatus, { description: 'What the pool allows from now on: ACTIVE, or a freeze of predictions, claims or both.' })
   status!: PoolStatus;
 
-  @Field(() => Boolean, { nullable: true, description: 'Also sets isClosed (true stops predictions whatever the status); left as it is when omitted.' })
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Also sets isClosed (true stops predictions whatever the status); left as it is when omitted.',
+  })
   isClosed?: boolean | null;
 }

@@ -7,7 +7,9 @@ import { Pool } from './pool.type.js';
 /** The operator's mutations; role ADMIN (checked by the services). */
 @Resolver(() => Pool)
 export class OperatorResolver {
-  @Mutation(() => Pool, { description: 'Creates a pool, its vault on the chain, and a POOL_CREATED notification for every user who allows it. ADMIN only.' })
+  @Mutation(() => Pool, {
+    description: 'Creates a pool, its vault on the chain, and a POOL_CREATED notification for every user who allows it. ADMIN only.',
+  })
   createPool(@Arg('input', () => CreatePoolInput, { description: 'The new pool.' }) input: CreatePoolInput, @Ctx() ctx: GraphQLContext) {
     return createPool(ctx, input);
   }
@@ -16,7 +18,10 @@ export class OperatorResolver {
     description:
       'Resolves an ended pool: its result and the payout of each prediction, then the streak rule for its streak; notifies what became claimable. ADMIN only.',
   })
-  resolvePool(@Arg('input', () => ResolvePoolInput, { description: 'The pool, its result and every prediction’s payout.' }) input: ResolvePoolInput, @Ctx() ctx: GraphQLContext) {
+  resolvePool(
+    @Arg('input', () => ResolvePoolInput, { description: 'The pool, its result and every prediction’s payout.' }) input: ResolvePoolInput,
+    @Ctx() ctx: GraphQLContext,
+  ) {
     return resolvePool(ctx, input);
   }
 

@@ -58,7 +58,8 @@ function tokenAmount(value: number, decimals: number, argumentName: string): big
 /** A value of the outcome scale: finite, with at most `precision` decimals (so the grid is exact). */
 function outcomeValue(value: number, precision: number, argumentName: string): bigint {
   const scaled = toBaseUnits(value, precision);
-  if (scaled === null) throw badInput(argumentName, `${argumentName} must be a number with at most ${precision} decimals (the pool's precision)`);
+  if (scaled === null)
+    throw badInput(argumentName, `${argumentName} must be a number with at most ${precision} decimals (the pool's precision)`);
   return scaled;
 }
 
@@ -92,7 +93,8 @@ export async function createPool(ctx: ServiceContext, input: CreatePoolParams): 
   if (!Number.isFinite(input.maxRoi) || input.maxRoi <= 0) throw badInput('input.maxRoi', 'input.maxRoi must be more than 0');
 
   const { precision } = input;
-  if (!Number.isInteger(precision) || precision < 0 || precision > 18) throw badInput('input.precision', 'input.precision must be an integer from 0 to 18');
+  if (!Number.isInteger(precision) || precision < 0 || precision > 18)
+    throw badInput('input.precision', 'input.precision must be an integer from 0 to 18');
   const minOutcome = outcomeValue(input.minOutcome, precision, 'input.minOutcome');
   const maxOutcome = outcomeValue(input.maxOutcome, precision, 'input.maxOutcome');
   if (maxOutcome <= minOutcome) throw badInput('input.maxOutcome', 'input.maxOutcome must be more than input.minOutcome');
@@ -187,11 +189,18 @@ export async function resolvePool(ctx: ServiceContext, input: ResolvePoolParams)
     // Locked, so that two resolutions of one pool run one after the other and the second sees the first.
     const [pool] = await tx.select().from(pools).where(eq(pools.id, poolId)).for('update');
     if (!pool) throw new AppError('NOT_FOUND', `No pool has id ${poolId}`, { argumentName: 'input.poolId' });
-    if (pool.predictionEndDate > now) throw new AppError('POOL_NOT_ENDED', `The pool takes predictions until ${pool.predictionEndDate.toISOString()}`);
+    if (pool.predictionEndDate > now)
+      throw new AppError('POOL_NOT_ENDED', `The pool takes predictions until ${pool.predictionEndDate.toISOString()}`);
     const [resolved] = await tx.select({ id: resolutions.id }).from(resolutions).where(eq(resolutions.poolId, poolId));
     if (resolved) throw new AppError('ALREADY_RESOLVED', 'The pool already has a resolution');
     const placed = await tx
-      .select({ id: predictions.id, userId: predictions.userId, value: predictions.prediction, createdAt: predictions.createdAt, walletAddress: users.walletAddress })
+      .select({
+        id: predictions.id,
+        userId: predictions.userId,
+        value: predictions.prediction,
+        createdAt: predictions.createdAt,
+        walletAddress: users.walletAddress,
+      })
       .from(predictions)
       .innerJoin(users, eq(users.id, predictions.userId))
       .where(eq(predictions.poolId, poolId))

@@ -8,7 +8,8 @@ const PoolStatusFilterEnum = enumObject(POOL_STATUS_FILTERS);
 registerEnumType(PoolStatusFilterEnum, {
   name: 'PoolStatusFilter',
   description:
-    'Lifecycle states of a pool, computed at request time from its dates, status and resolution (Pool.status only records what an operator froze); several mean any of them.',
+    'Lifecycle states of a pool, computed at request time from its dates, status and resolution (Pool.status only ' +
+    'records what an operator froze); several mean any of them.',
   valuesConfig: {
     ACTIVE: { description: 'Open for predictions now: status ACTIVE, not closed, inside the prediction window.' },
     ENDED: { description: 'The prediction window has ended (resolved or not).' },
@@ -32,7 +33,10 @@ registerEnumType(PoolSortEnum, {
 
 @InputType({ description: 'Conditions a listed pool meets; all given conditions must hold.' })
 export class PoolFilter {
-  @Field(() => [PoolStatusFilterEnum], { nullable: true, description: 'Pools in any of these lifecycle states (not Pool.status); all states when omitted or empty.' })
+  @Field(() => [PoolStatusFilterEnum], {
+    nullable: true,
+    description: 'Pools in any of these lifecycle states (not Pool.status); all states when omitted or empty.',
+  })
   status?: PoolStatusFilter[] | null;
 
   @Field(() => ID, { nullable: true, description: 'Pools of this streak.' })
@@ -50,7 +54,11 @@ export class PoolsArgs extends OffsetPageArgs {
   @Field(() => PoolFilter, { nullable: true, description: 'Conditions the pools meet; all pools when omitted.' })
   filter?: PoolFilter | null;
 
-  @Field(() => PoolSortEnum, { nullable: true, defaultValue: 'END_DATE', description: 'Order of the list; a cursor continues only the order that issued it.' })
+  @Field(() => PoolSortEnum, {
+    nullable: true,
+    defaultValue: 'END_DATE',
+    description: 'Order of the list; a cursor continues only the order that issued it.',
+  })
   sort?: PoolSort | null;
 
   @Field(() => String, {

@@ -72,7 +72,10 @@ export class PoolResolver {
 
 @Resolver(() => Resolution)
 export class ResolutionResolver {
-  @FieldResolver(() => Float, { description: 'Protocol fee kept from the volume (volume × platformFeeRate, rounded down; 0 when every payout is a refund), in whole tokens.' })
+  @FieldResolver(() => Float, {
+    description:
+      'Protocol fee kept from the volume (volume × platformFeeRate, rounded down; 0 when every payout is a refund), in whole tokens.',
+  })
   protocolFee(@Root() resolution: ResolutionRow) {
     return toTokens(resolution.protocolFee, resolution.decimals);
   }

@@ -144,7 +144,14 @@ function filterConditions(c: Conditions, ctx: ServiceContext, input: ListPoolsIn
  * backward), with what `plan` reads of them and their relations: one statement, +1 count
  * when selected, +1 for the page flag on the cursor's far side when selected.
  */
-function pageOfPools(ctx: ServiceContext, filter: (c: Conditions) => void, ordering: Ordering, page: PageRequest, plan: ReadPlan, offset = 0): Promise<Page<PoolRow>> {
+function pageOfPools(
+  ctx: ServiceContext,
+  filter: (c: Conditions) => void,
+  ordering: Ordering,
+  page: PageRequest,
+  plan: ReadPlan,
+  offset = 0,
+): Promise<Page<PoolRow>> {
   const list: KeysetList<PoolRow> = {
     select: (c) => {
       const select = compileSelect(withColumn(plan, ordering.property), 'p', c.params);
@@ -172,7 +179,11 @@ function withColumn(plan: ReadPlan, property: string): ReadPlan {
 }
 
 /** A page of pools; `plan` says what to read of them and their relations (the whole rows by default). */
-export async function listPools(ctx: ServiceContext, input: ListPoolsInput, plan: ReadPlan = wholeRowPlan(POOL_READ)): Promise<Page<PoolRow>> {
+export async function listPools(
+  ctx: ServiceContext,
+  input: ListPoolsInput,
+  plan: ReadPlan = wholeRowPlan(POOL_READ),
+): Promise<Page<PoolRow>> {
   const { ordering, page, offset } = parsePoolsPage(input);
   return pageOfPools(ctx, (c) => filterConditions(c, ctx, input), ordering, page, plan, offset);
 }

@@ -10,9 +10,12 @@ export type PoolStatus = (typeof PoolStatus)[keyof typeof PoolStatus];
 registerEnumType(PoolStatus, {
   name: 'PoolStatus',
   description:
-    "What an operator allows on a pool (updatePoolStatus). Not its lifecycle: whether a pool is open, ended or resolved follows from its dates and resolution (see PoolStatusFilter).",
+    'What an operator allows on a pool (updatePoolStatus). Not its lifecycle: whether a pool is open, ended or ' +
+    'resolved follows from its dates and resolution (see PoolStatusFilter).',
   valuesConfig: {
-    ACTIVE: { description: 'Nothing frozen: predictions are taken inside the prediction window (unless isClosed), and rewards can be claimed.' },
+    ACTIVE: {
+      description: 'Nothing frozen: predictions are taken inside the prediction window (unless isClosed), and rewards can be claimed.',
+    },
     PREDICTIONS_FROZEN: { description: 'No prediction can be placed or changed; claims still work.' },
     CLAIMS_FROZEN: { description: 'Rewards and refunds cannot be claimed; predictions are refused too (only ACTIVE takes them).' },
     FROZEN: { description: 'Neither predictions nor claims are accepted.' },
@@ -21,7 +24,11 @@ registerEnumType(PoolStatus, {
 
 export const PoolUnit = { USD: 'USD' } as const;
 export type PoolUnit = (typeof PoolUnit)[keyof typeof PoolUnit];
-registerEnumType(PoolUnit, { name: 'PoolUnit', description: 'Unit of the predicted outcome.', valuesConfig: { USD: { description: 'US dollars.' } } });
+registerEnumType(PoolUnit, {
+  name: 'PoolUnit',
+  description: 'Unit of the predicted outcome.',
+  valuesConfig: { USD: { description: 'US dollars.' } },
+});
 
 @ObjectType({ simpleResolvers: true, description: 'A pool asking for a numeric outcome; users stake tokens on their predictions.' })
 export class Pool extends Entity {
@@ -50,7 +57,9 @@ export class Pool extends Entity {
   unit!: PoolUnit;
 
   @Field(() => Float, {
-    description: "Highest return a winning stake should earn, as a ratio of the stake (2 = profit up to twice the stake); a bound for the operator's payouts, not enforced by resolvePool.",
+    description:
+      'Highest return a winning stake should earn, as a ratio of the stake (2 = profit up to twice the stake); a ' +
+      "bound for the operator's payouts, not enforced by resolvePool.",
   })
   maxRoi!: number;
 
@@ -82,17 +91,24 @@ export class Pool extends Entity {
   referenceDate!: Date;
 
   @Field(() => PoolStatus, {
-    description: 'What an operator currently allows (freezes), not the lifecycle: use the pools filter (ACTIVE, ENDED, RESOLVED, NOT_RESOLVED) or the dates and resolution for that.',
+    description:
+      'What an operator currently allows (freezes), not the lifecycle: use the pools filter (ACTIVE, ENDED, ' +
+      'RESOLVED, NOT_RESOLVED) or the dates and resolution for that.',
   })
   status!: PoolStatus;
 
-  @Field(() => Boolean, { description: 'True when an operator closed the pool: it takes no more predictions, whatever its status; claims are unaffected.' })
+  @Field(() => Boolean, {
+    description: 'True when an operator closed the pool: it takes no more predictions, whatever its status; claims are unaffected.',
+  })
   isClosed!: boolean;
 
   @Field(() => Int, { description: 'Confirmed prediction transactions on the pool so far: placements, stake changes and value changes.' })
   indexedPredictionUpdateCount!: number;
 
-  @Field(() => Float, { description: 'Share of the volume kept as protocol fee at resolution, a fraction from 0 up to (not including) 1; nothing when every payout is a refund.' })
+  @Field(() => Float, {
+    description:
+      'Share of the volume kept as protocol fee at resolution, a fraction from 0 up to (not including) 1; nothing when every payout is a refund.',
+  })
   platformFeeRate!: number;
 }
 

@@ -87,27 +87,46 @@ export function planResolution(
 ): ResolutionPlan {
   const predictionOf = new Map(placed.map((p) => [p.id, p]));
   const amounts = entries.map((entry) => {
-    if (!predictionOf.has(entry.predictionId)) throw badInput(`${entry.at}.predictionId`, `${entry.at}.predictionId is not a prediction of this pool`);
+    if (!predictionOf.has(entry.predictionId))
+      throw badInput(`${entry.at}.predictionId`, `${entry.at}.predictionId is not a prediction of this pool`);
     const units = toBaseUnits(entry.amount, pool.decimals);
-    if (units === null || units < 0n) throw badInput(`${entry.at}.amount`, `${entry.at}.amount must be 0 or more with at most ${pool.decimals} decimals`);
+    if (units === null || units < 0n)
+      throw badInput(`${entry.at}.amount`, `${entry.at}.amount must be 0 or more with at most ${pool.decimals} decimals`);
     return units;
   });
   const given = new Set(entries.map((e) => e.predictionId));
   const missing = placed.filter((p) => !given.has(p.id));
-  if (missing.length > 0) throw badInput('input.rewards', `input.rewards lacks ${missing.length} prediction(s) of the pool, e.g. ${missing[0]!.id}`);
-  const fee = protocolFeeOf(pool.totalVolume, pool.platformFeeRate, entries.every((e) => e.type === 'REFUND'));
+  if (missing.length > 0)
+    throw badInput('input.rewards', `input.rewards lacks ${missing.length} prediction(s) of the pool, e.g. ${missing[0]!.id}`);
+  const fee = protocolFeeOf(
+    pool.totalVolume,
+    pool.platformFeeRate,
+    entries.every((e) => e.type === 'REFUND'),
+  );
   const paid = amounts.reduce((sum, units) => sum + units, 0n);
   const leftover = pool.totalVolume - fee - paid;
   if (leftover < 0n) {
-    throw badInput('input.rewards', `input.rewards pay ${toTokens(paid, pool.decimals)} tokens; the pool has ${toTokens(pool.totalVolume - fee, pool.decimals)} after the protocol fee`);
+    throw badInput(
+      'input.rewards',
+      `input.rewards pay ${toTokens(paid, pool.decimals)} tokens; the pool has ${toTokens(pool.totalVolume - fee, pool.decimals)} after the protocol fee`,
+    );
   }
 
   const notices = entries.flatMap((e, i): ResolutionPlan['notices'] => {
     if (amounts[i]! === 0n) return [];
     const amount = toTokens(amounts[i]!, pool.decimals);
-    const text = e.type === 'REWARD' ? notificationTexts.rewardAvailable(pool.title, amount) : notificationTexts.refundAvailable(pool.title, amount);
+    const text =
+      e.type === 'REWARD' ? notificationTexts.rewardAvailable(pool.title, amount) : notificationTexts.refundAvailable(pool.title, amount);
     const type = e.type === 'REWARD' ? 'REWARD_AVAILABLE' : 'REFUND_AVAILABLE';
-    return [{ type, userId: predictionOf.get(e.predictionId)!.userId, ...text, predictionId: e.predictionId, data: { poolId: pool.id, predictionId: e.predictionId, amount } }];
+    return [
+      {
+        type,
+        userId: predictionOf.get(e.predictionId)!.userId,
+        ...text,
+        predictionId: e.predictionId,
+        data: { poolId: pool.id, predictionId: e.predictionId, amount },
+      },
+    ];
   });
   const scoreOf = new Map(entries.map((e) => [e.predictionId, e.precisionScore]));
   return {
@@ -119,7 +138,10 @@ export function planResolution(
       decimals: pool.decimals,
       protocolFee: fee,
       leftover,
-      median: medianOf(placed.map((p) => p.value), result),
+      median: medianOf(
+        placed.map((p) => p.value),
+        result,
+      ),
     },
     rewards: entries.map((e, i) => ({ predictionId: e.predictionId, units: amounts[i]!, precisionScore: e.precisionScore, type: e.type })),
     // Rewards are announced before refunds, as the notices of one type are written together.
@@ -128,7 +150,12 @@ export function planResolution(
       ? {
           streakId: pool.streakId,
           poolId: pool.id,
-          entries: placed.map((p) => ({ userId: p.userId, walletAddress: p.walletAddress, score: scoreOf.get(p.id)!, placedAt: p.createdAt })),
+          entries: placed.map((p) => ({
+            userId: p.userId,
+            walletAddress: p.walletAddress,
+            score: scoreOf.get(p.id)!,
+            placedAt: p.createdAt,
+          })),
         }
       : null,
   };

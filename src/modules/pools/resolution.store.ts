@@ -21,7 +21,12 @@ export async function storeResolution(
   const { poolId, decimals } = plan.resolution;
   await tx.insert(resolutions).values(plan.resolution);
   const at = now.toISOString();
-  const records = plan.rewards.map((r) => ({ prediction_id: r.predictionId, amount: r.units.toString(), precision_score: r.precisionScore, type: r.type }));
+  const records = plan.rewards.map((r) => ({
+    prediction_id: r.predictionId,
+    amount: r.units.toString(),
+    precision_score: r.precisionScore,
+    type: r.type,
+  }));
   const rewardIdOf = new Map(
     records.length === 0
       ? []
@@ -41,7 +46,12 @@ export async function storeResolution(
   for (const type of ['REWARD_AVAILABLE', 'REFUND_AVAILABLE'] as const) {
     const notices = plan.notices
       .filter((n) => n.type === type)
-      .map((n) => ({ userId: n.userId, title: n.title, message: n.message, data: { ...n.data, rewardId: rewardIdOf.get(n.predictionId)! } }));
+      .map((n) => ({
+        userId: n.userId,
+        title: n.title,
+        message: n.message,
+        data: { ...n.data, rewardId: rewardIdOf.get(n.predictionId)! },
+      }));
     written.push(...(await notifyEachIfAllowed(tx, type, notices, now)));
   }
 

@@ -47,7 +47,10 @@ export class Prediction extends Entity {
   @Field(() => Int, { description: 'Bump seed (0 to 255) of predictionAccount.' })
   bump!: number;
 
-  @Field(() => DateTime, { nullable: true, description: 'When the service last applied a confirmed transaction to the prediction; null if never.' })
+  @Field(() => DateTime, {
+    nullable: true,
+    description: 'When the service last applied a confirmed transaction to the prediction; null if never.',
+  })
   lastSyncAt!: Date | null;
 }
 

@@ -24,7 +24,10 @@ export class CreateReferralCodeInput {
 @Resolver(() => ReferralCode)
 export class ReferralCodeOperatorResolver {
   @Mutation(() => ReferralCode, { description: 'Creates a referral code, with an optional cap on redemptions and an expiry. ADMIN only.' })
-  createReferralCode(@Arg('input', () => CreateReferralCodeInput, { description: 'The code and its limits.' }) input: CreateReferralCodeInput, @Ctx() ctx: GraphQLContext) {
+  createReferralCode(
+    @Arg('input', () => CreateReferralCodeInput, { description: 'The code and its limits.' }) input: CreateReferralCodeInput,
+    @Ctx() ctx: GraphQLContext,
+  ) {
     return createReferralCode(ctx, input);
   }
 

@@ -60,7 +60,8 @@ export async function createReferralCode(ctx: ServiceContext, input: CreateRefer
       .returning();
     return row!;
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError('BAD_USER_INPUT', 'That referral code exists already', { argumentName: 'input.code', reason: 'CODE_TAKEN' });
+    if (isUniqueViolation(error))
+      throw new AppError('BAD_USER_INPUT', 'That referral code exists already', { argumentName: 'input.code', reason: 'CODE_TAKEN' });
     throw error;
   }
 }

@@ -50,7 +50,12 @@ export async function redeemReferralCode(ctx: ServiceContext, code: string): Pro
 
 /** Why an existing code refused a redemption (read before the update; a code only ever becomes less redeemable). */
 function unredeemable(deactivatedAt: Date | null, expiresAt: Date | null, now: Date): AppError {
-  if (deactivatedAt) return new AppError('BAD_USER_INPUT', 'This referral code has been deactivated', { argumentName: 'code', reason: 'CODE_DEACTIVATED' });
-  if (expiresAt && expiresAt <= now) return new AppError('BAD_USER_INPUT', 'This referral code has expired', { argumentName: 'code', reason: 'CODE_EXPIRED' });
-  return new AppError('BAD_USER_INPUT', 'This referral code has been used as many times as it may be', { argumentName: 'code', reason: 'CODE_USED_UP' });
+  if (deactivatedAt)
+    return new AppError('BAD_USER_INPUT', 'This referral code has been deactivated', { argumentName: 'code', reason: 'CODE_DEACTIVATED' });
+  if (expiresAt && expiresAt <= now)
+    return new AppError('BAD_USER_INPUT', 'This referral code has expired', { argumentName: 'code', reason: 'CODE_EXPIRED' });
+  return new AppError('BAD_USER_INPUT', 'This referral code has been used as many times as it may be', {
+    argumentName: 'code',
+    reason: 'CODE_USED_UP',
+  });
 }

@@ -34,13 +34,24 @@ export class SubmittedStreakFunding {
 /** fundStreak, two-step; ADMIN only (checked by the service). */
 @Resolver()
 export class StreakFundingResolver {
-  @Mutation(() => PreparedTransaction, { description: "Builds the transfer of the operator's tokens into a streak's accumulator (step 1 of 2). ADMIN only." })
-  buildFundStreakTransaction(@Arg('input', () => FundStreakTransactionInput, { description: 'The streak and the amount.' }) input: FundStreakTransactionInput, @Ctx() ctx: GraphQLContext) {
+  @Mutation(() => PreparedTransaction, {
+    description: "Builds the transfer of the operator's tokens into a streak's accumulator (step 1 of 2). ADMIN only.",
+  })
+  buildFundStreakTransaction(
+    @Arg('input', () => FundStreakTransactionInput, { description: 'The streak and the amount.' }) input: FundStreakTransactionInput,
+    @Ctx() ctx: GraphQLContext,
+  ) {
     return buildFundStreakTransaction(ctx, input);
   }
 
-  @Mutation(() => SubmittedStreakFunding, { description: 'Submits the signed streak funding (step 2 of 2); the streak’s balances grow on confirmation. ADMIN only.' })
-  submitFundStreakTransaction(@Arg('input', () => SubmitFundStreakTransactionInput, { description: 'The build parameters, the signed transaction and the proof.' }) input: SubmitFundStreakTransactionInput, @Ctx() ctx: GraphQLContext) {
+  @Mutation(() => SubmittedStreakFunding, {
+    description: 'Submits the signed streak funding (step 2 of 2); the streak’s balances grow on confirmation. ADMIN only.',
+  })
+  submitFundStreakTransaction(
+    @Arg('input', () => SubmitFundStreakTransactionInput, { description: 'The build parameters, the signed transaction and the proof.' })
+    input: SubmitFundStreakTransactionInput,
+    @Ctx() ctx: GraphQLContext,
+  ) {
     return submitFundStreakTransaction(ctx, input);
   }
 }

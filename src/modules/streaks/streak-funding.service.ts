@@ -31,7 +31,8 @@ const prepareFunding: Prepare<FundStreakInput, 'fundStreak'> = async (ctx, { vie
   if (!streak) throw new AppError('NOT_FOUND', `No streak has id ${streakId}`, { argumentName: 'input.streakId' });
   const { decimals } = chain.accounts;
   const amount = toBaseUnits(input.amount, decimals);
-  if (amount === null || amount <= 0n) throw badInput('input.amount', `input.amount must be a positive number of tokens with at most ${decimals} decimals`);
+  if (amount === null || amount <= 0n)
+    throw badInput('input.amount', `input.amount must be a positive number of tokens with at most ${decimals} decimals`);
   await assertBalance({ viewer, chain, wallet }, amount, 'input.amount');
   return {
     params: fundStreakParams(input),
@@ -39,7 +40,13 @@ const prepareFunding: Prepare<FundStreakInput, 'fundStreak'> = async (ctx, { vie
     effects: { streakId, amount: amount.toString() },
     lane: null,
     custodyTransfer: null,
-    build: (recent) => buildStreakFunding(chain.accounts, recent, { operator: wallet, accumulator: new PublicKey(streak.streakAccumulatorAccount), streakId, amount }),
+    build: (recent) =>
+      buildStreakFunding(chain.accounts, recent, {
+        operator: wallet,
+        accumulator: new PublicKey(streak.streakAccumulatorAccount),
+        streakId,
+        amount,
+      }),
   };
 };
 

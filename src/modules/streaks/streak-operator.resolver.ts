@@ -32,7 +32,10 @@ export class UpdateStreakInput {
   @Field(() => Float, { nullable: true, description: 'Percentage (0 to 100) of pool volume meant for the accumulator.' })
   feePercentage?: number | null;
 
-  @Field(() => Float, { nullable: true, description: 'Percentage (more than 0, at most 100) of the available balance a streak reward pays.' })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'Percentage (more than 0, at most 100) of the available balance a streak reward pays.',
+  })
   payoutPercentage?: number | null;
 
   @Field(() => Int, { nullable: true, description: 'Consecutive qualifying pools that earn a reward, 1 to 1000.' })
@@ -46,12 +49,19 @@ export class UpdateStreakInput {
 @Resolver(() => Streak)
 export class StreakOperatorResolver {
   @Mutation(() => Streak, { description: 'Creates a streak and its accumulator token account on the chain. ADMIN only.' })
-  createStreak(@Arg('input', () => CreateStreakInput, { description: 'The new streak and its rule.' }) input: CreateStreakInput, @Ctx() ctx: GraphQLContext) {
+  createStreak(
+    @Arg('input', () => CreateStreakInput, { description: 'The new streak and its rule.' }) input: CreateStreakInput,
+    @Ctx() ctx: GraphQLContext,
+  ) {
     return createStreak(ctx, input);
   }
 
   @Mutation(() => Streak, { description: "Changes a streak's title or rule. ADMIN only." })
-  updateStreak(@Arg('input', () => UpdateStreakInput, { description: 'The streak and the fields to change.' }) { streakId, ...changes }: UpdateStreakInput, @Ctx() ctx: GraphQLContext) {
+  updateStreak(
+    @Arg('input', () => UpdateStreakInput, { description: 'The streak and the fields to change.' })
+    { streakId, ...changes }: UpdateStreakInput,
+    @Ctx() ctx: GraphQLContext,
+  ) {
     return updateStreak(ctx, streakId, changes);
   }
 }

@@ -42,12 +42,14 @@ function validRule(input: StreakRuleParams): Partial<CreateStreakParams> {
   if (input.payoutPercentage != null) rule.payoutPercentage = percentage(input.payoutPercentage, 'payoutPercentage', false);
   if (input.streakCountRequired != null) {
     const n = input.streakCountRequired;
-    if (!Number.isInteger(n) || n < 1 || n > 1000) throw badInput('input.streakCountRequired', 'input.streakCountRequired must be an integer from 1 to 1000');
+    if (!Number.isInteger(n) || n < 1 || n > 1000)
+      throw badInput('input.streakCountRequired', 'input.streakCountRequired must be an integer from 1 to 1000');
     rule.streakCountRequired = n;
   }
   if (input.minPrecisionScoreRequired != null) {
     const score = input.minPrecisionScoreRequired;
-    if (!Number.isFinite(score) || score < 0 || score > 1) throw badInput('input.minPrecisionScoreRequired', 'input.minPrecisionScoreRequired must be from 0 to 1');
+    if (!Number.isFinite(score) || score < 0 || score > 1)
+      throw badInput('input.minPrecisionScoreRequired', 'input.minPrecisionScoreRequired must be from 0 to 1');
     rule.minPrecisionScoreRequired = score;
   }
   return rule;

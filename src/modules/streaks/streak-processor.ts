@@ -29,7 +29,11 @@ export interface StreakTerms {
  * a new run starts at 0). Anything else ends a run in progress (RESET); a user with no run
  * is left as they were.
  */
-export function advanceStreak(progress: StreakProgress, score: number | null, terms: StreakTerms): { progress: StreakProgress; completed: boolean } {
+export function advanceStreak(
+  progress: StreakProgress,
+  score: number | null,
+  terms: StreakTerms,
+): { progress: StreakProgress; completed: boolean } {
   if (score !== null && score >= terms.minPrecisionScoreRequired) {
     const count = progress.count + 1;
     if (count >= terms.streakCountRequired) return { progress: { count: 0, scores: [], event: 'REWARDED' }, completed: true };
@@ -114,9 +118,19 @@ export async function processStreakPool(
   const newcomers = input.entries
     .filter((e) => !known.has(e.userId))
     .sort((a, b) => a.placedAt.getTime() - b.placedAt.getTime() || (a.userId < b.userId ? -1 : 1))
-    .map((e) => ({ userId: e.userId, walletAddress: e.walletAddress, count: 0, scores: [] as number[], event: 'NONE' as StreakEvent, lastProcessedPoolId: null }));
+    .map((e) => ({
+      userId: e.userId,
+      walletAddress: e.walletAddress,
+      count: 0,
+      scores: [] as number[],
+      event: 'NONE' as StreakEvent,
+      lastProcessedPoolId: null,
+    }));
 
-  const terms: StreakTerms = { streakCountRequired: streak.streakCountRequired, minPrecisionScoreRequired: streak.minPrecisionScoreRequired };
+  const terms: StreakTerms = {
+    streakCountRequired: streak.streakCountRequired,
+    minPrecisionScoreRequired: streak.minPrecisionScoreRequired,
+  };
   let available = streak.availableBalance;
   const states: Array<{ user_id: string; count: number; event: StreakEvent; scores: number[]; placed_at: string | null }> = [];
   const granted: Array<{ userId: string; walletAddress: string; amount: bigint }> = [];

@@ -33,8 +33,10 @@ const renderStreakPools: RootFieldRenderer = (field, nodes, walk) => {
     const name = fieldNodes[0]!.name.value;
     const target = getNamedType(type.getFields()[name]?.type ?? type) as GraphQLObjectType;
     if (name === '__typename') parts.push({ key, kind: name });
-    else if (name === 'streak' && !streak && (streak = renderedObject(target, STREAK_READ, fieldNodes, walk))) parts.push({ key, kind: name });
-    else if (name === 'pools' && !pools && (pools = renderedConnection(target, POOL_READ, fieldNodes, walk))) parts.push({ key, kind: name });
+    else if (name === 'streak' && !streak && (streak = renderedObject(target, STREAK_READ, fieldNodes, walk)))
+      parts.push({ key, kind: name });
+    else if (name === 'pools' && !pools && (pools = renderedConnection(target, POOL_READ, fieldNodes, walk)))
+      parts.push({ key, kind: name });
     else return null;
   }
   const plans: { streak: ReadPlan; pools: ReadPlan } = {

@@ -55,7 +55,9 @@ export class StreakResolver {
     return toTokens(streak.totalAccumulated, streak.decimals);
   }
 
-  @FieldResolver(() => Float, { description: 'Funded tokens not yet granted as streak rewards, in whole tokens; rewards are paid from it.' })
+  @FieldResolver(() => Float, {
+    description: 'Funded tokens not yet granted as streak rewards, in whole tokens; rewards are paid from it.',
+  })
   availableBalance(@Root() streak: StreakRow) {
     return toTokens(streak.availableBalance, streak.decimals);
   }
@@ -65,7 +67,10 @@ export class StreakResolver {
     return toTokens(streak.onchainBalance, streak.decimals);
   }
 
-  @FieldResolver(() => Pool, { nullable: true, description: 'The last resolved pool the streak processor has applied; null before the first.' })
+  @FieldResolver(() => Pool, {
+    nullable: true,
+    description: 'The last resolved pool the streak processor has applied; null before the first.',
+  })
   lastProcessedPool(@Root() streak: StreakRow, @Ctx() ctx: GraphQLContext) {
     return relationOne<PoolRow>(ctx.loaders.graph, streak, STREAK_READ, 'lastProcessedPool');
   }

@@ -21,7 +21,11 @@ export async function findStreak(ctx: ServiceContext, id: string, plan?: ReadPla
 }
 
 /** Every streak, newest first; `plan` says what to read of them and their relations (the whole rows by default). */
-export function listStreaks(ctx: ServiceContext, input: PageArguments, plan: ReadPlan = wholeRowPlan(STREAK_READ)): Promise<Page<StreakRow>> {
+export function listStreaks(
+  ctx: ServiceContext,
+  input: PageArguments,
+  plan: ReadPlan = wholeRowPlan(STREAK_READ),
+): Promise<Page<StreakRow>> {
   return keysetPage(
     ctx.database.query,
     {
@@ -82,7 +86,10 @@ export async function userStreakDetails(
   const user = await ctx.loaders.userById.load(viewer.userId);
   const db = ctx.database.db;
   const [[state], rewards] = await Promise.all([
-    db.select().from(userStreaks).where(and(eq(userStreaks.userId, viewer.userId), eq(userStreaks.streakId, streak.id))),
+    db
+      .select()
+      .from(userStreaks)
+      .where(and(eq(userStreaks.userId, viewer.userId), eq(userStreaks.streakId, streak.id))),
     db
       .select()
       .from(streakRewards)

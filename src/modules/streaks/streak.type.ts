@@ -9,19 +9,25 @@ export class Streak extends Entity {
   @Field(() => ID, { nullable: true, description: 'Id of the last resolved pool the streak processor has applied; null before the first.' })
   lastProcessedPoolId!: string | null;
 
-  @Field(() => String, { description: 'The accumulator: a token account of the stake mint, held by the service, from which streak rewards are paid.' })
+  @Field(() => String, {
+    description: 'The accumulator: a token account of the stake mint, held by the service, from which streak rewards are paid.',
+  })
   streakAccumulatorAccount!: string;
 
   @Field(() => String, { description: 'Name of the streak, as shown in lists.' })
   title!: string;
 
-  @Field(() => Float, { description: 'Percentage, 0 to 100, of pool volume meant for the accumulator; recorded with the streak, not deducted by the service.' })
+  @Field(() => Float, {
+    description: 'Percentage, 0 to 100, of pool volume meant for the accumulator; recorded with the streak, not deducted by the service.',
+  })
   feePercentage!: number;
 
   @Field(() => Float, { description: 'Percentage, more than 0 and at most 100, of the available balance a streak reward pays.' })
   payoutPercentage!: number;
 
-  @Field(() => Int, { description: 'Bump seed of the accumulator address; 0 for streaks created here, whose accumulator is not a program-derived address.' })
+  @Field(() => Int, {
+    description: 'Bump seed of the accumulator address; 0 for streaks created here, whose accumulator is not a program-derived address.',
+  })
   bump!: number;
 
   @Field(() => Int, { description: 'Consecutive qualifying pools that earn a reward.' })
@@ -30,7 +36,10 @@ export class Streak extends Entity {
   @Field(() => Float, { description: 'Precision score, 0 to 1, a prediction needs to count.' })
   minPrecisionScoreRequired!: number;
 
-  @Field(() => DateTime, { nullable: true, description: 'When onchainBalance was last brought up to date (creation, a funding or a claim); null if never.' })
+  @Field(() => DateTime, {
+    nullable: true,
+    description: 'When onchainBalance was last brought up to date (creation, a funding or a claim); null if never.',
+  })
   lastSyncAt!: Date | null;
 }
 
@@ -78,18 +87,28 @@ export class UserStreakDetails {
   @Field(() => Int, { description: 'Qualifying pools in the current run; 0 before the first and after a reset or a reward.' })
   currentStreakCount!: number;
 
-  @Field(() => LastStreakEvent, { description: 'What the streak processor last did for the viewer; NONE before their first processed pool.' })
+  @Field(() => LastStreakEvent, {
+    description: 'What the streak processor last did for the viewer; NONE before their first processed pool.',
+  })
   lastStreakEvent!: keyof typeof LastStreakEvent;
 
-  @Field(() => DateTime, { nullable: true, description: 'When the viewer placed their latest prediction in a resolved pool of the streak; null if none yet.' })
+  @Field(() => DateTime, {
+    nullable: true,
+    description: 'When the viewer placed their latest prediction in a resolved pool of the streak; null if none yet.',
+  })
   lastPoolParticipatedAt!: Date | null;
 
-  @Field(() => [StreakReward], { description: "The viewer's streak rewards in this streak, newest first (only claimed or unclaimed ones when isClaimed is given)." })
+  @Field(() => [StreakReward], {
+    description: "The viewer's streak rewards in this streak, newest first (only claimed or unclaimed ones when isClaimed is given).",
+  })
   streakRewards!: StreakReward[];
 
   @Field(() => [Float], { description: 'Precision scores of the current run, oldest first.' })
   currentStreakScores!: number[];
 
-  @Field(() => ID, { nullable: true, description: "Id of the last resolved pool the processor applied to the viewer's run; null before the first." })
+  @Field(() => ID, {
+    nullable: true,
+    description: "Id of the last resolved pool the processor applied to the viewer's run; null before the first.",
+  })
   lastProcessedPoolId!: string | null;
 }

@@ -38,12 +38,19 @@ async function payOnce(ctx: ServiceContext, userId: string, owner: PublicKey, pa
   if (!(await onChain(() => chain.client.accountExists(destination)))) {
     throw new AppError(
       'INSUFFICIENT_FUNDS',
-      'Your wallet has no token account of the stake mint to receive the payout, and the service does not pay rent for accounts: open it (any wallet does on receiving the token) and claim again',
+      'Your wallet has no token account of the stake mint to receive the payout, and the service does not pay rent ' +
+        'for accounts: open it (any wallet does on receiving the token) and claim again',
       { reason: 'TOKEN_ACCOUNT_MISSING', tokenAccount: destination.toBase58() },
     );
   }
   const recent = await onChain(() => chain.client.latestBlockhash());
-  const built = buildPayout(chain.accounts, recent, { source: payout.source, owner, amount: payout.amount, kind: payout.kind, id: payout.recordId });
+  const built = buildPayout(chain.accounts, recent, {
+    source: payout.source,
+    owner,
+    amount: payout.amount,
+    kind: payout.kind,
+    id: payout.recordId,
+  });
   const { bytes, signature } = coSign(chain, parseWireTransaction(Buffer.from(built.transaction, 'base64'))!, {
     expectedMessage: messageOf(built),
     custodyTransfer: { source: payout.source, destination, amount: payout.amount },
@@ -62,7 +69,10 @@ async function payOnce(ctx: ServiceContext, userId: string, owner: PublicKey, pa
 
 /** Claims a resolved pool's reward or refund of the viewer's prediction: vault -> the viewer's token account. */
 export async function claimReward(ctx: ServiceContext, rewardId: string): Promise<{ signature: string; reward: RewardRow }> {
-  const { viewer: { userId }, wallet } = await viewerWallet(ctx);
+  const {
+    viewer: { userId },
+    wallet,
+  } = await viewerWallet(ctx);
   const id = parseId(rewardId, 'rewardId');
   const [reward] = await ctx.database.db.select().from(rewards).where(eq(rewards.id, id));
   if (!reward) throw new AppError('NOT_FOUND', `No reward has id ${rewardId}`, { argumentName: 'rewardId' });
@@ -70,7 +80,8 @@ export async function claimReward(ctx: ServiceContext, rewardId: string): Promis
   if (prediction.userId !== userId) throw new AppError('FORBIDDEN', 'The reward belongs to another user');
   const pool = (await ctx.loaders.poolById.load(prediction.poolId))!;
   if (reward.isClaimed) throw new AppError('ALREADY_CLAIMED', 'The reward was already claimed');
-  if (pool.status === 'CLAIMS_FROZEN' || pool.status === 'FROZEN') throw new AppError('POOL_CLOSED', `Claims on this pool are frozen (${pool.status})`);
+  if (pool.status === 'CLAIMS_FROZEN' || pool.status === 'FROZEN')
+    throw new AppError('POOL_CLOSED', `Claims on this pool are frozen (${pool.status})`);
   if (reward.amount === 0n) throw badInput('rewardId', 'The reward is 0 tokens; there is nothing to claim');
   const signature = await payOnce(ctx, userId, wallet, {
     operation: 'claimReward',
@@ -85,8 +96,14 @@ export async function claimReward(ctx: ServiceContext, rewardId: string): Promis
 }
 
 /** Claims one of the viewer's streak rewards: the streak's accumulator -> the viewer's token account. */
-export async function claimStreakReward(ctx: ServiceContext, streakRewardId: string): Promise<{ signature: string; streakReward: StreakRewardRow }> {
-  const { viewer: { userId }, wallet } = await viewerWallet(ctx);
+export async function claimStreakReward(
+  ctx: ServiceContext,
+  streakRewardId: string,
+): Promise<{ signature: string; streakReward: StreakRewardRow }> {
+  const {
+    viewer: { userId },
+    wallet,
+  } = await viewerWallet(ctx);
   const id = parseId(streakRewardId, 'streakRewardId');
   const [reward] = await ctx.database.db.select().from(streakRewards).where(eq(streakRewards.id, id));
   if (!reward) throw new AppError('NOT_FOUND', `No streak reward has id ${streakRewardId}`, { argumentName: 'streakRewardId' });
@@ -132,7 +149,10 @@ export async function requestDevTokens(ctx: ServiceContext, amount: number): Pro
   if (!chain.isDevchain) throw new AppError('FORBIDDEN', 'Test tokens exist only on the embedded chain');
   const units = toBaseUnits(amount, chain.accounts.decimals);
   if (units === null || units <= 0n || amount > DEV_TOKENS_PER_REQUEST) {
-    throw badInput('amount', `amount must be a positive number of tokens up to ${DEV_TOKENS_PER_REQUEST}, with at most ${chain.accounts.decimals} decimals`);
+    throw badInput(
+      'amount',
+      `amount must be a positive number of tokens up to ${DEV_TOKENS_PER_REQUEST}, with at most ${chain.accounts.decimals} decimals`,
+    );
   }
   const signature = await onChain(() => chain.client.mintDevTokens(wallet, units));
   const balance = await onChain(() => chain.client.tokenBalance(userTokenAccount(chain.accounts.mint, wallet)));

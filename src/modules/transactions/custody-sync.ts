@@ -34,7 +34,9 @@ export async function syncCustodyAccounts(database: Database, chain: ChainRuntim
         where p.pool_id = pools.id and r.is_claimed), 0))::text`,
     })
     .from(pools);
-  const streakRows = await db.select({ id: streaks.id, account: streaks.streakAccumulatorAccount, held: streaks.onchainBalance }).from(streaks);
+  const streakRows = await db
+    .select({ id: streaks.id, account: streaks.streakAccumulatorAccount, held: streaks.onchainBalance })
+    .from(streaks);
   const vaults = await Promise.all(poolRows.map((pool) => poolVaultAddress(custody, pool.id)));
   const foreign = foreignPools(poolRows, vaults, mint);
   if (foreign) throw foreign;
@@ -86,11 +88,14 @@ function foreignPools(rows: PoolLink[], vaults: PublicKey[], mint: string): Fore
   const linkedElsewhere = (row: PoolLink, i: number) => row.stakeTokenMint !== mint || row.poolAccount !== vaults[i]!.toBase58();
   const foreign = rows.filter((row, i) => row.stakeTokenMint !== UNLINKED_STAKE_MINT && linkedElsewhere(row, i));
   if (!foreign.length) return null;
-  const named = `${foreign.slice(0, 5).map((row) => row.id).join(', ')}${foreign.length > 5 ? ', ...' : ''}`;
+  const named = `${foreign
+    .slice(0, 5)
+    .map((row) => row.id)
+    .join(', ')}${foreign.length > 5 ? ', ...' : ''}`;
   return new ForeignRecordsError(
     `${foreign.length} pool(s) name custody accounts of another chain, custody key or stake mint (${named}): ` +
       'start-up does not rewrite records it did not create. Point SOLANA_RPC_URL, CUSTODY_SECRET_KEY and STAKE_MINT ' +
-      "at the chain these records belong to, or give this chain a database of its own.",
+      'at the chain these records belong to, or give this chain a database of its own.',
   );
 }
 

@@ -10,10 +10,7 @@ type ParamKind = 'string' | 'number';
  * the proof check that follows refuses any that differ (PROOF_INVALID). The values read here
  * are unverified until that check runs against them, which it always does.
  */
-export function completeFromProof<T extends { proof: string }>(
-  input: T,
-  kinds: Record<string, ParamKind>,
-): T {
+export function completeFromProof<T extends { proof: string }>(input: T, kinds: Record<string, ParamKind>): T {
   const missing = Object.keys(kinds).filter((key) => (input as Record<string, unknown>)[key] == null);
   if (missing.length === 0) return input;
   let params: unknown;

@@ -30,7 +30,13 @@ async function leaseNext(db: Db, now: Date, leaseMs: number, skip: readonly stri
     or(isNull(chainSubmissions.leaseExpiresAt), lt(chainSubmissions.leaseExpiresAt, now)),
     skip.length ? sql`${chainSubmissions.id} <> ALL(${`{${skip.join(',')}}`}::uuid[])` : undefined,
   );
-  const next = db.select({ id: chainSubmissions.id }).from(chainSubmissions).where(free).orderBy(asc(chainSubmissions.createdAt)).limit(1).for('update', { skipLocked: true });
+  const next = db
+    .select({ id: chainSubmissions.id })
+    .from(chainSubmissions)
+    .where(free)
+    .orderBy(asc(chainSubmissions.createdAt))
+    .limit(1)
+    .for('update', { skipLocked: true });
   const [row] = await db
     .update(chainSubmissions)
     .set({ leaseExpiresAt: new Date(now.getTime() + leaseMs) })
@@ -47,13 +53,21 @@ async function leaseNext(db: Db, now: Date, leaseMs: number, skip: readonly stri
  * already processed, which is settled as landed). Each row is leased first, so replicas
  * running this at once settle each row once. Run at start-up and periodically.
  */
-export async function reconcilePendingSubmissions(database: Database, chain: ChainRuntime, options: ReconcileOptions = {}): Promise<ReconcileTally> {
+export async function reconcilePendingSubmissions(
+  database: Database,
+  chain: ChainRuntime,
+  options: ReconcileOptions = {},
+): Promise<ReconcileTally> {
   const db = database.db;
   const { events = new EventHub(database), clock = () => new Date(), leaseMs = SUBMISSION_LEASE_MS } = options;
   const tally: ReconcileTally = { confirmed: 0, forgotten: 0, resent: 0 };
   // A row this pass could not settle (the chain stopped answering) keeps its lease and waits for a later pass.
   const tried: string[] = [];
-  for (let submission = await leaseNext(db, clock(), leaseMs, tried); submission; submission = await leaseNext(db, clock(), leaseMs, tried)) {
+  for (
+    let submission = await leaseNext(db, clock(), leaseMs, tried);
+    submission;
+    submission = await leaseNext(db, clock(), leaseMs, tried)
+  ) {
     tried.push(submission.id);
     const { outcome, resent } = await settle(database, chain, events, clock, submission);
     tally[outcome]++;
@@ -91,7 +105,13 @@ async function settle(
     status = await chain.client.confirm(submission.signature, submission.lastValidBlockHeight);
   }
   if (status && !status.err) {
-    await applyConfirmed(db, submission, clock(), events, await relayerSpendOf(chain, submission.operation as OperationName, submission.signature));
+    await applyConfirmed(
+      db,
+      submission,
+      clock(),
+      events,
+      await relayerSpendOf(chain, submission.operation as OperationName, submission.signature),
+    );
     return { outcome: 'confirmed', resent };
   }
   await forget(db, submission, events);

@@ -78,8 +78,17 @@ export async function checkSignedSubmission(
   check: SubmissionCheck,
 ): Promise<{ wire: WireTransaction; claims: ProofClaims }> {
   try {
-    const claims = await verifyProof(chain.proofSecret, check.proof, { operation: check.operation, userId: check.userId, params: check.params }, ctx.now);
-    const wire = verifySignedTransaction(check.signedTransaction, { messageHash: claims.messageHash, relayer: chain.accounts.relayer, user: check.user });
+    const claims = await verifyProof(
+      chain.proofSecret,
+      check.proof,
+      { operation: check.operation, userId: check.userId, params: check.params },
+      ctx.now,
+    );
+    const wire = verifySignedTransaction(check.signedTransaction, {
+      messageHash: claims.messageHash,
+      relayer: chain.accounts.relayer,
+      user: check.user,
+    });
     if (!(await onChain(() => chain.client.isBlockhashValid(claims.blockhash)))) {
       throw new ProofError('PROOF_EXPIRED', 'The transaction’s blockhash has expired; build it again');
     }
@@ -106,7 +115,11 @@ export function coSign(chain: ChainRuntime, wire: WireTransaction, rule: Signing
   }
   let bytes = wire.bytes;
   for (const [index, signer] of wire.signers.entries()) {
-    const key = signer.equals(chain.keys.relayer.publicKey) ? chain.keys.relayer : signer.equals(chain.keys.custody.publicKey) ? chain.keys.custody : null;
+    const key = signer.equals(chain.keys.relayer.publicKey)
+      ? chain.keys.relayer
+      : signer.equals(chain.keys.custody.publicKey)
+        ? chain.keys.custody
+        : null;
     if (key) bytes = withSignature({ ...wire, bytes }, index, signEd25519(wire.message, key.secretKey));
   }
   // A transaction's id is its first signature: the relayer's, as fee payer.
@@ -133,7 +146,6 @@ export interface Submission {
   signature: string;
   lastValidBlockHeight: number;
 }
-
 
 /**
  * Exactly once: the submission is recorded (keyed by its proof, or by the claimed record)
@@ -171,7 +183,9 @@ export async function sendOnce(ctx: ServiceContext, chain: ChainRuntime, s: Subm
     if (await findSubmission(db, s.idempotencyKey)) return awaitSettled(db, s.idempotencyKey);
     throw s.operation === 'placePrediction'
       ? new AppError('ALREADY_PREDICTED', 'Another transaction placing your prediction on this pool was submitted first')
-      : new AppError('PROOF_INVALID', 'Another transaction changing this prediction was submitted first; build again', { argumentName: 'input.proof' });
+      : new AppError('PROOF_INVALID', 'Another transaction changing this prediction was submitted first; build again', {
+          argumentName: 'input.proof',
+        });
   }
 
   // Whatever throws before the outcome is known may have reached the chain.
@@ -191,7 +205,9 @@ export async function sendOnce(ctx: ServiceContext, chain: ChainRuntime, s: Subm
         throw new AppError('CHAIN_UNAVAILABLE', error.message);
       }
       // It may have reached the chain: the row stays PENDING for the reconciler to settle.
-      throw error instanceof ChainUnavailableError ? new AppError('CHAIN_UNAVAILABLE', `${error.message}; the submission will be settled when the chain answers`) : error;
+      throw error instanceof ChainUnavailableError
+        ? new AppError('CHAIN_UNAVAILABLE', `${error.message}; the submission will be settled when the chain answers`)
+        : error;
     }
     await ctx.events.publish([{ type: 'transactionStatus', signature: s.signature, status: 'SUBMITTED' }]);
     const status = await onChain(() => chain.client.confirm(s.signature, s.lastValidBlockHeight));
@@ -201,9 +217,13 @@ export async function sendOnce(ctx: ServiceContext, chain: ChainRuntime, s: Subm
       const spend = status ? await relayerSpendOf(chain, s.operation, s.signature) : null;
       if (spend) ctx.onRelayerSpend?.(spend);
       await forget(db, recorded, ctx.events);
-      throw new AppError('TRANSACTION_FAILED', status ? 'The transaction failed on-chain' : 'The transaction did not land before its blockhash expired', {
-        error: status?.err ?? 'BlockhashExpired',
-      });
+      throw new AppError(
+        'TRANSACTION_FAILED',
+        status ? 'The transaction failed on-chain' : 'The transaction did not land before its blockhash expired',
+        {
+          error: status?.err ?? 'BlockhashExpired',
+        },
+      );
     }
     outcome = 'confirmed';
     const spend = await relayerSpendOf(chain, s.operation, s.signature);
@@ -232,8 +252,10 @@ export async function awaitSettled(db: Db, idempotencyKey: string, timeoutMs = 3
   for (;;) {
     const row = await findSubmission(db, idempotencyKey);
     if (row?.status === 'CONFIRMED') return row;
-    if (!row || row.status === 'FAILED' || row.status === 'EXPIRED') throw new AppError('TRANSACTION_FAILED', 'The transaction of this submission did not land');
-    if (Date.now() > deadline) throw new AppError('CHAIN_UNAVAILABLE', 'The transaction is still pending; submit again later for its outcome');
+    if (!row || row.status === 'FAILED' || row.status === 'EXPIRED')
+      throw new AppError('TRANSACTION_FAILED', 'The transaction of this submission did not land');
+    if (Date.now() > deadline)
+      throw new AppError('CHAIN_UNAVAILABLE', 'The transaction is still pending; submit again later for its outcome');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

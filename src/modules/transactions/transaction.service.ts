@@ -10,7 +10,16 @@ import { parseId } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';
 import { parseOutcome, parseStake } from './amounts.js';
 import { completeFromProof } from './proof-params.js';
-import { assertBalance, build, type Prepare, type PreparedTransaction, type SignedInput, submit, type SubmitInput, type SubmittedTransaction } from './two-step.js';
+import {
+  assertBalance,
+  build,
+  type Prepare,
+  type PreparedTransaction,
+  type SignedInput,
+  submit,
+  type SubmitInput,
+  type SubmittedTransaction,
+} from './two-step.js';
 
 /** The prediction operations, each a `prepare` function run by the shared build and submit (two-step.ts). */
 async function predictionOf(ctx: ServiceContext, submission: ChainSubmissionRow): Promise<SubmittedTransaction> {
@@ -30,13 +39,18 @@ async function loadPool(ctx: ServiceContext, poolId: string, argumentName: strin
 
 function assertOpen(ctx: ServiceContext, pool: PoolRow): void {
   const now = ctx.now.getTime();
-  if (pool.status !== 'ACTIVE' || pool.isClosed) throw new AppError('POOL_CLOSED', `The pool is ${pool.isClosed ? 'closed' : pool.status}; predictions are not accepted`);
+  if (pool.status !== 'ACTIVE' || pool.isClosed)
+    throw new AppError('POOL_CLOSED', `The pool is ${pool.isClosed ? 'closed' : pool.status}; predictions are not accepted`);
   if (now < pool.predictionStartDate.getTime()) throw new AppError('POOL_CLOSED', 'The pool does not take predictions yet');
   if (now >= pool.predictionEndDate.getTime()) throw new AppError('POOL_CLOSED', 'The pool’s prediction window has ended');
 }
 
 /** The viewer's own prediction (FORBIDDEN for someone else's), with its pool, open for changes. */
-async function ownOpenPrediction(ctx: ServiceContext, viewer: Viewer, predictionId: string): Promise<{ prediction: PredictionRow; pool: PoolRow }> {
+async function ownOpenPrediction(
+  ctx: ServiceContext,
+  viewer: Viewer,
+  predictionId: string,
+): Promise<{ prediction: PredictionRow; pool: PoolRow }> {
   const prediction = await ctx.loaders.predictionById.load(parseId(predictionId, 'input.predictionId'));
   if (!prediction) throw new AppError('NOT_FOUND', `No prediction has id ${predictionId}`, { argumentName: 'input.predictionId' });
   if (prediction.userId !== viewer.userId) throw new AppError('FORBIDDEN', 'The prediction belongs to another user');
@@ -74,7 +88,14 @@ const preparePrediction: Prepare<PredictionInput, 'placePrediction'> = async (ct
     // One prediction per user and pool: a second transaction placing one must never be sent.
     lane: `placePrediction:${pool.id}:${signer.viewer.userId}`,
     custodyTransfer: null,
-    effects: { poolId: pool.id, stake: stake.toString(), value, predictorAccount: predictor.toBase58(), predictionAccount: address.toBase58(), bump: String(bump) },
+    effects: {
+      poolId: pool.id,
+      stake: stake.toString(),
+      value,
+      predictorAccount: predictor.toBase58(),
+      predictionAccount: address.toBase58(),
+      bump: String(bump),
+    },
     build: (recent) => buildPlacePrediction(signer.chain.accounts, recent, { user: signer.wallet, vault, poolId: pool.id, stake, value }),
   };
 };
@@ -112,9 +133,19 @@ const prepareStakeUpdate: Prepare<StakeUpdateInput, 'updateStake'> = async (ctx,
     // Only a decrease moves tokens out of the vault, and only back to the predictor's own account.
     custodyTransfer:
       delta < 0n
-        ? { source: new PublicKey(prediction.poolAccount), destination: userTokenAccount(signer.chain.accounts.mint, signer.wallet), amount: -delta }
+        ? {
+            source: new PublicKey(prediction.poolAccount),
+            destination: userTokenAccount(signer.chain.accounts.mint, signer.wallet),
+            amount: -delta,
+          }
         : null,
-    effects: { predictionId: prediction.id, predictionAccount: prediction.predictionAccount, stake: stake.toString(), delta: delta.toString(), revision: String(revision) },
+    effects: {
+      predictionId: prediction.id,
+      predictionAccount: prediction.predictionAccount,
+      stake: stake.toString(),
+      delta: delta.toString(),
+      revision: String(revision),
+    },
     build: (recent) =>
       buildStakeUpdate(signer.chain.accounts, recent, {
         user: signer.wallet,
@@ -134,7 +165,10 @@ export function buildStakeUpdateTransaction(ctx: ServiceContext, input: StakeUpd
   return build(ctx, 'updateStake', prepareStakeUpdate, input);
 }
 
-export async function submitStakeUpdateTransaction(ctx: ServiceContext, given: SubmitInput<StakeUpdateInput>): Promise<SubmittedTransaction> {
+export async function submitStakeUpdateTransaction(
+  ctx: ServiceContext,
+  given: SubmitInput<StakeUpdateInput>,
+): Promise<SubmittedTransaction> {
   const input = completeFromProof(given, { predictionId: 'string', stake: 'number' }) as StakeUpdateInput & SignedInput;
   return predictionOf(ctx, await submit(ctx, 'updateStake', prepareStakeUpdate, input, stakeUpdateParams(input)));
 }
@@ -150,7 +184,8 @@ export interface ValueUpdateInput {
 const prepareValueUpdate: Prepare<ValueUpdateInput, 'updateValue'> = async (ctx, signer, input) => {
   const { prediction, pool } = await ownOpenPrediction(ctx, signer.viewer, input.predictionId);
   const value = parseOutcome(pool, input.value, 'input.value');
-  if (Number(value) === prediction.prediction) throw badInput('input.value', 'input.value equals the current prediction; nothing would change');
+  if (Number(value) === prediction.prediction)
+    throw badInput('input.value', 'input.value equals the current prediction; nothing would change');
   const revision = prediction.lastAppliedValueRevision + 1;
   return {
     params: valueUpdateParams(input),
@@ -159,7 +194,13 @@ const prepareValueUpdate: Prepare<ValueUpdateInput, 'updateValue'> = async (ctx,
     custodyTransfer: null,
     effects: { predictionId: prediction.id, predictionAccount: prediction.predictionAccount, value, revision: String(revision) },
     build: (recent) =>
-      buildValueUpdate(signer.chain.accounts, recent, { user: signer.wallet, poolId: pool.id, predictionAccount: prediction.predictionAccount, value, revision }),
+      buildValueUpdate(signer.chain.accounts, recent, {
+        user: signer.wallet,
+        poolId: pool.id,
+        predictionAccount: prediction.predictionAccount,
+        value,
+        revision,
+      }),
   };
 };
 
@@ -169,7 +210,10 @@ export function buildPredictionUpdateTransaction(ctx: ServiceContext, input: Val
   return build(ctx, 'updateValue', prepareValueUpdate, input);
 }
 
-export async function submitPredictionUpdateTransaction(ctx: ServiceContext, given: SubmitInput<ValueUpdateInput>): Promise<SubmittedTransaction> {
+export async function submitPredictionUpdateTransaction(
+  ctx: ServiceContext,
+  given: SubmitInput<ValueUpdateInput>,
+): Promise<SubmittedTransaction> {
   const input = completeFromProof(given, { predictionId: 'string', value: 'number' }) as ValueUpdateInput & SignedInput;
   return predictionOf(ctx, await submit(ctx, 'updateValue', prepareValueUpdate, input, valueUpdateParams(input)));
 }

@@ -1,6 +1,15 @@
 import bs58 from 'bs58';
 import { eq } from 'drizzle-orm';
-import { chainSubmissions, type ChainSubmissionRow, predictions, type PredictionRow, type RewardRow, rewards, streakRewards, type StreakRewardRow } from '../../../schema/index.js';
+import {
+  chainSubmissions,
+  type ChainSubmissionRow,
+  predictions,
+  type PredictionRow,
+  type RewardRow,
+  rewards,
+  streakRewards,
+  type StreakRewardRow,
+} from '../../../schema/index.js';
 import { AppError, badInput } from '../../errors.js';
 import { requireViewer } from '../auth/viewer.js';
 import type { ServiceContext } from '../context.js';
@@ -90,7 +99,8 @@ export async function followTransaction(ctx: ServiceContext, signature: string) 
   const freshScope = () => newEventScope(ctx.database.db, ctx.clock);
   const update = (status: TransactionLifecycleStatus, submission: ChainSubmissionRow | null, scope: EventScope) =>
     new ScopedEvent<TransactionStatusUpdate>({ signature, status, submission }, scope);
-  const findRow = async () => (await ctx.database.db.select().from(chainSubmissions).where(eq(chainSubmissions.signature, signature)))[0] ?? null;
+  const findRow = async () =>
+    (await ctx.database.db.select().from(chainSubmissions).where(eq(chainSubmissions.signature, signature)))[0] ?? null;
   let push: (item: ScopedEvent<TransactionStatusUpdate>) => void = () => {};
   let end: () => void = () => {};
   const followFinality = (submission: ChainSubmissionRow) => {
@@ -162,6 +172,7 @@ async function readSubmissionRecord(ctx: ServiceContext, update: TransactionStat
     return { ...none, prediction: prediction ?? null };
   }
   if (p.rewardId) return { ...none, reward: (await db.select().from(rewards).where(eq(rewards.id, p.rewardId)))[0] ?? null };
-  if (p.streakRewardId) return { ...none, streakReward: (await db.select().from(streakRewards).where(eq(streakRewards.id, p.streakRewardId)))[0] ?? null };
+  if (p.streakRewardId)
+    return { ...none, streakReward: (await db.select().from(streakRewards).where(eq(streakRewards.id, p.streakRewardId)))[0] ?? null };
   return none;
 }

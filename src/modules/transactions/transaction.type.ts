@@ -4,7 +4,10 @@ import { TransactionPreview } from './preview.type.js';
 import { Prediction, Reward } from '../predictions/prediction.type.js';
 import { StreakReward } from '../streaks/streak.type.js';
 
-@ObjectType({ simpleResolvers: true, description: 'Step 1 of a two-step transaction: sign `transaction` in the wallet, then submit it with `proof`.' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'Step 1 of a two-step transaction: sign `transaction` in the wallet, then submit it with `proof`.',
+})
 export class PreparedTransaction {
   @Field(() => String, { description: 'Base64 wire transaction (legacy format); the relayer pays the fee, your signature slot is empty.' })
   transaction!: string;
@@ -150,7 +153,10 @@ export class SubmitPredictionUpdateTransactionInput {
 
 @InputType({ description: 'Stake tokens from your wallet to another wallet.' })
 export class WithdrawTransactionInput {
-  @Field(() => String, { description: 'The receiving wallet. If it has no token account of the stake mint, one is opened with your wallet paying the rent in SOL (the service pays no rent).' })
+  @Field(() => String, {
+    description:
+      'The receiving wallet. If it has no token account of the stake mint, one is opened with your wallet paying the rent in SOL (the service pays no rent).',
+  })
   toAddress!: string;
 
   @Field(() => Float, { description: 'Whole tokens; at least the service’s minimum withdrawal.' })
@@ -181,7 +187,8 @@ export const TransactionLifecycleStatus = {
 registerEnumType(TransactionLifecycleStatus, {
   name: 'TransactionLifecycleStatus',
   description:
-    'Live steps of a submitted transaction (transactionStatus): SUBMITTED -> CONFIRMED -> FINALIZED, or FAILED. The stored record (UserTransaction.status, ChainSubmissionStatus) has no FINALIZED step.',
+    'Live steps of a submitted transaction (transactionStatus): SUBMITTED -> CONFIRMED -> FINALIZED, or FAILED. ' +
+    'The stored record (UserTransaction.status, ChainSubmissionStatus) has no FINALIZED step.',
   valuesConfig: {
     SUBMITTED: { description: 'Sent to the chain; not confirmed yet.' },
     CONFIRMED: { description: 'Confirmed by the cluster; its effects are written and the record fields are readable.' },
@@ -197,5 +204,4 @@ export class TransactionStatusUpdate {
 
   @Field(() => TransactionLifecycleStatus, { description: 'The step reached.' })
   status!: keyof typeof TransactionLifecycleStatus;
-
 }

@@ -12,7 +12,17 @@ import type { ServiceContext } from '../context.js';
 import type { EffectParams, OperationName } from './operations.js';
 import { previewOf } from './preview.js';
 import type { TransactionPreview } from './preview.type.js';
-import { awaitSettled, checkSignedSubmission, coSign, findSubmission, onChain, requireChain, sendOnce, sha256Hex, viewerWallet } from './submission.js';
+import {
+  awaitSettled,
+  checkSignedSubmission,
+  coSign,
+  findSubmission,
+  onChain,
+  requireChain,
+  sendOnce,
+  sha256Hex,
+  viewerWallet,
+} from './submission.js';
 
 /**
  * The two-step operations: build (validate against the current state, build the message,
@@ -83,7 +93,14 @@ export async function build<TInput, Op extends OperationName>(
   const expiresAt = new Date(ctx.now.getTime() + signer.chain.proofTtlSeconds * 1000);
   const proof = await signProof(
     signer.chain.proofSecret,
-    { operation, userId: signer.viewer.userId, params: prepared.params, derived: prepared.derived, messageHash: built.messageHash, ...recent },
+    {
+      operation,
+      userId: signer.viewer.userId,
+      params: prepared.params,
+      derived: prepared.derived,
+      messageHash: built.messageHash,
+      ...recent,
+    },
     expiresAt,
   );
   return { transaction: built.transaction, proof, expiresAt, preview: await previewOf(signer.chain, built.transaction) };
@@ -104,7 +121,14 @@ export async function submit<TInput, Op extends OperationName>(
   const signer = await signerOf(ctx);
   const { chain, viewer, wallet } = signer;
   const idempotencyKey = sha256Hex(input.proof);
-  const check = { operation, userId: viewer.userId, params: rawParams, proof: input.proof, signedTransaction: input.signedTransaction, user: wallet };
+  const check = {
+    operation,
+    userId: viewer.userId,
+    params: rawParams,
+    proof: input.proof,
+    signedTransaction: input.signedTransaction,
+    user: wallet,
+  };
 
   // The checks run first in every case, so a replay is held to the same proof, viewer, parameters and bytes.
   const { wire, claims } = await checkSignedSubmission(ctx, chain, check);
@@ -114,8 +138,13 @@ export async function submit<TInput, Op extends OperationName>(
   try {
     prepared = await prepare(ctx, signer, input);
     const derivedKeys = Object.keys(prepared.derived);
-    if (derivedKeys.length !== Object.keys(claims.derived).length || derivedKeys.some((key) => prepared.derived[key] !== claims.derived[key])) {
-      throw new AppError('PROOF_INVALID', 'What this transaction was built on has changed since; build it again', { argumentName: 'input.proof' });
+    if (
+      derivedKeys.length !== Object.keys(claims.derived).length ||
+      derivedKeys.some((key) => prepared.derived[key] !== claims.derived[key])
+    ) {
+      throw new AppError('PROOF_INVALID', 'What this transaction was built on has changed since; build it again', {
+        argumentName: 'input.proof',
+      });
     }
   } catch (error) {
     // A concurrent submit of this very proof may have landed meanwhile, changing the state.

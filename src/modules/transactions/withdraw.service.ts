@@ -8,7 +8,16 @@ import { toBaseUnits } from '../common/amounts.js';
 import type { ServiceContext } from '../context.js';
 import { onChain } from './submission.js';
 import { completeFromProof } from './proof-params.js';
-import { assertBalance, build, type Prepare, type PreparedTransaction, type SignedInput, type Signer, submit, type SubmitInput } from './two-step.js';
+import {
+  assertBalance,
+  build,
+  type Prepare,
+  type PreparedTransaction,
+  type SignedInput,
+  type Signer,
+  submit,
+  type SubmitInput,
+} from './two-step.js';
 
 /** Withdrawing the viewer's own tokens to an external wallet (two-step, see two-step.ts). */
 export interface WithdrawInput {
@@ -33,10 +42,14 @@ const prepareWithdraw: Prepare<WithdrawInput, 'withdraw'> = async (ctx, signer, 
   const to = parseAddress(input.toAddress, 'input.toAddress');
   const { decimals } = signer.chain.accounts;
   const amount = toBaseUnits(input.amount, decimals);
-  if (amount === null || amount <= 0n) throw badInput('input.amount', `input.amount must be a positive number of tokens with at most ${decimals} decimals`);
+  if (amount === null || amount <= 0n)
+    throw badInput('input.amount', `input.amount must be a positive number of tokens with at most ${decimals} decimals`);
   const minimum = toBaseUnits(ctx.minWithdrawAmount, decimals)!;
   if (amount < minimum) {
-    throw new AppError('INSUFFICIENT_FUNDS', `The smallest withdrawal is ${ctx.minWithdrawAmount} tokens`, { argumentName: 'input.amount', minimum: ctx.minWithdrawAmount });
+    throw new AppError('INSUFFICIENT_FUNDS', `The smallest withdrawal is ${ctx.minWithdrawAmount} tokens`, {
+      argumentName: 'input.amount',
+      minimum: ctx.minWithdrawAmount,
+    });
   }
   await assertBalance(signer, amount, 'input.amount');
   const createRecipientAccountPayer = await recipientAccountPayer(signer, to);
@@ -63,8 +76,14 @@ async function recipientAccountPayer(signer: Signer, to: PublicKey): Promise<Pub
   if (lamports < rent) {
     throw new AppError(
       'INSUFFICIENT_FUNDS',
-      `The recipient has no token account of the stake mint; opening it costs ${rent} lamports of rent, which your wallet pays (it holds ${lamports}). The service does not pay rent for accounts.`,
-      { argumentName: 'input.toAddress', reason: 'RECIPIENT_ACCOUNT_RENT', rentLamports: rent.toString(), balanceLamports: lamports.toString() },
+      `The recipient has no token account of the stake mint; opening it costs ${rent} lamports of rent, which your ` +
+        `wallet pays (it holds ${lamports}). The service does not pay rent for accounts.`,
+      {
+        argumentName: 'input.toAddress',
+        reason: 'RECIPIENT_ACCOUNT_RENT',
+        rentLamports: rent.toString(),
+        balanceLamports: lamports.toString(),
+      },
     );
   }
   return signer.wallet;

@@ -57,12 +57,18 @@ export class UserResolver {
   }
 
   @Mutation(() => User, { description: "Changes the viewer's username, avatar or tour flag; returns the updated user (signed in)." })
-  updateProfile(@Arg('input', () => UpdateProfileInput, { description: 'The fields to change.' }) input: UpdateProfileInput, @Ctx() ctx: GraphQLContext) {
+  updateProfile(
+    @Arg('input', () => UpdateProfileInput, { description: 'The fields to change.' }) input: UpdateProfileInput,
+    @Ctx() ctx: GraphQLContext,
+  ) {
     return updateProfile(ctx, input);
   }
 
   @Mutation(() => ReferralRedemption, { description: 'Redeems a referral code: once per user, never your own.' })
-  redeemReferralCode(@Arg('code', () => String, { description: 'The referral code, as shared (case does not matter).' }) code: string, @Ctx() ctx: GraphQLContext) {
+  redeemReferralCode(
+    @Arg('code', () => String, { description: 'The referral code, as shared (case does not matter).' }) code: string,
+    @Ctx() ctx: GraphQLContext,
+  ) {
     return redeemReferralCode(ctx, code);
   }
 
@@ -78,9 +84,12 @@ export class UserResolver {
   }
 
   @ReadsPageArguments(parseUserPredictionsPage)
-  @FieldResolver(() => PredictionConnection, { description: "The user's predictions, newest first unless sorted otherwise; filtered by lifecycle when asked." })
+  @FieldResolver(() => PredictionConnection, {
+    description: "The user's predictions, newest first unless sorted otherwise; filtered by lifecycle when asked.",
+  })
   predictions(@Root() user: UserRow, @Args(() => UserPredictionsArgs) args: UserPredictionsArgs, @Ctx() ctx: GraphQLContext) {
-    if (isPlainPage(USER_READ, 'predictions', args)) return relationPage<PredictionRow>(ctx.loaders.graph, user, USER_READ, 'predictions', args);
+    if (isPlainPage(USER_READ, 'predictions', args))
+      return relationPage<PredictionRow>(ctx.loaders.graph, user, USER_READ, 'predictions', args);
     return userPredictions(ctx, user.id, args);
   }
 
@@ -103,22 +112,34 @@ export class UserResolver {
     return listUserNotifications(ctx, user.id, args, args.filter);
   }
 
-  @FieldResolver(() => [DeviceToken], { nullable: true, description: `Devices registered for the user's push notifications, oldest first. ${PRIVATE_FIELD}` })
+  @FieldResolver(() => [DeviceToken], {
+    nullable: true,
+    description: `Devices registered for the user's push notifications, oldest first. ${PRIVATE_FIELD}`,
+  })
   deviceTokens(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
     return userDeviceTokens(ctx, user.id);
   }
 
-  @FieldResolver(() => [RefreshToken], { nullable: true, description: `The user's sessions, oldest first, ended ones included. ${PRIVATE_FIELD}` })
+  @FieldResolver(() => [RefreshToken], {
+    nullable: true,
+    description: `The user's sessions, oldest first, ended ones included. ${PRIVATE_FIELD}`,
+  })
   refreshTokens(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
     return userSessions(ctx, user.id);
   }
 
-  @FieldResolver(() => [ApiKey], { nullable: true, description: `The user's API keys, oldest first, revoked ones included. ${PRIVATE_FIELD}` })
+  @FieldResolver(() => [ApiKey], {
+    nullable: true,
+    description: `The user's API keys, oldest first, revoked ones included. ${PRIVATE_FIELD}`,
+  })
   apiKeys(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
     return userApiKeys(ctx, user.id);
   }
 
-  @FieldResolver(() => ReferralRedemption, { nullable: true, description: `The referral code the user redeemed; null when none. ${PRIVATE_FIELD}` })
+  @FieldResolver(() => ReferralRedemption, {
+    nullable: true,
+    description: `The referral code the user redeemed; null when none. ${PRIVATE_FIELD}`,
+  })
   referralRedemption(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
     return userReferralRedemption(ctx, user.id);
   }
@@ -166,7 +187,10 @@ export class ReferralCodeResolver {
     return ctx.loaders.userById.load(code.userId);
   }
 
-  @FieldResolver(() => [ReferralRedemption], { nullable: true, description: "Uses of the code, oldest first. Private to the code's creator and ADMINs (null with a FORBIDDEN error for anyone else)." })
+  @FieldResolver(() => [ReferralRedemption], {
+    nullable: true,
+    description: "Uses of the code, oldest first. Private to the code's creator and ADMINs (null with a FORBIDDEN error for anyone else).",
+  })
   redemptions(@Root() code: ReferralCodeRow, @Ctx() ctx: GraphQLContext) {
     return referralCodeRedemptions(ctx, code);
   }

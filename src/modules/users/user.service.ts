@@ -58,11 +58,11 @@ export async function updateProfile(ctx: ServiceContext, input: UpdateProfileInp
     return user!;
   } catch (error) {
     // A concurrent rename to the same username loses on the unique index.
-    if (isUniqueViolation(error)) throw new AppError('BAD_USER_INPUT', 'That username is taken', { argumentName: 'input.username', reason: 'USERNAME_TAKEN' });
+    if (isUniqueViolation(error))
+      throw new AppError('BAD_USER_INPUT', 'That username is taken', { argumentName: 'input.username', reason: 'USERNAME_TAKEN' });
     throw error;
   }
 }
 
 // Redemption honours the operator's caps, expiry and deactivation; it lives with the referral module.
 export { redeemReferralCode } from '../referrals/referral-redemption.service.js';
-

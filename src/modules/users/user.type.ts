@@ -11,7 +11,9 @@ registerEnumType(UserRole, {
   description: 'What a user may do.',
   valuesConfig: {
     USER: { description: 'A wallet owner: predicts, claims and reads their own private data.' },
-    ADMIN: { description: "An operator: creates and resolves pools, runs streaks and referral codes, and reads every user's private data." },
+    ADMIN: {
+      description: "An operator: creates and resolves pools, runs streaks and referral codes, and reads every user's private data.",
+    },
   },
 });
 
@@ -23,7 +25,9 @@ export class User extends Entity {
   @Field(() => String, { description: 'Public name, unique: 3 to 32 letters, digits or underscores.' })
   username!: string;
 
-  @Field(() => Boolean, { description: "True once the user has seen the app's introductory tour (set by the client through updateProfile)." })
+  @Field(() => Boolean, {
+    description: "True once the user has seen the app's introductory tour (set by the client through updateProfile).",
+  })
   hasSeenTour!: boolean;
 
   @Field(() => UserRole, { description: 'USER, or ADMIN for operators.' })
@@ -44,7 +48,9 @@ export class Image extends Entity {
   @Field(() => ID, { description: 'Id of the user who uploaded it.' })
   userId!: string;
 
-  @Field(() => String, { description: 'Where the image is served: /images/{id} on this service (relative to its origin) for uploads, an absolute URL otherwise.' })
+  @Field(() => String, {
+    description: 'Where the image is served: /images/{id} on this service (relative to its origin) for uploads, an absolute URL otherwise.',
+  })
   url!: string;
 }
 
@@ -56,7 +62,9 @@ export class NotificationPreferences {
   @Field(() => Boolean, { description: 'Whether the user wants notifications by email; kept for clients, this service sends no email.' })
   isEmailNotificationsEnabled!: boolean;
 
-  @Field(() => Boolean, { description: 'Whether the user wants push notifications on their registered devices; kept for clients, this service sends no push.' })
+  @Field(() => Boolean, {
+    description: 'Whether the user wants push notifications on their registered devices; kept for clients, this service sends no push.',
+  })
   isPushNotificationsEnabled!: boolean;
 
   @Field(() => Boolean, { description: "True once the user dismissed the app's email subscription popup." })
@@ -68,7 +76,9 @@ export class NotificationPreferences {
   @Field(() => Boolean, { description: 'Notify of refunds: REFUND_AVAILABLE at resolution and REFUND_CLAIMED once paid.' })
   refundClaimed!: boolean;
 
-  @Field(() => Boolean, { description: 'Notify of streak rewards: STREAK_REWARD_AVAILABLE when granted and STREAK_REWARD_RECEIVED once paid.' })
+  @Field(() => Boolean, {
+    description: 'Notify of streak rewards: STREAK_REWARD_AVAILABLE when granted and STREAK_REWARD_RECEIVED once paid.',
+  })
   streakRewardReceived!: boolean;
 }
 

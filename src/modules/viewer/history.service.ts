@@ -15,7 +15,10 @@ import { requestScoped } from './request-scoped.js';
 
 /** A user's transactions through the service, and their predictions by lifecycle. */
 
-export interface UserTransaction extends Pick<ChainSubmissionRow, 'id' | 'createdAt' | 'updatedAt' | 'operation' | 'userId' | 'signature' | 'status' | 'error' | 'confirmedAt'> {
+export interface UserTransaction extends Pick<
+  ChainSubmissionRow,
+  'id' | 'createdAt' | 'updatedAt' | 'operation' | 'userId' | 'signature' | 'status' | 'error' | 'confirmedAt'
+> {
   /** The change of the user's token balance, in base units (negative: tokens left the wallet); null when unknown. */
   amountUnits: bigint | null;
   decimals: number | null;
@@ -82,7 +85,10 @@ function transactionOf(row: Record<string, any>, chainDecimals: number | null): 
 /** Transactions by id (for `node`): one statement for all of them, in key order, null where none. */
 export async function transactionsByIds(ctx: ServiceContext, ids: readonly string[]): Promise<Array<UserTransaction | null>> {
   const chainDecimals = ctx.chain?.accounts.decimals ?? null;
-  const rows = await ctx.database.query<Record<string, unknown>>(`SELECT ${TRANSACTION_COLUMNS} FROM "chain_submissions" s ${TRANSACTION_JOINS} WHERE s."id" = ANY($1::uuid[])`, [ids]);
+  const rows = await ctx.database.query<Record<string, unknown>>(
+    `SELECT ${TRANSACTION_COLUMNS} FROM "chain_submissions" s ${TRANSACTION_JOINS} WHERE s."id" = ANY($1::uuid[])`,
+    [ids],
+  );
   const byId = new Map(rows.map((row) => [String(row.id), transactionOf(row, chainDecimals)]));
   return ids.map((id) => byId.get(id) ?? null);
 }
@@ -92,9 +98,24 @@ export type PredictionFilter = (typeof PREDICTION_FILTERS)[number];
 export const PREDICTION_SORTS = ['NEWEST', 'OLDEST', 'STAKE_HIGH', 'STAKE_LOW'] as const;
 export type PredictionSort = (typeof PREDICTION_SORTS)[number];
 
-const SORTS: Record<PredictionSort, { column: string; descending: boolean; keyOf: (row: PredictionRow) => string; isValidKey: (key: string) => boolean; keyType: string }> = {
-  NEWEST: { column: 'created_at', descending: true, keyOf: (row) => row.createdAt.toISOString(), isValidKey: isIsoDate, keyType: 'timestamptz' },
-  OLDEST: { column: 'created_at', descending: false, keyOf: (row) => row.createdAt.toISOString(), isValidKey: isIsoDate, keyType: 'timestamptz' },
+const SORTS: Record<
+  PredictionSort,
+  { column: string; descending: boolean; keyOf: (row: PredictionRow) => string; isValidKey: (key: string) => boolean; keyType: string }
+> = {
+  NEWEST: {
+    column: 'created_at',
+    descending: true,
+    keyOf: (row) => row.createdAt.toISOString(),
+    isValidKey: isIsoDate,
+    keyType: 'timestamptz',
+  },
+  OLDEST: {
+    column: 'created_at',
+    descending: false,
+    keyOf: (row) => row.createdAt.toISOString(),
+    isValidKey: isIsoDate,
+    keyType: 'timestamptz',
+  },
   STAKE_HIGH: { column: 'stake', descending: true, keyOf: (row) => row.stake.toString(), isValidKey: isIntegerString, keyType: 'bigint' },
   STAKE_LOW: { column: 'stake', descending: false, keyOf: (row) => row.stake.toString(), isValidKey: isIntegerString, keyType: 'bigint' },
 };
@@ -104,7 +125,8 @@ export function parseUserPredictionsPage(args: PageArguments & { filter?: Predic
   const sortName = args.sort ?? 'NEWEST';
   const sort = SORTS[sortName];
   if (!sort) throw badInput('sort', `sort must be one of ${PREDICTION_SORTS.join(', ')}`);
-  if (args.filter != null && !PREDICTION_FILTERS.includes(args.filter)) throw badInput('filter', `filter must be one of ${PREDICTION_FILTERS.join(', ')}`);
+  if (args.filter != null && !PREDICTION_FILTERS.includes(args.filter))
+    throw badInput('filter', `filter must be one of ${PREDICTION_FILTERS.join(', ')}`);
   // NEWEST shares the cursors of the unfiltered newest-first list.
   const cursorSort = sortName === 'NEWEST' ? NEWEST_FIRST : `PREDICTIONS_${sortName}`;
   return { sort, cursorSort, page: parsePageRequest(args, cursorSort, sort.isValidKey) };
@@ -148,13 +170,16 @@ function predictionFilter(ctx: ServiceContext, c: Conditions, filter: Prediction
 export function viewerPrediction(ctx: ServiceContext, poolId: string): Promise<PredictionRow | null> | null {
   if (!ctx.viewer) return null;
   const userId = requireViewer(ctx.viewer).userId;
-  return requestScoped(ctx, 'pool.viewerPrediction', () =>
-    new DataLoader<string, PredictionRow | null>(async (poolIds) => {
-      const rows = await ctx.database.db
-        .select()
-        .from(predictions)
-        .where(and(eq(predictions.userId, userId), inArray(predictions.poolId, [...poolIds])));
-      return poolIds.map((id) => rows.find((row) => row.poolId === id) ?? null);
-    }),
+  return requestScoped(
+    ctx,
+    'pool.viewerPrediction',
+    () =>
+      new DataLoader<string, PredictionRow | null>(async (poolIds) => {
+        const rows = await ctx.database.db
+          .select()
+          .from(predictions)
+          .where(and(eq(predictions.userId, userId), inArray(predictions.poolId, [...poolIds])));
+        return poolIds.map((id) => rows.find((row) => row.poolId === id) ?? null);
+      }),
   ).load(poolId);
 }

@@ -18,6 +18,9 @@ export function requestScoped<T>(ctx: Pick<ServiceContext, 'loaders'>, key: stri
 }
 
 /** A by-id loader of `table` (its primary key `id`), made on first use in the request. */
-export function rowByIdLoader<TRow extends Record<string, unknown>>(ctx: Pick<ServiceContext, 'loaders' | 'database'>, table: PgTable & { id: PgColumn }) {
+export function rowByIdLoader<TRow extends Record<string, unknown>>(
+  ctx: Pick<ServiceContext, 'loaders' | 'database'>,
+  table: PgTable & { id: PgColumn },
+) {
   return requestScoped(ctx, `byId:${getTableName(table)}`, () => uniqueLoader<TRow>(ctx.database.db, table, table.id));
 }

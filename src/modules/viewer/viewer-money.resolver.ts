@@ -34,7 +34,10 @@ export class UserMoneyResolver {
     };
   }
 
-  @FieldResolver(() => ClaimableSummary, { nullable: true, description: `Unclaimed rewards, refunds and streak rewards, with totals. ${PRIVATE_FIELD}` })
+  @FieldResolver(() => ClaimableSummary, {
+    nullable: true,
+    description: `Unclaimed rewards, refunds and streak rewards, with totals. ${PRIVATE_FIELD}`,
+  })
   async claimable(@Root() user: UserRow, @Ctx() ctx: GraphQLContext): Promise<ClaimableSummary> {
     assertCanReadPrivate(ctx.viewer, user.id, 'claimable');
     const c = await claimableOf(ctx, user.id);
@@ -49,7 +52,10 @@ export class UserMoneyResolver {
     };
   }
 
-  @FieldResolver(() => Portfolio, { nullable: true, description: `Active stakes, total staked and realized PnL over resolved pools. ${PRIVATE_FIELD}` })
+  @FieldResolver(() => Portfolio, {
+    nullable: true,
+    description: `Active stakes, total staked and realized PnL over resolved pools. ${PRIVATE_FIELD}`,
+  })
   async portfolio(@Root() user: UserRow, @Ctx() ctx: GraphQLContext): Promise<Portfolio> {
     assertCanReadPrivate(ctx.viewer, user.id, 'portfolio');
     const p = await portfolioOf(ctx, user.id);
@@ -65,7 +71,10 @@ export class UserMoneyResolver {
   }
 
   @ReadsPageArguments(parseNewestFirstPage)
-  @FieldResolver(() => UserTransactionConnection, { nullable: true, description: `Transactions the user made through the service, newest first. ${PRIVATE_FIELD}` })
+  @FieldResolver(() => UserTransactionConnection, {
+    nullable: true,
+    description: `Transactions the user made through the service, newest first. ${PRIVATE_FIELD}`,
+  })
   transactions(@Root() user: UserRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
     assertCanReadPrivate(ctx.viewer, user.id, 'transactions');
     return userTransactions(ctx, user.id, args);
@@ -74,12 +83,19 @@ export class UserMoneyResolver {
 
 @Resolver(() => UserTransaction)
 export class UserTransactionResolver {
-  @FieldResolver(() => Float, { nullable: true, description: "Change of the user's token balance, in whole tokens: negative for stakes and withdrawals, positive for claims, 0 for value updates." })
+  @FieldResolver(() => Float, {
+    nullable: true,
+    description:
+      "Change of the user's token balance, in whole tokens: negative for stakes and withdrawals, positive for claims, 0 for value updates.",
+  })
   amount(@Root() row: UserTransactionRow) {
     return row.amountUnits === null || row.decimals === null ? null : toTokens(row.amountUnits, row.decimals);
   }
 
-  @FieldResolver(() => Prediction, { nullable: true, description: 'The prediction the transaction placed or changed (or whose reward it claimed).' })
+  @FieldResolver(() => Prediction, {
+    nullable: true,
+    description: 'The prediction the transaction placed or changed (or whose reward it claimed).',
+  })
   prediction(@Root() row: UserTransactionRow, @Ctx() ctx: GraphQLContext) {
     return row.predictionId ? ctx.loaders.predictionById.load(row.predictionId) : null;
   }
@@ -97,7 +113,10 @@ export class UserTransactionResolver {
 
 @Resolver(() => Pool)
 export class PoolViewerResolver {
-  @FieldResolver(() => Prediction, { nullable: true, description: "The signed-in viewer's prediction in this pool; null when none or signed out." })
+  @FieldResolver(() => Prediction, {
+    nullable: true,
+    description: "The signed-in viewer's prediction in this pool; null when none or signed out.",
+  })
   viewerPrediction(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
     return viewerPrediction(ctx, pool.id);
   }

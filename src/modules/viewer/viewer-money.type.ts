@@ -8,7 +8,10 @@ import { StreakReward } from '../streaks/streak.type.js';
 import { PREDICTION_FILTERS, PREDICTION_SORTS, type PredictionFilter, type PredictionSort } from './history.service.js';
 import { enumObject } from '../common/enums.js';
 
-@ObjectType({ simpleResolvers: true, description: "A wallet's balances as the chain reports them (cached for a few seconds, refreshed after the user's own transactions)." })
+@ObjectType({
+  simpleResolvers: true,
+  description: "A wallet's balances as the chain reports them (cached for a few seconds, refreshed after the user's own transactions).",
+})
 export class Balance {
   @Field(() => Float, { description: 'Stake token balance, in whole tokens.' })
   token!: number;
@@ -78,7 +81,8 @@ export const ChainSubmissionStatus = { PENDING: 'PENDING', CONFIRMED: 'CONFIRMED
 registerEnumType(ChainSubmissionStatus, {
   name: 'ChainSubmissionStatus',
   description:
-    'Where a transaction the service sent stands, as recorded (UserTransaction.status). The live transactionStatus subscription reports TransactionLifecycleStatus instead, which adds FINALIZED.',
+    'Where a transaction the service sent stands, as recorded (UserTransaction.status). The live transactionStatus ' +
+    'subscription reports TransactionLifecycleStatus instead, which adds FINALIZED.',
   valuesConfig: {
     PENDING: { description: 'Sent; not confirmed yet.' },
     CONFIRMED: { description: 'Confirmed on the chain; its effects are applied.' },
@@ -95,7 +99,9 @@ export class UserTransaction {
   @Field(() => DateTime, { description: 'When it was submitted.' })
   createdAt!: Date;
 
-  @Field(() => String, { description: 'placePrediction, updateStake, updateValue, withdraw, claimReward, claimStreakReward or fundStreak.' })
+  @Field(() => String, {
+    description: 'placePrediction, updateStake, updateValue, withdraw, claimReward, claimStreakReward or fundStreak.',
+  })
   operation!: string;
 
   @Field(() => ChainSubmissionStatus, { description: 'Where it stands: PENDING, CONFIRMED, FAILED or EXPIRED.' })
@@ -143,7 +149,11 @@ export class UserPredictionsArgs extends PageArgs {
   @Field(() => PredictionFilterEnum, { nullable: true, description: 'Only predictions in this state; all when omitted.' })
   filter?: PredictionFilter | null;
 
-  @Field(() => PredictionSortEnum, { nullable: true, defaultValue: 'NEWEST', description: 'Order of the list; a cursor continues only the order that issued it.' })
+  @Field(() => PredictionSortEnum, {
+    nullable: true,
+    defaultValue: 'NEWEST',
+    description: 'Order of the list; a cursor continues only the order that issued it.',
+  })
   sort?: PredictionSort | null;
 }
 

@@ -186,7 +186,13 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
       const record = recordOf(rc.contextValue);
       record.name = rc.operationName;
       record.type = rc.operation!.operation;
-      await checkOperation({ document: rc.document!, operation: rc.operation!, variables: rc.request.variables, context: rc.contextValue, overHttp: true });
+      await checkOperation({
+        document: rc.document!,
+        operation: rc.operation!,
+        variables: rc.request.variables,
+        context: rc.contextValue,
+        overHttp: true,
+      });
     },
 
     async responseForOperation(rc): Promise<GraphQLResponse | null> {
@@ -195,13 +201,16 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
       try {
         // As a function, so the work runs in its own statement scope: past the budget its statements are cancelled.
         outcome = await withinBudget(budgetMs, () => answer(rc));
-        if (outcome === TIMED_OUT) throw new AppError('OPERATION_TIMEOUT', `The request did not complete within its time budget of ${budgetMs} ms`, { budgetMs });
+        if (outcome === TIMED_OUT)
+          throw new AppError('OPERATION_TIMEOUT', `The request did not complete within its time budget of ${budgetMs} ms`, { budgetMs });
       } catch (error) {
         return { http: NO_HEAD, body: { kind: 'single', singleResult: { errors: format([error], rc.contextValue) } } };
       }
       if (outcome instanceof RenderedData) return { http: NO_HEAD, body: { kind: 'single', singleResult: { data: outcome as never } } };
       // No `data`: the variables could not be coerced, so nothing ran (a request error).
-      const errors = outcome.errors ? format('data' in outcome ? outcome.errors : outcome.errors.map(asBadInput), rc.contextValue) : undefined;
+      const errors = outcome.errors
+        ? format('data' in outcome ? outcome.errors : outcome.errors.map(asBadInput), rc.contextValue)
+        : undefined;
       const singleResult = 'data' in outcome ? (errors ? { data: outcome.data, errors } : { data: outcome.data }) : { errors: errors! };
       return { http: NO_HEAD, body: { kind: 'single', singleResult } };
     },
@@ -227,7 +236,9 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
       for (const [name, value] of Object.entries(rateLimitHeaders(context?.rateLimit))) rc.response.http.headers.set(name, value);
     },
   };
-  return { requestDidStart: async () => listener } satisfies ApolloServerPlugin<GraphQLContext> as ApolloServerPlugin<GraphQLContext & BaseContext>;
+  return { requestDidStart: async () => listener } satisfies ApolloServerPlugin<GraphQLContext> as ApolloServerPlugin<
+    GraphQLContext & BaseContext
+  >;
 }
 
 /** A variable that cannot be coerced is the caller's input at fault. */

@@ -43,9 +43,13 @@ export function createOperationChecks(options: OperationChecksOptions): (operati
   const { schema, webSocketPath } = options;
   return async ({ document, operation, variables, context, overHttp }) => {
     if (overHttp && operation.operation === 'subscription') {
-      throw new AppError('SUBSCRIPTION_REQUIRES_WEBSOCKET', `Subscriptions run over graphql-ws (WebSocket) at ${webSocketPath}, not over HTTP`, {
-        endpoint: webSocketPath,
-      });
+      throw new AppError(
+        'SUBSCRIPTION_REQUIRES_WEBSOCKET',
+        `Subscriptions run over graphql-ws (WebSocket) at ${webSocketPath}, not over HTTP`,
+        {
+          endpoint: webSocketPath,
+        },
+      );
     }
     const badArguments = pageArgumentErrors(schema, document, variables, operation.name?.value);
     if (badArguments.length) throw badArguments[0];

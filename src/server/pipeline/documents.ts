@@ -42,7 +42,10 @@ const introspectionRule: ValidationRule = (context: ValidationContext) => ({
   Field(node) {
     if (node.name.value === '__schema' || node.name.value === '__type') {
       context.reportError(
-        new GraphQLError('GraphQL introspection is not allowed on this server, but the query contained __schema or __type (INTROSPECTION=true allows it)', { nodes: [node] }),
+        new GraphQLError(
+          'GraphQL introspection is not allowed on this server, but the query contained __schema or __type (INTROSPECTION=true allows it)',
+          { nodes: [node] },
+        ),
       );
     }
   },
@@ -72,10 +75,15 @@ export class DocumentCache {
   }
 
   /** The operation `operationName` names (or the only one); a GraphQL error coded OPERATION_RESOLUTION_FAILURE when none fits. */
-  operationOf(prepared: Extract<PreparedDocument, { document: DocumentNode }>, operationName: string | null | undefined): PreparedOperation | GraphQLError {
+  operationOf(
+    prepared: Extract<PreparedDocument, { document: DocumentNode }>,
+    operationName: string | null | undefined,
+  ): PreparedOperation | GraphQLError {
     const found = operationName ? prepared.operations.get(operationName) : prepared.only;
     if (found) return found;
-    const message = operationName ? `Unknown operation named "${operationName}".` : 'Must provide operation name if query contains multiple operations.';
+    const message = operationName
+      ? `Unknown operation named "${operationName}".`
+      : 'Must provide operation name if query contains multiple operations.';
     return new GraphQLError(message, { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } });
   }
 
@@ -121,7 +129,8 @@ export function preparedOperationOf(schema: GraphQLSchema, document: DocumentNod
     operation,
     name,
     type: operation.operation,
-    run: (root, context, variables) => execute({ schema, document, operationName: name, rootValue: root, contextValue: context, variableValues: variables }),
+    run: (root, context, variables) =>
+      execute({ schema, document, operationName: name, rootValue: root, contextValue: context, variableValues: variables }),
   };
   preparedOperations.set(operation, prepared);
   return prepared;
@@ -130,7 +139,12 @@ export function preparedOperationOf(schema: GraphQLSchema, document: DocumentNod
 /** A parse error as Apollo Server wraps one (the formatter then names the token limit). */
 function parseError(error: unknown): GraphQLError {
   const raw = error instanceof GraphQLError ? error : new GraphQLError(String(error));
-  return new GraphQLError(raw.message, { source: raw.source, positions: raw.positions, originalError: raw, extensions: { code: 'GRAPHQL_PARSE_FAILED' } });
+  return new GraphQLError(raw.message, {
+    source: raw.source,
+    positions: raw.positions,
+    originalError: raw,
+    extensions: { code: 'GRAPHQL_PARSE_FAILED' },
+  });
 }
 
 /** A validation error as Apollo Server wraps one (the formatter then names a wrong argument literal); a limit's keeps its code. */

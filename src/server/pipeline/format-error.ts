@@ -47,10 +47,16 @@ export function formatError(error: unknown, requestId: string, options: ErrorFor
     return { error: { message: original.message, ...where, extensions: { ...original.details, code: original.code } }, internal: null };
   }
   if (isConnectionError(original)) {
-    return { error: { message: 'The database is unavailable; retry shortly.', ...where, extensions: { code: 'DATABASE_UNAVAILABLE' } }, internal: null };
+    return {
+      error: { message: 'The database is unavailable; retry shortly.', ...where, extensions: { code: 'DATABASE_UNAVAILABLE' } },
+      internal: null,
+    };
   }
   if (isStatementCancelled(original)) {
-    return { error: { message: 'A database statement ran out of time and was cancelled', ...where, extensions: { code: 'OPERATION_TIMEOUT' } }, internal: null };
+    return {
+      error: { message: 'A database statement ran out of time and was cancelled', ...where, extensions: { code: 'OPERATION_TIMEOUT' } },
+      internal: null,
+    };
   }
   const refusal = located ? apolloRefusalOf(located, original) : null;
   // The token limit names no location: it would point past the document's text.
@@ -63,7 +69,8 @@ export function formatError(error: unknown, requestId: string, options: ErrorFor
     return { error: { message: coded!.message, ...where, extensions: { ...extensions, code } }, internal: null };
   }
   const message = options.exposeInternals && original instanceof Error ? original.message : 'Internal server error';
-  const stacktrace = options.exposeInternals && original instanceof Error && original.stack ? { stacktrace: original.stack.split('\n') } : {};
+  const stacktrace =
+    options.exposeInternals && original instanceof Error && original.stack ? { stacktrace: original.stack.split('\n') } : {};
   return { error: { message, ...where, extensions: { code: 'INTERNAL_SERVER_ERROR', requestId, ...stacktrace } }, internal: original };
 }
 
@@ -105,7 +112,11 @@ export function retryAfterOf(errors: readonly FormattedError[], status: number):
 }
 
 /** Apollo Server's refusals by the HTTP status it gives them (their code is BAD_REQUEST): the catalogue's code for each. */
-const CODE_OF_APOLLO_STATUS: Record<number, ErrorCode> = { 405: 'METHOD_NOT_ALLOWED', 406: 'NOT_ACCEPTABLE', 415: 'UNSUPPORTED_MEDIA_TYPE' };
+const CODE_OF_APOLLO_STATUS: Record<number, ErrorCode> = {
+  405: 'METHOD_NOT_ALLOWED',
+  406: 'NOT_ACCEPTABLE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+};
 
 /**
  * The catalogue's form of a refusal Apollo Server words its own way, or null: a status it
@@ -118,7 +129,10 @@ function apolloRefusalOf(located: GraphQLError, original: unknown): Omit<Formatt
   const byStatus = code === 'BAD_REQUEST' && http?.status !== undefined ? CODE_OF_APOLLO_STATUS[http.status] : undefined;
   if (byStatus) return { message: located.message, extensions: { code: byStatus } };
   if (located.message === 'provided sha does not match query') {
-    return { message: 'The persisted query hash is not the SHA-256 of the document sent with it', extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH' } };
+    return {
+      message: 'The persisted query hash is not the SHA-256 of the document sent with it',
+      extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH' },
+    };
   }
   const inner = original instanceof GraphQLError ? original : located;
   if (code === 'GRAPHQL_PARSE_FAILED' && isTokenLimitError(inner.message)) {
@@ -127,12 +141,26 @@ function apolloRefusalOf(located: GraphQLError, original: unknown): Omit<Formatt
   }
   if (code === 'GRAPHQL_VALIDATION_FAILED' && inner.extensions.code === undefined) {
     const argumentName = argumentNameOf(located);
-    if (argumentName) return { message: `Invalid value for argument "${argumentName}": ${located.message}`, extensions: { code: 'BAD_USER_INPUT', argumentName } };
+    if (argumentName)
+      return {
+        message: `Invalid value for argument "${argumentName}": ${located.message}`,
+        extensions: { code: 'BAD_USER_INPUT', argumentName },
+      };
   }
   return null;
 }
 
-const VALUE_KINDS = new Set<string>([Kind.VARIABLE, Kind.INT, Kind.FLOAT, Kind.STRING, Kind.BOOLEAN, Kind.NULL, Kind.ENUM, Kind.LIST, Kind.OBJECT]);
+const VALUE_KINDS = new Set<string>([
+  Kind.VARIABLE,
+  Kind.INT,
+  Kind.FLOAT,
+  Kind.STRING,
+  Kind.BOOLEAN,
+  Kind.NULL,
+  Kind.ENUM,
+  Kind.LIST,
+  Kind.OBJECT,
+]);
 
 /** The argument (and input fields, dotted) a validation error's literal lies in, or null (the document is parsed again: errors only). */
 export function argumentNameOf(error: GraphQLError): string | null {

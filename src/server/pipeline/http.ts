@@ -90,7 +90,10 @@ export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRoute
         return reply.type('text/html; charset=utf-8').send(explorerPage(options.path));
       }
       if (!acceptsGraphQLResponse(request.headers.accept)) {
-        return sendRefusal(reply, new AppError('NOT_ACCEPTABLE', 'The Accept header allows neither application/graphql-response+json nor application/json'));
+        return sendRefusal(
+          reply,
+          new AppError('NOT_ACCEPTABLE', 'The Accept header allows neither application/graphql-response+json nor application/json'),
+        );
       }
       if (trusted) refuseUntrusted(request, trusted);
       return answer.call(app, request, reply);

@@ -62,7 +62,13 @@ export class OperationPipeline {
     if (!('run' in operation)) throw new RequestErrors([operation]);
     record.name = operation.name;
     record.type = operation.type;
-    await this.options.checkOperation({ document: operation.document, operation: operation.operation, variables, context, overHttp: false });
+    await this.options.checkOperation({
+      document: operation.document,
+      operation: operation.operation,
+      variables,
+      context,
+      overHttp: false,
+    });
     return { operation, variables };
   }
 

@@ -9,7 +9,10 @@ export function errorBody(error: AppError): { errors: Array<{ message: string; e
 /** Sends `error` as a refusal: its catalogue status, its body, and Retry-After when it says how long to wait. */
 export function sendRefusal(reply: FastifyReply, error: AppError): FastifyReply {
   if (error.retryAfter !== null) reply.header('retry-after', String(error.retryAfter));
-  return reply.code(error.status).type('application/json; charset=utf-8').send(JSON.stringify(errorBody(error)));
+  return reply
+    .code(error.status)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(errorBody(error)));
 }
 
 /** fastify's own refusals by status, as catalogue codes. */
@@ -41,7 +44,10 @@ export function registerRefusals(app: FastifyInstance, bodyLimitBytes: number): 
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) return sendRefusal(reply, error);
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendRefusal(reply, new AppError('REQUEST_TOO_LARGE', `The request body exceeds the limit of ${bodyLimitBytes} bytes`, { limit: bodyLimitBytes }));
+      return sendRefusal(
+        reply,
+        new AppError('REQUEST_TOO_LARGE', `The request body exceeds the limit of ${bodyLimitBytes} bytes`, { limit: bodyLimitBytes }),
+      );
     }
     const status = error.statusCode ?? 500;
     const code = CODE_OF_STATUS[status];

@@ -28,7 +28,11 @@ export class ReadRenderer {
    * The `data` of `operation` as JSON text in pieces, or null when it does not render or its
    * read failed: the caller then executes it, so any error comes out as execution reports it.
    */
-  async answer(operation: PreparedOperation, context: GraphQLContext, variables: Record<string, unknown> | undefined): Promise<string[] | null> {
+  async answer(
+    operation: PreparedOperation,
+    context: GraphQLContext,
+    variables: Record<string, unknown> | undefined,
+  ): Promise<string[] | null> {
     if (operation.type !== 'query') return null;
     let plan: RenderedOperation | null;
     try {
@@ -67,7 +71,8 @@ export class ReadRenderer {
     const coerced = getVariableValues(this.schema, operation.operation.variableDefinitions ?? [], inputs ?? {});
     if (coerced.errors) return null;
     const fragments: Record<string, FragmentDefinitionNode> = {};
-    for (const definition of operation.document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
+    for (const definition of operation.document.definitions)
+      if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
     const walk: SelectionWalk = { schema: this.schema, fragments, variables: coerced.coerced };
     const queryType = this.schema.getQueryType()!;
     const plan: RenderedOperation = [];

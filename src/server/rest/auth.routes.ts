@@ -27,7 +27,9 @@ const REFRESH = `mutation RestRefreshSession($refreshToken: String) { refreshSes
 const SIGN_OUT = `mutation RestSignOut($refreshToken: String) { signOut(refreshToken: $refreshToken) }`;
 const ME = `query RestMe { viewer { ...UserFields email } }\n${USER_FIELDS}`;
 const CHALLENGE = `mutation RestSignInChallenge($walletAddress: String!) { requestSignInChallenge(walletAddress: $walletAddress) { message nonce expiresAt } }`;
-const SIGN_IN_WITH_WALLET = `mutation RestSignInWithWallet($input: SignInWithWalletInput!) { signInWithWallet(input: $input) { ${SESSION_FIELDS} } }\n${USER_FIELDS}`;
+const SIGN_IN_WITH_WALLET =
+  `mutation RestSignInWithWallet($input: SignInWithWalletInput!) { signInWithWallet(input: $input) { ` +
+  `${SESSION_FIELDS} } }\n${USER_FIELDS}`;
 
 const CREATE_API_KEY = `mutation RestCreateApiKey($name: String!) {
   createApiKey(name: $name) { apiKey key { id createdAt updatedAt userId name keyHash isActive lastUsedAt } }
@@ -41,14 +43,21 @@ export const authRoutes: RestRoute[] = [
     url: '/auth/session',
     schema: {
       summary: 'Open a session with an API key',
-      description: 'The key comes in the body (`api_key`) or the `x-api-key` header (`trepa-api-key`, the SDK’s, also works). Sets the session cookies.',
+      description:
+        'The key comes in the body (`api_key`) or the `x-api-key` header (`trepa-api-key`, the SDK’s, also works). Sets the session cookies.',
       tags: ['auth'],
       body: optionalBody({ api_key: { type: 'string', minLength: 1 } }),
       response: { 200: SESSION },
     },
     operation(request) {
-      const apiKey = (request.body as { api_key?: string } | undefined)?.api_key ?? header(request.headers['x-api-key']) ?? header(request.headers['trepa-api-key']);
-      if (!apiKey) throw new RestError('BAD_USER_INPUT', 'An API key is required: `api_key` in the body or the x-api-key header', { argumentName: 'api_key' });
+      const apiKey =
+        (request.body as { api_key?: string } | undefined)?.api_key ??
+        header(request.headers['x-api-key']) ??
+        header(request.headers['trepa-api-key']);
+      if (!apiKey)
+        throw new RestError('BAD_USER_INPUT', 'An API key is required: `api_key` in the body or the x-api-key header', {
+          argumentName: 'api_key',
+        });
       return { query: SIGN_IN_WITH_API_KEY, operationName: 'RestSignInWithApiKey', variables: { apiKey } };
     },
     respond: (data) => toSnakeCase(data.signInWithApiKey),
@@ -78,7 +87,9 @@ export const authRoutes: RestRoute[] = [
       description: 'Ends the session of `refresh_token` (or the refresh cookie), else the current one, and clears the cookies.',
       tags: ['auth'],
       body: optionalBody({ refresh_token: { type: 'string', minLength: 1 } }),
-      response: { 200: { type: 'object', additionalProperties: false, required: ['signed_out'], properties: { signed_out: { type: 'boolean' } } } },
+      response: {
+        200: { type: 'object', additionalProperties: false, required: ['signed_out'], properties: { signed_out: { type: 'boolean' } } },
+      },
     },
     operation: (request) => ({
       query: SIGN_OUT,
@@ -103,17 +114,30 @@ export const authRoutes: RestRoute[] = [
     schema: {
       summary: 'Wallet sign-in, step 1: a message for the wallet to sign',
       tags: ['auth'],
-      body: { type: 'object', additionalProperties: false, required: ['wallet_address'], properties: { wallet_address: { type: 'string', minLength: 1 } } },
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['wallet_address'],
+        properties: { wallet_address: { type: 'string', minLength: 1 } },
+      },
       response: {
         200: {
           type: 'object',
           additionalProperties: false,
           required: ['message', 'nonce', 'expires_at'],
-          properties: { message: { type: 'string', description: 'Sign exactly these bytes (UTF-8).' }, nonce: { type: 'string' }, expires_at: { type: 'string', format: 'date-time' } },
+          properties: {
+            message: { type: 'string', description: 'Sign exactly these bytes (UTF-8).' },
+            nonce: { type: 'string' },
+            expires_at: { type: 'string', format: 'date-time' },
+          },
         },
       },
     },
-    operation: (request) => ({ query: CHALLENGE, operationName: 'RestSignInChallenge', variables: { walletAddress: (request.body as { wallet_address: string }).wallet_address } }),
+    operation: (request) => ({
+      query: CHALLENGE,
+      operationName: 'RestSignInChallenge',
+      variables: { walletAddress: (request.body as { wallet_address: string }).wallet_address },
+    }),
     respond: (data) => toSnakeCase(data.requestSignInChallenge),
   },
   {
@@ -136,7 +160,11 @@ export const authRoutes: RestRoute[] = [
     },
     operation(request) {
       const { wallet_address, message, signature } = request.body as { wallet_address: string; message: string; signature: string };
-      return { query: SIGN_IN_WITH_WALLET, operationName: 'RestSignInWithWallet', variables: { input: { walletAddress: wallet_address, message, signature } } };
+      return {
+        query: SIGN_IN_WITH_WALLET,
+        operationName: 'RestSignInWithWallet',
+        variables: { input: { walletAddress: wallet_address, message, signature } },
+      };
     },
     respond: (data) => toSnakeCase(data.signInWithWallet),
   },

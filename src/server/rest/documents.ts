@@ -56,7 +56,9 @@ const INCLUDE_VARIABLES = `$user: Boolean! = false, $resolution: Boolean! = fals
   $predictions: Boolean! = false, $predictionsFirst: Int = 1, $predictionsUser: Boolean! = false,
   $predictionsReward: Boolean! = false, $predictionsStreak: Boolean! = false, $predictionsPool: Boolean! = false`;
 
-export const LIST_POOLS = `query RestListPools($first: Int, $offset: Int, $after: String, $filter: PoolFilter, $sort: PoolSort, $search: String, ${INCLUDE_VARIABLES}) {
+export const LIST_POOLS =
+  `query RestListPools($first: Int, $offset: Int, $after: String, $filter: PoolFilter, $sort: PoolSort, $search: ` +
+  `String, ${INCLUDE_VARIABLES}) {
   pools(first: $first, offset: $offset, after: $after, filter: $filter, sort: $sort, search: $search) {
     totalCount pageInfo { hasNextPage endCursor } nodes { ...PoolWithRelations }
   }

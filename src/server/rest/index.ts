@@ -56,7 +56,11 @@ export async function registerRest(app: FastifyInstance, options: RestOptions): 
         },
         components: {
           securitySchemes: {
-            bearer: { type: 'http', scheme: 'bearer', description: 'An access token of a session (POST /auth/session or /auth/wallet/sign-in).' },
+            bearer: {
+              type: 'http',
+              scheme: 'bearer',
+              description: 'An access token of a session (POST /auth/session or /auth/wallet/sign-in).',
+            },
             cookie: { type: 'apiKey', in: 'cookie', name: ACCESS_COOKIE, description: 'The session cookie browsers get at sign-in.' },
             apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key (createApiKey).' },
           },
@@ -77,7 +81,10 @@ export async function registerRest(app: FastifyInstance, options: RestOptions): 
     const errorResponses = { '4xx': ref('Error'), '5xx': ref('Error') };
     if (options.schema) registerSchemaDocument(scope, options.schema);
     for (const route of REST_ROUTES) {
-      registerRoute(scope, options, { ...route, schema: { ...route.schema, response: { ...(route.schema.response as object), ...errorResponses } } });
+      registerRoute(scope, options, {
+        ...route,
+        schema: { ...route.schema, response: { ...(route.schema.response as object), ...errorResponses } },
+      });
     }
   });
 }

@@ -30,7 +30,10 @@ export const predictionsLimitParameter = {
 export const pagingParameters = {
   limit: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'Page size.' },
   offset: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, description: 'Rows to skip; not with `cursor`.' },
-  cursor: { type: 'string', description: 'Continue after this position: the `X-Next-Cursor` header (or `Link` rel="next") of the previous page.' },
+  cursor: {
+    type: 'string',
+    description: 'Continue after this position: the `X-Next-Cursor` header (or `Link` rel="next") of the previous page.',
+  },
 } as const;
 
 export const pagingHeaders = {
@@ -157,7 +160,11 @@ const getPool: RestRoute = {
   operation(request) {
     const { id } = request.params as { id: string };
     const query = request.query as { includes?: Includable[]; predictions_limit: number };
-    return { query: GET_POOL, operationName: 'RestGetPool', variables: { id, ...includeVariables(query.includes, query.predictions_limit) } };
+    return {
+      query: GET_POOL,
+      operationName: 'RestGetPool',
+      variables: { id, ...includeVariables(query.includes, query.predictions_limit) },
+    };
   },
   respond(data, _reply, request) {
     if (!data.pool) throw new RestError('NOT_FOUND', `No pool has id ${(request.params as { id: string }).id}`, { argumentName: 'id' });

@@ -61,7 +61,10 @@ export function normalizeQuery(request: FastifyRequest): void {
   for (const [name, values] of given) {
     const schema = properties[name]!;
     if (schema.type === 'array') {
-      const items = values.flatMap((value) => value.split(',')).map((item) => item.trim()).filter((item) => item !== '');
+      const items = values
+        .flatMap((value) => value.split(','))
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
       normalized[name] = items.map((item) => normalizeValue(item, schema.items));
       continue;
     }

@@ -29,16 +29,21 @@ function object(name: string, description: string, required: Record<string, Sche
 
 const record = { id, created_at: dateTime, updated_at: dateTime };
 
-export const UserSchema = object('User', 'A wallet owner using the service.', {
-  ...record,
-  last_seen_at: nullable(dateTime),
-  username: string,
-  has_seen_tour: boolean,
-  role: { type: 'string', enum: ['USER', 'ADMIN'] },
-  wallet_address: string,
-  avatar_id: nullable(id),
-  twitter_username: nullable(string),
-}, { email: { ...nullable(string), description: 'Only in your own record (GET /auth/me).' } });
+export const UserSchema = object(
+  'User',
+  'A wallet owner using the service.',
+  {
+    ...record,
+    last_seen_at: nullable(dateTime),
+    username: string,
+    has_seen_tour: boolean,
+    role: { type: 'string', enum: ['USER', 'ADMIN'] },
+    wallet_address: string,
+    avatar_id: nullable(id),
+    twitter_username: nullable(string),
+  },
+  { email: { ...nullable(string), description: 'Only in your own record (GET /auth/me).' } },
+);
 
 export const ImageSchema = object('Image', 'An uploaded image.', { ...record, user_id: id, url: string });
 
@@ -67,7 +72,7 @@ export const StreakSchema = object('Streak', 'A series of pools that rewards use
   last_sync_at: nullable(dateTime),
 });
 
-export const RewardSchema = object('Reward', "What a prediction earned when its pool was resolved.", {
+export const RewardSchema = object('Reward', 'What a prediction earned when its pool was resolved.', {
   ...record,
   prediction_id: id,
   amount: { ...number, description: 'Whole tokens.' },

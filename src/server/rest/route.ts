@@ -94,7 +94,9 @@ export function registerErrorShape(app: FastifyInstance, options: Pick<RestOptio
     }
     if (error.validation) {
       const parameter = parameterOf(error);
-      return reply.code(400).send({ error: { code: 'BAD_USER_INPUT', message: error.message, ...(parameter ? { argumentName: parameter } : {}) } });
+      return reply
+        .code(400)
+        .send({ error: { code: 'BAD_USER_INPUT', message: error.message, ...(parameter ? { argumentName: parameter } : {}) } });
     }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return reply.code(413).send({ error: { code: 'REQUEST_TOO_LARGE', message: error.message } });

@@ -1,7 +1,15 @@
 import { MAX_PAGE_SIZE } from '../../modules/common/pagination.js';
 import { STREAK_POOLS, STREAK_USER_DETAILS } from './documents.js';
 import { type Includable, includeVariables, toSnakeCase } from './mapping.js';
-import { includesParameter, pagingHeaders, pagingParameters, type PagingQuery, pagingVariables, predictionsLimitParameter, setPagingHeaders } from './pools.routes.js';
+import {
+  includesParameter,
+  pagingHeaders,
+  pagingParameters,
+  type PagingQuery,
+  pagingVariables,
+  predictionsLimitParameter,
+  setPagingHeaders,
+} from './pools.routes.js';
 import { AUTHENTICATED, ref } from './resources.schema.js';
 import type { RestRoute } from './route.js';
 
@@ -17,7 +25,8 @@ const streakPools: RestRoute = {
   url: '/streak/pools',
   schema: {
     summary: 'List the pools of a streak',
-    description: 'All pools of the streak, newest first, not filtered by the caller’s participation. Paging metadata is in the headers, as for GET /pools.',
+    description:
+      'All pools of the streak, newest first, not filtered by the caller’s participation. Paging metadata is in the headers, as for GET /pools.',
     tags: ['streaks'],
     querystring: {
       type: 'object',
@@ -53,7 +62,12 @@ const streakPools: RestRoute = {
     return {
       query: STREAK_POOLS,
       operationName: 'RestStreakPools',
-      variables: { streakId: query.streak_id, pastOnly: query.past_only, ...pagingVariables(query), ...includeVariables(query.includes, query.predictions_limit) },
+      variables: {
+        streakId: query.streak_id,
+        pastOnly: query.past_only,
+        ...pagingVariables(query),
+        ...includeVariables(query.includes, query.predictions_limit),
+      },
     };
   },
   respond(data, reply, request) {
@@ -84,7 +98,15 @@ const streakUserDetails: RestRoute = {
       200: {
         type: 'object',
         additionalProperties: false,
-        required: ['streak', 'current_streak_count', 'last_streak_event', 'last_pool_participated_at', 'streak_rewards', 'current_streak_scores', 'last_processed_pool_id'],
+        required: [
+          'streak',
+          'current_streak_count',
+          'last_streak_event',
+          'last_pool_participated_at',
+          'streak_rewards',
+          'current_streak_scores',
+          'last_processed_pool_id',
+        ],
         properties: {
           streak: ref('Streak'),
           current_streak_count: { type: 'integer' },
@@ -99,7 +121,11 @@ const streakUserDetails: RestRoute = {
   },
   operation(request) {
     const query = request.query as { streak_id: string; is_claimed?: boolean };
-    return { query: STREAK_USER_DETAILS, operationName: 'RestStreakUserDetails', variables: { streakId: query.streak_id, isClaimed: query.is_claimed } };
+    return {
+      query: STREAK_USER_DETAILS,
+      operationName: 'RestStreakUserDetails',
+      variables: { streakId: query.streak_id, isClaimed: query.is_claimed },
+    };
   },
   respond(data, _reply, request) {
     const { offset = 0, limit } = request.query as { offset?: number; limit?: number };

@@ -7,11 +7,15 @@ type Schema = Record<string, unknown>;
 
 const camel = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 /** A JSON body in the interface's names as a GraphQL input object. */
-const inputOf = (body: unknown) => Object.fromEntries(Object.entries((body ?? {}) as Record<string, unknown>).map(([key, value]) => [camel(key), value]));
-
+const inputOf = (body: unknown) =>
+  Object.fromEntries(Object.entries((body ?? {}) as Record<string, unknown>).map(([key, value]) => [camel(key), value]));
 
 const id = { type: 'string', format: 'uuid' };
-const amount = (description: string) => ({ type: 'number', exclusiveMinimum: 0, description: `${description}, in whole tokens (JSON number).` });
+const amount = (description: string) => ({
+  type: 'number',
+  exclusiveMinimum: 0,
+  description: `${description}, in whole tokens (JSON number).`,
+});
 const SIGNED = {
   signed_transaction: { type: 'string', minLength: 1, description: 'The built transaction, signed by the wallet, base64.' },
   proof: { type: 'string', minLength: 1, description: 'The proof returned by the build, unchanged.' },
@@ -29,7 +33,11 @@ const PREPARED = {
     preview: ref('TransactionPreview'),
     transaction: { type: 'string', description: 'Base64 wire transaction; the relayer pays the fee, your signature slot is empty.' },
     proof: { type: 'string', description: 'Pass it back unchanged with the signed transaction.' },
-    expires_at: { type: 'string', format: 'date-time', description: 'Submit before this (and before the blockhash expires, about a minute).' },
+    expires_at: {
+      type: 'string',
+      format: 'date-time',
+      description: 'Submit before this (and before the blockhash expires, about a minute).',
+    },
   },
 };
 
@@ -37,7 +45,10 @@ const SUBMITTED_PREDICTION = {
   type: 'object',
   additionalProperties: false,
   required: ['signature', 'prediction'],
-  properties: { signature: { type: 'string' }, prediction: { anyOf: [ref('Prediction'), { type: 'null' }], description: 'The prediction as the transaction left it.' } },
+  properties: {
+    signature: { type: 'string' },
+    prediction: { anyOf: [ref('Prediction'), { type: 'null' }], description: 'The prediction as the transaction left it.' },
+  },
 };
 
 const SUBMITTED = { type: 'object', additionalProperties: false, required: ['signature'], properties: { signature: { type: 'string' } } };
@@ -58,12 +69,20 @@ function twoStep({ path, what, name, params, submitted }: TwoStep): RestRoute[] 
   const selection = 'transaction proof expiresAt preview { ...PreviewFields }';
   const build = `mutation RestBuild${name}($input: ${name}TransactionInput!) { build${name}Transaction(input: $input) { ${selection} } }
 ${PREVIEW_FIELDS}`;
-  const submit = `mutation RestSubmit${name}($input: Submit${name}TransactionInput!) { submit${name}Transaction(input: $input) { ${submitted.selection} } }${submitted.fragments}`;
+  const submit =
+    `mutation RestSubmit${name}($input: Submit${name}TransactionInput!) { submit${name}Transaction(input: $input) ` +
+    `{ ${submitted.selection} } }${submitted.fragments}`;
   return [
     {
       method: 'POST',
       url: path,
-      schema: { summary: `Build: ${what} (step 1 of 2)`, tags: ['transactions'], security: AUTHENTICATED, body: body(params), response: { 200: PREPARED } },
+      schema: {
+        summary: `Build: ${what} (step 1 of 2)`,
+        tags: ['transactions'],
+        security: AUTHENTICATED,
+        body: body(params),
+        response: { 200: PREPARED },
+      },
       operation: (request) => ({ query: build, operationName: `RestBuild${name}`, variables: { input: inputOf(request.body) } }),
       respond: (data) => toSnakeCase(data[`build${name}Transaction`]),
     },
@@ -84,10 +103,16 @@ ${PREVIEW_FIELDS}`;
   ];
 }
 
-const predictionSubmitted = { selection: 'signature prediction { ...PredictionFields }', fragments: `\n${PREDICTION_FIELDS}`, schema: SUBMITTED_PREDICTION };
+const predictionSubmitted = {
+  selection: 'signature prediction { ...PredictionFields }',
+  fragments: `\n${PREDICTION_FIELDS}`,
+  schema: SUBMITTED_PREDICTION,
+};
 
 const CLAIM_REWARD = `mutation RestClaimReward($id: ID!) { claimReward(rewardId: $id) { signature reward { ...RewardFields } } }\n${REWARD_FIELDS}`;
-const CLAIM_STREAK_REWARD = `mutation RestClaimStreakReward($id: ID!) { claimStreakReward(streakRewardId: $id) { signature streakReward { ...StreakRewardFields } } }\n${STREAK_REWARD_FIELDS}`;
+const CLAIM_STREAK_REWARD =
+  `mutation RestClaimStreakReward($id: ID!) { claimStreakReward(streakRewardId: $id) { signature streakReward { ` +
+  `...StreakRewardFields } } }\n${STREAK_REWARD_FIELDS}`;
 
 export const transactionRoutes: RestRoute[] = [
   ...twoStep({
@@ -126,9 +151,20 @@ export const transactionRoutes: RestRoute[] = [
       tags: ['transactions'],
       security: AUTHENTICATED,
       body: body({ reward_id: id }),
-      response: { 200: { type: 'object', additionalProperties: false, required: ['signature', 'reward'], properties: { signature: { type: 'string' }, reward: ref('Reward') } } },
+      response: {
+        200: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['signature', 'reward'],
+          properties: { signature: { type: 'string' }, reward: ref('Reward') },
+        },
+      },
     },
-    operation: (request) => ({ query: CLAIM_REWARD, operationName: 'RestClaimReward', variables: { id: (request.body as { reward_id: string }).reward_id } }),
+    operation: (request) => ({
+      query: CLAIM_REWARD,
+      operationName: 'RestClaimReward',
+      variables: { id: (request.body as { reward_id: string }).reward_id },
+    }),
     respond: (data) => toSnakeCase(data.claimReward),
   },
   {
@@ -140,10 +176,19 @@ export const transactionRoutes: RestRoute[] = [
       security: AUTHENTICATED,
       body: body({ streak_reward_id: id }),
       response: {
-        200: { type: 'object', additionalProperties: false, required: ['signature', 'streak_reward'], properties: { signature: { type: 'string' }, streak_reward: ref('StreakReward') } },
+        200: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['signature', 'streak_reward'],
+          properties: { signature: { type: 'string' }, streak_reward: ref('StreakReward') },
+        },
       },
     },
-    operation: (request) => ({ query: CLAIM_STREAK_REWARD, operationName: 'RestClaimStreakReward', variables: { id: (request.body as { streak_reward_id: string }).streak_reward_id } }),
+    operation: (request) => ({
+      query: CLAIM_STREAK_REWARD,
+      operationName: 'RestClaimStreakReward',
+      variables: { id: (request.body as { streak_reward_id: string }).streak_reward_id },
+    }),
     respond: (data) => toSnakeCase(data.claimStreakReward),
   },
 ];

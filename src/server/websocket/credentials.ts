@@ -10,7 +10,10 @@ import { ACCESS_COOKIE, readCookie } from '../cookies.js';
  * A socket's credentials, from connection_init (`authorization: "Bearer <token>"` or
  * `x-api-key`), else the upgrade's access cookie (`fromCookie` tells the Origin check).
  */
-export function socketCredentials(params: Record<string, unknown>, cookieHeader: string | undefined): Credentials & { fromCookie: boolean } {
+export function socketCredentials(
+  params: Record<string, unknown>,
+  cookieHeader: string | undefined,
+): Credentials & { fromCookie: boolean } {
   const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : null);
   const authorization = text(params.authorization ?? params.Authorization);
   const apiKey = text(params['x-api-key'] ?? params.apiKey);
@@ -29,7 +32,12 @@ export function socketCredentials(params: Record<string, unknown>, cookieHeader:
  * whichever replica that happens, and when its access token expires (the client refreshes
  * and reconnects). Returns what stops watching.
  */
-export function watchCredentials(deps: ServiceDependencies, viewer: Viewer, bearerToken: string | null, close: (reason: string) => void): () => void {
+export function watchCredentials(
+  deps: ServiceDependencies,
+  viewer: Viewer,
+  bearerToken: string | null,
+  close: (reason: string) => void,
+): () => void {
   const stops: Array<() => void> = [];
   if (viewer.sessionId) stops.push(deps.events.on({ session: viewer.sessionId }, () => close('The session has ended; sign in again')));
   if (viewer.apiKeyId) stops.push(deps.events.on({ apiKey: viewer.apiKeyId }, () => close('The API key has been revoked')));

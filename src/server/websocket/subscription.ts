@@ -2,7 +2,13 @@ import { createSourceEventStream, type ExecutionArgs, type ExecutionResult, type
 import type { WebSocket } from 'ws';
 import type { Viewer } from '../../modules/auth/viewer.js';
 import { AppError } from '../../errors.js';
-import { type EventStream, isEventStream, MAX_PENDING_EVENTS, type ScopedEvent, type StreamSink } from '../../modules/events/event-stream.js';
+import {
+  type EventStream,
+  isEventStream,
+  MAX_PENDING_EVENTS,
+  type ScopedEvent,
+  type StreamSink,
+} from '../../modules/events/event-stream.js';
 import { createLoaders, type Loaders } from '../../modules/loaders.js';
 import type { GraphQLContext } from '../context.js';
 import type { PreparedOperation } from '../pipeline/documents.js';
@@ -59,7 +65,14 @@ export async function scopedSubscribe(
     if (Symbol.asyncIterator in source) throw new Error('a subscription source must be an event stream');
     return source as ExecutionResult;
   }
-  const subscription = new SocketSubscription(source, operation, base, (args.variableValues ?? undefined) as Record<string, unknown> | undefined, target, onCount);
+  const subscription = new SocketSubscription(
+    source,
+    operation,
+    base,
+    (args.variableValues ?? undefined) as Record<string, unknown> | undefined,
+    target,
+    onCount,
+  );
   source.consume(subscription);
   return subscription;
 }
@@ -107,7 +120,8 @@ class SocketSubscription implements StreamSink<unknown>, AsyncIterableIterator<E
     if (!this.open) return;
     const shared = this.sharedResultOf(item);
     if (this.pending.length === 0 && shared.result) return this.write(shared);
-    if (this.pending.length >= MAX_PENDING_EVENTS) return this.fail(new AppError('SUBSCRIBER_TOO_SLOW', 'The subscriber fell too far behind; subscribe again to resume'));
+    if (this.pending.length >= MAX_PENDING_EVENTS)
+      return this.fail(new AppError('SUBSCRIBER_TOO_SLOW', 'The subscriber fell too far behind; subscribe again to resume'));
     this.pending.push(shared);
     if (!shared.result) shared.waiting.push(this);
   }
@@ -162,12 +176,20 @@ class SocketSubscription implements StreamSink<unknown>, AsyncIterableIterator<E
     if (!this.open || socket.readyState !== socket.OPEN) return;
     try {
       if (payload !== null) socket.send(`${this.framePrefix}${payload}}`);
-      else socket.send(JSON.stringify({ id, type: 'next', payload: { ...result, errors: this.target.format(result!.errors ?? [], this.target.requestId) } }));
+      else
+        socket.send(
+          JSON.stringify({
+            id,
+            type: 'next',
+            payload: { ...result, errors: this.target.format(result!.errors ?? [], this.target.requestId) },
+          }),
+        );
     } catch (error) {
       // One socket's failure ends its subscription only: the pass goes on to the others.
       return this.fail(error);
     }
-    if (socket.bufferedAmount > SEND_BUFFER_LIMIT) this.fail(new AppError('SUBSCRIBER_TOO_SLOW', 'The subscriber fell too far behind; subscribe again to resume'));
+    if (socket.bufferedAmount > SEND_BUFFER_LIMIT)
+      this.fail(new AppError('SUBSCRIBER_TOO_SLOW', 'The subscriber fell too far behind; subscribe again to resume'));
   }
 
   /** The shared result of `item` for this subscription's group: made by the first of them to get the item, found by the others. */
@@ -240,4 +262,3 @@ function rootKey(root: unknown): string {
   }
   return Math.random().toString(36); // unknown shape: never shared
 }
-

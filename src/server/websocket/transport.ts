@@ -88,7 +88,9 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         ? { status: 429, reason: 'Too Many Requests', headers: { 'retry-after': '60' } }
         : null);
     if (refused) {
-      const headers = Object.entries(refused.headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+      const headers = Object.entries(refused.headers ?? {})
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('');
       socket.end(`HTTP/1.1 ${refused.status} ${refused.reason}\r\n${headers}Connection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
@@ -126,7 +128,9 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         const clientAddress = clientAddressOf(request, config.http.trustProxy);
         try {
           const viewer = await authenticateClient(deps, credentials, clientAddress, options.authFailures);
-          const ends = viewer ? watchCredentials(deps, viewer, credentials.bearerToken, (reason) => ctx.extra.socket.close(FORBIDDEN, reason)) : () => {};
+          const ends = viewer
+            ? watchCredentials(deps, viewer, credentials.bearerToken, (reason) => ctx.extra.socket.close(FORBIDDEN, reason))
+            : () => {};
           states.set(ctx.extra, { viewer, clientAddress, socketId: ++sockets, ends });
           // The upgrade request (its headers, its parsed URL) is not needed again: not held for the socket's life.
           delete (ctx.extra as { request?: IncomingMessage }).request;
@@ -139,7 +143,8 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
             return false;
           }
           // Credentials could not be checked: 1013 (try again later) says so, as HTTP's 503 does.
-          if (isConnectionError(error)) ctx.extra.socket.close(TRY_AGAIN_LATER, 'DATABASE_UNAVAILABLE: the database is unavailable; retry shortly');
+          if (isConnectionError(error))
+            ctx.extra.socket.close(TRY_AGAIN_LATER, 'DATABASE_UNAVAILABLE: the database is unavailable; retry shortly');
           throw error;
         }
       },
@@ -165,12 +170,22 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           if (operation.type === 'subscription') {
             const { maxSubscriptionsPerClient } = config.http;
             if (maxSubscriptionsPerClient > 0 && (subscriptionsByClient.get(state.clientAddress) ?? 0) >= maxSubscriptionsPerClient) {
-              throw new AppError('RATE_LIMITED', `At most ${maxSubscriptionsPerClient} subscriptions may be open per client; complete one first`, { limit: maxSubscriptionsPerClient });
+              throw new AppError(
+                'RATE_LIMITED',
+                `At most ${maxSubscriptionsPerClient} subscriptions may be open per client; complete one first`,
+                { limit: maxSubscriptionsPerClient },
+              );
             }
             count(subscriptionsByClient, state.clientAddress, 1);
           }
           prepared.set(context, { operation, target: { socket: ctx.extra.socket, id, requestId, format } });
-          return { schema: options.schema, document: operation.document, operationName: operation.name, variableValues: variables, contextValue: context };
+          return {
+            schema: options.schema,
+            document: operation.document,
+            operationName: operation.name,
+            variableValues: variables,
+            contextValue: context,
+          };
         } catch (error) {
           const errors = error instanceof RequestErrors ? error.errors : [error];
           // graphql-ws sends GraphQLErrors; these carry the formatted message and extensions.
@@ -225,7 +240,9 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         for (const client of open) client.close(GOING_AWAY, 'Server shutting down');
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([
-          Promise.all(open.map((client) => (client.readyState === client.CLOSED ? null : new Promise((resolve) => client.once('close', resolve))))),
+          Promise.all(
+            open.map((client) => (client.readyState === client.CLOSED ? null : new Promise((resolve) => client.once('close', resolve)))),
+          ),
           new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
         ]);
         clearTimeout(timer);
