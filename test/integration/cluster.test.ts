@@ -128,7 +128,7 @@ describe.runIf(runnable)('a cluster of 4 replicas behind HAProxy', () => {
     const accepted = during.filter((s) => s === 200).length;
     expect(accepted).toBeGreaterThan(0);
     expect(accepted).toBeLessThanOrEqual(REPLICAS * QUERIES_PER_MINUTE);
-    expect(await Promise.all([0, 1, 2, 3].map((i) => alive(pidOf(`replica-${i}`))))).toEqual([true, true, true, true]);
+    expect([0, 1, 2, 3].map((i) => alive(pidOf(`replica-${i}`)))).toEqual([true, true, true, true]);
   });
 
   it('a replica killed with -9 and another stopped gracefully: every query through the balancer is still answered', async () => {

@@ -137,7 +137,7 @@ export function startReconciler(
       (error) => options.onError?.(error),
     );
     void running.then(() => {
-      if (!stopped && options.intervalMs > 0) timer = setTimeout(pass, options.intervalMs);
+      if (!stopped && options.intervalMs > 0) timer = setTimeout(() => void pass(), options.intervalMs);
     });
     return running;
   };

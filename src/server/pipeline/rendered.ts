@@ -44,7 +44,7 @@ export class ReadRenderer {
     }
     if (!plan) return null;
     try {
-      const values = await Promise.all(plan.map((part) => ('json' in part ? [part.json] : part.read(context))));
+      const values = await Promise.all(plan.map((part) => ('json' in part ? Promise.resolve([part.json]) : part.read(context))));
       for (const pieces of values) for (const piece of pieces) if (piece.includes(NOT_RENDERED)) return null;
       const out = ['{'];
       plan.forEach((part, i) => out.push(`${i ? ',' : ''}${JSON.stringify(part.key)}:`, ...values[i]!));

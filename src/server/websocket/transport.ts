@@ -241,7 +241,9 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([
           Promise.all(
-            open.map((client) => (client.readyState === client.CLOSED ? null : new Promise((resolve) => client.once('close', resolve)))),
+            open
+              .filter((client) => client.readyState !== client.CLOSED)
+              .map((client) => new Promise((resolve) => client.once('close', resolve))),
           ),
           new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
         ]);
