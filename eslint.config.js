@@ -4,7 +4,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'data/', 'coverage/', 'node_modules/', 'bench/results/', 'test/integration/rest-api.gen.ts'] },
+  { ignores: ['dist/', 'data/', 'coverage/', 'node_modules/', 'bench/results/', 'test/support/rest-api.gen.ts'] },
   {
     files: ['**/*.ts'],
     languageOptions: {

@@ -2,8 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/app.js';
 import { operationNameHeader } from '../../src/server/apollo-plugins.js';
-import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
-import { listen, socketClient, type SocketClient, Subscription } from './sockets.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { listen, socketClient, type SocketClient, Subscription } from '../support/sockets.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 

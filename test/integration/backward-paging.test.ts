@@ -1,15 +1,15 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedVariedPools } from './fixtures/varied-pools.js';
-import { backends, startEmptyTestApp, type TestApp, testConfig } from './harness.js';
-import { type SignedIn, signInAs } from './sessions.js';
+import { seedVariedPools } from '../support/fixtures/varied-pools.js';
+import { backends, startEmptyTestApp, type TestApp, testConfig } from '../support/harness.js';
+import { type SignedIn, signInAs } from '../support/sessions.js';
 
 /**
  * Every connection of the schema, walked forward (first/after) and backward (last/before)
  * against an oracle: the raw SQL order of the rows, written here independently of the
  * service. Both walks must give the oracle's sequence, and each page's hasPreviousPage and
  * hasNextPage must be exact: at both ends and in the middle, in both directions. The rows
- * are the varied fixture's (fixtures/varied-pools.ts: ties on every sort key) and a viewer's
+ * are the varied fixture's (support/fixtures/varied-pools.ts: ties on every sort key) and a viewer's
  * notifications and transactions, tied on created_at.
  */
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, startEmptyTestApp, type TestApp } from './harness.js';
+import { backends, startEmptyTestApp, type TestApp } from '../support/harness.js';
 
 describe.each(backends)('bad input on %s', (kind) => {
   let t: TestApp;

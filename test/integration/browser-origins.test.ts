@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { count, eq } from 'drizzle-orm';
 import * as tables from '../../schema/index.js';
-import { CHROMIUM, renderedDom } from './chromium.js';
-import { startEmptyTestApp, testConfig, type TestApp } from './harness.js';
-import { signInAs } from './sessions.js';
+import { CHROMIUM, renderedDom } from '../support/chromium.js';
+import { startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { signInAs } from '../support/sessions.js';
 
 /** A page server on its own port: another origin than the API's (same site, so Lax cookies travel). */
 async function servePage(html: () => string): Promise<{ origin: string; server: Server }> {

@@ -4,9 +4,9 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { EventHub } from '../../src/modules/events/event-hub.js';
-import { seedBuilders } from './fixtures/builders.js';
-import { socketClient, Subscription } from './sockets.js';
-import { until } from './wait.js';
+import { seedBuilders } from '../support/fixtures/builders.js';
+import { socketClient, Subscription } from '../support/sockets.js';
+import { until } from '../support/wait.js';
 
 /**
  * The local cluster of deploy/local-cluster.sh, as it is deployed: 4 replicas started together

@@ -5,8 +5,8 @@ import type { ServiceDependencies } from '../../src/modules/context.js';
 import { createContext, type GraphQLContext } from '../../src/server/context.js';
 import { preparedOperationOf } from '../../src/server/pipeline/documents.js';
 import { getSchema } from '../../src/server/schema.js';
-import { generateCorpus } from './fixtures/selection-corpus.js';
-import { startTestApp, testConfig, type TestApp } from './harness.js';
+import { generateCorpus } from '../support/fixtures/selection-corpus.js';
+import { startTestApp, testConfig, type TestApp } from '../support/harness.js';
 
 /** Documents in the corpus: each runs four times (graphql-js, then the pipeline's executor three times). */
 const CORPUS_SIZE = 300;
@@ -15,7 +15,7 @@ const NOW = new Date('2026-06-01T00:00:00Z');
 /**
  * The executor every operation runs on (the pipeline's prepared operation, over HTTP, REST
  * and graphql-ws) against graphql-js's `execute` as the oracle:
- * a generated corpus of selections (fixtures/selection-corpus.ts), on one database, each
+ * a generated corpus of selections (support/fixtures/selection-corpus.ts), on one database, each
  * document's first and third use compared byte for byte as JSON (data, errors, key order).
  */
 describe('the executor against graphql-js, a generated corpus, byte for byte', () => {

@@ -3,9 +3,9 @@ import bs58 from 'bs58';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/modules/auth/api-keys.js';
-import { backends, startEmptyTestApp, type TestApp, testConfig } from './harness.js';
-import { signInAs } from './sessions.js';
-import { listen, socketClient } from './sockets.js';
+import { backends, startEmptyTestApp, type TestApp, testConfig } from '../support/harness.js';
+import { signInAs } from '../support/sessions.js';
+import { listen, socketClient } from '../support/sockets.js';
 
 const FAILURE_BUDGET = 30;
 const VIEWER = '{ viewer { id } }';

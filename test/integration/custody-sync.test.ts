@@ -4,9 +4,9 @@ import * as tables from '../../schema/index.js';
 import { poolVaultAddress } from '../../src/chain/addresses.js';
 import { UNLINKED_STAKE_MINT } from '../../src/db/unlinked-records.js';
 import { ForeignRecordsError, syncCustodyAccounts } from '../../src/modules/transactions/custody-sync.js';
-import { type ChainFixture, startChainFixture } from './chain-fixture.js';
-import { address } from './fixtures/values.js';
-import { backends, startEmptyTestApp, type TestApp } from './harness.js';
+import { type ChainFixture, startChainFixture } from '../support/chain-fixture.js';
+import { address } from '../support/fixtures/values.js';
+import { backends, startEmptyTestApp, type TestApp } from '../support/harness.js';
 
 /**
  * Start-up links records written unlinked (the demo seed's, the fixtures') to its chain's

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { freePort } from './ports.js';
+import { freePort } from '../support/ports.js';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,9 +11,9 @@ import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import * as tables from '../../schema/index.js';
 import { confirmedSubmissionsUnknownToChain } from '../../src/modules/transactions/ledger-audit.js';
-import { startChainFixture } from './chain-fixture.js';
-import { backends, createTestDatabase, preparePgliteDataDir } from './harness.js';
-import { kitWallet } from './wallets.js';
+import { startChainFixture } from '../support/chain-fixture.js';
+import { backends, createTestDatabase, preparePgliteDataDir } from '../support/harness.js';
+import { kitWallet } from '../support/wallets.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'poolgraph-lock-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

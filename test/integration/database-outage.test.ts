@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { seedDemoData, TEST_SIZE } from '../../src/seed/index.js';
 import { createApp } from '../../src/server/app.js';
-import { createTestDatabase, type TestDatabase, testConfig } from './harness.js';
-import { TcpProxy } from './tcp-proxy.js';
+import { createTestDatabase, type TestDatabase, testConfig } from '../support/harness.js';
+import { TcpProxy } from '../support/tcp-proxy.js';
 
 const QUERY = '{ pools(first: 3) { totalCount nodes { id user { username } } } }';
 

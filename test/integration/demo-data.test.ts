@@ -15,7 +15,7 @@ import {
 } from '../../schema/index.js';
 import type { Database } from '../../src/db/client.js';
 import { type SeedSummary, seedDemoData, TEST_SIZE } from '../../src/seed/index.js';
-import { backends, createTestDatabase, type TestDatabase } from './harness.js';
+import { backends, createTestDatabase, type TestDatabase } from '../support/harness.js';
 
 /**
  * The demo data generator (src/seed/) promises internally consistent, deterministic

@@ -2,15 +2,15 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { resultRows } from '../../src/db/client.js';
-import { TestKeypairWallet } from './chain-fixture.js';
-import { seedVariedPools, type VariedPools } from './fixtures/varied-pools.js';
-import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
-import { type SignedIn, signInWith } from './operator-fixture.js';
+import { TestKeypairWallet } from '../support/chain-fixture.js';
+import { seedVariedPools, type VariedPools } from '../support/fixtures/varied-pools.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { type SignedIn, signInWith } from '../support/operator-fixture.js';
 
 const PERIODS = { DAY: 1, WEEK: 7, MONTH: 30, ALL: null } as const;
 const tokens = (units: string | bigint) => Number(BigInt(units)) / 1e6;
 
-/** Against the varied fixture (fixtures/varied-pools.ts): rewards resolved in every leaderboard period, with ties on both metrics. */
+/** Against the varied fixture (support/fixtures/varied-pools.ts): rewards resolved in every leaderboard period, with ties on both metrics. */
 describe.each(backends)('leaderboard, pool statistics and public profiles on %s', (kind) => {
   let t: TestApp;
   let world: VariedPools;

@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { Kind, parse, print } from 'graphql';
 import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChainFixture, startChainFixture } from './chain-fixture.js';
-import { allExamples, type DocExample, fillPlaceholders } from './doc-examples.js';
-import { metricSample, startTestApp, testConfig, type TestApp } from './harness.js';
-import { signInAs } from './sessions.js';
+import { type ChainFixture, startChainFixture } from '../support/chain-fixture.js';
+import { allExamples, type DocExample, fillPlaceholders } from '../support/doc-examples.js';
+import { metricSample, startTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { signInAs } from '../support/sessions.js';
 
 /**
  * Runs every fenced GraphQL, shell, JavaScript and TypeScript example of README.md and

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createApp } from '../../src/server/app.js';
-import { startEmptyTestApp, testConfig, type TestApp } from './harness.js';
+import { startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
 
 /** What came back on a raw connection: the response text, and when the server closed the connection (ms after sending). */
 interface RawExchange {

@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { loadConfig } from '../../src/config.js';
 import { createApp } from '../../src/server/app.js';
-import { startEmptyTestApp, testConfig, type TestApp } from './harness.js';
-import { subscriptionsOpen } from './wait.js';
-import { signInAs } from './sessions.js';
-import { socketClient, Subscription } from './sockets.js';
+import { startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { subscriptionsOpen } from '../support/wait.js';
+import { signInAs } from '../support/sessions.js';
+import { socketClient, Subscription } from '../support/sockets.js';
 
 const ALLOWED = 'https://app.example';
 const FOREIGN = 'https://evil.example';

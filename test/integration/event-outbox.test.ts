@@ -4,8 +4,8 @@ import * as tables from '../../schema/index.js';
 import { type Database, type Db, openDatabase } from '../../src/db/client.js';
 import { outboxTail, pruneOutbox, readOutbox } from '../../src/db/event-outbox.js';
 import { EventHub } from '../../src/modules/events/event-hub.js';
-import { backends, startEmptyTestApp, type TestApp } from './harness.js';
-import { until } from './wait.js';
+import { backends, startEmptyTestApp, type TestApp } from '../support/harness.js';
+import { until } from '../support/wait.js';
 
 describe.each(backends)('the event outbox on %s', (kind) => {
   let t: TestApp;

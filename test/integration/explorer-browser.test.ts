@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, renderedDom } from './chromium.js';
-import { metricSample, startEmptyTestApp, type TestApp } from './harness.js';
+import { CHROMIUM, renderedDom } from '../support/chromium.js';
+import { metricSample, startEmptyTestApp, type TestApp } from '../support/harness.js';
 
 /**
  * Loads the explorer in headless Chromium with every host but loopback unresolvable (no

@@ -1,13 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { freePort } from './ports.js';
+import { freePort } from '../support/ports.js';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
-import { startEmptyTestApp, TEST_AUTH_DOMAIN, testConfig, type TestApp } from './harness.js';
-import { signInAs, type SignedIn } from './sessions.js';
-import { listen, socketClient, Subscription } from './sockets.js';
-import { subscriptionsOpen, until } from './wait.js';
+import { startEmptyTestApp, TEST_AUTH_DOMAIN, testConfig, type TestApp } from '../support/harness.js';
+import { signInAs, type SignedIn } from '../support/sessions.js';
+import { listen, socketClient, Subscription } from '../support/sockets.js';
+import { subscriptionsOpen, until } from '../support/wait.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const STATUS_MUTATION = `mutation($p: ID!, $s: PoolStatus!) { updatePoolStatus(poolId: $p, status: $s) { id status } }`;

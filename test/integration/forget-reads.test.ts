@@ -4,7 +4,7 @@ import { pools } from '../../schema/index.js';
 import { parseNewestFirstPage } from '../../src/modules/common/loaders.js';
 import { createLoaders } from '../../src/modules/loaders.js';
 import { forgetReads } from '../../src/modules/transactions/two-step.js';
-import { backends, startTestApp, type TestApp } from './harness.js';
+import { backends, startTestApp, type TestApp } from '../support/harness.js';
 
 /**
  * A mutation answers with what it wrote, read after the write: forgetReads drops every read

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { serverAudits } from 'graphql-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, startEmptyTestApp, type TestApp } from './harness.js';
+import { backends, startEmptyTestApp, type TestApp } from '../support/harness.js';
 
 const README = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
 

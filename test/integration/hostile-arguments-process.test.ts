@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { isErrorCode } from '../../src/errors.js';
 import { getSchema } from '../../src/server/schema.js';
-import { type HostileOperation, hostileOperations } from './argument-corpus.js';
-import { metricSample } from './harness.js';
-import { type ServerProcess, startServerProcess } from './slow-database.js';
+import { type HostileOperation, hostileOperations } from '../support/argument-corpus.js';
+import { metricSample } from '../support/harness.js';
+import { type ServerProcess, startServerProcess } from '../support/slow-database.js';
 
 interface Answer {
   status: number;

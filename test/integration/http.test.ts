@@ -3,9 +3,9 @@ import type { PoolRow } from '../../schema/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { EventHub } from '../../src/modules/events/event-hub.js';
-import { backends, startEmptyTestApp, type TestApp } from './harness.js';
-import { listen } from './sockets.js';
-import { subscriptionsOpen, until } from './wait.js';
+import { backends, startEmptyTestApp, type TestApp } from '../support/harness.js';
+import { listen } from '../support/sockets.js';
+import { subscriptionsOpen, until } from '../support/wait.js';
 
 describe.each(backends)('HTTP surface on %s', (kind) => {
   let t: TestApp;

@@ -5,9 +5,9 @@ import { encodeCursor } from '../../src/modules/common/pagination.js';
 import { signAccessToken } from '../../src/modules/auth/tokens.js';
 import { changeUserRole } from '../../src/modules/auth/session.service.js';
 import { EventHub } from '../../src/modules/events/event-hub.js';
-import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
-import { signInAs } from './sessions.js';
-import { kitWallet } from './wallets.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { signInAs } from '../support/sessions.js';
+import { kitWallet } from '../support/wallets.js';
 
 const CHALLENGE = `mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`;
 const SIGN_IN = `mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken user { id } } }`;

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { NOTIFICATION_PREFERENCE_KEYS } from '../../schema/index.js';
 import { generateApiKey } from '../../src/modules/auth/api-keys.js';
-import { backends, startEmptyTestApp, TEST_AUTH_DOMAIN, testConfig, type TestApp } from './harness.js';
-import { kitWallet, nobleWallet, type TestWallet, web3Wallet } from './wallets.js';
+import { backends, startEmptyTestApp, TEST_AUTH_DOMAIN, testConfig, type TestApp } from '../support/harness.js';
+import { kitWallet, nobleWallet, type TestWallet, web3Wallet } from '../support/wallets.js';
 
 const CHALLENGE = `mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message nonce expiresAt } }`;
 const SIGN_IN = `mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) {

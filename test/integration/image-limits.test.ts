@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
-import { type EmptyApp, makePng, startEmptyApp } from './operator-fixture.js';
-import { backends } from './harness.js';
+import { type EmptyApp, makePng, startEmptyApp } from '../support/operator-fixture.js';
+import { backends } from '../support/harness.js';
 
 const UPLOADS_PER_MINUTE = 12;
 /** Room for two of the large images below, not three. */

@@ -2,9 +2,9 @@ import { parse, specifiedRules, validate } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limitParseOptions, operationLimitRules } from '../../src/server/limits.js';
 import { getSchema } from '../../src/server/schema.js';
-import { DAY } from './fixtures/builders.js';
-import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
-import { delayEveryStatement } from './slow-database.js';
+import { DAY } from '../support/fixtures/builders.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { delayEveryStatement } from '../support/slow-database.js';
 
 /** `count` copies of `make(i)`, joined by spaces. */
 const times = (count: number, make: (i: number) => string) => Array.from({ length: count }, (_, i) => make(i)).join(' ');

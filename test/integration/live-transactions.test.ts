@@ -3,14 +3,14 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { ChainClient } from '../../src/chain/rpc.js';
-import { type ChainFixture, startChainFixture, TestKeypairWallet } from './chain-fixture.js';
+import { type ChainFixture, startChainFixture, TestKeypairWallet } from '../support/chain-fixture.js';
 import { syncCustodyAccounts } from '../../src/modules/transactions/custody-sync.js';
-import { UNIT } from './fixtures/builders.js';
-import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
-import { signInAs } from './sessions.js';
-import { RpcCounter } from './rpc-counter.js';
-import { listen, publishMarker, socketClient, Subscription } from './sockets.js';
-import { subscriptionsOpen, until } from './wait.js';
+import { UNIT } from '../support/fixtures/builders.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { signInAs, walletSignIn } from '../support/sessions.js';
+import { RpcCounter } from '../support/rpc-counter.js';
+import { listen, publishMarker, socketClient, Subscription } from '../support/sockets.js';
+import { subscriptionsOpen, until } from '../support/wait.js';
 
 const TOKEN = 1_000_000n;
 const CLAIM_STREAK = `mutation($id: ID!) { claimStreakReward(streakRewardId: $id) { signature } }`;
@@ -51,18 +51,7 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
 
   async function signedInWallet() {
     const wallet = new TestKeypairWallet();
-    const { data } = await t.gql(`mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`, { a: wallet.address });
-    const message = data.requestSignInChallenge.message as string;
-    const session = await t.gql(`mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken user { id } } }`, {
-      i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
-    });
-    const accessToken = session.data.signInWithWallet.accessToken as string;
-    return {
-      wallet,
-      accessToken,
-      userId: session.data.signInWithWallet.user.id as string,
-      headers: { authorization: `Bearer ${accessToken}` },
-    };
+    return { wallet, ...(await walletSignIn(t.gql, wallet)) };
   }
 
   it("delivers a claim's notification to its owner's socket only; with preferences off, none is delivered", async () => {

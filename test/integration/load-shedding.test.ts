@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createApp } from '../../src/server/app.js';
-import { createTestDatabase, metricSample, startEmptyTestApp, testConfig, type TestApp, type TestDatabase } from './harness.js';
-import { until } from './wait.js';
+import { createTestDatabase, metricSample, startEmptyTestApp, testConfig, type TestApp, type TestDatabase } from '../support/harness.js';
+import { until } from '../support/wait.js';
 
 /** Blocks this process's event loop (and so the in-process server's) for `ms`. */
 function busyWait(ms: number): void {

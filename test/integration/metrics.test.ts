@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/app.js';
-import { backends, metricSample as sample, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
+import { backends, metricSample as sample, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
 
 describe.each(backends)('metrics on %s', (kind) => {
   let t: TestApp;

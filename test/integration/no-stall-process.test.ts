@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHALLENGE, post, slowPgliteDataDir, someWallet, startServerProcess } from './slow-database.js';
+import { CHALLENGE, post, slowPgliteDataDir, someWallet, startServerProcess } from '../support/slow-database.js';
 
 /**
  * Real server processes (`node --import tsx src/main.ts`) on PGlite data directories whose

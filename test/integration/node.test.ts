@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { PoolRow } from '../../schema/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, startEmptyTestApp, type TestApp, testConfig } from './harness.js';
-import { type SignedIn, signInAs } from './sessions.js';
+import { backends, startEmptyTestApp, type TestApp, testConfig } from '../support/harness.js';
+import { type SignedIn, signInAs } from '../support/sessions.js';
 
 /**
  * `node(id)` and `nodes(ids)`: every Node type round-trips (an id read through the API

@@ -7,8 +7,9 @@ import { NOTIFICATION_PREFERENCE_KEYS } from '../../schema/index.js';
 import { outboxTail, readOutbox } from '../../src/db/event-outbox.js';
 import { parseNewestFirstPage } from '../../src/modules/common/loaders.js';
 import { createLoaders } from '../../src/modules/loaders.js';
-import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
-import { kitWallet } from './wallets.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { kitWallet } from '../support/wallets.js';
+import { walletSignIn } from '../support/sessions.js';
 
 const { notifications, settings, deviceTokens, users } = tables;
 
@@ -37,16 +38,8 @@ describe.each(backends)('the viewer’s notifications, preferences and devices o
 
   /** Signs in with a new wallet (a new user with default settings); returns its headers and id. */
   async function newUser(): Promise<{ headers: Record<string, string>; userId: string }> {
-    const wallet = await kitWallet();
-    const challenge = await t.gql(`mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`, { a: wallet.address });
-    const message = challenge.data.requestSignInChallenge.message as string;
-    const session = await t.gql(`mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken user { id } } }`, {
-      i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
-    });
-    return {
-      headers: { authorization: `Bearer ${session.data.signInWithWallet.accessToken}` },
-      userId: session.data.signInWithWallet.user.id,
-    };
+    const { headers, userId } = await walletSignIn(t.gql, await kitWallet());
+    return { headers, userId };
   }
 
   /**

@@ -4,9 +4,9 @@ import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { streakAccumulatorAddress } from '../../src/chain/addresses.js';
-import { type ChainFixture, startChainFixture } from './chain-fixture.js';
-import { backends } from './harness.js';
-import { type EmptyApp, makePng, type SignedIn, startEmptyApp } from './operator-fixture.js';
+import { type ChainFixture, startChainFixture } from '../support/chain-fixture.js';
+import { backends } from '../support/harness.js';
+import { type EmptyApp, makePng, type SignedIn, startEmptyApp } from '../support/operator-fixture.js';
 
 const CREATE_STREAK = `mutation($i: CreateStreakInput!) { createStreak(input: $i) { id title streakAccumulatorAccount feePercentage payoutPercentage streakCountRequired minPrecisionScoreRequired availableBalance } }`;
 const UPDATE_STREAK = `mutation($i: UpdateStreakInput!) { updateStreak(input: $i) { id title payoutPercentage streakCountRequired } }`;

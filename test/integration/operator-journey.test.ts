@@ -4,10 +4,18 @@ import { count } from 'drizzle-orm';
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
-import { type ChainFixture, startChainFixture, TestKeypairWallet } from './chain-fixture.js';
-import { backends } from './harness.js';
-import { BUILD_PREDICTION, type EmptyApp, makePng, type SignedIn, startEmptyApp, SUBMIT_PREDICTION, twoStep } from './operator-fixture.js';
-import type { paths } from './rest-api.gen.js';
+import { type ChainFixture, startChainFixture, TestKeypairWallet } from '../support/chain-fixture.js';
+import { backends } from '../support/harness.js';
+import {
+  BUILD_PREDICTION,
+  type EmptyApp,
+  makePng,
+  type SignedIn,
+  startEmptyApp,
+  SUBMIT_PREDICTION,
+  twoStep,
+} from '../support/operator-fixture.js';
+import type { paths } from '../support/rest-api.gen.js';
 
 const BUILD_FUND = `mutation($i: FundStreakTransactionInput!) { buildFundStreakTransaction(input: $i) { transaction proof } }`;
 const SUBMIT_FUND = `mutation($i: SubmitFundStreakTransactionInput!) { submitFundStreakTransaction(input: $i) { signature streak { id availableBalance totalAccumulated onchainBalance } } }`;

@@ -6,9 +6,10 @@ import * as tables from '../../schema/index.js';
 import { poolVaultAddress } from '../../src/chain/addresses.js';
 import { type DomainEvent, fromMessage } from '../../src/modules/events/events.js';
 import { advanceStreak, streakRewardAmount } from '../../src/modules/streaks/streak-processor.js';
-import { type ChainFixture, startChainFixture } from './chain-fixture.js';
-import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
-import { kitWallet } from './wallets.js';
+import { type ChainFixture, startChainFixture } from '../support/chain-fixture.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { kitWallet } from '../support/wallets.js';
+import { walletSignIn } from '../support/sessions.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -75,12 +76,7 @@ describe.each(backends)('operator mutations on %s', (kind) => {
   async function signInAs(userId: string): Promise<Record<string, string>> {
     const wallet = await kitWallet();
     await t.database.db.update(tables.users).set({ walletAddress: wallet.address }).where(eq(tables.users.id, userId));
-    const challenge = await t.gql(`mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`, { a: wallet.address });
-    const message = challenge.data.requestSignInChallenge.message as string;
-    const session = await t.gql(`mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken } }`, {
-      i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
-    });
-    return { authorization: `Bearer ${session.data.signInWithWallet.accessToken}` };
+    return (await walletSignIn(t.gql, wallet)).headers;
   }
 
   async function rows(table: PgTable, where?: SQL): Promise<number> {

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/app.js';
-import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
-import { signInAs } from './sessions.js';
-import { listen, socketClient, Subscription } from './sockets.js';
-import { kitWallet } from './wallets.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { signInAs } from '../support/sessions.js';
+import { listen, socketClient, Subscription } from '../support/sockets.js';
+import { kitWallet } from '../support/wallets.js';
 
 const CHALLENGE = 'mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -6,7 +6,7 @@ import { createApp } from '../../src/server/app.js';
 import type { ServiceContext } from '../../src/modules/context.js';
 import { newestFirstCursor } from '../../src/modules/common/loaders.js';
 import { userTransactions } from '../../src/modules/viewer/history.service.js';
-import { createTestDatabase, type TestDatabase, testConfig } from './harness.js';
+import { createTestDatabase, type TestDatabase, testConfig } from '../support/harness.js';
 
 /**
  * Every pool sort, from the first page and after a cursor, and backward (the last page,

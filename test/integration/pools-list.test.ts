@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import type { PoolRow } from '../../schema/index.js';
-import { seedVariedPools, type VariedPools } from './fixtures/varied-pools.js';
-import { backends, startEmptyTestApp, type TestApp } from './harness.js';
+import { seedVariedPools, type VariedPools } from '../support/fixtures/varied-pools.js';
+import { backends, startEmptyTestApp, type TestApp } from '../support/harness.js';
 
 type Sort = 'END_DATE' | 'CREATION_DATE' | 'OLD_CREATION_DATE' | 'VOLUME_HIGH' | 'VOLUME_LOW';
 type Status = 'ACTIVE' | 'ENDED' | 'RESOLVED' | 'NOT_RESOLVED';
@@ -28,7 +28,7 @@ const SORT_KEY: Record<Sort, (p: PoolRow) => number | bigint> = {
   VOLUME_LOW: (p) => p.totalVolume,
 };
 
-/** Against the varied fixture (fixtures/varied-pools.ts): 24 pools in every phase and status, with ties on every sort key. */
+/** Against the varied fixture (support/fixtures/varied-pools.ts): 24 pools in every phase and status, with ties on every sort key. */
 describe.each(backends)('pools: filters, sorts, search and cursors on %s', (kind) => {
   let t: TestApp;
   let world: VariedPools;

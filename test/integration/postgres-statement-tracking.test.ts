@@ -3,7 +3,7 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trackPostgresStatements } from '../../src/db/postgres-statements.js';
-import { backends, createTestDatabase } from './harness.js';
+import { backends, createTestDatabase } from '../support/harness.js';
 
 /**
  * The statement counter of Postgres handles (`Database.statementCount`, the metric

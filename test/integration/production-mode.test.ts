@@ -7,7 +7,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createApp } from '../../src/server/app.js';
-import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
 
 // Load shedding is off: it has its own suite (load-shedding.test.ts), and on a busy machine
 // production's thresholds turned the answers checked here into OVERLOADED.

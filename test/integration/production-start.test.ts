@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { post, startServerProcess } from './slow-database.js';
+import { post, startServerProcess } from '../support/slow-database.js';
 
 /**
  * The production start: `npm run build` compiles to dist/, and the image runs the compiled

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
-import { kitWallet } from './wallets.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { kitWallet } from '../support/wallets.js';
 
 const QUERIES_PER_MINUTE = 6;
 const MUTATIONS_PER_MINUTE = 30;

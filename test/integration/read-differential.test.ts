@@ -18,9 +18,9 @@ import { READS_BY_TYPE } from '../../src/modules/common/read-specs.js';
 import { renderedObject } from '../../src/modules/common/rendered-read.js';
 import { createApp } from '../../src/server/app.js';
 import { getSchema } from '../../src/server/schema.js';
-import { seedVariedPools, type VariedPools } from './fixtures/varied-pools.js';
-import { backends, renderedReadsServed, startEmptyTestApp, type TestApp, testConfig } from './harness.js';
-import { signInAs, type SignedIn } from './sessions.js';
+import { seedVariedPools, type VariedPools } from '../support/fixtures/varied-pools.js';
+import { backends, renderedReadsServed, startEmptyTestApp, type TestApp, testConfig } from '../support/harness.js';
+import { signInAs, type SignedIn } from '../support/sessions.js';
 
 /**
  * Rendered reads against the executor on selections GENERATED from the schema itself: for

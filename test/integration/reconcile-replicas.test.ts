@@ -10,10 +10,10 @@ import { type DomainEvent, fromMessage } from '../../src/modules/events/events.j
 import { syncCustodyAccounts } from '../../src/modules/transactions/custody-sync.js';
 import { reconcilePendingSubmissions } from '../../src/modules/transactions/reconcile.js';
 import { coSign, sha256Hex } from '../../src/modules/transactions/submission.js';
-import { type ChainFixture, startChainFixture, TestKeypairWallet } from './chain-fixture.js';
-import { UNIT } from './fixtures/builders.js';
-import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
-import { BUILD_PREDICTION, signInWith, SUBMIT_PREDICTION } from './operator-fixture.js';
+import { type ChainFixture, startChainFixture, TestKeypairWallet } from '../support/chain-fixture.js';
+import { UNIT } from '../support/fixtures/builders.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { BUILD_PREDICTION, signInWith, SUBMIT_PREDICTION } from '../support/operator-fixture.js';
 
 describe.each(backends)('pending submissions settled once, whatever the chain says of them, on %s', (kind) => {
   let t: TestApp;

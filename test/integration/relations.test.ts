@@ -1,9 +1,9 @@
 // Over 300 lines: every nested relation checked against one read of the whole database per backend (the oracle at the top), which the tests share.
-// The database holds exactly the rows of fixtures/related-pools.ts; the counts asserted are those it documents.
+// The database holds exactly the rows of support/fixtures/related-pools.ts; the counts asserted are those it documents.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
-import { RELATED, type RelatedPools, seedRelatedPools } from './fixtures/related-pools.js';
-import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
+import { RELATED, type RelatedPools, seedRelatedPools } from '../support/fixtures/related-pools.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
 
 /** Whole tokens of a base-unit amount: an exact integer divided once, correctly rounded. */
 const tokens = (units: bigint, decimals: number) => Number(units) / 10 ** decimals;

@@ -8,9 +8,10 @@ import { signProof } from '../../src/chain/proof.js';
 import { deriveProofSecret } from '../../src/chain/runtime.js';
 import { hashMessage } from '../../src/chain/transactions.js';
 import { syncCustodyAccounts } from '../../src/modules/transactions/custody-sync.js';
-import { type ChainFixture, startChainFixture, TestKeypairWallet } from './chain-fixture.js';
-import { UNIT } from './fixtures/builders.js';
-import { backends, metricSample, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
+import { type ChainFixture, startChainFixture, TestKeypairWallet } from '../support/chain-fixture.js';
+import { UNIT } from '../support/fixtures/builders.js';
+import { backends, metricSample, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { walletSignIn } from '../support/sessions.js';
 
 /**
  * The relayer's and custody's signing rules, tried as an attacker would: what can a signed-in user make the
@@ -58,13 +59,8 @@ describe.each(backends)('what a hostile user can make the relayer pay or custody
     const wallet = new TestKeypairWallet();
     if (tokens > 0n) await chain.devchain.mintTokens(wallet.publicKey, tokens * TOKEN);
     if (sol > 0n) await chain.devchain.airdrop(wallet.publicKey, sol);
-    const { data } = await t.gql(`mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`, { a: wallet.address });
-    const message = data.requestSignInChallenge.message as string;
-    const session = await t.gql(`mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken user { id } } }`, {
-      i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
-    });
-    const headers = { authorization: `Bearer ${session.data.signInWithWallet.accessToken}` };
-    return { wallet, headers, userId: session.data.signInWithWallet.user.id as string, account: wallet.tokenAccount(mint()) };
+    const { headers, userId } = await walletSignIn(t.gql, wallet);
+    return { wallet, headers, userId, account: wallet.tokenAccount(mint()) };
   }
   type User = Awaited<ReturnType<typeof signedIn>>;
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pools, users } from '../../schema/index.js';
 import { NOT_RENDERED, renderedColumn, renderedTokens } from '../../src/db/rendered-columns.js';
 import { toTokens } from '../../src/modules/common/amounts.js';
-import { backends, createTestDatabase, type TestDatabase } from './harness.js';
+import { backends, createTestDatabase, type TestDatabase } from '../support/harness.js';
 
 /**
  * A rendered read writes its JSON in SQL (src/db/rendered-columns.ts); the executor writes

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/app.js';
-import { seedVariedPools } from './fixtures/varied-pools.js';
-import { backends, renderedReadsServed, startEmptyTestApp, type TestApp, testConfig } from './harness.js';
+import { seedVariedPools } from '../support/fixtures/varied-pools.js';
+import { backends, renderedReadsServed, startEmptyTestApp, type TestApp, testConfig } from '../support/harness.js';
 
 /**
  * Rendered reads (src/server/pipeline/rendered.ts): a query whose root selection renders is

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument, CLIENT_TYPES_PATH, clientTypes } from '../../src/server/rest/openapi.js';
-import { startEmptyTestApp, type TestApp } from './harness.js';
+import { startEmptyTestApp, type TestApp } from '../support/harness.js';
 
 /** The interface's routes (docs/rest.md), by method and path. */
 const EXPECTED_ROUTES = [

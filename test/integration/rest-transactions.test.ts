@@ -6,10 +6,10 @@ import * as tables from '../../schema/index.js';
 import type { StreakRow } from '../../schema/index.js';
 import { userTokenAccount } from '../../src/chain/addresses.js';
 import { syncCustodyAccounts } from '../../src/modules/transactions/custody-sync.js';
-import { UNIT } from './fixtures/builders.js';
-import { type ChainFixture, startChainFixture, TestKeypairWallet } from './chain-fixture.js';
-import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
-import type { paths } from './rest-api.gen.js';
+import { UNIT } from '../support/fixtures/builders.js';
+import { type ChainFixture, startChainFixture, TestKeypairWallet } from '../support/chain-fixture.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import type { paths } from '../support/rest-api.gen.js';
 
 const TOKEN = 1_000_000n;
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StreakRewardRow, UserRow } from '../../schema/index.js';
-import { seedVariedPools, type VariedPools } from './fixtures/varied-pools.js';
-import { backends, metricSample, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
-import { signInAs } from './sessions.js';
-import { delayEveryStatement } from './slow-database.js';
+import { seedVariedPools, type VariedPools } from '../support/fixtures/varied-pools.js';
+import { backends, metricSample, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { signInAs } from '../support/sessions.js';
+import { delayEveryStatement } from '../support/slow-database.js';
 
 /** GraphQL's answer in the interface's names: keys to snake_case, `{ nodes }` connections to arrays (written apart from the code under test). */
 function snakeCase(value: unknown): unknown {

@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/app.js';
-import { createTestDatabase, type TestDatabase, testConfig } from './harness.js';
-import { until } from './wait.js';
+import { createTestDatabase, type TestDatabase, testConfig } from '../support/harness.js';
+import { until } from '../support/wait.js';
 
 /** A port nobody listens on now. */
 async function freePort(): Promise<number> {

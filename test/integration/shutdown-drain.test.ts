@@ -2,7 +2,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { type ServerProcess, startServerProcess } from './slow-database.js';
+import { type ServerProcess, startServerProcess } from '../support/slow-database.js';
 
 const RUNS = 10;
 const LOOPING_CLIENTS = 10;

@@ -1,8 +1,8 @@
 import { count } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
-import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
-import { kitWallet } from './wallets.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { kitWallet } from '../support/wallets.js';
 
 const CHALLENGE = `mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`;
 const SIGN_IN = `mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { user { walletAddress } } }`;

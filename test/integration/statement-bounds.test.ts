@@ -6,9 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { createApp } from '../../src/server/app.js';
-import { backends, type BackendKind, createTestDatabase, preparePgliteDataDir, testConfig } from './harness.js';
-import { CHALLENGE, slowDownSignInChallenges, someWallet } from './slow-database.js';
-import { until } from './wait.js';
+import { backends, type BackendKind, createTestDatabase, preparePgliteDataDir, testConfig } from '../support/harness.js';
+import { CHALLENGE, slowDownSignInChallenges, someWallet } from '../support/slow-database.js';
+import { until } from '../support/wait.js';
 
 interface Served {
   database: Database;

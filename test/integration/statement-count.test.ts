@@ -5,7 +5,7 @@ import * as tables from '../../schema/index.js';
 import type { PoolRow } from '../../schema/index.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { createApp } from '../../src/server/app.js';
-import { type PoolPhase, type Seed, seedBuilders, UNIT } from './fixtures/builders.js';
+import { type PoolPhase, type Seed, seedBuilders, UNIT } from '../support/fixtures/builders.js';
 import {
   backends,
   createTestDatabase,
@@ -14,7 +14,7 @@ import {
   type TestApp,
   type TestDatabase,
   testConfig,
-} from './harness.js';
+} from '../support/harness.js';
 
 const POOLS = 30;
 const RESOLVED_POOLS = 12;

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import * as tables from '../../schema/index.js';
 import { EventHub } from '../../src/modules/events/event-hub.js';
-import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
-import { signInAs, type SignedIn } from './sessions.js';
-import { listen } from './sockets.js';
-import { subscriptionsOpen, until } from './wait.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { signInAs, type SignedIn } from '../support/sessions.js';
+import { listen } from '../support/sockets.js';
+import { subscriptionsOpen, until } from '../support/wait.js';
 
 /**
  * The fan-out of one event to many subscribers: one execution and one serialization per

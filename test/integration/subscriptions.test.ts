@@ -6,11 +6,11 @@ import * as tables from '../../schema/index.js';
 import { changeUserRole } from '../../src/modules/auth/session.service.js';
 import { EventHub } from '../../src/modules/events/event-hub.js';
 import { notifyIfAllowed } from '../../src/modules/notifications/notification.service.js';
-import type { UserFixture } from './fixtures/builders.js';
-import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
-import { signInAs, type SignedIn } from './sessions.js';
-import { listen, publishMarker, socketClient, Subscription } from './sockets.js';
-import { openSubscriptions, subscriptionsOpen, until } from './wait.js';
+import type { UserFixture } from '../support/fixtures/builders.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { signInAs, type SignedIn } from '../support/sessions.js';
+import { listen, publishMarker, socketClient, Subscription } from '../support/sockets.js';
+import { openSubscriptions, subscriptionsOpen, until } from '../support/wait.js';
 
 const SUITE_CONFIG = {
   SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '10000',

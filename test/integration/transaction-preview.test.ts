@@ -5,9 +5,10 @@ import * as tables from '../../schema/index.js';
 import { userTokenAccount } from '../../src/chain/addresses.js';
 import { ChainClient } from '../../src/chain/rpc.js';
 import { syncCustodyAccounts } from '../../src/modules/transactions/custody-sync.js';
-import { type ChainFixture, startChainFixture, TestKeypairWallet } from './chain-fixture.js';
-import { backends, startEmptyTestApp, type TestApp } from './harness.js';
-import { RpcCounter } from './rpc-counter.js';
+import { type ChainFixture, startChainFixture, TestKeypairWallet } from '../support/chain-fixture.js';
+import { backends, startEmptyTestApp, type TestApp } from '../support/harness.js';
+import { RpcCounter } from '../support/rpc-counter.js';
+import { walletSignIn } from '../support/sessions.js';
 
 const PREVIEW = `preview {
   succeeds feePayer feeLamports
@@ -73,12 +74,7 @@ describe.each(backends)('the preview of every build, against what the submit doe
   type User = Awaited<ReturnType<typeof signedIn>>;
 
   async function signedInAgain(wallet: TestKeypairWallet) {
-    const { data } = await t.gql(`mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`, { a: wallet.address });
-    const message = data.requestSignInChallenge.message as string;
-    const session = await t.gql(`mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken } }`, {
-      i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
-    });
-    return { headers: { authorization: `Bearer ${session.data.signInWithWallet.accessToken}` } };
+    return { headers: (await walletSignIn(t.gql, wallet)).headers };
   }
 
   async function openPool() {

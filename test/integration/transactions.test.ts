@@ -13,9 +13,10 @@ import { reconcilePendingSubmissions } from '../../src/modules/transactions/reco
 import { coSign, sha256Hex } from '../../src/modules/transactions/submission.js';
 import { parseWireTransaction } from '../../src/chain/transactions.js';
 import { createApp } from '../../src/server/app.js';
-import { type ChainFixture, KitWallet, startChainFixture, TestKeypairWallet } from './chain-fixture.js';
-import { type PoolAttrs, UNIT } from './fixtures/builders.js';
-import { backends, metricSample, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
+import { type ChainFixture, KitWallet, startChainFixture, TestKeypairWallet } from '../support/chain-fixture.js';
+import { type PoolAttrs, UNIT } from '../support/fixtures/builders.js';
+import { backends, metricSample, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { walletSignIn } from '../support/sessions.js';
 
 const BUILD_PREDICTION = `mutation($i: PredictionTransactionInput!) { buildPredictionTransaction(input: $i) { transaction proof expiresAt } }`;
 const PREDICTION_FIELDS = `signature prediction { id stake prediction poolAccount predictorAccount predictionAccount bump lastAppliedStakeRevision lastAppliedValueRevision isFeePayer user { id } pool { id totalVolume indexedPredictionUpdateCount } }`;
@@ -59,15 +60,8 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
   const SIGNATURE_FEE = 5000;
 
   async function signIn(wallet: Wallet) {
-    const { data } = await t.gql(`mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`, { a: wallet.address });
-    const message = data.requestSignInChallenge.message as string;
-    const session = await t.gql(`mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken user { id } } }`, {
-      i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
-    });
-    return {
-      headers: { authorization: `Bearer ${session.data.signInWithWallet.accessToken}` },
-      userId: session.data.signInWithWallet.user.id as string,
-    };
+    const { headers, userId } = await walletSignIn(t.gql, wallet);
+    return { headers, userId };
   }
 
   /** A signed-in user holding `tokens` of the stake mint and no SOL. */

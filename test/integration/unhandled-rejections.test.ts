@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/app.js';
-import { metricSample, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
+import { metricSample, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
 
 /**
  * A rejection no code handles is logged with the request whose work created it, counted,

@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import type { PoolRow } from '../../schema/index.js';
 import { resultRows } from '../../src/db/client.js';
-import { type ChainFixture, startChainFixture, TestKeypairWallet } from './chain-fixture.js';
+import { type ChainFixture, startChainFixture, TestKeypairWallet } from '../support/chain-fixture.js';
 import { syncCustodyAccounts } from '../../src/modules/transactions/custody-sync.js';
-import { UNIT } from './fixtures/builders.js';
-import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
+import { UNIT } from '../support/fixtures/builders.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
 import {
   BUILD_PREDICTION,
   BUILD_STAKE,
@@ -18,7 +18,7 @@ import {
   SUBMIT_STAKE,
   SUBMIT_WITHDRAW,
   twoStep,
-} from './operator-fixture.js';
+} from '../support/operator-fixture.js';
 
 const TOKEN = 1_000_000n;
 const tokens = (units: bigint | string | number) => Number(BigInt(units)) / 1e6;

@@ -2,9 +2,10 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import type { StreakRewardRow, StreakRow, UserStreakRow } from '../../schema/index.js';
-import type { UserChain, UserStreakAttrs } from './fixtures/builders.js';
-import { backends, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
-import { kitWallet, type TestWallet } from './wallets.js';
+import type { UserChain, UserStreakAttrs } from '../support/fixtures/builders.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { kitWallet, type TestWallet } from '../support/wallets.js';
+import { walletSignIn } from '../support/sessions.js';
 
 const DETAILS = `query($s: ID!, $c: Boolean) { streakUserDetails(streakId: $s, isClaimed: $c) {
   streak { id title } currentStreakCount lastStreakEvent lastPoolParticipatedAt currentStreakScores lastProcessedPoolId
@@ -28,12 +29,7 @@ describe.each(backends)('the viewer: streak details, profile and referrals on %s
 
   /** Signs in as `wallet`; the wallet address must belong to the user to act as. */
   async function signIn(wallet: TestWallet): Promise<Record<string, string>> {
-    const challenge = await t.gql(`mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`, { a: wallet.address });
-    const message = challenge.data.requestSignInChallenge.message as string;
-    const session = await t.gql(`mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken } }`, {
-      i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
-    });
-    return { authorization: `Bearer ${session.data.signInWithWallet.accessToken}` };
+    return (await walletSignIn(t.gql, wallet)).headers;
   }
 
   /** A user of a wallet the test holds, signed in, with the rows `build` gives them. */

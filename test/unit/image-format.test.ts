@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readImageInfo, sniffImageType } from '../../src/modules/images/image-format.js';
-import { makePng } from '../integration/png-fixture.js';
+import { makePng } from '../support/png-fixture.js';
 
 const u16be = (n: number) => [n >> 8, n & 0xff];
 const u16le = (n: number) => [n & 0xff, n >> 8];

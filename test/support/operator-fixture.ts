@@ -5,6 +5,7 @@ import { eq } from 'drizzle-orm';
 import * as tables from '../../schema/index.js';
 import type { ChainRuntime } from '../../src/chain/runtime.js';
 import { TestKeypairWallet } from './chain-fixture.js';
+import { walletSignIn } from './sessions.js';
 import { type BackendKind, type GraphQLResponse, startEmptyTestApp, testConfig, type TestApp } from './harness.js';
 
 /**
@@ -74,17 +75,8 @@ export type { GraphQLResponse };
 
 /** The real wallet sign-in: a challenge, signed by the wallet's key. */
 export async function signInWith(gql: TestApp['gql'], wallet: TestKeypairWallet): Promise<SignedIn> {
-  const { data } = await gql(`mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`, { a: wallet.address });
-  const message = data.requestSignInChallenge.message as string;
-  const session = await gql(`mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken user { id } } }`, {
-    i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) },
-  });
-  if (session.errors) throw new Error(JSON.stringify(session.errors));
-  return {
-    wallet,
-    userId: session.data.signInWithWallet.user.id as string,
-    headers: { authorization: `Bearer ${session.data.signInWithWallet.accessToken}` },
-  };
+  const { userId, headers } = await walletSignIn(gql, wallet);
+  return { wallet, userId, headers };
 }
 
 /** Build, sign as the wallet does, submit: the two steps a client takes. Returns the submit's payload. */
