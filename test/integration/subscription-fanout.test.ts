@@ -87,9 +87,12 @@ describe.each(backends)('subscription fan-out on %s', (kind) => {
     sockets.forEach((socket, s) => idsOf(s).forEach((id) => socket.subscribe(id, POOL_STATUS, { p: pool.id })));
     await subscriptionsOpen(t.app, 30);
 
-    await setStatus('PREDICTIONS_FROZEN');
-    await setStatus('ACTIVE');
     const all = sockets.flatMap((socket, s) => idsOf(s).map((id) => ({ socket, id })));
+    // A poolUpdated payload is the pool as read when its event is delivered (the outbox row
+    // carries only the pool's id), so the second change waits until the first was delivered.
+    await setStatus('PREDICTIONS_FROZEN');
+    await until(() => all.every(({ socket, id }) => socket.received(id).length >= 1), 10_000, 'the first event on every subscription');
+    await setStatus('ACTIVE');
     // Each socket receives in order, so once every id has its second message, no duplicate of the first can still come.
     await until(() => all.every(({ socket, id }) => socket.received(id).length >= 2), 10_000, 'both events on every subscription');
     let count = 0;
