@@ -28,6 +28,15 @@ const QUICK = {
   IMAGE_STORAGE_DIR: join(ROOT, 'data', 'test-images'),
 };
 
+/** SIGTERM to the process the start command launched: it must drain, say so, and exit 0. */
+async function expectCleanShutdown(server: Awaited<ReturnType<typeof startServerProcess>>): Promise<void> {
+  server.child.kill('SIGTERM');
+  expect({ ...(await server.exited), output: server.output() }).toEqual({
+    code: 0,
+    signal: null,
+    output: expect.stringContaining('shut down cleanly'),
+  });
+}
 describe('the Dockerfile', () => {
   it('runs only scripts package.json has, and starts what `npm run start:prod` starts, with node itself', () => {
     const runs = [...dockerfile.matchAll(/^RUN npm run (\S+)/gm)].map((m) => m[1]!);
@@ -58,12 +67,7 @@ describe('the built server (real process)', () => {
         const answer = await post(server.base, '{ pools(first: 1) { totalCount } }');
         expect(answer.body).toEqual({ data: { pools: { totalCount: 0 } } });
         expect(server.output()).not.toMatch(/tsx/);
-        server.child.kill('SIGTERM');
-        expect({ ...(await server.exited), output: server.output() }).toEqual({
-          code: 0,
-          signal: null,
-          output: expect.stringContaining('shut down cleanly'),
-        });
+        await expectCleanShutdown(server);
       } finally {
         server.child.kill('SIGKILL');
       }
@@ -78,12 +82,7 @@ describe('npm start (real process)', () => {
     async () => {
       const server = await startServerProcess(QUICK, ['npm', 'start']);
       try {
-        server.child.kill('SIGTERM');
-        expect({ ...(await server.exited), output: server.output() }).toEqual({
-          code: 0,
-          signal: null,
-          output: expect.stringContaining('shut down cleanly'),
-        });
+        await expectCleanShutdown(server);
       } finally {
         server.child.kill('SIGKILL');
       }

@@ -40,27 +40,6 @@ export class FixedWindowLimiter {
     return { used: window.used, resetAt: window.startedAt + this.windowMs };
   }
 
-  /** Seconds until `key` may take a unit again; null when it may now. Takes nothing. */
-  blocked(key: string): number | null {
-    const now = this.now();
-    const window = this.windows.get(key);
-    if (!window || now - window.startedAt >= this.windowMs || window.used < this.limit) return null;
-    return this.wait(window, now);
-  }
-
-  /** The units `key` has left in its window and when that window ends (ms since the epoch). Takes nothing. */
-  peek(key: string): { remaining: number; resetAt: number } {
-    const now = this.now();
-    const window = this.windows.get(key);
-    if (!window || now - window.startedAt >= this.windowMs) return { remaining: this.limit, resetAt: now + this.windowMs };
-    return { remaining: Math.max(0, this.limit - window.used), resetAt: window.startedAt + this.windowMs };
-  }
-
-  /** The window's length, in ms. */
-  get windowLength(): number {
-    return this.windowMs;
-  }
-
   private wait(window: { startedAt: number }, now: number): number {
     return Math.max(1, Math.ceil((window.startedAt + this.windowMs - now) / 1000));
   }
