@@ -40,6 +40,8 @@ declare module 'fastify' {
      * One request's defect then costs that request, not every request the process serves.
      */
     reportUnhandledRejection(reason: unknown): void;
+    /** The process's event hub (services publish through it; subscriptions listen on it). */
+    readonly events: EventHub;
   }
 }
 
@@ -170,6 +172,7 @@ export async function createApp({
   const events = new EventHub(database, clock, (error) => app.log.warn({ err: error }, 'an event could not be announced to subscribers'));
   await events.start();
   app.addHook('onClose', () => events.stop());
+  app.decorate('events', events);
 
   const deps: ServiceDependencies = {
     database,

@@ -83,6 +83,7 @@ export class EventHub implements EventPublisher {
   private draining: Promise<void> | null = null;
   private drainAgain = false;
   private pruneTimer: NodeJS.Timeout | undefined;
+  private ownStatements = 0;
 
   constructor(
     private readonly database: Database,
@@ -95,6 +96,7 @@ export class EventHub implements EventPublisher {
   /** Starts receiving events written from now on; resolves once the process listens. */
   async start(): Promise<void> {
     if (this.stopListening) return;
+    this.ownStatements++;
     this.lastSeq = await outboxTail(this.database.db);
     this.stopListening = await this.database.events.listen({
       message: () => this.wake(),
@@ -104,6 +106,7 @@ export class EventHub implements EventPublisher {
       },
     });
     this.pruneTimer = setInterval(() => {
+      this.ownStatements++;
       pruneOutbox(this.database.db, this.retention.retentionMs).catch(this.onPublishError);
     }, this.retention.pruneIntervalMs);
     this.pruneTimer.unref();
@@ -120,6 +123,15 @@ export class EventHub implements EventPublisher {
   /** True while events reach this process: it listens, and its listening connection is up. */
   get listening(): boolean {
     return this.stopListening !== null && this.database.events.listening;
+  }
+
+  /**
+   * Statements the hub sent on its own schedule (reading and pruning the outbox), not on a
+   * caller's behalf: when they run depends on when a NOTIFY arrives, so a count of the
+   * statements a request cost leaves them out.
+   */
+  get backgroundStatements(): number {
+    return this.ownStatements;
   }
 
   /** The last outbox sequence dispatched here. */
@@ -187,6 +199,7 @@ export class EventHub implements EventPublisher {
   private async drain(): Promise<void> {
     try {
       for (;;) {
+        this.ownStatements++;
         const rows = await readOutbox(this.database.db, this.lastSeq, DRAIN_BATCH);
         for (const row of rows) {
           this.lastSeq = row.seq;
