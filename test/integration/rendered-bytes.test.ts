@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pools, users } from '../../schema/index.js';
-import { NOT_RENDERED, renderedColumn, renderedTokens } from '../../src/db/rendered-columns.js';
+import { EXPONENT_MARK, renderedColumn, renderedTokens, writeNumbersAsJavaScript } from '../../src/db/rendered-columns.js';
 import { toTokens } from '../../src/modules/common/amounts.js';
 import { backends, createTestDatabase, type TestDatabase } from '../support/harness.js';
 
@@ -45,6 +45,9 @@ function generatedNumbers(): number[] {
     1.5e21,
     2 ** 53,
     0.30000000000000004,
+    4e23,
+    -4e23,
+    -1.5e-8,
   ];
   for (let exponent = -12; exponent <= 25; exponent++) {
     for (let i = 0; i < 12; i++) {
@@ -91,12 +94,8 @@ function generatedStrings(): Array<string | null> {
   return values;
 }
 
-/**
- * JSON.stringify's text of `value`; from 2^52 up (where a decimal can fall halfway between
- * two doubles and Postgres' shortest digits differ from JavaScript's), the marker that
- * sends the read to the executor.
- */
-const expectedNumber = (value: number) => (Math.abs(value) >= 2 ** 52 ? NOT_RENDERED : JSON.stringify(value));
+/** What the server sends of a rendered number: the statement's text with its exponent forms rewritten in Node. */
+const sent = (json: string[]) => json.map(writeNumbersAsJavaScript);
 
 describe.each(backends)('rendered column bytes on %s', (kind) => {
   let t: TestDatabase;
@@ -122,7 +121,11 @@ describe.each(backends)('rendered column bytes on %s', (kind) => {
     const values = generatedNumbers();
     const column = renderedColumn(pools, 'maxRoi')!;
     const json = await rendered(column.sql, { max_roi: { type: 'numeric', values: values.map(String) } });
-    expect(json).toEqual(values.map(expectedNumber));
+    expect(sent(json)).toEqual(values.map((value) => JSON.stringify(value)));
+    // Only exponent forms are left to Node: plain decimals come out of the statement as sent.
+    const marked = json.filter((text) => text.includes(EXPONENT_MARK)).length;
+    expect(marked).toBeGreaterThan(0);
+    expect(marked).toBe(values.filter((value) => value !== 0 && (Math.abs(value) < 1e-4 || Math.abs(value) >= 1e15)).length);
   });
 
   it('token amounts: base units and decimals as toTokens computes them, in JSON.stringify form', async () => {
@@ -137,7 +140,7 @@ describe.each(backends)('rendered column bytes on %s', (kind) => {
       min_stake: { type: 'int8', values: units },
       decimals: { type: 'int2', values: decimals },
     });
-    expect(json).toEqual(units.map((u, i) => expectedNumber(toTokens(BigInt(u), decimals[i]!))));
+    expect(sent(json)).toEqual(units.map((u, i) => JSON.stringify(toTokens(BigInt(u), decimals[i]!))));
   });
 
   it('strings: escapes as JSON.stringify writes them, null as null', async () => {

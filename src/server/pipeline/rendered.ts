@@ -1,5 +1,5 @@
 import { type FieldNode, type FragmentDefinitionNode, getVariableValues, type GraphQLSchema, Kind } from 'graphql';
-import { NOT_RENDERED } from '../../db/rendered-columns.js';
+import { EXPONENT_MARK, writeNumbersAsJavaScript } from '../../db/rendered-columns.js';
 import type { RenderedRootField } from '../../modules/common/rendered-read.js';
 import { collectFields, type SelectionWalk } from '../../modules/common/selections.js';
 import { ROOT_RENDERERS } from '../../modules/rendered-reads.js';
@@ -45,7 +45,8 @@ export class ReadRenderer {
     if (!plan) return null;
     try {
       const values = await Promise.all(plan.map((part) => ('json' in part ? Promise.resolve([part.json]) : part.read(context))));
-      for (const pieces of values) for (const piece of pieces) if (piece.includes(NOT_RENDERED)) return null;
+      for (const pieces of values)
+        for (let i = 0; i < pieces.length; i++) if (pieces[i]!.includes(EXPONENT_MARK)) pieces[i] = writeNumbersAsJavaScript(pieces[i]!);
       const out = ['{'];
       plan.forEach((part, i) => out.push(`${i ? ',' : ''}${JSON.stringify(part.key)}:`, ...values[i]!));
       out.push('}');
