@@ -11,6 +11,21 @@ const NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
 const CODE = /^[A-Z][A-Z0-9_]{0,47}$/;
 
 /**
+ * One labelled child per series, kept: prom-client validates and hashes a label set at
+ * every call, which cost about 3 % of a small request. Only for labels whose values are
+ * bounded (routes, methods, statuses, the bounded operation names, catalogue codes).
+ */
+function seriesOf<Values extends string[], Child>(labelled: (...values: Values) => Child): (...values: Values) => Child {
+  const children = new Map<string, Child>();
+  return (...values) => {
+    const key = values.join('\u0000');
+    let child = children.get(key);
+    if (child === undefined) children.set(key, (child = labelled(...values)));
+    return child;
+  };
+}
+
+/**
  * The process's Prometheus metrics, in a registry of its own (so several servers in one
  * process, as in tests, do not share counters). Operation names come from clients, so
  * they are bounded: at most {@link MAX_OPERATION_NAMES} distinct ones are labelled.
@@ -89,6 +104,15 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly httpRequestSeries = seriesOf((route: string, method: string, status: string) =>
+    this.httpRequests.labels(route, method, status),
+  );
+  private readonly operationSeries = seriesOf((operation: string, type: string, outcome: string) =>
+    this.operations.labels(operation, type, outcome),
+  );
+  private readonly renderedReadSeries = seriesOf((operation: string) => this.renderedReads.labels(operation));
+  private readonly durationSeries = seriesOf((operation: string, type: string) => this.operationDuration.labels(operation, type));
+
   /** Reads the relayer's balance from the chain at each scrape (set by `watchRelayerBalance`). */
   private readRelayerBalance: (() => Promise<bigint>) | null = null;
 
@@ -147,13 +171,14 @@ export class Metrics {
 
   /** Records one finished request, and its operation when it reached GraphQL. */
   observe(request: FastifyRequest, reply: FastifyReply, record: OperationRecord | undefined): void {
-    this.httpRequests.inc({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: reply.statusCode });
+    this.httpRequestSeries(request.routeOptions.url ?? 'unmatched', request.method, String(reply.statusCode)).inc();
     if (!record) return;
-    const labels = { operation: this.operationLabel(record.name), type: record.type ?? 'unknown' };
+    const operation = this.operationLabel(record.name);
+    const type = record.type ?? 'unknown';
     const code = record.codes[0];
-    this.operations.inc({ ...labels, outcome: code === undefined ? 'ok' : CODE.test(code) ? code : 'OTHER' });
-    if (record.rendered) this.renderedReads.inc({ operation: labels.operation });
-    this.operationDuration.observe(labels, reply.elapsedTime / 1000);
+    this.operationSeries(operation, type, code === undefined ? 'ok' : CODE.test(code) ? code : 'OTHER').inc();
+    if (record.rendered) this.renderedReadSeries(operation).inc();
+    this.durationSeries(operation, type).observe(reply.elapsedTime / 1000);
   }
 
   private operationLabel(name: string | null): string {

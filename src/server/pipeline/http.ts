@@ -1,6 +1,6 @@
-import { type ApolloServer, HeaderMap } from '@apollo/server';
-import { fastifyApolloHandler } from '@as-integrations/fastify';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import { Readable } from 'node:stream';
+import { type ApolloServer, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError } from 'graphql';
 import { AppError } from '../../errors.js';
 import type { GraphQLContext } from '../context.js';
@@ -62,24 +62,34 @@ export function refusalForApollo(error: unknown, requestId: string, record: Oper
 }
 
 /**
- * GraphQL over HTTP at `path` (GET and POST), answered by Apollo Server's handler
- * (@as-integrations/fastify). Before it, what Apollo does not do or does too late: the
+ * GraphQL over HTTP at `path` (GET and POST), answered by Apollo Server's HTTP handler
+ * (`executeHTTPGraphQLRequest`). Before it, what Apollo does not do or does too late: the
  * explorer page for a browser, an unacceptable `Accept` refused before anything runs, and
  * with trusted documents, any other document refused before it is parsed.
  */
 export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRouteOptions): void {
-  const { tracker, trusted, exposeInternals } = options;
-  const handler = fastifyApolloHandler(options.apollo, {
-    context: async (request, reply) => {
-      const record = tracker.start(request);
-      try {
-        return await options.context(request, reply, record);
-      } catch (error) {
-        throw refusalForApollo(error, request.id, record, exposeInternals);
-      }
-    },
-  });
-  const answer = handler as RouteHandlerMethod;
+  const { apollo, tracker, trusted, exposeInternals } = options;
+  const context = async (request: FastifyRequest, reply: FastifyReply) => {
+    const record = tracker.start(request);
+    try {
+      return await options.context(request, reply, record);
+    } catch (error) {
+      throw refusalForApollo(error, request.id, record, exposeInternals);
+    }
+  };
+  // Apollo's own fastify integration does the same, less cheaply: it parses the whole URL
+  // (a `URL` per request) for its search string and copies the headers through
+  // Object.entries; this measured 1.23x its rate on `{ __typename }` (bench/README.md).
+  const answer = async (request: FastifyRequest, reply: FastifyReply) => {
+    const response = await apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: graphQLRequestOf(request),
+      context: () => context(request, reply),
+    });
+    for (const [name, value] of response.headers) reply.header(name, value);
+    reply.code(response.status ?? 200);
+    if (response.body.kind === 'complete') return reply.send(response.body.string);
+    return reply.send(Readable.from(response.body.asyncIterator));
+  };
   app.route({
     method: ['GET', 'POST'],
     url: options.path,
@@ -96,9 +106,22 @@ export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRoute
         );
       }
       if (trusted) refuseUntrusted(request, trusted);
-      return answer.call(app, request, reply);
+      return answer(request, reply);
     },
   });
+}
+
+/** The request as Apollo reads it; fastify's header names are lower case already, as HeaderMap keeps them. */
+function graphQLRequestOf(request: FastifyRequest): HTTPGraphQLRequest {
+  const headers = new HeaderMap();
+  const given = request.headers;
+  for (const name in given) {
+    const value = given[name];
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  const url = request.url;
+  const question = url.indexOf('?');
+  return { method: request.method, headers, body: request.body, search: question === -1 ? '' : url.slice(question) };
 }
 
 /**
