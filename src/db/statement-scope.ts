@@ -22,7 +22,9 @@ export function isStatementCancelled(error: unknown): boolean {
 
 /**
  * The statements one piece of work (an HTTP request) has running, so that work can be
- * cancelled as a whole when its time budget runs out. The database drivers register every
+ * cancelled as a whole when its time budget runs out. It names the request it belongs to
+ * (`requestId`), so the one async context a request's work carries serves logs too: each
+ * AsyncLocalStorage in use costs every promise created a copy of its store. The database drivers register every
  * statement they start in the scope current in async context ({@link currentStatementScope});
  * once cancelled, a scope refuses new statements, so resolvers still running stop at their
  * next one instead of spending the database on an answer nobody waits for.
@@ -30,6 +32,8 @@ export function isStatementCancelled(error: unknown): boolean {
 export class StatementScope {
   private readonly running = new Set<() => void>();
   private cancelledBecause: string | null = null;
+
+  constructor(readonly requestId: string | null = null) {}
 
   get cancelled(): boolean {
     return this.cancelledBecause !== null;
@@ -62,9 +66,14 @@ export class StatementScope {
 
 const storage = new AsyncLocalStorage<StatementScope>();
 
-/** Runs `work` with a fresh statement scope current; returns the scope and the work's promise. */
+/** Runs `work` with `scope` current: everything it starts, however late it settles, runs in it. */
+export function runInScope<T>(scope: StatementScope, work: () => T): T {
+  return storage.run(scope, work);
+}
+
+/** Runs `work` with a fresh statement scope (of the current request) current; returns the scope and the work's promise. */
 export function runInStatementScope<T>(work: () => Promise<T>): { scope: StatementScope; result: Promise<T> } {
-  const scope = new StatementScope();
+  const scope = new StatementScope(storage.getStore()?.requestId ?? null);
   return { scope, result: storage.run(scope, work) };
 }
 

@@ -110,7 +110,11 @@ export async function createApp({
     },
   });
   // Everything a request starts runs in its scope, so a failure found later names it.
-  app.addHook('onRequest', (request, _reply, done) => withinRequest(request.id, done));
+  // The hooks every request passes are callback-style: an async hook costs a promise each.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    withinRequest(request.id, done);
+  });
   const metrics = new Metrics(database);
   app.decorate('reportUnhandledRejection', (reason: unknown) => {
     metrics.unhandledRejections.inc();
@@ -122,13 +126,11 @@ export async function createApp({
   const loadMonitor = new LoadMonitor(config.loadShedding, database);
   await registerEdge(app, config.http);
   registerLoadShedding(app, loadMonitor, (pressure) => metrics.shed.inc({ pressure }));
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const record = tracker.recordOf(request);
     logRequest(request, reply, record);
     metrics.observe(request, reply, record);
+    done();
   });
   registerRefusals(app, config.http.bodyLimitBytes);
   registerMetricsRoute(app, metrics, config.metrics);

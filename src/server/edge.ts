@@ -2,7 +2,7 @@ import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import cors from '@fastify/cors';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpConfig } from '../config.js';
 import { AppError } from '../errors.js';
 import { errorBody, sendRefusal } from './pipeline/refusals.js';
@@ -49,12 +49,10 @@ export async function registerEdge(
   app: FastifyInstance,
   config: Pick<HttpConfig, 'allowedHosts' | 'allowedOrigins' | 'bodyTimeoutMs'>,
 ): Promise<void> {
-  app.addHook('onRequest', async (request, reply) => {
-    if (isAllowedHost(request.headers.host, config.allowedHosts)) return;
-    return sendRefusal(
-      reply,
-      new AppError('HOST_NOT_ALLOWED', `This server does not serve the host "${hostNameOf(request.headers.host)}"`),
-    );
+  // Hooks every request passes are callback-style: an async hook costs a promise and a turn of the queue.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (isAllowedHost(request.headers.host, config.allowedHosts)) return done();
+    sendRefusal(reply, new AppError('HOST_NOT_ALLOWED', `This server does not serve the host "${hostNameOf(request.headers.host)}"`));
   });
   if (config.bodyTimeoutMs > 0) app.addHook('onRequest', cutSlowBodies(config.bodyTimeoutMs));
   closeAfterUnreadBodies(app);
@@ -75,7 +73,8 @@ export async function registerEdge(
  * body is still arriving gets a timer.
  */
 function cutSlowBodies(timeoutMs: number) {
-  return async (request: FastifyRequest) => {
+  return (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+    done();
     const raw = request.raw;
     // Injected requests (tests) have no socket to cut.
     if (raw.complete || !(raw.socket instanceof Socket)) return;
@@ -129,9 +128,9 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
  * the rest, for as long as a slow client takes to send it.
  */
 function closeAfterUnreadBodies(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (!request.raw.complete && request.raw.socket instanceof Socket) reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
 }
 

@@ -105,19 +105,24 @@ export function registerLoadShedding(
   if (!monitor.enabled) return;
   app.addHook('onReady', async () => monitor.start());
   app.addHook('onClose', async () => monitor.stop());
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style: an async hook would cost every request a promise.
+  app.addHook('onRequest', (request, reply, done) => {
     const pressure = monitor.pressure();
-    if (!pressure) return;
+    if (!pressure) return done();
     const path = request.url.split('?', 1)[0]!;
-    if (ALWAYS_SERVED.has(path)) return;
+    if (ALWAYS_SERVED.has(path)) return done();
     onShed?.(pressure);
     const retryAfter = retryAfterSeconds(monitor, pressure);
     request.log.warn(
       { pressure, eventLoopDelayMs: Math.round(monitor.eventLoopDelayMs()), databaseWaitMs: Math.round(monitor.databaseWaitMs()) },
       'request refused: server under pressure',
     );
-    if (path === '/readyz') return reply.code(503).header('retry-after', String(retryAfter)).send({ status: 'overloaded', pressure });
-    return sendRefusal(
+    // Answered here, and `done` not called: the request goes no further.
+    if (path === '/readyz') {
+      reply.code(503).header('retry-after', String(retryAfter)).send({ status: 'overloaded', pressure });
+      return;
+    }
+    sendRefusal(
       reply,
       new AppError('OVERLOADED', `The server is overloaded; retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}`, {
         retryAfter,

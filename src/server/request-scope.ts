@@ -1,15 +1,12 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { currentStatementScope, runInScope, StatementScope } from '../db/statement-scope.js';
 
-/** What is known of the request whose work is running: kept across awaits, timers and callbacks it started. */
-interface RequestScope {
-  requestId: string;
-}
-
-const scope = new AsyncLocalStorage<RequestScope>();
-
-/** Runs `work` as the work of request `requestId`: everything it starts, however late it settles, belongs to that request. */
+/**
+ * Runs `work` as the work of request `requestId`: everything it starts, however late it
+ * settles, belongs to that request. The request's async context is its statement scope
+ * (db/statement-scope.ts), so a request carries one context, not two.
+ */
 export function withinRequest<T>(requestId: string, work: () => T): T {
-  return scope.run({ requestId }, work);
+  return runInScope(new StatementScope(requestId), work);
 }
 
 /**
@@ -18,5 +15,5 @@ export function withinRequest<T>(requestId: string, work: () => T): T {
  * the request that created the rejected promise.
  */
 export function currentRequestId(): string | null {
-  return scope.getStore()?.requestId ?? null;
+  return currentStatementScope()?.requestId ?? null;
 }

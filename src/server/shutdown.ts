@@ -62,29 +62,40 @@ export function handleTerminationSignals({
     for (const [socket, handling] of connections) if (handling === 0) socket.destroy();
   };
 
-  app.addHook('onRequest', async (request) => {
+  // The hooks every request passes are callback-style: an async hook costs a promise each.
+  app.addHook('onRequest', (request, _reply, next) => {
     inFlight.set(request.id, { method: request.method, url: request.url.split('?', 1)[0]!, startedAt: performance.now() });
+    next();
   });
   const handled = new WeakSet<object>();
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, next) => {
     const socket = request.raw.socket;
-    if (!connections.has(socket)) return; // injected requests have no connection of their own
-    handled.add(request);
-    connections.set(socket, connections.get(socket)! + 1);
+    // Injected requests have no connection of their own.
+    if (connections.has(socket)) {
+      handled.add(request);
+      connections.set(socket, connections.get(socket)! + 1);
+    }
+    next();
   });
-  const done = async (request: { id: string; raw: { socket: Socket } }) => {
+  const done = (request: { id: string; raw: { socket: Socket } }) => {
     inFlight.delete(request.id);
     const socket = request.raw.socket;
     if (handled.delete(request) && connections.has(socket)) connections.set(socket, connections.get(socket)! - 1);
     if (graceOver) destroyUnbusy();
   };
-  app.addHook('onResponse', done);
-  app.addHook('onRequestAbort', done);
+  app.addHook('onResponse', (request, _reply, next) => {
+    done(request);
+    next();
+  });
+  app.addHook('onRequestAbort', (request, next) => {
+    done(request);
+    next();
+  });
   // During the drain, answers tell clients the connection ends (no keep-alive): Node
   // closes each such socket once the answer is written.
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, next) => {
     if (draining) reply.header('connection', 'close');
-    return payload;
+    next(null, payload);
   });
 
   const progress: ShutdownProgress = { step: 'serving' };
