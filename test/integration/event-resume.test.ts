@@ -14,7 +14,8 @@ const POOL_UPDATED = `subscription($p: ID!, $after: String) { poolUpdated(poolId
 const STATUS_MUTATION = `mutation($p: ID!, $s: PoolStatus!) { updatePoolStatus(poolId: $p, status: $s) { id } }`;
 
 /** The event sequence each result carried, in the order they arrived. */
-const sequencesOf = (sub: Subscription) => sub.results.map((result) => Number(result.extensions?.eventSequence));
+const sequencesOf = (sub: Subscription) =>
+  sub.results.map((result) => Number((result.extensions as { eventSequence?: string } | undefined)?.eventSequence));
 
 /**
  * Two gateways (app handles, each with its own connections and LISTEN connection) on one
