@@ -7,7 +7,7 @@ import { pruneOutbox } from '../../src/db/event-outbox.js';
 import { createApp } from '../../src/server/app.js';
 import { startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
 import { signInAs, type SignedIn } from '../support/sessions.js';
-import { listen, socketClient, Subscription } from '../support/sockets.js';
+import { listen, publishMarker, socketClient, Subscription } from '../support/sockets.js';
 import { subscriptionsOpen, until } from '../support/wait.js';
 
 const POOL_UPDATED = `subscription($p: ID!, $after: String) { poolUpdated(poolId: $p, afterSequence: $after) { id status } }`;
@@ -135,6 +135,47 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))('resuming subscriptions b
       // The 6 missed, replayed from the outbox, then the 5 written once it followed: none twice.
       expect(sequencesOf(after)).toEqual(expected.slice(5));
       expect(after.results.every((result) => result.data?.poolUpdated?.id === pool.id)).toBe(true);
+    } finally {
+      await second.dispose();
+    }
+  });
+
+  it("a user's notifications resume by sequence on the other gateway: each missed one once, then live ones, and no one else's", async () => {
+    const [owner, other] = [(await t.seed.user()).user, (await t.seed.user()).user];
+    const ownerSession = await signInAs(t, owner.id);
+    const NOTIFICATIONS = `subscription($after: String) { notifications(afterSequence: $after) { id title } }`;
+    const titlesOf = (sub: Subscription) => sub.results.map((r) => (r.data as { notifications: { title: string } }).notifications.title);
+    const first = socketClient(a.url, { authorization: `Bearer ${ownerSession.accessToken}` });
+    await first.connected;
+    const before = new Subscription(first.client, NOTIFICATIONS, {});
+    await subscriptionsOpen(a.app, 1);
+    await publishMarker(b.database, owner.id, 'one');
+    await before.waitFor(1);
+    const last = sequencesOf(before)[0]!;
+    await first.dispose();
+    await subscriptionsOpen(a.app, 0);
+
+    await publishMarker(b.database, other.id, "someone else's");
+    await publishMarker(b.database, owner.id, 'two');
+    await publishMarker(b.database, owner.id, 'three');
+    const second = socketClient(b.url, { authorization: `Bearer ${ownerSession.accessToken}` });
+    await second.connected;
+    const after = new Subscription(second.client, NOTIFICATIONS, { after: String(last) });
+    const both = new Subscription(second.client, `subscription { notifications(resumeAfter: "${owner.id}", afterSequence: "1") { id } }`);
+    try {
+      await both.waitForEnd();
+      expect(((both.results[0]?.errors ?? both.error) as Array<{ extensions: Record<string, unknown> }>)[0]!.extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        argumentName: 'afterSequence',
+      });
+      await subscriptionsOpen(b.app, 1);
+      await publishMarker(b.database, owner.id, 'four');
+      await after.waitFor(3);
+      await publishMarker(b.database, owner.id, 'five');
+      await after.waitFor(4);
+      expect(titlesOf(after)).toEqual(['two', 'three', 'four', 'five']);
+      const increasing = sequencesOf(after).every((seq, i, all) => seq > last && (i === 0 || seq > all[i - 1]!));
+      expect(increasing).toBe(true);
     } finally {
       await second.dispose();
     }
