@@ -9,6 +9,7 @@ import type { ServiceContext } from '../../src/modules/context.js';
 import { createLoaders } from '../../src/modules/loaders.js';
 import { updatePoolStatus } from '../../src/modules/pools/operator.service.js';
 import { backends, startEmptyTestApp, type TestApp } from '../support/harness.js';
+import { signInAs } from '../support/sessions.js';
 import { until } from '../support/wait.js';
 
 describe.each(backends)('the event outbox on %s', (kind) => {
@@ -134,6 +135,51 @@ describe.each(backends)('the event outbox on %s', (kind) => {
     expect(await statusOf()).toBe('PREDICTIONS_FROZEN');
     const written = await readOutbox(t.database.db, tail, 100);
     expect(written.map((row) => row.payload)).toEqual([JSON.stringify({ type: 'poolUpdated', poolId: pool.id })]);
+  });
+
+  it('each change writes exactly its own events with it, and one that changes nothing writes none', async () => {
+    const user = (await t.seed.user({ role: 'ADMIN' })).user;
+    const admin = await signInAs(t, user.id, 'ADMIN');
+    /** The events `work` wrote to the outbox, as their messages. */
+    const eventsOf = async (work: () => Promise<{ errors?: unknown }>) => {
+      const tail = await outboxTail(t.database.db);
+      const response = await work();
+      expect(response.errors).toBeUndefined();
+      return (await readOutbox(t.database.db, tail, 100)).map((row) => JSON.parse(row.payload) as unknown);
+    };
+    const gql = (query: string, variables?: Record<string, unknown>) => () => t.gql(query, variables, admin.headers);
+
+    expect(
+      await eventsOf(gql('mutation($p: ID!) { updatePoolStatus(poolId: $p, status: PREDICTIONS_FROZEN) { id } }', { p: pool.id })),
+    ).toEqual([{ type: 'poolUpdated', poolId: pool.id }]);
+    expect(await eventsOf(gql('mutation($p: ID!) { updatePoolImage(poolId: $p, imageId: null) { id } }', { p: pool.id }))).toEqual([
+      { type: 'poolUpdated', poolId: pool.id },
+    ]);
+
+    let keyId = '';
+    expect(
+      await eventsOf(async () => {
+        const created = await t.gql<{ createApiKey: { key: { id: string } } }>(
+          'mutation { createApiKey(name: "outbox") { key { id } } }',
+          {},
+          admin.headers,
+        );
+        keyId = created.data!.createApiKey.key.id;
+        return created;
+      }),
+    ).toEqual([]);
+    expect(await eventsOf(gql('mutation($id: ID!) { revokeApiKey(id: $id) { id } }', { id: keyId }))).toEqual([
+      { type: 'apiKeyRevoked', apiKeyId: keyId },
+    ]);
+
+    await t.database.db
+      .insert(tables.notifications)
+      .values({ userId: user.id, type: 'REWARD_CLAIMED', title: 't', message: 'm', data: {} });
+    expect(await eventsOf(gql('mutation { markAllNotificationsRead }'))).toEqual([{ type: 'notificationsRead', userId: user.id }]);
+    expect(await eventsOf(gql('mutation { markAllNotificationsRead }'))).toEqual([]);
+
+    const [session] = await t.database.db.select().from(tables.refreshTokens).where(eq(tables.refreshTokens.userId, user.id));
+    expect(await eventsOf(gql('mutation { signOut }'))).toEqual([{ type: 'sessionRevoked', sessionId: session!.id }]);
   });
 
   it.runIf(kind === 'postgres')('/readyz answers 503 while the event listener is down, 200 once it listens again', async () => {
