@@ -186,13 +186,13 @@ describe.runIf(runnable)('a cluster of 4 replicas behind HAProxy', () => {
       const lost = subscribers.map((s) => written.filter((seq) => !s.sequences.includes(seq)).length);
       const duplicated = subscribers.map((s) => s.sequences.length - new Set(s.sequences).size);
       console.log(
-        `cluster resume: ${subscribers.length} subscribers, ${N} events, reconnects ${subscribers.map((s) => s.reconnects).join(',')}; ` +
+        `cluster resume: ${subscribers.length} subscribers, ${N} events, reconnectAttempts ${subscribers.map((s) => s.reconnectAttempts).join(',')}; ` +
           `lost ${lost.join(',')}; duplicated ${duplicated.join(',')}`,
       );
       expect(subscribers.map((s) => s.failure)).toEqual(subscribers.map(() => null));
       expect(subscribers.map((s) => s.sequences)).toEqual(subscribers.map(() => written));
       // The sockets of the two replicas that went were among them, and came back elsewhere.
-      expect(subscribers.some((s) => s.reconnects > 0)).toBe(true);
+      expect(subscribers.some((s) => s.reconnectAttempts > 0)).toBe(true);
     } finally {
       for (const s of subscribers) s.stop();
     }
@@ -211,7 +211,7 @@ describe.runIf(runnable)('a cluster of 4 replicas behind HAProxy', () => {
  */
 class ResumingSubscriber {
   readonly sequences: number[] = [];
-  reconnects = 0;
+  reconnectAttempts = 0;
   failure: unknown = null;
   private client: Client | null = null;
   private stopped = false;
@@ -238,7 +238,7 @@ class ResumingSubscriber {
     const again = () => {
       if (gone || this.stopped) return;
       gone = true;
-      this.reconnects++;
+      this.reconnectAttempts++;
       void client.dispose();
       setTimeout(() => this.connect(), 100);
     };

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { pruneOutbox } from '../../src/db/event-outbox.js';
+import { MAX_REPLAYED_EVENTS } from '../../src/modules/events/event-hub.js';
 import { createApp } from '../../src/server/app.js';
 import { startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
 import { signInAs, type SignedIn } from '../support/sessions.js';
@@ -207,6 +208,11 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))('resuming subscriptions b
       await resumed.waitFor(1);
       expect(sequencesOf(resumed)).toEqual([Number(kept!.oldest)]);
       resumed.unsubscribe();
+
+      // More of the subscription's events after the resume point than one replay sends.
+      const behind = await newestSequence();
+      for (let i = 0; i <= MAX_REPLAYED_EVENTS; i++) await b.app.events.publish([{ type: 'poolUpdated', poolId: pool.id }]);
+      expect(await refusal(String(behind))).toMatchObject({ code: 'EVENTS_EXPIRED', limit: MAX_REPLAYED_EVENTS });
     } finally {
       await client.dispose();
     }
