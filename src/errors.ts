@@ -92,6 +92,13 @@ export const ERROR_CODES = {
     true,
     'A subscriber fell too far behind its events and was dropped; subscribe again (with its resume argument) to catch up.',
   ),
+  EVENTS_EXPIRED: spec(
+    410,
+    false,
+    'A subscription cannot resume after `afterSequence`: events after it were pruned from the event outbox (it keeps an ' +
+      'hour), or more than `limit` of them concern the subscription. Read the current state, then subscribe with the ' +
+      '`eventSequence` read with it.',
+  ),
   INTERNAL_SERVER_ERROR: spec(500, false, 'An unexpected failure; `requestId` identifies it in the logs.'),
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -49,9 +49,26 @@ export async function outboxTail(db: Db): Promise<number> {
   return Number(row?.seq ?? 0);
 }
 
-/** Deletes rows older than `retentionMs`; returns how many. Safe to run on every replica at once. */
+/**
+ * Deletes the rows older than `retentionMs`, a prefix of the sequence (every row up to the
+ * newest old one, so the rows kept always run on from where the deleted ones stopped), and
+ * never the newest row: the outbox then always knows the last sequence written, and a cursor
+ * at it stays valid however long nothing happens. Returns how many. Safe to run on every
+ * replica at once.
+ */
 export async function pruneOutbox(db: Db, retentionMs: number): Promise<number> {
   return affectedRows(
-    await db.execute(sql`DELETE FROM event_outbox WHERE created_at < now() - make_interval(secs => ${retentionMs / 1000})`),
+    await db.execute(sql`
+      DELETE FROM event_outbox
+      WHERE seq <= (SELECT max(seq) FROM event_outbox WHERE created_at < now() - make_interval(secs => ${retentionMs / 1000}))
+        AND seq < (SELECT max(seq) FROM event_outbox)`),
   );
+}
+
+/** The oldest and newest sequences the outbox holds (null for an empty one): one statement. */
+export async function outboxBounds(db: Db): Promise<{ oldest: number; newest: number } | null> {
+  const [row] = resultRows<{ oldest: string | number | null; newest: string | number | null }>(
+    await db.execute(sql`SELECT min(seq) AS oldest, max(seq) AS newest FROM event_outbox`),
+  );
+  return row?.oldest == null || row.newest == null ? null : { oldest: Number(row.oldest), newest: Number(row.newest) };
 }

@@ -35,10 +35,9 @@ try {
 }
 try {
   await database.migrate();
-  // Announces the ended sessions to running servers (on Postgres), which close their sockets.
-  const events = new EventHub(database, undefined, (error) =>
-    console.error(`The servers could not be told to close the user's sockets: ${String(error)}`),
-  );
+  // The ended sessions are announced in the role change's own transaction (both or neither):
+  // running servers (on Postgres) read them from the outbox and close the user's sockets.
+  const events = new EventHub(database);
   const changed = await changeUserRole(database, events, walletAddress, role, new Date());
   if (!changed) {
     console.error(`No user has wallet ${walletAddress}; sign in with it once first.`);

@@ -65,7 +65,7 @@ describe.each(backends)('HTTP surface on %s', (kind) => {
     const pool = pools[2];
     await new EventHub(t.database).publish([{ type: 'poolCreated', poolId: pool!.id }]);
     await until(() => received.length > 0, 5000, 'the poolCreated result');
-    expect(received).toEqual([{ data: { poolCreated: { id: pool!.id } } }]);
+    expect(received).toEqual([{ data: { poolCreated: { id: pool!.id } }, extensions: { eventSequence: expect.stringMatching(/^\d+$/) } }]);
     unsubscribe();
     await client.dispose();
   });

@@ -1,5 +1,5 @@
 import { PublicKey } from '@solana/web3.js';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { ChainClient } from '../../src/chain/rpc.js';
@@ -174,6 +174,17 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
     expect(confirmed!.data).toEqual({
       transactionStatus: { signature, status: 'CONFIRMED', operation: 'placePrediction', prediction: { id: prediction.id } },
     });
+    // A client resuming by sequence gets the status changes after it instead of the status now:
+    // from just before CONFIRMED, CONFIRMED then FINALIZED; from CONFIRMED, FINALIZED only.
+    const [confirmedRow] = await t.database.rows<{ seq: string }>(
+      sql`SELECT seq FROM event_outbox WHERE payload = ${JSON.stringify({ type: 'transactionStatus', signature, status: 'CONFIRMED' })}`,
+    );
+    const confirmedSeq = Number(confirmedRow!.seq);
+    const RESUMED = `subscription($s: String!, $a: String) { transactionStatus(signature: $s, afterSequence: $a) { status } }`;
+    const beforeConfirmed = new Subscription(owner.client, RESUMED, { s: signature, a: String(confirmedSeq - 1) });
+    const atConfirmed = new Subscription(owner.client, RESUMED, { s: signature, a: String(confirmedSeq) });
+    await beforeConfirmed.waitFor(1);
+    await subscriptionsOpen(t.app, 4);
     chain.devchain.advanceSlots(40);
     const all = await status.waitFor(2);
     expect(all[1]!.data).toEqual({
@@ -181,6 +192,13 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
     });
     await status.waitForEnd();
     expect(status.completed).toBe(true);
+    await Promise.all([beforeConfirmed.waitForEnd(), atConfirmed.waitForEnd()]);
+    expect(beforeConfirmed.results.map((r) => r.data)).toEqual([
+      { transactionStatus: { status: 'CONFIRMED' } },
+      { transactionStatus: { status: 'FINALIZED' } },
+    ]);
+    expect(beforeConfirmed.results[0]!.extensions).toEqual({ eventSequence: String(confirmedSeq) });
+    expect(atConfirmed.results.map((r) => r.data)).toEqual([{ transactionStatus: { status: 'FINALIZED' } }]);
 
     // Another user's submission is not theirs to follow; a malformed signature is refused.
     const stranger = await signedInWallet();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { readOutbox } from '../../src/db/event-outbox.js';
 import * as tables from '../../schema/index.js';
 import { EventHub } from '../../src/modules/events/event-hub.js';
 import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
@@ -90,16 +91,23 @@ describe.each(backends)('subscription fan-out on %s', (kind) => {
     const all = sockets.flatMap((socket, s) => idsOf(s).map((id) => ({ socket, id })));
     // A poolUpdated payload is the pool as read when its event is delivered (the outbox row
     // carries only the pool's id), so the second change waits until the first was delivered.
+    const tail = Number(await t.app.events.newestSequence());
     await setStatus('PREDICTIONS_FROZEN');
     await until(() => all.every(({ socket, id }) => socket.received(id).length >= 1), 10_000, 'the first event on every subscription');
     await setStatus('ACTIVE');
     // Each socket receives in order, so once every id has its second message, no duplicate of the first can still come.
     await until(() => all.every(({ socket, id }) => socket.received(id).length >= 2), 10_000, 'both events on every subscription');
+    // Each result carries its event's outbox sequence: where its subscriber would resume.
+    const [first, second] = (await readOutbox(t.database.db, tail, 10)).map((row) => String(row.seq));
     let count = 0;
     for (const { socket, id } of all) {
       expect(socket.received(id)).toEqual([
-        { id, type: 'next', payload: { data: { poolUpdated: { id: pool.id, status: 'PREDICTIONS_FROZEN' } } } },
-        { id, type: 'next', payload: { data: { poolUpdated: { id: pool.id, status: 'ACTIVE' } } } },
+        {
+          id,
+          type: 'next',
+          payload: { data: { poolUpdated: { id: pool.id, status: 'PREDICTIONS_FROZEN' } }, extensions: { eventSequence: first } },
+        },
+        { id, type: 'next', payload: { data: { poolUpdated: { id: pool.id, status: 'ACTIVE' } }, extensions: { eventSequence: second } } },
       ]);
       count++;
     }
@@ -132,7 +140,14 @@ describe.each(backends)('subscription fan-out on %s', (kind) => {
 
     for (const id of ['c1', 'c2']) {
       expect(creatorSocket.received(id)).toEqual([
-        { id, type: 'next', payload: { data: { poolUpdated: { id: pool.id, user: { id: pool.createdBy, email: creatorEmail } } } } },
+        {
+          id,
+          type: 'next',
+          payload: {
+            data: { poolUpdated: { id: pool.id, user: { id: pool.createdBy, email: creatorEmail } } },
+            extensions: { eventSequence: expect.stringMatching(/^\d+$/) },
+          },
+        },
       ]);
     }
     for (const [id, socket] of [

@@ -49,13 +49,12 @@ export async function revokeApiKey(ctx: ServiceContext, id: string): Promise<Api
   const keyId = parseId(id, 'id');
   const [key] = await ctx.database.db.select().from(apiKeys).where(eq(apiKeys.id, keyId));
   if (!key || (key.userId !== viewer.userId && viewer.role !== 'ADMIN')) throw new AppError('NOT_FOUND', 'No such API key');
-  const [revoked] = await ctx.database.db
-    .update(apiKeys)
-    .set({ isActive: false, updatedAt: ctx.now })
-    .where(eq(apiKeys.id, keyId))
-    .returning();
-  await ctx.events.publish([{ type: 'apiKeyRevoked', apiKeyId: keyId }]);
-  return revoked!;
+  return ctx.database.db.transaction(async (tx) => {
+    const t = tx as unknown as Db;
+    const [revoked] = await t.update(apiKeys).set({ isActive: false, updatedAt: ctx.now }).where(eq(apiKeys.id, keyId)).returning();
+    await ctx.events.publishIn(t, [{ type: 'apiKeyRevoked', apiKeyId: keyId }]);
+    return revoked!;
+  });
 }
 
 /** The active key `apiKey` hashes to; UNAUTHENTICATED (with a reason) otherwise. */

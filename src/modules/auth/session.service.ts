@@ -63,11 +63,14 @@ export async function refreshSession(ctx: ServiceContext, refreshToken: string):
       throw unauthenticated('REFRESH_RACE_LOST', 'Another refresh of this token just succeeded; use the tokens it returned');
     }
     if (session && !session.revokedAt && session.version !== claims.version) {
-      await db
-        .update(refreshTokens)
-        .set({ revokedAt: ctx.now, revokedReason: 'REFRESH_TOKEN_REUSED', updatedAt: ctx.now })
-        .where(and(eq(refreshTokens.id, session.id), isNull(refreshTokens.revokedAt)));
-      await ctx.events.publish([{ type: 'sessionRevoked', sessionId: session.id }]);
+      await db.transaction(async (tx) => {
+        const t = tx as unknown as Db;
+        await t
+          .update(refreshTokens)
+          .set({ revokedAt: ctx.now, revokedReason: 'REFRESH_TOKEN_REUSED', updatedAt: ctx.now })
+          .where(and(eq(refreshTokens.id, session.id), isNull(refreshTokens.revokedAt)));
+        await ctx.events.publishIn(t, [{ type: 'sessionRevoked', sessionId: session.id }]);
+      });
       throw unauthenticated('REFRESH_TOKEN_REUSED', 'The refresh token was already used; the session is revoked');
     }
     throw unauthenticated('SESSION_REVOKED', 'The session has ended; sign in again');
@@ -84,13 +87,17 @@ export async function signOut(ctx: ServiceContext, refreshToken: string | null):
     if (claims) sessionId = claims.sessionId;
   }
   if (!sessionId) throw unauthenticated('NOT_SIGNED_IN', 'There is no session to sign out of');
-  const revoked = await ctx.database.db
-    .update(refreshTokens)
-    .set({ revokedAt: ctx.now, revokedReason: 'SIGNED_OUT', updatedAt: ctx.now })
-    .where(and(eq(refreshTokens.id, sessionId), isNull(refreshTokens.revokedAt)))
-    .returning({ id: refreshTokens.id });
-  if (revoked.length) await ctx.events.publish([{ type: 'sessionRevoked', sessionId }]);
-  return revoked.length > 0;
+  const sessionToEnd = sessionId;
+  return ctx.database.db.transaction(async (tx) => {
+    const t = tx as unknown as Db;
+    const revoked = await t
+      .update(refreshTokens)
+      .set({ revokedAt: ctx.now, revokedReason: 'SIGNED_OUT', updatedAt: ctx.now })
+      .where(and(eq(refreshTokens.id, sessionToEnd), isNull(refreshTokens.revokedAt)))
+      .returning({ id: refreshTokens.id });
+    if (revoked.length) await ctx.events.publishIn(t, [{ type: 'sessionRevoked', sessionId: sessionToEnd }]);
+    return revoked.length > 0;
+  });
 }
 
 /** Opens a session for `user` (inside the caller's transaction) and issues its tokens. */
@@ -123,8 +130,8 @@ async function issueTokens(
 /**
  * Sets the role of the user holding `walletAddress` and revokes all their sessions in the
  * same transaction, so no token issued under the old role outlives the change (the
- * grant-role tool and any other role update go through here); once committed, announces
- * each revocation, so the user's open sockets close on every replica as on sign-out.
+ * grant-role tool and any other role update go through here), with an announcement of each
+ * revocation, so the user's open sockets close on every replica as on sign-out.
  * Null when no user has the wallet.
  */
 export async function changeUserRole(
@@ -143,10 +150,13 @@ export async function changeUserRole(
       .set({ revokedAt: now, revokedReason: 'ROLE_CHANGED', updatedAt: now })
       .where(and(eq(refreshTokens.userId, user.id), isNull(refreshTokens.revokedAt)))
       .returning({ id: refreshTokens.id });
+    await events.publishIn(
+      db,
+      revoked.map(({ id }) => ({ type: 'sessionRevoked', sessionId: id })),
+    );
     return { user, revoked };
   });
   if (!changed) return null;
   const { user, revoked } = changed;
-  await events.publish(revoked.map(({ id }) => ({ type: 'sessionRevoked', sessionId: id })));
   return { id: user.id, username: user.username, role: user.role, revokedSessions: revoked.length };
 }

@@ -1,20 +1,28 @@
 import type { Database, Db } from '../../db/client.js';
-import { appendToOutbox, outboxTail, pruneOutbox, readOutbox } from '../../db/event-outbox.js';
+import { appendToOutbox, outboxBounds, outboxTail, pruneOutbox, readOutbox } from '../../db/event-outbox.js';
+import { AppError, badInput } from '../../errors.js';
 import { createLoaders, type Loaders } from '../loaders.js';
 import { type DomainEvent, type EventPublisher, fromMessage, toMessages } from './events.js';
 
 /**
  * What every subscriber of one event shares: loaders created for that event (so the rows
- * all subscribers need are read in one batch, and never reused by a later event) and its time.
+ * all subscribers need are read in one batch, and never reused by a later event), its time,
+ * and its outbox sequence (a subscriber resumes after the last one it received).
  */
 export interface EventScope {
   loaders: Loaders;
   now: Date;
+  /**
+   * The event's outbox sequence; for an item a stream reads itself (a snapshot), the
+   * sequence the process had dispatched when it began following: the item reflects at
+   * least every event up to it.
+   */
+  sequence: number;
 }
 
 /** A scope of its own, for items a stream reads itself (a snapshot, a replay). */
-export function newEventScope(db: Db, clock: () => Date): EventScope {
-  return { loaders: createLoaders(db), now: clock() };
+export function newEventScope(db: Db, clock: () => Date, sequence: number): EventScope {
+  return { loaders: createLoaders(db), now: clock(), sequence };
 }
 
 export type EventListener = (event: DomainEvent, scope: EventScope) => void;
@@ -54,6 +62,25 @@ function topicsOf(event: DomainEvent): string[] | 'allUsers' {
   }
 }
 
+/** What {@link EventHub.follow} gives: a way to stop, and the events it missed before following. */
+export interface Following {
+  stop(): void;
+  /**
+   * The events of the topic after the resume point that this process had already dispatched
+   * when following began, read back from the outbox, oldest first, each with a scope of its
+   * own; empty without a resume point. Live events come after them, none twice.
+   */
+  missed(): Promise<Array<{ event: DomainEvent; scope: EventScope }>>;
+  /** The sequence this process had dispatched when following began. */
+  position: number;
+}
+
+/**
+ * Most events one subscription replays when it resumes. Below the items a subscriber may
+ * fall behind by (event-stream.ts), so a replay can never drop it as too slow.
+ */
+export const MAX_REPLAYED_EVENTS = 200;
+
 /** Outbox rows read per statement while catching up. */
 const DRAIN_BATCH = 500;
 /** Wait before reading the outbox again after a read failed. */
@@ -77,7 +104,6 @@ const DEFAULT_RETENTION: OutboxRetention = { retentionMs: 3_600_000, pruneInterv
 export class EventHub implements EventPublisher {
   private readonly listeners = new Map<string, Set<EventListener>>();
   private readonly userListeners = new Map<string, Set<EventListener>>();
-  private readonly resumeListeners = new Set<() => void>();
   private stopListening: (() => Promise<void>) | null = null;
   private lastSeq = 0;
   private draining: Promise<void> | null = null;
@@ -100,10 +126,8 @@ export class EventHub implements EventPublisher {
     this.lastSeq = await outboxTail(this.database.db);
     this.stopListening = await this.database.events.listen({
       message: () => this.wake(),
-      resumed: () => {
-        this.wake();
-        for (const listener of this.resumeListeners) listener();
-      },
+      // What was written while the connection was down is read like the rest: after lastSeq.
+      resumed: () => this.wake(),
     });
     this.pruneTimer = setInterval(() => {
       this.ownStatements++;
@@ -132,6 +156,11 @@ export class EventHub implements EventPublisher {
    */
   get backgroundStatements(): number {
     return this.ownStatements;
+  }
+
+  /** The newest sequence written (by any replica), as the digits subscriptions take in `afterSequence`. */
+  async newestSequence(): Promise<string> {
+    return String(await outboxTail(this.database.db));
   }
 
   /** The last outbox sequence dispatched here. */
@@ -175,10 +204,74 @@ export class EventHub implements EventPublisher {
     };
   }
 
-  /** Called after the channel lost its connection and listens again (the outbox has been caught up on too). */
-  onResume(listener: () => void): () => void {
-    this.resumeListeners.add(listener);
-    return () => this.resumeListeners.delete(listener);
+  /**
+   * Follows a topic from just after sequence `after` (null: from now): `listener` gets the
+   * live events, and {@link Following.missed} those before them that this process had
+   * already dispatched. An event at or before `after` is never given (the subscriber had it,
+   * perhaps from another replica further ahead). Check `after` first with {@link resumePoint}.
+   */
+  follow(topic: Topic, after: number | null, listener: EventListener): Following {
+    const position = this.lastSeq;
+    const stop = this.on(
+      topic,
+      after === null ? listener : (event, scope) => (scope.sequence > after ? listener(event, scope) : undefined),
+    );
+    return {
+      stop,
+      position,
+      missed: () => (after === null || after >= position ? Promise.resolve([]) : this.readMissed(topic, after, position)),
+    };
+  }
+
+  /**
+   * Parses a subscription's `afterSequence` argument (null when absent) and checks the outbox
+   * can replay what followed it: BAD_USER_INPUT for what is not a sequence written here,
+   * EVENTS_EXPIRED for one whose successors were pruned. The retained rows run on without a
+   * hole from just after the last pruned one (pruneOutbox), so the check is one statement.
+   */
+  async resumePoint(argument: string | null | undefined, argumentName = 'afterSequence'): Promise<number | null> {
+    if (argument == null) return null;
+    if (!/^\d{1,15}$/.test(argument)) throw badInput(argumentName, `${argumentName} must be an event sequence (digits) a result carried`);
+    const after = Number(argument);
+    const bounds = await outboxBounds(this.database.db);
+    if (after > (bounds?.newest ?? 0)) throw badInput(argumentName, `${argumentName} is after the newest event written`);
+    // A gap just after `after` may be a sequence number a rolled-back writer drew, not a pruned row: expired errs on the safe side.
+    if (bounds && after < bounds.oldest - 1)
+      throw new AppError(
+        'EVENTS_EXPIRED',
+        `The events after sequence ${after} are no longer kept; read the current state and subscribe again`,
+        {
+          argumentName,
+        },
+      );
+    return after;
+  }
+
+  /** The topic's events in (after, until], read back from the outbox; EVENTS_EXPIRED past {@link MAX_REPLAYED_EVENTS}. */
+  private async readMissed(topic: Topic, after: number, until: number): Promise<Array<{ event: DomainEvent; scope: EventScope }>> {
+    const key = topicKey(topic);
+    const missed: Array<{ event: DomainEvent; scope: EventScope }> = [];
+    for (let from = after; from < until;) {
+      const rows = await readOutbox(this.database.db, from, DRAIN_BATCH);
+      for (const row of rows) {
+        if (row.seq > until) return missed;
+        const event = fromMessage(row.payload);
+        const topics = event && topicsOf(event);
+        if (!topics || !(topics === 'allUsers' ? 'user' in topic : topics.includes(key))) continue;
+        if (missed.length === MAX_REPLAYED_EVENTS)
+          throw new AppError(
+            'EVENTS_EXPIRED',
+            `More than ${MAX_REPLAYED_EVENTS} events were missed; read the current state and subscribe again`,
+            {
+              limit: MAX_REPLAYED_EVENTS,
+            },
+          );
+        missed.push({ event: event!, scope: newEventScope(this.database.db, this.clock, row.seq) });
+      }
+      if (rows.length < DRAIN_BATCH) return missed;
+      from = rows[rows.length - 1]!.seq;
+    }
+    return missed;
   }
 
   /** Reads what was written since the last dispatched row; one reader at a time, again if woken meanwhile. */
@@ -204,7 +297,7 @@ export class EventHub implements EventPublisher {
         for (const row of rows) {
           this.lastSeq = row.seq;
           const event = fromMessage(row.payload);
-          if (event) this.dispatch(event);
+          if (event) this.dispatch(event, row.seq);
         }
         if (rows.length < DRAIN_BATCH || !this.stopListening) return;
       }
@@ -215,7 +308,7 @@ export class EventHub implements EventPublisher {
     }
   }
 
-  private dispatch(event: DomainEvent): void {
+  private dispatch(event: DomainEvent, sequence: number): void {
     const topics = topicsOf(event);
     const targets: Array<Set<EventListener>> = [];
     if (topics === 'allUsers') targets.push(...this.userListeners.values());
@@ -226,7 +319,7 @@ export class EventHub implements EventPublisher {
       }
     }
     if (targets.length === 0) return;
-    const scope = newEventScope(this.database.db, this.clock);
+    const scope = newEventScope(this.database.db, this.clock, sequence);
     for (const set of targets) {
       for (const listener of [...set]) listener(event, scope);
     }

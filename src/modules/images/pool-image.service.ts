@@ -4,6 +4,7 @@ import { AppError } from '../../errors.js';
 import { requireRole } from '../auth/viewer.js';
 import { parseId } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';
+import type { Db } from '../../db/client.js';
 
 /** Sets (or with null, removes) a pool's image: any uploaded image. ADMIN only. */
 export async function updatePoolImage(ctx: ServiceContext, input: { poolId: string; imageId: string | null }): Promise<PoolRow> {
@@ -12,9 +13,13 @@ export async function updatePoolImage(ctx: ServiceContext, input: { poolId: stri
   const imageId = input.imageId == null ? null : parseId(input.imageId, 'imageId');
   if (imageId && !(await ctx.loaders.imageById.load(imageId)))
     throw new AppError('NOT_FOUND', `No image has id ${imageId}`, { argumentName: 'imageId' });
-  const [pool] = await ctx.database.db.update(pools).set({ imageId, updatedAt: ctx.now }).where(eq(pools.id, poolId)).returning();
-  if (!pool) throw new AppError('NOT_FOUND', `No pool has id ${poolId}`, { argumentName: 'poolId' });
+  const pool = await ctx.database.db.transaction(async (tx) => {
+    const t = tx as unknown as Db;
+    const [changed] = await t.update(pools).set({ imageId, updatedAt: ctx.now }).where(eq(pools.id, poolId)).returning();
+    if (!changed) throw new AppError('NOT_FOUND', `No pool has id ${poolId}`, { argumentName: 'poolId' });
+    await ctx.events.publishIn(t, [{ type: 'poolUpdated', poolId }]);
+    return changed;
+  });
   ctx.loaders.poolById.clear(poolId);
-  await ctx.events.publish([{ type: 'poolUpdated', poolId }]);
   return pool;
 }

@@ -137,19 +137,23 @@ export async function markAllNotificationsRead(ctx: ServiceContext): Promise<num
 
 async function markRead(ctx: ServiceContext, userId: string, onlyThese?: ReturnType<typeof inArray>): Promise<number> {
   const now = ctx.now.toISOString();
-  const [result] = await ctx.database.rows<{ changed: number }>(sql`
-    WITH changed AS (
-      UPDATE ${notifications} SET read_at = ${now}::timestamptz, updated_at = ${now}::timestamptz
-      WHERE ${and(eq(notifications.userId, userId), sql`${notifications.readAt} IS NULL`, onlyThese)}
-      RETURNING 1
-    )
-    SELECT count(*)::int AS changed FROM changed`);
-  const changed = Number(result?.changed ?? 0);
-  if (changed > 0) {
-    ctx.loaders.unreadNotificationCountByUser.clear(userId);
-    // The statement committed on its own; subscribers now read the new count.
-    await ctx.events.publish([{ type: 'notificationsRead', userId }]);
-  }
+  const changed = await ctx.database.db.transaction(async (transaction) => {
+    const tx = transaction as unknown as Db;
+    const [result] = resultRows<{ changed: number }>(
+      await tx.execute(sql`
+        WITH changed AS (
+          UPDATE ${notifications} SET read_at = ${now}::timestamptz, updated_at = ${now}::timestamptz
+          WHERE ${and(eq(notifications.userId, userId), sql`${notifications.readAt} IS NULL`, onlyThese)}
+          RETURNING 1
+        )
+        SELECT count(*)::int AS changed FROM changed`),
+    );
+    const count = Number(result?.changed ?? 0);
+    if (count > 0) await ctx.events.publishIn(tx, [{ type: 'notificationsRead', userId }]);
+    return count;
+  });
+  // Subscribers read the new count once the transaction has committed.
+  if (changed > 0) ctx.loaders.unreadNotificationCountByUser.clear(userId);
   return changed;
 }
 

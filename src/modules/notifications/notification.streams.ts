@@ -1,10 +1,11 @@
 import { and, asc, eq, gt, or } from 'drizzle-orm';
 import { notifications, type NotificationRow } from '../../../schema/index.js';
-import { AppError } from '../../errors.js';
+import { AppError, badInput } from '../../errors.js';
 import { requireViewer } from '../auth/viewer.js';
 import { parseId } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';
-import { type EventScope, newEventScope } from '../events/event-hub.js';
+import { type EventScope, type Following, newEventScope } from '../events/event-hub.js';
+import type { DomainEvent } from '../events/events.js';
 import { eventStream, ScopedEvent } from '../events/event-stream.js';
 
 /** Most notifications a resumed subscription replays before going live. */
@@ -12,13 +13,15 @@ export const MAX_REPLAYED_NOTIFICATIONS = 100;
 
 /**
  * The viewer's notifications as they are created, on any replica. There is no user
- * argument: a subscriber can only ever follow their own. With `resumeAfter` (the id of
- * the last notification the client received) the ones created since are replayed first,
- * oldest first, so a client that reconnects misses nothing.
+ * argument: a subscriber can only ever follow their own. A client that reconnects misses
+ * nothing: with `resumeAfter` (the id of the last notification it received) the ones created
+ * since are replayed first, oldest first; with `afterSequence` (the last event sequence it
+ * received) the events after it are, as for every subscription. At most one of the two.
  */
-export async function followNotifications(ctx: ServiceContext, resumeAfter: string | null) {
+export async function followNotifications(ctx: ServiceContext, resumeAfter: string | null, afterSequence: string | null) {
   const viewer = requireViewer(ctx.viewer);
   const userId = viewer.userId;
+  if (resumeAfter !== null && afterSequence !== null) throw badInput('afterSequence', 'Give resumeAfter or afterSequence, not both');
   let after: NotificationRow | null = null;
   if (resumeAfter !== null) {
     const id = parseId(resumeAfter, 'resumeAfter');
@@ -26,70 +29,57 @@ export async function followNotifications(ctx: ServiceContext, resumeAfter: stri
     if (!after || after.userId !== userId)
       throw new AppError('NOT_FOUND', 'resumeAfter is not one of your notifications', { argumentName: 'resumeAfter' });
   }
+  const afterSeq = await ctx.events.resumePoint(afterSequence);
   const seen = new Set<string>();
-  /** Where a catch-up starts: the newest row sent, else the resumed-after row, else the subscription's start. */
-  let position: { createdAt: Date; id: string } = after ?? { createdAt: ctx.now, id: '00000000-0000-0000-0000-000000000000' };
-  const missedSince = (position: { createdAt: Date; id: string }) =>
-    ctx.database.db
-      .select()
-      .from(notifications)
-      .where(
-        and(
-          eq(notifications.userId, userId),
-          or(
-            gt(notifications.createdAt, position.createdAt),
-            and(eq(notifications.createdAt, position.createdAt), gt(notifications.id, position.id)),
-          ),
-        ),
-      )
-      .orderBy(asc(notifications.createdAt), asc(notifications.id))
-      .limit(MAX_REPLAYED_NOTIFICATIONS);
-  const deliver = (push: (item: ScopedEvent<NotificationRow>) => void, scope: EventScope) => (row: NotificationRow | null) => {
-    // A row the preferences refused does not exist; one already replayed is not sent twice.
-    if (!row || seen.has(row.id)) return;
-    seen.add(row.id);
-    if (row.createdAt > position.createdAt || (row.createdAt.getTime() === position.createdAt.getTime() && row.id > position.id))
-      position = row;
-    push(new ScopedEvent(row, scope));
+  /** The viewer's rows an event announces, read with the event's loaders (null for one the preferences refused). */
+  const rowsOf = (event: DomainEvent, scope: EventScope): Array<Promise<NotificationRow | null>> => {
+    if (event.type === 'notificationsCreated')
+      return event.notifications.filter((n) => n.userId === userId).map((n) => scope.loaders.notificationById.load(n.id));
+    if (event.type === 'poolCreatedNotifications') return [scope.loaders.poolCreatedNotificationByUser(event.poolId).load(userId)];
+    return [];
   };
+  // One already sent (replayed by id, then announced live) is not sent twice.
+  const fresh = (row: NotificationRow | null): row is NotificationRow => {
+    if (!row || seen.has(row.id)) return false;
+    seen.add(row.id);
+    return true;
+  };
+  let following: Following;
   return eventStream<NotificationRow>({
     follow(push) {
-      const stopFollowing = ctx.events.on({ user: userId }, (event, scope) => {
-        const send = deliver(push, scope);
-        if (event.type === 'notificationsCreated') {
-          for (const n of event.notifications) if (n.userId === userId) scope.loaders.notificationById.load(n.id).then(send, () => {});
-        } else if (event.type === 'poolCreatedNotifications') {
-          scope.loaders
-            .poolCreatedNotificationByUser(event.poolId)
-            .load(userId)
-            .then(send, () => {});
-        }
+      following = ctx.events.follow({ user: userId }, afterSeq, (event, scope) => {
+        for (const row of rowsOf(event, scope))
+          row.then(
+            (row) => fresh(row) && push(new ScopedEvent(row, scope)),
+            () => {},
+          );
       });
-      // Events published while the process's listener was reconnecting never arrive: send
-      // what was created since this subscription started (or resumed) and was not sent.
-      const stopResuming = ctx.events.onResume(() => {
-        void missedSince(position).then(
-          (rows) => {
-            const scope = newEventScope(ctx.database.db, ctx.clock);
-            for (const row of rows) deliver(push, scope)(row);
-          },
-          () => {},
-        );
-      });
-      return () => {
-        stopFollowing();
-        stopResuming();
-      };
+      return following.stop;
     },
-    initial: after
-      ? async () => {
-          const missed = await missedSince(after);
-          const scope = newEventScope(ctx.database.db, ctx.clock);
-          const fresh = missed.filter((row) => !seen.has(row.id));
-          for (const row of fresh) seen.add(row.id);
-          return fresh.map((row) => new ScopedEvent(row, scope));
-        }
-      : undefined,
+    initial: async () => {
+      if (after) {
+        const missed = await ctx.database.db
+          .select()
+          .from(notifications)
+          .where(
+            and(
+              eq(notifications.userId, userId),
+              or(
+                gt(notifications.createdAt, after.createdAt),
+                and(eq(notifications.createdAt, after.createdAt), gt(notifications.id, after.id)),
+              ),
+            ),
+          )
+          .orderBy(asc(notifications.createdAt), asc(notifications.id))
+          .limit(MAX_REPLAYED_NOTIFICATIONS);
+        const scope = newEventScope(ctx.database.db, ctx.clock, following.position);
+        return missed.filter(fresh).map((row) => new ScopedEvent(row, scope));
+      }
+      const items: Array<ScopedEvent<NotificationRow>> = [];
+      for (const { event, scope } of await following.missed())
+        for (const row of await Promise.all(rowsOf(event, scope))) if (fresh(row)) items.push(new ScopedEvent(row, scope));
+      return items;
+    },
   });
 }
 
@@ -97,18 +87,25 @@ export async function followNotifications(ctx: ServiceContext, resumeAfter: stri
  * The viewer's unread count: the current value first, then the new value whenever it may
  * have changed (notifications created or read). All subscribers of one event share one count query.
  */
-export function followNotificationCount(ctx: ServiceContext) {
+export async function followNotificationCount(ctx: ServiceContext, afterSequence: string | null) {
   const userId = requireViewer(ctx.viewer).userId;
+  // A count is a value, not a list of changes: resuming sends the current one first, as
+  // subscribing does, and the missed events need no replay.
+  const after = await ctx.events.resumePoint(afterSequence);
+  let position = 0;
   return eventStream<number>({
-    follow: (push) =>
-      ctx.events.on({ user: userId }, (_event, scope) => {
+    follow(push) {
+      const following = ctx.events.follow({ user: userId }, after, (_event, scope) => {
         scope.loaders.unreadNotificationCountByUser.load(userId).then(
           (count) => push(new ScopedEvent(count, scope)),
           () => {},
         );
-      }),
+      });
+      position = following.position;
+      return following.stop;
+    },
     initial: async () => {
-      const scope = newEventScope(ctx.database.db, ctx.clock);
+      const scope = newEventScope(ctx.database.db, ctx.clock, Math.max(position, after ?? 0));
       return [new ScopedEvent(await scope.loaders.unreadNotificationCountByUser.load(userId), scope)];
     },
   });

@@ -161,12 +161,12 @@ export async function createPool(ctx: ServiceContext, input: CreatePoolParams): 
       data: { poolId: id, title },
       now,
     });
+    await ctx.events.publishIn(tx, [
+      { type: 'poolCreated', poolId: id },
+      { type: 'poolCreatedNotifications', poolId: id },
+    ]);
     return row!;
   });
-  await ctx.events.publish([
-    { type: 'poolCreated', poolId: pool.id },
-    { type: 'poolCreatedNotifications', poolId: pool.id },
-  ]);
   return pool;
 }
 
@@ -205,12 +205,12 @@ export async function resolvePool(ctx: ServiceContext, input: ResolvePoolParams)
       .innerJoin(users, eq(users.id, predictions.userId))
       .where(eq(predictions.poolId, poolId))
       .orderBy(asc(predictions.createdAt), asc(predictions.id));
-    return storeResolution(tx, planResolution(pool, placed, result, entries, now), now);
+    const done = await storeResolution(tx, planResolution(pool, placed, result, entries, now), now);
+    const events: DomainEvent[] = [{ type: 'poolUpdated', poolId }];
+    if (done.notifications.length > 0) events.unshift({ type: 'notificationsCreated', notifications: done.notifications });
+    await ctx.events.publishIn(tx, events);
+    return done;
   });
-
-  const events: DomainEvent[] = [{ type: 'poolUpdated', poolId }];
-  if (done.notifications.length > 0) events.unshift({ type: 'notificationsCreated', notifications: done.notifications });
-  await ctx.events.publish(events);
   return done.pool;
 }
 
@@ -223,12 +223,15 @@ export async function updatePoolStatus(
   const poolId = parseId(input.poolId, 'poolId');
   const statuses: readonly string[] = poolStatus.enumValues;
   if (!statuses.includes(input.status)) throw badInput('status', `status must be one of ${statuses.join(', ')}`);
-  const [pool] = await ctx.database.db
-    .update(pools)
-    .set({ status: input.status, ...(input.isClosed == null ? {} : { isClosed: input.isClosed }), updatedAt: ctx.now })
-    .where(eq(pools.id, poolId))
-    .returning();
-  if (!pool) throw new AppError('NOT_FOUND', `No pool has id ${poolId}`, { argumentName: 'poolId' });
-  await ctx.events.publish([{ type: 'poolUpdated', poolId }]);
-  return pool;
+  return ctx.database.db.transaction(async (transaction) => {
+    const tx = transaction as unknown as Db;
+    const [pool] = await tx
+      .update(pools)
+      .set({ status: input.status, ...(input.isClosed == null ? {} : { isClosed: input.isClosed }), updatedAt: ctx.now })
+      .where(eq(pools.id, poolId))
+      .returning();
+    if (!pool) throw new AppError('NOT_FOUND', `No pool has id ${poolId}`, { argumentName: 'poolId' });
+    await ctx.events.publishIn(tx, [{ type: 'poolUpdated', poolId }]);
+    return pool;
+  });
 }

@@ -209,6 +209,9 @@ export async function sendOnce(ctx: ServiceContext, chain: ChainRuntime, s: Subm
         ? new AppError('CHAIN_UNAVAILABLE', `${error.message}; the submission will be settled when the chain answers`)
         : error;
     }
+    // The only announcement written outside the change's transaction: the change is the
+    // send, to the chain, which no database transaction covers. Lost in a crash right here,
+    // it is followed by CONFIRMED or FAILED, written with the row's settlement.
     await ctx.events.publish([{ type: 'transactionStatus', signature: s.signature, status: 'SUBMITTED' }]);
     const status = await onChain(() => chain.client.confirm(s.signature, s.lastValidBlockHeight));
     if (!status || status.err) {

@@ -13,7 +13,8 @@ import {
 import { AppError, badInput } from '../../errors.js';
 import { requireViewer } from '../auth/viewer.js';
 import type { ServiceContext } from '../context.js';
-import { type EventScope, newEventScope } from '../events/event-hub.js';
+import { type EventScope, type Following, newEventScope } from '../events/event-hub.js';
+import type { DomainEvent } from '../events/events.js';
 import { eventStream, ScopedEvent } from '../events/event-stream.js';
 import type { ChainClient } from '../../chain/rpc.js';
 import { requireChain } from './submission.js';
@@ -78,9 +79,11 @@ function watchFinality(client: ChainClient, signature: string, listener: Finalit
  * The life of one of the viewer's submissions: its current status first, then SUBMITTED ->
  * CONFIRMED -> FINALIZED, or FAILED; the stream completes after FINALIZED or FAILED.
  * Confirmation comes from the replica that submitted (through the event channel); finality
- * is read from the chain. Others' submissions are NOT_FOUND, like unknown ones.
+ * is read from the chain. With `afterSequence`, the status changes after it are replayed
+ * instead of the current status (then FINALIZED, read from the chain, once confirmed).
+ * Others' submissions are NOT_FOUND, like unknown ones.
  */
-export async function followTransaction(ctx: ServiceContext, signature: string) {
+export async function followTransaction(ctx: ServiceContext, signature: string, afterSequence: string | null) {
   const viewer = requireViewer(ctx.viewer);
   let bytes: Uint8Array | null = null;
   try {
@@ -94,9 +97,11 @@ export async function followTransaction(ctx: ServiceContext, signature: string) 
   if (!found || (found.userId !== viewer.userId && viewer.role !== 'ADMIN')) {
     throw new AppError('NOT_FOUND', 'No submission of yours has this signature', { argumentName: 'signature' });
   }
+  const after = await ctx.events.resumePoint(afterSequence);
 
   let stopWatching: (() => void) | undefined;
-  const freshScope = () => newEventScope(ctx.database.db, ctx.clock);
+  let following: Following;
+  const freshScope = () => newEventScope(ctx.database.db, ctx.clock, Math.max(following.position, after ?? 0));
   const update = (status: TransactionLifecycleStatus, submission: ChainSubmissionRow | null, scope: EventScope) =>
     new ScopedEvent<TransactionStatusUpdate>({ signature, status, submission }, scope);
   const findRow = async () =>
@@ -109,29 +114,45 @@ export async function followTransaction(ctx: ServiceContext, signature: string) 
       end();
     });
   };
+  /** The item a status event gives (FAILED ends the stream; CONFIRMED starts waiting for finality). */
+  const itemOf = async (event: DomainEvent, scope: EventScope): Promise<ScopedEvent<TransactionStatusUpdate> | null> => {
+    if (event.type !== 'transactionStatus') return null;
+    if (event.status === 'FAILED') {
+      end();
+      return update('FAILED', null, scope);
+    }
+    if (event.status === 'SUBMITTED') return update('SUBMITTED', found, scope);
+    const row = await findRow();
+    if (row) followFinality(row);
+    return update('CONFIRMED', row ?? found, scope);
+  };
 
   return eventStream<TransactionStatusUpdate>(
     {
       follow(pushItem, endStream) {
         push = pushItem;
         end = endStream;
-        return ctx.events.on({ transaction: signature }, (event, scope) => {
-          if (event.type !== 'transactionStatus') return;
-          if (event.status === 'FAILED') {
-            push(update('FAILED', null, scope));
-            end();
-          } else if (event.status === 'CONFIRMED') {
-            void findRow().then((row) => {
-              push(update('CONFIRMED', row ?? found, scope));
-              if (row) followFinality(row);
-            });
-          } else {
-            push(update('SUBMITTED', found, scope));
-          }
+        following = ctx.events.follow({ transaction: signature }, after, (event, scope) => {
+          void itemOf(event, scope).then(
+            (item) => item && push(item),
+            () => {},
+          );
         });
+        return following.stop;
       },
-      // Read again once following: a change between the first read and now is not missed.
       initial: async () => {
+        if (after !== null) {
+          const items: Array<ScopedEvent<TransactionStatusUpdate>> = [];
+          for (const { event, scope } of await following.missed()) {
+            const item = await itemOf(event, scope);
+            if (item) items.push(item);
+          }
+          // Confirmed before the resume point: what is left to report is finality.
+          const row = await findRow();
+          if (row?.status === 'CONFIRMED') followFinality(row);
+          return items;
+        }
+        // Read again once following: a change between the first read and now is not missed.
         const row = await findRow();
         if (!row) {
           end();

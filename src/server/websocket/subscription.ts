@@ -206,7 +206,9 @@ class SocketSubscription implements StreamSink<unknown>, AsyncIterableIterator<E
       void Promise.resolve()
         .then(() => this.operation.run(item.root, context, this.variables))
         .catch((error: unknown): ExecutionResult => ({ errors: [error as GraphQLError] }))
-        .then((result) => {
+        .then((executed) => {
+          // Where the subscriber resumes from (afterSequence) if it has to reconnect.
+          const result = { ...executed, extensions: { ...executed.extensions, eventSequence: String(item.scope.sequence) } };
           made.payload = result.errors ? null : JSON.stringify(result);
           made.result = result;
           for (const subscription of made.waiting.splice(0)) subscription.flush();
