@@ -29,6 +29,8 @@ import { getSchema } from './schema.js';
 import { loadTrustedDocuments } from './trusted-documents.js';
 import { attachGraphQLWebSocket } from './websocket/transport.js';
 import { redisLimiters } from './redis-limiter.js';
+import { openSharedRedis, type SharedRedis } from './redis.js';
+import { type ConnectionCapFactory, memoryCaps, redisCaps } from './connection-caps.js';
 import { registerRest } from './rest/index.js';
 import { currentRequestId, withinRequest } from './request-scope.js';
 
@@ -133,8 +135,15 @@ export async function createApp({
   registerRefusals(app, config.http.bodyLimitBytes);
   registerMetricsRoute(app, metrics, config.metrics);
 
-  // Budgets shared by the replicas when Redis is configured; this process's memory otherwise.
-  const limiters: LimiterFactory = config.redis?.url ? openRedisLimiters(app, config.redis.url, config.redis.keyPrefix) : memoryLimiters;
+  // Budgets and caps shared by the replicas when Redis is configured; this process's memory otherwise.
+  const redis = config.redis?.url ? openRedis(app, config.redis.url) : null;
+  const limiters: LimiterFactory = redis ? redisLimiters(redis, config.redis!.keyPrefix) : memoryLimiters;
+  let caps: ConnectionCapFactory = memoryCaps;
+  if (redis) {
+    const shared = redisCaps(redis, config.redis!.keyPrefix);
+    app.addHook('onClose', async () => shared.close());
+    caps = shared.caps;
+  }
   const trustedDocuments = config.trustedDocumentsPath ? loadTrustedDocuments(config.trustedDocumentsPath) : null;
   const schema = await getSchema({ devTokens: chain?.isDevchain ?? false });
   const checkOperation = createOperationChecks({
@@ -210,6 +219,7 @@ export async function createApp({
     deps,
     config,
     authFailures,
+    caps,
     onSubscriptionCount: (delta) => metrics.subscriptions.inc(delta),
     // A new socket under pressure is refused like a request: 503 with Retry-After.
     refuseUpgrade: (request) => {
@@ -245,13 +255,11 @@ export async function createApp({
   return app;
 }
 
-/** The Redis-backed budgets, closed with the app; an outage is logged once, when the fallback starts. */
-function openRedisLimiters(app: FastifyInstance, url: string, keyPrefix: string): LimiterFactory {
-  const store = redisLimiters(url, {
-    keyPrefix,
-    onFallback: (error) =>
-      app.log.warn({ err: error }, 'Redis is unreachable: rate limits and budgets count in this process until it is back'),
-  });
-  app.addHook('onClose', () => store.close());
-  return store.limiters;
+/** The process's Redis connection, closed with the app; an outage is logged once, when the fallbacks start. */
+function openRedis(app: FastifyInstance, url: string): SharedRedis {
+  const redis = openSharedRedis(url, (error) =>
+    app.log.warn({ err: error }, 'Redis is unreachable: rate limits, budgets and socket caps count in this process until it is back'),
+  );
+  app.addHook('onClose', () => redis.close());
+  return redis;
 }
