@@ -15,6 +15,11 @@ export const ENV_VARS = {
   HOST: 'interface to listen on (default: 127.0.0.1)',
   PORT: 'port to listen on (default: 4000)',
   DATABASE_URL: 'Postgres connection string; unset = embedded PGlite',
+  DATABASE_READ_URL:
+    'Postgres connection string of a streaming standby (pg_basebackup -R) of DATABASE_URL that serves queries; ' +
+    'mutations, credentials, limits and subscriptions stay on the primary, and a caller reads its own writes. ' +
+    'Unreachable or lagging: reads go to the primary (default: none, everything on DATABASE_URL)',
+  DATABASE_READ_MAX_LAG_MS: 'how far behind the primary the standby may be before reads leave it for the primary (default: 5000)',
   PGLITE_DATA_DIR: 'where the embedded PGlite keeps its files (default: ./data/pglite; memory:// for none)',
   DATABASE_STATEMENT_TIMEOUT_MS:
     'longest a database statement may run before it is cancelled with OPERATION_TIMEOUT (default: 5000; 0 = no limit)',
@@ -127,6 +132,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push('DATABASE_URL must start with postgres:// or postgresql://');
   }
 
+  const databaseReadUrl = env.DATABASE_READ_URL || null;
+  if (databaseReadUrl && !/^postgres(ql)?:\/\//.test(databaseReadUrl)) {
+    problems.push('DATABASE_READ_URL must start with postgres:// or postgresql://');
+  } else if (databaseReadUrl && !databaseUrl) {
+    problems.push('DATABASE_READ_URL needs DATABASE_URL: the standby serves reads for a Postgres primary, not for the embedded PGlite');
+  }
+
   const integer = (name: keyof typeof ENV_VARS, fallback: number, min: number): number => {
     const value = env[name];
     if (value === undefined || value === '') return fallback;
@@ -183,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     port,
     databaseUrl,
+    databaseRead: { url: databaseReadUrl, maxLagMs: integer('DATABASE_READ_MAX_LAG_MS', 5000, 0) },
     pgliteDataDir: env.PGLITE_DATA_DIR || './data/pglite',
     statementTimeoutMs: integer('DATABASE_STATEMENT_TIMEOUT_MS', 5000, 0),
     shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 100),

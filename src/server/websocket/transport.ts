@@ -9,8 +9,7 @@ import { AppError } from '../../errors.js';
 import type { Viewer } from '../../modules/auth/viewer.js';
 import type { Limiter } from '../../modules/common/limiter.js';
 import type { CapLease, ConnectionCapFactory } from '../connection-caps.js';
-import type { ServiceDependencies } from '../../modules/context.js';
-import { authenticateClient, createContext, type GraphQLContext } from '../context.js';
+import { authenticateClient, type ContextDependencies, createContext, type GraphQLContext, runOnItsDatabase } from '../context.js';
 import { newOperationRecord } from '../logging.js';
 import type { PreparedOperation } from '../pipeline/documents.js';
 import { type OperationPipeline, RequestErrors } from '../pipeline/operation.js';
@@ -40,7 +39,7 @@ export interface GraphQLWebSocketOptions {
   path: string;
   schema: GraphQLSchema;
   pipeline: OperationPipeline;
-  deps: ServiceDependencies;
+  deps: ContextDependencies;
   config: Pick<Config, 'http'>;
   /** Failed authentications per client address, shared with HTTP. */
   authFailures: Limiter;
@@ -192,8 +191,9 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       // In the operation's request scope, so a failure found later names it.
       execute: (args) =>
         withinRequest(requestIdOf(args), () => {
-          const { operation } = prepared.get(args.contextValue as GraphQLContext)!;
-          return operation.run(args.rootValue, args.contextValue, args.variableValues ?? undefined);
+          const context = args.contextValue as GraphQLContext;
+          const { operation } = prepared.get(context)!;
+          return runOnItsDatabase(context, operation.type, () => operation.run(args.rootValue, context, args.variableValues ?? undefined));
         }),
       subscribe: (args) => withinRequest(requestIdOf(args), () => subscribe(args)),
       onNext: (_ctx, _id, _payload, args, result) =>
