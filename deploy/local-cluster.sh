@@ -88,6 +88,7 @@ replica_env() {
 POOLGRAPH_MODE=production
 HOST=127.0.0.1
 DATABASE_URL=postgres://postgres@127.0.0.1:$PG_PORT/poolgraph
+DATABASE_READ_URL=postgres://postgres@127.0.0.1:$STANDBY_PORT/poolgraph
 REDIS_URL=redis://127.0.0.1:$REDIS_PORT
 SOLANA_RPC_URL=http://127.0.0.1:$CHAIN_PORT
 AUTH_SECRET=local-cluster-secret-0123456789abcdef

@@ -32,7 +32,8 @@ export const ENV_VARS = {
     'settle one twice (default: 30000; 0 = at start-up only)',
   REDIS_URL:
     'Redis shared by the replicas for rate limits and budgets (operations, sign-in attempts, failed ' +
-    'authentications); unset = each process counts alone, in memory. While Redis is unreachable each process ' +
+    'authentications), the socket and subscription caps, and the write positions of read-your-writes ' +
+    '(DATABASE_READ_URL); unset = each process counts alone, in memory. While Redis is unreachable each process ' +
     'counts alone (logged once per outage)',
   REDIS_KEY_PREFIX: 'prefix of the keys poolgraph writes in Redis (default: poolgraph)',
   SEED_DEMO_DATA: 'seed demo data into an empty database at start-up (default: true on PGlite, false on Postgres)',
@@ -70,9 +71,10 @@ export const ENV_VARS = {
     'host names served, comma-separated, others get 403 HOST_NOT_ALLOWED (default: localhost, 127.0.0.1, ::1, HOST ' +
     'and AUTH_DOMAIN outside production; any in production)',
   REQUEST_BODY_TIMEOUT_MS: 'time to receive a whole request before 408 (default: 10000; 0 = none)',
-  MAX_SOCKETS_PER_CLIENT: 'open WebSockets per client address, more get 429 (default: 100, off in test mode; 0 = unlimited)',
+  MAX_SOCKETS_PER_CLIENT:
+    'open WebSockets per client address, across the replicas with REDIS_URL; more get 429 (default: 100, off in test mode; 0 = unlimited)',
   MAX_SUBSCRIPTIONS_PER_CLIENT:
-    'open subscriptions per client address, more get RATE_LIMITED (default: 1000, off in test mode; 0 = unlimited)',
+    'open subscriptions per client address, across the replicas with REDIS_URL; more get RATE_LIMITED (default: 1000, off in test mode; 0 = unlimited)',
   TRUST_PROXY:
     'proxies whose X-Forwarded-For is trusted: true, or addresses/CIDR ranges/loopback,linklocal,uniquelocal, comma-separated (default: none)',
   RATE_LIMIT_QUERIES_PER_MINUTE: 'root query fields per client per minute (default: 600, off in test mode; 0 = unlimited)',

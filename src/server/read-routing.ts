@@ -108,9 +108,13 @@ export class ReadRouting {
     return this.route(this.options.primary, 'retried');
   }
 
-  /** Whether `error` means the standby could not be reached (the read can run again on the primary). */
+  /**
+   * Whether `error` is the standby's failure, not the read's: it could not be reached, or it
+   * cancelled the read for a conflict with the WAL it replays (SQLSTATE 40001). The read can
+   * run again on the primary.
+   */
   isStandbyFailure(database: Database, error: unknown): boolean {
-    return database === this.options.standby && isConnectionError(error);
+    return database === this.options.standby && (isConnectionError(error) || isRecoveryConflict(error));
   }
 
   /** After a caller's mutation: its reads stay on the primary until the standby replays what the primary has written by now. */
@@ -246,6 +250,14 @@ export class ReadRouting {
       clearTimeout(timer);
     }
   }
+}
+
+/** A statement a hot standby cancelled because the WAL it replays removes rows the statement may still need. */
+function isRecoveryConflict(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { code?: unknown }).code === '40001') return true;
+  }
+  return false;
 }
 
 /** Sets KEYS[1] to ARGV[1] (a WAL position) unless it holds a higher one, for ARGV[2] ms. */
