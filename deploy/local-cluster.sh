@@ -41,7 +41,7 @@ wait_for() { # what, seconds, command...
 
 start_postgres() {
   mkdir -p "$DIR"; chown postgres "$DIR"
-  as_postgres "$PG_BIN/initdb" -D "$DIR/primary" -U postgres --auth=trust >/dev/null
+  as_postgres "$PG_BIN/initdb" -D "$DIR/primary" -U postgres --auth=trust -N >/dev/null
   cat >>"$DIR/primary/postgresql.conf" <<CONF
 listen_addresses = '127.0.0.1'
 port = $PG_PORT
@@ -54,7 +54,8 @@ CONF
   as_postgres "$PG_BIN/pg_ctl" -D "$DIR/primary" -l "$DIR/primary.log" -w start >/dev/null
   as_postgres "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U postgres poolgraph
   # The standby: a copy of the primary that replays its WAL as it streams (-R writes primary_conninfo).
-  as_postgres "$PG_BIN/pg_basebackup" -h 127.0.0.1 -p "$PG_PORT" -U postgres -D "$DIR/standby" -R -X stream
+  # -c fast: checkpoint at once rather than spread over minutes; -N: a throwaway cluster needs no fsync.
+  as_postgres "$PG_BIN/pg_basebackup" -h 127.0.0.1 -p "$PG_PORT" -U postgres -D "$DIR/standby" -R -X stream -c fast -N
   sed -i "s/^port = .*/port = $STANDBY_PORT/" "$DIR/standby/postgresql.conf"
   as_postgres "$PG_BIN/pg_ctl" -D "$DIR/standby" -l "$DIR/standby.log" -w start >/dev/null
 }

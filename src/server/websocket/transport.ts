@@ -93,6 +93,8 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         if (!place) return refuseUpgrade(socket, { status: 429, reason: 'Too Many Requests', headers: { 'retry-after': '60' } });
         // The place is the socket's until its connection closes, however the upgrade ends.
         releaseOnClose(socket, place);
+        // The server may have begun closing while the place was taken.
+        if (closing) socket.destroy();
         if (socket.destroyed) return;
         wss.handleUpgrade(request, socket, head, (ws) => {
           limitPings(ws);
