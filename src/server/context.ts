@@ -123,7 +123,7 @@ class RequestContext {
     return (this.cachedLoaders ??= createLoaders((this as unknown as GraphQLContext).database.db));
   }
 }
-// The deps and parts are assigned in the constructor; the class adds only `loaders`.
+// The deps and parts are assigned in the constructor; the class adds `loaders`, and `useDatabase` for runOnItsDatabase.
 interface RequestContext extends Omit<GraphQLContext, 'loaders'> {
   reads: ReadRouting | null;
 }

@@ -1,6 +1,5 @@
 import postgres from 'postgres';
-import type { Database } from '../db/client.js';
-import { isConnectionError } from '../db/client.js';
+import { type Database, isConnectionError } from '../db/client.js';
 import type { SharedRedis } from './redis.js';
 
 /**
