@@ -8,6 +8,8 @@
 #   deploy/local-cluster.sh stop        stop everything this script started (by the pids it wrote)
 #   deploy/local-cluster.sh kill-replica I [SIGNAL]   stop replica I (SIGKILL by default)
 #   deploy/local-cluster.sh start-replica I           start replica I again
+#   deploy/local-cluster.sh postgres    start only the primary and its standby (tests of read routing)
+#   deploy/local-cluster.sh stop-standby / start-standby   stop or start the standby (a standby outage)
 #
 # Everything lives under CLUSTER_DIR (default /tmp/poolgraph-cluster). Run as root: the
 # Postgres clusters belong to the postgres user (initdb refuses root).
@@ -39,7 +41,7 @@ wait_for() { # what, seconds, command...
 
 start_postgres() {
   mkdir -p "$DIR"; chown postgres "$DIR"
-  as_postgres "$PG_BIN/initdb" -D "$DIR/primary" -U postgres --auth=trust >/dev/null
+  as_postgres "$PG_BIN/initdb" -D "$DIR/primary" -U postgres --auth=trust -N >/dev/null
   cat >>"$DIR/primary/postgresql.conf" <<CONF
 listen_addresses = '127.0.0.1'
 port = $PG_PORT
@@ -52,7 +54,8 @@ CONF
   as_postgres "$PG_BIN/pg_ctl" -D "$DIR/primary" -l "$DIR/primary.log" -w start >/dev/null
   as_postgres "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U postgres poolgraph
   # The standby: a copy of the primary that replays its WAL as it streams (-R writes primary_conninfo).
-  as_postgres "$PG_BIN/pg_basebackup" -h 127.0.0.1 -p "$PG_PORT" -U postgres -D "$DIR/standby" -R -X stream
+  # -c fast: checkpoint at once rather than spread over minutes; -N: a throwaway cluster needs no fsync.
+  as_postgres "$PG_BIN/pg_basebackup" -h 127.0.0.1 -p "$PG_PORT" -U postgres -D "$DIR/standby" -R -X stream -c fast -N
   sed -i "s/^port = .*/port = $STANDBY_PORT/" "$DIR/standby/postgresql.conf"
   as_postgres "$PG_BIN/pg_ctl" -D "$DIR/standby" -l "$DIR/standby.log" -w start >/dev/null
 }
@@ -86,6 +89,7 @@ replica_env() {
 POOLGRAPH_MODE=production
 HOST=127.0.0.1
 DATABASE_URL=postgres://postgres@127.0.0.1:$PG_PORT/poolgraph
+DATABASE_READ_URL=postgres://postgres@127.0.0.1:$STANDBY_PORT/poolgraph
 REDIS_URL=redis://127.0.0.1:$REDIS_PORT
 SOLANA_RPC_URL=http://127.0.0.1:$CHAIN_PORT
 AUTH_SECRET=local-cluster-secret-0123456789abcdef
@@ -140,7 +144,15 @@ case "${1:-}" in
     done
     rm -rf "$DIR"
     ;;
+  postgres)
+    [ -e "$DIR/primary" ] && { echo "$DIR exists: run '$0 stop' first" >&2; exit 1; }
+    start_postgres
+    echo "CLUSTER_PRIMARY_URL=postgres://postgres@127.0.0.1:$PG_PORT/poolgraph"
+    echo "CLUSTER_STANDBY_URL=postgres://postgres@127.0.0.1:$STANDBY_PORT/poolgraph"
+    ;;
+  stop-standby) as_postgres "$PG_BIN/pg_ctl" -D "$DIR/standby" -m fast -w stop >/dev/null ;;
+  start-standby) as_postgres "$PG_BIN/pg_ctl" -D "$DIR/standby" -l "$DIR/standby.log" -w start >/dev/null ;;
   kill-replica) stop_pid "$DIR/replica-$2.pid" "-${3:-KILL}" ;;
   start-replica) start_replica "$2"; wait_for "replica $2" 300 curl -sf "http://127.0.0.1:$((APP_PORT + $2))/readyz" ;;
-  *) sed -n '2,13p' "$0"; exit 2 ;;
+  *) sed -n '2,15p' "$0"; exit 2 ;;
 esac

@@ -15,6 +15,11 @@ export const ENV_VARS = {
   HOST: 'interface to listen on (default: 127.0.0.1)',
   PORT: 'port to listen on (default: 4000)',
   DATABASE_URL: 'Postgres connection string; unset = embedded PGlite',
+  DATABASE_READ_URL:
+    'Postgres connection string of a streaming standby (pg_basebackup -R) of DATABASE_URL that serves queries; ' +
+    'mutations, credentials, limits and subscriptions stay on the primary, and a caller reads its own writes. ' +
+    'Unreachable or lagging: reads go to the primary (default: none, everything on DATABASE_URL)',
+  DATABASE_READ_MAX_LAG_MS: 'how far behind the primary the standby may be before reads leave it for the primary (default: 5000)',
   PGLITE_DATA_DIR: 'where the embedded PGlite keeps its files (default: ./data/pglite; memory:// for none)',
   DATABASE_STATEMENT_TIMEOUT_MS:
     'longest a database statement may run before it is cancelled with OPERATION_TIMEOUT (default: 5000; 0 = no limit)',
@@ -27,7 +32,8 @@ export const ENV_VARS = {
     'settle one twice (default: 30000; 0 = at start-up only)',
   REDIS_URL:
     'Redis shared by the replicas for rate limits and budgets (operations, sign-in attempts, failed ' +
-    'authentications); unset = each process counts alone, in memory. While Redis is unreachable each process ' +
+    'authentications), the socket and subscription caps, and the write positions of read-your-writes ' +
+    '(DATABASE_READ_URL); unset = each process counts alone, in memory. While Redis is unreachable each process ' +
     'counts alone (logged once per outage)',
   REDIS_KEY_PREFIX: 'prefix of the keys poolgraph writes in Redis (default: poolgraph)',
   SEED_DEMO_DATA: 'seed demo data into an empty database at start-up (default: true on PGlite, false on Postgres)',
@@ -65,9 +71,10 @@ export const ENV_VARS = {
     'host names served, comma-separated, others get 403 HOST_NOT_ALLOWED (default: localhost, 127.0.0.1, ::1, HOST ' +
     'and AUTH_DOMAIN outside production; any in production)',
   REQUEST_BODY_TIMEOUT_MS: 'time to receive a whole request before 408 (default: 10000; 0 = none)',
-  MAX_SOCKETS_PER_CLIENT: 'open WebSockets per client address, more get 429 (default: 100, off in test mode; 0 = unlimited)',
+  MAX_SOCKETS_PER_CLIENT:
+    'open WebSockets per client address, across the replicas with REDIS_URL; more get 429 (default: 100, off in test mode; 0 = unlimited)',
   MAX_SUBSCRIPTIONS_PER_CLIENT:
-    'open subscriptions per client address, more get RATE_LIMITED (default: 1000, off in test mode; 0 = unlimited)',
+    'open subscriptions per client address, across the replicas with REDIS_URL; more get RATE_LIMITED (default: 1000, off in test mode; 0 = unlimited)',
   TRUST_PROXY:
     'proxies whose X-Forwarded-For is trusted: true, or addresses/CIDR ranges/loopback,linklocal,uniquelocal, comma-separated (default: none)',
   RATE_LIMIT_QUERIES_PER_MINUTE: 'root query fields per client per minute (default: 600, off in test mode; 0 = unlimited)',
@@ -127,6 +134,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push('DATABASE_URL must start with postgres:// or postgresql://');
   }
 
+  const databaseReadUrl = env.DATABASE_READ_URL || null;
+  if (databaseReadUrl && !/^postgres(ql)?:\/\//.test(databaseReadUrl)) {
+    problems.push('DATABASE_READ_URL must start with postgres:// or postgresql://');
+  } else if (databaseReadUrl && !databaseUrl) {
+    problems.push('DATABASE_READ_URL needs DATABASE_URL: the standby serves reads for a Postgres primary, not for the embedded PGlite');
+  }
+
   const integer = (name: keyof typeof ENV_VARS, fallback: number, min: number): number => {
     const value = env[name];
     if (value === undefined || value === '') return fallback;
@@ -183,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     port,
     databaseUrl,
+    databaseRead: { url: databaseReadUrl, maxLagMs: integer('DATABASE_READ_MAX_LAG_MS', 5000, 0) },
     pgliteDataDir: env.PGLITE_DATA_DIR || './data/pglite',
     statementTimeoutMs: integer('DATABASE_STATEMENT_TIMEOUT_MS', 5000, 0),
     shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 100),

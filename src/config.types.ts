@@ -10,6 +10,8 @@ export interface Config {
   port: number;
   /** postgres.js when set; PGlite under `pgliteDataDir` when not. */
   databaseUrl: string | null;
+  /** A streaming standby of the Postgres primary that serves queries (url null = none), and how far behind it may be. */
+  databaseRead: { url: string | null; maxLagMs: number };
   pgliteDataDir: string;
   /** Longest a database statement may run, in milliseconds (then OPERATION_TIMEOUT); 0 = no limit. */
   statementTimeoutMs: number;

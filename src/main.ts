@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { deriveProofSecret, openChain } from './chain/runtime.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
+import { openDatabase } from './db/client.js';
 import { openConfiguredDatabase } from './db/open.js';
 import { ForeignRecordsError, syncCustodyAccounts } from './modules/transactions/custody-sync.js';
 import { confirmedSubmissionsUnknownToChain } from './modules/transactions/ledger-audit.js';
@@ -38,7 +39,16 @@ async function main(): Promise<void> {
       );
   }
 
-  const app = await createApp({ config, database, chain: chain.runtime });
+  // The standby serves queries only; it needs no migrations (it replays the primary's).
+  const readDatabase = config.databaseRead.url
+    ? await openDatabase({
+        kind: 'postgres',
+        url: config.databaseRead.url,
+        statementTimeoutMs: config.statementTimeoutMs,
+        applicationName: 'poolgraph:reads',
+      })
+    : null;
+  const app = await createApp({ config, database, readDatabase, chain: chain.runtime });
   // Not fatal: a rejection nobody handled is logged with its request and counted. An uncaught
   // exception still ends the process (Node's default), since the state it leaves is unknown.
   process.on('unhandledRejection', (reason) => app.reportUnhandledRejection(reason));
@@ -58,9 +68,15 @@ async function main(): Promise<void> {
     await chain.close();
     shutdown.step = 'closing the database';
     await database.close();
+    await readDatabase?.close();
   });
   const address = await app.listen({ host: config.host, port: config.port });
-  const where = database.kind === 'pglite' ? `embedded PGlite at ${config.pgliteDataDir}` : 'Postgres';
+  const where =
+    database.kind === 'pglite'
+      ? `embedded PGlite at ${config.pgliteDataDir}`
+      : readDatabase
+        ? 'Postgres, reads from its standby'
+        : 'Postgres';
   const chainWhere = config.chain.rpcUrl ? config.chain.rpcUrl : `embedded devchain at ${chain.url}`;
   console.log(
     `poolgraph is serving GraphQL at ${address}/graphql (database: ${where}; chain: ${chainWhere}, stake mint ${chain.runtime.accounts.mint.toBase58()})`,

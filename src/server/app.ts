@@ -8,10 +8,10 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { createSignInLimits } from '../modules/auth/auth.service.js';
 import { type LimiterFactory, memoryLimiters } from '../modules/common/limiter.js';
-import type { ServiceDependencies } from '../modules/context.js';
 import { EventHub } from '../modules/events/event-hub.js';
 import { registerImageRoutes } from '../modules/images/image.routes.js';
-import { createHttpContext, type GraphQLContext } from './context.js';
+import { type ContextDependencies, createHttpContext, type GraphQLContext } from './context.js';
+import { ReadRouting } from './read-routing.js';
 import { answerClientError, isAllowedOrigin, registerEdge, refuseUpgradeAtEdge } from './edge.js';
 import { registerExplorerAssets } from './explorer.js';
 import { LoadMonitor, registerLoadShedding, retryAfterSeconds } from './load-shedding.js';
@@ -29,6 +29,8 @@ import { getSchema } from './schema.js';
 import { loadTrustedDocuments } from './trusted-documents.js';
 import { attachGraphQLWebSocket } from './websocket/transport.js';
 import { redisLimiters } from './redis-limiter.js';
+import { openSharedRedis, type SharedRedis } from './redis.js';
+import { type ConnectionCapFactory, memoryCaps, redisCaps } from './connection-caps.js';
 import { registerRest } from './rest/index.js';
 import { currentRequestId, withinRequest } from './request-scope.js';
 
@@ -70,8 +72,16 @@ export interface AppOptions {
     | 'metrics'
     | 'trustedDocumentsPath'
     | 'images'
-  > & { chain: Pick<Config['chain'], 'minWithdrawAmount'>; redis?: Config['redis'] };
+  > & {
+    chain: Pick<Config['chain'], 'minWithdrawAmount'>;
+    redis?: Config['redis'];
+    /** With `readDatabase`: the primary's and the standby's connection strings, and the standby's lag bound. */
+    databaseUrl?: Config['databaseUrl'];
+    databaseRead?: Config['databaseRead'];
+  };
   database: Database;
+  /** A streaming standby of `database` (DATABASE_READ_URL) that serves queries; none = everything on `database`. */
+  readDatabase?: Database | null;
   /** The chain transactions go to; none means the transaction mutations answer CHAIN_UNAVAILABLE. */
   chain?: ChainRuntime | null;
   /** The time source of every request (tests move it); the system clock by default. */
@@ -90,6 +100,7 @@ export interface AppOptions {
 export async function createApp({
   config,
   database,
+  readDatabase = null,
   chain = null,
   clock = () => new Date(),
   logStream,
@@ -115,7 +126,7 @@ export async function createApp({
     reply.header('x-request-id', request.id);
     withinRequest(request.id, done);
   });
-  const metrics = new Metrics(database);
+  const metrics = new Metrics({ primary: database, standby: readDatabase });
   app.decorate('reportUnhandledRejection', (reason: unknown) => {
     metrics.unhandledRejections.inc();
     app.log.error({ reqId: currentRequestId(), err: reason }, 'unhandled promise rejection (a defect): logged and counted, serving on');
@@ -135,8 +146,15 @@ export async function createApp({
   registerRefusals(app, config.http.bodyLimitBytes);
   registerMetricsRoute(app, metrics, config.metrics);
 
-  // Budgets shared by the replicas when Redis is configured; this process's memory otherwise.
-  const limiters: LimiterFactory = config.redis?.url ? openRedisLimiters(app, config.redis.url, config.redis.keyPrefix) : memoryLimiters;
+  // Budgets and caps shared by the replicas when Redis is configured; this process's memory otherwise.
+  const redis = config.redis?.url ? openRedis(app, config.redis.url) : null;
+  const limiters: LimiterFactory = redis ? redisLimiters(redis, config.redis!.keyPrefix) : memoryLimiters;
+  let caps: ConnectionCapFactory = memoryCaps;
+  if (redis) {
+    const shared = redisCaps(redis, config.redis!.keyPrefix);
+    app.addHook('onClose', async () => shared.close());
+    caps = shared.caps;
+  }
   const trustedDocuments = config.trustedDocumentsPath ? loadTrustedDocuments(config.trustedDocumentsPath) : null;
   const schema = await getSchema({ devTokens: chain?.isDevchain ?? false });
   const checkOperation = createOperationChecks({
@@ -176,7 +194,9 @@ export async function createApp({
   app.addHook('onClose', () => events.stop());
   app.decorate('events', events);
 
-  const deps: ServiceDependencies = {
+  const reads = readDatabase ? await openReadRouting(app, { config, primary: database, standby: readDatabase, redis, metrics }) : null;
+  const deps: ContextDependencies = {
+    reads,
     database,
     auth: config.auth,
     signInLimits: createSignInLimits(config.auth, limiters),
@@ -212,6 +232,7 @@ export async function createApp({
     deps,
     config,
     authFailures,
+    caps,
     onSubscriptionCount: (delta) => metrics.subscriptions.inc(delta),
     // A new socket under pressure is refused like a request: 503 with Retry-After.
     refuseUpgrade: (request) => {
@@ -247,13 +268,36 @@ export async function createApp({
   return app;
 }
 
-/** The Redis-backed budgets, closed with the app; an outage is logged once, when the fallback starts. */
-function openRedisLimiters(app: FastifyInstance, url: string, keyPrefix: string): LimiterFactory {
-  const store = redisLimiters(url, {
-    keyPrefix,
-    onFallback: (error) =>
-      app.log.warn({ err: error }, 'Redis is unreachable: rate limits and budgets count in this process until it is back'),
+/** The routing of queries to the standby, its probes closed with the app; the standby's changes logged, its reads counted. */
+async function openReadRouting(
+  app: FastifyInstance,
+  parts: { config: AppOptions['config']; primary: Database; standby: Database; redis: SharedRedis | null; metrics: Metrics },
+): Promise<ReadRouting> {
+  const { config, primary, standby, redis, metrics } = parts;
+  if (!config.databaseUrl || !config.databaseRead?.url) throw new Error('a read database needs config.databaseUrl and config.databaseRead');
+  const reads = new ReadRouting({
+    primary,
+    standby,
+    primaryUrl: config.databaseUrl,
+    standbyUrl: config.databaseRead.url,
+    maxLagMs: config.databaseRead.maxLagMs,
+    redis: redis ? { shared: redis, keyPrefix: config.redis!.keyPrefix } : null,
+    onRoute: (route) => metrics.reads.inc({ database: route === 'replayed' ? 'standby' : 'primary', route }),
+    onStandbyChange: (serving, reason, error) => {
+      if (serving) app.log.info('the standby serves reads again');
+      else app.log.warn({ err: error, reason }, `the standby is ${reason}: reads go to the primary until it is back`);
+    },
   });
-  app.addHook('onClose', () => store.close());
-  return store.limiters;
+  app.addHook('onClose', () => reads.close());
+  await reads.start();
+  return reads;
+}
+
+/** The process's Redis connection, closed with the app; an outage is logged once, when the fallbacks start. */
+function openRedis(app: FastifyInstance, url: string): SharedRedis {
+  const redis = openSharedRedis(url, (error) =>
+    app.log.warn({ err: error }, 'Redis is unreachable: rate limits, budgets and socket caps count in this process until it is back'),
+  );
+  app.addHook('onClose', () => redis.close());
+  return redis;
 }

@@ -1,4 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { OperationTypeNode } from 'graphql';
+import type { Database } from '../db/client.js';
 import { AppError, rateLimited } from '../errors.js';
 import { authenticate, type Credentials, type Session } from '../modules/auth/auth.service.js';
 import type { Viewer } from '../modules/auth/viewer.js';
@@ -6,6 +8,7 @@ import type { Limiter } from '../modules/common/limiter.js';
 import type { ServiceContext, ServiceDependencies } from '../modules/context.js';
 import { createLoaders, type Loaders } from '../modules/loaders.js';
 import type { OperationBudget } from './rate-limit.js';
+import type { ReadRouting } from './read-routing.js';
 import type { OperationRecord } from './logging.js';
 import { clearSessionCookies, readCookie, REFRESH_COOKIE, ACCESS_COOKIE, setSessionCookies } from './cookies.js';
 
@@ -33,10 +36,65 @@ export interface GraphQLContext extends ServiceContext {
  * subscriptions hold none.
  */
 export function createContext(
-  deps: ServiceDependencies,
+  deps: ContextDependencies,
   parts: { viewer: Viewer | null; clientAddress: string; now: Date; transport: Transport },
 ): GraphQLContext {
   return new RequestContext(deps, parts);
+}
+
+/** The service dependencies, plus what only the server uses around the services: where reads go. */
+export interface ContextDependencies extends ServiceDependencies {
+  /** With a standby (DATABASE_READ_URL): which database each query reads from; null or absent = every statement on `database`. */
+  reads?: ReadRouting | null;
+}
+
+/**
+ * Runs an operation of type `type` on the database it belongs on: the one way reads are routed,
+ * so services never choose. A context starts on the primary (credentials, rate limits and
+ * everything before the operation run there); a query then reads from the standby when
+ * {@link ReadRouting} allows, and runs again on the primary if the standby fails under it (a
+ * query writes nothing, so running it twice is safe). After a mutation the caller's write
+ * position is remembered, so its next reads see what it wrote. Subscriptions stay on the
+ * primary: their events are read as they are announced, which the standby may not have yet.
+ */
+export async function runOnItsDatabase<T>(context: GraphQLContext, type: OperationTypeNode, work: () => T | Promise<T>): Promise<T> {
+  const reads = (context as RequestContext).reads;
+  if (!reads || type === 'subscription') return work();
+  const principals = principalsOf(context);
+  if (type === 'mutation') {
+    try {
+      return await work();
+    } finally {
+      await reads.wrote(principals);
+    }
+  }
+  const requestContext = context as RequestContext;
+  const database = await reads.databaseForReads(principals);
+  requestContext.useDatabase(database);
+  let outcome: T;
+  try {
+    outcome = await work();
+  } catch (error) {
+    if (!reads.isStandbyFailure(database, error)) throw error;
+    requestContext.useDatabase(reads.standbyFailed(error));
+    return work();
+  }
+  const failure = standbyFailureIn(outcome, (error) => reads.isStandbyFailure(database, error));
+  if (failure === undefined) return outcome;
+  requestContext.useDatabase(reads.standbyFailed(failure));
+  return work();
+}
+
+/** Who a caller is for read-your-writes: its user (every session and API key of it) and its client address (signed out, or signing in). */
+function principalsOf(context: GraphQLContext): string[] {
+  const client = `client:${context.clientAddress}`;
+  return context.viewer ? [`user:${context.viewer.userId}`, client] : [client];
+}
+
+/** The first error of an execution result that `isFailure` picks (resolvers' errors are caught into the result); undefined when none. */
+function standbyFailureIn(outcome: unknown, isFailure: (error: unknown) => boolean): unknown {
+  const errors = (outcome as { errors?: readonly { originalError?: unknown }[] } | null)?.errors;
+  return errors?.map((error) => error.originalError ?? error).find(isFailure);
 }
 
 /**
@@ -48,18 +106,27 @@ export function createContext(
 class RequestContext {
   private cachedLoaders: Loaders | undefined;
 
-  constructor(deps: ServiceDependencies, parts: { viewer: Viewer | null; clientAddress: string; now: Date; transport: Transport }) {
+  constructor(deps: ContextDependencies, parts: { viewer: Viewer | null; clientAddress: string; now: Date; transport: Transport }) {
     Object.assign(this, deps, parts);
+    this.reads ??= null;
     this.cachedLoaders = undefined;
     this.rateLimit = null;
+  }
+
+  /** Reads (and loaders made from now on) go to `database`. */
+  useDatabase(database: Database): void {
+    this.database = database;
+    this.cachedLoaders = undefined;
   }
 
   get loaders(): Loaders {
     return (this.cachedLoaders ??= createLoaders((this as unknown as GraphQLContext).database.db));
   }
 }
-// The deps and parts are assigned in the constructor; the class adds only `loaders`.
-interface RequestContext extends Omit<GraphQLContext, 'loaders'> {}
+// The deps and parts are assigned in the constructor; the class adds `loaders`, and `useDatabase` for runOnItsDatabase.
+interface RequestContext extends Omit<GraphQLContext, 'loaders'> {
+  reads: ReadRouting | null;
+}
 
 /**
  * The credentials step: authenticates `credentials`; invalid ones fail the whole request
@@ -104,7 +171,7 @@ export function credentialsOfRequest(request: FastifyRequest): Credentials {
 
 /** Builds the context of one HTTP operation (GraphQL or REST): credentials, then a fresh context. */
 export async function createHttpContext(
-  deps: ServiceDependencies,
+  deps: ContextDependencies,
   request: FastifyRequest,
   reply: FastifyReply,
   secureCookies: boolean,

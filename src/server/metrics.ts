@@ -161,16 +161,31 @@ export class Metrics {
     this.relayerBalance.set(Number(spend.balanceLamports));
   }
 
-  constructor(database: { readonly statementCount: number }) {
-    let reported = database.statementCount;
+  /** Queries by the database they read from and why (read-routing.ts); only with a standby. */
+  readonly reads = new Counter({
+    name: 'poolgraph_database_reads_total',
+    help:
+      'Queries with a standby configured, by the database they read from and why: replayed (standby), or recent_write, ' +
+      'unreachable, lagging, retried (primary)',
+    labelNames: ['database', 'route'] as const,
+    registers: [this.registry],
+  });
+
+  /** `databases`: the primary, and the standby that serves reads if there is one. */
+  constructor(databases: { primary: { readonly statementCount: number }; standby?: { readonly statementCount: number } | null }) {
+    const counted = Object.entries(databases).flatMap(([role, database]) => (database ? [{ role, database }] : []));
+    const reported = counted.map(({ database }) => database.statementCount);
     new Counter({
       name: 'poolgraph_database_statements_total',
-      help: 'SQL statements sent to the database',
+      help: 'SQL statements sent to the database, by database (primary, or the standby serving reads)',
+      labelNames: ['database'] as const,
       registers: [this.registry],
       collect() {
-        const now = database.statementCount;
-        this.inc(now - reported);
-        reported = now;
+        counted.forEach(({ role, database }, i) => {
+          const now = database.statementCount;
+          this.inc({ database: role }, now - reported[i]!);
+          reported[i] = now;
+        });
       },
     });
     collectDefaultMetrics({ register: this.registry });

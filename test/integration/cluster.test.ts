@@ -7,6 +7,7 @@ import WebSocket from 'ws';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { EventHub } from '../../src/modules/events/event-hub.js';
 import { seedBuilders } from '../support/fixtures/builders.js';
+import { metricSample } from '../support/harness.js';
 import { socketClient, Subscription } from '../support/sockets.js';
 import { until } from '../support/wait.js';
 
@@ -47,17 +48,26 @@ const alive = (pid: number) => {
   }
 };
 /**
- * One query through the balancer, as the client 10.1.1.1 (HAProxy appends to X-Forwarded-For,
+ * One query through the balancer, as the client `client` (HAProxy appends to X-Forwarded-For,
  * the replicas trust loopback proxies): a budget apart from the sockets' 127.0.0.1.
  */
-const query = async (text: string) =>
+const query = async (text: string, client = '10.1.1.1') =>
   (
     await fetch(`${http}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': '10.1.1.1' },
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': client },
       body: JSON.stringify({ query: text }),
     })
   ).status;
+/** Queries the replicas have read from the standby so far, summed over their /metrics. */
+const standbyReads = async () => {
+  let sum = 0;
+  for (let i = 0; i < REPLICAS; i++) {
+    const text = await (await fetch(`http://127.0.0.1:${Number(env.CLUSTER_APP_PORT) + i}/metrics`)).text();
+    sum += metricSample(text, 'poolgraph_database_reads_total', { database: 'standby' });
+  }
+  return sum;
+};
 
 describe.runIf(runnable)('a cluster of 4 replicas behind HAProxy', () => {
   let primary: Database;
@@ -85,6 +95,14 @@ describe.runIf(runnable)('a cluster of 4 replicas behind HAProxy', () => {
       expect(alive(pidOf(`replica-${i}`))).toBe(true);
       expect((await fetch(`http://127.0.0.1:${Number(env.CLUSTER_APP_PORT) + i}/readyz`)).status).toBe(200);
     }
+  });
+
+  it('queries through the balancer are read from the standby', async () => {
+    const before = await standbyReads();
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push(await query('{ pools(first: 1) { totalCount } }', '10.2.2.2'));
+    expect(statuses).toEqual(statuses.map(() => 200));
+    expect((await standbyReads()) - before).toBeGreaterThan(0);
   });
 
   /** Backends of the replicas' LISTEN connections that are listening (a new one shows up before its LISTEN has run). */

@@ -1,9 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { createApp } from '../../src/server/app.js';
 import { createTestDatabase, type TestDatabase, testConfig } from '../support/harness.js';
-import { until } from '../support/wait.js';
+import { type SocketClient, socketClient, Subscription } from '../support/sockets.js';
+import { subscriptionsOpen, until } from '../support/wait.js';
 
 /** A port nobody listens on now. */
 async function freePort(): Promise<number> {
@@ -88,6 +91,110 @@ describe.runIf(process.env.TEST_DATABASE_URL)('limits shared by two replicas in 
       expect(during.filter((s) => s >= 500)).toEqual([]);
       expect(accepted(during)).toBe(2 * LIMIT);
     } finally {
+      await Promise.all(apps.map((app) => app.close()));
+    }
+  });
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)('socket caps shared by two replicas in Redis', () => {
+  let database: TestDatabase;
+  let redis: ChildProcess | null = null;
+  let redisPort: number;
+  const CAP = 2;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    redisPort = await freePort();
+    redis = await startRedis(redisPort);
+  });
+  afterAll(async () => {
+    redis?.kill('SIGKILL');
+    await database?.drop();
+  });
+
+  /** Two listening apps on one database, at most CAP sockets and CAP subscriptions per client address, counted in Redis at `redisUrl`. */
+  async function replicas(redisUrl: string): Promise<{ apps: FastifyInstance[]; urls: string[] }> {
+    const env = {
+      MAX_SOCKETS_PER_CLIENT: String(CAP),
+      MAX_SUBSCRIPTIONS_PER_CLIENT: String(CAP),
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: `test-${process.pid}-${Date.now()}`,
+    };
+    const apps = await Promise.all([1, 2].map(() => createApp({ config: testConfig(env), database: database.database })));
+    const urls = await Promise.all(
+      apps.map(async (app) => `${(await app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws')}/graphql`),
+    );
+    return { apps, urls };
+  }
+
+  /** Opens a graphql-ws socket to `url`: 101 and the socket, or the status the upgrade was refused with. */
+  const upgrade = (url: string) =>
+    new Promise<{ status: number; ws: WebSocket }>((resolve) => {
+      const ws = new WebSocket(url, 'graphql-transport-ws');
+      ws.on('unexpected-response', (_request, response) => resolve({ status: response.statusCode ?? 0, ws }));
+      ws.on('open', () => resolve({ status: 101, ws }));
+      ws.on('error', () => {});
+    });
+
+  it('a client at the cap on one replica is refused by the other; a socket closed anywhere frees its place', async () => {
+    const { apps, urls } = await replicas(`redis://127.0.0.1:${redisPort}`);
+    const [a, b] = urls as [string, string];
+    const open: WebSocket[] = [];
+    try {
+      for (const url of [a, b]) {
+        const { status, ws } = await upgrade(url);
+        expect(status).toBe(101);
+        open.push(ws);
+      }
+      expect((await upgrade(a)).status).toBe(429);
+      expect((await upgrade(b)).status).toBe(429);
+
+      open.shift()!.close();
+      let reopened: { status: number; ws: WebSocket } | null = null;
+      await until(async () => (reopened = await upgrade(b)).status === 101, 5000, 'the closed socket to free its place');
+      open.push(reopened!.ws);
+      expect((await upgrade(a)).status).toBe(429);
+    } finally {
+      for (const ws of open) ws.close();
+      await Promise.all(apps.map((app) => app.close()));
+    }
+  });
+
+  it('subscriptions per client are capped across the replicas too', async () => {
+    const { apps, urls } = await replicas(`redis://127.0.0.1:${redisPort}`);
+    const clients = urls.map((url) => socketClient(url));
+    try {
+      await Promise.all(clients.map((client) => client.connected));
+      const [onA, onB] = clients as [SocketClient, SocketClient];
+      const first = new Subscription(onA.client, 'subscription { poolCreated { id } }');
+      await subscriptionsOpen(apps[0]!, 1);
+      const second = new Subscription(onB.client, 'subscription { poolCreated { id } }');
+      await subscriptionsOpen(apps[1]!, 1);
+      const third = new Subscription(onA.client, 'subscription { poolCreated { id } }');
+      await third.waitForEnd();
+      expect((third.error as Array<{ extensions: { code: string } }>)[0]!.extensions.code).toBe('RATE_LIMITED');
+      expect([first.error, second.error]).toEqual([null, null]);
+    } finally {
+      await Promise.all(clients.map((client) => client.dispose()));
+      await Promise.all(apps.map((app) => app.close()));
+    }
+  });
+
+  it('with Redis unreachable each replica caps its own sockets, in memory; nothing fails', async () => {
+    const { apps, urls } = await replicas(`redis://127.0.0.1:${await freePort()}`);
+    const open: WebSocket[] = [];
+    try {
+      for (const url of urls) {
+        for (let i = 0; i < CAP; i++) {
+          const { status, ws } = await upgrade(url);
+          expect(status).toBe(101);
+          open.push(ws);
+        }
+        expect((await upgrade(url)).status).toBe(429);
+      }
+      for (const app of apps) expect((await app.inject({ method: 'POST', url: '/graphql', payload: QUERY })).statusCode).toBe(200);
+    } finally {
+      for (const ws of open) ws.close();
       await Promise.all(apps.map((app) => app.close()));
     }
   });

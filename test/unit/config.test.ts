@@ -86,6 +86,26 @@ describe('configuration', () => {
     expect(loadConfig({}).chain.rpcUrl).toBeNull();
   });
 
+  it('takes a standby for reads only beside a Postgres primary', () => {
+    const problemsOf = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+    };
+    expect(problemsOf({ DATABASE_READ_URL: 'postgres://standby/x' })).toEqual([
+      expect.stringMatching(/DATABASE_READ_URL needs DATABASE_URL/),
+    ]);
+    expect(problemsOf({ DATABASE_URL: 'postgres://primary/x', DATABASE_READ_URL: 'mysql://standby/x' })).toEqual([
+      expect.stringMatching(/DATABASE_READ_URL must start with postgres/),
+    ]);
+    const config = loadConfig({ DATABASE_URL: 'postgres://primary/x', DATABASE_READ_URL: 'postgres://standby/x' });
+    expect(config.databaseRead).toEqual({ url: 'postgres://standby/x', maxLagMs: 5000 });
+    expect(loadConfig({}).databaseRead.url).toBeNull();
+  });
+
   it('reports every bad setting at once, one line each', () => {
     try {
       loadConfig({ PORT: 'eighty', POOLGRAPH_MODE: 'staging', DATABASE_URL: 'mysql://x', INTROSPECTION: 'maybe' });

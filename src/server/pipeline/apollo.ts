@@ -16,7 +16,7 @@ import {
 } from '@apollo/server/plugin/disabled';
 import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import { AppError } from '../../errors.js';
-import type { GraphQLContext } from '../context.js';
+import { type GraphQLContext, runOnItsDatabase } from '../context.js';
 import { limitParseOptions, type OperationLimits, structuralLimitRules } from '../limits.js';
 import { newOperationRecord, type OperationRecord } from '../logging.js';
 import { TIMED_OUT, withinBudget } from '../time-budget.js';
@@ -164,19 +164,21 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
     });
   };
 
-  const answer = async (rc: RequestContext): Promise<ExecutionResult | RenderedData> => {
+  const answer = (rc: RequestContext): Promise<ExecutionResult | RenderedData> => {
     const context = rc.contextValue;
     const prepared = preparedOperationOf(schema, rc.document!, rc.operation!);
     const variables = rc.request.variables;
-    // Only a /graphql request (it has an HTTP head) is written by stringifyResult; executeOperation's callers read values.
-    if (renderer && rc.request.http) {
-      const data = await renderer.answer(prepared, context, variables);
-      if (data !== null) {
-        recordOf(context).rendered = true;
-        return new RenderedData(data);
+    return runOnItsDatabase(context, prepared.type, async () => {
+      // Only a /graphql request (it has an HTTP head) is written by stringifyResult; executeOperation's callers read values.
+      if (renderer && rc.request.http) {
+        const data = await renderer.answer(prepared, context, variables);
+        if (data !== null) {
+          recordOf(context).rendered = true;
+          return new RenderedData(data);
+        }
       }
-    }
-    return prepared.run(undefined, context, variables);
+      return prepared.run(undefined, context, variables);
+    });
   };
 
   const listener: GraphQLRequestListener<GraphQLContext> = {

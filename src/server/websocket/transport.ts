@@ -8,8 +8,8 @@ import { isConnectionError } from '../../db/client.js';
 import { AppError } from '../../errors.js';
 import type { Viewer } from '../../modules/auth/viewer.js';
 import type { Limiter } from '../../modules/common/limiter.js';
-import type { ServiceDependencies } from '../../modules/context.js';
-import { authenticateClient, createContext, type GraphQLContext } from '../context.js';
+import type { CapLease, ConnectionCapFactory } from '../connection-caps.js';
+import { authenticateClient, type ContextDependencies, createContext, type GraphQLContext, runOnItsDatabase } from '../context.js';
 import { newOperationRecord } from '../logging.js';
 import type { PreparedOperation } from '../pipeline/documents.js';
 import { type OperationPipeline, RequestErrors } from '../pipeline/operation.js';
@@ -39,10 +39,12 @@ export interface GraphQLWebSocketOptions {
   path: string;
   schema: GraphQLSchema;
   pipeline: OperationPipeline;
-  deps: ServiceDependencies;
+  deps: ContextDependencies;
   config: Pick<Config, 'http'>;
   /** Failed authentications per client address, shared with HTTP. */
   authFailures: Limiter;
+  /** Where the caps on open sockets and subscriptions per client address are counted (in memory, or across replicas in Redis). */
+  caps: ConnectionCapFactory;
   /** Called as subscriptions open (+1) and close (-1). */
   onSubscriptionCount?: (delta: 1 | -1) => void;
   /** Whether to refuse a new socket now (load shedding, origin, caps): the HTTP status, headers and reason. */
@@ -74,45 +76,40 @@ const noCookies = () => {};
 export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   const { deps, config, pipeline } = options;
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.http.bodyLimitBytes });
+  const socketCap = config.http.maxSocketsPerClient > 0 ? options.caps('sockets', config.http.maxSocketsPerClient) : null;
+  const subscriptionCap =
+    config.http.maxSubscriptionsPerClient > 0 ? options.caps('subscriptions', config.http.maxSubscriptionsPerClient) : null;
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (request.url ?? '').split('?')[0];
     if (path !== options.path) {
       socket.destroy();
       return;
     }
+    const refused = options.refuseUpgrade?.(request);
+    if (refused) return refuseUpgrade(socket, refused);
     const clientAddress = clientAddressOf(request, config.http.trustProxy);
-    const { maxSocketsPerClient } = config.http;
-    const refused =
-      options.refuseUpgrade?.(request) ??
-      (maxSocketsPerClient > 0 && (socketsByClient.get(clientAddress) ?? 0) >= maxSocketsPerClient
-        ? { status: 429, reason: 'Too Many Requests', headers: { 'retry-after': '60' } }
-        : null);
-    if (refused) {
-      const headers = Object.entries(refused.headers ?? {})
-        .map(([name, value]) => `${name}: ${value}\r\n`)
-        .join('');
-      socket.end(`HTTP/1.1 ${refused.status} ${refused.reason}\r\n${headers}Connection: close\r\nContent-Length: 0\r\n\r\n`);
-      return;
-    }
-    wss.handleUpgrade(request, socket, head, (ws) => {
-      countSocket(ws, clientAddress);
-      wss.emit('connection', ws, request);
-    });
-  };
-  // Open sockets and subscriptions per client address, for the caps of HttpConfig.
-  const socketsByClient = new Map<string, number>();
-  const subscriptionsByClient = new Map<string, number>();
-  // Outside onUpgrade, so that the socket's close listener does not keep the upgrade request (its scope) alive.
-  const countSocket = (ws: WebSocket, clientAddress: string) => {
-    count(socketsByClient, clientAddress, 1);
-    ws.once('close', () => count(socketsByClient, clientAddress, -1));
-    limitPings(ws);
+    (socketCap ? socketCap.acquire(clientAddress) : Promise.resolve(UNCAPPED)).then(
+      (place) => {
+        if (!place) return refuseUpgrade(socket, { status: 429, reason: 'Too Many Requests', headers: { 'retry-after': '60' } });
+        // The place is the socket's until its connection closes, however the upgrade ends.
+        releaseOnClose(socket, place);
+        // The server may have begun closing while the place was taken.
+        if (closing) socket.destroy();
+        if (socket.destroyed) return;
+        wss.handleUpgrade(request, socket, head, (ws) => {
+          limitPings(ws);
+          wss.emit('connection', ws, request);
+        });
+      },
+      () => socket.destroy(),
+    );
   };
   options.server.on('upgrade', onUpgrade);
 
   const states = new WeakMap<object, SocketState>();
   // Per operation's context: what it runs, and (subscriptions) where its results are written.
-  const prepared = new WeakMap<object, { operation: PreparedOperation; target: SubscriptionTarget }>();
+  // `place`: the subscription's place under the cap, given back when it ends.
+  const prepared = new WeakMap<object, { operation: PreparedOperation; target: SubscriptionTarget; place: CapLease }>();
   const format = (errors: readonly unknown[], requestId: string) => pipeline.formatAll(errors, requestId);
 
   const disposable = useServer<Record<string, unknown>>(
@@ -167,18 +164,19 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         try {
           const text = pipeline.documentText(payload);
           const { operation, variables } = await pipeline.admit(text, payload, context, record);
-          if (operation.type === 'subscription') {
-            const { maxSubscriptionsPerClient } = config.http;
-            if (maxSubscriptionsPerClient > 0 && (subscriptionsByClient.get(state.clientAddress) ?? 0) >= maxSubscriptionsPerClient) {
+          let place: CapLease = UNCAPPED;
+          if (operation.type === 'subscription' && subscriptionCap) {
+            const taken = await subscriptionCap.acquire(state.clientAddress);
+            if (!taken) {
               throw new AppError(
                 'RATE_LIMITED',
-                `At most ${maxSubscriptionsPerClient} subscriptions may be open per client; complete one first`,
-                { limit: maxSubscriptionsPerClient },
+                `At most ${subscriptionCap.limit} subscriptions may be open per client; complete one first`,
+                { limit: subscriptionCap.limit },
               );
             }
-            count(subscriptionsByClient, state.clientAddress, 1);
+            place = taken;
           }
-          prepared.set(context, { operation, target: { socket: ctx.extra.socket, id, requestId, format } });
+          prepared.set(context, { operation, target: { socket: ctx.extra.socket, id, requestId, format }, place });
           return {
             schema: options.schema,
             document: operation.document,
@@ -195,8 +193,9 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       // In the operation's request scope, so a failure found later names it.
       execute: (args) =>
         withinRequest(requestIdOf(args), () => {
-          const { operation } = prepared.get(args.contextValue as GraphQLContext)!;
-          return operation.run(args.rootValue, args.contextValue, args.variableValues ?? undefined);
+          const context = args.contextValue as GraphQLContext;
+          const { operation } = prepared.get(context)!;
+          return runOnItsDatabase(context, operation.type, () => operation.run(args.rootValue, context, args.variableValues ?? undefined));
         }),
       subscribe: (args) => withinRequest(requestIdOf(args), () => subscribe(args)),
       onNext: (_ctx, _id, _payload, args, result) =>
@@ -209,12 +208,8 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
 
   async function subscribe(args: ExecutionArgs) {
     const context = args.contextValue as GraphQLContext;
-    let open = true;
-    const release = () => {
-      if (open) count(subscriptionsByClient, context.clientAddress, -1);
-      open = false;
-    };
-    const { operation, target } = prepared.get(context)!;
+    const { operation, target, place } = prepared.get(context)!;
+    const release = () => place.release();
     const result = await scopedSubscribe(args, operation, target, (delta) => {
       options.onSubscriptionCount?.(delta);
       if (delta === -1) release();
@@ -256,10 +251,21 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   };
 }
 
-function count(counts: Map<string, number>, key: string, delta: 1 | -1): void {
-  const next = (counts.get(key) ?? 0) + delta;
-  if (next > 0) counts.set(key, next);
-  else counts.delete(key);
+/** The place of a connection no cap counts. */
+const UNCAPPED: CapLease = { release: () => {} };
+
+/** Answers an upgrade with an HTTP refusal instead of a socket. */
+function refuseUpgrade(socket: Duplex, refused: { status: number; reason: string; headers?: Record<string, string> }): void {
+  const headers = Object.entries(refused.headers ?? {})
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.end(`HTTP/1.1 ${refused.status} ${refused.reason}\r\n${headers}Connection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+// Outside onUpgrade, so that the socket's close listener does not keep the upgrade request (its scope) alive.
+function releaseOnClose(socket: Duplex, place: CapLease): void {
+  if (socket.destroyed) place.release();
+  else socket.once('close', () => place.release());
 }
 
 /**
