@@ -8,7 +8,9 @@ import { type Database, openDatabase } from '../../src/db/client.js';
 import { EventHub } from '../../src/modules/events/event-hub.js';
 import { seedBuilders } from '../support/fixtures/builders.js';
 import { metricSample } from '../support/harness.js';
+import { walletSignIn } from '../support/sessions.js';
 import { socketClient, Subscription } from '../support/sockets.js';
+import { kitWallet } from '../support/wallets.js';
 import { until } from '../support/wait.js';
 
 /**
@@ -103,6 +105,45 @@ describe.runIf(runnable)('a cluster of 4 replicas behind HAProxy', () => {
     for (let i = 0; i < 8; i++) statuses.push(await query('{ pools(first: 1) { totalCount } }', '10.2.2.2'));
     expect(statuses).toEqual(statuses.map(() => 200));
     expect((await standbyReads()) - before).toBeGreaterThan(0);
+  });
+
+  it('a write through the balancer is read back through it at once, while the standby replays nothing', async () => {
+    const gql = async (text: string, variables?: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      (await (
+        await fetch(`${http}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': '10.3.3.3', ...headers },
+          body: JSON.stringify({ query: text, variables }),
+        })
+      ).json()) as { data?: any; errors?: unknown[] };
+    const session = await walletSignIn(gql as never, await kitWallet());
+    const standby = await openDatabase({
+      kind: 'postgres',
+      url: `postgres://postgres@127.0.0.1:${Number(env.CLUSTER_PG_PORT) + 1}/poolgraph`,
+      applicationName: 'cluster-test',
+    });
+    // Paused, the standby holds none of the writes below: a read that went there would miss them.
+    await standby.rows(sql`SELECT pg_wal_replay_pause()`);
+    try {
+      const before = await standbyReads();
+      for (let i = 0; i < 6; i++) {
+        const username = `ryw_${i}_${process.pid}`;
+        const written = await gql(
+          'mutation($i: UpdateProfileInput!) { updateProfile(input: $i) { username } }',
+          { i: { username } },
+          session.headers,
+        );
+        expect(written.errors).toBeUndefined();
+        const read = await gql('{ viewer { username } }', undefined, session.headers);
+        expect(read.errors).toBeUndefined();
+        expect(read.data.viewer.username).toBe(username);
+      }
+      // The writer's reads went to the primary; the standby served none of them.
+      expect((await standbyReads()) - before).toBe(0);
+    } finally {
+      await standby.rows(sql`SELECT pg_wal_replay_resume()`);
+      await standby.close();
+    }
   });
 
   /** Backends of the replicas' LISTEN connections that are listening (a new one shows up before its LISTEN has run). */

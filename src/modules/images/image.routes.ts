@@ -2,7 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ImageConfig } from '../../config.js';
 import { AppError, type ErrorCode, rateLimited } from '../../errors.js';
-import { FixedWindowLimiter } from '../common/fixed-window.js';
+import type { LimiterFactory } from '../common/limiter.js';
 import { sendRefusal } from '../../server/pipeline/refusals.js';
 import type { ServiceContext } from '../context.js';
 import { readStoredImage, storeImage } from './image.service.js';
@@ -44,9 +44,11 @@ export function registerImageRoutes(
   limits: ImageConfig,
   /** The context of /graphql: the same credentials, and the same failed-authentication budget. */
   context: (request: FastifyRequest, reply: FastifyReply) => Promise<ServiceContext>,
+  /** Where budgets are kept: shared by the replicas when Redis is configured. */
+  limiters: LimiterFactory,
 ): void {
   // Attempts, not successes: each upload is read and checked, so each counts.
-  const uploads = limits.uploadsPerMinute > 0 ? new FixedWindowLimiter(limits.uploadsPerMinute, 60_000) : null;
+  const uploads = limits.uploadsPerMinute > 0 ? limiters('imageUploads', limits.uploadsPerMinute, 60_000) : null;
   app.register(async (scope) => {
     // One byte over the limit is enough to know the upload is too large; the rest is not read.
     await scope.register(multipart, { limits: { fileSize: limits.maxBytes + 1, files: 1, fields: 0, parts: 1 } });
@@ -63,7 +65,7 @@ export function registerImageRoutes(
       const use = (request.query as Record<string, unknown>).use;
       if (use !== undefined && use !== 'avatar')
         return sendError(reply, 'BAD_USER_INPUT', 'use must be "avatar" or absent', { argumentName: 'use' });
-      const wait = uploads?.take(ctx.viewer.userId) ?? null;
+      const wait = uploads ? (await uploads.consume(ctx.viewer.userId)).retryAfterSeconds : null;
       if (wait !== null)
         return sendRefusal(reply, rateLimited(wait, `At most ${limits.uploadsPerMinute} image uploads per minute; retry after ${wait} s`));
       if (!request.isMultipart())
