@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type ExecutionArgs, GraphQLError, type GraphQLSchema } from 'graphql';
+import type { ApolloServer } from '@apollo/server';
+import { type ExecutionArgs, type ExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Config } from '../../config.js';
@@ -10,11 +11,15 @@ import type { Viewer } from '../../modules/auth/viewer.js';
 import type { Limiter } from '../../modules/common/limiter.js';
 import type { ServiceDependencies } from '../../modules/context.js';
 import { authenticateClient, createContext, type GraphQLContext } from '../context.js';
+import type { OperationLimits } from '../limits.js';
 import { newOperationRecord } from '../logging.js';
-import type { PreparedOperation } from '../pipeline/documents.js';
-import { type OperationPipeline, RequestErrors } from '../pipeline/operation.js';
+import type { OperationToCheck } from '../pipeline/checks.js';
+import { formatError } from '../pipeline/format-error.js';
+import type { PersistedDocuments } from '../pipeline/persisted.js';
+import type { PreparedOperation } from '../pipeline/rendered.js';
 import { withinRequest } from '../request-scope.js';
 import { clientAddressOf, socketCredentials, watchCredentials } from './credentials.js';
+import { RequestErrors, SocketDocuments } from './documents.js';
 import { scopedSubscribe, type SubscriptionTarget } from './subscription.js';
 
 /** WebSocket close code 1001: the server is going away (shutting down). */
@@ -38,7 +43,16 @@ export interface GraphQLWebSocketOptions {
   server: Server;
   path: string;
   schema: GraphQLSchema;
-  pipeline: OperationPipeline;
+  /** Answers queries and mutations, as it does over HTTP. */
+  apollo: ApolloServer<GraphQLContext>;
+  /** The trusted or automatically persisted documents, shared with Apollo Server. */
+  persisted: PersistedDocuments;
+  limits: OperationLimits;
+  introspection: boolean;
+  /** The checks before execution (see createOperationChecks), which a subscription passes as Apollo's plugin runs them for the rest. */
+  checkOperation: (operation: OperationToCheck) => Promise<void>;
+  /** Messages and stack traces of unexpected errors in responses (development only). */
+  exposeInternals: boolean;
   deps: ServiceDependencies;
   config: Pick<Config, 'http'>;
   /** Failed authentications per client address, shared with HTTP. */
@@ -67,12 +81,16 @@ const noCookies = () => {};
 /**
  * graphql-ws (protocol graphql-transport-ws) on the HTTP server's port and path. The
  * caller authenticates in connection_init (`authorization: "Bearer <token>"` or
- * `x-api-key`, else the browser's access cookie); bad credentials close with 4403. Every
- * operation goes through the one pipeline (document, limits, cost, rate,
- * execution, formatting), and each event of a subscription runs with a context of its own.
+ * `x-api-key`, else the browser's access cookie); bad credentials close with 4403. An
+ * operation's document may come by hash (trusted or persisted, as over HTTP). A query or
+ * mutation runs through Apollo Server's executeOperation, as REST's do (parse and validation
+ * cache, limits, the checks, execution within the time budget, formatting); a subscription is
+ * validated with the same rules (SocketDocuments), passes the same checks, and each of its
+ * events runs with a context of its own. Errors are formatted by the one formatter.
  */
 export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
-  const { deps, config, pipeline } = options;
+  const { deps, config, apollo, persisted, checkOperation } = options;
+  const documents = new SocketDocuments(options.schema, options.limits, options.introspection);
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.http.bodyLimitBytes });
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (request.url ?? '').split('?')[0];
@@ -111,9 +129,11 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   options.server.on('upgrade', onUpgrade);
 
   const states = new WeakMap<object, SocketState>();
-  // Per operation's context: what it runs, and (subscriptions) where its results are written.
+  // Per operation's context: a query's or mutation's answer, or what a subscription runs and where its results are written.
+  const answers = new WeakMap<object, ExecutionResult>();
   const prepared = new WeakMap<object, { operation: PreparedOperation; target: SubscriptionTarget }>();
-  const format = (errors: readonly unknown[], requestId: string) => pipeline.formatAll(errors, requestId);
+  const format = (errors: readonly unknown[], requestId: string) =>
+    errors.map((error) => formatError(error, requestId, { exposeInternals: options.exposeInternals }).error);
 
   const disposable = useServer<Record<string, unknown>>(
     {
@@ -151,7 +171,6 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       async onSubscribe(ctx, id, payload) {
         const state = states.get(ctx.extra)!;
         const requestId = `ws-${state.socketId}-${id}`;
-        const record = newOperationRecord();
         const context = createContext(deps, {
           viewer: state.viewer,
           clientAddress: state.clientAddress,
@@ -162,22 +181,36 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
             // Sockets carry no cookies back; sign-in over a socket returns its tokens only.
             setSessionCookies: noCookies,
             clearSessionCookies: noCookies,
+            record: newOperationRecord(),
           },
         });
         try {
-          const text = pipeline.documentText(payload);
-          const { operation, variables } = await pipeline.admit(text, payload, context, record);
-          if (operation.type === 'subscription') {
-            const { maxSubscriptionsPerClient } = config.http;
-            if (maxSubscriptionsPerClient > 0 && (subscriptionsByClient.get(state.clientAddress) ?? 0) >= maxSubscriptionsPerClient) {
-              throw new AppError(
-                'RATE_LIMITED',
-                `At most ${maxSubscriptionsPerClient} subscriptions may be open per client; complete one first`,
-                { limit: maxSubscriptionsPerClient },
-              );
-            }
-            count(subscriptionsByClient, state.clientAddress, 1);
+          const { operationName, variables } = requestOf(payload);
+          const query = await persisted.resolve(payload);
+          const operation = documents.operationOf(query, operationName);
+          if (operation?.type !== 'subscription') {
+            // In the operation's request scope, so a failure found later names it.
+            const response = await withinRequest(requestId, () =>
+              apollo.executeOperation({ query, operationName, variables }, { contextValue: context }),
+            );
+            if (response.body.kind !== 'single') throw new Error('an operation over WebSocket answered incrementally');
+            const result = response.body.singleResult;
+            // No `data`: refused before it ran (it does not parse or validate, a limit, a check), as an `error` message.
+            if (!('data' in result)) return result.errors!.map(asGraphQLError);
+            answers.set(context, result as ExecutionResult);
+            // It ran, so it parsed here too (with the same limits): graphql-ws reads its type from the document.
+            return { schema: options.schema, document: operation!.document, operationName: operation!.name, contextValue: context };
           }
+          await checkOperation({ document: operation.document, operation: operation.operation, variables, context, overHttp: false });
+          const { maxSubscriptionsPerClient } = config.http;
+          if (maxSubscriptionsPerClient > 0 && (subscriptionsByClient.get(state.clientAddress) ?? 0) >= maxSubscriptionsPerClient) {
+            throw new AppError(
+              'RATE_LIMITED',
+              `At most ${maxSubscriptionsPerClient} subscriptions may be open per client; complete one first`,
+              { limit: maxSubscriptionsPerClient },
+            );
+          }
+          count(subscriptionsByClient, state.clientAddress, 1);
           prepared.set(context, { operation, target: { socket: ctx.extra.socket, id, requestId, format } });
           return {
             schema: options.schema,
@@ -189,18 +222,12 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         } catch (error) {
           const errors = error instanceof RequestErrors ? error.errors : [error];
           // graphql-ws sends GraphQLErrors; these carry the formatted message and extensions.
-          return format(errors, requestId).map((formatted) => new GraphQLError(formatted.message, { extensions: formatted.extensions }));
+          return format(errors, requestId).map(asGraphQLError);
         }
       },
-      // In the operation's request scope, so a failure found later names it.
-      execute: (args) =>
-        withinRequest(requestIdOf(args), () => {
-          const { operation } = prepared.get(args.contextValue as GraphQLContext)!;
-          return operation.run(args.rootValue, args.contextValue, args.variableValues ?? undefined);
-        }),
+      // Apollo Server answered it in onSubscribe.
+      execute: (args) => answers.get(args.contextValue as GraphQLContext)!,
       subscribe: (args) => withinRequest(requestIdOf(args), () => subscribe(args)),
-      onNext: (_ctx, _id, _payload, args, result) =>
-        result.errors ? { ...result, errors: format(result.errors, requestIdOf(args)) } : undefined,
       onError: (_ctx, id, _payload, errors) => format(errors, `ws-${id}`),
       onClose: (ctx) => states.get(ctx.extra)?.ends(),
     },
@@ -222,8 +249,13 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       release();
       throw error;
     });
-    if (!(Symbol.asyncIterator in result)) release();
-    return result;
+    if (Symbol.asyncIterator in result) return result;
+    // The subscription could not start (its source refused it): one result, its errors formatted.
+    release();
+    // Formatted errors are plain objects, as Apollo's answers hold them: graphql-ws writes either as JSON.
+    return result.errors
+      ? ({ ...result, errors: format(result.errors, context.transport.requestId) } as unknown as ExecutionResult)
+      : result;
   }
 
   let closing: Promise<void> | null = null;
@@ -254,6 +286,25 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       })());
     },
   };
+}
+
+/** A formatted error as graphql-ws sends one. */
+const asGraphQLError = (formatted: { message: string; extensions?: Record<string, unknown> }) =>
+  new GraphQLError(formatted.message, { extensions: formatted.extensions });
+
+/** The operation name and variables of a subscribe message; a wrong type is refused BAD_REQUEST. */
+function requestOf(payload: { operationName?: unknown; variables?: unknown }): {
+  operationName: string | undefined;
+  variables: Record<string, unknown> | undefined;
+} {
+  const { operationName, variables } = payload;
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
+    throw new AppError('BAD_REQUEST', 'The `operationName` must be a string');
+  }
+  if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
+    throw new AppError('BAD_REQUEST', 'The `variables` must be an object');
+  }
+  return { operationName: operationName ?? undefined, variables: (variables ?? undefined) as Record<string, unknown> | undefined };
 }
 
 function count(counts: Map<string, number>, key: string, delta: 1 | -1): void {
