@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ApolloServer } from '@apollo/server';
-import { type ExecutionArgs, type ExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
+import { type ExecutionArgs, type ExecutionResult, type FormattedExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Config } from '../../config.js';
@@ -228,6 +228,11 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       // Apollo Server answered it in onSubscribe.
       execute: (args) => answers.get(args.contextValue as GraphQLContext)!,
       subscribe: (args) => withinRequest(requestIdOf(args), () => subscribe(args)),
+      // Apollo's answers hold formatted errors already; a subscription its source refused holds graphql-js's.
+      onNext: (_ctx, _id, _payload, args, result) =>
+        answers.has(args.contextValue as GraphQLContext)
+          ? (result as FormattedExecutionResult)
+          : result.errors && { ...result, errors: format(result.errors, requestIdOf(args)) },
       onError: (_ctx, id, _payload, errors) => format(errors, `ws-${id}`),
       onClose: (ctx) => states.get(ctx.extra)?.ends(),
     },
@@ -249,13 +254,8 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       release();
       throw error;
     });
-    if (Symbol.asyncIterator in result) return result;
-    // The subscription could not start (its source refused it): one result, its errors formatted.
-    release();
-    // Formatted errors are plain objects, as Apollo's answers hold them: graphql-ws writes either as JSON.
-    return result.errors
-      ? ({ ...result, errors: format(result.errors, context.transport.requestId) } as unknown as ExecutionResult)
-      : result;
+    if (!(Symbol.asyncIterator in result)) release();
+    return result;
   }
 
   let closing: Promise<void> | null = null;
