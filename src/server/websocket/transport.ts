@@ -181,7 +181,6 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
             // Sockets carry no cookies back; sign-in over a socket returns its tokens only.
             setSessionCookies: noCookies,
             clearSessionCookies: noCookies,
-            record: newOperationRecord(),
           },
         });
         try {
@@ -189,6 +188,8 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           const query = await persisted.resolve(payload);
           const operation = documents.operationOf(query, operationName);
           if (operation?.type !== 'subscription') {
+            // Apollo's plugin writes what it finds there (a subscription, which lives for hours, holds none).
+            context.transport.record = newOperationRecord();
             // In the operation's request scope, so a failure found later names it.
             const response = await withinRequest(requestId, () =>
               apollo.executeOperation({ query, operationName, variables }, { contextValue: context }),
