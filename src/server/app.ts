@@ -21,7 +21,6 @@ import { Metrics, registerMetricsRoute } from './metrics.js';
 import { createApolloServer } from './pipeline/apollo.js';
 import { createOperationChecks } from './pipeline/checks.js';
 import { registerGraphQLRoute } from './pipeline/http.js';
-import { OperationPipeline } from './pipeline/operation.js';
 import { PersistedDocuments } from './pipeline/persisted.js';
 import { registerRefusals } from './pipeline/refusals.js';
 import { createRunOperation, type RunOperation } from './pipeline/run-operation.js';
@@ -165,27 +164,21 @@ export async function createApp({
     limiters,
   });
   const exposeInternals = config.mode === 'development';
+  // One store of documents by hash for every transport: the trusted manifest, or automatic persisted queries.
+  const persisted = new PersistedDocuments(trustedDocuments);
   const apollo = createApolloServer({
     schema,
     limits: config.limits,
     introspection: config.introspection,
     renderedReads: config.renderedReads,
     exposeInternals,
-    trustedDocuments,
+    persistedQueries: persisted.apolloCache,
     checkOperation,
     budgetMs: config.http.requestTimeoutMs,
     plugins,
   });
   await apollo.start();
   app.addHook('onClose', () => apollo.stop());
-  const pipeline = new OperationPipeline({
-    schema,
-    limits: config.limits,
-    introspection: config.introspection,
-    exposeInternals,
-    trustedDocuments,
-    checkOperation,
-  });
   // Failed authentications per client address, over HTTP and sockets alike.
   const authFailures = limiters('authFailures', config.auth.signInAttemptsPerMinute.perClient, 60_000);
 
@@ -215,7 +208,7 @@ export async function createApp({
     tracker,
     context,
     explorer: config.introspection,
-    trusted: trustedDocuments ? new PersistedDocuments(trustedDocuments) : null,
+    trusted: trustedDocuments ? persisted : null,
     exposeInternals,
   });
   if (config.introspection) registerExplorerAssets(app);
@@ -228,7 +221,12 @@ export async function createApp({
     server: app.server,
     path: '/graphql',
     schema,
-    pipeline,
+    apollo,
+    persisted,
+    limits: config.limits,
+    introspection: config.introspection,
+    checkOperation,
+    exposeInternals,
     deps,
     config,
     authFailures,

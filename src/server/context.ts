@@ -19,7 +19,7 @@ export interface Transport {
   refreshCookie: string | null;
   setSessionCookies(session: Session): void;
   clearSessionCookies(): void;
-  /** The request's log record, filled in by the GraphQL steps (HTTP; a socket keeps its own). */
+  /** The operation's record, filled in by Apollo's plugin: HTTP's is logged; a socket's query or mutation has one too, not logged. */
   record?: OperationRecord;
 }
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignInLimits } from '../../src/modules/auth/auth.service.js';
 import type { ServiceDependencies } from '../../src/modules/context.js';
 import { createContext, type GraphQLContext } from '../../src/server/context.js';
-import { preparedOperationOf } from '../../src/server/pipeline/documents.js';
+import { preparedOperationOf } from '../../src/server/pipeline/rendered.js';
 import { getSchema } from '../../src/server/schema.js';
 import { generateCorpus } from '../support/fixtures/selection-corpus.js';
 import { startTestApp, testConfig, type TestApp } from '../support/harness.js';

@@ -74,6 +74,34 @@ describe.each(backends)('one pipeline, one error shape on %s', (kind) => {
     expectRefusal(unknown.json(), 'PERSISTED_QUERY_NOT_FOUND');
   });
 
+  it('knows a persisted query over WebSocket once registered over HTTP, and a subscription by its hash', async () => {
+    const query = '{ pools(first: 4) { totalCount } }';
+    const byHash = (text: string) => ({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256(text) } } });
+    const socket = socketClient(url);
+    await socket.connected;
+    try {
+      const unknown = new Subscription(socket.client, '', undefined, byHash(query));
+      await unknown.waitForEnd();
+      expect((unknown.error as Array<{ extensions: { code: string } }>)[0]!.extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+      expect((await post({ query, ...byHash(query) })).json()).toEqual({ data: { pools: { totalCount: 0 } } });
+      // One store: the hash Apollo registered over HTTP runs over the socket.
+      const known = new Subscription(socket.client, '', undefined, byHash(query));
+      await known.waitForEnd();
+      expect(known.results).toEqual([{ data: { pools: { totalCount: 0 } } }]);
+
+      // A subscription registers over the socket, then opens by its hash alone (the pool does not exist: NOT_FOUND from its source).
+      const subscription = 'subscription { poolUpdated(poolId: "00000000-0000-4000-8000-000000000000") { id } }';
+      for (const payload of [{ query: subscription }, {}]) {
+        const opened = new Subscription(socket.client, payload.query ?? '', undefined, byHash(subscription));
+        await opened.waitForEnd();
+        expect(opened.error).toBeNull();
+        expect(opened.results[0]?.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+      }
+    } finally {
+      await socket.dispose();
+    }
+  });
+
   it('codes validation errors the same over HTTP and WebSocket', async () => {
     const socket = socketClient(url);
     await socket.connected;

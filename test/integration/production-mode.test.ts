@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createApp } from '../../src/server/app.js';
 import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { listen, socketClient, Subscription } from '../support/sockets.js';
 
 // Load shedding is off: it has its own suite (load-shedding.test.ts), and on a busy machine
 // production's thresholds turned the answers checked here into OVERLOADED.
@@ -177,6 +178,30 @@ describe('trusted documents', () => {
       expect(response.errors?.[0]?.extensions?.code).toBe('UNTRUSTED_DOCUMENT');
     }
     expect(statements).toBe(0);
+  });
+
+  it('runs only registered documents over WebSocket too: in full or by hash; any other is refused before it runs', async () => {
+    const socket = socketClient(await listen({ app: trusted }));
+    await socket.connected;
+    const other = '{ pools(first: 1) { totalCount } }';
+    const outcome = async (query: string, extensions?: Record<string, unknown>) => {
+      const subscription = new Subscription(socket.client, query, undefined, extensions ? { extensions } : {});
+      await subscription.waitForEnd();
+      const errors = subscription.error as Array<{ extensions: { code: string } }> | null;
+      return errors ? errors[0]!.extensions.code : subscription.results[0]!.data;
+    };
+    try {
+      let outcomes: unknown[] = [];
+      const statements = await t.countStatements(async () => {
+        outcomes = [await outcome(other), await outcome('', byHash(createHash('sha256').update(other).digest('hex')))];
+      });
+      expect(outcomes).toEqual(['UNTRUSTED_DOCUMENT', 'UNTRUSTED_DOCUMENT']);
+      expect(statements).toBe(0);
+      expect(await outcome(registered)).toEqual({ pools: { totalCount: 3 } });
+      expect(await outcome('', byHash(hash))).toEqual({ pools: { totalCount: 3 } });
+    } finally {
+      await socket.dispose();
+    }
   });
 
   it('keeps automatic persisted queries when trusted documents are off', async () => {

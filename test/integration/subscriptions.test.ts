@@ -229,7 +229,7 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
       };
       const one = await statementsFor(1);
       // The outbox write that publishes, and one read each of the pool, its creator, the avatar
-      // and the streak (the process's read of the outbox is its own, not counted: harness.ts).
+      // and the streak (the hub's read of the outbox is not counted: it runs when NOTIFY arrives).
       expect(one).toBe(5);
       expect(await statementsFor(30)).toBe(one);
     });

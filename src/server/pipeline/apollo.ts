@@ -14,18 +14,17 @@ import {
   ApolloServerPluginSchemaReportingDisabled,
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
+import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import { AppError } from '../../errors.js';
 import { type GraphQLContext, runOnItsDatabase } from '../context.js';
 import { limitParseOptions, type OperationLimits, structuralLimitRules } from '../limits.js';
 import { newOperationRecord, type OperationRecord } from '../logging.js';
 import { TIMED_OUT, withinBudget } from '../time-budget.js';
-import type { TrustedDocuments } from '../trusted-documents.js';
 import { rateLimitHeaders } from '../rate-limit.js';
 import type { OperationToCheck } from './checks.js';
-import { preparedOperationOf } from './documents.js';
 import { type FormattedError, formatError, retryAfterOf, statusOf } from './format-error.js';
-import { ReadRenderer } from './rendered.js';
+import { preparedOperationOf, ReadRenderer } from './rendered.js';
 
 /**
  * A rendered read's whole `data`, already JSON (ReadRenderer's pieces): it stands in the
@@ -76,8 +75,8 @@ export interface PoolgraphApolloOptions {
   renderedReads: boolean;
   /** Messages and stack traces of unexpected errors in responses (development only). */
   exposeInternals: boolean;
-  /** With a manifest, automatic persisted queries read it and nothing can be registered. */
-  trustedDocuments: TrustedDocuments | null;
+  /** The persisted documents' store (PersistedDocuments.apolloCache): the trusted manifest, or automatic persisted queries. */
+  persistedQueries: KeyValueCache<string>;
   /** The checks before execution (see createOperationChecks). */
   checkOperation: (operation: OperationToCheck) => Promise<void>;
   /** Time budget of an operation's execution in ms (0 = none); past it, OPERATION_TIMEOUT and its statements cancelled. */
@@ -101,7 +100,7 @@ export function createApolloServer(options: PoolgraphApolloOptions): ApolloServe
     hideSchemaDetailsFromClientErrors: !options.introspection,
     validationRules: structuralLimitRules(options.limits),
     parseOptions: limitParseOptions(options.limits),
-    persistedQueries: options.trustedDocuments ? { cache: readOnlyCache(options.trustedDocuments) } : undefined,
+    persistedQueries: { cache: options.persistedQueries },
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
     includeStacktraceInErrorResponses: false,
@@ -118,18 +117,6 @@ export function createApolloServer(options: PoolgraphApolloOptions): ApolloServe
       ApolloServerPluginLandingPageDisabled(),
     ],
   });
-}
-
-/**
- * Apollo's persisted query cache over the trusted documents' manifest: reads only; a
- * registration is dropped. Apollo asks for `apq:<hash>` (its prefix for a shared cache).
- */
-function readOnlyCache(documents: TrustedDocuments) {
-  return {
-    get: async (key: string) => documents.get(key.slice(key.indexOf(':') + 1).toLowerCase()),
-    set: async () => {},
-    delete: async () => false,
-  };
 }
 
 type RequestContext = GraphQLRequestContext<GraphQLContext>;

@@ -105,7 +105,7 @@ export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRoute
           new AppError('NOT_ACCEPTABLE', 'The Accept header allows neither application/graphql-response+json nor application/json'),
         );
       }
-      if (trusted) refuseUntrusted(request, trusted);
+      if (trusted) await refuseUntrusted(request, trusted);
       return answer(request, reply);
     },
   });
@@ -129,11 +129,11 @@ function graphQLRequestOf(request: FastifyRequest): HTTPGraphQLRequest {
  * request's document is a registered one, by its text or its hash. A POST naming a
  * registered document by `documentId` gets its text as `query`.
  */
-function refuseUntrusted(request: FastifyRequest, trusted: PersistedDocuments): void {
+async function refuseUntrusted(request: FastifyRequest, trusted: PersistedDocuments): Promise<void> {
   const isGet = request.method === 'GET';
   const source = (isGet ? parseGetSource(request.query as Record<string, unknown>) : request.body) as Record<string, unknown> | null;
   if (!source || typeof source !== 'object' || Array.isArray(source)) return; // Apollo refuses it as BAD_REQUEST
-  const text = trusted.resolve(source);
+  const text = await trusted.resolve(source);
   if (!isGet && source.query === undefined && source.documentId !== undefined) source.query = text;
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
+import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { AppError } from '../../errors.js';
 import type { TrustedDocuments } from '../trusted-documents.js';
-import { LruCache } from './lru.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -14,18 +14,33 @@ export interface DocumentSource {
 }
 
 /**
- * Turns a request's document source into the text to run. With a manifest of trusted
- * documents, only its documents run (by text or by hash), and nothing can be added; without
- * one, automatic persisted queries: a client sends a hash alone and, when the server does
- * not know it (PERSISTED_QUERY_NOT_FOUND), the document with its hash once.
+ * The documents a request may name by hash, one store for every transport. With a manifest
+ * of trusted documents, only its documents run (by text or by hash), and nothing can be
+ * added; without one, automatic persisted queries: a client sends a hash alone and, when
+ * the server does not know it (PERSISTED_QUERY_NOT_FOUND), the document with its hash once.
+ * Over HTTP, Apollo Server runs that protocol on {@link apolloCache}; graphql-ws, which runs
+ * beside Apollo, calls {@link resolve}, and /graphql calls it first with a manifest (to refuse
+ * an unregistered document before Apollo parses it).
  */
 export class PersistedDocuments {
-  private readonly automatic = new LruCache<string, string>(1000);
+  /** Automatic persisted queries as clients registered them, over HTTP or WebSocket (Apollo's default store). */
+  private readonly registered: InMemoryLRUCache<string> | null;
 
-  constructor(private readonly trusted: TrustedDocuments | null) {}
+  constructor(private readonly trusted: TrustedDocuments | null) {
+    this.registered = trusted ? null : new InMemoryLRUCache<string>();
+  }
+
+  /** The store Apollo Server's persisted queries use: it asks for `apq:<hash>`; with a manifest, a registration is dropped. */
+  readonly apolloCache: KeyValueCache<string> = {
+    get: async (key) => this.known(key.slice(key.indexOf(':') + 1).toLowerCase()),
+    set: async (key, value, options) => {
+      await this.registered?.set(key.slice(key.indexOf(':') + 1).toLowerCase(), value, options);
+    },
+    delete: async () => false,
+  };
 
   /** The document text to run; throws the refusal (AppError) otherwise. */
-  resolve(source: DocumentSource): string {
+  async resolve(source: DocumentSource): Promise<string> {
     const query = typeof source.query === 'string' && source.query.length > 0 ? source.query : null;
     if (source.query !== undefined && source.query !== null && typeof source.query !== 'string') {
       throw new AppError('BAD_REQUEST', 'The `query` must be a string');
@@ -45,13 +60,17 @@ export class PersistedDocuments {
       return known;
     }
     if (query !== null) {
-      if (hash !== null) this.automatic.set(hash, query);
+      if (hash !== null) await this.registered!.set(hash, query);
       return query;
     }
     if (hash === null) throw noDocument();
-    const known = this.automatic.get(hash);
+    const known = await this.known(hash);
     if (known === undefined) throw new AppError('PERSISTED_QUERY_NOT_FOUND', 'PersistedQueryNotFound');
     return known;
+  }
+
+  private async known(hash: string): Promise<string | undefined> {
+    return this.trusted ? this.trusted.get(hash) : this.registered!.get(hash);
   }
 }
 

@@ -1,10 +1,19 @@
-import { type FieldNode, type FragmentDefinitionNode, getVariableValues, type GraphQLSchema, Kind } from 'graphql';
+import {
+  type DocumentNode,
+  execute,
+  type ExecutionResult,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  getVariableValues,
+  type GraphQLSchema,
+  Kind,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { EXPONENT_MARK, writeNumbersAsJavaScript } from '../../db/rendered-columns.js';
 import type { RenderedRootField } from '../../modules/common/rendered-read.js';
 import { collectFields, type SelectionWalk } from '../../modules/common/selections.js';
 import { ROOT_RENDERERS } from '../../modules/rendered-reads.js';
 import type { GraphQLContext } from '../context.js';
-import type { PreparedOperation } from './documents.js';
 
 /** A query's root selection as rendered reads: per response key, a constant or a root field's read. */
 type RenderedOperation = Array<{ key: string; json: string } | { key: string; read: RenderedRootField }>;
@@ -90,4 +99,37 @@ export class ReadRenderer {
     }
     return plan;
   }
+}
+
+/** One operation of a parsed and validated document, ready to run. */
+export interface PreparedOperation {
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  name: string | null;
+  type: OperationDefinitionNode['operation'];
+  /** Runs the operation with graphql-js. */
+  run(root: unknown, context: unknown, variables: Record<string, unknown> | undefined): Promise<ExecutionResult> | ExecutionResult;
+}
+
+const preparedOperations = new WeakMap<OperationDefinitionNode, PreparedOperation>();
+
+/**
+ * The prepared form of `operation` of `document`, one per operation node: documents are
+ * parsed once and kept (by Apollo Server's document store; a subscription's, while it is
+ * open), so what is planned for it (rendered reads' plans) is kept with it.
+ */
+export function preparedOperationOf(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): PreparedOperation {
+  let prepared = preparedOperations.get(operation);
+  if (prepared) return prepared;
+  const name = operation.name?.value ?? null;
+  prepared = {
+    document,
+    operation,
+    name,
+    type: operation.operation,
+    run: (root, context, variables) =>
+      execute({ schema, document, operationName: name, rootValue: root, contextValue: context, variableValues: variables }),
+  };
+  preparedOperations.set(operation, prepared);
+  return prepared;
 }

@@ -11,7 +11,7 @@ import {
 } from '../../modules/events/event-stream.js';
 import { createLoaders, type Loaders } from '../../modules/loaders.js';
 import type { GraphQLContext } from '../context.js';
-import type { PreparedOperation } from '../pipeline/documents.js';
+import type { PreparedOperation } from '../pipeline/rendered.js';
 
 /** Where a subscription's results go: its socket, under its id; `format` formats errors as the pipeline does. */
 export interface SubscriptionTarget {
@@ -104,7 +104,7 @@ class SocketSubscription implements StreamSink<unknown>, AsyncIterableIterator<E
     private readonly target: SubscriptionTarget,
     private readonly onCount: ((delta: 1 | -1) => void) | undefined,
   ) {
-    // The operation object is one per cached document and operation name: its identity stands for the text.
+    // The operation object is one per open document text and operation name (SocketDocuments): its identity stands for the text.
     this.sharedKey = `${viewerKey(base.viewer)}\u0000${operationIdOf(operation)}\u0000${JSON.stringify(variables ?? {})}`;
     this.framePrefix = `{"id":${JSON.stringify(target.id)},"type":"next","payload":`;
     this.ended = new Promise((resolve, reject) => {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type ExecutionArgs, GraphQLError, type GraphQLSchema } from 'graphql';
+import type { ApolloServer } from '@apollo/server';
+import { type ExecutionArgs, type ExecutionResult, type FormattedExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Config } from '../../config.js';
@@ -9,12 +10,16 @@ import { AppError } from '../../errors.js';
 import type { Viewer } from '../../modules/auth/viewer.js';
 import type { Limiter } from '../../modules/common/limiter.js';
 import type { CapLease, ConnectionCapFactory } from '../connection-caps.js';
-import { authenticateClient, type ContextDependencies, createContext, type GraphQLContext, runOnItsDatabase } from '../context.js';
+import { authenticateClient, type ContextDependencies, createContext, type GraphQLContext } from '../context.js';
+import type { OperationLimits } from '../limits.js';
 import { newOperationRecord } from '../logging.js';
-import type { PreparedOperation } from '../pipeline/documents.js';
-import { type OperationPipeline, RequestErrors } from '../pipeline/operation.js';
+import type { OperationToCheck } from '../pipeline/checks.js';
+import { formatError } from '../pipeline/format-error.js';
+import type { PersistedDocuments } from '../pipeline/persisted.js';
+import type { PreparedOperation } from '../pipeline/rendered.js';
 import { withinRequest } from '../request-scope.js';
 import { clientAddressOf, socketCredentials, watchCredentials } from './credentials.js';
+import { RequestErrors, SocketDocuments } from './documents.js';
 import { scopedSubscribe, type SubscriptionTarget } from './subscription.js';
 
 /** WebSocket close code 1001: the server is going away (shutting down). */
@@ -38,7 +43,16 @@ export interface GraphQLWebSocketOptions {
   server: Server;
   path: string;
   schema: GraphQLSchema;
-  pipeline: OperationPipeline;
+  /** Answers queries and mutations, as it does over HTTP. */
+  apollo: ApolloServer<GraphQLContext>;
+  /** The trusted or automatically persisted documents, shared with Apollo Server. */
+  persisted: PersistedDocuments;
+  limits: OperationLimits;
+  introspection: boolean;
+  /** The checks before execution (see createOperationChecks), which a subscription passes as Apollo's plugin runs them for the rest. */
+  checkOperation: (operation: OperationToCheck) => Promise<void>;
+  /** Messages and stack traces of unexpected errors in responses (development only). */
+  exposeInternals: boolean;
   deps: ContextDependencies;
   config: Pick<Config, 'http'>;
   /** Failed authentications per client address, shared with HTTP. */
@@ -69,12 +83,16 @@ const noCookies = () => {};
 /**
  * graphql-ws (protocol graphql-transport-ws) on the HTTP server's port and path. The
  * caller authenticates in connection_init (`authorization: "Bearer <token>"` or
- * `x-api-key`, else the browser's access cookie); bad credentials close with 4403. Every
- * operation goes through the one pipeline (document, limits, cost, rate,
- * execution, formatting), and each event of a subscription runs with a context of its own.
+ * `x-api-key`, else the browser's access cookie); bad credentials close with 4403. An
+ * operation's document may come by hash (trusted or persisted, as over HTTP). A query or
+ * mutation runs through Apollo Server's executeOperation, as REST's do (parse and validation
+ * cache, limits, the checks, execution within the time budget, formatting); a subscription is
+ * validated with the same rules (SocketDocuments), passes the same checks, and each of its
+ * events runs with a context of its own. Errors are formatted by the one formatter.
  */
 export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
-  const { deps, config, pipeline } = options;
+  const { deps, config, apollo, persisted, checkOperation } = options;
+  const documents = new SocketDocuments(options.schema, options.limits, options.introspection);
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.http.bodyLimitBytes });
   const socketCap = config.http.maxSocketsPerClient > 0 ? options.caps('sockets', config.http.maxSocketsPerClient) : null;
   const subscriptionCap =
@@ -107,10 +125,12 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   options.server.on('upgrade', onUpgrade);
 
   const states = new WeakMap<object, SocketState>();
-  // Per operation's context: what it runs, and (subscriptions) where its results are written.
+  // Per operation's context: a query's or mutation's answer, or what a subscription runs and where its results are written.
   // `place`: the subscription's place under the cap, given back when it ends.
+  const answers = new WeakMap<object, ExecutionResult>();
   const prepared = new WeakMap<object, { operation: PreparedOperation; target: SubscriptionTarget; place: CapLease }>();
-  const format = (errors: readonly unknown[], requestId: string) => pipeline.formatAll(errors, requestId);
+  const format = (errors: readonly unknown[], requestId: string) =>
+    errors.map((error) => formatError(error, requestId, { exposeInternals: options.exposeInternals }).error);
 
   const disposable = useServer<Record<string, unknown>>(
     {
@@ -148,7 +168,6 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       async onSubscribe(ctx, id, payload) {
         const state = states.get(ctx.extra)!;
         const requestId = `ws-${state.socketId}-${id}`;
-        const record = newOperationRecord();
         const context = createContext(deps, {
           viewer: state.viewer,
           clientAddress: state.clientAddress,
@@ -162,10 +181,27 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           },
         });
         try {
-          const text = pipeline.documentText(payload);
-          const { operation, variables } = await pipeline.admit(text, payload, context, record);
+          const { operationName, variables } = requestOf(payload);
+          const query = await persisted.resolve(payload);
+          const operation = documents.operationOf(query, operationName);
+          if (operation?.type !== 'subscription') {
+            // Apollo's plugin writes what it finds there (a subscription, which lives for hours, holds none).
+            context.transport.record = newOperationRecord();
+            // In the operation's request scope, so a failure found later names it.
+            const response = await withinRequest(requestId, () =>
+              apollo.executeOperation({ query, operationName, variables }, { contextValue: context }),
+            );
+            if (response.body.kind !== 'single') throw new Error('an operation over WebSocket answered incrementally');
+            const result = response.body.singleResult;
+            // No `data`: refused before it ran (it does not parse or validate, a limit, a check), as an `error` message.
+            if (!('data' in result)) return result.errors!.map(asGraphQLError);
+            answers.set(context, result as ExecutionResult);
+            // It ran, so it parsed here too (with the same limits): graphql-ws reads its type from the document.
+            return { schema: options.schema, document: operation!.document, operationName: operation!.name, contextValue: context };
+          }
+          await checkOperation({ document: operation.document, operation: operation.operation, variables, context, overHttp: false });
           let place: CapLease = UNCAPPED;
-          if (operation.type === 'subscription' && subscriptionCap) {
+          if (subscriptionCap) {
             const taken = await subscriptionCap.acquire(state.clientAddress);
             if (!taken) {
               throw new AppError(
@@ -187,19 +223,17 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         } catch (error) {
           const errors = error instanceof RequestErrors ? error.errors : [error];
           // graphql-ws sends GraphQLErrors; these carry the formatted message and extensions.
-          return format(errors, requestId).map((formatted) => new GraphQLError(formatted.message, { extensions: formatted.extensions }));
+          return format(errors, requestId).map(asGraphQLError);
         }
       },
-      // In the operation's request scope, so a failure found later names it.
-      execute: (args) =>
-        withinRequest(requestIdOf(args), () => {
-          const context = args.contextValue as GraphQLContext;
-          const { operation } = prepared.get(context)!;
-          return runOnItsDatabase(context, operation.type, () => operation.run(args.rootValue, context, args.variableValues ?? undefined));
-        }),
+      // Apollo Server answered it in onSubscribe.
+      execute: (args) => answers.get(args.contextValue as GraphQLContext)!,
       subscribe: (args) => withinRequest(requestIdOf(args), () => subscribe(args)),
+      // Apollo's answers hold formatted errors already; a subscription its source refused holds graphql-js's.
       onNext: (_ctx, _id, _payload, args, result) =>
-        result.errors ? { ...result, errors: format(result.errors, requestIdOf(args)) } : undefined,
+        answers.has(args.contextValue as GraphQLContext)
+          ? (result as FormattedExecutionResult)
+          : result.errors && { ...result, errors: format(result.errors, requestIdOf(args)) },
       onError: (_ctx, id, _payload, errors) => format(errors, `ws-${id}`),
       onClose: (ctx) => states.get(ctx.extra)?.ends(),
     },
@@ -266,6 +300,25 @@ function refuseUpgrade(socket: Duplex, refused: { status: number; reason: string
 function releaseOnClose(socket: Duplex, place: CapLease): void {
   if (socket.destroyed) place.release();
   else socket.once('close', () => place.release());
+}
+
+/** A formatted error as graphql-ws sends one. */
+const asGraphQLError = (formatted: { message: string; extensions?: Record<string, unknown> }) =>
+  new GraphQLError(formatted.message, { extensions: formatted.extensions });
+
+/** The operation name and variables of a subscribe message; a wrong type is refused BAD_REQUEST. */
+function requestOf(payload: { operationName?: unknown; variables?: unknown }): {
+  operationName: string | undefined;
+  variables: Record<string, unknown> | undefined;
+} {
+  const { operationName, variables } = payload;
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
+    throw new AppError('BAD_REQUEST', 'The `operationName` must be a string');
+  }
+  if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
+    throw new AppError('BAD_REQUEST', 'The `variables` must be an object');
+  }
+  return { operationName: operationName ?? undefined, variables: (variables ?? undefined) as Record<string, unknown> | undefined };
 }
 
 /**
