@@ -14,12 +14,15 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { seedDemoData } from '../../src/seed/index.js';
+import { users } from '../../schema/index.js';
+import { openSession } from '../../src/modules/auth/session.service.js';
+import type { AuthConfig } from '../../src/config.js';
 import { createFloorApp } from './floor.js';
 import { BENCH_SEED } from './query.js';
 
@@ -38,8 +41,18 @@ export interface ServerStats {
 }
 
 export type ParentMessage = { type: 'stats' } | { type: 'stop' } | { type: 'profile-start' } | { type: 'profile-stop'; file: string };
+/** The bench viewer's session, issued by the GraphQL server at start (the VIEWER page's bearer token). */
+export interface ViewerSession {
+  userId: string;
+  accessToken: string;
+}
+
 export type ChildMessage =
-  { type: 'ready'; port: number } | ServerStats | { type: 'stopped' } | { type: 'profile-started' } | { type: 'profile-written' };
+  | { type: 'ready'; port: number; viewer: ViewerSession | null }
+  | ServerStats
+  | { type: 'stopped' }
+  | { type: 'profile-started' }
+  | { type: 'profile-written' };
 
 const role = process.env.BENCH_ROLE as Role;
 if (role !== 'floor' && role !== 'graphql' && role !== 'baseline')
@@ -58,8 +71,11 @@ async function openBenchDatabase(): Promise<Database> {
   return database;
 }
 
+/** Shared by the servers (the parent generates it): the floor verifies the tokens the GraphQL server issues. */
+const authSecret = process.env.BENCH_AUTH_SECRET || randomBytes(32).toString('hex');
+
 async function createServer(database: Database): Promise<FastifyInstance> {
-  if (role === 'floor') return createFloorApp(database, process.env.BENCH_DB_URL || null);
+  if (role === 'floor') return createFloorApp(database, process.env.BENCH_DB_URL || null, new TextEncoder().encode(authSecret));
   // The app of this repository, or of the copy under BENCH_SRC (a prototype in scratch/
   // with src/ and schema/ beside each other). Imported only here: type-graphql keeps its
   // decorators' metadata globally, so one process must load one copy of the resolvers.
@@ -71,7 +87,9 @@ async function createServer(database: Database): Promise<FastifyInstance> {
   // request here.
   const config = loadConfig({
     POOLGRAPH_MODE: 'production',
-    AUTH_SECRET: randomBytes(32).toString('hex'),
+    AUTH_SECRET: authSecret,
+    // The viewer's session outlives any run.
+    ACCESS_TOKEN_TTL_SECONDS: String(24 * 3600),
     // The bench reads only; no chain is involved.
     EMBEDDED_CHAIN_IN_PRODUCTION: 'true',
     INTROSPECTION: 'false',
@@ -81,7 +99,26 @@ async function createServer(database: Database): Promise<FastifyInstance> {
     LOAD_SHED_EVENT_LOOP_DELAY_MS: '0',
     LOAD_SHED_DATABASE_WAIT_MS: '0',
   });
+  viewerSession = await openViewerSession(database, config.auth);
   return createApp({ config: { ...config, mode: 'production', introspection: false, logLevel: 'silent' }, database });
+}
+
+let viewerSession: ViewerSession | null = null;
+
+/**
+ * Signs the bench viewer in as the wallet sign-in does once the signature is checked
+ * (session.service.ts openSession: a session row and its tokens): the user with the most
+ * predictions among those with notifications, so the viewer page has all its parts.
+ */
+async function openViewerSession(database: Database, auth: AuthConfig): Promise<ViewerSession> {
+  const [chosen] = await database.rows<{ user_id: string }>(
+    sql`SELECT n.user_id FROM notifications n GROUP BY n.user_id
+        ORDER BY (SELECT count(*) FROM predictions p WHERE p.user_id = n.user_id) DESC, count(*) DESC, n.user_id LIMIT 1`,
+  );
+  if (!chosen) throw new Error('the bench database has no user with notifications');
+  const [user] = await database.db.select().from(users).where(eq(users.id, chosen.user_id));
+  const session = await openSession(database.db, auth, user!, new Date());
+  return { userId: user!.id, accessToken: session.accessToken };
 }
 
 let gcMs = 0;
@@ -135,4 +172,4 @@ process.on('message', (message: ParentMessage) => {
 });
 // The parent going away (crash, Ctrl-C) takes this process with it.
 process.on('disconnect', () => process.exit(0));
-send({ type: 'ready', port: address.port });
+send({ type: 'ready', port: address.port, viewer: viewerSession });
