@@ -46,6 +46,14 @@ export interface BenchShape {
   signedIn?: boolean;
 }
 
+/**
+ * The bench viewer: of the users with notifications, the one with the most predictions (so
+ * the viewer page has all its parts); the statement-count test signs in as the same user.
+ */
+export const VIEWER_CHOICE_SQL =
+  'SELECT n.user_id FROM notifications n GROUP BY n.user_id ' +
+  'ORDER BY (SELECT count(*) FROM predictions p WHERE p.user_id = n.user_id) DESC, count(*) DESC, n.user_id LIMIT 1';
+
 /** The request body both servers receive: the floor reads only the variables. */
 export const bodyOf = (shape: BenchShape, variables?: Record<string, unknown>) =>
   JSON.stringify(variables ? { query: shape.query, variables } : { query: shape.query });

@@ -24,7 +24,7 @@ import { users } from '../../schema/index.js';
 import { openSession } from '../../src/modules/auth/session.service.js';
 import type { AuthConfig } from '../../src/config.js';
 import { createFloorApp } from './floor.js';
-import { BENCH_SEED } from './query.js';
+import { BENCH_SEED, VIEWER_CHOICE_SQL } from './query.js';
 
 /** floor: the hand-written statement; graphql: this app (or BENCH_SRC's); baseline: the app of BENCH_BASELINE_SRC, an older checkout measured in the same run. */
 export type Role = 'floor' | 'graphql' | 'baseline';
@@ -106,15 +106,11 @@ async function createServer(database: Database): Promise<FastifyInstance> {
 let viewerSession: ViewerSession | null = null;
 
 /**
- * Signs the bench viewer in as the wallet sign-in does once the signature is checked
- * (session.service.ts openSession: a session row and its tokens): the user with the most
- * predictions among those with notifications, so the viewer page has all its parts.
+ * Signs the bench viewer (lib/query.ts, VIEWER_CHOICE_SQL) in as the wallet sign-in does
+ * once the signature is checked (session.service.ts openSession: a session row and its tokens).
  */
 async function openViewerSession(database: Database, auth: AuthConfig): Promise<ViewerSession> {
-  const [chosen] = await database.rows<{ user_id: string }>(
-    sql`SELECT n.user_id FROM notifications n GROUP BY n.user_id
-        ORDER BY (SELECT count(*) FROM predictions p WHERE p.user_id = n.user_id) DESC, count(*) DESC, n.user_id LIMIT 1`,
-  );
+  const [chosen] = await database.rows<{ user_id: string }>(sql.raw(VIEWER_CHOICE_SQL));
   if (!chosen) throw new Error('the bench database has no user with notifications');
   const [user] = await database.db.select().from(users).where(eq(users.id, chosen.user_id));
   const session = await openSession(database.db, auth, user!, new Date());

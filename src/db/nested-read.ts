@@ -424,3 +424,34 @@ export async function readByKey(
   const [row] = await query<Record<string, unknown>>(text, params);
   return row ? select.decode(row) : null;
 }
+
+const renderedByIds = new WeakMap<RenderedObject[], { text: string; params: unknown[] }>();
+
+/**
+ * The rendered JSON of the rows `ids` name, in the order given, in ONE statement: each id's
+ * row from the first of `objects`' tables holding it (ids are UUIDs unique across tables),
+ * null where none does. The text depends on `objects` alone (made once per plan), the ids
+ * are one array parameter.
+ */
+export async function readRenderedByIds(
+  query: ReadQuery,
+  objects: RenderedObject[],
+  ids: readonly string[],
+): Promise<Array<string | null>> {
+  let compiled = renderedByIds.get(objects);
+  if (!compiled) {
+    // $1 is the ids; the objects' own parameters follow.
+    const params: unknown[] = [null];
+    const rows = objects.map(
+      (object) =>
+        `(SELECT ${renderedObjectSql(object, 'n', params, { next: 0 })} FROM "${getTableName(object.spec.table)}" n WHERE n."id" = u.id)`,
+    );
+    compiled = {
+      text: `SELECT coalesce(${rows.join(', ')}) AS "json" FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, i) ORDER BY u.i`,
+      params,
+    };
+    renderedByIds.set(objects, compiled);
+  }
+  const rows = await query<{ json: string | null }>(compiled.text, [ids, ...compiled.params.slice(1)]);
+  return rows.map((row) => row.json);
+}

@@ -1,5 +1,6 @@
 import type { RootFieldRenderer } from './common/rendered-read.js';
 import { USER_ROOT_RENDERERS } from './discovery/user.rendered.js';
+import { NODE_ROOT_RENDERERS } from './node/node.rendered.js';
 import { POOL_ROOT_RENDERERS } from './pools/pool.rendered.js';
 import { STREAK_ROOT_RENDERERS } from './streaks/streak.rendered.js';
 
@@ -11,4 +12,5 @@ export const ROOT_RENDERERS: Readonly<Record<string, RootFieldRenderer>> = {
   ...POOL_ROOT_RENDERERS,
   ...STREAK_ROOT_RENDERERS,
   ...USER_ROOT_RENDERERS,
+  ...NODE_ROOT_RENDERERS,
 };

@@ -105,6 +105,15 @@ const RENDERED: Record<
       fragment Card on Pool { user { username } resolution { result median } streak { title } }`,
     variables: (v) => ({ id: v.poolId, none: '00000000-0000-4000-8000-000000000000' }),
   },
+  'node(id) of a pool, fragments on the interface and on other types': {
+    query: `query($id: ID!) { node(id: $id) { __typename id ... on Pool { title totalVolume user { id username } resolution { result } }
+      ... on User { username } ...N } } fragment N on Node { nodeId: id }`,
+    variables: (v) => ({ id: v.poolId }),
+  },
+  'nodes(ids) of a pool, a user and a pool again, in order': {
+    query: `query($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on Pool { title image { url } } ... on User { username avatar { url } } } }`,
+    variables: (v) => ({ ids: [v.poolId, v.creator, v.poolId.toUpperCase()] }),
+  },
 };
 
 /** Queries that must be executed: a field with logic or access checks, nested cursors, bad arguments. */
@@ -117,6 +126,9 @@ const EXECUTED: Record<string, string> = {
   'a root field without a rendering': `{ pools(first: 2) { nodes { id } } leaderboard(first: 1) { __typename } }`,
   'a pool id that is no id': `{ pool(id: "not-an-id") { id } }`,
   'a pool with a private field': `{ pool(id: "00000000-0000-4000-8000-000000000000") { id user { email } } }`,
+  'node(id) of nothing': `{ node(id: "00000000-0000-4000-8000-000000000000") { id } }`,
+  'node(id) that is no id': `{ node(id: "not-an-id") { id } }`,
+  'node(id) with a private field': `{ node(id: "00000000-0000-4000-8000-000000000000") { id ... on User { email } } }`,
 };
 
 describe.each(backends)('rendered reads on %s', (kind) => {
