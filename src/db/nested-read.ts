@@ -455,3 +455,15 @@ export async function readRenderedByIds(
   const rows = await query<{ json: string | null }>(compiled.text, [ids, ...compiled.params.slice(1)]);
   return rows.map((row) => row.json);
 }
+
+/**
+ * The SQL writing `object`'s JSON text for the row of its table whose id is `idSql`, as a
+ * scalar subquery, for a statement written elsewhere (with its own parameters); null when
+ * the rendering needs parameters of its own (a page of a relation), which such a statement
+ * cannot number.
+ */
+export function renderedRowSql(object: RenderedObject, idSql: string): string | null {
+  const params: unknown[] = [];
+  const json = renderedObjectSql(object, 'n', params, { next: 0 });
+  return params.length ? null : `(SELECT ${json} FROM "${getTableName(object.spec.table)}" n WHERE n."id" = ${idSql})`;
+}

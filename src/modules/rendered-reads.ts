@@ -1,5 +1,6 @@
 import type { RootFieldRenderer } from './common/rendered-read.js';
 import { USER_ROOT_RENDERERS } from './discovery/user.rendered.js';
+import { LEADERBOARD_ROOT_RENDERERS } from './leaderboard/leaderboard.rendered.js';
 import { NODE_ROOT_RENDERERS } from './node/node.rendered.js';
 import { POOL_ROOT_RENDERERS } from './pools/pool.rendered.js';
 import { STREAK_ROOT_RENDERERS } from './streaks/streak.rendered.js';
@@ -13,4 +14,5 @@ export const ROOT_RENDERERS: Readonly<Record<string, RootFieldRenderer>> = {
   ...STREAK_ROOT_RENDERERS,
   ...USER_ROOT_RENDERERS,
   ...NODE_ROOT_RENDERERS,
+  ...LEADERBOARD_ROOT_RENDERERS,
 };

@@ -285,7 +285,7 @@ const CORPUS: Record<Exclude<ShapeName, 'typename'>, { levels: number; statement
   USER_PROFILE: { levels: 2, statements: 1, rendered: true },
   STREAKS: { levels: 3, statements: 1, rendered: true },
   VIEWER: { levels: 2, statements: 4, rendered: false },
-  LEADERBOARD: { levels: 2, statements: 2, rendered: false },
+  LEADERBOARD: { levels: 2, statements: 1, rendered: true },
   NODE: { levels: 1, statements: 1, rendered: true },
 };
 

@@ -162,7 +162,7 @@ export interface RenderedConnection {
   fields: ConnectionPart[];
 }
 
-type ConnectionPart =
+export type ConnectionPart =
   | { key: string; kind: 'nodes'; object: number }
   | {
       key: string;
@@ -173,7 +173,9 @@ type ConnectionPart =
     }
   | { key: string; kind: 'pageInfo'; fields: Array<{ key: string; kind: PageInfoFlag | 'constant'; json?: string }> }
   | { key: string; kind: 'totalCount' }
-  | { key: string; kind: 'constant'; json: string };
+  | { key: string; kind: 'constant'; json: string }
+  /** A field of the page beyond the Relay ones (the leaderboard's viewerEntry), written from the page. */
+  | { key: string; kind: 'page'; write: (page: unknown) => string };
 
 type PageInfoFlag = 'hasNextPage' | 'hasPreviousPage' | 'startCursor' | 'endCursor';
 const PAGE_INFO_FIELDS = new Set<string>(['hasNextPage', 'hasPreviousPage', 'startCursor', 'endCursor']);
@@ -187,11 +189,26 @@ export function renderedConnection(
 ): RenderedConnection | null {
   const objects: RenderedObject[] = [];
   const nodeType = getNamedType(connection.getFields().nodes!.type) as GraphQLObjectType;
-  const addObject = (fieldNodes: readonly FieldNode[]) => {
+  const fields = connectionParts(connection, nodes, walk, (fieldNodes) => {
     const object = renderedObject(nodeType, spec, fieldNodes, walk);
     if (object) objects.push(object);
     return object ? objects.length - 1 : null;
-  };
+  });
+  return fields && { objects, fields };
+}
+
+/**
+ * A connection's parts: `addNode` renders one distinct `nodes` or `edges { node }` selection
+ * and gives its index (null when it does not render); `extra` renders a field of this
+ * connection type beyond the Relay ones (null when it does not). Null when some part does not render.
+ */
+export function connectionParts(
+  connection: GraphQLObjectType,
+  nodes: readonly FieldNode[],
+  walk: SelectionWalk,
+  addNode: (fieldNodes: readonly FieldNode[]) => number | null,
+  extra: (key: string, fieldNodes: FieldNode[]) => ConnectionPart | null = () => null,
+): ConnectionPart[] | null {
   const typename = (type: GraphQLObjectType) => ({ kind: 'constant' as const, json: JSON.stringify(type.name) });
   const fields: ConnectionPart[] = [];
   for (const [key, fieldNodes] of collectFields(connection, subSelections(nodes), walk)) {
@@ -199,7 +216,7 @@ export function renderedConnection(
     if (name === '__typename') fields.push({ key, ...typename(connection) });
     else if (name === 'totalCount') fields.push({ key, kind: 'totalCount' });
     else if (name === 'nodes') {
-      const object = addObject(fieldNodes);
+      const object = addNode(fieldNodes);
       if (object === null) return null;
       fields.push({ key, kind: 'nodes', object });
     } else if (name === 'edges') {
@@ -210,7 +227,7 @@ export function renderedConnection(
         if (edgeName === '__typename') edgeFields.push({ key: edgeKey, ...typename(edgeType) });
         else if (edgeName === 'cursor') edgeFields.push({ key: edgeKey, kind: 'cursor' });
         else if (edgeName === 'node') {
-          const object = addObject(edgeNodes);
+          const object = addNode(edgeNodes);
           if (object === null) return null;
           edgeFields.push({ key: edgeKey, kind: 'node', object });
         } else return null;
@@ -226,15 +243,19 @@ export function renderedConnection(
         else return null;
       }
       fields.push({ key, kind: 'pageInfo', fields: infoFields });
-    } else return null;
+    } else {
+      const part = extra(key, fieldNodes);
+      if (!part) return null;
+      fields.push(part);
+    }
   }
-  return { objects, fields };
+  return fields;
 }
 
 /** Writes a top-level connection's JSON in pieces from `page`, whose rows hold their rendered objects' texts in `renderedOf(row)`. */
 export async function writeConnection<T extends { id: string }>(
   page: Page<T>,
-  connection: RenderedConnection,
+  connection: Pick<RenderedConnection, 'fields'>,
   renderedOf: (row: T) => string[],
 ): Promise<string[]> {
   const out: string[] = ['{'];
@@ -250,6 +271,7 @@ export async function writeConnection<T extends { id: string }>(
   for (const [index, field] of connection.fields.entries()) {
     key(field.key, index);
     if (field.kind === 'constant') out.push(field.json);
+    else if (field.kind === 'page') out.push(field.write(page));
     else if (field.kind === 'totalCount') out.push(JSON.stringify(await page.totalCount));
     else if (field.kind === 'nodes') list(page.nodes, (row) => out.push(renderedOf(row)[field.object]!));
     else if (field.kind === 'edges') {
