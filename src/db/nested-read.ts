@@ -21,6 +21,11 @@ import { keysetClauses, newestFirstOrder } from './keyset.js';
 export interface ObjectSpec {
   table: PgTable;
   relations: Record<string, RelationSpec>;
+  /**
+   * Relations private to the row's owner (and admins): never in a decoded plan, rendered only
+   * where the GraphQL side knows the row is the viewer's own (modules/common/rendered-read.ts).
+   */
+  owned?: Record<string, RelationSpec>;
   /** Fields in whole tokens, by field: the base-units column (property), converted with the row's `decimals`. */
   amounts?: Record<string, string>;
 }
@@ -343,7 +348,7 @@ function jsonObjectSql(entries: Array<[string, string]>): string {
 
 function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string, params: unknown[], counter: { next: number }): string {
   if (field.kind === 'value') return field.sql(alias);
-  const relation = spec.relations[field.relation]!;
+  const relation = (spec.relations[field.relation] ?? spec.owned?.[field.relation])!;
   const child = `t${++counter.next}`;
   if (field.kind === 'one' && relation.kind === 'one') {
     return `coalesce(${oneSql(spec.table, relation, relation.target(), alias, child, () => renderedObjectSql(field.object, child, params, counter))}, 'null')`;

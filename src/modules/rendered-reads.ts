@@ -2,6 +2,7 @@ import type { RootFieldRenderer } from './common/rendered-read.js';
 import { USER_ROOT_RENDERERS } from './discovery/user.rendered.js';
 import { LEADERBOARD_ROOT_RENDERERS } from './leaderboard/leaderboard.rendered.js';
 import { NODE_ROOT_RENDERERS } from './node/node.rendered.js';
+import { NOTIFICATION_ROOT_RENDERERS } from './notifications/notification.rendered.js';
 import { POOL_ROOT_RENDERERS } from './pools/pool.rendered.js';
 import { STREAK_ROOT_RENDERERS } from './streaks/streak.rendered.js';
 
@@ -15,4 +16,5 @@ export const ROOT_RENDERERS: Readonly<Record<string, RootFieldRenderer>> = {
   ...USER_ROOT_RENDERERS,
   ...NODE_ROOT_RENDERERS,
   ...LEADERBOARD_ROOT_RENDERERS,
+  ...NOTIFICATION_ROOT_RENDERERS,
 };

@@ -284,7 +284,7 @@ const CORPUS: Record<Exclude<ShapeName, 'typename'>, { levels: number; statement
   POOL_DETAIL: { levels: 2, statements: 3, rendered: false },
   USER_PROFILE: { levels: 2, statements: 1, rendered: true },
   STREAKS: { levels: 3, statements: 1, rendered: true },
-  VIEWER: { levels: 2, statements: 4, rendered: false },
+  VIEWER: { levels: 2, statements: 3, rendered: true },
   LEADERBOARD: { levels: 2, statements: 1, rendered: true },
   NODE: { levels: 1, statements: 1, rendered: true },
 };

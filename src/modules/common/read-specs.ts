@@ -1,4 +1,4 @@
-import { images, pools, predictions, resolutions, rewards, streaks, users } from '../../../schema/index.js';
+import { images, notifications, pools, predictions, resolutions, rewards, streaks, users } from '../../../schema/index.js';
 import { oneRelation, type ObjectSpec, pageRelation } from '../../db/nested-read.js';
 
 /**
@@ -22,7 +22,17 @@ export const USER_READ: ObjectSpec = {
       (args) => args.filter == null && (args.sort ?? 'NEWEST') === 'NEWEST',
     ),
   },
+  // Private to the user (and admins): rendered only under `viewer`, the signed-in user's own row.
+  owned: {
+    notifications: pageRelation(
+      () => NOTIFICATION_READ,
+      'userId',
+      (args) => args.filter == null,
+    ),
+  },
 };
+
+export const NOTIFICATION_READ: ObjectSpec = { table: notifications, relations: { user: oneRelation(() => USER_READ, 'userId', 'id') } };
 
 export const IMAGE_READ: ObjectSpec = { table: images, relations: { user: oneRelation(() => USER_READ, 'userId', 'id') } };
 

@@ -57,18 +57,32 @@ export const subSelections = (nodes: readonly FieldNode[]) => nodes.flatMap((nod
 /** A type name as JSON text in SQL (GraphQL names need no escaping in either). */
 const constant = (text: string) => (_alias: string) => `'"${text}"'`;
 
+/**
+ * What a rendered read may write of a row that is the viewer's own (the root field says so:
+ * `viewer`), besides its public fields: the spec's owned relations, and these fields, each
+ * rendered as SQL writing its JSON over the row (null when its selection does not render).
+ * Nothing below the row is owned: its relations' rows render their public fields only.
+ */
+export interface OwnedRendering {
+  values: Record<
+    string,
+    (definition: GraphQLField<unknown, unknown>, nodes: readonly FieldNode[], walk: SelectionWalk) => ((alias: string) => string) | null
+  >;
+}
+
 /** The rendering of `type`'s selection `nodes` (one response key's fields, merged), or null when some field does not render. */
 export function renderedObject(
   type: GraphQLObjectType,
   spec: ObjectSpec,
   nodes: readonly FieldNode[],
   walk: SelectionWalk,
+  owned?: OwnedRendering,
 ): RenderedObject | null {
   const collected = collectFields(type, subSelections(nodes), walk);
   if (collected.size > MAX_RENDERED_KEYS) return null;
   const fields: RenderedField[] = [];
   for (const [key, fieldNodes] of collected) {
-    const field = renderedField(type, spec, key, fieldNodes, walk);
+    const field = renderedField(type, spec, key, fieldNodes, walk, owned);
     if (!field) return null;
     fields.push(field);
   }
@@ -81,12 +95,18 @@ function renderedField(
   key: string,
   nodes: FieldNode[],
   walk: SelectionWalk,
+  owned: OwnedRendering | undefined,
 ): RenderedField | null {
   const name = nodes[0]!.name.value;
   if (name === '__typename') return { key, kind: 'value', sql: constant(type.name) };
   const definition = type.getFields()[name];
   if (!definition) return null;
-  const relation = spec.relations[name];
+  const ownedValue = owned?.values[name];
+  if (ownedValue) {
+    const sql = ownedValue(definition, nodes, walk);
+    return sql && { key, kind: 'value', sql };
+  }
+  const relation = spec.relations[name] ?? (owned ? spec.owned?.[name] : undefined);
   if (relation) {
     const target = getNamedType(definition.type);
     if (!isObjectType(target)) return null;
@@ -315,11 +335,13 @@ export function argumentsOf(field: GraphQLField<unknown, unknown>, node: FieldNo
  */
 export function objectRoot(
   read: (ctx: ServiceContext, args: Record<string, unknown>, plan: ReadPlan) => Promise<object | null>,
+  /** Only where `read` returns the viewer's own row, whoever the viewer is: what else renders of it. */
+  owned?: OwnedRendering,
 ): RootFieldRenderer {
   return (field, nodes, walk) => {
     const type = getNamedType(field.type) as GraphQLObjectType;
     const spec = READS_BY_TYPE[type.name];
-    const object = spec && renderedObject(type, spec, nodes, walk);
+    const object = spec && renderedObject(type, spec, nodes, walk, owned);
     const args = object && argumentsOf(field, nodes[0]!, walk);
     if (!spec || !object || !args) return null;
     const plan: ReadPlan = { spec, columns: new Set(['id']), relations: new Map(), rendered: [object] };
