@@ -21,7 +21,6 @@ import { pathToFileURL } from 'node:url';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { seedDemoData } from '../../src/seed/index.js';
 import { users } from '../../schema/index.js';
-import { openSession } from '../../src/modules/auth/session.service.js';
 import type { AuthConfig } from '../../src/config.js';
 import { createFloorApp } from './floor.js';
 import { BENCH_SEED, VIEWER_CHOICE_SQL } from './query.js';
@@ -99,7 +98,9 @@ async function createServer(database: Database): Promise<FastifyInstance> {
     LOAD_SHED_EVENT_LOOP_DELAY_MS: '0',
     LOAD_SHED_DATABASE_WAIT_MS: '0',
   });
-  viewerSession = await openViewerSession(database, config.auth);
+  // From the same copy as the app (type-graphql keeps one copy's metadata per process).
+  const { openSession } = (await import(new URL('src/modules/auth/session.service.js', root).href)) as SessionModule;
+  viewerSession = await openViewerSession(database, config.auth, openSession);
   return createApp({ config: { ...config, mode: 'production', introspection: false, logLevel: 'silent' }, database });
 }
 
@@ -109,7 +110,9 @@ let viewerSession: ViewerSession | null = null;
  * Signs the bench viewer (lib/query.ts, VIEWER_CHOICE_SQL) in as the wallet sign-in does
  * once the signature is checked (session.service.ts openSession: a session row and its tokens).
  */
-async function openViewerSession(database: Database, auth: AuthConfig): Promise<ViewerSession> {
+type SessionModule = typeof import('../../src/modules/auth/session.service.js');
+
+async function openViewerSession(database: Database, auth: AuthConfig, openSession: SessionModule['openSession']): Promise<ViewerSession> {
   const [chosen] = await database.rows<{ user_id: string }>(sql.raw(VIEWER_CHOICE_SQL));
   if (!chosen) throw new Error('the bench database has no user with notifications');
   const [user] = await database.db.select().from(users).where(eq(users.id, chosen.user_id));

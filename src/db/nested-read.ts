@@ -26,6 +26,12 @@ export interface ObjectSpec {
    * where the GraphQL side knows the row is the viewer's own (modules/common/rendered-read.ts).
    */
   owned?: Record<string, RelationSpec>;
+  /**
+   * Fields computed by SQL over the row, by field: given the field's definition, its merged
+   * selection nodes and the walk (GraphQL's, opaque here), the SQL writing its JSON over the
+   * row's alias, or null when that selection does not render (the resolver answers it).
+   */
+  computed?: Record<string, (definition: any, nodes: readonly any[], walk: any) => ((alias: string) => string) | null>;
   /** Fields in whole tokens, by field: the base-units column (property), converted with the row's `decimals`. */
   amounts?: Record<string, string>;
 }

@@ -372,7 +372,7 @@ const NOT_PLANNED: Record<string, Record<string, string>> = {
     transactions: 'private',
   },
   Prediction: { streak: "the pool's streak, a relation of a relation" },
-  Pool: { statistics: 'aggregates computed by the statistics service', viewerPrediction: "the signed-in viewer's own prediction" },
+  Pool: { viewerPrediction: "the signed-in viewer's own prediction" },
 };
 
 describe('the read graph plans every field of its types', () => {

@@ -113,6 +113,14 @@ const RENDERED: Record<
         pageInfo { hasNextPage hasPreviousPage startCursor endCursor } viewerEntry { rank } }
       c: leaderboard(last: 2) { nodes { ...E } } } fragment E on LeaderboardEntry { rank who: user { id } predictionCount }`,
   },
+  'statistics: the bench pool page, bucket counts, aliases, pools without predictions': {
+    query: `query($id: ID!) { pool(id: $id) { id predictions(first: 20) { totalCount nodes { id createdAt } }
+        statistics { predictionCount totalStake stakeWeightedMedian buckets { from to count stake } }
+        three: statistics(buckets: 3) { __typename median: stakeWeightedMedian buckets { __typename stake count } }
+        one: statistics(buckets: 1) { buckets { from to } } }
+      pools(first: 26, sort: CREATION_DATE) { nodes { id statistics(buckets: 7) { predictionCount totalStake stakeWeightedMedian buckets { from to count stake } } } } }`,
+    variables: (v) => ({ id: v.poolId }),
+  },
   'node(id) of a pool, fragments on the interface and on other types': {
     query: `query($id: ID!) { node(id: $id) { __typename id ... on Pool { title totalVolume user { id username } resolution { result } }
       ... on User { username } ...N } } fragment N on Node { nodeId: id }`,
@@ -135,6 +143,7 @@ const EXECUTED: Record<string, string> = {
   'a leaderboard user with a page of its own': `{ leaderboard(first: 3) { nodes { rank user { id pools(first: 2) { nodes { id } } } } } }`,
   'a pool id that is no id': `{ pool(id: "not-an-id") { id } }`,
   'a pool with a private field': `{ pool(id: "00000000-0000-4000-8000-000000000000") { id user { email } } }`,
+  'statistics with a bucket count out of range': `{ pools(first: 2) { nodes { id statistics(buckets: 0) { predictionCount } } } }`,
   'node(id) of nothing': `{ node(id: "00000000-0000-4000-8000-000000000000") { id } }`,
   'node(id) that is no id': `{ node(id: "not-an-id") { id } }`,
   'node(id) with a private field': `{ node(id: "00000000-0000-4000-8000-000000000000") { id ... on User { email } } }`,

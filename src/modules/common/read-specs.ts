@@ -1,5 +1,6 @@
 import { images, notifications, pools, predictions, resolutions, rewards, streaks, users } from '../../../schema/index.js';
 import { oneRelation, type ObjectSpec, pageRelation } from '../../db/nested-read.js';
+import { renderedPoolStatistics } from '../leaderboard/pool-statistics.rendered.js';
 
 /**
  * The read graph: each type of the API read from a table, once. A type's relations (by the
@@ -67,6 +68,7 @@ export const POOL_READ: ObjectSpec = {
     resolution: oneRelation(() => RESOLUTION_READ, 'id', 'poolId'),
     predictions: pageRelation(() => PREDICTION_READ, 'poolId'),
   },
+  computed: { statistics: renderedPoolStatistics },
 };
 
 export const PREDICTION_READ: ObjectSpec = {

@@ -101,9 +101,9 @@ function renderedField(
   if (name === '__typename') return { key, kind: 'value', sql: constant(type.name) };
   const definition = type.getFields()[name];
   if (!definition) return null;
-  const ownedValue = owned?.values[name];
-  if (ownedValue) {
-    const sql = ownedValue(definition, nodes, walk);
+  const computed = owned?.values[name] ?? spec.computed?.[name];
+  if (computed) {
+    const sql = computed(definition, nodes, walk);
     return sql && { key, kind: 'value', sql };
   }
   const relation = spec.relations[name] ?? (owned ? spec.owned?.[name] : undefined);

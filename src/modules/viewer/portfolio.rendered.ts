@@ -1,11 +1,11 @@
 import { type FieldNode, getNamedType, type GraphQLField, type GraphQLObjectType } from 'graphql';
-import { jsonNumber } from '../../db/rendered-columns.js';
+import { tokensJson } from '../../db/rendered-columns.js';
 import { subSelections } from '../common/rendered-read.js';
 import { collectFields, type SelectionWalk } from '../common/selections.js';
 import { portfolioSumsSql } from './money.service.js';
 
 /** Base units over the sums' row `s`, in whole tokens as JSON (toTokens: the exact decimal `<units>e-<decimals>`, rounded once to a double). */
-const tokens = (units: string) => jsonNumber(`((${units})::text || 'e-' || coalesce(s.decimals, 0)::text)::float8`);
+const tokens = (units: string) => tokensJson(units, 'coalesce(s.decimals, 0)');
 
 /** Each Portfolio field as SQL over the sums' row `s`, as the resolver computes it (viewer-money.resolver.ts). */
 const PORTFOLIO_FIELDS: Record<string, string> = {
