@@ -25,7 +25,9 @@ import { isUuid } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';
 import { transactionsByIds } from '../viewer/history.service.js';
 import { rowByIdLoader } from '../viewer/request-scoped.js';
-import { NODE_TYPE } from './node.type.js';
+
+/** Where a row handed to `node`/`nodes` keeps the name of its GraphQL type (node.type.ts resolves it). */
+export const NODE_TYPE = Symbol('node type');
 
 /** The most ids one `nodes` call takes. */
 export const MAX_NODE_IDS = 100;
