@@ -436,13 +436,15 @@ export async function readByKey(
   return row ? select.decode(row) : null;
 }
 
-const renderedByIds = new WeakMap<RenderedObject[], { text: string; params: unknown[] }>();
+const renderedByIds = new WeakMap<RenderedObject[], { one: string; many: string; params: unknown[] }>();
 
 /**
  * The rendered JSON of the rows `ids` name, in the order given, in ONE statement: each id's
  * row from the first of `objects`' tables holding it (ids are UUIDs unique across tables),
  * null where none does. The text depends on `objects` alone (made once per plan), the ids
- * are one array parameter.
+ * are a parameter. One id is a plain uuid parameter, not an array: Postgres' generic plan of
+ * `unnest($1)` expects a hundred rows, costs more than a custom plan for one, and so would
+ * be planned again at every execution (a refetch's whole cost, measured in the bench).
  */
 export async function readRenderedByIds(
   query: ReadQuery,
@@ -457,13 +459,19 @@ export async function readRenderedByIds(
       (object) =>
         `(SELECT ${renderedObjectSql(object, 'n', params, { next: 0 })} FROM "${getTableName(object.spec.table)}" n WHERE n."id" = u.id)`,
     );
+    const json = `coalesce(${rows.join(', ')})`;
     compiled = {
-      text: `SELECT coalesce(${rows.join(', ')}) AS "json" FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, i) ORDER BY u.i`,
+      one: `SELECT ${json} AS "json" FROM (SELECT $1::uuid AS id) u`,
+      many: `SELECT ${json} AS "json" FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, i) ORDER BY u.i`,
       params,
     };
     renderedByIds.set(objects, compiled);
   }
-  const rows = await query<{ json: string | null }>(compiled.text, [ids, ...compiled.params.slice(1)]);
+  const single = ids.length === 1;
+  const rows = await query<{ json: string | null }>(single ? compiled.one : compiled.many, [
+    single ? ids[0] : ids,
+    ...compiled.params.slice(1),
+  ]);
   return rows.map((row) => row.json);
 }
 
