@@ -310,8 +310,11 @@ function pageRowsSql(
 ): string {
   const table = getTableName(target.table);
   const param = paramOf(params);
-  params.push(options.limit);
-  const limit = `$${params.length}`;
+  // The page size is written into the text (an integer the page arguments bounded), not a
+  // parameter: with LIMIT $n Postgres' generic plan guesses a tenth of the table, judges it
+  // dearer than the custom plans and plans the whole statement again at every execution.
+  if (!Number.isSafeInteger(options.limit) || options.limit < 0) throw new Error(`a page of ${options.limit} rows`);
+  const limit = String(options.limit);
   const keyset = keysetClauses(
     newestFirstOrder(child),
     page.backward,
@@ -478,8 +481,8 @@ export async function readRenderedByIds(
 /**
  * The SQL writing `object`'s JSON text for the row of its table whose id is `idSql`, as a
  * scalar subquery, for a statement written elsewhere (with its own parameters); null when
- * the rendering needs parameters of its own (a page of a relation), which such a statement
- * cannot number.
+ * the rendering needs parameters of its own (a cursor of a relation's page), which such a
+ * statement cannot number.
  */
 export function renderedRowSql(object: RenderedObject, idSql: string): string | null {
   const params: unknown[] = [];

@@ -121,6 +121,9 @@ const RENDERED: Record<
       pools(first: 26, sort: CREATION_DATE) { nodes { id statistics(buckets: 7) { predictionCount totalStake stakeWeightedMedian buckets { from to count stake } } } } }`,
     variables: (v) => ({ id: v.poolId }),
   },
+  'leaderboard users with pages of their own': {
+    query: `{ leaderboard(first: 3) { nodes { rank user { id pools(first: 2) { totalCount nodes { id } } predictions(last: 2) { nodes { id } } } } } }`,
+  },
   'node(id) of a pool, fragments on the interface and on other types': {
     query: `query($id: ID!) { node(id: $id) { __typename id ... on Pool { title totalVolume user { id username } resolution { result } }
       ... on User { username } ...N } } fragment N on Node { nodeId: id }`,
@@ -140,7 +143,6 @@ const EXECUTED: Record<string, string> = {
   'a bad page size': `{ pools(first: 500) { nodes { id } } }`,
   'a bad nested page size': `{ pools(first: 2) { nodes { predictions(first: 0) { nodes { id } } } } }`,
   'a root field without a rendering': `{ pools(first: 2) { nodes { id } } rateLimit { __typename } }`,
-  'a leaderboard user with a page of its own': `{ leaderboard(first: 3) { nodes { rank user { id pools(first: 2) { nodes { id } } } } } }`,
   'a pool id that is no id': `{ pool(id: "not-an-id") { id } }`,
   'a pool with a private field': `{ pool(id: "00000000-0000-4000-8000-000000000000") { id user { email } } }`,
   'statistics with a bucket count out of range': `{ pools(first: 2) { nodes { id statistics(buckets: 0) { predictionCount } } } }`,

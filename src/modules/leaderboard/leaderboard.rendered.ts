@@ -27,7 +27,7 @@ const ENTRY_VALUES: Record<string, (row: LeaderboardEntryRow) => unknown> = {
 
 /**
  * An entry's selection as a writer of its JSON, adding its user's rendering to `users`;
- * null when some field does not render (a user selection with pages of its own, say).
+ * null when some field does not render (a user selection with a cursor of its own, say).
  */
 function entryWriter(
   entryType: GraphQLObjectType,

@@ -58,7 +58,7 @@ function userSqlOf(user: RenderedObject): string {
   let text = userSql.get(user);
   if (text === undefined) {
     const row = renderedRowSql(user, 'ranked.user_id');
-    if (row === null) throw new Error('a rendered leaderboard user has pages of its own: no parameters here');
+    if (row === null) throw new Error('a rendered leaderboard user has a cursor of its own: no parameters here');
     userSql.set(user, (text = row));
   }
   return text;
@@ -75,7 +75,7 @@ function userSqlOf(user: RenderedObject): string {
 export async function leaderboard(
   ctx: ServiceContext,
   args: PageArguments & { period?: LeaderboardPeriod | null; by?: LeaderboardMetric | null },
-  /** Selections of the entries' users the statement writes as JSON (a rendered read: public fields, no pages). */
+  /** Selections of the entries' users the statement writes as JSON (a rendered read: public fields, no cursors). */
   renderedUsers: readonly RenderedObject[] = [],
 ): Promise<LeaderboardPage> {
   const { period, by, order, page } = parseLeaderboardPage(args);
