@@ -150,6 +150,8 @@ interface ServerProcess {
   viewer: ViewerSession | null;
   child: ChildProcess;
   stats(): Promise<ServerStats>;
+  /** PGlite: gives this server's own database the viewer's session row. */
+  adoptSession(session: ViewerSession): Promise<void>;
   /** Starts the V8 profiler in the server; the returned function stops it and writes `file`. */
   profile(file: string): Promise<() => Promise<void>>;
   stop(): Promise<void>;
@@ -198,6 +200,11 @@ function startServer(role: Role, databaseUrl: string | null, seedNow: Date): Pro
       const reply = next('stats');
       ask({ type: 'stats' });
       return (await reply) as ServerStats;
+    },
+    async adoptSession(session) {
+      const adopted = next('session-adopted');
+      ask({ type: 'adopt-session', session });
+      await adopted;
     },
     async profile(file) {
       const started = next('profile-started');
@@ -550,6 +557,9 @@ try {
   for (const outcome of started) if (outcome.status === 'fulfilled') servers.push(outcome.value);
   for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
   const byRoleServer = Object.fromEntries(servers.map((server) => [server.role, server])) as Partial<Record<Role, ServerProcess>>;
+  // On PGlite the floor's database is its own: it is given the session the GraphQL server issued.
+  if (!database.url && byRoleServer.floor && byRoleServer.graphql?.viewer)
+    await byRoleServer.floor.adoptSession(byRoleServer.graphql.viewer);
   const results: ShapeResult[] = [];
   for (const shape of settings.shapes) results.push(await runShape(shape, byRoleServer));
   printTable(results);

@@ -39,11 +39,18 @@ export interface ServerStats {
   gcCount: number;
 }
 
-export type ParentMessage = { type: 'stats' } | { type: 'stop' } | { type: 'profile-start' } | { type: 'profile-stop'; file: string };
+export type ParentMessage =
+  | { type: 'stats' }
+  | { type: 'stop' }
+  | { type: 'profile-start' }
+  | { type: 'profile-stop'; file: string }
+  | { type: 'adopt-session'; session: ViewerSession };
 /** The bench viewer's session, issued by the GraphQL server at start (the VIEWER page's bearer token). */
 export interface ViewerSession {
   userId: string;
   accessToken: string;
+  /** The session row's id (refresh_tokens): on PGlite the floor's own database is given the same row. */
+  sessionId: string;
 }
 
 export type ChildMessage =
@@ -51,7 +58,8 @@ export type ChildMessage =
   | ServerStats
   | { type: 'stopped' }
   | { type: 'profile-started' }
-  | { type: 'profile-written' };
+  | { type: 'profile-written' }
+  | { type: 'session-adopted' };
 
 const role = process.env.BENCH_ROLE as Role;
 if (role !== 'floor' && role !== 'graphql' && role !== 'baseline')
@@ -117,7 +125,10 @@ async function openViewerSession(database: Database, auth: AuthConfig, openSessi
   if (!chosen) throw new Error('the bench database has no user with notifications');
   const [user] = await database.db.select().from(users).where(eq(users.id, chosen.user_id));
   const session = await openSession(database.db, auth, user!, new Date());
-  return { userId: user!.id, accessToken: session.accessToken };
+  const [row] = await database.rows<{ id: string }>(
+    sql`SELECT id FROM refresh_tokens WHERE user_id = ${user!.id} ORDER BY created_at DESC LIMIT 1`,
+  );
+  return { userId: user!.id, accessToken: session.accessToken, sessionId: row!.id };
 }
 
 let gcMs = 0;
@@ -154,6 +165,13 @@ async function handle(message: ParentMessage): Promise<void> {
     profiler.disconnect();
     writeFileSync(message.file, JSON.stringify(profile));
     send({ type: 'profile-written' });
+  } else if (message.type === 'adopt-session') {
+    // PGlite: each server has its own database, so the floor's is given the GraphQL server's
+    // session row (the floor checks it per request, as the app does).
+    await database.rows(
+      sql`INSERT INTO refresh_tokens (id, user_id, version, expires_at) VALUES (${message.session.sessionId}, ${message.session.userId}, 'bench', now() + interval '1 day') ON CONFLICT DO NOTHING`,
+    );
+    send({ type: 'session-adopted' });
   } else if (message.type === 'stop') {
     await app.close();
     await database.close();
