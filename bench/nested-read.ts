@@ -1,8 +1,9 @@
 // Over 300 lines: one bench run (build the reference database, start the servers, check equal answers, alternate rounds, report), its steps sharing the run state.
 /**
- * `npm run bench`: the nested read of the performance budget (docs/design.md) in two sorts, and
- * `{ __typename }`, GraphQL against the floor (one hand-written statement building the
- * JSON, served by plain fastify). See bench/README.md for what it measures, its settings
+ * `npm run bench`: a corpus of frontend pages (lib/query.ts: the pools list in two sorts, a
+ * pool's detail, a user's profile, the streaks, the signed-in viewer's page, the leaderboard,
+ * a Relay refetch) and `{ __typename }`, GraphQL against each page's floor (one hand-written
+ * statement building the page's JSON, served by plain fastify). See bench/README.md for what it measures, its settings
  * and the latest figures. (Over 300 lines: one script, read top to bottom.)
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -18,8 +19,8 @@ import { openDatabase } from '../src/db/client.js';
 import { seedDemoData } from '../src/seed/index.js';
 import { fetchOnce, type LoadResult, runLoad } from './lib/load.js';
 import { backendCpu, type CpuSnapshot, cpuBetween } from './lib/postgres-cpu.js';
-import { BENCH_SEED, type BenchShape, SHAPES } from './lib/query.js';
-import type { ChildMessage, ParentMessage, Role, ServerStats } from './lib/server.js';
+import { BENCH_SEED, type BenchShape, bodyOf, SHAPES } from './lib/query.js';
+import type { ChildMessage, ParentMessage, Role, ServerStats, ViewerSession } from './lib/server.js';
 
 const TARGET_RATIO = 0.7;
 const SERVER_ENTRY = fileURLToPath(new URL('./lib/server.ts', import.meta.url));
@@ -58,7 +59,7 @@ const settings = {
    * in the same rounds: its rate is the "before" of a ratio measured in one run.
    */
   baselineSrc: process.env.BENCH_BASELINE_SRC || null,
-  /** The shapes to run (CREATION_DATE, VOLUME_HIGH, typename), comma-separated; all by default. */
+  /** The shapes (pages) to run, comma-separated (lib/query.ts, SHAPES); all by default. */
   shapes: (process.env.BENCH_SHAPES ?? SHAPES.map((s) => s.name).join(',')).split(',').map((name) => {
     const shape = SHAPES.find((s) => s.name === name.trim());
     if (!shape) throw new Error(`BENCH_SHAPES lists ${SHAPES.map((s) => s.name).join(', ')}, got "${name}"`);
@@ -82,6 +83,25 @@ if (settings.cpuProfile && !['floor', 'graphql', 'baseline'].includes(settings.c
   throw new Error(`BENCH_CPU_PROF must be floor, graphql or baseline, got "${settings.cpuProfile}"`);
 }
 const backend = settings.databaseUrl ? 'postgres' : 'pglite';
+/** One secret for every server, so the floor verifies the viewer's token as the app does. */
+const authSecret = randomBytes(32).toString('hex');
+
+/** A shape with its request: the body (variables found by the shape's discovery) and the headers (the viewer's session). */
+interface PageRequest {
+  shape: BenchShape;
+  body: string;
+  headers: Record<string, string>;
+}
+
+async function requestOf(shape: BenchShape, graphql: ServerProcess): Promise<PageRequest> {
+  const headers: Record<string, string> = {};
+  if (shape.signedIn) headers.authorization = `Bearer ${graphql.viewer!.accessToken}`;
+  if (!shape.discover) return { shape, body: bodyOf(shape), headers };
+  const found = await fetchOnce(graphql.port, '/graphql', JSON.stringify({ query: shape.discover.query }));
+  const { data, errors } = JSON.parse(found.text) as { data?: unknown; errors?: unknown };
+  if (errors || !data) throw new Error(`${shape.name}: discovery answered ${found.text.slice(0, 500)}`);
+  return { shape, body: bodyOf(shape, shape.discover.variables(data)), headers };
+}
 
 // ---------------------------------------------------------------------------------------
 // The database
@@ -126,8 +146,12 @@ async function prepareDatabase(seedNow: Date): Promise<BenchDatabase> {
 interface ServerProcess {
   role: Role;
   port: number;
+  /** The viewer session a GraphQL server issued at start. */
+  viewer: ViewerSession | null;
   child: ChildProcess;
   stats(): Promise<ServerStats>;
+  /** PGlite: gives this server's own database the viewer's session row. */
+  adoptSession(session: ViewerSession): Promise<void>;
   /** Starts the V8 profiler in the server; the returned function stops it and writes `file`. */
   profile(file: string): Promise<() => Promise<void>>;
   stop(): Promise<void>;
@@ -144,6 +168,7 @@ function startServer(role: Role, databaseUrl: string | null, seedNow: Date): Pro
       BENCH_ROLE: role,
       BENCH_DB_URL: databaseUrl ?? '',
       BENCH_SEED_NOW: seedNow.toISOString(),
+      BENCH_AUTH_SECRET: authSecret,
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -169,11 +194,17 @@ function startServer(role: Role, databaseUrl: string | null, seedNow: Date): Pro
   return next('ready').then((ready) => ({
     role,
     port: (ready as { port: number }).port,
+    viewer: (ready as { viewer: ViewerSession | null }).viewer,
     child,
     async stats() {
       const reply = next('stats');
       ask({ type: 'stats' });
       return (await reply) as ServerStats;
+    },
+    async adoptSession(session) {
+      const adopted = next('session-adopted');
+      ask({ type: 'adopt-session', session });
+      await adopted;
     },
     async profile(file) {
       const started = next('profile-started');
@@ -232,25 +263,31 @@ function firstDifference(a: unknown, b: unknown, path = '$'): string | null {
   return `${path}: floor ${JSON.stringify(a)?.slice(0, 200)} vs graphql ${JSON.stringify(b)?.slice(0, 200)}`;
 }
 
+/** How many objects a response holds (rows of any type, for the log: a page that found nothing shows 0). */
+const objectsIn = (value: unknown): number =>
+  Array.isArray(value)
+    ? value.reduce((sum: number, item) => sum + objectsIn(item), 0)
+    : value && typeof value === 'object'
+      ? ('id' in value ? 1 : 0) + Object.values(value).reduce((sum: number, item) => sum + objectsIn(item), 0)
+      : 0;
+
 /** Fetches the query from every server and requires the floor's JSON to equal each GraphQL server's `data`. */
-async function verify(shape: BenchShape, servers: Partial<Record<Role, ServerProcess>>): Promise<Partial<Record<Role, number>>> {
+async function verify(page: PageRequest, servers: Partial<Record<Role, ServerProcess>>): Promise<Partial<Record<Role, number>>> {
+  const { shape } = page;
   const roles = (Object.keys(servers) as Role[]).filter((role) => servers[role]);
-  const responses = await Promise.all(roles.map((role) => fetchOnce(servers[role]!.port, pathOf(role, shape), shape.body)));
+  const responses = await Promise.all(roles.map((role) => fetchOnce(servers[role]!.port, pathOf(role, shape), page.body, page.headers)));
   const byRole = Object.fromEntries(roles.map((role, i) => [role, responses[i]!])) as Partial<Record<Role, (typeof responses)[number]>>;
   for (const role of roles)
     if (byRole[role]!.status !== 200) throw new Error(`${role} answered ${byRole[role]!.status}: ${byRole[role]!.text.slice(0, 500)}`);
   const fromFloor = JSON.parse(byRole.floor!.text) as { data?: unknown };
-  let pools: Array<{ predictions: { nodes: unknown[] } }> = [];
   for (const role of roles.filter((r) => r !== 'floor')) {
     const fromGraphql = JSON.parse(byRole[role]!.text) as { data?: unknown; errors?: unknown };
-    if (fromGraphql.errors) throw new Error(`${role} answered errors: ${JSON.stringify(fromGraphql.errors).slice(0, 500)}`);
+    if (fromGraphql.errors) throw new Error(`${shape.name}: ${role} answered errors: ${JSON.stringify(fromGraphql.errors).slice(0, 500)}`);
     const difference = firstDifference(fromFloor.data, fromGraphql.data);
-    if (difference) throw new Error(`the floor's JSON differs from ${role}'s data at ${difference}`);
-    pools = (fromGraphql.data as { pools?: { nodes: typeof pools } }).pools?.nodes ?? [];
+    if (difference) throw new Error(`${shape.name}: the floor's JSON differs from ${role}'s data at ${difference}`);
   }
-  const predictions = pools.reduce((sum, pool) => sum + pool.predictions.nodes.length, 0);
   console.log(
-    `${shape.name}: the floor's JSON equals ${roles.filter((r) => r !== 'floor').join(' and ')}'s data (${pools.length} pools, ${predictions} predictions)`,
+    `${shape.name}: the floor's JSON equals ${roles.filter((r) => r !== 'floor').join(' and ')}'s data (${objectsIn(fromFloor.data)} objects, ${byRole.floor!.text.length} bytes)`,
   );
   return Object.fromEntries(roles.map((role) => [role, Buffer.byteLength(byRole[role]!.text)]));
 }
@@ -279,19 +316,20 @@ interface Measurement {
   machineBusyPercent: { before: number | null; during: number | null };
 }
 
-const loadOf = (shape: BenchShape, server: ServerProcess, responseBytes: number, durationMs: number) =>
+const loadOf = (page: PageRequest, server: ServerProcess, responseBytes: number, durationMs: number) =>
   runLoad({
     port: server.port,
-    path: pathOf(server.role, shape),
-    body: shape.body,
+    path: pathOf(server.role, page.shape),
+    body: page.body,
+    headers: page.headers,
     connections: settings.connections,
     durationMs,
     expectedBytes: responseBytes,
   });
 
-async function warmUp(shape: BenchShape, server: ServerProcess, responseBytes: number): Promise<void> {
-  process.stdout.write(`${shape.name} ${server.role}: warm-up ${settings.warmupSeconds} s ... `);
-  const result = await loadOf(shape, server, responseBytes, settings.warmupSeconds * 1000);
+async function warmUp(page: PageRequest, server: ServerProcess, responseBytes: number): Promise<void> {
+  process.stdout.write(`${page.shape.name} ${server.role}: warm-up ${settings.warmupSeconds} s ... `);
+  const result = await loadOf(page, server, responseBytes, settings.warmupSeconds * 1000);
   console.log(`${result.requestsPerSecond} req/s`);
 }
 
@@ -300,7 +338,8 @@ let admin: postgres.Sql | null = null;
 const postgresCpu = (role: Role): Promise<CpuSnapshot | null> =>
   admin ? backendCpu(admin, `poolgraph_bench_${role}`) : Promise.resolve(null);
 
-async function measure(shape: BenchShape, server: ServerProcess, responseBytes: number, round: number): Promise<Measurement> {
+async function measure(page: PageRequest, server: ServerProcess, responseBytes: number, round: number): Promise<Measurement> {
+  const { shape } = page;
   const idleBefore = machineTicks();
   await sleep(1000);
   const before = busyPercent(idleBefore, machineTicks());
@@ -313,7 +352,7 @@ async function measure(shape: BenchShape, server: ServerProcess, responseBytes: 
   const stopProfile = profiled ? await server.profile(profileFile) : null;
   const ownCpuBefore = process.cpuUsage();
   process.stdout.write(`${shape.name} ${server.role}: round ${round}, ${settings.durationSeconds} s${profiled ? ' (profiled)' : ''} ... `);
-  const result = await loadOf(shape, server, responseBytes, settings.durationSeconds * 1000);
+  const result = await loadOf(page, server, responseBytes, settings.durationSeconds * 1000);
   if (stopProfile) await stopProfile();
   const ownCpu = process.cpuUsage(ownCpuBefore);
   const ticksAfter = machineTicks();
@@ -453,12 +492,13 @@ function printTable(results: ShapeResult[]): void {
 }
 
 async function runShape(shape: BenchShape, servers: Partial<Record<Role, ServerProcess>>): Promise<ShapeResult> {
-  const bytes = await verify(shape, servers);
-  for (const role of settings.targets) await warmUp(shape, servers[role]!, bytes[role]!);
+  const page = await requestOf(shape, (servers.graphql ?? servers.baseline)!);
+  const bytes = await verify(page, servers);
+  for (const role of settings.targets) await warmUp(page, servers[role]!, bytes[role]!);
   // Rounds alternate the servers, so a burst of outside load hits both rather than one.
   const rounds: Measurement[] = [];
   for (let round = 1; round <= settings.rounds; round++) {
-    for (const role of settings.targets) rounds.push(await measure(shape, servers[role]!, bytes[role]!, round));
+    for (const role of settings.targets) rounds.push(await measure(page, servers[role]!, bytes[role]!, round));
   }
   const byRole = Object.fromEntries(settings.targets.map((role) => [role, medianRound(rounds.filter((m) => m.role === role))])) as Partial<
     Record<Role, Measurement>
@@ -517,6 +557,9 @@ try {
   for (const outcome of started) if (outcome.status === 'fulfilled') servers.push(outcome.value);
   for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
   const byRoleServer = Object.fromEntries(servers.map((server) => [server.role, server])) as Partial<Record<Role, ServerProcess>>;
+  // On PGlite the floor's database is its own: it is given the session the GraphQL server issued.
+  if (!database.url && byRoleServer.floor && byRoleServer.graphql?.viewer)
+    await byRoleServer.floor.adoptSession(byRoleServer.graphql.viewer);
   const results: ShapeResult[] = [];
   for (const shape of settings.shapes) results.push(await runShape(shape, byRoleServer));
   printTable(results);

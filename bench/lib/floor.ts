@@ -1,7 +1,8 @@
 import type { PGlite } from '@electric-sql/pglite';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import postgres from 'postgres';
 import type { Database } from '../../src/db/client.js';
+import { verifyAccessToken } from '../../src/modules/auth/tokens.js';
 import { type BenchShape, POOLS_PER_PAGE, PREDICTIONS_PER_POOL, SHAPES } from './query.js';
 
 /**
@@ -48,6 +49,19 @@ select json_build_object('data', json_build_object('pools', json_build_object('n
   ) order by ${poolOrder.replace(/(^|, )/g, '$1p.')}), '[]'::json))))::text as body
 from (select * from pools order by ${poolOrder} limit $1) p`;
 
+/** A timestamp as Date.toISOString() writes it (UTC, milliseconds), null for NULL. */
+const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** `{ id username }` of the user `id` names. */
+const userObject = (alias: string, id: string) =>
+  `(select json_build_object('id', ${alias}.id, 'username', ${alias}.username) from users ${alias} where ${alias}.id = ${id})`;
+/** `{ id amount }` of a prediction's reward. */
+const rewardObject = (alias: string, prediction: string) =>
+  `(select json_build_object('id', ${alias}.id, 'amount', ${tokens(`${alias}.amount`, `${alias}.decimals`)}) from rewards ${alias} where ${alias}.prediction_id = ${prediction})`;
+/** The newest `limit` rows of `table` whose `column` is `parent`, as `x`. */
+const newest = (table: string, column: string, parent: string, limit: number | string) =>
+  `(select * from ${table} where ${column} = ${parent} order by created_at desc, id desc limit ${limit}) x`;
+const aggregate = (object: string, order = 'x.created_at desc, x.id desc') => `coalesce(json_agg(${object} order by ${order}), '[]'::json)`;
+
 /** The streaks page's floor (lib/query.ts, STREAKS_PAGE): streaks, their pools and predictions, newest first, each level a page walking its index. */
 const streaksFloorSql = `
 select json_build_object('data', json_build_object('streaks', json_build_object('nodes', coalesce(json_agg(
@@ -65,11 +79,148 @@ select json_build_object('data', json_build_object('streaks', json_build_object(
   order by s.created_at desc, s.id desc), '[]'::json))))::text as body
 from (select * from streaks order by created_at desc, id desc limit 10) s`;
 
-/** The floor statement of a shape and its parameters; null for `{ __typename }`. */
-function floorOf(shape: BenchShape): { text: string; params: number[] } | null {
-  if (shape.poolOrder) return { text: floorSql(shape.poolOrder), params: [POOLS_PER_PAGE, PREDICTIONS_PER_POOL] };
-  if (shape.floor === 'streaks') return { text: streaksFloorSql, params: [] };
-  return null;
+/**
+ * The pool detail page's floor ($1 the pool): the pool with its one-to-one relations, its 20
+ * newest predictions and their count, and its statistics as pool-statistics.service.ts
+ * computes them (the stake-weighted median, ten equal-width buckets from minOutcome to
+ * maxOutcome, the last one closed, bounds in float8 arithmetic as in JavaScript).
+ */
+const poolDetailFloorSql = `
+select json_build_object('data', json_build_object('pool', (select json_build_object(
+  'id', p.id, 'title', p.title, 'description', p.description, 'status', p.status, 'predictionEndDate', ${iso('p.prediction_end_date')},
+  'minOutcome', p.min_outcome::float8, 'maxOutcome', p.max_outcome::float8, 'totalVolume', ${tokens('p.total_volume', 'p.decimals')},
+  'user', ${userObject('u', 'p.created_by')},
+  'image', (select json_build_object('id', i.id, 'url', i.url) from images i where i.id = p.image_id),
+  'streak', (select json_build_object('id', s.id, 'title', s.title) from streaks s where s.id = p.streak_id),
+  'resolution', (select json_build_object('id', r.id, 'result', r.result::float8) from resolutions r where r.pool_id = p.id),
+  'predictions', json_build_object(
+    'totalCount', (select count(*)::int from predictions c where c.pool_id = p.id),
+    'nodes', (select ${aggregate(`json_build_object('id', x.id, 'createdAt', ${iso('x.created_at')}, 'stake', ${tokens('x.stake', 'x.decimals')},
+      'prediction', x.prediction::float8, 'user', ${userObject('xu', 'x.user_id')}, 'reward', ${rewardObject('w', 'x.id')})`)}
+      from ${newest('predictions', 'pool_id', 'p.id', 20)})),
+  'statistics', json_build_object(
+    'predictionCount', (select count(*)::int from predictions q where q.pool_id = p.id),
+    'totalStake', (select ${tokens('coalesce(sum(q.stake), 0)', 'p.decimals')} from predictions q where q.pool_id = p.id),
+    'stakeWeightedMedian', (select m.prediction::float8 from (
+        select q.prediction, sum(q.stake) over (order by q.prediction rows unbounded preceding) as below from predictions q where q.pool_id = p.id) m
+      where 2 * m.below >= (select sum(q.stake) from predictions q where q.pool_id = p.id) order by m.prediction limit 1),
+    'buckets', (select json_agg(json_build_object(
+        'from', p.min_outcome::float8 + ((p.max_outcome::float8 - p.min_outcome::float8) / 10) * (g.i - 1),
+        'to', case when g.i = 10 then p.max_outcome::float8 else p.min_outcome::float8 + ((p.max_outcome::float8 - p.min_outcome::float8) / 10) * g.i end,
+        'count', coalesce(h.n, 0), 'stake', ${tokens('coalesce(h.stake, 0)', 'p.decimals')}) order by g.i)
+      from generate_series(1, 10) g(i) left join (
+        select least(width_bucket(q.prediction, p.min_outcome, p.max_outcome, 10), 10) as b, count(*)::int as n, sum(q.stake) as stake
+        from predictions q where q.pool_id = p.id group by 1) h on h.b = g.i))
+) from pools p where p.id = $1)))::text as body`;
+
+/** The user profile's floor ($1 the user): 20 newest predictions with pool and reward, 10 newest pools created, both counts. */
+const userProfileFloorSql = `
+select json_build_object('data', json_build_object('user', (select json_build_object(
+  'id', u.id, 'username', u.username, 'createdAt', ${iso('u.created_at')}, 'twitterUsername', u.twitter_username,
+  'avatar', (select json_build_object('id', i.id, 'url', i.url) from images i where i.id = u.avatar_id),
+  'predictions', json_build_object(
+    'totalCount', (select count(*)::int from predictions c where c.user_id = u.id),
+    'nodes', (select ${aggregate(`json_build_object('id', x.id, 'createdAt', ${iso('x.created_at')}, 'stake', ${tokens('x.stake', 'x.decimals')},
+      'prediction', x.prediction::float8,
+      'pool', (select json_build_object('id', pl.id, 'title', pl.title, 'status', pl.status) from pools pl where pl.id = x.pool_id),
+      'reward', ${rewardObject('w', 'x.id')})`)}
+      from ${newest('predictions', 'user_id', 'u.id', 20)})),
+  'pools', json_build_object(
+    'totalCount', (select count(*)::int from pools c where c.created_by = u.id),
+    'nodes', (select ${aggregate(`json_build_object('id', x.id, 'title', x.title, 'totalVolume', ${tokens('x.total_volume', 'x.decimals')},
+      'predictionEndDate', ${iso('x.prediction_end_date')})`)}
+      from ${newest('pools', 'created_by', 'u.id', 10)}))
+) from users u where u.id = $1)))::text as body`;
+
+/**
+ * The viewer page's floor ($1 the session id of the bearer token, which the route verifies
+ * as the app does): the session must be open, as the app checks per request; then the
+ * portfolio (money.service.ts: predictions by whether their pool is resolved, stakes and
+ * payouts summed in base units), 10 newest notifications, the unread count, 10 newest
+ * predictions with their pools and rewards.
+ */
+const viewerFloorSql = `
+select json_build_object('data', json_build_object('viewer', json_build_object(
+  'id', u.id, 'username', u.username,
+  'portfolio', (select json_build_object(
+      'activeCount', f.active_n, 'activeStake', ${tokens('f.active_stake', 'f.decimals')},
+      'totalStaked', ${tokens('(f.active_stake + f.resolved_stake)', 'f.decimals')},
+      'resolvedCount', f.resolved_n, 'resolvedStake', ${tokens('f.resolved_stake', 'f.decimals')},
+      'totalPayout', ${tokens('f.paid', 'f.decimals')}, 'realizedPnl', ${tokens('(f.paid - f.resolved_stake)', 'f.decimals')})
+    from (select count(*) filter (where res.id is null)::int as active_n, coalesce(sum(q.stake) filter (where res.id is null), 0) as active_stake,
+                 count(*) filter (where res.id is not null)::int as resolved_n, coalesce(sum(q.stake) filter (where res.id is not null), 0) as resolved_stake,
+                 coalesce(sum(r.amount) filter (where res.id is not null), 0) as paid, coalesce(max(q.decimals), 0) as decimals
+          from predictions q left join resolutions res on res.pool_id = q.pool_id left join rewards r on r.prediction_id = q.id
+          where q.user_id = u.id) f),
+  'notifications', json_build_object('nodes', (select ${aggregate(`json_build_object('id', x.id, 'createdAt', ${iso('x.created_at')},
+      'type', x.type, 'title', x.title, 'message', x.message, 'readAt', ${iso('x.read_at')})`)}
+    from ${newest('notifications', 'user_id', 'u.id', 10)})),
+  'predictions', json_build_object('nodes', (select ${aggregate(`json_build_object('id', x.id, 'stake', ${tokens('x.stake', 'x.decimals')},
+      'prediction', x.prediction::float8,
+      'pool', (select json_build_object('id', pl.id, 'title', pl.title) from pools pl where pl.id = x.pool_id),
+      'reward', ${rewardObject('w', 'x.id')})`)}
+    from ${newest('predictions', 'user_id', 'u.id', 10)}))
+), 'unreadNotificationCount', (select count(*)::int from notifications n where n.user_id = u.id and n.read_at is null)))::text as body
+from refresh_tokens t join users u on u.id = t.user_id where t.id = $1 and t.revoked_at is null`;
+
+/** The leaderboard's floor: the first 20 by payout (leaderboard.service.ts: ties share a rank, ordered by user id), the board's size, each user with avatar. */
+const leaderboardFloorSql = `
+with ranked as (
+  select user_id, payout, staked, (score_sum / scored_count)::float8 as precision, scored_count::int as n, decimals,
+         rank() over (order by payout desc)::int as rank, row_number() over (order by payout desc, user_id)::int as position,
+         count(*) over ()::int as total
+  from leaderboard_totals)
+select json_build_object('data', json_build_object('leaderboard', json_build_object('totalCount', coalesce(max(r.total), 0), 'nodes', ${aggregate(
+  `json_build_object('rank', r.rank, 'payout', ${tokens('r.payout', 'r.decimals')}, 'staked', ${tokens('r.staked', 'r.decimals')},
+    'precision', r.precision, 'predictionCount', r.n,
+    'user', (select json_build_object('id', u.id, 'username', u.username,
+      'avatar', (select json_build_object('id', i.id, 'url', i.url) from images i where i.id = u.avatar_id)) from users u where u.id = r.user_id))`,
+  'r.position',
+)})))::text as body
+from ranked r where r.position <= 20`;
+
+/** A Relay refetch's floor ($1 a pool's id): the hand-written endpoint knows the type. */
+const nodeFloorSql = `
+select json_build_object('data', json_build_object('node', (select json_build_object(
+  '__typename', 'Pool', 'id', p.id, 'title', p.title, 'status', p.status, 'totalVolume', ${tokens('p.total_volume', 'p.decimals')},
+  'predictionEndDate', ${iso('p.prediction_end_date')}, 'user', ${userObject('u', 'p.created_by')},
+  'image', (select json_build_object('id', i.id, 'url', i.url) from images i where i.id = p.image_id),
+  'resolution', (select json_build_object('id', r.id, 'result', r.result::float8) from resolutions r where r.pool_id = p.id)
+) from pools p where p.id = $1)))::text as body`;
+
+/** The pages with a floor of their own, and the types of their parameters. */
+const FLOORS: Record<NonNullable<BenchShape['floor']>, { text: string; types: string[] }> = {
+  POOL_DETAIL: { text: poolDetailFloorSql, types: ['uuid'] },
+  USER_PROFILE: { text: userProfileFloorSql, types: ['uuid'] },
+  STREAKS: { text: streaksFloorSql, types: [] },
+  VIEWER: { text: viewerFloorSql, types: ['uuid'] },
+  LEADERBOARD: { text: leaderboardFloorSql, types: [] },
+  NODE: { text: nodeFloorSql, types: ['uuid'] },
+};
+
+/** The floor statement of a shape and its parameter types; null for `{ __typename }`. */
+function floorOf(shape: BenchShape): { text: string; types: string[] } | null {
+  if (shape.poolOrder) return { text: floorSql(shape.poolOrder), types: ['int', 'int'] };
+  return shape.floor ? FLOORS[shape.floor] : null;
+}
+
+/** What a hand-written endpoint reads of the request: the page's variable `id`, or the verified session of its bearer token. */
+async function paramsOf(shape: BenchShape, request: FastifyRequest, secret: Uint8Array): Promise<unknown[]> {
+  if (shape.poolOrder) return [POOLS_PER_PAGE, PREDICTIONS_PER_POOL];
+  if (shape.signedIn) {
+    const token = request.headers.authorization?.replace(/^Bearer /, '') ?? '';
+    return [(await verifyAccessToken(secret, token, new Date())).sessionId];
+  }
+  if (shape.discover) return [(request.body as { variables: { id: string } }).variables.id];
+  return [];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A parameter written into PGlite's EXECUTE: numbers as they are, UUIDs (checked) quoted. */
+function literal(value: unknown): string {
+  if (typeof value === 'number' && Number.isInteger(value)) return String(value);
+  if (typeof value === 'string' && UUID.test(value)) return `'${value}'`;
+  throw new Error(`a floor parameter must be an integer or a UUID, got ${JSON.stringify(value)}`);
 }
 
 /** `{ __typename }` needs no statement: its floor is the constant answer. */
@@ -83,7 +234,11 @@ const TYPENAME_BODY = JSON.stringify({ data: { __typename: 'Query' } });
 async function floorQuery(
   database: Database,
   databaseUrl: string | null,
-): Promise<{ run(shape: BenchShape): Promise<string>; close(): Promise<void> }> {
+): Promise<{ run(shape: BenchShape, params: unknown[]): Promise<string>; close(): Promise<void> }> {
+  const bodyOf = (row: { body: string } | undefined) => {
+    if (!row) throw new Error('the floor statement found nothing');
+    return row.body;
+  };
   if (databaseUrl) {
     const client = postgres(databaseUrl, {
       max: 10,
@@ -92,10 +247,9 @@ async function floorQuery(
       connection: { application_name: 'poolgraph_bench_floor' },
     });
     return {
-      run: async (shape) => {
-        const floor = floorOf(shape)!;
-        const [row] = await client.unsafe<Array<{ body: string }>>(floor.text, floor.params, { prepare: true });
-        return row!.body;
+      run: async (shape, params) => {
+        const [row] = await client.unsafe<Array<{ body: string }>>(floorOf(shape)!.text, params as string[], { prepare: true });
+        return bodyOf(row);
       },
       close: () => client.end({ timeout: 5 }),
     };
@@ -103,28 +257,36 @@ async function floorQuery(
   const client = (database.db as unknown as { $client: PGlite }).$client;
   for (const shape of SHAPES) {
     const floor = floorOf(shape);
-    if (floor) await client.exec(`PREPARE floor_${shape.name.toLowerCase()}${floor.params.length ? '(int, int)' : ''} AS ${floor.text}`);
+    if (floor)
+      await client.exec(
+        `PREPARE floor_${shape.name.toLowerCase()}${floor.types.length ? `(${floor.types.join(', ')})` : ''} AS ${floor.text}`,
+      );
   }
   return {
-    run: async (shape) => {
-      const params = floorOf(shape)!.params;
+    run: async (shape, params) => {
       const result = await client.query<{ body: string }>(
-        `EXECUTE floor_${shape.name.toLowerCase()}${params.length ? `(${params.join(', ')})` : ''}`,
+        `EXECUTE floor_${shape.name.toLowerCase()}${params.length ? `(${params.map(literal).join(', ')})` : ''}`,
       );
-      return result.rows[0]!.body;
+      return bodyOf(result.rows[0]);
     },
     close: async () => {},
   };
 }
 
-/** The floor server: plain fastify, one route per shape, one statement, the JSON text sent as is. */
-export async function createFloorApp(database: Database, databaseUrl: string | null): Promise<FastifyInstance> {
+/**
+ * The floor server: plain fastify, one route per shape, one statement, the JSON text sent
+ * as is. `authSecret` is the GraphQL server's (the bench gives both the same), so the
+ * viewer page's route verifies the bearer token as the app does.
+ */
+export async function createFloorApp(database: Database, databaseUrl: string | null, authSecret: Uint8Array): Promise<FastifyInstance> {
   const query = await floorQuery(database, databaseUrl);
   const app = Fastify({ logger: false });
   app.addHook('onClose', () => query.close());
   for (const shape of SHAPES) {
-    const send = floorOf(shape) ? () => query.run(shape) : async () => TYPENAME_BODY;
-    app.post(`/floor/${shape.name}`, async (_request, reply) => reply.type('application/json; charset=utf-8').send(await send()));
+    const send = floorOf(shape)
+      ? async (request: FastifyRequest) => query.run(shape, await paramsOf(shape, request, authSecret))
+      : async () => TYPENAME_BODY;
+    app.post(`/floor/${shape.name}`, async (request, reply) => reply.type('application/json; charset=utf-8').send(await send(request)));
   }
   return app;
 }

@@ -16,6 +16,8 @@ export interface LoadOptions {
   durationMs: number;
   /** Responses of another length count as `unexpectedBodies` (a 503 or an error body, say). */
   expectedBytes?: number;
+  /** Sent with every request besides the content headers (a bearer token, say). */
+  headers?: Record<string, string>;
 }
 
 export interface LoadResult {
@@ -38,7 +40,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     port: options.port,
     path: options.path,
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'content-length': payload.length, accept: 'application/json' },
+    headers: { 'content-type': 'application/json', 'content-length': payload.length, accept: 'application/json', ...options.headers },
   };
   const latencies: number[] = [];
   let bytes = 0;
@@ -105,10 +107,21 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 }
 
 /** One request; resolves to its status and body. */
-export function fetchOnce(port: number, path: string, body: string): Promise<{ status: number; text: string }> {
+export function fetchOnce(
+  port: number,
+  path: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const request = http.request(
-      { host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' } },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -1,10 +1,20 @@
 /**
- * What the nested-read bench measures: the nested read of the performance budget (docs/design.md)
- * (20 pools with user, image, streak, resolution and 10 predictions each with user and
- * reward) in two sorts, and `{ __typename }` (the fixed cost of a request).
+ * What the nested-read bench measures: a corpus of frontend pages, each a GraphQL query
+ * answered by poolgraph and by its floor (one hand-written statement building the page's
+ * JSON, lib/floor.ts), and `{ __typename }` (the fixed cost of a request).
  *
- * - CREATION_DATE: the newest pools, which hold few predictions (small responses).
- * - VOLUME_HIGH: the pools with the largest volume: 10 predictions each (200), many rewarded.
+ * - CREATION_DATE, VOLUME_HIGH: the pools list, 20 pools with user, image, streak,
+ *   resolution and 10 predictions each with user and reward; the newest pools (few
+ *   predictions) and the largest (10 predictions on each, many rewarded).
+ * - POOL_DETAIL: one pool's page: its fields, creator, image, streak, resolution, its 20
+ *   newest predictions with users and rewards and their count, and its statistics.
+ * - USER_PROFILE: a user's public profile: 20 predictions each with its pool and reward,
+ *   and the 10 newest pools the user created, with both counts.
+ * - STREAKS: 10 streaks, each with its 10 newest pools, each with its 5 newest predictions.
+ * - VIEWER: the signed-in viewer's portfolio, 10 newest notifications with the unread
+ *   count, and 10 newest predictions with their pools (a session's bearer token).
+ * - LEADERBOARD: the first 20 of the board by payout, each with its user and avatar.
+ * - NODE: a Relay refetch, `node(id)` of a pool with its fragment's fields and relations.
  */
 export const POOLS_PER_PAGE = 20;
 export const PREDICTIONS_PER_POOL = 10;
@@ -17,32 +27,98 @@ const nestedRead = (sort: string) =>
   `streak { id title } resolution { id result } predictions(first: ${PREDICTIONS_PER_POOL}) { nodes { id stake prediction ` +
   'user { id username } reward { id amount } } } } } }';
 
+export type ShapeName =
+  'CREATION_DATE' | 'VOLUME_HIGH' | 'POOL_DETAIL' | 'USER_PROFILE' | 'STREAKS' | 'VIEWER' | 'LEADERBOARD' | 'NODE' | 'typename';
+
 export interface BenchShape {
-  name: 'CREATION_DATE' | 'VOLUME_HIGH' | 'STREAKS' | 'typename';
+  name: ShapeName;
   query: string;
-  /** The request body both servers receive (the floor ignores it). */
-  body: string;
-  /** The pools' ORDER BY of the floor's statement; null for `{ __typename }` (no statement) and other pages. */
+  /** The pools' ORDER BY of the pools list's floor statement; null for the other pages. */
   poolOrder: string | null;
-  /** A page other than the pools list: its own floor statement (lib/floor.ts), without parameters. */
-  floor?: string;
+  /** A page other than the pools list: its own floor statement (lib/floor.ts, FLOORS). */
+  floor?: Exclude<ShapeName, 'CREATION_DATE' | 'VOLUME_HIGH' | 'typename'>;
+  /**
+   * The page's variables (ids of the reference database), found by asking the GraphQL
+   * server this query before the check; both servers then receive the same body.
+   */
+  discover?: { query: string; variables: (data: any) => Record<string, unknown> };
+  /** Sent with the bench viewer's session (a bearer token the GraphQL server issued at start). */
+  signedIn?: boolean;
 }
 
-const shape = (name: BenchShape['name'], query: string, poolOrder: string | null): BenchShape => ({
-  name,
-  query,
-  body: JSON.stringify({ query }),
-  poolOrder,
-});
+/**
+ * The bench viewer: of the users with notifications, the one with the most predictions (so
+ * the viewer page has all its parts); the statement-count test signs in as the same user.
+ */
+export const VIEWER_CHOICE_SQL =
+  'SELECT n.user_id FROM notifications n GROUP BY n.user_id ' +
+  'ORDER BY (SELECT count(*) FROM predictions p WHERE p.user_id = n.user_id) DESC, count(*) DESC, n.user_id LIMIT 1';
+
+/** The request body both servers receive: the floor reads only the variables. */
+export const bodyOf = (shape: BenchShape, variables?: Record<string, unknown>) =>
+  JSON.stringify(variables ? { query: shape.query, variables } : { query: shape.query });
 
 /** The streaks page: 10 streaks, each with its 10 newest pools, each with its 5 newest predictions and their users. */
 const STREAKS_PAGE =
   '{ streaks(first: 10) { nodes { id title pools(first: 10) { nodes { id title totalVolume predictions(first: 5) { nodes { id stake ' +
   'user { id username } } } } } } } }';
 
+const POOL_DETAIL_PAGE =
+  'query PoolDetail($id: ID!) { pool(id: $id) { id title description status predictionEndDate minOutcome maxOutcome totalVolume ' +
+  'user { id username } image { id url } streak { id title } resolution { id result } ' +
+  'predictions(first: 20) { totalCount nodes { id createdAt stake prediction user { id username } reward { id amount } } } ' +
+  'statistics { predictionCount totalStake stakeWeightedMedian buckets { from to count stake } } } }';
+
+const USER_PROFILE_PAGE =
+  'query UserProfile($id: ID!) { user(id: $id) { id username createdAt twitterUsername avatar { id url } ' +
+  'predictions(first: 20) { totalCount nodes { id createdAt stake prediction pool { id title status } reward { id amount } } } ' +
+  'pools(first: 10) { totalCount nodes { id title totalVolume predictionEndDate } } } }';
+
+const VIEWER_PAGE =
+  'query Portfolio { viewer { id username ' +
+  'portfolio { activeCount activeStake totalStaked resolvedCount resolvedStake totalPayout realizedPnl } ' +
+  'notifications(first: 10) { nodes { id createdAt type title message readAt } } ' +
+  'predictions(first: 10) { nodes { id stake prediction pool { id title } reward { id amount } } } } ' +
+  'unreadNotificationCount }';
+
+const LEADERBOARD_PAGE =
+  '{ leaderboard(first: 20) { totalCount nodes { rank payout staked precision predictionCount user { id username avatar { id url } } } } }';
+
+const NODE_PAGE =
+  'query Refetch($id: ID!) { node(id: $id) { __typename id ... on Pool { title status totalVolume predictionEndDate ' +
+  'user { id username } image { id url } resolution { id result } } } }';
+
+/** The pool of largest volume: the busiest detail page. */
+const busiestPool = {
+  query: '{ pools(first: 1, sort: VOLUME_HIGH) { nodes { id user { id } } } }',
+  variables: (data: any) => ({ id: data.pools.nodes[0].id as string }),
+};
+
 export const SHAPES: readonly BenchShape[] = [
-  shape('CREATION_DATE', nestedRead('CREATION_DATE'), 'created_at desc, id desc'),
-  shape('VOLUME_HIGH', nestedRead('VOLUME_HIGH'), 'total_volume desc, id desc'),
-  { ...shape('STREAKS', STREAKS_PAGE, null), floor: 'streaks' },
-  shape('typename', '{ __typename }', null),
+  { name: 'CREATION_DATE', query: nestedRead('CREATION_DATE'), poolOrder: 'created_at desc, id desc' },
+  { name: 'VOLUME_HIGH', query: nestedRead('VOLUME_HIGH'), poolOrder: 'total_volume desc, id desc' },
+  { name: 'POOL_DETAIL', query: POOL_DETAIL_PAGE, poolOrder: null, floor: 'POOL_DETAIL', discover: busiestPool },
+  {
+    name: 'USER_PROFILE',
+    query: USER_PROFILE_PAGE,
+    poolOrder: null,
+    floor: 'USER_PROFILE',
+    // Of the creators of the 100 largest pools and the board's first 20, the one with the most
+    // predictions and pools: a profile with every part filled.
+    discover: {
+      query:
+        '{ pools(first: 100, sort: VOLUME_HIGH) { nodes { user { ...counts } } } leaderboard(first: 20) { nodes { user { ...counts } } } } ' +
+        'fragment counts on User { id predictions(first: 1) { totalCount } pools(first: 1) { totalCount } }',
+      variables: (data: any) => {
+        const users = [...data.pools.nodes, ...data.leaderboard.nodes].map((node) => node.user);
+        const score = (user: any) => Math.min(user.predictions.totalCount, 20) + Math.min(user.pools.totalCount, 10);
+        return { id: users.reduce((best, user) => (score(user) > score(best) ? user : best)).id as string };
+      },
+    },
+  },
+  { name: 'STREAKS', query: STREAKS_PAGE, poolOrder: null, floor: 'STREAKS' },
+  { name: 'VIEWER', query: VIEWER_PAGE, poolOrder: null, floor: 'VIEWER', signedIn: true },
+  { name: 'LEADERBOARD', query: LEADERBOARD_PAGE, poolOrder: null, floor: 'LEADERBOARD' },
+  { name: 'NODE', query: NODE_PAGE, poolOrder: null, floor: 'NODE', discover: busiestPool },
+  { name: 'typename', query: '{ __typename }', poolOrder: null },
 ];

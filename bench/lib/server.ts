@@ -14,14 +14,16 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { seedDemoData } from '../../src/seed/index.js';
+import { users } from '../../schema/index.js';
+import type { AuthConfig } from '../../src/config.js';
 import { createFloorApp } from './floor.js';
-import { BENCH_SEED } from './query.js';
+import { BENCH_SEED, VIEWER_CHOICE_SQL } from './query.js';
 
 /** floor: the hand-written statement; graphql: this app (or BENCH_SRC's); baseline: the app of BENCH_BASELINE_SRC, an older checkout measured in the same run. */
 export type Role = 'floor' | 'graphql' | 'baseline';
@@ -37,9 +39,27 @@ export interface ServerStats {
   gcCount: number;
 }
 
-export type ParentMessage = { type: 'stats' } | { type: 'stop' } | { type: 'profile-start' } | { type: 'profile-stop'; file: string };
+export type ParentMessage =
+  | { type: 'stats' }
+  | { type: 'stop' }
+  | { type: 'profile-start' }
+  | { type: 'profile-stop'; file: string }
+  | { type: 'adopt-session'; session: ViewerSession };
+/** The bench viewer's session, issued by the GraphQL server at start (the VIEWER page's bearer token). */
+export interface ViewerSession {
+  userId: string;
+  accessToken: string;
+  /** The session row's id (refresh_tokens): on PGlite the floor's own database is given the same row. */
+  sessionId: string;
+}
+
 export type ChildMessage =
-  { type: 'ready'; port: number } | ServerStats | { type: 'stopped' } | { type: 'profile-started' } | { type: 'profile-written' };
+  | { type: 'ready'; port: number; viewer: ViewerSession | null }
+  | ServerStats
+  | { type: 'stopped' }
+  | { type: 'profile-started' }
+  | { type: 'profile-written' }
+  | { type: 'session-adopted' };
 
 const role = process.env.BENCH_ROLE as Role;
 if (role !== 'floor' && role !== 'graphql' && role !== 'baseline')
@@ -58,8 +78,11 @@ async function openBenchDatabase(): Promise<Database> {
   return database;
 }
 
+/** Shared by the servers (the parent generates it): the floor verifies the tokens the GraphQL server issues. */
+const authSecret = process.env.BENCH_AUTH_SECRET || randomBytes(32).toString('hex');
+
 async function createServer(database: Database): Promise<FastifyInstance> {
-  if (role === 'floor') return createFloorApp(database, process.env.BENCH_DB_URL || null);
+  if (role === 'floor') return createFloorApp(database, process.env.BENCH_DB_URL || null, new TextEncoder().encode(authSecret));
   // The app of this repository, or of the copy under BENCH_SRC (a prototype in scratch/
   // with src/ and schema/ beside each other). Imported only here: type-graphql keeps its
   // decorators' metadata globally, so one process must load one copy of the resolvers.
@@ -71,7 +94,9 @@ async function createServer(database: Database): Promise<FastifyInstance> {
   // request here.
   const config = loadConfig({
     POOLGRAPH_MODE: 'production',
-    AUTH_SECRET: randomBytes(32).toString('hex'),
+    AUTH_SECRET: authSecret,
+    // The viewer's session outlives any run.
+    ACCESS_TOKEN_TTL_SECONDS: String(24 * 3600),
     // The bench reads only; no chain is involved.
     EMBEDDED_CHAIN_IN_PRODUCTION: 'true',
     INTROSPECTION: 'false',
@@ -81,7 +106,29 @@ async function createServer(database: Database): Promise<FastifyInstance> {
     LOAD_SHED_EVENT_LOOP_DELAY_MS: '0',
     LOAD_SHED_DATABASE_WAIT_MS: '0',
   });
+  // From the same copy as the app (type-graphql keeps one copy's metadata per process).
+  const { openSession } = (await import(new URL('src/modules/auth/session.service.js', root).href)) as SessionModule;
+  viewerSession = await openViewerSession(database, config.auth, openSession);
   return createApp({ config: { ...config, mode: 'production', introspection: false, logLevel: 'silent' }, database });
+}
+
+let viewerSession: ViewerSession | null = null;
+
+/**
+ * Signs the bench viewer (lib/query.ts, VIEWER_CHOICE_SQL) in as the wallet sign-in does
+ * once the signature is checked (session.service.ts openSession: a session row and its tokens).
+ */
+type SessionModule = typeof import('../../src/modules/auth/session.service.js');
+
+async function openViewerSession(database: Database, auth: AuthConfig, openSession: SessionModule['openSession']): Promise<ViewerSession> {
+  const [chosen] = await database.rows<{ user_id: string }>(sql.raw(VIEWER_CHOICE_SQL));
+  if (!chosen) throw new Error('the bench database has no user with notifications');
+  const [user] = await database.db.select().from(users).where(eq(users.id, chosen.user_id));
+  const session = await openSession(database.db, auth, user!, new Date());
+  const [row] = await database.rows<{ id: string }>(
+    sql`SELECT id FROM refresh_tokens WHERE user_id = ${user!.id} ORDER BY created_at DESC LIMIT 1`,
+  );
+  return { userId: user!.id, accessToken: session.accessToken, sessionId: row!.id };
 }
 
 let gcMs = 0;
@@ -118,6 +165,13 @@ async function handle(message: ParentMessage): Promise<void> {
     profiler.disconnect();
     writeFileSync(message.file, JSON.stringify(profile));
     send({ type: 'profile-written' });
+  } else if (message.type === 'adopt-session') {
+    // PGlite: each server has its own database, so the floor's is given the GraphQL server's
+    // session row (the floor checks it per request, as the app does).
+    await database.rows(
+      sql`INSERT INTO refresh_tokens (id, user_id, version, expires_at) VALUES (${message.session.sessionId}, ${message.session.userId}, 'bench', now() + interval '1 day') ON CONFLICT DO NOTHING`,
+    );
+    send({ type: 'session-adopted' });
   } else if (message.type === 'stop') {
     await app.close();
     await database.close();
@@ -135,4 +189,4 @@ process.on('message', (message: ParentMessage) => {
 });
 // The parent going away (crash, Ctrl-C) takes this process with it.
 process.on('disconnect', () => process.exit(0));
-send({ type: 'ready', port: address.port });
+send({ type: 'ready', port: address.port, viewer: viewerSession });

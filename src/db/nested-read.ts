@@ -21,6 +21,17 @@ import { keysetClauses, newestFirstOrder } from './keyset.js';
 export interface ObjectSpec {
   table: PgTable;
   relations: Record<string, RelationSpec>;
+  /**
+   * Relations private to the row's owner (and admins): never in a decoded plan, rendered only
+   * where the GraphQL side knows the row is the viewer's own (modules/common/rendered-read.ts).
+   */
+  owned?: Record<string, RelationSpec>;
+  /**
+   * Fields computed by SQL over the row, by field: given the field's definition, its merged
+   * selection nodes and the walk (GraphQL's, opaque here), the SQL writing its JSON over the
+   * row's alias, or null when that selection does not render (the resolver answers it).
+   */
+  computed?: Record<string, (definition: any, nodes: readonly any[], walk: any) => ((alias: string) => string) | null>;
   /** Fields in whole tokens, by field: the base-units column (property), converted with the row's `decimals`. */
   amounts?: Record<string, string>;
 }
@@ -299,8 +310,11 @@ function pageRowsSql(
 ): string {
   const table = getTableName(target.table);
   const param = paramOf(params);
-  params.push(options.limit);
-  const limit = `$${params.length}`;
+  // The page size is written into the text (an integer the page arguments bounded), not a
+  // parameter: with LIMIT $n Postgres' generic plan guesses a tenth of the table, judges it
+  // dearer than the custom plans and plans the whole statement again at every execution.
+  if (!Number.isSafeInteger(options.limit) || options.limit < 0) throw new Error(`a page of ${options.limit} rows`);
+  const limit = String(options.limit);
   const keyset = keysetClauses(
     newestFirstOrder(child),
     page.backward,
@@ -343,7 +357,7 @@ function jsonObjectSql(entries: Array<[string, string]>): string {
 
 function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string, params: unknown[], counter: { next: number }): string {
   if (field.kind === 'value') return field.sql(alias);
-  const relation = spec.relations[field.relation]!;
+  const relation = (spec.relations[field.relation] ?? spec.owned?.[field.relation])!;
   const child = `t${++counter.next}`;
   if (field.kind === 'one' && relation.kind === 'one') {
     return `coalesce(${oneSql(spec.table, relation, relation.target(), alias, child, () => renderedObjectSql(field.object, child, params, counter))}, 'null')`;
@@ -423,4 +437,55 @@ export async function readByKey(
   const text = `SELECT ${select.list} FROM "${getTableName(plan.spec.table)}" t WHERE t."${column.name}" = $${params.length}::${column.getSQLType()}`;
   const [row] = await query<Record<string, unknown>>(text, params);
   return row ? select.decode(row) : null;
+}
+
+const renderedByIds = new WeakMap<RenderedObject[], { one: string; many: string; params: unknown[] }>();
+
+/**
+ * The rendered JSON of the rows `ids` name, in the order given, in ONE statement: each id's
+ * row from the first of `objects`' tables holding it (ids are UUIDs unique across tables),
+ * null where none does. The text depends on `objects` alone (made once per plan), the ids
+ * are a parameter. One id is a plain uuid parameter, not an array: Postgres' generic plan of
+ * `unnest($1)` expects a hundred rows, costs more than a custom plan for one, and so would
+ * be planned again at every execution (a refetch's whole cost, measured in the bench).
+ */
+export async function readRenderedByIds(
+  query: ReadQuery,
+  objects: RenderedObject[],
+  ids: readonly string[],
+): Promise<Array<string | null>> {
+  let compiled = renderedByIds.get(objects);
+  if (!compiled) {
+    // $1 is the ids; the objects' own parameters follow.
+    const params: unknown[] = [null];
+    const rows = objects.map(
+      (object) =>
+        `(SELECT ${renderedObjectSql(object, 'n', params, { next: 0 })} FROM "${getTableName(object.spec.table)}" n WHERE n."id" = u.id)`,
+    );
+    const json = `coalesce(${rows.join(', ')})`;
+    compiled = {
+      one: `SELECT ${json} AS "json" FROM (SELECT $1::uuid AS id) u`,
+      many: `SELECT ${json} AS "json" FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, i) ORDER BY u.i`,
+      params,
+    };
+    renderedByIds.set(objects, compiled);
+  }
+  const single = ids.length === 1;
+  const rows = await query<{ json: string | null }>(single ? compiled.one : compiled.many, [
+    single ? ids[0] : ids,
+    ...compiled.params.slice(1),
+  ]);
+  return rows.map((row) => row.json);
+}
+
+/**
+ * The SQL writing `object`'s JSON text for the row of its table whose id is `idSql`, as a
+ * scalar subquery, for a statement written elsewhere (with its own parameters); null when
+ * the rendering needs parameters of its own (a cursor of a relation's page), which such a
+ * statement cannot number.
+ */
+export function renderedRowSql(object: RenderedObject, idSql: string): string | null {
+  const params: unknown[] = [];
+  const json = renderedObjectSql(object, 'n', params, { next: 0 });
+  return params.length ? null : `(SELECT ${json} FROM "${getTableName(object.spec.table)}" n WHERE n."id" = ${idSql})`;
 }

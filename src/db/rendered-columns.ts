@@ -92,5 +92,8 @@ export function renderedTokens(table: PgTable, unitsProperty: string): ((alias: 
   const units = columns[unitsProperty];
   const decimals = columns.decimals;
   if (!units || !decimals || units.columnType !== 'PgBigInt64') return null;
-  return (a) => jsonNumber(`(${a}."${units.name}"::text || 'e-' || ${a}."${decimals.name}"::text)::float8`);
+  return (a) => tokensJson(`${a}."${units.name}"`, `${a}."${decimals.name}"`);
 }
+
+/** Base units (SQL: an integer or an exact numeric sum) in whole tokens as JSON text, as toTokens computes them (see renderedTokens). */
+export const tokensJson = (units: string, decimals: string) => jsonNumber(`((${units})::text || 'e-' || (${decimals})::text)::float8`);

@@ -178,13 +178,18 @@ describe.each(backends)('node and nodes on %s', (kind) => {
     // The fixture has 51 predictions.
     const predictions = (await t.database.rows<{ id: string }>(sql`SELECT id FROM predictions ORDER BY id LIMIT 50`)).map((r) => r.id);
     expect(predictions).toHaveLength(50);
+    // A selection that renders (src/modules/node/node.rendered.ts): one statement writes every object.
     const query = `query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Prediction { stake } } }`;
     const one = await t.countStatements(() => t.gql(query, { ids: predictions.slice(0, 1) }));
     const fifty = await t.countStatements(() => t.gql(query, { ids: predictions }));
-    expect(fifty).toBe(one);
-    expect(one).toBe(2); // the type lookup, then the predictions by id
+    expect({ one, fifty }).toEqual({ one: 1, fifty: 1 });
     const publicIds = samples.filter((s) => s.public).map((s) => s.object.id as string);
     const mixed = await t.countStatements(() => t.gql(`query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids: publicIds }));
-    expect(mixed).toBe(1 + publicIds.length);
+    expect(mixed).toBe(1);
+    // Executed (Prediction.streak has logic of its own, so nothing renders): the type lookup, then one batched load per type.
+    const executedMixed = await t.countStatements(() =>
+      t.gql(`query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Prediction { streak { id } } } }`, { ids: publicIds }),
+    );
+    expect(executedMixed).toBeGreaterThanOrEqual(1 + publicIds.length);
   });
 });

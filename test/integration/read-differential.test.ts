@@ -32,8 +32,20 @@ import { signInAs, type SignedIn } from '../support/sessions.js';
  * RENDERED_READS=false: status and body must be equal byte for byte.
  */
 
-/** The root fields a rendered read plans (src/server/pipeline/rendered.ts), with how the generator fills their arguments. */
-const PLANNED_ROOTS = ['pools', 'pool', 'user', 'userByWallet', 'viewer', 'streak', 'streaks', 'streakPools'] as const;
+/** The root fields a rendered read plans (src/modules/rendered-reads.ts), with how the generator fills their arguments. */
+const PLANNED_ROOTS = [
+  'pools',
+  'pool',
+  'user',
+  'userByWallet',
+  'viewer',
+  'streak',
+  'streaks',
+  'streakPools',
+  'node',
+  'nodes',
+  'leaderboard',
+] as const;
 type Root = (typeof PLANNED_ROOTS)[number];
 
 /** A seeded generator (mulberry32), so a failing case repeats. */
@@ -183,10 +195,34 @@ function generate(schema: GraphQLSchema, root: Root, random: Random, world: Worl
       break;
     case 'viewer':
       break;
+    case 'node':
+      args = `(id: ${doc.variable('id', 'ID!', random.pick([...world.data.pools, ...world.data.creators, ...world.data.streaks]).id)})`;
+      break;
+    case 'nodes': {
+      const ids = Array.from({ length: random.int(1, 4) }, () => random.pick([...world.data.pools, ...world.data.predictors]).id);
+      args = `(ids: ${doc.variable('ids', '[ID!]!', ids)})`;
+      break;
+    }
+    case 'leaderboard':
+      args = `(${random.chance(0.5) ? 'first' : 'last'}: ${random.int(1, 6)}, by: ${random.pick(['PAYOUT', 'PRECISION'])})`;
+      break;
   }
-  const selection = isConnection(type) ? doc.connection(type, 0, true) : doc.selection(type, 0);
+  const objectTypes = (names: string[]) => names.map((name) => schema.getType(name) as GraphQLObjectType);
+  const selection =
+    root === 'node' || root === 'nodes'
+      ? // The interface's id, and each type's selection in a fragment on it.
+        `id ${objectTypes(['Pool', 'User', 'Streak', 'Prediction'])
+          .filter(() => random.chance(0.7))
+          .map((object) => `... on ${object.name} { ${doc.selection(object, 0)} }`)
+          .join(' ')}`
+      : root === 'leaderboard'
+        ? `totalCount nodes { rank payout staked precision predictionCount user { ${doc.selection(objectTypes(['User'])[0]!, 1)} } }` +
+          (random.chance(0.3) ? ' pageInfo { hasNextPage hasPreviousPage } edges { cursor node { rank } }' : '')
+        : isConnection(type)
+          ? doc.connection(type, 0, true)
+          : doc.selection(type, 0);
   const twice = random.chance(0.2)
-    ? ` again: ${root}${args} { __typename ${isConnection(type) ? 'totalCount' : 'id' in type.getFields() ? 'id' : ''} }`
+    ? ` again: ${root}${args} { __typename ${isConnection(type) ? 'totalCount' : 'id' in ('getFields' in type ? type.getFields() : {}) ? 'id' : ''} }`
     : '';
   const declared = [...doc.variables].map(([name, v]) => `$${name}: ${v.type}`);
   const text = `query${declared.length ? `(${declared.join(', ')})` : ''} { ${root}${args} { ${selection} }${twice} }\n${doc.fragments.join('\n')}`;
@@ -372,7 +408,7 @@ const NOT_PLANNED: Record<string, Record<string, string>> = {
     transactions: 'private',
   },
   Prediction: { streak: "the pool's streak, a relation of a relation" },
-  Pool: { statistics: 'aggregates computed by the statistics service', viewerPrediction: "the signed-in viewer's own prediction" },
+  Pool: { viewerPrediction: "the signed-in viewer's own prediction" },
 };
 
 describe('the read graph plans every field of its types', () => {

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as tables from '../../schema/index.js';
 import { createApp } from '../../src/server/app.js';
 import { seedVariedPools } from '../support/fixtures/varied-pools.js';
 import { backends, renderedReadsServed, startEmptyTestApp, type TestApp, testConfig } from '../support/harness.js';
@@ -105,6 +107,32 @@ const RENDERED: Record<
       fragment Card on Pool { user { username } resolution { result median } streak { title } }`,
     variables: (v) => ({ id: v.poolId, none: '00000000-0000-4000-8000-000000000000' }),
   },
+  'the leaderboard page of the bench, and every field of an entry': {
+    query: `{ a: leaderboard(first: 20) { totalCount nodes { rank payout staked precision predictionCount user { id username avatar { id url } } } }
+      b: leaderboard(first: 3, by: PRECISION, period: WEEK) { __typename edges { __typename cursor node { __typename rank precision user { username } } }
+        pageInfo { hasNextPage hasPreviousPage startCursor endCursor } viewerEntry { rank } }
+      c: leaderboard(last: 2) { nodes { ...E } } } fragment E on LeaderboardEntry { rank who: user { id } predictionCount }`,
+  },
+  'statistics: the bench pool page, bucket counts, aliases, pools without predictions': {
+    query: `query($id: ID!) { pool(id: $id) { id predictions(first: 20) { totalCount nodes { id createdAt } }
+        statistics { predictionCount totalStake stakeWeightedMedian buckets { from to count stake } }
+        three: statistics(buckets: 3) { __typename median: stakeWeightedMedian buckets { __typename stake count } }
+        one: statistics(buckets: 1) { buckets { from to } } }
+      pools(first: 26, sort: CREATION_DATE) { nodes { id statistics(buckets: 7) { predictionCount totalStake stakeWeightedMedian buckets { from to count stake } } } } }`,
+    variables: (v) => ({ id: v.poolId }),
+  },
+  'leaderboard users with pages of their own': {
+    query: `{ leaderboard(first: 3) { nodes { rank user { id pools(first: 2) { totalCount nodes { id } } predictions(last: 2) { nodes { id } } } } } }`,
+  },
+  'node(id) of a pool, fragments on the interface and on other types': {
+    query: `query($id: ID!) { node(id: $id) { __typename id ... on Pool { title totalVolume user { id username } resolution { result } }
+      ... on User { username } ...N } } fragment N on Node { nodeId: id }`,
+    variables: (v) => ({ id: v.poolId }),
+  },
+  'nodes(ids) of a pool, a user and a pool again, in order': {
+    query: `query($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on Pool { title image { url } } ... on User { username avatar { url } } } }`,
+    variables: (v) => ({ ids: [v.poolId, v.creator, v.poolId.toUpperCase()] }),
+  },
 };
 
 /** Queries that must be executed: a field with logic or access checks, nested cursors, bad arguments. */
@@ -114,9 +142,13 @@ const EXECUTED: Record<string, string> = {
   'nested pageInfo': `{ pools(first: 2) { nodes { predictions(first: 2) { pageInfo { hasNextPage } } } } }`,
   'a bad page size': `{ pools(first: 500) { nodes { id } } }`,
   'a bad nested page size': `{ pools(first: 2) { nodes { predictions(first: 0) { nodes { id } } } } }`,
-  'a root field without a rendering': `{ pools(first: 2) { nodes { id } } leaderboard(first: 1) { __typename } }`,
+  'a root field without a rendering': `{ pools(first: 2) { nodes { id } } rateLimit { __typename } }`,
   'a pool id that is no id': `{ pool(id: "not-an-id") { id } }`,
   'a pool with a private field': `{ pool(id: "00000000-0000-4000-8000-000000000000") { id user { email } } }`,
+  'statistics with a bucket count out of range': `{ pools(first: 2) { nodes { id statistics(buckets: 0) { predictionCount } } } }`,
+  'node(id) of nothing': `{ node(id: "00000000-0000-4000-8000-000000000000") { id } }`,
+  'node(id) that is no id': `{ node(id: "not-an-id") { id } }`,
+  'node(id) with a private field': `{ node(id: "00000000-0000-4000-8000-000000000000") { id ... on User { email } } }`,
 };
 
 describe.each(backends)('rendered reads on %s', (kind) => {
@@ -149,6 +181,12 @@ describe.each(backends)('rendered reads on %s', (kind) => {
       .withPool({ title: 'Will it rain in Lisbon on Sunday', imageId: images[0]!.id })
       .withPrediction()
       .withPool({ title: 'Will the bridge open in June', imageId: images[0]!.id, phase: 'upcoming' });
+    // The leaderboard's first user gets an avatar, so entries' users have one and lack one.
+    const board = await t.gql(`{ leaderboard(first: 1) { nodes { user { id } } } }`);
+    await t.database.db
+      .update(tables.users)
+      .set({ avatarId: images[0]!.id })
+      .where(eq(tables.users.id, board.data.leaderboard.nodes[0].user.id));
     const { data } = await t.gql(
       `{ pools(first: 10, sort: VOLUME_HIGH, filter: { status: [RESOLVED] }) { edges { cursor node { id streak { id } user { id } } } } }`,
     );
@@ -183,6 +221,12 @@ describe.each(backends)('rendered reads on %s', (kind) => {
     expect(pools.some((p) => p.predictions.nodes.length === 0)).toBe(true);
     const search = await answer(RENDERED.search!.query, undefined, false);
     expect(search.response.data.pools.totalCount).toBe(2);
+    // The leaderboard has entries, some users with an avatar and some without.
+    const board = await answer(`{ leaderboard(first: 100) { totalCount nodes { user { avatar { id } } } } }`, undefined, false);
+    const entries = board.response.data.leaderboard.nodes as any[];
+    expect(board.response.data.leaderboard.totalCount).toBeGreaterThan(3);
+    expect(entries.some((e) => e.user.avatar === null)).toBe(true);
+    expect(entries.some((e) => e.user.avatar !== null)).toBe(true);
   });
 
   it.each(Object.entries(RENDERED))('%s: rendered, equal to the executed answer', async (_name, { query, variables }) => {

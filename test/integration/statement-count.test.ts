@@ -9,12 +9,16 @@ import { type PoolPhase, type Seed, seedBuilders, UNIT } from '../support/fixtur
 import {
   backends,
   createTestDatabase,
+  type GraphQLResponse,
   renderedReadsServed,
   startEmptyTestApp,
+  startTestApp,
   type TestApp,
   type TestDatabase,
   testConfig,
 } from '../support/harness.js';
+import { type SignedIn, signInAs } from '../support/sessions.js';
+import { SHAPES as BENCH_SHAPES, type ShapeName, VIEWER_CHOICE_SQL } from '../../bench/lib/query.js';
 
 const POOLS = 30;
 const RESOLVED_POOLS = 12;
@@ -264,5 +268,62 @@ describe.each(backends)('the nested read on %s: statements, prepared', (kind) =>
     expect(busiest.statements).toBe(1);
     const missing = await read('00000000-0000-4000-8000-000000000000');
     expect(missing).toEqual({ statements: 1, pool: null });
+  });
+});
+
+/**
+ * The bench's corpus of frontend pages (bench/lib/query.ts, the pages `npm run bench`
+ * measures against their floors), on the demo data: each page's statements, counted. A
+ * page whose whole selection plans is one statement (the viewer's page one more: the
+ * session check of its bearer token); a page that does not plan runs at most one
+ * statement per level of relations, plus one.
+ */
+const CORPUS: Record<Exclude<ShapeName, 'typename'>, { levels: number; statements: number; rendered: boolean }> = {
+  CREATION_DATE: { levels: 2, statements: 1, rendered: true },
+  VOLUME_HIGH: { levels: 2, statements: 1, rendered: true },
+  POOL_DETAIL: { levels: 2, statements: 1, rendered: true },
+  USER_PROFILE: { levels: 2, statements: 1, rendered: true },
+  STREAKS: { levels: 3, statements: 1, rendered: true },
+  VIEWER: { levels: 2, statements: 3, rendered: true },
+  LEADERBOARD: { levels: 2, statements: 1, rendered: true },
+  NODE: { levels: 1, statements: 1, rendered: true },
+};
+
+describe.each(backends)('the bench corpus on %s: statements per page', (kind) => {
+  let t: TestApp;
+  let viewer: SignedIn;
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    const [chosen] = await t.database.query<{ user_id: string }>(VIEWER_CHOICE_SQL, []);
+    viewer = await signInAs(t, chosen!.user_id);
+  });
+  afterAll(() => t.close());
+
+  it.each(Object.entries(CORPUS))('%s', async (name, expected) => {
+    const shape = BENCH_SHAPES.find((s) => s.name === name)!;
+    let variables: Record<string, unknown> | undefined;
+    if (shape.discover) {
+      const found = await t.gql(shape.discover.query);
+      expect(found.errors, JSON.stringify(found.errors)).toBeUndefined();
+      variables = shape.discover.variables(found.data);
+    }
+    const headers = shape.signedIn ? viewer.headers : undefined;
+    const run = async () => {
+      const renderedBefore = await renderedReadsServed(t.app);
+      let body: GraphQLResponse | undefined;
+      const statements = await t.countStatements(async () => {
+        body = await t.gql(shape.query, variables, headers);
+      });
+      expect(body!.errors, JSON.stringify(body!.errors)).toBeUndefined();
+      return { statements, rendered: (await renderedReadsServed(t.app)) - renderedBefore === 1, body: body! };
+    };
+    await run(); // warm-up: the connections the pool uses are open
+    const { statements, rendered, body } = await run();
+    console.log(
+      `[${kind}] ${name}: ${statements} statements, ${rendered ? 'rendered' : 'executed'}, ${JSON.stringify(body.data).length} bytes`,
+    );
+    expect(JSON.stringify(body.data)).not.toMatch(/^\{"[a-zA-Z]+":null\}$/);
+    expect({ statements, rendered }).toEqual({ statements: expected.statements, rendered: expected.rendered });
+    expect(statements).toBeLessThanOrEqual(expected.levels + 1 + (shape.signedIn ? 1 : 0));
   });
 });

@@ -1,5 +1,6 @@
-import { images, pools, predictions, resolutions, rewards, streaks, users } from '../../../schema/index.js';
+import { images, notifications, pools, predictions, resolutions, rewards, streaks, users } from '../../../schema/index.js';
 import { oneRelation, type ObjectSpec, pageRelation } from '../../db/nested-read.js';
+import { renderedPoolStatistics } from '../leaderboard/pool-statistics.rendered.js';
 
 /**
  * The read graph: each type of the API read from a table, once. A type's relations (by the
@@ -22,7 +23,17 @@ export const USER_READ: ObjectSpec = {
       (args) => args.filter == null && (args.sort ?? 'NEWEST') === 'NEWEST',
     ),
   },
+  // Private to the user (and admins): rendered only under `viewer`, the signed-in user's own row.
+  owned: {
+    notifications: pageRelation(
+      () => NOTIFICATION_READ,
+      'userId',
+      (args) => args.filter == null,
+    ),
+  },
 };
+
+export const NOTIFICATION_READ: ObjectSpec = { table: notifications, relations: { user: oneRelation(() => USER_READ, 'userId', 'id') } };
 
 export const IMAGE_READ: ObjectSpec = { table: images, relations: { user: oneRelation(() => USER_READ, 'userId', 'id') } };
 
@@ -57,6 +68,7 @@ export const POOL_READ: ObjectSpec = {
     resolution: oneRelation(() => RESOLUTION_READ, 'id', 'poolId'),
     predictions: pageRelation(() => PREDICTION_READ, 'poolId'),
   },
+  computed: { statistics: renderedPoolStatistics },
 };
 
 export const PREDICTION_READ: ObjectSpec = {

@@ -57,18 +57,32 @@ export const subSelections = (nodes: readonly FieldNode[]) => nodes.flatMap((nod
 /** A type name as JSON text in SQL (GraphQL names need no escaping in either). */
 const constant = (text: string) => (_alias: string) => `'"${text}"'`;
 
+/**
+ * What a rendered read may write of a row that is the viewer's own (the root field says so:
+ * `viewer`), besides its public fields: the spec's owned relations, and these fields, each
+ * rendered as SQL writing its JSON over the row (null when its selection does not render).
+ * Nothing below the row is owned: its relations' rows render their public fields only.
+ */
+export interface OwnedRendering {
+  values: Record<
+    string,
+    (definition: GraphQLField<unknown, unknown>, nodes: readonly FieldNode[], walk: SelectionWalk) => ((alias: string) => string) | null
+  >;
+}
+
 /** The rendering of `type`'s selection `nodes` (one response key's fields, merged), or null when some field does not render. */
 export function renderedObject(
   type: GraphQLObjectType,
   spec: ObjectSpec,
   nodes: readonly FieldNode[],
   walk: SelectionWalk,
+  owned?: OwnedRendering,
 ): RenderedObject | null {
   const collected = collectFields(type, subSelections(nodes), walk);
   if (collected.size > MAX_RENDERED_KEYS) return null;
   const fields: RenderedField[] = [];
   for (const [key, fieldNodes] of collected) {
-    const field = renderedField(type, spec, key, fieldNodes, walk);
+    const field = renderedField(type, spec, key, fieldNodes, walk, owned);
     if (!field) return null;
     fields.push(field);
   }
@@ -81,12 +95,18 @@ function renderedField(
   key: string,
   nodes: FieldNode[],
   walk: SelectionWalk,
+  owned: OwnedRendering | undefined,
 ): RenderedField | null {
   const name = nodes[0]!.name.value;
   if (name === '__typename') return { key, kind: 'value', sql: constant(type.name) };
   const definition = type.getFields()[name];
   if (!definition) return null;
-  const relation = spec.relations[name];
+  const computed = owned?.values[name] ?? spec.computed?.[name];
+  if (computed) {
+    const sql = computed(definition, nodes, walk);
+    return sql && { key, kind: 'value', sql };
+  }
+  const relation = spec.relations[name] ?? (owned ? spec.owned?.[name] : undefined);
   if (relation) {
     const target = getNamedType(definition.type);
     if (!isObjectType(target)) return null;
@@ -162,7 +182,7 @@ export interface RenderedConnection {
   fields: ConnectionPart[];
 }
 
-type ConnectionPart =
+export type ConnectionPart =
   | { key: string; kind: 'nodes'; object: number }
   | {
       key: string;
@@ -173,7 +193,9 @@ type ConnectionPart =
     }
   | { key: string; kind: 'pageInfo'; fields: Array<{ key: string; kind: PageInfoFlag | 'constant'; json?: string }> }
   | { key: string; kind: 'totalCount' }
-  | { key: string; kind: 'constant'; json: string };
+  | { key: string; kind: 'constant'; json: string }
+  /** A field of the page beyond the Relay ones (the leaderboard's viewerEntry), written from the page. */
+  | { key: string; kind: 'page'; write: (page: unknown) => string };
 
 type PageInfoFlag = 'hasNextPage' | 'hasPreviousPage' | 'startCursor' | 'endCursor';
 const PAGE_INFO_FIELDS = new Set<string>(['hasNextPage', 'hasPreviousPage', 'startCursor', 'endCursor']);
@@ -187,11 +209,26 @@ export function renderedConnection(
 ): RenderedConnection | null {
   const objects: RenderedObject[] = [];
   const nodeType = getNamedType(connection.getFields().nodes!.type) as GraphQLObjectType;
-  const addObject = (fieldNodes: readonly FieldNode[]) => {
+  const fields = connectionParts(connection, nodes, walk, (fieldNodes) => {
     const object = renderedObject(nodeType, spec, fieldNodes, walk);
     if (object) objects.push(object);
     return object ? objects.length - 1 : null;
-  };
+  });
+  return fields && { objects, fields };
+}
+
+/**
+ * A connection's parts: `addNode` renders one distinct `nodes` or `edges { node }` selection
+ * and gives its index (null when it does not render); `extra` renders a field of this
+ * connection type beyond the Relay ones (null when it does not). Null when some part does not render.
+ */
+export function connectionParts(
+  connection: GraphQLObjectType,
+  nodes: readonly FieldNode[],
+  walk: SelectionWalk,
+  addNode: (fieldNodes: readonly FieldNode[]) => number | null,
+  extra: (key: string, fieldNodes: FieldNode[]) => ConnectionPart | null = () => null,
+): ConnectionPart[] | null {
   const typename = (type: GraphQLObjectType) => ({ kind: 'constant' as const, json: JSON.stringify(type.name) });
   const fields: ConnectionPart[] = [];
   for (const [key, fieldNodes] of collectFields(connection, subSelections(nodes), walk)) {
@@ -199,7 +236,7 @@ export function renderedConnection(
     if (name === '__typename') fields.push({ key, ...typename(connection) });
     else if (name === 'totalCount') fields.push({ key, kind: 'totalCount' });
     else if (name === 'nodes') {
-      const object = addObject(fieldNodes);
+      const object = addNode(fieldNodes);
       if (object === null) return null;
       fields.push({ key, kind: 'nodes', object });
     } else if (name === 'edges') {
@@ -210,7 +247,7 @@ export function renderedConnection(
         if (edgeName === '__typename') edgeFields.push({ key: edgeKey, ...typename(edgeType) });
         else if (edgeName === 'cursor') edgeFields.push({ key: edgeKey, kind: 'cursor' });
         else if (edgeName === 'node') {
-          const object = addObject(edgeNodes);
+          const object = addNode(edgeNodes);
           if (object === null) return null;
           edgeFields.push({ key: edgeKey, kind: 'node', object });
         } else return null;
@@ -226,15 +263,19 @@ export function renderedConnection(
         else return null;
       }
       fields.push({ key, kind: 'pageInfo', fields: infoFields });
-    } else return null;
+    } else {
+      const part = extra(key, fieldNodes);
+      if (!part) return null;
+      fields.push(part);
+    }
   }
-  return { objects, fields };
+  return fields;
 }
 
 /** Writes a top-level connection's JSON in pieces from `page`, whose rows hold their rendered objects' texts in `renderedOf(row)`. */
 export async function writeConnection<T extends { id: string }>(
   page: Page<T>,
-  connection: RenderedConnection,
+  connection: Pick<RenderedConnection, 'fields'>,
   renderedOf: (row: T) => string[],
 ): Promise<string[]> {
   const out: string[] = ['{'];
@@ -250,6 +291,7 @@ export async function writeConnection<T extends { id: string }>(
   for (const [index, field] of connection.fields.entries()) {
     key(field.key, index);
     if (field.kind === 'constant') out.push(field.json);
+    else if (field.kind === 'page') out.push(field.write(page));
     else if (field.kind === 'totalCount') out.push(JSON.stringify(await page.totalCount));
     else if (field.kind === 'nodes') list(page.nodes, (row) => out.push(renderedOf(row)[field.object]!));
     else if (field.kind === 'edges') {
@@ -293,11 +335,13 @@ export function argumentsOf(field: GraphQLField<unknown, unknown>, node: FieldNo
  */
 export function objectRoot(
   read: (ctx: ServiceContext, args: Record<string, unknown>, plan: ReadPlan) => Promise<object | null>,
+  /** Only where `read` returns the viewer's own row, whoever the viewer is: what else renders of it. */
+  owned?: OwnedRendering,
 ): RootFieldRenderer {
   return (field, nodes, walk) => {
     const type = getNamedType(field.type) as GraphQLObjectType;
     const spec = READS_BY_TYPE[type.name];
-    const object = spec && renderedObject(type, spec, nodes, walk);
+    const object = spec && renderedObject(type, spec, nodes, walk, owned);
     const args = object && argumentsOf(field, nodes[0]!, walk);
     if (!spec || !object || !args) return null;
     const plan: ReadPlan = { spec, columns: new Set(['id']), relations: new Map(), rendered: [object] };

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { resultRows } from '../../db/client.js';
+import { type RenderedObject, renderedRowSql } from '../../db/nested-read.js';
 import { badInput } from '../../errors.js';
 import { encodeCursor, isIntegerString, Page, type PageArguments, parsePageRequest } from '../common/pagination.js';
 import type { ServiceContext } from '../context.js';
@@ -23,6 +24,8 @@ export interface LeaderboardEntryRow {
   precision: number;
   predictionCount: number;
   decimals: number;
+  /** The JSON of the entry's user, one per rendered selection asked for (a rendered read); empty otherwise. */
+  renderedUsers: string[];
 }
 
 export class LeaderboardPage extends Page<LeaderboardEntryRow> {
@@ -49,6 +52,18 @@ export function parseLeaderboardPage(args: PageArguments & { period?: Leaderboar
   return { period, by, order, page: parsePageRequest(args, order, isIntegerString) };
 }
 
+const userSql = new WeakMap<RenderedObject, string>();
+/** A rendered user's SQL over the board's user_id, made once per plan. */
+function userSqlOf(user: RenderedObject): string {
+  let text = userSql.get(user);
+  if (text === undefined) {
+    const row = renderedRowSql(user, 'ranked.user_id');
+    if (row === null) throw new Error('a rendered leaderboard user has a cursor of its own: no parameters here');
+    userSql.set(user, (text = row));
+  }
+  return text;
+}
+
 /**
  * Users ranked by reward payouts or by mean precision score over a window, from the
  * aggregate kept by resolution: one statement returns the page, the count and the viewer's
@@ -60,6 +75,8 @@ export function parseLeaderboardPage(args: PageArguments & { period?: Leaderboar
 export async function leaderboard(
   ctx: ServiceContext,
   args: PageArguments & { period?: LeaderboardPeriod | null; by?: LeaderboardMetric | null },
+  /** Selections of the entries' users the statement writes as JSON (a rendered read: public fields, no cursors). */
+  renderedUsers: readonly RenderedObject[] = [],
 ): Promise<LeaderboardPage> {
   const { period, by, order, page } = parseLeaderboardPage(args);
   const cursorPosition = page.cursor ? Number(page.cursor.key) : null;
@@ -88,7 +105,7 @@ export async function leaderboard(
                count(*) OVER ()::int AS total
         FROM board
       )
-      SELECT * FROM ranked
+      SELECT *${sql.raw(renderedUsers.map((user, i) => `, ${userSqlOf(user)} AS "user_json_${i}"`).join(''))} FROM ranked
       WHERE (position > ${from === null ? sql`total - ${page.size}` : sql`${from}`} AND position <= ${from === null ? sql`total` : sql`${from + page.size}`})
          OR user_id = ${viewerId}
       ORDER BY position`),
@@ -102,6 +119,7 @@ export async function leaderboard(
     precision: Number(row.precision),
     predictionCount: Number(row.prediction_count),
     decimals: Number(row.decimals),
+    renderedUsers: renderedUsers.map((_, i) => String(row[`user_json_${i}`])),
   }));
   const total = rows.length > 0 ? Number(rows[0]!.total) : 0;
   const start = from ?? total - page.size;

@@ -17,6 +17,20 @@ export interface PoolStatisticsRow {
 }
 
 /**
+ * The stake-weighted median of the pool `poolId` (SQL) names: the smallest predicted value with
+ * half the stake or more on it or below, as float8; NULL without predictions. The loader and
+ * the rendered read (pool-statistics.rendered.ts) both read it.
+ */
+export const stakeWeightedMedianSql = (poolId: string) =>
+  `(SELECT x.prediction::float8 FROM (` +
+  `SELECT q.prediction, sum(q.stake) OVER (ORDER BY q.prediction ROWS UNBOUNDED PRECEDING) AS below FROM predictions q WHERE q.pool_id = ${poolId}) x ` +
+  `WHERE 2 * x.below >= (SELECT sum(stake) FROM predictions s WHERE s.pool_id = ${poolId}) ORDER BY x.prediction LIMIT 1)`;
+
+/** The 1-based bucket of `prediction` in `pool`'s [minOutcome, maxOutcome] split in `count` (SQL) equal widths; the last one includes maxOutcome. */
+export const bucketOfSql = (prediction: string, pool: string, count: string) =>
+  `least(width_bucket(${prediction}, ${pool}.min_outcome, ${pool}.max_outcome, ${count}), ${count})`;
+
+/**
  * Statistics of the predictions of many pools at once: two statements per request and
  * bucket count, whatever the number of pools or predictions returned. Buckets split
  * [minOutcome, maxOutcome] into equal widths; the last one includes maxOutcome.
@@ -28,16 +42,12 @@ function statisticsLoader(ctx: ServiceContext, bucketCount: number) {
       ctx.database.db.execute(sql`
         SELECT pl.id AS pool_id, pl.decimals::int AS decimals, pl.min_outcome::float8 AS min, pl.max_outcome::float8 AS max,
                count(pr.id)::int AS n, coalesce(sum(pr.stake), 0)::text AS stake,
-               (SELECT x.prediction::float8 FROM (
-                  SELECT q.prediction, sum(q.stake) OVER (ORDER BY q.prediction ROWS UNBOUNDED PRECEDING) AS below
-                  FROM predictions q WHERE q.pool_id = pl.id) x
-                WHERE 2 * x.below >= (SELECT sum(stake) FROM predictions s WHERE s.pool_id = pl.id)
-                ORDER BY x.prediction LIMIT 1) AS median
+               ${sql.raw(stakeWeightedMedianSql('pl.id'))} AS median
         FROM pools pl LEFT JOIN predictions pr ON pr.pool_id = pl.id
         WHERE pl.id = ANY(${ids}::uuid[])
         GROUP BY pl.id`),
       ctx.database.db.execute(sql`
-        SELECT pr.pool_id, least(width_bucket(pr.prediction, pl.min_outcome, pl.max_outcome, ${bucketCount}::int), ${bucketCount}::int) AS bucket,
+        SELECT pr.pool_id, ${sql.raw(bucketOfSql('pr.prediction', 'pl', `${bucketCount}::int`))} AS bucket,
                count(*)::int AS n, sum(pr.stake)::text AS stake
         FROM predictions pr JOIN pools pl ON pl.id = pr.pool_id
         WHERE pr.pool_id = ANY(${ids}::uuid[])
@@ -69,8 +79,12 @@ function statisticsLoader(ctx: ServiceContext, bucketCount: number) {
   });
 }
 
+/** Whether `buckets` is a histogram size poolStatistics takes. */
+export const isBucketCount = (buckets: unknown): buckets is number =>
+  Number.isInteger(buckets) && (buckets as number) >= 1 && (buckets as number) <= MAX_HISTOGRAM_BUCKETS;
+
 export function poolStatistics(ctx: ServiceContext, poolId: string, buckets: number): Promise<PoolStatisticsRow> {
-  if (!Number.isInteger(buckets) || buckets < 1 || buckets > MAX_HISTOGRAM_BUCKETS) {
+  if (!isBucketCount(buckets)) {
     throw badInput('buckets', `buckets must be a whole number from 1 to ${MAX_HISTOGRAM_BUCKETS}`);
   }
   return requestScoped(ctx, `pool.statistics:${buckets}`, () => statisticsLoader(ctx, buckets)).load(poolId);

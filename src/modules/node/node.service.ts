@@ -18,13 +18,16 @@ import {
   users,
 } from '../../../schema/index.js';
 import { getTableName } from 'drizzle-orm';
+import { readRenderedByIds, type RenderedObject } from '../../db/nested-read.js';
 import { badInput } from '../../errors.js';
 import { canReadPrivate } from '../auth/viewer.js';
 import { isUuid } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';
 import { transactionsByIds } from '../viewer/history.service.js';
 import { rowByIdLoader } from '../viewer/request-scoped.js';
-import { NODE_TYPE } from './node.type.js';
+
+/** Where a row handed to `node`/`nodes` keeps the name of its GraphQL type (node.type.ts resolves it). */
+export const NODE_TYPE = Symbol('node type');
 
 /** The most ids one `nodes` call takes. */
 export const MAX_NODE_IDS = 100;
@@ -105,6 +108,42 @@ async function redeemedBy(ctx: ServiceContext, codeId: string): Promise<boolean>
   return redemption?.referralCodeId === codeId;
 }
 
+/** At most MAX_NODE_IDS UUIDs; throws BAD_USER_INPUT. */
+function checkIds(ids: readonly string[], argumentName: string): void {
+  if (ids.length > MAX_NODE_IDS) throw badInput(argumentName, `${argumentName} takes at most ${MAX_NODE_IDS} ids, got ${ids.length}`);
+  for (const id of ids) if (!isUuid(id)) throw badInput(argumentName, `${argumentName} must be UUIDs, got ${JSON.stringify(id)}`);
+}
+
+/** Whether every object of the Node type `name` is everyone's to see, so `node` answers it without asking who the viewer is. */
+export const isPublicNodeType = (name: string) => NODE_TYPES[name]?.visible === PUBLIC;
+
+/**
+ * The objects of `ids` as JSON written by ONE statement (a rendered read: `objects` is what
+ * the selection renders of each public type, by type name), in order; null when some id is
+ * of another type (a private one, whose visibility findNodes checks) or names nothing: the
+ * caller then reads them with findNodes, which tells those apart. Only public types may be
+ * rendered here (a private one is refused), so nothing private is written by this path.
+ */
+export async function findRenderedNodes(
+  ctx: ServiceContext,
+  ids: readonly string[],
+  argumentName: string,
+  objects: Record<string, RenderedObject>,
+): Promise<string[] | null> {
+  checkIds(ids, argumentName);
+  let list = objectLists.get(objects);
+  if (!list) {
+    for (const type of Object.keys(objects))
+      if (!isPublicNodeType(type)) throw new Error(`${type} objects are private to their owners: never rendered, whoever asks`);
+    objectLists.set(objects, (list = Object.values(objects)));
+  }
+  const found = await readRenderedByIds(ctx.database.query, list, ids);
+  return found.every((json) => json !== null) ? (found as string[]) : null;
+}
+
+/** The objects of each plan as one array, so the statement's text is made once (db/nested-read.ts keeps it by the array). */
+const objectLists = new WeakMap<Record<string, RenderedObject>, RenderedObject[]>();
+
 /**
  * Which Node type each id belongs to, in ONE statement whatever the number of ids: every
  * table probed by its primary key, the ids as one array parameter. Ids are random UUIDs
@@ -124,8 +163,7 @@ const TYPE_OF_IDS = Object.entries(NODE_TYPES)
  * load per type present (the request's loaders, shared with every other field).
  */
 export async function findNodes(ctx: ServiceContext, ids: readonly string[], argumentName: string): Promise<Array<Row | null>> {
-  if (ids.length > MAX_NODE_IDS) throw badInput(argumentName, `${argumentName} takes at most ${MAX_NODE_IDS} ids, got ${ids.length}`);
-  for (const id of ids) if (!isUuid(id)) throw badInput(argumentName, `${argumentName} must be UUIDs, got ${JSON.stringify(id)}`);
+  checkIds(ids, argumentName);
   const keys = [...new Set(ids.map((id) => id.toLowerCase()))];
   if (keys.length === 0) return [];
   const found = await ctx.database.query<{ type: string; id: string }>(TYPE_OF_IDS, [keys]);

@@ -1,8 +1,6 @@
 import { type GraphQLSchema, isInterfaceType } from 'graphql';
 import { Field, ID, InterfaceType } from 'type-graphql';
-
-/** Where a row handed to `node`/`nodes` keeps the name of its GraphQL type. */
-export const NODE_TYPE = Symbol('node type');
+import { NODE_TYPE } from './node.service.js';
 
 /** Rows are plain objects: `node` tags each with its type (NODE_TYPE) as it finds it. */
 function nodeTypeOf(value: { [NODE_TYPE]?: string }): string | undefined {

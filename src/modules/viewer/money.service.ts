@@ -71,28 +71,44 @@ function claimableLoader(ctx: ServiceContext) {
   });
 }
 
+/**
+ * A user's portfolio sums in base units, as one row (the user's id as `userId`, SQL): the
+ * predictions in pools without a resolution (active) and with one (resolved), their stakes,
+ * and what the resolved ones paid (rewards and refunds, claimed or not), with the stake
+ * mint's decimals. The loader below and the viewer's rendered read (portfolio.rendered.ts) both read it.
+ */
+export const portfolioSumsSql = (userId: string) =>
+  `SELECT count(*) FILTER (WHERE res.id IS NULL)::int AS active_n, coalesce(sum(q.stake) FILTER (WHERE res.id IS NULL), 0) AS active_stake, ` +
+  `count(*) FILTER (WHERE res.id IS NOT NULL)::int AS resolved_n, coalesce(sum(q.stake) FILTER (WHERE res.id IS NOT NULL), 0) AS resolved_stake, ` +
+  `coalesce(sum(r.amount) FILTER (WHERE res.id IS NOT NULL), 0) AS paid, max(q.decimals)::int AS decimals ` +
+  `FROM predictions q LEFT JOIN resolutions res ON res.pool_id = q.pool_id LEFT JOIN rewards r ON r.prediction_id = q.id ` +
+  `WHERE q.user_id = ${userId}`;
+
 function portfolioLoader(ctx: ServiceContext) {
   return new DataLoader<string, Portfolio>(async (userIds) => {
-    const rows = resultRows<{ user_id: string; resolved: boolean; n: number; staked: string; paid: string; decimals: number }>(
+    const rows = resultRows<{
+      user_id: string;
+      active_n: number;
+      active_stake: string;
+      resolved_n: number;
+      resolved_stake: string;
+      paid: string;
+      decimals: number | null;
+    }>(
       await ctx.database.db.execute(sql`
-        SELECT p.user_id, (res.id IS NOT NULL) AS resolved, count(*)::int AS n,
-               sum(p.stake)::text AS staked, coalesce(sum(r.amount), 0)::text AS paid, max(p.decimals)::int AS decimals
-        FROM predictions p
-        LEFT JOIN resolutions res ON res.pool_id = p.pool_id
-        LEFT JOIN rewards r ON r.prediction_id = p.id
-        WHERE p.user_id = ANY(${`{${userIds.join(',')}}`}::uuid[])
-        GROUP BY 1, 2`),
+        SELECT u.id AS user_id, s.active_n, s.active_stake::text AS active_stake, s.resolved_n, s.resolved_stake::text AS resolved_stake,
+               s.paid::text AS paid, s.decimals
+        FROM unnest(${`{${userIds.join(',')}}`}::uuid[]) AS u(id), LATERAL (${sql.raw(portfolioSumsSql('u.id'))}) s`),
     );
     return userIds.map((userId) => {
-      const active = rows.find((row) => row.user_id === userId && !row.resolved);
-      const resolved = rows.find((row) => row.user_id === userId && row.resolved);
+      const row = rows.find((r) => r.user_id === userId)!;
       return {
-        activeCount: active?.n ?? 0,
-        activeStakeUnits: BigInt(active?.staked ?? 0),
-        resolvedCount: resolved?.n ?? 0,
-        resolvedStakeUnits: BigInt(resolved?.staked ?? 0),
-        payoutUnits: BigInt(resolved?.paid ?? 0),
-        decimals: ctx.chain?.accounts.decimals ?? active?.decimals ?? resolved?.decimals ?? 0,
+        activeCount: row.active_n,
+        activeStakeUnits: BigInt(row.active_stake),
+        resolvedCount: row.resolved_n,
+        resolvedStakeUnits: BigInt(row.resolved_stake),
+        payoutUnits: BigInt(row.paid),
+        decimals: ctx.chain?.accounts.decimals ?? row.decimals ?? 0,
       };
     });
   });

@@ -1,0 +1,91 @@
+import { type FieldNode, getNamedType, type GraphQLObjectType } from 'graphql';
+import { renderedRowSql, type RenderedObject } from '../../db/nested-read.js';
+import { toTokens } from '../common/amounts.js';
+import { USER_READ } from '../common/read-specs.js';
+import {
+  argumentsOf,
+  connectionParts,
+  type ConnectionPart,
+  renderedObject,
+  type RootFieldRenderer,
+  subSelections,
+  writeConnection,
+} from '../common/rendered-read.js';
+import { collectFields, type SelectionWalk } from '../common/selections.js';
+import { leaderboard, type LeaderboardEntryRow, type LeaderboardPage } from './leaderboard.service.js';
+
+/** How an entry's field is written from its row: the board's own values as the resolvers give them, the user as the statement wrote it. */
+type EntryPart = { key: string; json: (row: LeaderboardEntryRow) => string };
+
+const ENTRY_VALUES: Record<string, (row: LeaderboardEntryRow) => unknown> = {
+  rank: (row) => row.rank,
+  precision: (row) => row.precision,
+  predictionCount: (row) => row.predictionCount,
+  payout: (row) => toTokens(row.payoutUnits, row.decimals),
+  staked: (row) => toTokens(row.stakedUnits, row.decimals),
+};
+
+/**
+ * An entry's selection as a writer of its JSON, adding its user's rendering to `users`;
+ * null when some field does not render (a user selection with a cursor of its own, say).
+ */
+function entryWriter(
+  entryType: GraphQLObjectType,
+  nodes: readonly FieldNode[],
+  walk: SelectionWalk,
+  users: RenderedObject[],
+): ((row: LeaderboardEntryRow) => string) | null {
+  const parts: EntryPart[] = [];
+  for (const [key, fieldNodes] of collectFields(entryType, subSelections(nodes), walk)) {
+    const name = fieldNodes[0]!.name.value;
+    const value = ENTRY_VALUES[name];
+    if (name === '__typename') parts.push({ key, json: () => JSON.stringify(entryType.name) });
+    else if (value) parts.push({ key, json: (row) => JSON.stringify(value(row)) });
+    else if (name === 'user') {
+      const userType = getNamedType(entryType.getFields().user!.type) as GraphQLObjectType;
+      const user = renderedObject(userType, USER_READ, fieldNodes, walk);
+      if (!user || renderedRowSql(user, 'null') === null) return null;
+      const index = users.push(user) - 1;
+      parts.push({ key, json: (row) => row.renderedUsers[index]! });
+    } else return null;
+  }
+  return (row) => `{${parts.map((part, i) => `${i ? ',' : ''}${JSON.stringify(part.key)}:${part.json(row)}`).join('')}}`;
+}
+
+/**
+ * `leaderboard` rendered: the resolver's own service call (the board, its count and the
+ * viewer's standing in one statement) with the entries' users written as JSON by that same
+ * statement; the entries' values are written here as their resolvers give them.
+ */
+const renderLeaderboard: RootFieldRenderer = (field, nodes, walk) => {
+  const args = argumentsOf(field, nodes[0]!, walk);
+  if (!args) return null;
+  const connection = getNamedType(field.type) as GraphQLObjectType;
+  const entryType = getNamedType(connection.getFields().nodes!.type) as GraphQLObjectType;
+  const users: RenderedObject[] = [];
+  const writers: Array<(row: LeaderboardEntryRow) => string> = [];
+  const addEntry = (fieldNodes: readonly FieldNode[]) => {
+    const writer = entryWriter(entryType, fieldNodes, walk, users);
+    return writer ? writers.push(writer) - 1 : null;
+  };
+  const viewerEntry = (key: string, fieldNodes: FieldNode[]): ConnectionPart | null => {
+    if (fieldNodes[0]!.name.value !== 'viewerEntry') return null;
+    const writer = entryWriter(entryType, fieldNodes, walk, users);
+    return (
+      writer && {
+        key,
+        kind: 'page',
+        write: (page) => ((page as LeaderboardPage).viewerEntry ? writer((page as LeaderboardPage).viewerEntry!) : 'null'),
+      }
+    );
+  };
+  const fields = connectionParts(connection, nodes, walk, addEntry, viewerEntry);
+  if (!fields) return null;
+  return async (ctx) => {
+    const page = await leaderboard(ctx, args, users);
+    return writeConnection(page, { fields }, (row) => writers.map((write) => write(row)));
+  };
+};
+
+/** The leaderboard module's root fields a rendered read answers. */
+export const LEADERBOARD_ROOT_RENDERERS: Record<string, RootFieldRenderer> = { leaderboard: renderLeaderboard };

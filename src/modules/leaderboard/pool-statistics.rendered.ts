@@ -1,0 +1,78 @@
+import { type FieldNode, getArgumentValues, getNamedType, type GraphQLField, type GraphQLObjectType } from 'graphql';
+import { jsonNumber, tokensJson } from '../../db/rendered-columns.js';
+import { collectFields, type SelectionWalk } from '../common/selections.js';
+import { bucketOfSql, isBucketCount, stakeWeightedMedianSql } from './pool-statistics.service.js';
+
+/** `{"k":v,...}` as SQL from (response key, SQL of its JSON) pairs, in order; null for an unknown field. */
+function objectSql(type: GraphQLObjectType, nodes: readonly FieldNode[], walk: SelectionWalk, value: (name: string) => string | null) {
+  const entries: string[] = [];
+  const sets = nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
+  for (const [key, fieldNodes] of collectFields(type, sets, walk)) {
+    const name = fieldNodes[0]!.name.value;
+    const sql = name === '__typename' ? `'"${type.name}"'` : value(name);
+    if (sql === null) return null;
+    entries.push(`'${entries.length ? ',' : '{'}"${key}":', ${sql}`);
+  }
+  return entries.length ? `concat(${entries.join(', ')}, '}')` : `'{}'`;
+}
+
+/**
+ * A pool's `statistics` rendered over the pool's row `a` (the read graph's computed field,
+ * common/read-specs.ts): the same SQL as the statistics loader (the stake-weighted median,
+ * the buckets), and the bucket bounds in float8 arithmetic in the resolver's order
+ * (minOutcome + width * i, the last one maxOutcome), so each number is the double the
+ * resolver computes. Null for a bucket count poolStatistics refuses (the resolver reports it).
+ */
+export function renderedPoolStatistics(
+  definition: GraphQLField<unknown, unknown>,
+  nodes: readonly FieldNode[],
+  walk: SelectionWalk,
+): ((alias: string) => string) | null {
+  let count: unknown;
+  try {
+    count = getArgumentValues(definition, nodes[0]!, walk.variables).buckets;
+  } catch {
+    return null;
+  }
+  if (!isBucketCount(count)) return null;
+  const n = String(count);
+  const type = getNamedType(definition.type) as GraphQLObjectType;
+  const bucketType = getNamedType(type.getFields().buckets!.type) as GraphQLObjectType;
+  let bucketsSql: ((a: string) => string) | null = null;
+  const width = (a: string) => `((${a}.max_outcome::float8 - ${a}.min_outcome::float8) / ${n})`;
+  const statistics = (a: string) =>
+    objectSql(type, nodes, walk, (name) => {
+      if (name === 'predictionCount') return 's.n::text';
+      if (name === 'totalStake') return tokensJson('s.stake', `${a}.decimals`);
+      if (name === 'stakeWeightedMedian') return `coalesce(${jsonNumber(stakeWeightedMedianSql(`${a}.id`))}, 'null')`;
+      if (name === 'buckets') return bucketsSql ? bucketsSql(a) : null;
+      return null;
+    });
+  // The buckets' selection (merged from every node selecting it).
+  const bucketSelections = nodes.flatMap((node) =>
+    [...collectFields(type, node.selectionSet ? [node.selectionSet] : [], walk)]
+      .filter(([, fieldNodes]) => fieldNodes[0]!.name.value === 'buckets')
+      .flatMap(([, fieldNodes]) => fieldNodes),
+  );
+  if (bucketSelections.length) {
+    bucketsSql = (a) => {
+      const bucket = objectSql(bucketType, bucketSelections, walk, (name) => {
+        if (name === 'from') return jsonNumber(`${a}.min_outcome::float8 + ${width(a)} * (g.i - 1)`);
+        if (name === 'to')
+          return jsonNumber(`CASE WHEN g.i = ${n} THEN ${a}.max_outcome::float8 ELSE ${a}.min_outcome::float8 + ${width(a)} * g.i END`);
+        if (name === 'count') return 'coalesce(h.n, 0)::text';
+        if (name === 'stake') return tokensJson('coalesce(h.stake, 0)', `${a}.decimals`);
+        return null;
+      });
+      if (bucket === null) return 'NULL';
+      return (
+        `(SELECT '[' || string_agg(${bucket}, ',' ORDER BY g.i) || ']' FROM generate_series(1, ${n}) g(i) LEFT JOIN ` +
+        `(SELECT ${bucketOfSql('q.prediction', a, n)} AS b, count(*)::int AS n, sum(q.stake) AS stake FROM predictions q ` +
+        `WHERE q.pool_id = ${a}.id GROUP BY 1) h ON h.b = g.i)`
+      );
+    };
+  }
+  if (statistics('a') === null || (bucketsSql && bucketsSql('a') === 'NULL')) return null;
+  return (a) =>
+    `(SELECT ${statistics(a)} FROM (SELECT count(*)::int AS n, coalesce(sum(q.stake), 0) AS stake FROM predictions q WHERE q.pool_id = ${a}.id) s)`;
+}

@@ -1,0 +1,39 @@
+import { getNamedType, type GraphQLInterfaceType } from 'graphql';
+import type { RenderedObject } from '../../db/nested-read.js';
+import { READS_BY_TYPE } from '../common/read-specs.js';
+import { argumentsOf, renderedObject, type RootFieldRenderer } from '../common/rendered-read.js';
+import { findRenderedNodes, isPublicNodeType } from './node.service.js';
+
+/**
+ * `node(id)` and `nodes(ids)` rendered (a Relay refetch): the selection is rendered for each
+ * public type of the read graph it renders for (`... on Pool { ... }` applies to Pool alone),
+ * and one statement writes each id's object from whichever of those tables holds it. An id
+ * of another type, or of nothing, leaves the query to the executor (findNodes), which tells
+ * a private object's owner from everyone else.
+ */
+const renderNodes =
+  (argument: 'id' | 'ids'): RootFieldRenderer =>
+  (field, nodes, walk) => {
+    const args = argumentsOf(field, nodes[0]!, walk);
+    if (!args) return null;
+    const objects: Record<string, RenderedObject> = {};
+    for (const type of walk.schema.getPossibleTypes(getNamedType(field.type) as GraphQLInterfaceType)) {
+      const spec = READS_BY_TYPE[type.name];
+      const object = spec && isPublicNodeType(type.name) && renderedObject(type, spec, nodes, walk);
+      if (object) objects[type.name] = object;
+    }
+    if (!Object.keys(objects).length) return null;
+    const ids = argument === 'id' ? [args.id as string] : (args.ids as string[]);
+    return async (ctx) => {
+      const found = await findRenderedNodes(ctx, ids, argument, objects);
+      if (!found) throw new Error('an id is of a type this plan does not render: executed instead');
+      if (argument === 'id') return [found[0]!];
+      return ['[', ...found.flatMap((json, i) => (i ? [',', json] : [json])), ']'];
+    };
+  };
+
+/** The node module's root fields a rendered read answers. */
+export const NODE_ROOT_RENDERERS: Record<string, RootFieldRenderer> = {
+  node: renderNodes('id'),
+  nodes: renderNodes('ids'),
+};
