@@ -41,6 +41,9 @@ describe.each(backends)('metrics on %s', (kind) => {
     expect(sample(after, 'poolgraph_graphql_operations_total', invalid)).toBe(1);
     expect(sample(after, 'poolgraph_graphql_operation_duration_seconds_count', { operation: 'TwoPools' })).toBe(2);
     expect(sample(after, 'poolgraph_graphql_operation_duration_seconds_bucket', { operation: 'TwoPools', le: '+Inf' })).toBe(2);
+    // Buckets are cumulative: both are counted in the 10 s bucket too; the sum is their time.
+    expect(sample(after, 'poolgraph_graphql_operation_duration_seconds_bucket', { operation: 'TwoPools', le: '10' })).toBe(2);
+    expect(sample(after, 'poolgraph_graphql_operation_duration_seconds_sum', { operation: 'TwoPools' })).toBeGreaterThan(0);
     const statements = sample(after, 'poolgraph_database_statements_total') - sample(before, 'poolgraph_database_statements_total');
     // Each TwoPools is one statement (the page with its users, planned together); the bad ones reach none.
     expect(statements).toBe(2);
