@@ -280,16 +280,25 @@ async function verify(page: PageRequest, servers: Partial<Record<Role, ServerPro
   for (const role of roles)
     if (byRole[role]!.status !== 200) throw new Error(`${role} answered ${byRole[role]!.status}: ${byRole[role]!.text.slice(0, 500)}`);
   const fromFloor = JSON.parse(byRole.floor!.text) as { data?: unknown };
-  for (const role of roles.filter((r) => r !== 'floor')) {
+  const answering = roles.filter((role) => {
+    if (role === 'floor') return true;
     const fromGraphql = JSON.parse(byRole[role]!.text) as { data?: unknown; errors?: unknown };
-    if (fromGraphql.errors) throw new Error(`${shape.name}: ${role} answered errors: ${JSON.stringify(fromGraphql.errors).slice(0, 500)}`);
-    const difference = firstDifference(fromFloor.data, fromGraphql.data);
-    if (difference) throw new Error(`${shape.name}: the floor's JSON differs from ${role}'s data at ${difference}`);
-  }
+    const difference = fromGraphql.errors
+      ? `answered errors: ${JSON.stringify(fromGraphql.errors).slice(0, 500)}`
+      : firstDifference(fromFloor.data, fromGraphql.data) &&
+        `differs from the floor at ${firstDifference(fromFloor.data, fromGraphql.data)}`;
+    if (!difference) return true;
+    // An older checkout may not serve a page the corpus gained since: it sits this page out.
+    if (role === 'baseline') {
+      console.log(`${shape.name}: the baseline ${difference}; the page is measured without it`);
+      return false;
+    }
+    throw new Error(`${shape.name}: ${role} ${difference}`);
+  });
   console.log(
-    `${shape.name}: the floor's JSON equals ${roles.filter((r) => r !== 'floor').join(' and ')}'s data (${objectsIn(fromFloor.data)} objects, ${byRole.floor!.text.length} bytes)`,
+    `${shape.name}: the floor's JSON equals ${answering.filter((r) => r !== 'floor').join(' and ')}'s data (${objectsIn(fromFloor.data)} objects, ${byRole.floor!.text.length} bytes)`,
   );
-  return Object.fromEntries(roles.map((role) => [role, Buffer.byteLength(byRole[role]!.text)]));
+  return Object.fromEntries(answering.map((role) => [role, Buffer.byteLength(byRole[role]!.text)]));
 }
 
 interface Measurement {
@@ -494,13 +503,14 @@ function printTable(results: ShapeResult[]): void {
 async function runShape(shape: BenchShape, servers: Partial<Record<Role, ServerProcess>>): Promise<ShapeResult> {
   const page = await requestOf(shape, (servers.graphql ?? servers.baseline)!);
   const bytes = await verify(page, servers);
-  for (const role of settings.targets) await warmUp(page, servers[role]!, bytes[role]!);
+  const targets = settings.targets.filter((role) => bytes[role] !== undefined);
+  for (const role of targets) await warmUp(page, servers[role]!, bytes[role]!);
   // Rounds alternate the servers, so a burst of outside load hits both rather than one.
   const rounds: Measurement[] = [];
   for (let round = 1; round <= settings.rounds; round++) {
-    for (const role of settings.targets) rounds.push(await measure(page, servers[role]!, bytes[role]!, round));
+    for (const role of targets) rounds.push(await measure(page, servers[role]!, bytes[role]!, round));
   }
-  const byRole = Object.fromEntries(settings.targets.map((role) => [role, medianRound(rounds.filter((m) => m.role === role))])) as Partial<
+  const byRole = Object.fromEntries(targets.map((role) => [role, medianRound(rounds.filter((m) => m.role === role))])) as Partial<
     Record<Role, Measurement>
   >;
   const rateOf = (role: Role, round: number) => rounds.find((m) => m.role === role && m.round === round)!.load.requestsPerSecond;
