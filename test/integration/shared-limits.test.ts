@@ -34,29 +34,36 @@ async function startRedis(port: number): Promise<ChildProcess> {
   return child;
 }
 
+/**
+ * A Postgres database and a redis-server of the calling describe block's own, started before
+ * its tests and stopped after them (a test may stop the server itself).
+ */
+function databaseAndRedis(): { database: TestDatabase; redis: ChildProcess; redisUrl: string } {
+  const fixture = {} as { database: TestDatabase; redis: ChildProcess; redisUrl: string };
+  beforeAll(async () => {
+    fixture.database = await createTestDatabase('postgres');
+    const port = await freePort();
+    fixture.redis = await startRedis(port);
+    fixture.redisUrl = `redis://127.0.0.1:${port}`;
+  });
+  afterAll(async () => {
+    fixture.redis?.kill('SIGKILL');
+    await fixture.database?.drop();
+  });
+  return fixture;
+}
+
 const LIMIT = 10;
 const QUERY = { query: '{ pools(first: 1) { totalCount } }' };
 
 describe.runIf(process.env.TEST_DATABASE_URL)('limits shared by two replicas in Redis', () => {
-  let database: TestDatabase;
-  let redis: ChildProcess | null = null;
-  let redisPort: number;
-
-  beforeAll(async () => {
-    database = await createTestDatabase('postgres');
-    redisPort = await freePort();
-    redis = await startRedis(redisPort);
-  });
-  afterAll(async () => {
-    redis?.kill('SIGKILL');
-    await database?.drop();
-  });
+  const fixture = databaseAndRedis();
 
   /** Two apps on one database (two replicas), with the query budget of LIMIT a minute, Redis or not. */
   async function replicas(redisUrl: string | null) {
     const env: Record<string, string> = { RATE_LIMIT_QUERIES_PER_MINUTE: String(LIMIT) };
     if (redisUrl) Object.assign(env, { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `test-${process.pid}-${Date.now()}` });
-    return Promise.all([1, 2].map(() => createApp({ config: testConfig(env), database: database.database })));
+    return Promise.all([1, 2].map(() => createApp({ config: testConfig(env), database: fixture.database.database })));
   }
 
   /** `n` queries from one client address, alternating the replicas: the statuses answered. */
@@ -78,13 +85,13 @@ describe.runIf(process.env.TEST_DATABASE_URL)('limits shared by two replicas in 
   });
 
   it('in Redis the replicas share one budget: accepted queries never exceed it; with Redis stopped each process falls back to its own, nothing fails', async () => {
-    const apps = await replicas(`redis://127.0.0.1:${redisPort}`);
+    const apps = await replicas(fixture.redisUrl);
     try {
       const statuses = await alternate(apps, 3 * LIMIT);
       expect(accepted(statuses)).toBe(LIMIT);
       expect(new Set(statuses)).toEqual(new Set([200, 429]));
 
-      redis!.kill('SIGKILL');
+      fixture.redis.kill('SIGKILL');
       await new Promise((resolve) => setTimeout(resolve, 300));
       // The documented fallback: each process counts alone, in memory, so 2 x LIMIT across the two; no 5xx.
       const during = await alternate(apps, 3 * LIMIT);
@@ -97,20 +104,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)('limits shared by two replicas in 
 });
 
 describe.runIf(process.env.TEST_DATABASE_URL)('socket caps shared by two replicas in Redis', () => {
-  let database: TestDatabase;
-  let redis: ChildProcess | null = null;
-  let redisPort: number;
+  const fixture = databaseAndRedis();
   const CAP = 2;
-
-  beforeAll(async () => {
-    database = await createTestDatabase('postgres');
-    redisPort = await freePort();
-    redis = await startRedis(redisPort);
-  });
-  afterAll(async () => {
-    redis?.kill('SIGKILL');
-    await database?.drop();
-  });
 
   /** Two listening apps on one database, at most CAP sockets and CAP subscriptions per client address, counted in Redis at `redisUrl`. */
   async function replicas(redisUrl: string): Promise<{ apps: FastifyInstance[]; urls: string[] }> {
@@ -120,7 +115,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('socket caps shared by two replica
       REDIS_URL: redisUrl,
       REDIS_KEY_PREFIX: `test-${process.pid}-${Date.now()}`,
     };
-    const apps = await Promise.all([1, 2].map(() => createApp({ config: testConfig(env), database: database.database })));
+    const apps = await Promise.all([1, 2].map(() => createApp({ config: testConfig(env), database: fixture.database.database })));
     const urls = await Promise.all(
       apps.map(async (app) => `${(await app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws')}/graphql`),
     );
@@ -137,7 +132,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('socket caps shared by two replica
     });
 
   it('a client at the cap on one replica is refused by the other; a socket closed anywhere frees its place', async () => {
-    const { apps, urls } = await replicas(`redis://127.0.0.1:${redisPort}`);
+    const { apps, urls } = await replicas(fixture.redisUrl);
     const [a, b] = urls as [string, string];
     const open: WebSocket[] = [];
     try {
@@ -161,7 +156,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('socket caps shared by two replica
   });
 
   it('subscriptions per client are capped across the replicas too', async () => {
-    const { apps, urls } = await replicas(`redis://127.0.0.1:${redisPort}`);
+    const { apps, urls } = await replicas(fixture.redisUrl);
     const clients = urls.map((url) => socketClient(url));
     try {
       await Promise.all(clients.map((client) => client.connected));
