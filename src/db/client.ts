@@ -202,7 +202,7 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
       return resultRows<T>(await db.execute(query));
     },
     query: postgresReadQuery(client),
-    ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs),
+    ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs).then(() => {}),
     load: () => tracking.load(),
     // Migrations are maintenance, not requests: an index built on a large table may take
     // longer than any statement timeout, so they run on the lock's connection, without one.
@@ -239,7 +239,7 @@ async function openPglite(options: Extract<DatabaseOptions, { kind: 'pglite' }>)
       return resultRows<T>(await db.execute(query));
     },
     query: pgliteReadQuery(client as unknown as Pick<PGlite, 'query'>),
-    ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs),
+    ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs).then(() => {}),
     load: () => client.load(),
     // Migrations are maintenance, not requests (see openPostgres): no statement timeout.
     migrate: () => client.withoutStatementTimeout(() => migratePglite(db as never, { migrationsFolder: MIGRATIONS_FOLDER })),
@@ -264,13 +264,13 @@ export function affectedRows(result: unknown): number {
   return r.count ?? r.affectedRows ?? 0;
 }
 
-async function withTimeout(work: Promise<unknown>, timeoutMs: number): Promise<void> {
+export async function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`database did not answer within ${timeoutMs} ms`)), timeoutMs);
   });
   try {
-    await Promise.race([work, timeout]);
+    return await Promise.race([work, timeout]);
   } finally {
     clearTimeout(timer);
   }

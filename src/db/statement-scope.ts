@@ -14,8 +14,13 @@ export function statementCancelledError(message: string): Error & { code: string
 
 /** True when an error (or one it wraps) is a statement cancelled by a timeout or a time budget. */
 export function isStatementCancelled(error: unknown): boolean {
+  return hasSqlState(error, QUERY_CANCELED);
+}
+
+/** True when an error, or one it wraps (drivers and drizzle wrap them), carries the SQLSTATE `state`. */
+export function hasSqlState(error: unknown, state: string): boolean {
   for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if ((e as { code?: unknown }).code === QUERY_CANCELED) return true;
+    if ((e as { code?: unknown }).code === state) return true;
   }
   return false;
 }

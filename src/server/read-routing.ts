@@ -1,5 +1,6 @@
 import postgres from 'postgres';
-import { type Database, isConnectionError } from '../db/client.js';
+import { type Database, isConnectionError, withTimeout } from '../db/client.js';
+import { hasSqlState } from '../db/statement-scope.js';
 import type { SharedRedis } from './redis.js';
 
 /**
@@ -113,7 +114,7 @@ export class ReadRouting {
    * run again on the primary.
    */
   isStandbyFailure(database: Database, error: unknown): boolean {
-    return database === this.options.standby && (isConnectionError(error) || isRecoveryConflict(error));
+    return database === this.options.standby && (isConnectionError(error) || hasSqlState(error, RECOVERY_CONFLICT));
   }
 
   /** After a caller's mutation: its reads stay on the primary until the standby replays what the primary has written by now. */
@@ -236,28 +237,15 @@ export class ReadRouting {
   }
 
   private async position(client: postgres.Sql, text: string): Promise<bigint> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
-    });
-    try {
-      const rows = await Promise.race([client.unsafe<{ lsn: string | null }[]>(text), timeout]);
-      const lsn = rows[0]?.lsn;
-      if (!lsn) throw new Error('the database reports no WAL position');
-      return parseLsn(lsn);
-    } finally {
-      clearTimeout(timer);
-    }
+    const rows = await withTimeout(client.unsafe<{ lsn: string | null }[]>(text), PROBE_TIMEOUT_MS);
+    const lsn = rows[0]?.lsn;
+    if (!lsn) throw new Error('the database reports no WAL position');
+    return parseLsn(lsn);
   }
 }
 
-/** A statement a hot standby cancelled because the WAL it replays removes rows the statement may still need. */
-function isRecoveryConflict(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if ((e as { code?: unknown }).code === '40001') return true;
-  }
-  return false;
-}
+/** The SQLSTATE of a statement a hot standby cancelled because the WAL it replays removes rows the statement may still need. */
+const RECOVERY_CONFLICT = '40001';
 
 /** Sets KEYS[1] to ARGV[1] (a WAL position) unless it holds a higher one, for ARGV[2] ms. */
 const RAISE_MARK = `
