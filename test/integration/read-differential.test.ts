@@ -238,8 +238,10 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
   const world = {} as World;
 
   beforeAll(async () => {
-    t = await startEmptyTestApp(kind, { config: testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '1000' }) });
-    executor = await createApp({ config: testConfig({ RENDERED_READS: 'false' }), database: t.database });
+    // Generated selections nest pages in pages, past the default cost budget; the budget has tests of its own.
+    const generous = { SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '1000', MAX_QUERY_COST: '10000000' };
+    t = await startEmptyTestApp(kind, { config: testConfig(generous) });
+    executor = await createApp({ config: testConfig({ ...generous, RENDERED_READS: 'false' }), database: t.database });
     schema = await getSchema();
     world.data = await seedVariedPools(t.seed, t.database);
     await t.seed.user().withImage({ avatar: true });
