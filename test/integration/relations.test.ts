@@ -178,6 +178,27 @@ describe.each(backends)('nested relations on %s', (kind) => {
     expect([...creators].sort()).toEqual([world.avatarCreator.id, world.predictingCreator.id].sort());
   });
 
+  it('resolves the pools that show an image, newest first, in one statement', async () => {
+    const query = `{ pools(first: 100) { nodes { image { id pools(first: 100) { totalCount nodes { id imageId } } } } } }`;
+    let response: any;
+    const statements = await t.countStatements(async () => {
+      response = await t.gql(query);
+    });
+    expect(response.errors).toBeUndefined();
+    // The relation is planned with the rest of the selection: no loader round trip per image.
+    expect(statements).toBe(1);
+    const shown = (response.data.pools.nodes as any[]).filter((node) => node.image);
+    // The fixture's one image is shown by 3 pools: each of them names the other two and itself.
+    expect(shown).toHaveLength(3);
+    for (const { image } of shown) {
+      expect(image.id).toBe(world.image.id);
+      expect(image.pools.totalCount).toBe(3);
+      const showing = newestFirst(db.pools.filter((p) => p.imageId === image.id));
+      expect(image.pools.totalCount).toBe(showing.length);
+      expect(image.pools.nodes).toEqual(showing.map((p) => ({ id: p.id, imageId: image.id })));
+    }
+  });
+
   it('resolves streaks: their amounts, last processed pool and pools, by id, as a list and via streakPools', async () => {
     const response = await t.gql(`{ streaks(first: 100) { totalCount nodes {
       id title totalAccumulated availableBalance onchainBalance streakCountRequired minPrecisionScoreRequired

@@ -35,7 +35,13 @@ export const USER_READ: ObjectSpec = {
 
 export const NOTIFICATION_READ: ObjectSpec = { table: notifications, relations: { user: oneRelation(() => USER_READ, 'userId', 'id') } };
 
-export const IMAGE_READ: ObjectSpec = { table: images, relations: { user: oneRelation(() => USER_READ, 'userId', 'id') } };
+export const IMAGE_READ: ObjectSpec = {
+  table: images,
+  relations: {
+    user: oneRelation(() => USER_READ, 'userId', 'id'),
+    pools: pageRelation(() => POOL_READ, 'imageId'),
+  },
+};
 
 export const STREAK_READ: ObjectSpec = {
   table: streaks,

@@ -156,6 +156,12 @@ export class ImageResolver {
   user(@Root() image: ImageRow, @Ctx() ctx: GraphQLContext) {
     return relationOne<UserRow>(ctx.loaders.graph, image, IMAGE_READ, 'user');
   }
+
+  @ReadsPageArguments(parseNewestFirstPage)
+  @FieldResolver(() => PoolConnection, { description: 'Pools that show the image, newest first.' })
+  pools(@Root() image: ImageRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
+    return relationPage<PoolRow>(ctx.loaders.graph, image, IMAGE_READ, 'pools', args);
+  }
 }
 
 @Resolver(() => Settings)
