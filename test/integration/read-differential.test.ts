@@ -440,20 +440,30 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
       'a streak with its pools',
       `query($s: ID!) { streakPools(streakId: $s, first: 10) { streak { id title } pools { nodes { id predictions(first: 5) { nodes { user { username } } } } } } }`,
     ],
+    [
+      "the viewer's streak details",
+      `query($s: ID!) { streakUserDetails(streakId: $s) { streak { id title pools(first: 5) { nodes { id title } } } currentStreakCount
+      lastStreakEvent currentStreakScores streakRewards { id amount isClaimed streak { title } user { username } } } }`,
+    ],
   ])('%s is one statement, rendered', async (_name, query) => {
     const variables = { id: world.data.predictors[0]!.id, s: world.data.streaks[0]!.id };
     const used = Object.fromEntries(Object.entries(variables).filter(([name]) => query.includes(`$${name}:`)));
-    const send = () => t.app.inject({ method: 'POST', url: '/graphql', payload: { query, variables: used } });
+    const headers = query.includes('streakUserDetails') ? world.viewer.headers : {};
+    const send = (text = query) => t.app.inject({ method: 'POST', url: '/graphql', headers, payload: { query: text, variables: used } });
     await send();
+    // What the request costs before any read (signed in: the credentials' check), counted alike.
+    const baseline = await t.countStatements(() => send('{ __typename }'));
     const before = await renderedReadsServed(t.app);
     let reply: Awaited<ReturnType<typeof send>> | undefined;
     const statements = await t.countStatements(async () => {
       reply = await send();
     });
     expect(reply!.json().errors).toBeUndefined();
+    // The viewer's three rewards in the first streak (another user's there never).
+    if (query.includes('streakUserDetails')) expect(reply!.json().data.streakUserDetails.streakRewards).toHaveLength(3);
     expect((await renderedReadsServed(t.app)) - before).toBe(1);
     // streakPools reads its streak, then the page of its pools: two statements.
-    expect(statements).toBe(query.includes('streakPools') ? 2 : 1);
+    expect(statements - baseline).toBe(query.includes('streakPools') ? 2 : 1);
   });
 
   it.each(GENERATED_ROOTS)('%s: every generated selection answers the same bytes rendered and executed', async (root) => {
