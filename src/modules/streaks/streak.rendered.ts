@@ -1,5 +1,5 @@
 import { getNamedType, getNullableType, type GraphQLLeafType, type GraphQLObjectType, type GraphQLOutputType, isListType } from 'graphql';
-import { type ReadPlan, type RenderedObject, renderedRowSql } from '../../db/nested-read.js';
+import type { ReadPlan, RenderedObject } from '../../db/nested-read.js';
 import type { PageArguments } from '../common/pagination.js';
 import { POOL_READ, STREAK_READ, STREAK_REWARD_READ } from '../common/read-specs.js';
 import {
@@ -18,6 +18,7 @@ import { collectFields } from '../common/selections.js';
 import {
   findStreak,
   listStreaks,
+  rewardJsonSql,
   streakPools,
   userStreakDetails,
   type UserStreakDetailsRendering,
@@ -109,9 +110,9 @@ const renderStreakUserDetails: RootFieldRenderer = (field, nodes, walk) => {
       parts.push({ key, json: (result) => renderedOf(result.streak)[index]! });
     } else if (name === 'streakRewards') {
       const reward = renderedObject(target!, STREAK_REWARD_READ, fieldNodes, walk);
-      // Written inside the details' statement, which numbers no parameters of a reward's own.
-      if (!reward || renderedRowSql(reward, 'null') === null) return null;
-      const index = rendering.rewards.push(reward) - 1;
+      const json = reward && rewardJsonSql(reward);
+      if (!json) return null;
+      const index = rendering.rewards.push(json) - 1;
       parts.push({ key, json: (result) => result.renderedRewards![index]! });
     } else return null;
   }

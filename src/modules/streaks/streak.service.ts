@@ -71,19 +71,22 @@ export interface UserStreakDetailsResult {
   streakRewards: StreakRewardRow[];
   currentStreakScores: number[];
   lastProcessedPoolId: string | null;
-  /** Read rendered: the rewards as each of the rendering's reward objects writes them, a JSON array per object. */
+  /** Read rendered: the rewards as each SQL of the rendering's `rewards` writes them, a JSON array per SQL. */
   renderedRewards?: string[];
 }
 
 /**
- * What a rendered read writes of the details (db/nested-read.ts, RenderedObject): the streak
- * as each object of `streak` writes it (under RENDERED on the result's streak row), and the
- * rewards as each object of `rewards` does. Their renderings take no parameters of their own.
+ * What a rendered read writes of the details: the streak as each object of `streak` writes
+ * it (db/nested-read.ts, RenderedObject; under RENDERED on the result's streak row), and the
+ * rewards as each SQL of `rewards` ({@link rewardJsonSql}) writes them.
  */
 export interface UserStreakDetailsRendering {
   streak: RenderedObject[];
-  rewards: RenderedObject[];
+  rewards: string[];
 }
+
+/** The SQL writing a reward's JSON as `object` renders it, inside the details' statement; null when it needs parameters of its own. */
+export const rewardJsonSql = (object: RenderedObject): string | null => renderedRowSql(object, 'r."id"');
 
 /** The viewer's state in a streak (user_streaks), by property: selected with the streak, decoded as the ORM would. */
 const STATE_COLUMNS = [
@@ -126,10 +129,12 @@ export async function userStreakDetails(
     const { cast, convert } = columnRead(column)!;
     return { property, sql: `us."${column.name}"${cast}`, convert };
   });
-  const rewards = (rendering?.rewards ?? []).map((object, index) => {
-    const json = renderedRowSql(object, 'r."id"')!;
-    return `(SELECT '[' || coalesce(string_agg(${json}, ',' ORDER BY ${REWARDS_ORDER}), '') || ']' FROM ${viewerRewardsSql('s."id"', viewerId, claimed)}) AS "$rewards${index}"`;
-  });
+  // Each rendered reward list as JSON text, its rows joined as JSON.stringify joins them.
+  const rewards = (rendering?.rewards ?? []).map(
+    (json, index) =>
+      `(SELECT '[' || coalesce(string_agg(${json}, ',' ORDER BY ${REWARDS_ORDER}), '') || ']' ` +
+      `FROM ${viewerRewardsSql('s."id"', viewerId, claimed)}) AS "$rewards${index}"`,
+  );
   const where = param(id, 'uuid');
   const [row] = await ctx.database.query<Record<string, unknown>>(
     `SELECT ${[streak.list, ...state.map((c) => `${c.sql} AS "us.${c.property}"`), ...rewards].join(', ')} FROM "streaks" s ` +
@@ -144,8 +149,11 @@ export async function userStreakDetails(
       return [property, raw != null && convert ? convert(raw) : raw];
     }),
   );
+  const streakRow = streak.decode(row) as StreakRow;
+  // Executed, each reward's amount asks its streak: this one, read already.
+  if (!rendering) ctx.loaders.streakById.prime(id, streakRow);
   return {
-    streak: streak.decode(row) as StreakRow,
+    streak: streakRow,
     currentStreakCount: (value.currentStreakCount as number | null) ?? 0,
     lastStreakEvent: (value.lastStreakEvent as UserStreakDetailsResult['lastStreakEvent'] | null) ?? 'NONE',
     lastPoolParticipatedAt: (value.lastPoolParticipatedAt as Date | null) ?? null,
