@@ -3,50 +3,60 @@ import {
   type FieldNode,
   getNamedType,
   getNullableType,
+  GraphQLEnumType,
   type GraphQLField,
+  type GraphQLInputType,
   type GraphQLObjectType,
-  type GraphQLSchema,
   isLeafType,
+  isListType,
   isNonNullType,
   isObjectType,
   Kind,
+  type OperationDefinitionNode,
+  parse,
 } from 'graphql';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { users } from '../../schema/index.js';
+import { chainSubmissions, notifications, streakRewards, type StreakRow, userStreaks, users } from '../../schema/index.js';
 import { READS_BY_TYPE } from '../../src/modules/common/read-specs.js';
+import { ROOT_RENDERERS } from '../../src/modules/rendered-reads.js';
 import { renderedObject } from '../../src/modules/common/rendered-read.js';
 import { createApp } from '../../src/server/app.js';
 import { getSchema } from '../../src/server/schema.js';
+import { transactionValues } from '../support/fixtures/values.js';
 import { seedVariedPools, type VariedPools } from '../support/fixtures/varied-pools.js';
 import { backends, renderedReadsServed, startEmptyTestApp, type TestApp, testConfig } from '../support/harness.js';
 import { signInAs, type SignedIn } from '../support/sessions.js';
 
 /**
  * Rendered reads against the executor on selections GENERATED from the schema itself: for
- * every root field the read graph plans, random subsets of every type's fields (private
- * ones and fields with their own logic included, which must send the read to the
- * executor), nested relations and pages in both directions, aliases, inline and named
- * fragments, @include/@skip, root paging forward and backward from real cursors. The
- * oracle is the same request executed by a second app on the same database with
- * RENDERED_READS=false: status and body must be equal byte for byte.
+ * every root field of Query (but the few named below, which read no row), random subsets of
+ * every type's fields (private ones and fields with their own logic included, which must
+ * send the read to the executor; under `viewer`, the viewer's own lists with their filters
+ * and orders), nested relations and pages in both directions, aliases, inline and named
+ * fragments, @include/@skip, root paging forward and backward from real cursors, signed in
+ * or not. The oracle is the same request executed by a second app on the same database with
+ * RENDERED_READS=false: status and body must be equal byte for byte. Further tests: every
+ * generated root is planned, and plans every field of its type and of the read graph's types
+ * but the named exceptions, so a root or a field added without a planned read fails here.
  */
 
-/** The root fields a rendered read plans (src/modules/rendered-reads.ts), with how the generator fills their arguments. */
-const PLANNED_ROOTS = [
-  'pools',
-  'pool',
-  'user',
-  'userByWallet',
-  'viewer',
-  'streak',
-  'streaks',
-  'streakPools',
-  'node',
-  'nodes',
-  'leaderboard',
-] as const;
-type Root = (typeof PLANNED_ROOTS)[number];
+const schema = await getSchema();
+
+/**
+ * Root fields of Query the differential leaves out, each with why: they read no row of the
+ * read graph, so no rendered read answers them. Every other Query field is generated, and
+ * must be planned (the registry, src/modules/rendered-reads.ts): a root added without a
+ * planned read fails the first test below.
+ */
+const NOT_GENERATED: Record<string, string> = {
+  rateLimit: "the request's own operation budget, counted in memory by the pipeline",
+  eventSequence: "the outbox's newest sequence, the starting point of a subscription",
+};
+const GENERATED_ROOTS = Object.keys(schema.getQueryType()!.getFields()).filter((name) => !(name in NOT_GENERATED));
+
+/** Roots answering the signed-in viewer's own data: asked signed in mostly (signed out, the executor reports UNAUTHENTICATED). */
+const VIEWER_ROOTS = new Set(['viewer', 'unreadNotificationCount', 'streakUserDetails']);
 
 /** A seeded generator (mulberry32), so a failing case repeats. */
 function generator(seed: number) {
@@ -63,6 +73,17 @@ function generator(seed: number) {
   };
 }
 type Random = ReturnType<typeof generator>;
+
+/** Fields the generator never asks, each with why. */
+const NOT_GENERATED_FIELDS: Record<string, string> = {
+  'User.balance': 'read from the chain, which this suite does not run (CHAIN_UNAVAILABLE either way)',
+};
+
+/**
+ * Private fields of a user that a rendered read writes for the viewer's own row (USER_READ's
+ * owned relations, and the portfolio: src/modules/discovery/user.rendered.ts).
+ */
+const OWNED_RENDERED = new Set(['notifications', 'portfolio']);
 
 /** Whether a field of `type` is planned by the read graph (a type it reads, the field not among the exceptions). */
 function isPlanned(type: GraphQLObjectType, field: GraphQLField<unknown, unknown>): boolean {
@@ -101,12 +122,27 @@ class Document {
     return { text: ` @${include ? 'include' : 'skip'}(if: $${name})`, kept: include === value };
   }
 
-  /** Fields of `type`, wrapped sometimes in an inline or a named fragment. */
-  selection(type: GraphQLObjectType, depth: number): string {
+  /**
+   * Fields of `type`, wrapped sometimes in an inline or a named fragment. `owned`: the object
+   * is the viewer's own user row, whose private fields and lists (portfolio, notifications,
+   * transactions, ...) are asked often, not only the ones a rendered read writes.
+   */
+  selection(type: GraphQLObjectType, depth: number, owned = false): string {
     const r = this.random;
-    const fields = Object.values(type.getFields()).filter((f) => !requiredArgs(f).length);
+    const fields = Object.values(type.getFields()).filter(
+      (f) => !requiredArgs(f).length && !NOT_GENERATED_FIELDS[`${type.name}.${f.name}`],
+    );
     // Fields outside the read graph (private ones, ones with their own logic) rarely, so most selections plan.
-    const chance = (f: GraphQLField<unknown, unknown>) => (isPlanned(type, f) ? (depth === 0 ? 0.4 : 0.25) : 0.03);
+    const chance = (f: GraphQLField<unknown, unknown>) =>
+      owned && NOT_PLANNED[type.name]?.[f.name]
+        ? OWNED_RENDERED.has(f.name)
+          ? 0.35
+          : 0.06
+        : isPlanned(type, f)
+          ? depth === 0
+            ? 0.4
+            : 0.25
+          : 0.03;
     const chosen = fields.filter((f) => r.chance(chance(f)));
     if (!chosen.length) chosen.push(fields.find((f) => f.name === 'id') ?? fields[0]!);
     const parts = chosen.map((f) => this.field(f, depth));
@@ -126,15 +162,28 @@ class Document {
     const alias = r.chance(0.15) ? `a${++this.names}: ` : '';
     const { text: directive } = this.directive();
     const type = getNamedType(field.type);
-    if (isLeafType(type)) return `${alias}${field.name}${directive}`;
+    const args = this.arguments(field);
+    if (isLeafType(type)) return `${alias}${field.name}${args}${directive}`;
     const object = type as GraphQLObjectType;
-    if (isConnection(object)) {
-      const pageable = field.args.some((a) => a.name === 'first');
-      const args = !pageable || r.chance(0.3) ? '' : `(${r.chance(0.5) ? 'first' : 'last'}: ${r.int(1, 4)})`;
-      return `${alias}${field.name}${args}${directive} { ${this.connection(object, depth + 1, false)} }`;
+    if (isConnection(object)) return `${alias}${field.name}${args}${directive} { ${this.connection(object, depth + 1, false)} }`;
+    if (depth >= 2) return `${alias}${field.name}${args}${directive} { __typename }`;
+    return `${alias}${field.name}${args}${directive} { ${this.selection(object, depth + 1)} }`;
+  }
+
+  /**
+   * Optional arguments of a nested field, sometimes: a page size forward or backward, and
+   * any enum argument (a list's filter or order: the viewer's predictions by lifecycle or
+   * stake, their notifications read or unread), each at one of its values.
+   */
+  private arguments(field: GraphQLField<unknown, unknown>): string {
+    const r = this.random;
+    const args: string[] = [];
+    if (field.args.some((a) => a.name === 'first') && r.chance(0.7)) args.push(`${r.chance(0.5) ? 'first' : 'last'}: ${r.int(1, 4)}`);
+    for (const arg of field.args) {
+      const type = getNullableType(arg.type);
+      if (type instanceof GraphQLEnumType && r.chance(0.35)) args.push(`${arg.name}: ${r.pick(type.getValues()).name}`);
     }
-    if (depth >= 2) return `${alias}${field.name}${directive} { __typename }`;
-    return `${alias}${field.name}${directive} { ${this.selection(object, depth + 1)} }`;
+    return args.length ? `(${args.join(', ')})` : '';
   }
 
   /** A connection's selection: nodes and totalCount mostly, edges and pageInfo sometimes (always renderable at the root). */
@@ -156,85 +205,132 @@ interface World {
   cursors: Record<string, string>;
 }
 
+/** How the generator fills a root's arguments: their text, with the document's variables and paging helper. */
+type RootArguments = (doc: Document, random: Random, world: World, page: (cursorKey: string) => string) => string;
+
+const POOL_SORTS = ['END_DATE', 'CREATION_DATE', 'OLD_CREATION_DATE', 'VOLUME_HIGH', 'VOLUME_LOW'];
+
+/** The arguments of every generated root (an empty text: none); each root of GENERATED_ROOTS has its entry. */
+const ROOT_ARGUMENTS: Record<string, RootArguments> = {
+  pools: (_doc, random, _world, page) => {
+    const sort = random.pick(POOL_SORTS);
+    return `(sort: ${sort}, ${page(sort)})`;
+  },
+  streaks: (_doc, _random, _world, page) => `(${page('streaks')})`,
+  pool: (doc, random, world) => `(id: ${doc.variable('id', 'ID!', random.pick(world.data.pools).id)})`,
+  user: (doc, random, world) => `(id: ${doc.variable('id', 'ID!', random.pick([...world.data.creators, ...world.data.predictors]).id)})`,
+  userByWallet: (doc, random, world) => `(address: ${doc.variable('address', 'String!', random.pick(world.data.creators).walletAddress)})`,
+  streak: (doc, random, world) => `(id: ${doc.variable('id', 'ID!', random.pick(world.data.streaks).id)})`,
+  streakPools: (doc, random, world, page) =>
+    `(streakId: ${doc.variable('id', 'ID!', random.pick(world.data.streaks).id)}, pastOnly: ${random.chance(0.3)}, ${page('streakPools')})`,
+  // The viewer's state and rewards are in the first streak; in the others they have none (the defaults).
+  streakUserDetails: (doc, random, world) => {
+    const isClaimed = random.pick([undefined, null, true, false]);
+    const filter = isClaimed === undefined ? '' : `, isClaimed: ${doc.variable('claimed', 'Boolean', isClaimed)}`;
+    return `(streakId: ${doc.variable('id', 'ID!', random.pick([world.data.streaks[0]!, ...world.data.streaks]).id)}${filter})`;
+  },
+  viewer: () => '',
+  unreadNotificationCount: () => '',
+  node: (doc, random, world) =>
+    `(id: ${doc.variable('id', 'ID!', random.pick([...world.data.pools, ...world.data.creators, ...world.data.streaks]).id)})`,
+  nodes: (doc, random, world) => {
+    const ids = Array.from({ length: random.int(1, 4) }, () => random.pick([...world.data.pools, ...world.data.predictors]).id);
+    return `(ids: ${doc.variable('ids', '[ID!]!', ids)})`;
+  },
+  leaderboard: (_doc, random) =>
+    `(${random.chance(0.5) ? 'first' : 'last'}: ${random.int(1, 6)}, by: ${random.pick(['PAYOUT', 'PRECISION'])})`,
+};
+
 /** A generated query on `root`, with its variables. */
-function generate(schema: GraphQLSchema, root: Root, random: Random, world: World): { query: string; variables: Record<string, unknown> } {
+function generate(root: string, random: Random, world: World): { query: string; variables: Record<string, unknown> } {
   const doc = new Document(random);
-  const query = schema.getQueryType()!;
-  const field = query.getFields()[root]!;
-  const type = getNamedType(field.type) as GraphQLObjectType;
+  const field = schema.getQueryType()!.getFields()[root]!;
+  const type = getNamedType(field.type);
   const page = (cursorKey: string) => {
     const backward = random.chance(0.5);
     const size = `${backward ? 'last' : 'first'}: ${random.int(1, 6)}`;
     if (!random.chance(0.4)) return size;
     return `${size}, ${backward ? 'before' : 'after'}: ${doc.variable('cursor', 'String', world.cursors[cursorKey])}`;
   };
-  let args = '';
-  switch (root) {
-    case 'pools': {
-      const sort = random.pick(['END_DATE', 'CREATION_DATE', 'OLD_CREATION_DATE', 'VOLUME_HIGH', 'VOLUME_LOW']);
-      args = `(sort: ${sort}, ${page(sort)})`;
-      break;
-    }
-    case 'streaks':
-      args = `(${page('streaks')})`;
-      break;
-    case 'pool':
-      args = `(id: ${doc.variable('id', 'ID!', random.pick(world.data.pools).id)})`;
-      break;
-    case 'user':
-      args = `(id: ${doc.variable('id', 'ID!', random.pick([...world.data.creators, ...world.data.predictors]).id)})`;
-      break;
-    case 'userByWallet':
-      args = `(address: ${doc.variable('address', 'String!', random.pick(world.data.creators).walletAddress)})`;
-      break;
-    case 'streak':
-      args = `(id: ${doc.variable('id', 'ID!', random.pick(world.data.streaks).id)})`;
-      break;
-    case 'streakPools':
-      args = `(streakId: ${doc.variable('id', 'ID!', random.pick(world.data.streaks).id)}, pastOnly: ${random.chance(0.3)}, ${page('streakPools')})`;
-      break;
-    case 'viewer':
-      break;
-    case 'node':
-      args = `(id: ${doc.variable('id', 'ID!', random.pick([...world.data.pools, ...world.data.creators, ...world.data.streaks]).id)})`;
-      break;
-    case 'nodes': {
-      const ids = Array.from({ length: random.int(1, 4) }, () => random.pick([...world.data.pools, ...world.data.predictors]).id);
-      args = `(ids: ${doc.variable('ids', '[ID!]!', ids)})`;
-      break;
-    }
-    case 'leaderboard':
-      args = `(${random.chance(0.5) ? 'first' : 'last'}: ${random.int(1, 6)}, by: ${random.pick(['PAYOUT', 'PRECISION'])})`;
-      break;
-  }
+  const fill = ROOT_ARGUMENTS[root];
+  if (!fill) throw new Error(`no arguments for ${root}: give it an entry in ROOT_ARGUMENTS, or name it in NOT_GENERATED with why`);
+  const args = fill(doc, random, world, page);
   const objectTypes = (names: string[]) => names.map((name) => schema.getType(name) as GraphQLObjectType);
-  const selection =
-    root === 'node' || root === 'nodes'
+  const selection = isLeafType(type)
+    ? ''
+    : root === 'node' || root === 'nodes'
       ? // The interface's id, and each type's selection in a fragment on it.
-        `id ${objectTypes(['Pool', 'User', 'Streak', 'Prediction'])
+        `{ id ${objectTypes(['Pool', 'User', 'Streak', 'Prediction'])
           .filter(() => random.chance(0.7))
           .map((object) => `... on ${object.name} { ${doc.selection(object, 0)} }`)
-          .join(' ')}`
+          .join(' ')} }`
       : root === 'leaderboard'
-        ? `totalCount nodes { rank payout staked precision predictionCount user { ${doc.selection(objectTypes(['User'])[0]!, 1)} } }` +
-          (random.chance(0.3) ? ' pageInfo { hasNextPage hasPreviousPage } edges { cursor node { rank } }' : '')
-        : isConnection(type)
-          ? doc.connection(type, 0, true)
-          : doc.selection(type, 0);
-  const twice = random.chance(0.2)
-    ? ` again: ${root}${args} { __typename ${isConnection(type) ? 'totalCount' : 'id' in ('getFields' in type ? type.getFields() : {}) ? 'id' : ''} }`
-    : '';
+        ? `{ totalCount nodes { rank payout staked precision predictionCount user { ${doc.selection(objectTypes(['User'])[0]!, 1)} } }` +
+          (random.chance(0.3) ? ' pageInfo { hasNextPage hasPreviousPage } edges { cursor node { rank } }' : '') +
+          ' }'
+        : isConnection(type as GraphQLObjectType)
+          ? `{ ${doc.connection(type as GraphQLObjectType, 0, true)} }`
+          : `{ ${doc.selection(type as GraphQLObjectType, 0, root === 'viewer')} }`;
+  const again = isLeafType(type)
+    ? ''
+    : `{ __typename ${isConnection(type as GraphQLObjectType) ? 'totalCount' : 'id' in (type as GraphQLObjectType).getFields() ? 'id' : ''} }`;
+  const twice = random.chance(0.2) ? ` again: ${root}${args} ${again}` : '';
   const declared = [...doc.variables].map(([name, v]) => `$${name}: ${v.type}`);
-  const text = `query${declared.length ? `(${declared.join(', ')})` : ''} { ${root}${args} { ${selection} }${twice} }\n${doc.fragments.join('\n')}`;
+  const text = `query${declared.length ? `(${declared.join(', ')})` : ''} { ${root}${args} ${selection}${twice} }\n${doc.fragments.join('\n')}`;
   return { query: text, variables: Object.fromEntries([...doc.variables].map(([name, v]) => [name, v.value])) };
 }
 
+/**
+ * The viewer's own rows beyond their predictions: notifications read and unread, two
+ * transactions, their state in the first streak (scores whose shortest forms are awkward
+ * doubles) and rewards there (claimed and not, two at one instant), one in the second
+ * streak, and another user's in the first, which must never show.
+ */
+async function seedViewersOwn(t: TestApp, world: World): Promise<void> {
+  const db = t.database.db;
+  const viewer = world.data.predictors[0]!;
+  const [first, second] = world.data.streaks as [StreakRow, StreakRow];
+  const at = (minutes: number) => new Date(Date.UTC(2026, 0, 1, 12, minutes, 0, 123));
+  await db.insert(notifications).values(
+    Array.from({ length: 6 }, (_, i) => ({
+      userId: viewer.id,
+      type: 'REWARD_CLAIMED' as const,
+      title: `notice ${i}`,
+      message: `message "${i}" \u00e9`,
+      data: { i },
+      readAt: i % 2 ? at(i) : null,
+      createdAt: at(10 + (i >> 1)),
+    })),
+  );
+  await db.insert(chainSubmissions).values([transactionValues(viewer.id, {}), transactionValues(viewer.id, { operation: 'claimReward' })]);
+  await db.insert(userStreaks).values({
+    userId: viewer.id,
+    streakId: first.id,
+    currentStreakCount: 3,
+    lastStreakEvent: 'QUALIFIED',
+    lastPoolParticipatedAt: at(7),
+    currentStreakScores: [0.1 + 0.2, 1e-7, 0.9],
+    lastProcessedPoolId: world.data.pools[0]!.id,
+  });
+  // Wallets as they are now (signing in gives the user a wallet the test holds).
+  const walletOf = async (id: string) => (await db.select({ wallet: users.walletAddress }).from(users).where(eq(users.id, id)))[0]!.wallet;
+  const [mine, others] = [await walletOf(viewer.id), await walletOf(world.data.creators[0]!.id)];
+  await db.insert(streakRewards).values([
+    { streakId: first.id, userWalletAddress: mine, amount: 1234567n, isClaimed: true, createdAt: at(1) },
+    { streakId: first.id, userWalletAddress: mine, amount: 7n, isClaimed: false, createdAt: at(2) },
+    { streakId: first.id, userWalletAddress: mine, amount: 2n * 10n ** 6n, isClaimed: true, createdAt: at(2) },
+    { streakId: second.id, userWalletAddress: mine, amount: 5n, createdAt: at(3) },
+    { streakId: first.id, userWalletAddress: others, amount: 9n, createdAt: at(4) },
+  ]);
+}
+
 const CASES_PER_ROOT = 30;
+/** The viewer's selections ask private lists the executor answers (transactions, settings, ...) often: more cases, so enough render too. */
+const casesOf = (root: string) => (root === 'viewer' ? 2 * CASES_PER_ROOT : CASES_PER_ROOT);
 
 describe.each(backends)('generated selections, rendered against executed, on %s', (kind) => {
   let t: TestApp;
   let executor: FastifyInstance;
-  let schema: GraphQLSchema;
   const world = {} as World;
 
   beforeAll(async () => {
@@ -242,10 +338,10 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
     const generous = { SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '1000', MAX_QUERY_COST: '10000000' };
     t = await startEmptyTestApp(kind, { config: testConfig(generous) });
     executor = await createApp({ config: testConfig({ ...generous, RENDERED_READS: 'false' }), database: t.database });
-    schema = await getSchema();
     world.data = await seedVariedPools(t.seed, t.database);
     await t.seed.user().withImage({ avatar: true });
     world.viewer = await signInAs(t, world.data.predictors[0]!.id);
+    await seedViewersOwn(t, world);
     world.cursors = {};
     for (const sort of ['END_DATE', 'CREATION_DATE', 'OLD_CREATION_DATE', 'VOLUME_HIGH', 'VOLUME_LOW']) {
       const { data } = await t.gql(`{ pools(first: 8, sort: ${sort}) { edges { cursor } } }`);
@@ -349,34 +445,40 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
       'a streak with its pools',
       `query($s: ID!) { streakPools(streakId: $s, first: 10) { streak { id title } pools { nodes { id predictions(first: 5) { nodes { user { username } } } } } } }`,
     ],
+    [
+      "the viewer's streak details",
+      `query($s: ID!) { streakUserDetails(streakId: $s) { streak { id title pools(first: 5) { nodes { id title } } } currentStreakCount
+      lastStreakEvent currentStreakScores streakRewards { id amount isClaimed streak { title } user { username } } } }`,
+    ],
   ])('%s is one statement, rendered', async (_name, query) => {
     const variables = { id: world.data.predictors[0]!.id, s: world.data.streaks[0]!.id };
     const used = Object.fromEntries(Object.entries(variables).filter(([name]) => query.includes(`$${name}:`)));
-    const send = () => t.app.inject({ method: 'POST', url: '/graphql', payload: { query, variables: used } });
+    const headers = query.includes('streakUserDetails') ? world.viewer.headers : {};
+    const send = (text = query) => t.app.inject({ method: 'POST', url: '/graphql', headers, payload: { query: text, variables: used } });
     await send();
+    // What the request costs before any read (signed in: the credentials' check), counted alike.
+    const baseline = await t.countStatements(() => send('{ __typename }'));
     const before = await renderedReadsServed(t.app);
     let reply: Awaited<ReturnType<typeof send>> | undefined;
     const statements = await t.countStatements(async () => {
       reply = await send();
     });
     expect(reply!.json().errors).toBeUndefined();
+    // The viewer's three rewards in the first streak (another user's there never).
+    if (query.includes('streakUserDetails')) expect(reply!.json().data.streakUserDetails.streakRewards).toHaveLength(3);
     expect((await renderedReadsServed(t.app)) - before).toBe(1);
     // streakPools reads its streak, then the page of its pools: two statements.
-    expect(statements).toBe(query.includes('streakPools') ? 2 : 1);
+    expect(statements - baseline).toBe(query.includes('streakPools') ? 2 : 1);
   });
 
-  it.each(PLANNED_ROOTS)('%s: every generated selection answers the same bytes rendered and executed', async (root) => {
-    const random = generator(kind.length * 1000 + PLANNED_ROOTS.indexOf(root));
+  it.each(GENERATED_ROOTS)('%s: every generated selection answers the same bytes rendered and executed', async (root) => {
+    const random = generator(kind.length * 1000 + GENERATED_ROOTS.indexOf(root));
     let rendered = 0;
-    for (let i = 0; i < CASES_PER_ROOT; i++) {
-      const { query, variables } = generate(schema, root, random, world);
-      const send = (app: FastifyInstance) =>
-        app.inject({
-          method: 'POST',
-          url: '/graphql',
-          headers: root === 'viewer' ? world.viewer.headers : {},
-          payload: { query, variables },
-        });
+    for (let i = 0; i < casesOf(root); i++) {
+      const { query, variables } = generate(root, random, world);
+      // Signed in as the viewer mostly on the viewer's roots, now and then elsewhere (a pool's viewerPrediction, private fields).
+      const headers = random.chance(VIEWER_ROOTS.has(root) ? 0.9 : 0.25) ? world.viewer.headers : {};
+      const send = (app: FastifyInstance) => app.inject({ method: 'POST', url: '/graphql', headers, payload: { query, variables } });
       const executed = await send(executor);
       const before = await renderedReadsServed(t.app);
       const answer = await send(t.app);
@@ -385,7 +487,7 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
       expect({ status: answer.statusCode, body: answer.body }, query).toEqual({ status: executed.statusCode, body: executed.body });
     }
     // Not vacuous: a good share of the generated selections really were rendered.
-    expect(rendered).toBeGreaterThanOrEqual(CASES_PER_ROOT / 5);
+    expect(rendered).toBeGreaterThanOrEqual(casesOf(root) / 5);
   });
 });
 
@@ -412,6 +514,49 @@ const NOT_PLANNED: Record<string, Record<string, string>> = {
   Prediction: { streak: "the pool's streak, a relation of a relation" },
   Pool: { viewerPrediction: "the signed-in viewer's own prediction" },
 };
+
+describe('the generated roots', () => {
+  it('are every root field of Query but the named exceptions, and each is planned', () => {
+    const queryFields = Object.keys(schema.getQueryType()!.getFields());
+    // No stale exception, and none of them planned (a planned root is generated).
+    for (const name of Object.keys(NOT_GENERATED)) expect(queryFields, name).toContain(name);
+    expect(Object.keys(NOT_GENERATED).filter((name) => name in ROOT_RENDERERS)).toEqual([]);
+    // Every other root has its arguments generated and a rendered read (a root added without either fails here).
+    expect(Object.keys(ROOT_ARGUMENTS).sort()).toEqual([...GENERATED_ROOTS].sort());
+    expect(Object.keys(ROOT_RENDERERS).sort()).toEqual([...GENERATED_ROOTS].sort());
+  });
+});
+
+describe('each generated root plans every field of the type it answers', () => {
+  // A placeholder for each required argument: planning reads no row, it only coerces them.
+  const UUID = '"00000000-0000-4000-8000-000000000000"';
+  const placeholder = (type: GraphQLInputType): string => {
+    const nullable = getNullableType(type);
+    return isListType(nullable) ? `[${placeholder(nullable.ofType)}]` : UUID;
+  };
+  it.each(GENERATED_ROOTS)('%s', (root) => {
+    const field = schema.getQueryType()!.getFields()[root]!;
+    const args = requiredArgs(field).map((arg) => `${arg.name}: ${placeholder(arg.type)}`);
+    const call = `${root}${args.length ? `(${args.join(', ')})` : ''}`;
+    const walk = { schema, fragments: {}, variables: {} };
+    const plans = (selection: string) => {
+      const operation = parse(`{ ${call} ${selection} }`).definitions[0] as OperationDefinitionNode;
+      return ROOT_RENDERERS[root]!(field, [operation.selectionSet.selections[0] as FieldNode], walk) !== null;
+    };
+    const type = getNamedType(field.type);
+    if (isLeafType(type)) return expect(plans('')).toBe(true);
+    const unplanned = Object.values((type as GraphQLObjectType).getFields())
+      .filter((f) => {
+        const target = getNamedType(f.type);
+        const sub = isLeafType(target) ? '' : isObjectType(target) && isConnection(target) ? '{ totalCount }' : '{ __typename }';
+        return !plans(`{ ${f.name} ${sub} }`);
+      })
+      .map((f) => f.name);
+    // The read graph's exceptions of that type; the viewer's own row renders its owned parts too.
+    const expected = Object.keys(NOT_PLANNED[type.name] ?? {}).filter((name) => !(root === 'viewer' && OWNED_RENDERED.has(name)));
+    expect(unplanned.sort()).toEqual(expected.sort());
+  });
+});
 
 describe('the read graph plans every field of its types', () => {
   it.each(Object.keys(READS_BY_TYPE))('%s', async (typeName) => {

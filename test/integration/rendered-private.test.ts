@@ -33,6 +33,11 @@ const THROUGH_ROOT: Record<string, { query: string; variables: (v: Values) => Re
     query: `query($id: ID!) { streakPools(streakId: $id, first: 2) { pools { nodes { user { id ${PRIVATE} } } } } }`,
     variables: (v) => ({ id: v.streak }),
   },
+  // The viewer's own rewards' user is the viewer; the streak's pools reach their creators.
+  streakUserDetails: {
+    query: `query($id: ID!) { streakUserDetails(streakId: $id) { streakRewards { user { id ${PRIVATE} } } streak { pools(first: 3) { nodes { user { id ${PRIVATE} } } } } } }`,
+    variables: (v) => ({ id: v.streak }),
+  },
   node: { query: `query($id: ID!) { node(id: $id) { id ... on User { ${PRIVATE} } } }`, variables: (v) => ({ id: v.owner }) },
   nodes: {
     query: `query($ids: [ID!]!) { nodes(ids: $ids) { id ... on User { ${PRIVATE} } ... on Pool { user { id ${PRIVATE} } } } }`,

@@ -1,6 +1,7 @@
-import { images, notifications, pools, predictions, resolutions, rewards, streaks, users } from '../../../schema/index.js';
+import { images, notifications, pools, predictions, resolutions, rewards, streakRewards, streaks, users } from '../../../schema/index.js';
 import { oneRelation, type ObjectSpec, pageRelation } from '../../db/nested-read.js';
 import { renderedPoolStatistics } from '../leaderboard/pool-statistics.rendered.js';
+import { renderedStreakRewardAmount } from '../streaks/streak-reward.rendered.js';
 
 /**
  * The read graph: each type of the API read from a table, once. A type's relations (by the
@@ -52,6 +53,20 @@ export const STREAK_READ: ObjectSpec = {
   },
 };
 
+/**
+ * A streak reward, private to the owner of its wallet: no public type has it as a relation,
+ * so it renders only where the root reads the viewer's own (streakUserDetails). Its amount
+ * is in its streak's decimals.
+ */
+export const STREAK_REWARD_READ: ObjectSpec = {
+  table: streakRewards,
+  relations: {
+    streak: oneRelation(() => STREAK_READ, 'streakId', 'id'),
+    user: oneRelation(() => USER_READ, 'userWalletAddress', 'walletAddress'),
+  },
+  computed: { amount: renderedStreakRewardAmount },
+};
+
 export const RESOLUTION_READ: ObjectSpec = {
   table: resolutions,
   amounts: { protocolFee: 'protocolFee', leftover: 'leftover' },
@@ -92,6 +107,7 @@ export const READS_BY_TYPE: Record<string, ObjectSpec> = {
   User: USER_READ,
   Image: IMAGE_READ,
   Streak: STREAK_READ,
+  StreakReward: STREAK_REWARD_READ,
   Resolution: RESOLUTION_READ,
   Reward: REWARD_READ,
   Pool: POOL_READ,

@@ -1,7 +1,7 @@
-import { getNamedType, type GraphQLObjectType } from 'graphql';
+import { getNamedType, getNullableType, type GraphQLLeafType, type GraphQLObjectType, type GraphQLOutputType, isListType } from 'graphql';
 import type { ReadPlan, RenderedObject } from '../../db/nested-read.js';
 import type { PageArguments } from '../common/pagination.js';
-import { POOL_READ, STREAK_READ } from '../common/read-specs.js';
+import { POOL_READ, STREAK_READ, STREAK_REWARD_READ } from '../common/read-specs.js';
 import {
   argumentsOf,
   connectionRoot,
@@ -15,7 +15,15 @@ import {
   writeConnection,
 } from '../common/rendered-read.js';
 import { collectFields } from '../common/selections.js';
-import { findStreak, listStreaks, streakPools } from './streak.service.js';
+import {
+  findStreak,
+  listStreaks,
+  rewardJsonSql,
+  streakPools,
+  userStreakDetails,
+  type UserStreakDetailsRendering,
+  type UserStreakDetailsResult,
+} from './streak.service.js';
 
 /**
  * `streakPools` rendered: the resolver's streakPools with one plan for the streak and one
@@ -58,9 +66,66 @@ const renderStreakPools: RootFieldRenderer = (field, nodes, walk) => {
   };
 };
 
+/** The viewer's state in the streak, by field: written as the executor writes the service's values. */
+const DETAILS_VALUES = new Set<string>([
+  'currentStreakCount',
+  'lastStreakEvent',
+  'lastPoolParticipatedAt',
+  'currentStreakScores',
+  'lastProcessedPoolId',
+] satisfies Array<keyof UserStreakDetailsResult>);
+
+/** A leaf (or a list of leaves) as JSON: its type's serializer, as the executor completes it. */
+function leafJson(type: GraphQLOutputType, value: unknown): string {
+  if (value == null) return 'null';
+  const nullable = getNullableType(type);
+  if (isListType(nullable)) return `[${(value as unknown[]).map((item) => leafJson(nullable.ofType, item)).join(',')}]`;
+  return JSON.stringify((nullable as GraphQLLeafType).serialize(value));
+}
+
+/**
+ * `streakUserDetails` rendered, in one statement: the service's own read of the streak and
+ * the viewer's state in it, the streak and the rewards written as JSON by that statement
+ * through the read graph (STREAK_READ, STREAK_REWARD_READ), the state's values written here
+ * as their resolvers give them. Signed out or an unknown streak, the read throws and the
+ * executor reports it.
+ */
+const renderStreakUserDetails: RootFieldRenderer = (field, nodes, walk) => {
+  const type = getNamedType(field.type) as GraphQLObjectType;
+  const args = argumentsOf(field, nodes[0]!, walk);
+  if (!args) return null;
+  const rendering: UserStreakDetailsRendering = { streak: [], rewards: [] };
+  const parts: Array<{ key: string; json: (result: UserStreakDetailsResult) => string }> = [];
+  for (const [key, fieldNodes] of collectFields(type, subSelections(nodes), walk)) {
+    const name = fieldNodes[0]!.name.value;
+    const definition = type.getFields()[name];
+    const target = definition && (getNamedType(definition.type) as GraphQLObjectType);
+    if (name === '__typename') parts.push({ key, json: () => JSON.stringify(type.name) });
+    else if (definition && DETAILS_VALUES.has(name))
+      parts.push({ key, json: (result) => leafJson(definition.type, result[name as keyof UserStreakDetailsResult]) });
+    else if (name === 'streak') {
+      const streak = renderedObject(target!, STREAK_READ, fieldNodes, walk);
+      if (!streak) return null;
+      const index = rendering.streak.push(streak) - 1;
+      parts.push({ key, json: (result) => renderedOf(result.streak)[index]! });
+    } else if (name === 'streakRewards') {
+      const reward = renderedObject(target!, STREAK_REWARD_READ, fieldNodes, walk);
+      const json = reward && rewardJsonSql(reward);
+      if (!json) return null;
+      const index = rendering.rewards.push(json) - 1;
+      parts.push({ key, json: (result) => result.renderedRewards![index]! });
+    } else return null;
+  }
+  return async (ctx) => {
+    const result = await userStreakDetails(ctx, args.streakId as string, args.isClaimed as boolean | null | undefined, rendering);
+    return [`{${parts.map((part, i) => `${i ? ',' : ''}${JSON.stringify(part.key)}:${part.json(result)}`).join('')}}`];
+  };
+};
+
 /** The root fields of the streaks module that a rendered read answers, through the resolvers' own service calls. */
 export const STREAK_ROOT_RENDERERS: Record<string, RootFieldRenderer> = {
   streak: objectRoot((ctx, args, plan) => findStreak(ctx, args.id as string, plan)),
   streaks: connectionRoot((ctx, args, plan) => listStreaks(ctx, args as PageArguments, plan)),
   streakPools: renderStreakPools,
+  streakUserDetails: renderStreakUserDetails,
 };

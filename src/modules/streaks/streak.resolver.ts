@@ -1,10 +1,10 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Float, ID, Query, Resolver, Root } from 'type-graphql';
-import type { PoolRow, StreakRewardRow, StreakRow } from '../../../schema/index.js';
+import type { PoolRow, StreakRewardRow, StreakRow, UserRow } from '../../../schema/index.js';
 import { User } from '../users/user.type.js';
 import type { GraphQLContext } from '../../server/context.js';
 import { toTokens } from '../common/amounts.js';
 import { parseNewestFirstPage, relationOne, relationPage } from '../common/loaders.js';
-import { STREAK_READ } from '../common/read-specs.js';
+import { STREAK_READ, STREAK_REWARD_READ } from '../common/read-specs.js';
 import { OffsetPageArgs, PageArgs } from '../common/page.args.js';
 import { ReadsPageArguments } from '../common/page-arguments.js';
 import { parseStreakPoolsPage } from '../pools/pool.service.js';
@@ -92,11 +92,11 @@ export class StreakRewardResolver {
 
   @FieldResolver(() => Streak, { description: 'The streak that granted the reward.' })
   streak(@Root() reward: StreakRewardRow, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.streakById.load(reward.streakId);
+    return relationOne<StreakRow>(ctx.loaders.graph, reward, STREAK_REWARD_READ, 'streak');
   }
 
   @FieldResolver(() => User, { nullable: true, description: 'The rewarded user: the owner of userWalletAddress.' })
   user(@Root() reward: StreakRewardRow, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.userByWalletAddress.load(reward.userWalletAddress);
+    return relationOne<UserRow>(ctx.loaders.graph, reward, STREAK_REWARD_READ, 'user');
   }
 }

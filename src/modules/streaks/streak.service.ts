@@ -1,10 +1,12 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { getTableColumns } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
 import { type PoolRow, streakRewards, type StreakRewardRow, type StreakRow, userStreaks } from '../../../schema/index.js';
+import { columnRead, tableReader } from '../../db/batch.js';
 import { requireViewer } from '../auth/viewer.js';
 import { AppError } from '../../errors.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
-import { compileSelect, type ReadPlan, readByKey } from '../../db/nested-read.js';
+import { compileSelect, type ReadPlan, readByKey, type RenderedObject, renderedRowSql } from '../../db/nested-read.js';
 import { wholeRowPlan } from '../common/read-plan.js';
 import { STREAK_READ } from '../common/read-specs.js';
 import { keysetPage } from '../common/keyset-page.js';
@@ -65,50 +67,120 @@ export interface UserStreakDetailsResult {
   currentStreakCount: number;
   lastStreakEvent: 'NONE' | 'QUALIFIED' | 'RESET' | 'REWARDED';
   lastPoolParticipatedAt: Date | null;
+  /** The rewards' rows; empty when read rendered (their JSON is in `renderedRewards`). */
   streakRewards: StreakRewardRow[];
   currentStreakScores: number[];
   lastProcessedPoolId: string | null;
+  /** Read rendered: the rewards as each SQL of the rendering's `rewards` writes them, a JSON array per SQL. */
+  renderedRewards?: string[];
 }
+
+/**
+ * What a rendered read writes of the details: the streak as each object of `streak` writes
+ * it (db/nested-read.ts, RenderedObject; under RENDERED on the result's streak row), and the
+ * rewards as each SQL of `rewards` ({@link rewardJsonSql}) writes them.
+ */
+export interface UserStreakDetailsRendering {
+  streak: RenderedObject[];
+  rewards: string[];
+}
+
+/** The SQL writing a reward's JSON as `object` renders it, inside the details' statement; null when it needs parameters of its own. */
+export const rewardJsonSql = (object: RenderedObject): string | null => renderedRowSql(object, 'r."id"');
+
+/** The viewer's state in a streak (user_streaks), by property: selected with the streak, decoded as the ORM would. */
+const STATE_COLUMNS = [
+  'currentStreakCount',
+  'lastStreakEvent',
+  'lastPoolParticipatedAt',
+  'currentStreakScores',
+  'lastProcessedPoolId',
+] as const;
 
 /**
  * The viewer's state in a streak, as the streak processor left it, with their streak
  * rewards (only claimed or only unclaimed ones when `isClaimed` is given). A viewer the
- * processor has not met yet is at NONE with an empty run.
+ * processor has not met yet is at NONE with an empty run. One statement reads the streak
+ * and the state; the rewards' rows a second, or, with a `rendering`, the first writes the
+ * streak's and the rewards' JSON itself.
  */
 export async function userStreakDetails(
   ctx: ServiceContext,
   streakId: string,
   isClaimed: boolean | null | undefined,
+  rendering?: UserStreakDetailsRendering,
 ): Promise<UserStreakDetailsResult> {
   const viewer = requireViewer(ctx.viewer);
-  const streak = await ctx.loaders.streakById.load(parseId(streakId, 'streakId'));
-  if (!streak) throw new AppError('NOT_FOUND', `No streak has id ${streakId}`, { argumentName: 'streakId' });
-  const user = await ctx.loaders.userById.load(viewer.userId);
-  const db = ctx.database.db;
-  const [[state], rewards] = await Promise.all([
-    db
-      .select()
-      .from(userStreaks)
-      .where(and(eq(userStreaks.userId, viewer.userId), eq(userStreaks.streakId, streak.id))),
-    db
-      .select()
-      .from(streakRewards)
-      .where(
-        and(
-          eq(streakRewards.streakId, streak.id),
-          eq(streakRewards.userWalletAddress, user!.walletAddress),
-          isClaimed == null ? undefined : eq(streakRewards.isClaimed, isClaimed),
-        ),
-      )
-      .orderBy(desc(streakRewards.createdAt), desc(streakRewards.id)),
-  ]);
+  const id = parseId(streakId, 'streakId');
+  const params: unknown[] = [];
+  const plan: ReadPlan = rendering
+    ? { spec: STREAK_READ, columns: new Set(['id']), relations: new Map(), rendered: rendering.streak }
+    : wholeRowPlan(STREAK_READ);
+  // First: a rendered plan's select list brings its own parameters, numbered from $1.
+  const streak = compileSelect(plan, 's', params);
+  const param = (value: unknown, type: string) => `$${params.push(value)}::${type}`;
+  const viewerId = param(viewer.userId, 'uuid');
+  // Only where a rendered reward list reads it: a parameter no clause uses has no type.
+  const claimed = isClaimed == null || !rendering?.rewards.length ? null : param(isClaimed, 'boolean');
+  const state = STATE_COLUMNS.map((property) => {
+    const column = (getTableColumns(userStreaks) as Record<string, PgColumn>)[property]!;
+    // The array as JSON, which both drivers parse (postgres.js runs without array types).
+    if (column.columnType === 'PgArray') return { property, sql: `to_json(us."${column.name}")`, convert: null };
+    const { cast, convert } = columnRead(column)!;
+    return { property, sql: `us."${column.name}"${cast}`, convert };
+  });
+  // Each rendered reward list as JSON text, its rows joined as JSON.stringify joins them.
+  const rewards = (rendering?.rewards ?? []).map(
+    (json, index) =>
+      `(SELECT '[' || coalesce(string_agg(${json}, ',' ORDER BY ${REWARDS_ORDER}), '') || ']' ` +
+      `FROM ${viewerRewardsSql('s."id"', viewerId, claimed)}) AS "$rewards${index}"`,
+  );
+  const where = param(id, 'uuid');
+  const [row] = await ctx.database.query<Record<string, unknown>>(
+    `SELECT ${[streak.list, ...state.map((c) => `${c.sql} AS "us.${c.property}"`), ...rewards].join(', ')} FROM "streaks" s ` +
+      `LEFT JOIN "user_streaks" us ON us."streak_id" = s."id" AND us."user_id" = ${viewerId} WHERE s."id" = ${where}`,
+    params,
+  );
+  if (!row) throw new AppError('NOT_FOUND', `No streak has id ${streakId}`, { argumentName: 'streakId' });
+  // Null where the processor has not met the viewer in this streak: the defaults below.
+  const value = Object.fromEntries(
+    state.map(({ property, convert }) => {
+      const raw = row[`us.${property}`];
+      return [property, raw != null && convert ? convert(raw) : raw];
+    }),
+  );
+  const streakRow = streak.decode(row) as StreakRow;
+  // Executed, each reward's amount asks its streak: this one, read already.
+  if (!rendering) ctx.loaders.streakById.prime(id, streakRow);
   return {
-    streak,
-    currentStreakCount: state?.currentStreakCount ?? 0,
-    lastStreakEvent: state?.lastStreakEvent ?? 'NONE',
-    lastPoolParticipatedAt: state?.lastPoolParticipatedAt ?? null,
-    streakRewards: rewards,
-    currentStreakScores: state?.currentStreakScores ?? [],
-    lastProcessedPoolId: state?.lastProcessedPoolId ?? null,
+    streak: streakRow,
+    currentStreakCount: (value.currentStreakCount as number | null) ?? 0,
+    lastStreakEvent: (value.lastStreakEvent as UserStreakDetailsResult['lastStreakEvent'] | null) ?? 'NONE',
+    lastPoolParticipatedAt: (value.lastPoolParticipatedAt as Date | null) ?? null,
+    streakRewards: rendering ? [] : await viewerRewards(ctx, id, viewer.userId, isClaimed),
+    currentStreakScores: (value.currentStreakScores as number[] | null) ?? [],
+    lastProcessedPoolId: (value.lastProcessedPoolId as string | null) ?? null,
+    ...(rendering ? { renderedRewards: rewards.map((_, index) => row[`$rewards${index}`] as string) } : {}),
   };
+}
+
+/** The viewer's rewards of a streak, newest first (ties by id). */
+const REWARDS_ORDER = 'r."created_at" DESC, r."id" DESC';
+
+/** FROM and WHERE of the rewards of streak `streakSql` to the wallet of user `viewerSql` (SQL both), claimed or not when `claimedSql` says. */
+const viewerRewardsSql = (streakSql: string, viewerSql: string, claimedSql: string | null) =>
+  `"streak_rewards" r WHERE r."streak_id" = ${streakSql} ` +
+  `AND r."user_wallet_address" = (SELECT u."wallet_address" FROM "users" u WHERE u."id" = ${viewerSql})` +
+  (claimedSql ? ` AND r."is_claimed" = ${claimedSql}` : '');
+
+/** The rows of the viewer's rewards of a streak, newest first. */
+async function viewerRewards(ctx: ServiceContext, streakId: string, userId: string, isClaimed: boolean | null | undefined) {
+  const reader = tableReader(streakRewards);
+  const params: unknown[] = [streakId, userId];
+  const claimed = isClaimed == null ? null : `$${params.push(isClaimed)}::boolean`;
+  const rows = await ctx.database.query<Record<string, unknown>>(
+    `SELECT ${reader.columns('r')} FROM ${viewerRewardsSql('$1::uuid', '$2::uuid', claimed)} ORDER BY ${REWARDS_ORDER}`,
+    params,
+  );
+  return rows.map((row) => reader.decode<StreakRewardRow>(row));
 }
