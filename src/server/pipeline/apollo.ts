@@ -15,9 +15,9 @@ import {
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
-import type { ExecutionResult, GraphQLSchema } from 'graphql';
+import type { DocumentNode, ExecutionResult, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { AppError } from '../../errors.js';
-import { type GraphQLContext, runOnItsDatabase } from '../context.js';
+import { type GraphQLContext, runOnItsDatabase, type Transport } from '../context.js';
 import { limitParseOptions, type OperationLimits, structuralLimitRules } from '../limits.js';
 import { newOperationRecord, type OperationRecord } from '../logging.js';
 import { TIMED_OUT, withinBudget } from '../time-budget.js';
@@ -75,8 +75,8 @@ export interface PoolgraphApolloOptions {
   renderedReads: boolean;
   /** Messages and stack traces of unexpected errors in responses (development only). */
   exposeInternals: boolean;
-  /** The persisted documents' store (PersistedDocuments.apolloCache): the trusted manifest, or automatic persisted queries. */
-  persistedQueries: KeyValueCache<string>;
+  /** With trusted documents, their store (TrustedDocumentStore.apolloCache); else Apollo's own cache holds automatic persisted queries. */
+  persistedQueries?: KeyValueCache<string>;
   /** The checks before execution (see createOperationChecks). */
   checkOperation: (operation: OperationToCheck) => Promise<void>;
   /** Time budget of an operation's execution in ms (0 = none); past it, OPERATION_TIMEOUT and its statements cancelled. */
@@ -121,6 +121,20 @@ export function createApolloServer(options: PoolgraphApolloOptions): ApolloServe
 
 type RequestContext = GraphQLRequestContext<GraphQLContext>;
 
+/** A subscription Apollo resolved for graphql-ws: its document and operation, which the socket runs (Apollo Server does not). */
+export interface SocketSubscription {
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+}
+
+/**
+ * graphql-ws hands every operation to executeOperation, subscriptions too, by the context's
+ * transport, which it enters here first: Apollo takes a subscription's document (persisted
+ * queries included), parses, validates and checks it as any other, and the plugin leaves it
+ * here, resolved, for the socket to open.
+ */
+export const socketSubscriptions = new WeakMap<Transport, SocketSubscription | null>();
+
 /** The head of a plugin's response: nothing of its own (willSendResponse sets the status). */
 const NO_HEAD = { status: undefined, headers: new HeaderMap() };
 
@@ -129,8 +143,8 @@ const NO_HEAD = { status: undefined, headers: new HeaderMap() };
  * hooks of a stage in parallel, and these run in order):
  * - didResolveOperation: the operation's name and type for the log, then the checks before
  *   execution (subscription over HTTP, cost, rate limit: see createOperationChecks).
- * - responseForOperation: a rendered read where the query renders (HTTP GraphQL only),
- *   else execution by graphql-js, within the time budget;
+ * - responseForOperation: a subscription (graphql-ws's) handed back to the socket; a rendered
+ *   read where the query renders (HTTP GraphQL only), else execution by graphql-js, within the time budget;
  *   errors formatted by the one formatter with the request id.
  * - willSendResponse: the status policy (statusOf) with Retry-After, and the codes for the
  *   request's log line and metrics.
@@ -174,18 +188,23 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
       if (!rc.operation) return;
       const record = recordOf(rc.contextValue);
       record.name = rc.operationName;
-      record.type = rc.operation!.operation;
+      record.type = rc.operation.operation;
       await checkOperation({
         document: rc.document!,
-        operation: rc.operation!,
+        operation: rc.operation,
         variables: rc.request.variables,
         context: rc.contextValue,
-        overHttp: true,
+        overHttp: rc.operation.operation !== 'subscription' || !socketSubscriptions.has(rc.contextValue.transport),
       });
     },
 
     async responseForOperation(rc): Promise<GraphQLResponse | null> {
       if (!rc.operation) return null;
+      // Past the checks, a subscription is a socket's (refused over HTTP): the socket opens it.
+      if (rc.operation.operation === 'subscription') {
+        socketSubscriptions.set(rc.contextValue.transport, { document: rc.document!, operation: rc.operation });
+        return { http: NO_HEAD, body: { kind: 'single', singleResult: {} } };
+      }
       let outcome: ExecutionResult | RenderedData | typeof TIMED_OUT;
       try {
         // As a function, so the work runs in its own statement scope: past the budget its statements are cancelled.

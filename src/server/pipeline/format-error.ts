@@ -121,14 +121,16 @@ const CODE_OF_APOLLO_STATUS: Record<number, ErrorCode> = {
 /**
  * The catalogue's form of a refusal Apollo Server words its own way, or null: a status it
  * gives a BAD_REQUEST (405 for a mutation over GET, 415 for a GET with a body type), the
- * persisted query hash mismatch, the token limit (a syntax error to graphql), and a
+ * persisted query protocol's (an unknown version, the hash mismatch), the token limit (a syntax error to graphql), and a
  * validation error about an argument's literal (BAD_USER_INPUT naming the argument).
  */
 function apolloRefusalOf(located: GraphQLError, original: unknown): Omit<FormattedError, 'locations' | 'path'> | null {
   const { code, http } = located.extensions as { code?: unknown; http?: { status?: number } };
   const byStatus = code === 'BAD_REQUEST' && http?.status !== undefined ? CODE_OF_APOLLO_STATUS[http.status] : undefined;
   if (byStatus) return { message: located.message, extensions: { code: byStatus } };
-  if (located.message === 'provided sha does not match query') {
+  // The persisted query protocol's refusals (an unknown version, a hash mismatch) carry a status and no code.
+  if (code === undefined && http?.status === 400) {
+    if (located.message !== 'provided sha does not match query') return { message: located.message, extensions: { code: 'BAD_REQUEST' } };
     return {
       message: 'The persisted query hash is not the SHA-256 of the document sent with it',
       extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH' },

@@ -7,7 +7,7 @@ import type { GraphQLContext } from '../context.js';
 import { explorerPage, wantsExplorer } from '../explorer.js';
 import type { OperationRecord, OperationTracker } from '../logging.js';
 import { formatRefusal } from './format-error.js';
-import type { PersistedDocuments } from './persisted.js';
+import type { TrustedDocumentStore } from './persisted.js';
 import { sendRefusal } from './refusals.js';
 
 /**
@@ -46,7 +46,7 @@ export interface GraphQLRouteOptions {
   /** Serve the explorer to browsers (with introspection). */
   explorer: boolean;
   /** With trusted documents on: refuses any other document before Apollo parses it. */
-  trusted: PersistedDocuments | null;
+  trusted: TrustedDocumentStore | null;
   exposeInternals: boolean;
 }
 
@@ -105,7 +105,7 @@ export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRoute
           new AppError('NOT_ACCEPTABLE', 'The Accept header allows neither application/graphql-response+json nor application/json'),
         );
       }
-      if (trusted) await refuseUntrusted(request, trusted);
+      if (trusted) refuseUntrusted(request, trusted);
       return answer(request, reply);
     },
   });
@@ -129,11 +129,11 @@ function graphQLRequestOf(request: FastifyRequest): HTTPGraphQLRequest {
  * request's document is a registered one, by its text or its hash. A POST naming a
  * registered document by `documentId` gets its text as `query`.
  */
-async function refuseUntrusted(request: FastifyRequest, trusted: PersistedDocuments): Promise<void> {
+function refuseUntrusted(request: FastifyRequest, trusted: TrustedDocumentStore): void {
   const isGet = request.method === 'GET';
   const source = (isGet ? parseGetSource(request.query as Record<string, unknown>) : request.body) as Record<string, unknown> | null;
   if (!source || typeof source !== 'object' || Array.isArray(source)) return; // Apollo refuses it as BAD_REQUEST
-  const text = await trusted.resolve(source);
+  const text = trusted.textOf(source);
   if (!isGet && source.query === undefined && source.documentId !== undefined) source.query = text;
 }
 

@@ -104,7 +104,8 @@ class SocketSubscription implements StreamSink<unknown>, AsyncIterableIterator<E
     private readonly target: SubscriptionTarget,
     private readonly onCount: ((delta: 1 | -1) => void) | undefined,
   ) {
-    // The operation object is one per open document text and operation name (SocketDocuments): its identity stands for the text.
+    // The operation is one per document Apollo parsed (its document store keeps one per text): its identity stands for
+    // the text and operation name (a text parsed again, once the store has dropped it, makes a group of its own).
     this.sharedKey = `${viewerKey(base.viewer)}\u0000${operationIdOf(operation)}\u0000${JSON.stringify(variables ?? {})}`;
     this.framePrefix = `{"id":${JSON.stringify(target.id)},"type":"next","payload":`;
     this.ended = new Promise((resolve, reject) => {
