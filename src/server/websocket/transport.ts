@@ -175,7 +175,9 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           },
         });
         try {
-          const { operationName, variables } = requestOf(payload);
+          // graphql-ws has checked the message's fields' types.
+          const operationName = payload.operationName ?? undefined;
+          const variables = payload.variables ?? undefined;
           // With trusted documents, any other is refused before Apollo parses it; an empty `query` is a hash's alone.
           const query = trusted?.textOf(payload) ?? (payload.query || undefined);
           // Apollo's plugin writes what it finds there (a subscription, which lives for hours, then holds none).
@@ -309,21 +311,6 @@ const ANSWERED = parse('{ __typename }');
 /** A formatted error as graphql-ws sends one. */
 const asGraphQLError = (formatted: { message: string; extensions?: Record<string, unknown> }) =>
   new GraphQLError(formatted.message, { extensions: formatted.extensions });
-
-/** The operation name and variables of a subscribe message; a wrong type is refused BAD_REQUEST. */
-function requestOf(payload: { operationName?: unknown; variables?: unknown }): {
-  operationName: string | undefined;
-  variables: Record<string, unknown> | undefined;
-} {
-  const { operationName, variables } = payload;
-  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
-    throw new AppError('BAD_REQUEST', 'The `operationName` must be a string');
-  }
-  if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
-    throw new AppError('BAD_REQUEST', 'The `variables` must be an object');
-  }
-  return { operationName: operationName ?? undefined, variables: (variables ?? undefined) as Record<string, unknown> | undefined };
-}
 
 /**
  * Closes a socket whose peer sends more than MAX_PINGS_PER_WINDOW pings in a window, with
