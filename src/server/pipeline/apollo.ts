@@ -15,7 +15,7 @@ import {
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
-import type { DocumentNode, ExecutionResult, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import { type DocumentNode, execute, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { AppError } from '../../errors.js';
 import { type GraphQLContext, runOnItsDatabase, type Transport } from '../context.js';
 import { limitParseOptions, type OperationLimits, structuralLimitRules } from '../limits.js';
@@ -24,7 +24,7 @@ import { TIMED_OUT, withinBudget } from '../time-budget.js';
 import { rateLimitHeaders } from '../rate-limit.js';
 import type { OperationToCheck } from './checks.js';
 import { type FormattedError, formatError, retryAfterOf, statusOf } from './format-error.js';
-import { preparedOperationOf, ReadRenderer } from './rendered.js';
+import { ReadRenderer } from './rendered.js';
 
 /**
  * A rendered read's whole `data`, already JSON (ReadRenderer's pieces): it stands in the
@@ -167,18 +167,19 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
 
   const answer = (rc: RequestContext): Promise<ExecutionResult | RenderedData> => {
     const context = rc.contextValue;
-    const prepared = preparedOperationOf(schema, rc.document!, rc.operation!);
+    const document = rc.document!;
+    const operation = rc.operation!;
     const variables = rc.request.variables;
-    return runOnItsDatabase(context, prepared.type, async () => {
+    return runOnItsDatabase(context, operation.operation, async () => {
       // Only a /graphql request (it has an HTTP head) is written by stringifyResult; executeOperation's callers read values.
       if (renderer && rc.request.http) {
-        const data = await renderer.answer(prepared, context, variables);
+        const data = await renderer.answer(document, operation, context, variables);
         if (data !== null) {
           recordOf(context).rendered = true;
           return new RenderedData(data);
         }
       }
-      return prepared.run(undefined, context, variables);
+      return execute({ schema, document, operationName: rc.operationName, contextValue: context, variableValues: variables });
     });
   };
 

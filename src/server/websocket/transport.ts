@@ -1,7 +1,15 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ApolloServer } from '@apollo/server';
-import { type ExecutionArgs, type ExecutionResult, type FormattedExecutionResult, GraphQLError, type GraphQLSchema, parse } from 'graphql';
+import {
+  type ExecutionArgs,
+  type ExecutionResult,
+  type FormattedExecutionResult,
+  GraphQLError,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  parse,
+} from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Config } from '../../config.js';
@@ -15,7 +23,6 @@ import { newOperationRecord } from '../logging.js';
 import { socketSubscriptions } from '../pipeline/apollo.js';
 import { formatError } from '../pipeline/format-error.js';
 import type { TrustedDocumentStore } from '../pipeline/persisted.js';
-import { type PreparedOperation, preparedOperationOf } from '../pipeline/rendered.js';
 import { withinRequest } from '../request-scope.js';
 import { clientAddressOf, socketCredentials, watchCredentials } from './credentials.js';
 import { scopedSubscribe, type SubscriptionTarget } from './subscription.js';
@@ -122,7 +129,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   // Per operation's context: a query's or mutation's answer, or what a subscription runs and where its results are written.
   // `place`: the subscription's place under the cap, given back when it ends.
   const answers = new WeakMap<object, ExecutionResult>();
-  const prepared = new WeakMap<object, { operation: PreparedOperation; target: SubscriptionTarget; place: CapLease }>();
+  const prepared = new WeakMap<object, { operation: OperationDefinitionNode; target: SubscriptionTarget; place: CapLease }>();
   const format = (errors: readonly unknown[], requestId: string) =>
     errors.map((error) => formatError(error, requestId, { exposeInternals: options.exposeInternals }).error);
 
@@ -212,12 +219,12 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
             }
             place = taken;
           }
-          const operation = preparedOperationOf(options.schema, subscription.document, subscription.operation);
+          const { document, operation } = subscription;
           prepared.set(context, { operation, target: { socket: ctx.extra.socket, id, requestId, format }, place });
           return {
             schema: options.schema,
-            document: operation.document,
-            operationName: operation.name,
+            document,
+            operationName: operation.name?.value,
             variableValues: variables,
             contextValue: context,
           };
