@@ -163,6 +163,14 @@ describe.each(backends)('one pipeline, one error shape on %s', (kind) => {
       const socket = socketClient(url, { authorization: viewer.headers.authorization });
       expect(await socket.closed).toMatchObject({ code: 1013, reason: expect.stringMatching(/^DATABASE_UNAVAILABLE/) });
       await socket.dispose();
+
+      // An uncoded failure there is masked as any other: INTERNAL_SERVER_ERROR with the request id that finds it in the logs.
+      (t.database.db as { select: unknown }).select = () => {
+        throw new Error('no such table');
+      };
+      const internal = await post({ query: '{ viewer { id } }' }, { ...viewer.headers, 'x-request-id': 'auth-fault-1' });
+      expect(internal.statusCode).toBe(500);
+      expect(internal.json().errors[0].extensions).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', requestId: 'auth-fault-1' });
     } finally {
       (t.database.db as { select: unknown }).select = original;
     }

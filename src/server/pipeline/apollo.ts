@@ -22,6 +22,7 @@ import { limitParseOptions, type OperationLimits, structuralLimitRules } from '.
 import { newOperationRecord, type OperationRecord } from '../logging.js';
 import { TIMED_OUT, withinBudget } from '../time-budget.js';
 import { rateLimitHeaders } from '../rate-limit.js';
+import { currentRequestId } from '../request-scope.js';
 import type { OperationToCheck } from './checks.js';
 import { type FormattedError, formatError, retryAfterOf, statusOf } from './format-error.js';
 import { ReadRenderer } from './rendered.js';
@@ -105,7 +106,8 @@ export function createApolloServer(options: PoolgraphApolloOptions): ApolloServe
     allowBatchedHttpRequests: false,
     includeStacktraceInErrorResponses: false,
     stopOnTerminationSignals: false,
-    formatError: (_formatted, error) => formatError(error, '', { exposeInternals: options.exposeInternals }).error,
+    // Every request Apollo answers runs in its request's scope (fastify's onRequest hook; graphql-ws's withinRequest).
+    formatError: (_formatted, error) => formatError(error, currentRequestId() ?? '', { exposeInternals: options.exposeInternals }).error,
     stringifyResult,
     plugins: [
       poolgraphPlugin(options),
@@ -231,12 +233,8 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
       const record = context ? recordOf(context) : orphanRecord;
       const errors = (result.errors ?? []) as FormattedError[];
       record.codes = errors.map((error) => error.extensions.code);
-      // Errors Apollo formatted (before execution) had no request to name: an unexpected one is found in the logs by it.
-      for (const error of errors) {
-        if (error.extensions.code !== 'INTERNAL_SERVER_ERROR' || error.extensions.requestId !== '') continue;
-        error.extensions.requestId = context?.transport.requestId;
-        record.internalErrors.push(...(rc.errors ?? []));
-      }
+      // Errors Apollo met and formatted (before execution; the plugin records its own): an unexpected one is logged with the request.
+      if (rc.errors && record.codes.includes('INTERNAL_SERVER_ERROR')) record.internalErrors.push(...rc.errors);
       const status = statusOf(errors, 'data' in result, result.data, rc.operation?.operation);
       rc.response.http.status = status;
       const retryAfter = retryAfterOf(errors, status);
