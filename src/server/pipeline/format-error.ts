@@ -1,8 +1,9 @@
-import { type ASTNode, type DocumentNode, GraphQLError, Kind, parse, type SourceLocation, visit } from 'graphql';
+import { type ASTNode, type DocumentNode, GraphQLError, isValueNode, parse, type SourceLocation, visit } from 'graphql';
 import { isConnectionError } from '../../db/client.js';
 import { isStatementCancelled } from '../../db/statement-scope.js';
 import { AppError, ERROR_CODES, type ErrorCode, isErrorCode } from '../../errors.js';
 import { isTokenLimitError, limitError } from '../limits.js';
+import { CODE_OF_STATUS } from './refusals.js';
 
 /** An error as every response carries it, over HTTP, WebSocket and REST alike. */
 export interface FormattedError {
@@ -111,13 +112,6 @@ export function retryAfterOf(errors: readonly FormattedError[], status: number):
   return status === 429 || status === 503 ? DEFAULT_RETRY_AFTER_SECONDS : null;
 }
 
-/** Apollo Server's refusals by the HTTP status it gives them (their code is BAD_REQUEST): the catalogue's code for each. */
-const CODE_OF_APOLLO_STATUS: Record<number, ErrorCode> = {
-  405: 'METHOD_NOT_ALLOWED',
-  406: 'NOT_ACCEPTABLE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-};
-
 /**
  * The catalogue's form of a refusal Apollo Server words its own way, or null: a status it
  * gives a BAD_REQUEST (405 for a mutation over GET, 415 for a GET with a body type), the
@@ -126,7 +120,7 @@ const CODE_OF_APOLLO_STATUS: Record<number, ErrorCode> = {
  */
 function apolloRefusalOf(located: GraphQLError, original: unknown): Omit<FormattedError, 'locations' | 'path'> | null {
   const { code, http } = located.extensions as { code?: unknown; http?: { status?: number } };
-  const byStatus = code === 'BAD_REQUEST' && http?.status !== undefined ? CODE_OF_APOLLO_STATUS[http.status] : undefined;
+  const byStatus = code === 'BAD_REQUEST' && http?.status !== undefined ? CODE_OF_STATUS[http.status] : undefined;
   if (byStatus) return { message: located.message, extensions: { code: byStatus } };
   // The persisted query protocol's refusals (an unknown version, a hash mismatch) carry a status and no code.
   if (code === undefined && http?.status === 400) {
@@ -152,23 +146,11 @@ function apolloRefusalOf(located: GraphQLError, original: unknown): Omit<Formatt
   return null;
 }
 
-const VALUE_KINDS = new Set<string>([
-  Kind.VARIABLE,
-  Kind.INT,
-  Kind.FLOAT,
-  Kind.STRING,
-  Kind.BOOLEAN,
-  Kind.NULL,
-  Kind.ENUM,
-  Kind.LIST,
-  Kind.OBJECT,
-]);
-
 /** The argument (and input fields, dotted) a validation error's literal lies in, or null (the document is parsed again: errors only). */
 export function argumentNameOf(error: GraphQLError): string | null {
   const node = error.nodes?.[0];
   const body = error.source?.body ?? node?.loc?.source.body;
-  if (!node || !VALUE_KINDS.has(node.kind) || body === undefined) return null;
+  if (!node || !isValueNode(node) || body === undefined) return null;
   return argumentPathOf(parse(body), node);
 }
 
