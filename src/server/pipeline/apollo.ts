@@ -19,7 +19,7 @@ import { type DocumentNode, execute, type ExecutionResult, type GraphQLSchema, t
 import { AppError } from '../../errors.js';
 import { type GraphQLContext, runOnItsDatabase, type Transport } from '../context.js';
 import { limitParseOptions, type OperationLimits, structuralLimitRules } from '../limits.js';
-import { newOperationRecord, type OperationRecord } from '../logging.js';
+import type { OperationRecord } from '../logging.js';
 import { TIMED_OUT, withinBudget } from '../time-budget.js';
 import { rateLimitHeaders } from '../rate-limit.js';
 import { currentRequestId } from '../request-scope.js';
@@ -155,8 +155,8 @@ const NO_HEAD = { status: undefined, headers: new HeaderMap() };
 export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPlugin<GraphQLContext> {
   const { schema, checkOperation, budgetMs, exposeInternals } = options;
   const renderer = options.renderedReads ? new ReadRenderer(schema) : null;
-  const orphanRecord = newOperationRecord();
-  const recordOf = (context: GraphQLContext): OperationRecord => context.transport.record ?? orphanRecord;
+  // Every transport gives an operation's context a record: the GraphQL route and REST their tracker's, graphql-ws its own.
+  const recordOf = (context: GraphQLContext): OperationRecord => context.transport.record!;
 
   const format = (errors: readonly unknown[], context: GraphQLContext): FormattedError[] => {
     const record = recordOf(context);
@@ -229,8 +229,8 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
     async willSendResponse(rc) {
       if (rc.response.body.kind !== 'single') return;
       const result = rc.response.body.singleResult;
-      const context = rc.contextValue as GraphQLContext | undefined;
-      const record = context ? recordOf(context) : orphanRecord;
+      const context = rc.contextValue;
+      const record = recordOf(context);
       const errors = (result.errors ?? []) as FormattedError[];
       record.codes = errors.map((error) => error.extensions.code);
       // Errors Apollo met and formatted (before execution; the plugin records its own): an unexpected one is logged with the request.
@@ -240,7 +240,7 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
       const retryAfter = retryAfterOf(errors, status);
       if (retryAfter !== null) rc.response.http.headers.set('retry-after', String(retryAfter));
       // Every answer of a counted operation says what is left of its budget, the 429 included.
-      for (const [name, value] of Object.entries(rateLimitHeaders(context?.rateLimit))) rc.response.http.headers.set(name, value);
+      for (const [name, value] of Object.entries(rateLimitHeaders(context.rateLimit))) rc.response.http.headers.set(name, value);
     },
   };
   return { requestDidStart: async () => listener } satisfies ApolloServerPlugin<GraphQLContext> as ApolloServerPlugin<

@@ -175,16 +175,17 @@ function argumentPathOf(document: DocumentNode, node: ASTNode): string | null {
   return path ? (path as string[]).join('.') : null;
 }
 
-/** A request refused as a whole before its operation ran (credentials, say): its error, status and Retry-After, recorded for the log line. */
+/** A request refused as a whole before its operation ran (credentials, say): its error, status and headers (Retry-After), recorded for the log line. */
 export function formatRefusal(
   error: unknown,
   requestId: string,
   record: { codes: string[]; internalErrors: unknown[] },
   options: ErrorFormatterOptions,
-): { error: FormattedError; status: number; retryAfter: number | null } {
+): { error: FormattedError; status: number; headers: Record<string, string> } {
   const { error: formatted, internal } = formatError(error, requestId, options);
   record.codes = [formatted.extensions.code];
   if (internal !== null) record.internalErrors.push(internal);
   const status = ERROR_CODES[formatted.extensions.code].status;
-  return { error: formatted, status, retryAfter: retryAfterOf([formatted], status) };
+  const retryAfter = retryAfterOf([formatted], status);
+  return { error: formatted, status, headers: retryAfter === null ? {} : { 'retry-after': String(retryAfter) } };
 }

@@ -56,9 +56,10 @@ export interface GraphQLRouteOptions {
  * Apollo's answer to a failed context is never a bare 500 "Context creation failed".
  */
 export function refusalForApollo(error: unknown, requestId: string, record: OperationRecord, exposeInternals: boolean): GraphQLError {
-  const { error: formatted, status, retryAfter } = formatRefusal(error, requestId, record, { exposeInternals });
-  const headers = new HeaderMap(retryAfter === null ? [] : [['retry-after', String(retryAfter)]]);
-  return new GraphQLError(formatted.message, { extensions: { ...formatted.extensions, http: { status, headers } } });
+  const { error: formatted, status, headers } = formatRefusal(error, requestId, record, { exposeInternals });
+  return new GraphQLError(formatted.message, {
+    extensions: { ...formatted.extensions, http: { status, headers: new HeaderMap(Object.entries(headers)) } },
+  });
 }
 
 /**

@@ -1,9 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { AppError } from '../../errors.js';
-import type { TrustedDocuments } from '../trusted-documents.js';
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+import { sha256, type TrustedDocuments } from '../trusted-documents.js';
 
 /** Where an operation's document comes from: its text, or a hash of a registered one. */
 export interface DocumentSource {
