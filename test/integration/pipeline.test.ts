@@ -144,6 +144,29 @@ describe.each(backends)('one pipeline, one error shape on %s', (kind) => {
     }
   });
 
+  it("answers a variable that cannot be coerced BAD_USER_INPUT, a subscription's as a query's, over HTTP and WebSocket", async () => {
+    const variables = { id: { not: 'an id' } };
+    const http = await post({ query: 'query($id: ID!) { pool(id: $id) { id } }', variables });
+    expect(http.statusCode).toBe(400);
+    expectRefusal(http.json(), 'BAD_USER_INPUT');
+    const socket = socketClient(url);
+    await socket.connected;
+    try {
+      for (const query of ['query($id: ID!) { pool(id: $id) { id } }', 'subscription($id: ID!) { poolUpdated(poolId: $id) { id } }']) {
+        const subscription = new Subscription(socket.client, query, variables);
+        await subscription.waitForEnd();
+        // A query is refused before it runs (`error`); a subscription's source answers it (`next`).
+        const errors = (subscription.error ?? subscription.results[0]?.errors) as Array<{ message: string; extensions: { code: string } }>;
+        expect(errors[0], query).toMatchObject({
+          message: expect.stringMatching(/^Variable "\$id"/),
+          extensions: { code: 'BAD_USER_INPUT' },
+        });
+      }
+    } finally {
+      await socket.dispose();
+    }
+  });
+
   it('answers a database failure while authenticating with 503 DATABASE_UNAVAILABLE, not INTERNAL_SERVER_ERROR', async () => {
     const { user } = await t.seed.user();
     const viewer = await signInAs(t, user.id);

@@ -218,10 +218,8 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
         return { http: NO_HEAD, body: { kind: 'single', singleResult: { errors: format([error], rc.contextValue) } } };
       }
       if (outcome instanceof RenderedData) return { http: NO_HEAD, body: { kind: 'single', singleResult: { data: outcome as never } } };
-      // No `data`: the variables could not be coerced, so nothing ran (a request error).
-      const errors = outcome.errors
-        ? format('data' in outcome ? outcome.errors : outcome.errors.map(asBadInput), rc.contextValue)
-        : undefined;
+      // No `data`: the variables could not be coerced, so nothing ran (a request error, BAD_USER_INPUT).
+      const errors = outcome.errors ? format(outcome.errors, rc.contextValue) : undefined;
       const singleResult = 'data' in outcome ? (errors ? { data: outcome.data, errors } : { data: outcome.data }) : { errors: errors! };
       return { http: NO_HEAD, body: { kind: 'single', singleResult } };
     },
@@ -246,10 +244,4 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
   return { requestDidStart: async () => listener } satisfies ApolloServerPlugin<GraphQLContext> as ApolloServerPlugin<
     GraphQLContext & BaseContext
   >;
-}
-
-/** A variable that cannot be coerced is the caller's input at fault. */
-function asBadInput(error: { extensions?: Record<string, unknown>; message: string }): unknown {
-  if (typeof error.extensions?.code === 'string') return error;
-  return new AppError('BAD_USER_INPUT', error.message);
 }

@@ -1,4 +1,4 @@
-import { type ASTNode, type DocumentNode, GraphQLError, isValueNode, parse, type SourceLocation, visit } from 'graphql';
+import { type ASTNode, type DocumentNode, GraphQLError, isValueNode, Kind, parse, type SourceLocation, visit } from 'graphql';
 import { isConnectionError } from '../../db/client.js';
 import { isStatementCancelled } from '../../db/statement-scope.js';
 import { AppError, ERROR_CODES, type ErrorCode, isErrorCode } from '../../errors.js';
@@ -58,6 +58,10 @@ export function formatError(error: unknown, requestId: string, options: ErrorFor
       error: { message: 'A database statement ran out of time and was cancelled', ...where, extensions: { code: 'OPERATION_TIMEOUT' } },
       internal: null,
     };
+  }
+  // A variable's value graphql-js could not coerce, so nothing ran (over every transport): the caller's input at fault.
+  if (located?.nodes?.[0]?.kind === Kind.VARIABLE_DEFINITION && located.extensions.code === undefined) {
+    return { error: { message: located.message, extensions: { code: 'BAD_USER_INPUT' } }, internal: null };
   }
   const refusal = located ? apolloRefusalOf(located, original) : null;
   // The token limit names no location: it would point past the document's text.
