@@ -21,7 +21,7 @@ import { Metrics, registerMetricsRoute } from './metrics.js';
 import { createApolloServer } from './pipeline/apollo.js';
 import { createOperationChecks } from './pipeline/checks.js';
 import { registerGraphQLRoute } from './pipeline/http.js';
-import { PersistedDocuments } from './pipeline/persisted.js';
+import { TrustedDocumentStore } from './pipeline/persisted.js';
 import { registerRefusals } from './pipeline/refusals.js';
 import { createRunOperation, type RunOperation } from './pipeline/run-operation.js';
 import { getSchema } from './schema.js';
@@ -164,15 +164,15 @@ export async function createApp({
     limiters,
   });
   const exposeInternals = config.mode === 'development';
-  // One store of documents by hash for every transport: the trusted manifest, or automatic persisted queries.
-  const persisted = new PersistedDocuments(trustedDocuments);
+  // With a manifest, its documents by hash for every transport; without, Apollo keeps automatic persisted queries.
+  const trusted = trustedDocuments ? new TrustedDocumentStore(trustedDocuments) : null;
   const apollo = createApolloServer({
     schema,
     limits: config.limits,
     introspection: config.introspection,
     renderedReads: config.renderedReads,
     exposeInternals,
-    persistedQueries: persisted.apolloCache,
+    persistedQueries: trusted?.apolloCache,
     checkOperation,
     budgetMs: config.http.requestTimeoutMs,
     plugins,
@@ -208,7 +208,7 @@ export async function createApp({
     tracker,
     context,
     explorer: config.introspection,
-    trusted: trustedDocuments ? persisted : null,
+    trusted,
     exposeInternals,
   });
   if (config.introspection) registerExplorerAssets(app);
@@ -222,10 +222,7 @@ export async function createApp({
     path: '/graphql',
     schema,
     apollo,
-    persisted,
-    limits: config.limits,
-    introspection: config.introspection,
-    checkOperation,
+    trusted,
     exposeInternals,
     deps,
     config,

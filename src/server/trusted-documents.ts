@@ -5,7 +5,8 @@ import { ConfigError } from '../config.js';
 /** The registered documents: SHA-256 (hex) of each document's text -> the text. */
 export type TrustedDocuments = ReadonlyMap<string, string>;
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+/** The SHA-256 (hex) of a document's text: its id in a manifest, the hash clients send. */
+export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /**
  * Reads a manifest of trusted documents, in either common format: Apollo's persisted query

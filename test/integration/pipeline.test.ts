@@ -61,7 +61,7 @@ describe.each(backends)('one pipeline, one error shape on %s', (kind) => {
     expectRefusal(missing.json(), 'ROUTE_NOT_FOUND');
   });
 
-  it('answers an APQ hash mismatch and an unknown hash with their own codes', async () => {
+  it('answers an APQ hash mismatch and an unknown hash with their own codes, an unknown version BAD_REQUEST', async () => {
     const query = '{ streaks(first: 1) { totalCount } }';
     const mismatch = await post({ query, extensions: { persistedQuery: { version: 1, sha256Hash: sha256('{ __typename }') } } });
     expect(mismatch.statusCode).toBe(400);
@@ -72,6 +72,21 @@ describe.each(backends)('one pipeline, one error shape on %s', (kind) => {
     });
     expect(unknown.statusCode).toBe(404);
     expectRefusal(unknown.json(), 'PERSISTED_QUERY_NOT_FOUND');
+
+    // A version of the protocol Apollo does not know: BAD_REQUEST, over HTTP and WebSocket alike.
+    const version2 = { extensions: { persistedQuery: { version: 2, sha256Hash: sha256(query) } } };
+    const http = await post({ query, ...version2 });
+    expect(http.statusCode).toBe(400);
+    expectRefusal(http.json(), 'BAD_REQUEST');
+    const socket = socketClient(url);
+    await socket.connected;
+    try {
+      const overSocket = new Subscription(socket.client, query, undefined, version2);
+      await overSocket.waitForEnd();
+      expectRefusal({ errors: overSocket.error }, 'BAD_REQUEST');
+    } finally {
+      await socket.dispose();
+    }
   });
 
   it('knows a persisted query over WebSocket once registered over HTTP, and a subscription by its hash', async () => {
@@ -110,6 +125,9 @@ describe.each(backends)('one pipeline, one error shape on %s', (kind) => {
         { query: '{ pools(first: 1) { nope } }', code: 'GRAPHQL_VALIDATION_FAILED' },
         { query: '{ pools(first: "ten") { totalCount } }', code: 'BAD_USER_INPUT', argumentName: 'first' },
         { query: '{ pools(first: 1) { totalCount }', code: 'GRAPHQL_PARSE_FAILED' },
+        // A subscription's document is Apollo's to validate too, before the socket opens it.
+        { query: 'subscription { poolUpdated(poolId: "p") { nope } }', code: 'GRAPHQL_VALIDATION_FAILED' },
+        { query: 'subscription { poolUpdated(poolId: true) { id } }', code: 'BAD_USER_INPUT', argumentName: 'poolId' },
       ];
       for (const { query, code, argumentName } of cases) {
         const http = await post({ query });
@@ -120,6 +138,29 @@ describe.each(backends)('one pipeline, one error shape on %s', (kind) => {
         await subscription.waitForEnd();
         const errors = subscription.error as Array<{ extensions: Record<string, unknown> }>;
         expect(errors[0]!.extensions, query).toMatchObject({ code, ...(argumentName ? { argumentName } : {}) });
+      }
+    } finally {
+      await socket.dispose();
+    }
+  });
+
+  it("answers a variable that cannot be coerced BAD_USER_INPUT, a subscription's as a query's, over HTTP and WebSocket", async () => {
+    const variables = { id: { not: 'an id' } };
+    const http = await post({ query: 'query($id: ID!) { pool(id: $id) { id } }', variables });
+    expect(http.statusCode).toBe(400);
+    expectRefusal(http.json(), 'BAD_USER_INPUT');
+    const socket = socketClient(url);
+    await socket.connected;
+    try {
+      for (const query of ['query($id: ID!) { pool(id: $id) { id } }', 'subscription($id: ID!) { poolUpdated(poolId: $id) { id } }']) {
+        const subscription = new Subscription(socket.client, query, variables);
+        await subscription.waitForEnd();
+        // A query is refused before it runs (`error`); a subscription's source answers it (`next`).
+        const errors = (subscription.error ?? subscription.results[0]?.errors) as Array<{ message: string; extensions: { code: string } }>;
+        expect(errors[0], query).toMatchObject({
+          message: expect.stringMatching(/^Variable "\$id"/),
+          extensions: { code: 'BAD_USER_INPUT' },
+        });
       }
     } finally {
       await socket.dispose();
@@ -145,6 +186,14 @@ describe.each(backends)('one pipeline, one error shape on %s', (kind) => {
       const socket = socketClient(url, { authorization: viewer.headers.authorization });
       expect(await socket.closed).toMatchObject({ code: 1013, reason: expect.stringMatching(/^DATABASE_UNAVAILABLE/) });
       await socket.dispose();
+
+      // An uncoded failure there is masked as any other: INTERNAL_SERVER_ERROR with the request id that finds it in the logs.
+      (t.database.db as { select: unknown }).select = () => {
+        throw new Error('no such table');
+      };
+      const internal = await post({ query: '{ viewer { id } }' }, { ...viewer.headers, 'x-request-id': 'auth-fault-1' });
+      expect(internal.statusCode).toBe(500);
+      expect(internal.json().errors[0].extensions).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', requestId: 'auth-fault-1' });
     } finally {
       (t.database.db as { select: unknown }).select = original;
     }

@@ -68,6 +68,29 @@ describe.each(backends)('production mode on %s', (kind) => {
     expect((await gql(production, '{ __typename }')).data).toEqual({ __typename: 'Query' });
   });
 
+  it("validates a subscription over WebSocket by Apollo's rules too: no introspection in its document, no suggestions", async () => {
+    const socket = socketClient(await listen({ app: production }));
+    await socket.connected;
+    const refusalOf = async (query: string, operationName?: string) => {
+      const subscription = new Subscription(socket.client, query, undefined, operationName ? { operationName } : {});
+      await subscription.waitForEnd();
+      return (subscription.error as Array<{ message: string; extensions: { code: string } }>)[0]!;
+    };
+    try {
+      const introspecting = await refusalOf('subscription S { poolCreated { id } } query Q { __schema { queryType { name } } }', 'S');
+      expect(introspecting.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+      expect(introspecting.message).toMatch(/introspection is not allowed/i);
+      const misspelt = await refusalOf('subscription { poolCreated { titel } }');
+      expect(misspelt).toMatchObject({
+        message: expect.stringMatching(/Cannot query field "titel"/),
+        extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+      });
+      expect(misspelt.message).not.toMatch(/Did you mean/);
+    } finally {
+      await socket.dispose();
+    }
+  });
+
   it('gives no field suggestions ("Did you mean") that would reveal the schema', async () => {
     const hidden = await gql(production, '{ pools(first: 1) { totalCont } }');
     expect(hidden.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');

@@ -94,7 +94,16 @@ describe.each(backends)('graphql-ws subscriptions on %s', (kind) => {
     });
 
     it('closes with 4400 on a malformed message', async () => {
-      for (const message of ['{not json', JSON.stringify({ type: 'subscribe', payload: {} }), JSON.stringify({ type: 'no_such_type' })]) {
+      const subscribe = (payload: object) =>
+        JSON.stringify({ id: 'a', type: 'subscribe', payload: { query: '{ __typename }', ...payload } });
+      // graphql-ws reads the subscribe message's fields itself: a wrong type never reaches the server's code.
+      const wrongTypes = [subscribe({ operationName: 5 }), subscribe({ variables: [] }), subscribe({ extensions: 'x' })];
+      for (const message of [
+        '{not json',
+        JSON.stringify({ type: 'subscribe', payload: {} }),
+        JSON.stringify({ type: 'no_such_type' }),
+        ...wrongTypes,
+      ]) {
         const socket = rawSocket(url);
         await socket.opened;
         socket.send({ type: 'connection_init', payload: {} });

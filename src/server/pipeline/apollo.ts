@@ -15,16 +15,17 @@ import {
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
-import type { ExecutionResult, GraphQLSchema } from 'graphql';
+import { type DocumentNode, execute, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { AppError } from '../../errors.js';
-import { type GraphQLContext, runOnItsDatabase } from '../context.js';
+import { type GraphQLContext, runOnItsDatabase, type Transport } from '../context.js';
 import { limitParseOptions, type OperationLimits, structuralLimitRules } from '../limits.js';
-import { newOperationRecord, type OperationRecord } from '../logging.js';
+import type { OperationRecord } from '../logging.js';
 import { TIMED_OUT, withinBudget } from '../time-budget.js';
 import { rateLimitHeaders } from '../rate-limit.js';
+import { currentRequestId } from '../request-scope.js';
 import type { OperationToCheck } from './checks.js';
 import { type FormattedError, formatError, retryAfterOf, statusOf } from './format-error.js';
-import { preparedOperationOf, ReadRenderer } from './rendered.js';
+import { ReadRenderer } from './rendered.js';
 
 /**
  * A rendered read's whole `data`, already JSON (ReadRenderer's pieces): it stands in the
@@ -75,8 +76,8 @@ export interface PoolgraphApolloOptions {
   renderedReads: boolean;
   /** Messages and stack traces of unexpected errors in responses (development only). */
   exposeInternals: boolean;
-  /** The persisted documents' store (PersistedDocuments.apolloCache): the trusted manifest, or automatic persisted queries. */
-  persistedQueries: KeyValueCache<string>;
+  /** With trusted documents, their store (TrustedDocumentStore.apolloCache); else Apollo's own cache holds automatic persisted queries. */
+  persistedQueries?: KeyValueCache<string>;
   /** The checks before execution (see createOperationChecks). */
   checkOperation: (operation: OperationToCheck) => Promise<void>;
   /** Time budget of an operation's execution in ms (0 = none); past it, OPERATION_TIMEOUT and its statements cancelled. */
@@ -105,7 +106,8 @@ export function createApolloServer(options: PoolgraphApolloOptions): ApolloServe
     allowBatchedHttpRequests: false,
     includeStacktraceInErrorResponses: false,
     stopOnTerminationSignals: false,
-    formatError: (_formatted, error) => formatError(error, '', { exposeInternals: options.exposeInternals }).error,
+    // Every request Apollo answers runs in its request's scope (fastify's onRequest hook; graphql-ws's withinRequest).
+    formatError: (_formatted, error) => formatError(error, currentRequestId() ?? '', { exposeInternals: options.exposeInternals }).error,
     stringifyResult,
     plugins: [
       poolgraphPlugin(options),
@@ -121,6 +123,20 @@ export function createApolloServer(options: PoolgraphApolloOptions): ApolloServe
 
 type RequestContext = GraphQLRequestContext<GraphQLContext>;
 
+/** A subscription Apollo resolved for graphql-ws: its document and operation, which the socket runs (Apollo Server does not). */
+export interface SocketSubscription {
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+}
+
+/**
+ * graphql-ws hands every operation to executeOperation, subscriptions too, by the context's
+ * transport, which it enters here first: Apollo takes a subscription's document (persisted
+ * queries included), parses, validates and checks it as any other, and the plugin leaves it
+ * here, resolved, for the socket to open.
+ */
+export const socketSubscriptions = new WeakMap<Transport, SocketSubscription | null>();
+
 /** The head of a plugin's response: nothing of its own (willSendResponse sets the status). */
 const NO_HEAD = { status: undefined, headers: new HeaderMap() };
 
@@ -129,8 +145,8 @@ const NO_HEAD = { status: undefined, headers: new HeaderMap() };
  * hooks of a stage in parallel, and these run in order):
  * - didResolveOperation: the operation's name and type for the log, then the checks before
  *   execution (subscription over HTTP, cost, rate limit: see createOperationChecks).
- * - responseForOperation: a rendered read where the query renders (HTTP GraphQL only),
- *   else execution by graphql-js, within the time budget;
+ * - responseForOperation: a subscription (graphql-ws's) handed back to the socket; a rendered
+ *   read where the query renders (HTTP GraphQL only), else execution by graphql-js, within the time budget;
  *   errors formatted by the one formatter with the request id.
  * - willSendResponse: the status policy (statusOf) with Retry-After, and the codes for the
  *   request's log line and metrics.
@@ -139,8 +155,8 @@ const NO_HEAD = { status: undefined, headers: new HeaderMap() };
 export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPlugin<GraphQLContext> {
   const { schema, checkOperation, budgetMs, exposeInternals } = options;
   const renderer = options.renderedReads ? new ReadRenderer(schema) : null;
-  const orphanRecord = newOperationRecord();
-  const recordOf = (context: GraphQLContext): OperationRecord => context.transport.record ?? orphanRecord;
+  // Every transport gives an operation's context a record: the GraphQL route and REST their tracker's, graphql-ws its own.
+  const recordOf = (context: GraphQLContext): OperationRecord => context.transport.record!;
 
   const format = (errors: readonly unknown[], context: GraphQLContext): FormattedError[] => {
     const record = recordOf(context);
@@ -153,18 +169,19 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
 
   const answer = (rc: RequestContext): Promise<ExecutionResult | RenderedData> => {
     const context = rc.contextValue;
-    const prepared = preparedOperationOf(schema, rc.document!, rc.operation!);
+    const document = rc.document!;
+    const operation = rc.operation!;
     const variables = rc.request.variables;
-    return runOnItsDatabase(context, prepared.type, async () => {
+    return runOnItsDatabase(context, operation.operation, async () => {
       // Only a /graphql request (it has an HTTP head) is written by stringifyResult; executeOperation's callers read values.
       if (renderer && rc.request.http) {
-        const data = await renderer.answer(prepared, context, variables);
+        const data = await renderer.answer(document, operation, context, variables);
         if (data !== null) {
           recordOf(context).rendered = true;
           return new RenderedData(data);
         }
       }
-      return prepared.run(undefined, context, variables);
+      return execute({ schema, document, operationName: rc.operationName, contextValue: context, variableValues: variables });
     });
   };
 
@@ -174,18 +191,23 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
       if (!rc.operation) return;
       const record = recordOf(rc.contextValue);
       record.name = rc.operationName;
-      record.type = rc.operation!.operation;
+      record.type = rc.operation.operation;
       await checkOperation({
         document: rc.document!,
-        operation: rc.operation!,
+        operation: rc.operation,
         variables: rc.request.variables,
         context: rc.contextValue,
-        overHttp: true,
+        overHttp: rc.operation.operation !== 'subscription' || !socketSubscriptions.has(rc.contextValue.transport),
       });
     },
 
     async responseForOperation(rc): Promise<GraphQLResponse | null> {
       if (!rc.operation) return null;
+      // Past the checks, a subscription is a socket's (refused over HTTP): the socket opens it.
+      if (rc.operation.operation === 'subscription') {
+        socketSubscriptions.set(rc.contextValue.transport, { document: rc.document!, operation: rc.operation });
+        return { http: NO_HEAD, body: { kind: 'single', singleResult: {} } };
+      }
       let outcome: ExecutionResult | RenderedData | typeof TIMED_OUT;
       try {
         // As a function, so the work runs in its own statement scope: past the budget its statements are cancelled.
@@ -196,10 +218,8 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
         return { http: NO_HEAD, body: { kind: 'single', singleResult: { errors: format([error], rc.contextValue) } } };
       }
       if (outcome instanceof RenderedData) return { http: NO_HEAD, body: { kind: 'single', singleResult: { data: outcome as never } } };
-      // No `data`: the variables could not be coerced, so nothing ran (a request error).
-      const errors = outcome.errors
-        ? format('data' in outcome ? outcome.errors : outcome.errors.map(asBadInput), rc.contextValue)
-        : undefined;
+      // No `data`: the variables could not be coerced, so nothing ran (a request error, BAD_USER_INPUT).
+      const errors = outcome.errors ? format(outcome.errors, rc.contextValue) : undefined;
       const singleResult = 'data' in outcome ? (errors ? { data: outcome.data, errors } : { data: outcome.data }) : { errors: errors! };
       return { http: NO_HEAD, body: { kind: 'single', singleResult } };
     },
@@ -207,31 +227,21 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
     async willSendResponse(rc) {
       if (rc.response.body.kind !== 'single') return;
       const result = rc.response.body.singleResult;
-      const context = rc.contextValue as GraphQLContext | undefined;
-      const record = context ? recordOf(context) : orphanRecord;
+      const context = rc.contextValue;
+      const record = recordOf(context);
       const errors = (result.errors ?? []) as FormattedError[];
       record.codes = errors.map((error) => error.extensions.code);
-      // Errors Apollo formatted (before execution) had no request to name: an unexpected one is found in the logs by it.
-      for (const error of errors) {
-        if (error.extensions.code !== 'INTERNAL_SERVER_ERROR' || error.extensions.requestId !== '') continue;
-        error.extensions.requestId = context?.transport.requestId;
-        record.internalErrors.push(...(rc.errors ?? []));
-      }
+      // Errors Apollo met and formatted (before execution; the plugin records its own): an unexpected one is logged with the request.
+      if (rc.errors && record.codes.includes('INTERNAL_SERVER_ERROR')) record.internalErrors.push(...rc.errors);
       const status = statusOf(errors, 'data' in result, result.data, rc.operation?.operation);
       rc.response.http.status = status;
       const retryAfter = retryAfterOf(errors, status);
       if (retryAfter !== null) rc.response.http.headers.set('retry-after', String(retryAfter));
       // Every answer of a counted operation says what is left of its budget, the 429 included.
-      for (const [name, value] of Object.entries(rateLimitHeaders(context?.rateLimit))) rc.response.http.headers.set(name, value);
+      for (const [name, value] of Object.entries(rateLimitHeaders(context.rateLimit))) rc.response.http.headers.set(name, value);
     },
   };
   return { requestDidStart: async () => listener } satisfies ApolloServerPlugin<GraphQLContext> as ApolloServerPlugin<
     GraphQLContext & BaseContext
   >;
-}
-
-/** A variable that cannot be coerced is the caller's input at fault. */
-function asBadInput(error: { extensions?: Record<string, unknown>; message: string }): unknown {
-  if (typeof error.extensions?.code === 'string') return error;
-  return new AppError('BAD_USER_INPUT', error.message);
 }

@@ -1,8 +1,9 @@
-import { type ASTNode, type DocumentNode, GraphQLError, Kind, parse, type SourceLocation, visit } from 'graphql';
+import { type ASTNode, type DocumentNode, GraphQLError, isValueNode, Kind, parse, type SourceLocation, visit } from 'graphql';
 import { isConnectionError } from '../../db/client.js';
 import { isStatementCancelled } from '../../db/statement-scope.js';
 import { AppError, ERROR_CODES, type ErrorCode, isErrorCode } from '../../errors.js';
 import { isTokenLimitError, limitError } from '../limits.js';
+import { CODE_OF_STATUS } from './refusals.js';
 
 /** An error as every response carries it, over HTTP, WebSocket and REST alike. */
 export interface FormattedError {
@@ -58,6 +59,10 @@ export function formatError(error: unknown, requestId: string, options: ErrorFor
       internal: null,
     };
   }
+  // A variable's value graphql-js could not coerce, so nothing ran (over every transport): the caller's input at fault.
+  if (located?.nodes?.[0]?.kind === Kind.VARIABLE_DEFINITION && located.extensions.code === undefined) {
+    return { error: { message: located.message, extensions: { code: 'BAD_USER_INPUT' } }, internal: null };
+  }
   const refusal = located ? apolloRefusalOf(located, original) : null;
   // The token limit names no location: it would point past the document's text.
   if (refusal) return { error: refusal.extensions.limit === 'tokens' ? refusal : { ...refusal, ...where }, internal: null };
@@ -111,24 +116,19 @@ export function retryAfterOf(errors: readonly FormattedError[], status: number):
   return status === 429 || status === 503 ? DEFAULT_RETRY_AFTER_SECONDS : null;
 }
 
-/** Apollo Server's refusals by the HTTP status it gives them (their code is BAD_REQUEST): the catalogue's code for each. */
-const CODE_OF_APOLLO_STATUS: Record<number, ErrorCode> = {
-  405: 'METHOD_NOT_ALLOWED',
-  406: 'NOT_ACCEPTABLE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-};
-
 /**
  * The catalogue's form of a refusal Apollo Server words its own way, or null: a status it
  * gives a BAD_REQUEST (405 for a mutation over GET, 415 for a GET with a body type), the
- * persisted query hash mismatch, the token limit (a syntax error to graphql), and a
+ * persisted query protocol's (an unknown version, the hash mismatch), the token limit (a syntax error to graphql), and a
  * validation error about an argument's literal (BAD_USER_INPUT naming the argument).
  */
 function apolloRefusalOf(located: GraphQLError, original: unknown): Omit<FormattedError, 'locations' | 'path'> | null {
   const { code, http } = located.extensions as { code?: unknown; http?: { status?: number } };
-  const byStatus = code === 'BAD_REQUEST' && http?.status !== undefined ? CODE_OF_APOLLO_STATUS[http.status] : undefined;
+  const byStatus = code === 'BAD_REQUEST' && http?.status !== undefined ? CODE_OF_STATUS[http.status] : undefined;
   if (byStatus) return { message: located.message, extensions: { code: byStatus } };
-  if (located.message === 'provided sha does not match query') {
+  // The persisted query protocol's refusals (an unknown version, a hash mismatch) carry a status and no code.
+  if (code === undefined && http?.status === 400) {
+    if (located.message !== 'provided sha does not match query') return { message: located.message, extensions: { code: 'BAD_REQUEST' } };
     return {
       message: 'The persisted query hash is not the SHA-256 of the document sent with it',
       extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH' },
@@ -150,23 +150,11 @@ function apolloRefusalOf(located: GraphQLError, original: unknown): Omit<Formatt
   return null;
 }
 
-const VALUE_KINDS = new Set<string>([
-  Kind.VARIABLE,
-  Kind.INT,
-  Kind.FLOAT,
-  Kind.STRING,
-  Kind.BOOLEAN,
-  Kind.NULL,
-  Kind.ENUM,
-  Kind.LIST,
-  Kind.OBJECT,
-]);
-
 /** The argument (and input fields, dotted) a validation error's literal lies in, or null (the document is parsed again: errors only). */
 export function argumentNameOf(error: GraphQLError): string | null {
   const node = error.nodes?.[0];
   const body = error.source?.body ?? node?.loc?.source.body;
-  if (!node || !VALUE_KINDS.has(node.kind) || body === undefined) return null;
+  if (!node || !isValueNode(node) || body === undefined) return null;
   return argumentPathOf(parse(body), node);
 }
 
@@ -191,16 +179,17 @@ function argumentPathOf(document: DocumentNode, node: ASTNode): string | null {
   return path ? (path as string[]).join('.') : null;
 }
 
-/** A request refused as a whole before its operation ran (credentials, say): its error, status and Retry-After, recorded for the log line. */
+/** A request refused as a whole before its operation ran (credentials, say): its error, status and headers (Retry-After), recorded for the log line. */
 export function formatRefusal(
   error: unknown,
   requestId: string,
   record: { codes: string[]; internalErrors: unknown[] },
   options: ErrorFormatterOptions,
-): { error: FormattedError; status: number; retryAfter: number | null } {
+): { error: FormattedError; status: number; headers: Record<string, string> } {
   const { error: formatted, internal } = formatError(error, requestId, options);
   record.codes = [formatted.extensions.code];
   if (internal !== null) record.internalErrors.push(internal);
   const status = ERROR_CODES[formatted.extensions.code].status;
-  return { error: formatted, status, retryAfter: retryAfterOf([formatted], status) };
+  const retryAfter = retryAfterOf([formatted], status);
+  return { error: formatted, status, headers: retryAfter === null ? {} : { 'retry-after': String(retryAfter) } };
 }

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import { type ApolloServer, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError } from 'graphql';
@@ -7,7 +6,7 @@ import type { GraphQLContext } from '../context.js';
 import { explorerPage, wantsExplorer } from '../explorer.js';
 import type { OperationRecord, OperationTracker } from '../logging.js';
 import { formatRefusal } from './format-error.js';
-import type { PersistedDocuments } from './persisted.js';
+import type { TrustedDocumentStore } from './persisted.js';
 import { sendRefusal } from './refusals.js';
 
 /**
@@ -46,7 +45,7 @@ export interface GraphQLRouteOptions {
   /** Serve the explorer to browsers (with introspection). */
   explorer: boolean;
   /** With trusted documents on: refuses any other document before Apollo parses it. */
-  trusted: PersistedDocuments | null;
+  trusted: TrustedDocumentStore | null;
   exposeInternals: boolean;
 }
 
@@ -56,9 +55,10 @@ export interface GraphQLRouteOptions {
  * Apollo's answer to a failed context is never a bare 500 "Context creation failed".
  */
 export function refusalForApollo(error: unknown, requestId: string, record: OperationRecord, exposeInternals: boolean): GraphQLError {
-  const { error: formatted, status, retryAfter } = formatRefusal(error, requestId, record, { exposeInternals });
-  const headers = new HeaderMap(retryAfter === null ? [] : [['retry-after', String(retryAfter)]]);
-  return new GraphQLError(formatted.message, { extensions: { ...formatted.extensions, http: { status, headers } } });
+  const { error: formatted, status, headers } = formatRefusal(error, requestId, record, { exposeInternals });
+  return new GraphQLError(formatted.message, {
+    extensions: { ...formatted.extensions, http: { status, headers: new HeaderMap(Object.entries(headers)) } },
+  });
 }
 
 /**
@@ -85,10 +85,10 @@ export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRoute
       httpGraphQLRequest: graphQLRequestOf(request),
       context: () => context(request, reply),
     });
+    // Apollo answers in chunks only for incremental delivery (@defer, @stream), which graphql-js 16 does not execute.
+    if (response.body.kind !== 'complete') throw new Error('Apollo Server answered incrementally');
     for (const [name, value] of response.headers) reply.header(name, value);
-    reply.code(response.status ?? 200);
-    if (response.body.kind === 'complete') return reply.send(response.body.string);
-    return reply.send(Readable.from(response.body.asyncIterator));
+    return reply.code(response.status ?? 200).send(response.body.string);
   };
   app.route({
     method: ['GET', 'POST'],
@@ -105,7 +105,7 @@ export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRoute
           new AppError('NOT_ACCEPTABLE', 'The Accept header allows neither application/graphql-response+json nor application/json'),
         );
       }
-      if (trusted) await refuseUntrusted(request, trusted);
+      if (trusted) refuseUntrusted(request, trusted);
       return answer(request, reply);
     },
   });
@@ -129,11 +129,11 @@ function graphQLRequestOf(request: FastifyRequest): HTTPGraphQLRequest {
  * request's document is a registered one, by its text or its hash. A POST naming a
  * registered document by `documentId` gets its text as `query`.
  */
-async function refuseUntrusted(request: FastifyRequest, trusted: PersistedDocuments): Promise<void> {
+function refuseUntrusted(request: FastifyRequest, trusted: TrustedDocumentStore): void {
   const isGet = request.method === 'GET';
   const source = (isGet ? parseGetSource(request.query as Record<string, unknown>) : request.body) as Record<string, unknown> | null;
   if (!source || typeof source !== 'object' || Array.isArray(source)) return; // Apollo refuses it as BAD_REQUEST
-  const text = await trusted.resolve(source);
+  const text = trusted.textOf(source);
   if (!isGet && source.query === undefined && source.documentId !== undefined) source.query = text;
 }
 

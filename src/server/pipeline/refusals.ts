@@ -15,8 +15,8 @@ export function sendRefusal(reply: FastifyReply, error: AppError): FastifyReply 
     .send(JSON.stringify(errorBody(error)));
 }
 
-/** fastify's own refusals by status, as catalogue codes. */
-const CODE_OF_STATUS: Record<number, ErrorCode> = {
+/** fastify's and Apollo Server's own refusals by status (Apollo codes them all BAD_REQUEST), as catalogue codes. */
+export const CODE_OF_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
   404: 'ROUTE_NOT_FOUND',
   405: 'METHOD_NOT_ALLOWED',

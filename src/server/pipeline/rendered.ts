@@ -1,7 +1,5 @@
 import {
   type DocumentNode,
-  execute,
-  type ExecutionResult,
   type FieldNode,
   type FragmentDefinitionNode,
   getVariableValues,
@@ -29,23 +27,25 @@ const PLANS_PER_OPERATION = 16;
  * RENDERED_READS=false; each answer is counted in poolgraph_graphql_rendered_reads_total.
  */
 export class ReadRenderer {
-  private readonly plans = new WeakMap<PreparedOperation, Map<string, RenderedOperation | null>>();
+  /** By operation node: Apollo Server's document store keeps one parsed document per text, so plans live as long as it does. */
+  private readonly plans = new WeakMap<OperationDefinitionNode, Map<string, RenderedOperation | null>>();
 
   constructor(private readonly schema: GraphQLSchema) {}
 
   /**
-   * The `data` of `operation` as JSON text in pieces, or null when it does not render or its
-   * read failed: the caller then executes it, so any error comes out as execution reports it.
+   * The `data` of `operation` (of `document`) as JSON text in pieces, or null when it does not
+   * render or its read failed: the caller then executes it, so any error comes out as execution reports it.
    */
   async answer(
-    operation: PreparedOperation,
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
     context: GraphQLContext,
     variables: Record<string, unknown> | undefined,
   ): Promise<string[] | null> {
-    if (operation.type !== 'query') return null;
+    if (operation.operation !== 'query') return null;
     let plan: RenderedOperation | null;
     try {
-      plan = this.planOf(operation, variables);
+      plan = this.planOf(document, operation, variables);
     } catch {
       // Variables the planner cannot read (nested past the stack's depth, say) are the
       // executor's to judge: it answers them as graphql-js does, never as a failure here.
@@ -65,28 +65,36 @@ export class ReadRenderer {
     }
   }
 
-  private planOf(operation: PreparedOperation, variables: Record<string, unknown> | undefined): RenderedOperation | null {
+  private planOf(
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    variables: Record<string, unknown> | undefined,
+  ): RenderedOperation | null {
     let plans = this.plans.get(operation);
     if (!plans) this.plans.set(operation, (plans = new Map()));
     const key = variables === undefined ? '' : JSON.stringify(variables);
     let plan = plans.get(key);
     if (plan === undefined) {
-      plan = this.plan(operation, variables);
+      plan = this.plan(document, operation, variables);
       if (plans.size < PLANS_PER_OPERATION) plans.set(key, plan);
     }
     return plan;
   }
 
-  private plan(operation: PreparedOperation, inputs: Record<string, unknown> | undefined): RenderedOperation | null {
-    const coerced = getVariableValues(this.schema, operation.operation.variableDefinitions ?? [], inputs ?? {});
+  private plan(
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    inputs: Record<string, unknown> | undefined,
+  ): RenderedOperation | null {
+    const coerced = getVariableValues(this.schema, operation.variableDefinitions ?? [], inputs ?? {});
     if (coerced.errors) return null;
     const fragments: Record<string, FragmentDefinitionNode> = {};
-    for (const definition of operation.document.definitions)
+    for (const definition of document.definitions)
       if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
     const walk: SelectionWalk = { schema: this.schema, fragments, variables: coerced.coerced };
     const queryType = this.schema.getQueryType()!;
     const plan: RenderedOperation = [];
-    for (const [key, nodes] of collectFields(queryType, [operation.operation.selectionSet], walk)) {
+    for (const [key, nodes] of collectFields(queryType, [operation.selectionSet], walk)) {
       const name = (nodes[0] as FieldNode).name.value;
       if (name === '__typename') {
         plan.push({ key, json: JSON.stringify(queryType.name) });
@@ -99,37 +107,4 @@ export class ReadRenderer {
     }
     return plan;
   }
-}
-
-/** One operation of a parsed and validated document, ready to run. */
-export interface PreparedOperation {
-  document: DocumentNode;
-  operation: OperationDefinitionNode;
-  name: string | null;
-  type: OperationDefinitionNode['operation'];
-  /** Runs the operation with graphql-js. */
-  run(root: unknown, context: unknown, variables: Record<string, unknown> | undefined): Promise<ExecutionResult> | ExecutionResult;
-}
-
-const preparedOperations = new WeakMap<OperationDefinitionNode, PreparedOperation>();
-
-/**
- * The prepared form of `operation` of `document`, one per operation node: documents are
- * parsed once and kept (by Apollo Server's document store; a subscription's, while it is
- * open), so what is planned for it (rendered reads' plans) is kept with it.
- */
-export function preparedOperationOf(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): PreparedOperation {
-  let prepared = preparedOperations.get(operation);
-  if (prepared) return prepared;
-  const name = operation.name?.value ?? null;
-  prepared = {
-    document,
-    operation,
-    name,
-    type: operation.operation,
-    run: (root, context, variables) =>
-      execute({ schema, document, operationName: name, rootValue: root, contextValue: context, variableValues: variables }),
-  };
-  preparedOperations.set(operation, prepared);
-  return prepared;
 }

@@ -47,9 +47,8 @@ export function createRunOperation(options: {
     try {
       contextValue = await options.context(request, reply, record);
     } catch (error) {
-      const refused = formatRefusal(error, request.id, record, { exposeInternals: options.exposeInternals });
-      const headers: Record<string, string> = refused.retryAfter === null ? {} : { 'retry-after': String(refused.retryAfter) };
-      return { status: refused.status, headers, body: { errors: [refused.error] } };
+      const { error: refused, status, headers } = formatRefusal(error, request.id, record, { exposeInternals: options.exposeInternals });
+      return { status, headers, body: { errors: [refused] } };
     }
     const response = await options.apollo.executeOperation(operation, { contextValue });
     if (response.body.kind !== 'single') throw new Error('a REST operation answered incrementally');

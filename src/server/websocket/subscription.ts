@@ -1,4 +1,11 @@
-import { createSourceEventStream, type ExecutionArgs, type ExecutionResult, type GraphQLError } from 'graphql';
+import {
+  createSourceEventStream,
+  execute,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLError,
+  type OperationDefinitionNode,
+} from 'graphql';
 import type { WebSocket } from 'ws';
 import type { Viewer } from '../../modules/auth/viewer.js';
 import { AppError } from '../../errors.js';
@@ -11,7 +18,6 @@ import {
 } from '../../modules/events/event-stream.js';
 import { createLoaders, type Loaders } from '../../modules/loaders.js';
 import type { GraphQLContext } from '../context.js';
-import type { PreparedOperation } from '../pipeline/rendered.js';
 
 /** Where a subscription's results go: its socket, under its id; `format` formats errors as the pipeline does. */
 export interface SubscriptionTarget {
@@ -42,8 +48,7 @@ interface SharedResult {
 }
 
 /**
- * A subscription's events, each executed through the operation's prepared path with a
- * context of its own: the subscription's viewer and transport, with the loaders and time of
+ * A subscription's events, each executed by graphql-js with a context of its own: the subscription's viewer and transport, with the loaders and time of
  * the event the item came from. Loaders thus never serve one event's rows to a later one,
  * and every subscriber of one event shares one batch of reads. Subscribers who would get the
  * same result (same operation, variables, viewer and role, and item) share one execution
@@ -55,7 +60,7 @@ interface SharedResult {
  */
 export async function scopedSubscribe(
   args: ExecutionArgs,
-  operation: PreparedOperation,
+  operation: OperationDefinitionNode,
   target: SubscriptionTarget,
   onCount?: (delta: 1 | -1) => void,
 ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
@@ -65,14 +70,7 @@ export async function scopedSubscribe(
     if (Symbol.asyncIterator in source) throw new Error('a subscription source must be an event stream');
     return source as ExecutionResult;
   }
-  const subscription = new SocketSubscription(
-    source,
-    operation,
-    base,
-    (args.variableValues ?? undefined) as Record<string, unknown> | undefined,
-    target,
-    onCount,
-  );
+  const subscription = new SocketSubscription(source, args, operation, target, onCount);
   source.consume(subscription);
   return subscription;
 }
@@ -98,14 +96,15 @@ class SocketSubscription implements StreamSink<unknown>, AsyncIterableIterator<E
 
   constructor(
     private readonly source: EventStream<unknown>,
-    private readonly operation: PreparedOperation,
-    private readonly base: GraphQLContext,
-    private readonly variables: Record<string, unknown> | undefined,
+    private readonly args: ExecutionArgs,
+    operation: OperationDefinitionNode,
     private readonly target: SubscriptionTarget,
     private readonly onCount: ((delta: 1 | -1) => void) | undefined,
   ) {
-    // The operation object is one per open document text and operation name (SocketDocuments): its identity stands for the text.
-    this.sharedKey = `${viewerKey(base.viewer)}\u0000${operationIdOf(operation)}\u0000${JSON.stringify(variables ?? {})}`;
+    // The operation is one per document Apollo parsed (its document store keeps one per text): its identity stands for
+    // the text and operation name (a text parsed again, once the store has dropped it, makes a group of its own).
+    const { viewer } = args.contextValue as GraphQLContext;
+    this.sharedKey = `${viewerKey(viewer)}\u0000${operationIdOf(operation)}\u0000${JSON.stringify(args.variableValues ?? {})}`;
     this.framePrefix = `{"id":${JSON.stringify(target.id)},"type":"next","payload":`;
     this.ended = new Promise((resolve, reject) => {
       this.settle = (outcome) => (outcome ? reject(outcome.error) : resolve({ value: undefined, done: true }));
@@ -202,9 +201,9 @@ class SocketSubscription implements StreamSink<unknown>, AsyncIterableIterator<E
     if (!shared) {
       const made: SharedResult = (shared = { result: null, payload: null, waiting: [] });
       results.set(key, made);
-      const context: GraphQLContext = { ...this.base, loaders: item.scope.loaders, now: item.scope.now };
+      const context: GraphQLContext = { ...(this.args.contextValue as GraphQLContext), loaders: item.scope.loaders, now: item.scope.now };
       void Promise.resolve()
-        .then(() => this.operation.run(item.root, context, this.variables))
+        .then(() => execute({ ...this.args, rootValue: item.root, contextValue: context }))
         .catch((error: unknown): ExecutionResult => ({ errors: [error as GraphQLError] }))
         .then((executed) => {
           // Where the subscriber resumes from (afterSequence) if it has to reconnect.
@@ -246,9 +245,9 @@ function viewerKey(viewer: Viewer | null): string {
   return viewer ? `${viewer.userId}:${viewer.role}` : 'anonymous';
 }
 
-const operationIds = new WeakMap<PreparedOperation, number>();
+const operationIds = new WeakMap<OperationDefinitionNode, number>();
 let nextOperationId = 0;
-function operationIdOf(operation: PreparedOperation): number {
+function operationIdOf(operation: OperationDefinitionNode): number {
   let id = operationIds.get(operation);
   if (id === undefined) operationIds.set(operation, (id = ++nextOperationId));
   return id;

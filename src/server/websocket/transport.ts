@@ -1,7 +1,15 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ApolloServer } from '@apollo/server';
-import { type ExecutionArgs, type ExecutionResult, type FormattedExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
+import {
+  type ExecutionArgs,
+  type ExecutionResult,
+  type FormattedExecutionResult,
+  GraphQLError,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  parse,
+} from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Config } from '../../config.js';
@@ -11,15 +19,12 @@ import type { Viewer } from '../../modules/auth/viewer.js';
 import type { Limiter } from '../../modules/common/limiter.js';
 import type { CapLease, ConnectionCapFactory } from '../connection-caps.js';
 import { authenticateClient, type ContextDependencies, createContext, type GraphQLContext } from '../context.js';
-import type { OperationLimits } from '../limits.js';
 import { newOperationRecord } from '../logging.js';
-import type { OperationToCheck } from '../pipeline/checks.js';
+import { socketSubscriptions } from '../pipeline/apollo.js';
 import { formatError } from '../pipeline/format-error.js';
-import type { PersistedDocuments } from '../pipeline/persisted.js';
-import type { PreparedOperation } from '../pipeline/rendered.js';
+import type { TrustedDocumentStore } from '../pipeline/persisted.js';
 import { withinRequest } from '../request-scope.js';
 import { clientAddressOf, socketCredentials, watchCredentials } from './credentials.js';
-import { RequestErrors, SocketDocuments } from './documents.js';
 import { scopedSubscribe, type SubscriptionTarget } from './subscription.js';
 
 /** WebSocket close code 1001: the server is going away (shutting down). */
@@ -43,14 +48,10 @@ export interface GraphQLWebSocketOptions {
   server: Server;
   path: string;
   schema: GraphQLSchema;
-  /** Answers queries and mutations, as it does over HTTP. */
+  /** Answers queries and mutations as it does over HTTP, and takes, parses, validates and checks subscriptions. */
   apollo: ApolloServer<GraphQLContext>;
-  /** The trusted or automatically persisted documents, shared with Apollo Server. */
-  persisted: PersistedDocuments;
-  limits: OperationLimits;
-  introspection: boolean;
-  /** The checks before execution (see createOperationChecks), which a subscription passes as Apollo's plugin runs them for the rest. */
-  checkOperation: (operation: OperationToCheck) => Promise<void>;
+  /** With trusted documents: refuses any other before Apollo parses it, as over HTTP. */
+  trusted: TrustedDocumentStore | null;
   /** Messages and stack traces of unexpected errors in responses (development only). */
   exposeInternals: boolean;
   deps: ContextDependencies;
@@ -84,15 +85,15 @@ const noCookies = () => {};
  * graphql-ws (protocol graphql-transport-ws) on the HTTP server's port and path. The
  * caller authenticates in connection_init (`authorization: "Bearer <token>"` or
  * `x-api-key`, else the browser's access cookie); bad credentials close with 4403. An
- * operation's document may come by hash (trusted or persisted, as over HTTP). A query or
- * mutation runs through Apollo Server's executeOperation, as REST's do (parse and validation
- * cache, limits, the checks, execution within the time budget, formatting); a subscription is
- * validated with the same rules (SocketDocuments), passes the same checks, and each of its
- * events runs with a context of its own. Errors are formatted by the one formatter.
+ * operation's document may come by hash (trusted or persisted, as over HTTP). Every
+ * operation goes through Apollo Server's executeOperation, as REST's do (persisted queries,
+ * the parse and validation cache, limits, the checks, formatting): a query or mutation is
+ * answered there (within the time budget); a subscription comes back resolved
+ * (socketSubscriptions), and each of its events runs with a context of its own. Errors are
+ * formatted by the one formatter.
  */
 export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
-  const { deps, config, apollo, persisted, checkOperation } = options;
-  const documents = new SocketDocuments(options.schema, options.limits, options.introspection);
+  const { deps, config, apollo, trusted } = options;
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.http.bodyLimitBytes });
   const socketCap = config.http.maxSocketsPerClient > 0 ? options.caps('sockets', config.http.maxSocketsPerClient) : null;
   const subscriptionCap =
@@ -128,7 +129,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   // Per operation's context: a query's or mutation's answer, or what a subscription runs and where its results are written.
   // `place`: the subscription's place under the cap, given back when it ends.
   const answers = new WeakMap<object, ExecutionResult>();
-  const prepared = new WeakMap<object, { operation: PreparedOperation; target: SubscriptionTarget; place: CapLease }>();
+  const prepared = new WeakMap<object, { operation: OperationDefinitionNode; target: SubscriptionTarget; place: CapLease }>();
   const format = (errors: readonly unknown[], requestId: string) =>
     errors.map((error) => formatError(error, requestId, { exposeInternals: options.exposeInternals }).error);
 
@@ -181,25 +182,31 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           },
         });
         try {
-          const { operationName, variables } = requestOf(payload);
-          const query = await persisted.resolve(payload);
-          const operation = documents.operationOf(query, operationName);
-          if (operation?.type !== 'subscription') {
-            // Apollo's plugin writes what it finds there (a subscription, which lives for hours, holds none).
-            context.transport.record = newOperationRecord();
-            // In the operation's request scope, so a failure found later names it.
-            const response = await withinRequest(requestId, () =>
-              apollo.executeOperation({ query, operationName, variables }, { contextValue: context }),
-            );
-            if (response.body.kind !== 'single') throw new Error('an operation over WebSocket answered incrementally');
-            const result = response.body.singleResult;
-            // No `data`: refused before it ran (it does not parse or validate, a limit, a check), as an `error` message.
-            if (!('data' in result)) return result.errors!.map(asGraphQLError);
+          // graphql-ws has checked the message's fields' types.
+          const operationName = payload.operationName ?? undefined;
+          const variables = payload.variables ?? undefined;
+          // With trusted documents, any other is refused before Apollo parses it; an empty `query` is a hash's alone.
+          const query = trusted?.textOf(payload) ?? (payload.query || undefined);
+          // Apollo's plugin writes what it finds there (a subscription, which lives for hours, then holds none).
+          context.transport.record = newOperationRecord();
+          socketSubscriptions.set(context.transport, null);
+          // In the operation's request scope, so a failure found later names it.
+          const response = await withinRequest(requestId, () =>
+            apollo.executeOperation(
+              { query, operationName, variables, extensions: payload.extensions ?? undefined },
+              { contextValue: context },
+            ),
+          );
+          if (response.body.kind !== 'single') throw new Error('an operation over WebSocket answered incrementally');
+          const result = response.body.singleResult;
+          // Errors and no `data`: refused before it ran (it does not parse or validate, a limit, a check), as an `error` message.
+          if (result.errors && !('data' in result)) return result.errors.map(asGraphQLError);
+          const subscription = socketSubscriptions.get(context.transport);
+          if (!subscription) {
             answers.set(context, result as ExecutionResult);
-            // It ran, so it parsed here too (with the same limits): graphql-ws reads its type from the document.
-            return { schema: options.schema, document: operation!.document, operationName: operation!.name, contextValue: context };
+            return { schema: options.schema, document: ANSWERED, contextValue: context };
           }
-          await checkOperation({ document: operation.document, operation: operation.operation, variables, context, overHttp: false });
+          delete context.transport.record;
           let place: CapLease = UNCAPPED;
           if (subscriptionCap) {
             const taken = await subscriptionCap.acquire(state.clientAddress);
@@ -212,18 +219,18 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
             }
             place = taken;
           }
+          const { document, operation } = subscription;
           prepared.set(context, { operation, target: { socket: ctx.extra.socket, id, requestId, format }, place });
           return {
             schema: options.schema,
-            document: operation.document,
-            operationName: operation.name,
+            document,
+            operationName: operation.name?.value,
             variableValues: variables,
             contextValue: context,
           };
         } catch (error) {
-          const errors = error instanceof RequestErrors ? error.errors : [error];
           // graphql-ws sends GraphQLErrors; these carry the formatted message and extensions.
-          return format(errors, requestId).map(asGraphQLError);
+          return format([error], requestId).map(asGraphQLError);
         }
       },
       // Apollo Server answered it in onSubscribe.
@@ -302,24 +309,15 @@ function releaseOnClose(socket: Duplex, place: CapLease): void {
   else socket.once('close', () => place.release());
 }
 
+/**
+ * The document graphql-ws is given for an operation Apollo has answered: a query, so that it
+ * calls `execute`, which hands it the answer.
+ */
+const ANSWERED = parse('{ __typename }');
+
 /** A formatted error as graphql-ws sends one. */
 const asGraphQLError = (formatted: { message: string; extensions?: Record<string, unknown> }) =>
   new GraphQLError(formatted.message, { extensions: formatted.extensions });
-
-/** The operation name and variables of a subscribe message; a wrong type is refused BAD_REQUEST. */
-function requestOf(payload: { operationName?: unknown; variables?: unknown }): {
-  operationName: string | undefined;
-  variables: Record<string, unknown> | undefined;
-} {
-  const { operationName, variables } = payload;
-  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
-    throw new AppError('BAD_REQUEST', 'The `operationName` must be a string');
-  }
-  if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
-    throw new AppError('BAD_REQUEST', 'The `variables` must be an object');
-  }
-  return { operationName: operationName ?? undefined, variables: (variables ?? undefined) as Record<string, unknown> | undefined };
-}
 
 /**
  * Closes a socket whose peer sends more than MAX_PINGS_PER_WINDOW pings in a window, with
