@@ -15,7 +15,8 @@ import {
   writeConnection,
 } from '../common/rendered-read.js';
 import { collectFields } from '../common/selections.js';
-import { findStreak, listStreaks, streakPools } from './streak.service.js';
+import { parseId } from '../common/ids.js';
+import { listStreaks, streakPools } from './streak.service.js';
 
 /**
  * `streakPools` rendered: the resolver's streakPools with one plan for the streak and one
@@ -60,7 +61,7 @@ const renderStreakPools: RootFieldRenderer = (field, nodes, walk) => {
 
 /** The root fields of the streaks module that a rendered read answers, through the resolvers' own service calls. */
 export const STREAK_ROOT_RENDERERS: Record<string, RootFieldRenderer> = {
-  streak: objectRoot((ctx, args, plan) => findStreak(ctx, args.id as string, plan)),
+  streak: objectRoot('id', (_ctx, args) => parseId(args.id as string, 'id')),
   streaks: connectionRoot((ctx, args, plan) => listStreaks(ctx, args as PageArguments, plan)),
   streakPools: renderStreakPools,
 };
