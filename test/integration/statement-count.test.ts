@@ -327,6 +327,21 @@ describe.each(backends)('the bench corpus on %s: statements per page', (kind) =>
     expect(statements).toBeLessThanOrEqual(expected.levels + 1 + (shape.signedIn ? 1 : 0));
   });
 
+  it("checks a signed-in request's credential in one statement: a bearer token's session, an API key with its owner", async () => {
+    const created = await t.gql('mutation { createApiKey(name: "statements") { apiKey } }', undefined, viewer.headers);
+    expect(created.errors, JSON.stringify(created.errors)).toBeUndefined();
+    const keyHeaders = { 'x-api-key': created.data.createApiKey.apiKey as string };
+    await t.gql('{ __typename }', undefined, keyHeaders); // its first use writes last_used_at
+    for (const headers of [viewer.headers, keyHeaders]) {
+      let body: GraphQLResponse | undefined;
+      const statements = await t.countStatements(async () => {
+        body = await t.gql('{ __typename }', undefined, headers);
+      });
+      expect(body!.errors, JSON.stringify(body!.errors)).toBeUndefined();
+      expect(statements).toBe(1);
+    }
+  });
+
   it('answers root fields read by key and counts in ONE statement together, as executing them answers', async () => {
     const [ids] = await t.database.query<{ pool: string; user: string; streak: string }>(
       'SELECT (SELECT id FROM pools ORDER BY total_volume DESC, id LIMIT 1) AS pool, (SELECT id FROM users ORDER BY id LIMIT 1) AS "user", (SELECT id FROM streaks ORDER BY id LIMIT 1) AS streak',

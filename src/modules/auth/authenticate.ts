@@ -34,12 +34,11 @@ export async function authenticate(
   now: Date,
 ): Promise<Viewer | null> {
   if (credentials.apiKey) {
-    const key = await findActiveApiKey(deps.database.db, credentials.apiKey);
-    const [owner] = await deps.database.db.select({ role: users.role }).from(users).where(eq(users.id, key.userId));
+    const key = await findActiveApiKey(deps.database, credentials.apiKey);
     if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > API_KEY_TOUCH_INTERVAL_MS) {
       await deps.database.db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, key.id));
     }
-    return { userId: key.userId, role: owner!.role, sessionId: null, apiKeyId: key.id };
+    return { userId: key.userId, role: key.role, sessionId: null, apiKeyId: key.id };
   }
   if (!credentials.bearerToken) return null;
   const claims = await verifyAccessToken(deps.auth.secret, credentials.bearerToken, now).catch((error: unknown) => {
