@@ -35,9 +35,9 @@ const PLANS_PER_OPERATION = 16;
  * (modules/common/rendered-read.ts): the statements write each root field's JSON (the
  * fields that are columns, such as an object by its key or a count, all in ONE statement;
  * a connection's page in its own), and the `data` text is joined from them in the
- * selection's order. Planned once per operation
- * and variables (which decide directives and arguments), never for mutations. Off with
- * RENDERED_READS=false; each answer is counted in poolgraph_graphql_rendered_reads_total.
+ * selection's order. Planned once per operation and variables (which decide directives
+ * and arguments), never for mutations. Off with RENDERED_READS=false; each answer is
+ * counted in poolgraph_graphql_rendered_reads_total.
  */
 export class ReadRenderer {
   private readonly plans = new WeakMap<PreparedOperation, Map<string, RenderedOperation | null>>();
