@@ -250,6 +250,26 @@ describe.each(backends)('the nested read on %s: statements, prepared', (kind) =>
       expect(largeText!.includes(' AS "$j0"')).toBe(rendered);
     }
   });
+  it.each(['rendered', 'executed'])('leaderboard, %s: its statement prepared and planned once', async (path) => {
+    const server = path === 'rendered' ? app : executor;
+    const query = '{ leaderboard(first: 5) { totalCount nodes { rank payout user { id username } } } }';
+    for (let i = 0; i < 7; i++) {
+      const before = database.statementCount;
+      const body = (await server.inject({ method: 'POST', url: '/graphql', payload: { query } })).json();
+      expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+      // The executor loads the entries' users with one more.
+      expect(database.statementCount - before).toBe(path === 'rendered' ? 1 : 2);
+    }
+    if (kind === 'postgres') {
+      // Prepared on the one connection, and past its fifth execution on its generic plan.
+      const prepared = await database.query<{ generic: number }>(
+        `SELECT generic_plans::int AS generic FROM pg_prepared_statements WHERE statement LIKE 'WITH board AS %' AND (statement LIKE '% AS "user_json_0"%') = $1`,
+        [path === 'rendered'],
+      );
+      expect(prepared).toHaveLength(1);
+      expect(prepared[0]!.generic).toBeGreaterThan(0);
+    }
+  });
   it.each(['rendered', 'executed'])('pool(id) with the same selection, %s: one statement, whatever the pool', async (path) => {
     const server = path === 'rendered' ? app : executor;
     const query = `query($id: ID!) { pool(id: $id) { ${NESTED_SELECTION} } }`;
