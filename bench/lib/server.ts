@@ -67,9 +67,18 @@ if (role !== 'floor' && role !== 'graphql' && role !== 'baseline')
 if (!process.send) throw new Error('lib/server.ts runs as a child of bench/nested-read.ts (IPC channel needed)');
 const send = (message: ChildMessage) => process.send!(message);
 
+/** The checkout whose app this server runs: this repository, or BENCH_SRC's / BENCH_BASELINE_SRC's copy. */
+const appSrc = role === 'baseline' ? process.env.BENCH_BASELINE_SRC : role === 'graphql' ? process.env.BENCH_SRC : undefined;
+const appRoot = appSrc ? `${pathToFileURL(resolve(appSrc)).href}/` : new URL('../../', import.meta.url).href;
+
 async function openBenchDatabase(): Promise<Database> {
   const url = process.env.BENCH_DB_URL;
-  if (url) return openDatabase({ kind: 'postgres', url, applicationName: `poolgraph_bench_${role}` });
+  if (url) {
+    // Opened by the app's own copy of db/client.ts: its loaders find the read path's query
+    // method in that module's registry (readQueryOf), which another copy's Database is not in.
+    const client = (await import(new URL('src/db/client.js', appRoot).href)) as typeof import('../../src/db/client.js');
+    return client.openDatabase({ kind: 'postgres', url, applicationName: `poolgraph_bench_${role}` });
+  }
   const database = await openDatabase({ kind: 'pglite' });
   await database.migrate();
   await seedDemoData(database, { ...BENCH_SEED, now: new Date(process.env.BENCH_SEED_NOW ?? Date.now()) });
@@ -86,8 +95,7 @@ async function createServer(database: Database): Promise<FastifyInstance> {
   // The app of this repository, or of the copy under BENCH_SRC (a prototype in scratch/
   // with src/ and schema/ beside each other). Imported only here: type-graphql keeps its
   // decorators' metadata globally, so one process must load one copy of the resolvers.
-  const src = role === 'baseline' ? process.env.BENCH_BASELINE_SRC : process.env.BENCH_SRC;
-  const root = src ? `${pathToFileURL(resolve(src)).href}/` : new URL('../../', import.meta.url).href;
+  const root = appRoot;
   const { createApp } = (await import(new URL('src/server/app.js', root).href)) as typeof import('../../src/server/app.js');
   const { loadConfig } = (await import(new URL('src/config.js', root).href)) as typeof import('../../src/config.js');
   // Production settings; the per-client rate limit is off, as one client sends every

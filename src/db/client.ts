@@ -148,9 +148,16 @@ function withReadQuery<T extends Database>(database: T): T {
   return database;
 }
 
+/**
+ * `simple: false`: postgres.js sends a statement without parameters by the simple query
+ * protocol, parsed and planned at every call, unless told otherwise; a page of an unfiltered
+ * list (its size written into the text) has none, and is prepared like the rest.
+ */
+const PREPARED = { prepare: true, simple: false } as postgres.UnsafeQueryOptions;
+
 function postgresReadQuery(client: postgres.Sql): ReadQuery {
   return <T>(text: string, params: readonly unknown[]) =>
-    client.unsafe(text, params.map(readParam) as never[], { prepare: true }) as unknown as Promise<T[]>;
+    client.unsafe(text, params.map(readParam) as never[], PREPARED) as unknown as Promise<T[]>;
 }
 
 function pgliteReadQuery(client: Pick<PGlite, 'query'>): ReadQuery {

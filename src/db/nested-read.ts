@@ -442,6 +442,67 @@ export async function readByKey(
 const renderedByIds = new WeakMap<RenderedObject[], { one: string; many: string; params: unknown[] }>();
 
 /**
+ * The JSON of the row `idSql` names, from the first of `objects`' tables holding it (ids are
+ * UUIDs, unique across tables), probed in the order given; null where none does. Writes
+ * the objects' own parameters onto `params`.
+ */
+export function renderedByIdSql(objects: readonly RenderedObject[], idSql: string, params: unknown[]): string {
+  const rows = objects.map(
+    (object) =>
+      `(SELECT ${renderedObjectSql(object, 'n', params, { next: 0 })} FROM "${getTableName(object.spec.table)}" n WHERE n."id" = ${idSql})`,
+  );
+  return rows.length === 1 ? rows[0]! : `coalesce(${rows.join(', ')})`;
+}
+
+/**
+ * The JSON of `object`'s row whose unique column `property` is `keySql` (null when there is
+ * none), as a scalar subquery; writes the object's own parameters onto `params`.
+ */
+export function renderedByKeySql(object: RenderedObject, property: string, keySql: (type: string) => string, params: unknown[]): string {
+  const column = (getTableColumns(object.spec.table) as Record<string, PgColumn>)[property]!;
+  const json = renderedObjectSql(object, 'n', params, { next: 0 });
+  return `(SELECT ${json} FROM "${getTableName(object.spec.table)}" n WHERE n."${column.name}" = ${keySql(column.getSQLType())})`;
+}
+
+/**
+ * ONE statement answering several root fields of an operation, each a column written by a
+ * scalar subquery as its JSON text (a rendered object by its key, a count): one round trip
+ * and one plan where each field cost a statement. Its text is made once, for the
+ * operation's plan; each run gives the values of the slots its columns numbered.
+ */
+export class SharedStatement {
+  private readonly columns: string[] = [];
+  /** The parameters: the values the plan fixes (a nested page's cursor), and a hole per slot. */
+  private readonly params: unknown[] = [];
+  private readonly slots: number[] = [];
+  private text: string | null = null;
+
+  /**
+   * Adds a column: `write` returns its SQL, numbering the parameters it fixes on `params` and
+   * those each run gives with `slot(type)` (their values come in {@link run}, in slot order).
+   */
+  add(write: (params: unknown[], slot: (type: string) => string) => string): void {
+    if (this.text !== null) throw new Error('a shared statement takes no column once it has run');
+    const slot = (type: string) => {
+      this.params.push(undefined);
+      this.slots.push(this.params.length - 1);
+      return `$${this.params.length}::${type}`;
+    };
+    this.columns.push(write(this.params, slot));
+  }
+
+  /** Each column's JSON text (null where its subquery found nothing), given the slots' values in order. */
+  async run(query: ReadQuery, values: readonly unknown[]): Promise<Array<string | null>> {
+    if (values.length !== this.slots.length) throw new Error(`${this.slots.length} values expected, got ${values.length}`);
+    this.text ??= `SELECT ${this.columns.map((sql, i) => `${sql} AS "${i}"`).join(', ')}`;
+    const params = this.params.slice();
+    this.slots.forEach((index, i) => (params[index] = values[i]));
+    const [row] = await query<Record<string, string | null>>(this.text, params);
+    return this.columns.map((_, i) => row![String(i)]!);
+  }
+}
+
+/**
  * The rendered JSON of the rows `ids` name, in the order given, in ONE statement: each id's
  * row from the first of `objects`' tables holding it (ids are UUIDs unique across tables),
  * null where none does. The text depends on `objects` alone (made once per plan), the ids
@@ -458,11 +519,7 @@ export async function readRenderedByIds(
   if (!compiled) {
     // $1 is the ids; the objects' own parameters follow.
     const params: unknown[] = [null];
-    const rows = objects.map(
-      (object) =>
-        `(SELECT ${renderedObjectSql(object, 'n', params, { next: 0 })} FROM "${getTableName(object.spec.table)}" n WHERE n."id" = u.id)`,
-    );
-    const json = `coalesce(${rows.join(', ')})`;
+    const json = renderedByIdSql(objects, 'u.id', params);
     compiled = {
       one: `SELECT ${json} AS "json" FROM (SELECT $1::uuid AS id) u`,
       many: `SELECT ${json} AS "json" FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, i) ORDER BY u.i`,

@@ -174,10 +174,13 @@ describe.each(backends)('one pipeline, one error shape on %s', (kind) => {
     const healthy = await post({ query: '{ viewer { id } }' }, viewer.headers);
     expect(healthy.json()).toEqual({ data: { viewer: { id: user.id } } });
     // A fault the real database cannot be made to produce on cue: every read fails as a lost connection does.
-    const original = t.database.db.select;
-    (t.database.db as { select: unknown }).select = () => {
+    const original = { select: t.database.db.select, query: t.database.query };
+    const refused = () => {
       throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     };
+    // Both ways in: the query builder, and the read path's statements (the session check is one).
+    (t.database.db as { select: unknown }).select = refused;
+    (t.database as { query: unknown }).query = refused;
     try {
       const response = await post({ query: '{ viewer { id } }' }, viewer.headers);
       expect(response.statusCode).toBe(503);
@@ -195,7 +198,8 @@ describe.each(backends)('one pipeline, one error shape on %s', (kind) => {
       expect(internal.statusCode).toBe(500);
       expect(internal.json().errors[0].extensions).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', requestId: 'auth-fault-1' });
     } finally {
-      (t.database.db as { select: unknown }).select = original;
+      (t.database.db as { select: unknown }).select = original.select;
+      (t.database as { query: unknown }).query = original.query;
     }
   });
 

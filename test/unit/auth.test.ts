@@ -151,4 +151,30 @@ describe('the access-token key', () => {
       reason: 'TOKEN_INVALID',
     });
   });
+
+  it('is verified once per token text, and its expiry is checked again at every use', async () => {
+    const expires = new Date(Math.floor(Date.now() / 1000) * 1000 + 5_000);
+    const token = await signAccessToken(secret, claims, expires);
+    await expect(verifyAccessToken(secret, token, new Date(expires.getTime() - 2_000))).resolves.toEqual(claims);
+    await expect(verifyAccessToken(secret, token, new Date(expires.getTime() - 1_000))).resolves.toEqual(claims);
+    await expect(verifyAccessToken(secret, token, expires)).rejects.toMatchObject({ reason: 'TOKEN_EXPIRED' });
+    // Under another secret the same text is verified anew, and refused.
+    const other = new TextEncoder().encode('another-service-secret-of-32-characters!');
+    await expect(verifyAccessToken(other, token, new Date(expires.getTime() - 2_000))).rejects.toMatchObject({ reason: 'TOKEN_INVALID' });
+    // A tampered copy (its claims changed, the signature kept) is a text never verified.
+    const [header, , signature] = token.split('.');
+    const payload = Buffer.from(
+      JSON.stringify({
+        role: 'ADMIN',
+        sid: claims.sessionId,
+        typ: 'access',
+        iss: 'poolgraph',
+        sub: claims.userId,
+        exp: expires.getTime() / 1000,
+      }),
+    ).toString('base64url');
+    await expect(verifyAccessToken(secret, `${header}.${payload}.${signature}`, new Date())).rejects.toMatchObject({
+      reason: 'TOKEN_INVALID',
+    });
+  });
 });

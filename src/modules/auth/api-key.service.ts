@@ -1,6 +1,6 @@
-import { and, count, eq } from 'drizzle-orm';
+import { and, count, eq, getTableName } from 'drizzle-orm';
 import { apiKeys, users, type ApiKeyRow } from '../../../schema/index.js';
-import type { Db } from '../../db/client.js';
+import type { Database, Db } from '../../db/client.js';
 import { AppError } from '../../errors.js';
 import { requireText } from '../common/input.js';
 import type { ServiceContext } from '../context.js';
@@ -57,14 +57,31 @@ export async function revokeApiKey(ctx: ServiceContext, id: string): Promise<Api
   });
 }
 
-/** The active key `apiKey` hashes to; UNAUTHENTICATED (with a reason) otherwise. */
-export async function findActiveApiKey(db: Db, apiKey: string): Promise<ApiKeyRow> {
+/** An active API key, with its owner's role. */
+export interface ActiveApiKey {
+  id: string;
+  userId: string;
+  lastUsedAt: Date | null;
+  role: 'USER' | 'ADMIN';
+}
+
+/**
+ * A key by its hash, whether it is active, and its owner's role: read at every request made
+ * with a key, so one fixed prepared statement of the read path (planned once per connection).
+ */
+const API_KEY_BY_HASH =
+  `SELECT k."${apiKeys.id.name}" AS "id", k."${apiKeys.userId.name}" AS "userId", k."${apiKeys.isActive.name}" AS "isActive", ` +
+  `k."${apiKeys.lastUsedAt.name}" AS "lastUsedAt", u."${users.role.name}"::text AS "role" ` +
+  `FROM "${getTableName(apiKeys)}" k JOIN "${getTableName(users)}" u ON u."${users.id.name}" = k."${apiKeys.userId.name}" ` +
+  `WHERE k."${apiKeys.keyHash.name}" = $1`;
+
+/** The active key `apiKey` hashes to, with its owner's role; UNAUTHENTICATED (with a reason) otherwise. */
+export async function findActiveApiKey(database: Pick<Database, 'query'>, apiKey: string): Promise<ActiveApiKey> {
   if (!isWellFormedApiKey(apiKey)) throw unauthenticated('API_KEY_MALFORMED', 'The API key is malformed');
-  const [key] = await db
-    .select()
-    .from(apiKeys)
-    .where(eq(apiKeys.keyHash, hashApiKey(apiKey)));
+  const [key] = await database.query<ActiveApiKey & { isActive: boolean; lastUsedAt: Date | string | null }>(API_KEY_BY_HASH, [
+    hashApiKey(apiKey),
+  ]);
   if (!key) throw unauthenticated('API_KEY_INVALID', 'The API key is not valid');
   if (!key.isActive) throw unauthenticated('API_KEY_REVOKED', 'The API key has been revoked');
-  return key;
+  return { id: key.id, userId: key.userId, lastUsedAt: key.lastUsedAt === null ? null : new Date(key.lastUsedAt), role: key.role };
 }

@@ -123,7 +123,7 @@ export async function signInWithWallet(
 /** Exchanges an API key for a session, like the service's own API-key session. */
 export async function signInWithApiKey(ctx: ServiceContext, apiKey: string): Promise<Session> {
   await countSignInAttempt(ctx, `api-key:${apiKey.slice(0, 12)}`);
-  const key = await findActiveApiKey(ctx.database.db, apiKey);
+  const key = await findActiveApiKey(ctx.database, apiKey);
   return ctx.database.db.transaction(async (tx) => {
     const db = tx as unknown as Db;
     const [user] = await db.select().from(users).where(eq(users.id, key.userId));

@@ -1,6 +1,6 @@
 import type { ReadQuery } from '../../db/client.js';
 import { keysetClauses, type KeysetOrder } from '../../db/keyset.js';
-import { type Page, pageOf, type PageRequest } from './pagination.js';
+import { MAX_PAGE_SIZE, type Page, pageOf, type PageRequest } from './pagination.js';
 import { Conditions } from './sql-conditions.js';
 
 /** One keyset-paged list read by a hand-written statement (see {@link keysetPage}). */
@@ -18,6 +18,20 @@ export interface KeysetList<T extends { id: string }> {
   filter: (c: Conditions) => void;
   order: KeysetOrder;
   cursorOf: (row: T) => string;
+}
+
+/**
+ * The LIMIT of a page, written into the statement's text: with `LIMIT $n` (or an `OFFSET $n`)
+ * Postgres' generic plan guesses a tenth of the table, judges itself dearer than a custom
+ * plan, and so the statement was planned again at every execution (about half of a pools
+ * page's Postgres time, its text being long). A page size is an integer the page arguments
+ * bound (at most MAX_PAGE_SIZE + 1 texts per list shape), so each (shape, size) is prepared
+ * once and planned once; an offset, unbounded, stays a parameter, written only when paging
+ * by position.
+ */
+function pageLimit(rows: number): string {
+  if (!Number.isSafeInteger(rows) || rows < 1 || rows > MAX_PAGE_SIZE + 1) throw new Error(`a page of ${rows} rows`);
+  return String(rows);
 }
 
 /**
@@ -39,8 +53,7 @@ export async function keysetPage<T extends { id: string }>(
   if (keyset.past) c.add(keyset.past);
   const text =
     `SELECT ${select.list} FROM ${list.from}${list.selectJoins ? ` ${list.selectJoins}` : ''}${c.where()} ORDER BY ${keyset.orderBy} ` +
-    // A fixed OFFSET clause (0 when unused) keeps one statement text, so one prepared statement, per shape.
-    `LIMIT ${c.param(request.size + 1, 'int')} OFFSET ${c.param(offset, 'int')}`;
+    `LIMIT ${pageLimit(request.size + 1)}${offset ? ` OFFSET ${c.param(offset, 'int')}` : ''}`;
   const rows = (await query<Record<string, unknown>>(text, c.params)).map(select.decode);
   const matching = (extra?: (c: Conditions) => void) => {
     const m = new Conditions();

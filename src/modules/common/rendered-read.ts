@@ -10,7 +10,7 @@ import {
   isObjectType,
 } from 'graphql';
 import type { ObjectSpec, ReadPlan, RenderedConnectionField, RenderedField, RenderedObject } from '../../db/nested-read.js';
-import { MAX_RENDERED_KEYS, RENDERED } from '../../db/nested-read.js';
+import { MAX_RENDERED_KEYS, RENDERED, renderedByKeySql } from '../../db/nested-read.js';
 import { READS_BY_TYPE } from './read-specs.js';
 import { type RenderedColumnKind, renderedColumn, renderedTokens } from '../../db/rendered-columns.js';
 import { childPosition, parseNewestFirstPage } from './loaders.js';
@@ -36,12 +36,26 @@ import type { ServiceContext } from '../context.js';
  */
 export type RenderedRootField = (ctx: ServiceContext) => Promise<string[]>;
 
+/**
+ * A root field answered by a column of the operation's one shared statement
+ * (db/nested-read.ts, SharedStatement): a scalar subquery writing its JSON text, so the
+ * operation's root fields of this kind cost one statement together.
+ */
+export interface RenderedColumn {
+  /** The column's SQL (made once per plan): fixed parameters onto `params`, per-request ones numbered by `slot`. */
+  sql(params: unknown[], slot: (type: string) => string): string;
+  /** The request's values of its slots, in order: the service's checks (the viewer, the arguments) run here, and may throw. */
+  values(ctx: ServiceContext): unknown[];
+  /** The field's JSON from the column's text (null: the subquery found nothing); may throw, to leave the operation to the executor. */
+  write(json: string | null): string;
+}
+
 /** Plans a root field's rendered read from its merged field nodes, or null when it does not render. */
 export type RootFieldRenderer = (
   field: GraphQLField<unknown, unknown>,
   nodes: readonly FieldNode[],
   walk: SelectionWalk,
-) => RenderedRootField | null;
+) => RenderedRootField | RenderedColumn | null;
 
 /** Which column renderings a GraphQL scalar's serializer agrees with. */
 const SCALAR_KINDS: Record<string, RenderedColumnKind> = {
@@ -330,12 +344,14 @@ export function argumentsOf(field: GraphQLField<unknown, unknown>, node: FieldNo
 }
 
 /**
- * A root field returning one object of the read graph (or null), rendered: `read` is the
- * resolver's own service call, given the plan whose row carries the object's JSON.
+ * A root field returning one object of the read graph (or null), rendered as a column of the
+ * operation's shared statement: the row whose unique column `property` is the value `key`
+ * gives (the service's own choice and checks of the key, e.g. parseId; it may throw).
  */
 export function objectRoot(
-  read: (ctx: ServiceContext, args: Record<string, unknown>, plan: ReadPlan) => Promise<object | null>,
-  /** Only where `read` returns the viewer's own row, whoever the viewer is: what else renders of it. */
+  property: string,
+  key: (ctx: ServiceContext, args: Record<string, unknown>) => string,
+  /** Only where `key` names the viewer's own row, whoever the viewer is: what else renders of it. */
   owned?: OwnedRendering,
 ): RootFieldRenderer {
   return (field, nodes, walk) => {
@@ -344,10 +360,10 @@ export function objectRoot(
     const object = spec && renderedObject(type, spec, nodes, walk, owned);
     const args = object && argumentsOf(field, nodes[0]!, walk);
     if (!spec || !object || !args) return null;
-    const plan: ReadPlan = { spec, columns: new Set(['id']), relations: new Map(), rendered: [object] };
-    return async (ctx) => {
-      const row = await read(ctx, args, plan);
-      return [row ? renderedOf(row)[0]! : 'null'];
+    return {
+      sql: (params, slot) => renderedByKeySql(object, property, slot, params),
+      values: (ctx) => [key(ctx, args)],
+      write: (json) => json ?? 'null',
     };
   };
 }

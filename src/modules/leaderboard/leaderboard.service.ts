@@ -1,5 +1,3 @@
-import { sql } from 'drizzle-orm';
-import { resultRows } from '../../db/client.js';
 import { type RenderedObject, renderedRowSql } from '../../db/nested-read.js';
 import { badInput } from '../../errors.js';
 import { encodeCursor, isIntegerString, Page, type PageArguments, parsePageRequest } from '../common/pagination.js';
@@ -84,31 +82,42 @@ export async function leaderboard(
   // board is relative to its size, which the statement itself counts (`total`).
   const from = page.backward ? (cursorPosition === null ? null : cursorPosition - 1 - page.size) : (cursorPosition ?? 0);
 
-  const summedScores = sql`sum(score_sum) AS score_sum, sum(scored_count) AS scored_count, max(decimals) AS decimals`;
+  // One text per board, metric, kind of range and rendered selection, the values as
+  // parameters: a prepared statement of the read path, planned once per connection (built by
+  // the query builder it was parsed and planned again at every request, a fifth of its time).
+  const params: unknown[] = [];
+  const param = (value: unknown, type: string) => {
+    params.push(value);
+    return `$${params.length}::${type}`;
+  };
   const source =
     period === 'ALL'
-      ? sql`SELECT user_id, payout, staked, score_sum, scored_count, decimals FROM leaderboard_totals`
-      : sql`SELECT user_id, sum(payout) AS payout, sum(staked) AS staked, ${summedScores}
-            FROM leaderboard_daily
-            WHERE day > (${ctx.now.toISOString()}::timestamptz AT TIME ZONE 'UTC')::date - ${WINDOW_DAYS[period]}::int
-            GROUP BY user_id`;
-  const metric = by === 'PAYOUT' ? sql`payout` : sql`(score_sum / scored_count)`;
+      ? 'SELECT user_id, payout, staked, score_sum, scored_count, decimals FROM leaderboard_totals'
+      : 'SELECT user_id, sum(payout) AS payout, sum(staked) AS staked, sum(score_sum) AS score_sum, sum(scored_count) AS scored_count, ' +
+        'max(decimals) AS decimals FROM leaderboard_daily ' +
+        `WHERE day > (${param(ctx.now.toISOString(), 'timestamptz')} AT TIME ZONE 'UTC')::date - ${param(WINDOW_DAYS[period], 'int')} ` +
+        'GROUP BY user_id';
+  const metric = by === 'PAYOUT' ? 'payout' : '(score_sum / scored_count)';
+  const range =
+    from === null
+      ? `position > total - ${param(page.size, 'int')} AND position <= total`
+      : `position > ${param(from, 'int')} AND position <= ${param(from + page.size, 'int')}`;
   const viewerId = ctx.viewer?.userId ?? null;
-  const rows = resultRows<Record<string, string | number>>(
-    await ctx.database.db.execute(sql`
-      WITH board AS (${source}),
-      ranked AS (
-        SELECT user_id, payout::text AS payout, staked::text AS staked, (score_sum / scored_count)::float8 AS precision,
-               scored_count::int AS prediction_count, decimals::int AS decimals,
-               rank() OVER (ORDER BY ${metric} DESC)::int AS rank,
-               row_number() OVER (ORDER BY ${metric} DESC, user_id)::int AS position,
-               count(*) OVER ()::int AS total
-        FROM board
-      )
-      SELECT *${sql.raw(renderedUsers.map((user, i) => `, ${userSqlOf(user)} AS "user_json_${i}"`).join(''))} FROM ranked
-      WHERE (position > ${from === null ? sql`total - ${page.size}` : sql`${from}`} AND position <= ${from === null ? sql`total` : sql`${from + page.size}`})
-         OR user_id = ${viewerId}
-      ORDER BY position`),
+  // Signed out, no condition at all: with `user_id = NULL` left to the plan, Postgres' custom
+  // plans (which drop it) look cheaper than the generic one, and it would plan every time.
+  const viewerStanding = viewerId === null ? '' : ` OR user_id = ${param(viewerId, 'uuid')}`;
+  const rows = await ctx.database.query<Record<string, string | number>>(
+    `WITH board AS (${source}), ` +
+      'ranked AS (' +
+      'SELECT user_id, payout::text AS payout, staked::text AS staked, (score_sum / scored_count)::float8 AS precision, ' +
+      'scored_count::int AS prediction_count, decimals::int AS decimals, ' +
+      `rank() OVER (ORDER BY ${metric} DESC)::int AS rank, ` +
+      `row_number() OVER (ORDER BY ${metric} DESC, user_id)::int AS position, ` +
+      'count(*) OVER ()::int AS total ' +
+      'FROM board) ' +
+      `SELECT *${renderedUsers.map((user, i) => `, ${userSqlOf(user)} AS "user_json_${i}"`).join('')} FROM ranked ` +
+      `WHERE (${range})${viewerStanding} ORDER BY position`,
+    params,
   );
   const entries = rows.map((row): LeaderboardEntryRow => ({
     id: String(row.user_id),

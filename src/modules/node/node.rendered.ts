@@ -2,32 +2,49 @@ import { getNamedType, type GraphQLInterfaceType } from 'graphql';
 import type { RenderedObject } from '../../db/nested-read.js';
 import { READS_BY_TYPE } from '../common/read-specs.js';
 import { argumentsOf, renderedObject, type RootFieldRenderer } from '../common/rendered-read.js';
-import { findRenderedNodes, isPublicNodeType } from './node.service.js';
+import { findRenderedNodes, isPublicNodeType, nodeIdOf, renderedNodeSql } from './node.service.js';
 
 /**
  * `node(id)` and `nodes(ids)` rendered (a Relay refetch): the selection is rendered for each
  * public type of the read graph it renders for (`... on Pool { ... }` applies to Pool alone),
- * and one statement writes each id's object from whichever of those tables holds it. An id
- * of another type, or of nothing, leaves the query to the executor (findNodes), which tells
- * a private object's owner from everyone else.
+ * and one statement writes each id's object from whichever of those tables holds it; `node`
+ * as a column of the operation's shared statement. An id of another type, or of nothing,
+ * leaves the query to the executor (findNodes), which tells a private object's owner from
+ * everyone else.
+ *
+ * The tables are probed in turn until one holds the id, the types with the most selected
+ * fields first: a refetch names the type it expects by a fragment on it, so its table is
+ * usually the first and only one probed.
  */
 const renderNodes =
   (argument: 'id' | 'ids'): RootFieldRenderer =>
   (field, nodes, walk) => {
     const args = argumentsOf(field, nodes[0]!, walk);
     if (!args) return null;
-    const objects: Record<string, RenderedObject> = {};
+    const rendered: Array<[string, RenderedObject]> = [];
     for (const type of walk.schema.getPossibleTypes(getNamedType(field.type) as GraphQLInterfaceType)) {
       const spec = READS_BY_TYPE[type.name];
       const object = spec && isPublicNodeType(type.name) && renderedObject(type, spec, nodes, walk);
-      if (object) objects[type.name] = object;
+      if (object) rendered.push([type.name, object]);
     }
-    if (!Object.keys(objects).length) return null;
-    const ids = argument === 'id' ? [args.id as string] : (args.ids as string[]);
+    if (!rendered.length) return null;
+    // A stable sort: types of as many fields keep the schema's order.
+    const objects = Object.fromEntries(rendered.sort(([, a], [, b]) => b.fields.length - a.fields.length));
+    const unrendered = () => new Error('an id is of a type this plan does not render: executed instead');
+    if (argument === 'id') {
+      return {
+        sql: (params, slot) => renderedNodeSql(objects, slot('uuid'), params),
+        values: () => [nodeIdOf(args.id as string, 'id')],
+        write: (json) => {
+          if (json === null) throw unrendered();
+          return json;
+        },
+      };
+    }
+    const ids = args.ids as string[];
     return async (ctx) => {
       const found = await findRenderedNodes(ctx, ids, argument, objects);
-      if (!found) throw new Error('an id is of a type this plan does not render: executed instead');
-      if (argument === 'id') return [found[0]!];
+      if (!found) throw unrendered();
       return ['[', ...found.flatMap((json, i) => (i ? [',', json] : [json])), ']'];
     };
   };

@@ -18,7 +18,7 @@ import {
   users,
 } from '../../../schema/index.js';
 import { getTableName } from 'drizzle-orm';
-import { readRenderedByIds, type RenderedObject } from '../../db/nested-read.js';
+import { readRenderedByIds, renderedByIdSql, type RenderedObject } from '../../db/nested-read.js';
 import { badInput } from '../../errors.js';
 import { canReadPrivate } from '../auth/viewer.js';
 import { isUuid } from '../common/ids.js';
@@ -131,17 +131,35 @@ export async function findRenderedNodes(
   objects: Record<string, RenderedObject>,
 ): Promise<string[] | null> {
   checkIds(ids, argumentName);
+  const found = await readRenderedByIds(ctx.database.query, publicObjects(objects), ids);
+  return found.every((json) => json !== null) ? (found as string[]) : null;
+}
+
+/** A `node` id argument, checked as findNodes checks it (BAD_USER_INPUT unless a UUID). */
+export function nodeIdOf(id: string, argumentName: string): string {
+  checkIds([id], argumentName);
+  return id;
+}
+
+/**
+ * The SQL writing, as {@link findRenderedNodes} writes it, the JSON of the object `idSql`
+ * names (null when it is none of `objects`' types): for a statement shared with other fields.
+ */
+export function renderedNodeSql(objects: Record<string, RenderedObject>, idSql: string, params: unknown[]): string {
+  return renderedByIdSql(publicObjects(objects), idSql, params);
+}
+
+/** The objects of a plan as one array (so a statement's text is made once: db/nested-read.ts keeps it by the array), public types only. */
+function publicObjects(objects: Record<string, RenderedObject>): RenderedObject[] {
   let list = objectLists.get(objects);
   if (!list) {
     for (const type of Object.keys(objects))
       if (!isPublicNodeType(type)) throw new Error(`${type} objects are private to their owners: never rendered, whoever asks`);
     objectLists.set(objects, (list = Object.values(objects)));
   }
-  const found = await readRenderedByIds(ctx.database.query, list, ids);
-  return found.every((json) => json !== null) ? (found as string[]) : null;
+  return list;
 }
 
-/** The objects of each plan as one array, so the statement's text is made once (db/nested-read.ts keeps it by the array). */
 const objectLists = new WeakMap<Record<string, RenderedObject>, RenderedObject[]>();
 
 /**

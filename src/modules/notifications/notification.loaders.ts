@@ -9,7 +9,7 @@ import type { PageRequest } from '../common/pagination.js';
 export const NOTIFICATION_FILTERS = ['READ', 'UNREAD'] as const;
 export type NotificationFilter = (typeof NOTIFICATION_FILTERS)[number];
 
-const UNREAD: ChildCondition = { name: 'unread', sql: 'c."read_at" IS NULL' };
+export const UNREAD: ChildCondition = { name: 'unread', sql: 'c."read_at" IS NULL' };
 const READ: ChildCondition = { name: 'read', sql: 'c."read_at" IS NOT NULL' };
 
 /** The notifications' loaders: part of every request's loaders (modules/loaders.ts). */

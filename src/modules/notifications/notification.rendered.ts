@@ -1,12 +1,23 @@
+import { getTableName } from 'drizzle-orm';
+import { notifications } from '../../../schema/index.js';
+import { requireViewer } from '../auth/viewer.js';
 import type { RootFieldRenderer } from '../common/rendered-read.js';
-import { unreadNotificationCount } from './notification.service.js';
+import { UNREAD } from './notification.loaders.js';
 
 /**
- * `unreadNotificationCount` beside a rendered read (the viewer's page asks both): the
- * resolver's own service call (the viewer's count, UNAUTHENTICATED when signed out, which
- * leaves the query to the executor to report), written as JSON.
+ * `unreadNotificationCount` beside a rendered read (the viewer's page asks both): a column
+ * of the operation's shared statement, counting what the resolver's loader counts (the
+ * viewer's notifications under the loaders' UNREAD condition; UNAUTHENTICATED when signed
+ * out, which leaves the query to the executor to report).
  */
 export const NOTIFICATION_ROOT_RENDERERS: Record<string, RootFieldRenderer> = {
   unreadNotificationCount: (_field, nodes) =>
-    nodes.some((node) => node.arguments?.length) ? null : async (ctx) => [String(await unreadNotificationCount(ctx))],
+    nodes.some((node) => node.arguments?.length)
+      ? null
+      : {
+          sql: (_params, slot) =>
+            `(SELECT count(*) FROM "${getTableName(notifications)}" c WHERE c."${notifications.userId.name}" = ${slot('uuid')} AND ${UNREAD.sql})::text`,
+          values: (ctx) => [requireViewer(ctx.viewer).userId],
+          write: (json) => json!,
+        },
 };

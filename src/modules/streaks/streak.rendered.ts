@@ -15,8 +15,8 @@ import {
   writeConnection,
 } from '../common/rendered-read.js';
 import { collectFields } from '../common/selections.js';
+import { parseId } from '../common/ids.js';
 import {
-  findStreak,
   listStreaks,
   rewardJsonSql,
   streakPools,
@@ -124,7 +124,7 @@ const renderStreakUserDetails: RootFieldRenderer = (field, nodes, walk) => {
 
 /** The root fields of the streaks module that a rendered read answers, through the resolvers' own service calls. */
 export const STREAK_ROOT_RENDERERS: Record<string, RootFieldRenderer> = {
-  streak: objectRoot((ctx, args, plan) => findStreak(ctx, args.id as string, plan)),
+  streak: objectRoot('id', (_ctx, args) => parseId(args.id as string, 'id')),
   streaks: connectionRoot((ctx, args, plan) => listStreaks(ctx, args as PageArguments, plan)),
   streakPools: renderStreakPools,
   streakUserDetails: renderStreakUserDetails,

@@ -5,15 +5,12 @@ import { requireViewer } from '../auth/viewer.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
 import { isUniqueViolation } from '../../db/client.js';
-import { type ReadPlan, readByKey } from '../../db/nested-read.js';
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9_]{3,32}$/;
 
-/** The signed-in user (UNAUTHENTICATED when signed out); with `plan`, read as findUser reads. */
-export async function findViewer(ctx: ServiceContext, plan?: ReadPlan): Promise<UserRow | null> {
-  const { userId } = requireViewer(ctx.viewer);
-  if (!plan) return ctx.loaders.userById.load(userId);
-  return (await readByKey(ctx.database.query, plan, 'id', userId)) as UserRow | null;
+/** The signed-in user (UNAUTHENTICATED when signed out), through the request's loader. */
+export async function findViewer(ctx: ServiceContext): Promise<UserRow | null> {
+  return ctx.loaders.userById.load(requireViewer(ctx.viewer).userId);
 }
 
 export interface UpdateProfileInput {

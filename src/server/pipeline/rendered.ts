@@ -7,24 +7,35 @@ import {
   Kind,
   type OperationDefinitionNode,
 } from 'graphql';
+import { SharedStatement } from '../../db/nested-read.js';
 import { EXPONENT_MARK, writeNumbersAsJavaScript } from '../../db/rendered-columns.js';
-import type { RenderedRootField } from '../../modules/common/rendered-read.js';
+import type { RenderedColumn, RenderedRootField } from '../../modules/common/rendered-read.js';
 import { collectFields, type SelectionWalk } from '../../modules/common/selections.js';
 import { ROOT_RENDERERS } from '../../modules/rendered-reads.js';
 import type { GraphQLContext } from '../context.js';
 
-/** A query's root selection as rendered reads: per response key, a constant or a root field's read. */
-type RenderedOperation = Array<{ key: string; json: string } | { key: string; read: RenderedRootField }>;
+/**
+ * A query's root selection as rendered reads: per response key, a constant, a root field's
+ * own read, or a column of the one statement the operation's column fields share.
+ */
+interface RenderedOperation {
+  parts: Array<
+    { key: string; json: string } | { key: string; read: RenderedRootField } | { key: string; column: RenderedColumn; index: number }
+  >;
+  shared: { statement: SharedStatement; columns: RenderedColumn[] } | null;
+}
 
 /** Plans kept per operation: one per variables text (at most this many; past it, planned per request). */
 const PLANS_PER_OPERATION = 16;
 
 /**
  * Answers a query without the executor when its whole root selection renders
- * (modules/common/rendered-read.ts): each root field's statement writes its JSON, and the
- * `data` text is joined from them in the selection's order. Planned once per operation
- * and variables (which decide directives and arguments), never for mutations. Off with
- * RENDERED_READS=false; each answer is counted in poolgraph_graphql_rendered_reads_total.
+ * (modules/common/rendered-read.ts): the statements write each root field's JSON (the
+ * fields that are columns, such as an object by its key or a count, all in ONE statement;
+ * a connection's page in its own), and the `data` text is joined from them in the
+ * selection's order. Planned once per operation and variables (which decide directives
+ * and arguments), never for mutations. Off with RENDERED_READS=false; each answer is
+ * counted in poolgraph_graphql_rendered_reads_total.
  */
 export class ReadRenderer {
   /** By operation node: Apollo Server's document store keeps one parsed document per text, so plans live as long as it does. */
@@ -53,11 +64,24 @@ export class ReadRenderer {
     }
     if (!plan) return null;
     try {
-      const values = await Promise.all(plan.map((part) => ('json' in part ? Promise.resolve([part.json]) : part.read(context))));
+      const { parts, shared } = plan;
+      const columns =
+        shared &&
+        shared.statement.run(
+          context.database.query,
+          shared.columns.flatMap((column) => column.values(context)),
+        );
+      const values = await Promise.all(
+        parts.map(async (part) => {
+          if ('json' in part) return [part.json];
+          if ('read' in part) return part.read(context);
+          return [part.column.write((await columns!)[part.index]!)];
+        }),
+      );
       for (const pieces of values)
         for (let i = 0; i < pieces.length; i++) if (pieces[i]!.includes(EXPONENT_MARK)) pieces[i] = writeNumbersAsJavaScript(pieces[i]!);
       const out = ['{'];
-      plan.forEach((part, i) => out.push(`${i ? ',' : ''}${JSON.stringify(part.key)}:`, ...values[i]!));
+      parts.forEach((part, i) => out.push(`${i ? ',' : ''}${JSON.stringify(part.key)}:`, ...values[i]!));
       out.push('}');
       return out;
     } catch {
@@ -93,18 +117,23 @@ export class ReadRenderer {
       if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
     const walk: SelectionWalk = { schema: this.schema, fragments, variables: coerced.coerced };
     const queryType = this.schema.getQueryType()!;
-    const plan: RenderedOperation = [];
+    const parts: RenderedOperation['parts'] = [];
+    const columns: RenderedColumn[] = [];
     for (const [key, nodes] of collectFields(queryType, [operation.selectionSet], walk)) {
       const name = (nodes[0] as FieldNode).name.value;
       if (name === '__typename') {
-        plan.push({ key, json: JSON.stringify(queryType.name) });
+        parts.push({ key, json: JSON.stringify(queryType.name) });
         continue;
       }
       const field = queryType.getFields()[name];
       const read = field && ROOT_RENDERERS[name]?.(field, nodes, walk);
       if (!read) return null;
-      plan.push({ key, read });
+      if (typeof read === 'function') parts.push({ key, read });
+      else parts.push({ key, column: read, index: columns.push(read) - 1 });
     }
-    return plan;
+    if (!columns.length) return { parts, shared: null };
+    const statement = new SharedStatement();
+    for (const column of columns) statement.add((params, slot) => column.sql(params, slot));
+    return { parts, shared: { statement, columns } };
   }
 }
