@@ -191,9 +191,11 @@ describe.each(backends)('one pipeline, one error shape on %s', (kind) => {
       await socket.dispose();
 
       // An uncoded failure there is masked as any other: INTERNAL_SERVER_ERROR with the request id that finds it in the logs.
-      (t.database.db as { select: unknown }).select = () => {
+      const uncoded = () => {
         throw new Error('no such table');
       };
+      (t.database.db as { select: unknown }).select = uncoded;
+      (t.database as { query: unknown }).query = uncoded;
       const internal = await post({ query: '{ viewer { id } }' }, { ...viewer.headers, 'x-request-id': 'auth-fault-1' });
       expect(internal.statusCode).toBe(500);
       expect(internal.json().errors[0].extensions).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', requestId: 'auth-fault-1' });
