@@ -277,8 +277,10 @@ async function verify(page: PageRequest, servers: Partial<Record<Role, ServerPro
   const roles = (Object.keys(servers) as Role[]).filter((role) => servers[role]);
   const responses = await Promise.all(roles.map((role) => fetchOnce(servers[role]!.port, pathOf(role, shape), page.body, page.headers)));
   const byRole = Object.fromEntries(roles.map((role, i) => [role, responses[i]!])) as Partial<Record<Role, (typeof responses)[number]>>;
+  // The baseline may refuse a page (on PGlite, each server has its own database, so the viewer's session is only the GraphQL server's): it is left out below.
   for (const role of roles)
-    if (byRole[role]!.status !== 200) throw new Error(`${role} answered ${byRole[role]!.status}: ${byRole[role]!.text.slice(0, 500)}`);
+    if (role !== 'baseline' && byRole[role]!.status !== 200)
+      throw new Error(`${role} answered ${byRole[role]!.status}: ${byRole[role]!.text.slice(0, 500)}`);
   const fromFloor = JSON.parse(byRole.floor!.text) as { data?: unknown };
   const answering = roles.filter((role) => {
     if (role === 'floor') return true;
