@@ -447,11 +447,14 @@ const renderedByIds = new WeakMap<RenderedObject[], { one: string; many: string;
  * the objects' own parameters onto `params`.
  */
 export function renderedByIdSql(objects: readonly RenderedObject[], idSql: string, params: unknown[]): string {
-  const rows = objects.map(
-    (object) =>
-      `(SELECT ${renderedObjectSql(object, 'n', params, { next: 0 })} FROM "${getTableName(object.spec.table)}" n WHERE n."id" = ${idSql})`,
-  );
+  const rows = objects.map((object) => rowJsonSql(object, 'id', idSql, params));
   return rows.length === 1 ? rows[0]! : `coalesce(${rows.join(', ')})`;
+}
+
+/** The scalar subquery writing `object`'s JSON for its row whose column `columnName` is `keySql`; the object's own parameters go onto `params`. */
+function rowJsonSql(object: RenderedObject, columnName: string, keySql: string, params: unknown[]): string {
+  const json = renderedObjectSql(object, 'n', params, { next: 0 });
+  return `(SELECT ${json} FROM "${getTableName(object.spec.table)}" n WHERE n."${columnName}" = ${keySql})`;
 }
 
 /**
@@ -460,8 +463,7 @@ export function renderedByIdSql(objects: readonly RenderedObject[], idSql: strin
  */
 export function renderedByKeySql(object: RenderedObject, property: string, keySql: (type: string) => string, params: unknown[]): string {
   const column = (getTableColumns(object.spec.table) as Record<string, PgColumn>)[property]!;
-  const json = renderedObjectSql(object, 'n', params, { next: 0 });
-  return `(SELECT ${json} FROM "${getTableName(object.spec.table)}" n WHERE n."${column.name}" = ${keySql(column.getSQLType())})`;
+  return rowJsonSql(object, column.name, keySql(column.getSQLType()), params);
 }
 
 /**
@@ -543,6 +545,6 @@ export async function readRenderedByIds(
  */
 export function renderedRowSql(object: RenderedObject, idSql: string): string | null {
   const params: unknown[] = [];
-  const json = renderedObjectSql(object, 'n', params, { next: 0 });
-  return params.length ? null : `(SELECT ${json} FROM "${getTableName(object.spec.table)}" n WHERE n."id" = ${idSql})`;
+  const sql = rowJsonSql(object, 'id', idSql, params);
+  return params.length ? null : sql;
 }
