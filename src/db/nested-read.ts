@@ -467,6 +467,19 @@ export function renderedByKeySql(object: RenderedObject, property: string, keySq
 }
 
 /**
+ * A row another statement is read beside, and a condition on it that its columns need
+ * (a signed-in request's session, open and the token's): `g` is the row, `holds` decides.
+ * The same for every run of a statement (its text is made once); `values` are this run's.
+ */
+export interface StatementGuard<Row> {
+  /** The row's query (at most one row) and the condition on it (on `g`), numbering their parameters with `param(type)`. */
+  write(param: (type: string) => string): { row: string; holds: string };
+  values: readonly unknown[];
+  /** Not a value: the type of the row, which {@link SharedStatement.run} returns. */
+  readonly row?: Row;
+}
+
+/**
  * ONE statement answering several root fields of an operation, each a column written by a
  * scalar subquery as its JSON text (a rendered object by its key, a count): one round trip
  * and one plan where each field cost a statement. Its text is made once, for the
@@ -478,13 +491,15 @@ export class SharedStatement {
   private readonly params: unknown[] = [];
   private readonly slots: number[] = [];
   private text: string | null = null;
+  /** The text under a guard, by the guard's writer (one per kind of guard), and where the guard's parameters start. */
+  private readonly guarded = new Map<StatementGuard<unknown>['write'], { text: string; firstParam: number }>();
 
   /**
    * Adds a column: `write` returns its SQL, numbering the parameters it fixes on `params` and
    * those each run gives with `slot(type)` (their values come in {@link run}, in slot order).
    */
   add(write: (params: unknown[], slot: (type: string) => string) => string): void {
-    if (this.text !== null) throw new Error('a shared statement takes no column once it has run');
+    if (this.text !== null || this.guarded.size) throw new Error('a shared statement takes no column once it has run');
     const slot = (type: string) => {
       this.params.push(undefined);
       this.slots.push(this.params.length - 1);
@@ -493,14 +508,45 @@ export class SharedStatement {
     this.columns.push(write(this.params, slot));
   }
 
-  /** Each column's JSON text (null where its subquery found nothing), given the slots' values in order. */
-  async run(query: ReadQuery, values: readonly unknown[]): Promise<Array<string | null>> {
+  /**
+   * Each column's JSON text (null where its subquery found nothing), given the slots' values
+   * in order. With a `guard`, also the guard's row (its columns all null when it found
+   * none), and the columns are computed only where the guard holds (null otherwise).
+   */
+  async run<Row = never>(
+    query: ReadQuery,
+    values: readonly unknown[],
+    guard?: StatementGuard<Row>,
+  ): Promise<{ columns: Array<string | null>; guardRow?: Row }> {
     if (values.length !== this.slots.length) throw new Error(`${this.slots.length} values expected, got ${values.length}`);
-    this.text ??= `SELECT ${this.columns.map((sql, i) => `${sql} AS "${i}"`).join(', ')}`;
     const params = this.params.slice();
     this.slots.forEach((index, i) => (params[index] = values[i]));
-    const [row] = await query<Record<string, string | null>>(this.text, params);
-    return this.columns.map((_, i) => row![String(i)]!);
+    if (!guard) {
+      this.text ??= `SELECT ${this.columns.map((sql, i) => `${sql} AS "${i}"`).join(', ')}`;
+      const [row] = await query<Record<string, string | null>>(this.text, params);
+      return { columns: this.columns.map((_, i) => row![String(i)]!) };
+    }
+    const { text, firstParam } = this.guardedText(guard.write);
+    params.length = firstParam;
+    params.push(...guard.values);
+    const [row] = await query<Record<string, string | null>>(text, params);
+    const columns = this.columns.map((_, i) => row![String(i)]!);
+    // The guard's columns are the row's own names; a left join gives them all null when it found no row.
+    const guardRow = Object.fromEntries(Object.entries(row!).filter(([name]) => !/^\d+$/.test(name))) as Row;
+    return { columns, guardRow };
+  }
+
+  private guardedText(write: StatementGuard<unknown>['write']): { text: string; firstParam: number } {
+    let guarded = this.guarded.get(write);
+    if (!guarded) {
+      const firstParam = this.params.length;
+      let next = firstParam;
+      const { row, holds } = write((type) => `$${++next}::${type}`);
+      const columns = this.columns.map((sql, i) => `CASE WHEN ${holds} THEN ${sql} END AS "${i}"`);
+      const text = `SELECT g.*, ${columns.join(', ')} FROM (SELECT 1) one LEFT JOIN LATERAL (${row}) g ON true`;
+      this.guarded.set(write, (guarded = { text, firstParam }));
+    }
+    return guarded;
   }
 }
 

@@ -202,11 +202,17 @@ export async function createApp({
   };
   const context = (request: FastifyRequest, reply: FastifyReply, record?: OperationRecord) =>
     createHttpContext(deps, request, reply, config.auth.secureCookies, authFailures, record);
+  // On /graphql, where poolgraph's plugin is the only code that sees a context before its
+  // operation runs, a bearer token's session is read by the operation itself: folded into a
+  // rendered read's one statement, else read first (UnconfirmedSession). A deployment's own
+  // plugins may read the viewer earlier, so with any, it is read before, as everywhere else.
+  const deferSession = plugins.length === 0;
   registerGraphQLRoute(app, {
     path: '/graphql',
     apollo,
     tracker,
-    context,
+    context: (request, reply, record) =>
+      createHttpContext(deps, request, reply, config.auth.secureCookies, authFailures, record, deferSession),
     explorer: config.introspection,
     trusted,
     exposeInternals,

@@ -2,7 +2,17 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationTypeNode } from 'graphql';
 import type { Database } from '../db/client.js';
 import { AppError, rateLimited } from '../errors.js';
-import { authenticate, type Credentials, type Session } from '../modules/auth/auth.service.js';
+import type { StatementGuard } from '../db/nested-read.js';
+import {
+  confirmSession,
+  type Credentials,
+  judgeSession,
+  type Session,
+  sessionGuard,
+  type SessionRow,
+  verifyCredentials,
+} from '../modules/auth/auth.service.js';
+import type { AccessClaims } from '../modules/auth/tokens.js';
 import type { Viewer } from '../modules/auth/viewer.js';
 import type { Limiter } from '../modules/common/limiter.js';
 import type { ServiceContext, ServiceDependencies } from '../modules/context.js';
@@ -28,6 +38,11 @@ export interface GraphQLContext extends ServiceContext {
   transport: Transport;
   /** The budget the running operation was counted against; set by the rate-limit check before it runs. */
   rateLimit: OperationBudget | null;
+  /**
+   * The viewer's session while it is not yet read (see UnconfirmedSession), else null:
+   * nothing of the operation may run before it is confirmed.
+   */
+  unconfirmedSession: UnconfirmedSession | null;
 }
 
 /**
@@ -37,7 +52,7 @@ export interface GraphQLContext extends ServiceContext {
  */
 export function createContext(
   deps: ContextDependencies,
-  parts: { viewer: Viewer | null; clientAddress: string; now: Date; transport: Transport },
+  parts: { viewer: Viewer | null; clientAddress: string; now: Date; transport: Transport; unconfirmedSession?: UnconfirmedSession | null },
 ): GraphQLContext {
   return new RequestContext(deps, parts);
 }
@@ -106,9 +121,19 @@ function standbyFailureIn(outcome: unknown, isFailure: (error: unknown) => boole
 class RequestContext {
   private cachedLoaders: Loaders | undefined;
 
-  constructor(deps: ContextDependencies, parts: { viewer: Viewer | null; clientAddress: string; now: Date; transport: Transport }) {
+  constructor(
+    deps: ContextDependencies,
+    parts: {
+      viewer: Viewer | null;
+      clientAddress: string;
+      now: Date;
+      transport: Transport;
+      unconfirmedSession?: UnconfirmedSession | null;
+    },
+  ) {
     Object.assign(this, deps, parts);
     this.reads ??= null;
+    this.unconfirmedSession ??= null;
     this.cachedLoaders = undefined;
     this.rateLimit = null;
   }
@@ -135,23 +160,92 @@ interface RequestContext extends Omit<GraphQLContext, 'loaders'> {
  * checksum), so a guessed or mistyped credential costs no lookup. Each failure is counted
  * per client address in `failures`; a failure over that budget answers RATE_LIMITED with
  * Retry-After instead. A valid credential is never refused for its address's failures.
+ *
+ * With `deferSession`, a bearer token's session is not read here: it comes back as an
+ * {@link UnconfirmedSession} for the operation to confirm (a rendered read folds the check
+ * into its one statement). Only for a transport whose every operation goes through the
+ * Apollo plugin, which confirms it before anything of the operation runs.
  */
 export async function authenticateClient(
   deps: ServiceDependencies,
   credentials: Credentials,
   clientAddress: string,
   failures: Limiter,
-): Promise<Viewer | null> {
-  if (!credentials.apiKey && !credentials.bearerToken) return null;
+  deferSession = false,
+): Promise<{ viewer: Viewer | null; unconfirmedSession: UnconfirmedSession | null }> {
+  if (!credentials.apiKey && !credentials.bearerToken) return { viewer: null, unconfirmedSession: null };
+  const refuse = (error: unknown) => refuseCredential(error, clientAddress, failures);
   try {
-    return await authenticate(deps, credentials, deps.clock());
+    const { viewer, session } = await verifyCredentials(deps, credentials, deps.clock());
+    if (!session) return { viewer, unconfirmedSession: null };
+    if (deferSession) return { viewer, unconfirmedSession: new UnconfirmedSession(session, deps.database, refuse) };
+    await confirmSession(deps.database, session);
+    return { viewer, unconfirmedSession: null };
   } catch (error) {
-    if (!(error instanceof AppError) || error.code !== 'UNAUTHENTICATED') throw error;
-    // Only failures are counted, and only after the credential failed: a valid one is never refused by this budget.
-    const wait = (await failures.consume(clientAddress)).retryAfterSeconds;
-    if (wait !== null) throw rateLimited(wait, `Too many failed authentications from this address; retry after ${wait} s`);
-    throw error;
+    return refuse(error);
   }
+}
+
+/** Throws a credential's failure; an UNAUTHENTICATED one counted against its address first (RATE_LIMITED past the budget). */
+async function refuseCredential(error: unknown, clientAddress: string, failures: Limiter): Promise<never> {
+  if (!(error instanceof AppError) || error.code !== 'UNAUTHENTICATED') throw error;
+  // Only failures are counted, and only after the credential failed: a valid one is never refused by this budget.
+  const wait = (await failures.consume(clientAddress)).retryAfterSeconds;
+  if (wait !== null) throw rateLimited(wait, `Too many failed authentications from this address; retry after ${wait} s`);
+  throw error;
+}
+
+/**
+ * A bearer token's session not read yet. The token's signature and expiry hold, so the
+ * operation is counted against its user's rate limit; the session row still decides, before
+ * anything of the operation runs: read alone ({@link confirmViewer}), or as the guard of a
+ * rendered read's one statement, which computes nothing for an ended session. Refused, the
+ * request answers what the credentials step answers (UNAUTHENTICATED, counted against the
+ * address), and the units the operation took go back to the user's budget: a stale token
+ * never spends its user's budget.
+ */
+export class UnconfirmedSession {
+  constructor(
+    private readonly claims: AccessClaims,
+    private readonly database: Database,
+    private readonly refuse: (error: unknown) => Promise<never>,
+  ) {}
+
+  /**
+   * The session check as the guard of a statement on `database`, whose row is then given to
+   * {@link judge}; undefined on another database than the session's own (a standby may not
+   * have a sign-out yet).
+   */
+  guardOn(database: Database): StatementGuard<SessionRow> | undefined {
+    return database === this.database ? sessionGuard(this.claims) : undefined;
+  }
+
+  /** Reads the session; throws the refusal (see the class) when it is not open or not the token's. */
+  async confirm(context: GraphQLContext): Promise<void> {
+    await this.settle(context, () => confirmSession(this.database, this.claims));
+  }
+
+  /** Judges the session row a guarded statement read; throws the refusal as {@link confirm} does. */
+  async judge(context: GraphQLContext, row: SessionRow): Promise<void> {
+    await this.settle(context, () => judgeSession(this.claims, row));
+  }
+
+  private async settle(context: GraphQLContext, check: () => unknown): Promise<void> {
+    try {
+      await check();
+    } catch (error) {
+      const taken = context.rateLimit;
+      context.rateLimit = null;
+      await taken?.giveBack();
+      await this.refuse(error);
+    }
+    if (context.unconfirmedSession === this) context.unconfirmedSession = null;
+  }
+}
+
+/** Confirms the context's viewer's session if it is not yet (see UnconfirmedSession); throws its refusal. */
+export async function confirmViewer(context: GraphQLContext): Promise<void> {
+  await context.unconfirmedSession?.confirm(context);
 }
 
 /** The credentials of an HTTP request: `Authorization: Bearer`, else the access cookie; and `x-api-key`. */
@@ -177,10 +271,12 @@ export async function createHttpContext(
   secureCookies: boolean,
   failures: Limiter,
   record?: OperationRecord,
+  deferSession = false,
 ): Promise<GraphQLContext> {
-  const viewer = await authenticateClient(deps, credentialsOfRequest(request), request.ip, failures);
+  const { viewer, unconfirmedSession } = await authenticateClient(deps, credentialsOfRequest(request), request.ip, failures, deferSession);
   return createContext(deps, {
     viewer,
+    unconfirmedSession,
     clientAddress: request.ip,
     now: deps.clock(),
     transport: new HttpTransport(request, reply, secureCookies, record),

@@ -63,6 +63,8 @@ export interface OperationBudget {
   windowSeconds: number;
   /** True when this operation was refused (RATE_LIMITED): its cost was not taken. */
   refused: boolean;
+  /** Returns what this operation took to its budget (an operation whose session turned out ended was not its viewer's). */
+  giveBack(): Promise<void>;
 }
 
 /**
@@ -101,6 +103,7 @@ export function createRateLimitCheck(config: RateLimitConfig, limiters: LimiterF
       resetAt: standing.resetAt ?? new Date(Date.now() + WINDOW_MS),
       windowSeconds: WINDOW_MS / 1000,
       refused: retryAfter !== null,
+      giveBack: () => (retryAfter === null && units > 0 ? budget.giveBack(key, units!) : Promise.resolve()),
     };
     if (retryAfter === null) return;
     throw units > budget.limit

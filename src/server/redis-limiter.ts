@@ -51,6 +51,15 @@ class RedisLimiter implements Limiter {
     );
   }
 
+  giveBack(key: string, cost: number): Promise<void> {
+    return this.redis.attempt(
+      async () => {
+        await this.store.reward(key, cost);
+      },
+      () => this.fallback.giveBack(key, cost),
+    );
+  }
+
   state(key: string): Promise<LimiterState> {
     return this.redis.attempt(
       async () => {

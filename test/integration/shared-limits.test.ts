@@ -4,6 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createApp } from '../../src/server/app.js';
+import { openSharedRedis } from '../../src/server/redis.js';
+import { redisLimiters } from '../../src/server/redis-limiter.js';
 import { createTestDatabase, type TestDatabase, testConfig } from '../support/harness.js';
 import { type SocketClient, socketClient, Subscription } from '../support/sockets.js';
 import { subscriptionsOpen, until } from '../support/wait.js';
@@ -81,6 +83,23 @@ describe.runIf(process.env.TEST_DATABASE_URL)('limits shared by two replicas in 
       expect(accepted(await alternate(apps, 3 * LIMIT))).toBe(2 * LIMIT);
     } finally {
       await Promise.all(apps.map((app) => app.close()));
+    }
+  });
+
+  it('units given back on one replica are there for the other', async () => {
+    const redis = openSharedRedis(fixture.redisUrl, () => {});
+    // Commands before the connection is up fall back to memory by design: wait for it.
+    if (redis.client.status !== 'ready') await new Promise((resolve) => redis.client.once('ready', resolve));
+    try {
+      const prefix = `test-${process.pid}-${Date.now()}`;
+      const [first, second] = [1, 2].map(() => redisLimiters(redis, prefix)('queries', LIMIT, 60_000));
+      expect((await first!.consume('user:a', LIMIT)).retryAfterSeconds).toBeNull();
+      expect((await second!.consume('user:a', 1)).retryAfterSeconds).not.toBeNull();
+      await first!.giveBack('user:a', 3);
+      expect((await second!.state('user:a')).remaining).toBe(3);
+      expect((await second!.consume('user:a', 3)).retryAfterSeconds).toBeNull();
+    } finally {
+      await redis.close();
     }
   });
 

@@ -90,4 +90,19 @@ describe('rate-limit accounting', () => {
     now = 60_000;
     expect(budget.take('k', 10)).toBeNull();
   });
+
+  it('takes back units given back to the current window only', () => {
+    let now = 0;
+    const budget = new FixedWindowLimiter(10, 60_000, () => now);
+    budget.take('k', 10);
+    budget.giveBack('k', 4);
+    expect(budget.used('k').used).toBe(6);
+    budget.giveBack('k', 20);
+    expect(budget.used('k').used).toBe(0);
+    budget.take('k', 7);
+    now = 60_000;
+    budget.giveBack('k', 5); // the window ended: the next one starts full, and owes nothing
+    expect(budget.take('k', 10)).toBeNull();
+    expect(budget.used('k').used).toBe(10);
+  });
 });

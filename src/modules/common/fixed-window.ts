@@ -32,6 +32,12 @@ export class FixedWindowLimiter {
     return this.wait(window, now);
   }
 
+  /** Returns `units` to `key`'s current window (none to a window that has ended). */
+  giveBack(key: string, units: number): void {
+    const window = this.windows.get(key);
+    if (window && this.now() - window.startedAt < this.windowMs) window.used = Math.max(0, window.used - units);
+  }
+
   /** Units `key` has used in its current window, and when that window ends (null: none open). Takes nothing. */
   used(key: string): { used: number; resetAt: number | null } {
     const now = this.now();

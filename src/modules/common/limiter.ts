@@ -27,6 +27,8 @@ export interface Limiter {
   consume(key: string, cost?: number): Promise<Consumption>;
   /** The state of `key`'s budget, taking nothing. */
   state(key: string): Promise<LimiterState>;
+  /** Returns `cost` units taken from `key`'s current window (what was taken for work that turned out not to be its). */
+  giveBack(key: string, cost: number): Promise<void>;
 }
 
 /** Makes the limiter of one budget; `name` keeps budgets apart in a shared store. */
@@ -47,6 +49,10 @@ export class MemoryLimiter implements Limiter {
   async consume(key: string, cost = 1): Promise<Consumption> {
     const retryAfterSeconds = this.windows.take(key, cost);
     return { ...(await this.state(key)), retryAfterSeconds };
+  }
+
+  async giveBack(key: string, cost: number): Promise<void> {
+    this.windows.giveBack(key, cost);
   }
 
   async state(key: string): Promise<LimiterState> {

@@ -17,7 +17,7 @@ import {
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { type DocumentNode, execute, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { AppError } from '../../errors.js';
-import { type GraphQLContext, runOnItsDatabase, type Transport } from '../context.js';
+import { confirmViewer, type GraphQLContext, runOnItsDatabase, type Transport } from '../context.js';
 import { limitParseOptions, type OperationLimits, structuralLimitRules } from '../limits.js';
 import type { OperationRecord } from '../logging.js';
 import { TIMED_OUT, withinBudget } from '../time-budget.js';
@@ -181,6 +181,7 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
           return new RenderedData(data);
         }
       }
+      await confirmViewer(context);
       return execute({ schema, document, operationName: rc.operationName, contextValue: context, variableValues: variables });
     });
   };
@@ -192,13 +193,19 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
       const record = recordOf(rc.contextValue);
       record.name = rc.operationName;
       record.type = rc.operation.operation;
-      await checkOperation({
-        document: rc.document!,
-        operation: rc.operation,
-        variables: rc.request.variables,
-        context: rc.contextValue,
-        overHttp: rc.operation.operation !== 'subscription' || !socketSubscriptions.has(rc.contextValue.transport),
-      });
+      try {
+        await checkOperation({
+          document: rc.document!,
+          operation: rc.operation,
+          variables: rc.request.variables,
+          context: rc.contextValue,
+          overHttp: rc.operation.operation !== 'subscription' || !socketSubscriptions.has(rc.contextValue.transport),
+        });
+      } catch (error) {
+        // Refused with its session not yet read: an ended session answers as the credentials step would have.
+        await confirmViewer(rc.contextValue);
+        throw error;
+      }
     },
 
     async responseForOperation(rc): Promise<GraphQLResponse | null> {

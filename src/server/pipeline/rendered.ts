@@ -12,7 +12,8 @@ import { EXPONENT_MARK, writeNumbersAsJavaScript } from '../../db/rendered-colum
 import type { RenderedColumn, RenderedRootField } from '../../modules/common/rendered-read.js';
 import { collectFields, type SelectionWalk } from '../../modules/common/selections.js';
 import { ROOT_RENDERERS } from '../../modules/rendered-reads.js';
-import type { GraphQLContext } from '../context.js';
+import type { SessionRow } from '../../modules/auth/auth.service.js';
+import { confirmViewer, type GraphQLContext } from '../context.js';
 
 /**
  * A query's root selection as rendered reads: per response key, a constant, a root field's
@@ -63,30 +64,44 @@ export class ReadRenderer {
       return null;
     }
     if (!plan) return null;
+    const { parts, shared } = plan;
+    // A session not yet read is read by the one statement, as its guard, when that statement is all the read runs; else first, alone.
+    const session = context.unconfirmedSession;
+    const guard = session && shared && parts.every((part) => !('read' in part)) ? session.guardOn(context.database) : undefined;
+    if (session && !guard) await confirmViewer(context);
+    let statement: Promise<{ columns: Array<string | null>; guardRow?: SessionRow }> | null;
     try {
-      const { parts, shared } = plan;
-      const columns =
+      statement =
         shared &&
         shared.statement.run(
           context.database.query,
           shared.columns.flatMap((column) => column.values(context)),
+          guard,
         );
-      const values = await Promise.all(
-        parts.map(async (part) => {
-          if ('json' in part) return [part.json];
-          if ('read' in part) return part.read(context);
-          return [part.column.write((await columns!)[part.index]!)];
-        }),
-      );
-      for (const pieces of values)
-        for (let i = 0; i < pieces.length; i++) if (pieces[i]!.includes(EXPONENT_MARK)) pieces[i] = writeNumbersAsJavaScript(pieces[i]!);
-      const out = ['{'];
-      parts.forEach((part, i) => out.push(`${i ? ',' : ''}${JSON.stringify(part.key)}:`, ...values[i]!));
-      out.push('}');
-      return out;
+      if (guard) await statement;
     } catch {
       return null;
     }
+    // Outside the catches: an ended session refuses the request before anything is read from the statement.
+    if (guard) await session!.judge(context, (await statement!).guardRow!);
+    let values: string[][];
+    try {
+      values = await Promise.all(
+        parts.map(async (part) => {
+          if ('json' in part) return [part.json];
+          if ('read' in part) return part.read(context);
+          return [part.column.write((await statement!).columns[part.index]!)];
+        }),
+      );
+    } catch {
+      return null;
+    }
+    for (const pieces of values)
+      for (let i = 0; i < pieces.length; i++) if (pieces[i]!.includes(EXPONENT_MARK)) pieces[i] = writeNumbersAsJavaScript(pieces[i]!);
+    const out = ['{'];
+    parts.forEach((part, i) => out.push(`${i ? ',' : ''}${JSON.stringify(part.key)}:`, ...values[i]!));
+    out.push('}');
+    return out;
   }
 
   private planOf(

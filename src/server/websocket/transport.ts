@@ -145,7 +145,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         if (credentials.fromCookie && options.allowCookieOrigin && !options.allowCookieOrigin(request)) return false;
         const clientAddress = clientAddressOf(request, config.http.trustProxy);
         try {
-          const viewer = await authenticateClient(deps, credentials, clientAddress, options.authFailures);
+          const { viewer } = await authenticateClient(deps, credentials, clientAddress, options.authFailures);
           const ends = viewer
             ? watchCredentials(deps, viewer, credentials.bearerToken, (reason) => ctx.extra.socket.close(FORBIDDEN, reason))
             : () => {};
