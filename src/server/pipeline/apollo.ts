@@ -137,6 +137,9 @@ export interface SocketSubscription {
  */
 export const socketSubscriptions = new WeakMap<Transport, SocketSubscription | null>();
 
+/** What a hook that has nothing to wait for returns (Apollo awaits every hook). */
+const SETTLED: Promise<void> = Promise.resolve();
+
 /** The head of a plugin's response: nothing of its own (willSendResponse sets the status). */
 const NO_HEAD = { status: undefined, headers: new HeaderMap() };
 
@@ -185,14 +188,16 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
     });
   };
 
+  // The hooks that need not wait are plain functions: with the request's async context
+  // every promise costs a hook, and an async function is one more per request and hook.
   const listener: GraphQLRequestListener<GraphQLContext> = {
-    async didResolveOperation(rc) {
+    didResolveOperation(rc) {
       // No operation of that name: Apollo's execution answers OPERATION_RESOLUTION_FAILURE.
-      if (!rc.operation) return;
+      if (!rc.operation) return SETTLED;
       const record = recordOf(rc.contextValue);
       record.name = rc.operationName;
       record.type = rc.operation.operation;
-      await checkOperation({
+      return checkOperation({
         document: rc.document!,
         operation: rc.operation,
         variables: rc.request.variables,
@@ -224,8 +229,8 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
       return { http: NO_HEAD, body: { kind: 'single', singleResult } };
     },
 
-    async willSendResponse(rc) {
-      if (rc.response.body.kind !== 'single') return;
+    willSendResponse(rc) {
+      if (rc.response.body.kind !== 'single') return SETTLED;
       const result = rc.response.body.singleResult;
       const context = rc.contextValue;
       const record = recordOf(context);
@@ -238,10 +243,13 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
       const retryAfter = retryAfterOf(errors, status);
       if (retryAfter !== null) rc.response.http.headers.set('retry-after', String(retryAfter));
       // Every answer of a counted operation says what is left of its budget, the 429 included.
-      for (const [name, value] of Object.entries(rateLimitHeaders(context.rateLimit))) rc.response.http.headers.set(name, value);
+      if (context.rateLimit)
+        for (const [name, value] of Object.entries(rateLimitHeaders(context.rateLimit))) rc.response.http.headers.set(name, value);
+      return SETTLED;
     },
   };
-  return { requestDidStart: async () => listener } satisfies ApolloServerPlugin<GraphQLContext> as ApolloServerPlugin<
+  const started = Promise.resolve(listener);
+  return { requestDidStart: () => started } satisfies ApolloServerPlugin<GraphQLContext> as ApolloServerPlugin<
     GraphQLContext & BaseContext
   >;
 }
