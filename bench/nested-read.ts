@@ -158,8 +158,10 @@ interface ServerProcess {
 }
 
 function startServer(role: Role, databaseUrl: string | null, seedNow: Date): Promise<ServerProcess> {
+  // As `npm start` runs the server: tsx's ESM loader only (what the app loads is ESM), so no
+  // require() of a dependency (Apollo's createHash requires crypto per request) goes through tsx's resolver.
   const execArgv = [...settings.nodeFlags];
-  execArgv.push('--import', 'tsx');
+  execArgv.push('--import', 'tsx/esm');
   if (role === 'graphql') for (const module of settings.graphqlImports) execArgv.push('--import', module);
   const child = fork(SERVER_ENTRY, [], {
     execArgv,

@@ -101,7 +101,7 @@ async function startServer(databaseUrl: string, port: number): Promise<ChildProc
   const snapshotFlags = heapSnapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapSnapshotDir}`] : [];
   // BENCH_CPU_PROF=<dir>: the server writes a .cpuprofile there when it exits (bench/profile-summary.ts reads it).
   const profileFlags = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
-  const child = spawn(process.execPath, [...snapshotFlags, ...profileFlags, '--import', 'tsx', main], {
+  const child = spawn(process.execPath, [...snapshotFlags, ...profileFlags, '--import', 'tsx/esm', main], {
     cwd: ROOT,
     env: {
       ...process.env,

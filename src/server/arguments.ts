@@ -1,4 +1,5 @@
 import {
+  type ArgumentNode,
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
@@ -16,11 +17,24 @@ import {
   Kind,
   type OperationDefinitionNode,
   type SelectionSetNode,
+  type VariableDefinitionNode,
+  visit,
 } from 'graphql';
 import { PAGE_ARGUMENTS, type PageArgumentsReader } from '../modules/common/page-arguments.js';
 
-/** Errors of operations without variables, whose arguments cannot change between runs. */
-const known = new WeakMap<OperationDefinitionNode, readonly GraphQLError[]>();
+/**
+ * What the check of one operation needs of its variables, found once per operation (Apollo
+ * Server keeps one parsed document per text, so this lives as long as it does): the
+ * definitions of the variables the check reads (page arguments of connection fields, and
+ * @skip/@include, which decide the fields walked), and when it reads none, its errors,
+ * the same at every run.
+ */
+interface ArgumentNeeds {
+  read: readonly VariableDefinitionNode[];
+  constant: readonly GraphQLError[] | null;
+}
+
+const needsByOperation = new WeakMap<OperationDefinitionNode, ArgumentNeeds>();
 
 /**
  * The errors of every connection field's page arguments (size, cursors, offset, order) in
@@ -33,6 +47,10 @@ const known = new WeakMap<OperationDefinitionNode, readonly GraphQLError[]>();
  * A standalone check over (schema, validated document, raw variables), so any executor can
  * run it first. Empty when the arguments are fine, and when the operation cannot be chosen
  * or its variables cannot be coerced: execution reports those itself, before any resolver.
+ *
+ * Per request only the variables the check reads are coerced (none for most operations,
+ * whose page arguments are written in the document), and all of them only when there are
+ * errors to report, to leave the request to execution if any is not valid.
  */
 export function pageArgumentErrors(
   schema: GraphQLSchema,
@@ -40,19 +58,57 @@ export function pageArgumentErrors(
   variables: Readonly<Record<string, unknown>> | null | undefined,
   operationName?: string | null,
 ): readonly GraphQLError[] {
-  const operations = document.definitions.filter((node) => node.kind === Kind.OPERATION_DEFINITION);
-  const named = operationName ? operations.find((node) => node.name?.value === operationName) : null;
-  const operation = (operationName ? named : operations.length === 1 ? operations[0] : null) as OperationDefinitionNode | null | undefined;
-  if (!operation) return [];
-  const constant = !operation.variableDefinitions?.length;
-  const cached = constant ? known.get(operation) : undefined;
-  if (cached) return cached;
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 1 });
-  if (coerced.errors) return [];
-  const root = schema.getRootType(operation.operation);
-  const errors = root ? new ArgumentWalk(schema, document, coerced.coerced).errorsOf(operation.selectionSet, root) : [];
-  if (constant) known.set(operation, errors);
+  const operation = chosenOperation(document, operationName);
+  if (!operation) return NONE;
+  let needs = needsByOperation.get(operation);
+  if (!needs) needsByOperation.set(operation, (needs = needsOf(schema, document, operation)));
+  let errors = needs.constant;
+  if (!errors) {
+    const coerced = getVariableValues(schema, needs.read, variables ?? {}, { maxErrors: 1 });
+    if (coerced.errors) return NONE;
+    errors = walkOperation(schema, document, operation, coerced.coerced);
+  }
+  if (!errors.length) return NONE;
+  const definitions = operation.variableDefinitions ?? [];
+  if (needs.read.length < definitions.length && getVariableValues(schema, definitions, variables ?? {}, { maxErrors: 1 }).errors)
+    return NONE;
   return errors;
+}
+
+const NONE: readonly GraphQLError[] = Object.freeze([]);
+
+function chosenOperation(document: DocumentNode, operationName: string | null | undefined): OperationDefinitionNode | null {
+  let only: OperationDefinitionNode | null = null;
+  let count = 0;
+  for (const definition of document.definitions) {
+    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+    if (operationName) {
+      if (definition.name?.value === operationName) return definition;
+    } else if (count++ === 0) only = definition;
+  }
+  return count === 1 ? only : null;
+}
+
+function needsOf(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): ArgumentNeeds {
+  const names = new Set<string>();
+  walkOperation(schema, document, operation, null, names);
+  const read = (operation.variableDefinitions ?? []).filter((definition) => names.has(definition.variable.name.value));
+  return { read, constant: names.size ? null : walkOperation(schema, document, operation, {}) };
+}
+
+/**
+ * The walk of `operation`: with `variables`, its errors; with null, every selection walked
+ * whatever its directives, and the names of the variables the check would read added to `read`.
+ */
+function walkOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | null,
+  read?: Set<string>,
+): GraphQLError[] {
+  const root = schema.getRootType(operation.operation);
+  return root ? new ArgumentWalk(schema, document, variables, read).errorsOf(operation.selectionSet, root) : [];
 }
 
 class ArgumentWalk {
@@ -61,10 +117,15 @@ class ArgumentWalk {
   private readonly walked = new Set<string>();
   private readonly errors: GraphQLError[] = [];
 
+  /**
+   * With `variables` null, the walk of the analysis ({@link needsOf}): nothing is read,
+   * every selection is walked, and the variables that would be read are added to `read`.
+   */
   constructor(
     private readonly schema: GraphQLSchema,
     document: DocumentNode,
-    private readonly variables: Record<string, unknown>,
+    private readonly variables: Record<string, unknown> | null,
+    private readonly read?: Set<string>,
   ) {
     for (const definition of document.definitions) {
       if (definition.kind === Kind.FRAGMENT_DEFINITION) this.fragments.set(definition.name.value, definition);
@@ -104,6 +165,10 @@ class ArgumentWalk {
       const read = definition.extensions[PAGE_ARGUMENTS] as PageArgumentsReader | undefined;
       if (!read || readers.has(read)) continue;
       readers.add(read);
+      if (!this.variables) {
+        this.readsVariablesOf(node.arguments);
+        continue;
+      }
       let args: Record<string, unknown>;
       try {
         args = getArgumentValues(definition, node, this.variables);
@@ -122,7 +187,18 @@ class ArgumentWalk {
 
   private included(selection: SelectionSetNode['selections'][number]): boolean {
     if (!selection.directives?.length) return true;
+    if (!this.variables) {
+      for (const directive of selection.directives) {
+        const name = directive.name.value;
+        if (name === GraphQLSkipDirective.name || name === GraphQLIncludeDirective.name) this.readsVariablesOf(directive.arguments);
+      }
+      return true;
+    }
     if (getDirectiveValues(GraphQLSkipDirective, selection, this.variables)?.if === true) return false;
     return getDirectiveValues(GraphQLIncludeDirective, selection, this.variables)?.if !== false;
+  }
+
+  private readsVariablesOf(nodes: readonly ArgumentNode[] | undefined): void {
+    for (const node of nodes ?? []) visit(node, { Variable: (variable) => void this.read!.add(variable.name.value) });
   }
 }

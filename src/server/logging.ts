@@ -20,24 +20,26 @@ export function newOperationRecord(): OperationRecord {
   return { name: null, type: null, codes: [], internalErrors: [], rendered: false };
 }
 
+const OPERATION_RECORD = Symbol('operation record');
+
 /**
  * Keeps the record of each request that reaches the operation pipeline: created by the
  * transport, filled in by the pipeline, read once in the response hook, which writes one
  * log line per request (so one per operation: batching is off) and feeds the metrics.
+ * The record is a property of the request rather than an entry of a WeakMap: every request
+ * would add a key to the map's table and weak entries cost the collector more to trace.
  */
 export class OperationTracker {
-  private readonly byRequest = new WeakMap<FastifyRequest, OperationRecord>();
-
   /** A new record for `request`. */
   start(request: FastifyRequest): OperationRecord {
     const record = newOperationRecord();
-    this.byRequest.set(request, record);
+    (request as unknown as Record<symbol, OperationRecord>)[OPERATION_RECORD] = record;
     return record;
   }
 
   /** The record of a request that reached the pipeline; undefined for any other. */
   recordOf(request: FastifyRequest): OperationRecord | undefined {
-    return this.byRequest.get(request);
+    return (request as unknown as Record<symbol, OperationRecord | undefined>)[OPERATION_RECORD];
   }
 }
 

@@ -1,4 +1,4 @@
-import { runInStatementScope } from '../db/statement-scope.js';
+import { runInStatementScope, type StatementScope } from '../db/statement-scope.js';
 
 /** What {@link withinBudget} resolves to when the budget ran out first. */
 export const TIMED_OUT: unique symbol = Symbol('timed out');
@@ -10,28 +10,32 @@ export const TIMED_OUT: unique symbol = Symbol('timed out');
  * PGlite the worker is freed) and fails the ones it starts later; graphql-js itself cannot
  * abandon an execution, so its late result or failure is dropped. Given as a promise
  * (work already started), it is only no longer waited for.
+ *
+ * Every request passes here, and with the request's async context every promise created
+ * costs a hook: one promise settled by whichever comes first, the work or the timer,
+ * rather than an async function racing a promise of the timer.
  */
-export async function withinBudget<T>(budgetMs: number, work: Promise<T> | (() => Promise<T>)): Promise<T | typeof TIMED_OUT> {
-  const { result, cancel } = startWork(work);
+export function withinBudget<T>(budgetMs: number, work: Promise<T> | (() => Promise<T>)): Promise<T | typeof TIMED_OUT> {
+  let scope: StatementScope | null = null;
+  let result: Promise<T>;
+  if (typeof work === 'function') ({ scope, result } = runInStatementScope(work));
+  else result = work;
   if (budgetMs <= 0) return result;
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(resolve, budgetMs, TIMED_OUT);
+  return new Promise<T | typeof TIMED_OUT>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      // The work's late result or failure settles nothing now: it is dropped.
+      scope?.cancel(`The statement was cancelled: its request ran past its time budget of ${budgetMs} ms`);
+      resolve(TIMED_OUT);
+    }, budgetMs);
+    result.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  try {
-    const outcome = await Promise.race([result, deadline]);
-    if (outcome === TIMED_OUT) {
-      result.catch(() => {});
-      cancel(`The statement was cancelled: its request ran past its time budget of ${budgetMs} ms`);
-    }
-    return outcome;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function startWork<T>(work: Promise<T> | (() => Promise<T>)): { result: Promise<T>; cancel(reason: string): void } {
-  if (typeof work !== 'function') return { result: work, cancel: () => {} };
-  const { scope, result } = runInStatementScope(work);
-  return { result, cancel: (reason) => scope.cancel(reason) };
 }

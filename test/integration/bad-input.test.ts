@@ -43,6 +43,30 @@ describe.each(backends)('bad input on %s', (kind) => {
     expect(nested.errors?.[0]?.locations).toEqual([{ line: 1, column: 29 }]);
   });
 
+  it('reads page arguments through the variables and directives of each request, and leaves variables that do not coerce to the executor', async () => {
+    // The check is prepared once per operation: the same text with other variables is judged again.
+    const sized = 'query($n: Int) { pools(first: $n) { totalCount } }';
+    await expectBadInput(sized, 'first', { n: 1000 });
+    expect((await t.gql(sized, { n: 1 })).data.pools.totalCount).toBe(2);
+    await expectBadInput(sized, 'first', { n: 0 });
+    const skipped = 'query($skip: Boolean!) { pools(first: 500) @skip(if: $skip) { totalCount } }';
+    const none = await t.gql(skipped, { skip: true });
+    expect(none.errors).toBeUndefined();
+    expect(none.data).toEqual({});
+    await expectBadInput(skipped, 'first', { skip: false });
+    // Both bad: the variable's error is the answer, as execution gives it, whether or not the page argument reads a variable.
+    for (const query of [
+      'query($id: ID!) { pools(first: 500) { totalCount } pool(id: $id) { id } }',
+      'query($n: Int, $id: ID!) { pools(first: $n) { totalCount } pool(id: $id) { id } }',
+    ]) {
+      const missing = await t.gql(query, { n: 500 });
+      expect(missing.errors, JSON.stringify(missing)).toHaveLength(1);
+      expect(missing.errors![0]!.message).toContain('"$id"');
+      expect(missing.errors![0]!.extensions?.code).toBe('BAD_USER_INPUT');
+      await expectBadInput(query, 'first', { n: 500, id: '00000000-0000-4000-8000-000000000000' });
+    }
+  });
+
   it('rejects an unknown enum value, as a literal and as a variable', async () => {
     await expectBadInput('{ pools(sort: SOONEST) { totalCount } }', 'sort');
     await expectBadInput('{ pools(filter: { status: [ACTIVE, OPEN] }) { totalCount } }', 'filter.status');

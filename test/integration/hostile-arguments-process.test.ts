@@ -16,7 +16,7 @@ interface Answer {
 }
 
 /**
- * A real server process (`node --import tsx src/main.ts`) in production mode, on the demo
+ * A real server process (`node --import tsx/esm src/main.ts`) in production mode, on the demo
  * data, against a corpus of invalid nested page arguments and forged cursors generated from
  * the schema's connection fields: every one is answered with a catalogue code, the process
  * keeps serving, and any rejection that reaches its unhandled-rejection handler is logged

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CHALLENGE, post, slowPgliteDataDir, someWallet, startServerProcess } from '../support/slow-database.js';
 
 /**
- * Real server processes (`node --import tsx src/main.ts`) on PGlite data directories whose
+ * Real server processes (`node --import tsx/esm src/main.ts`) on PGlite data directories whose
  * sign-in challenges take seconds to insert: the database is slow, the server is not.
  */
 describe('a slow statement on the embedded database stalls nothing (real process)', () => {

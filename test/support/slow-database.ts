@@ -50,12 +50,12 @@ export interface ServerProcess {
 }
 
 /**
- * The server as `npm start` runs it (`node --import tsx src/main.ts`), or as `command` (a
+ * The server as `npm start` runs it (`node --import tsx/esm src/main.ts`), or as `command` (a
  * program and its arguments) does, on a port of its own; resolves once /healthz answers.
  */
 export async function startServerProcess(
   env: Record<string, string>,
-  command: readonly string[] = [process.execPath, '--import', 'tsx', 'src/main.ts'],
+  command: readonly string[] = [process.execPath, '--import', 'tsx/esm', 'src/main.ts'],
 ): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(command[0]!, command.slice(1), {

@@ -137,6 +137,9 @@ export interface SocketSubscription {
  */
 export const socketSubscriptions = new WeakMap<Transport, SocketSubscription | null>();
 
+/** What a hook that has nothing to wait for returns (Apollo awaits every hook). */
+const SETTLED: Promise<void> = Promise.resolve();
+
 /** The head of a plugin's response: nothing of its own (willSendResponse sets the status). */
 const NO_HEAD = { status: undefined, headers: new HeaderMap() };
 
@@ -186,26 +189,28 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
     });
   };
 
+  // The hooks that need not wait are plain functions: with the request's async context
+  // every promise costs a hook, and an async function is one more per request and hook.
   const listener: GraphQLRequestListener<GraphQLContext> = {
-    async didResolveOperation(rc) {
+    didResolveOperation(rc) {
       // No operation of that name: Apollo's execution answers OPERATION_RESOLUTION_FAILURE.
-      if (!rc.operation) return;
+      if (!rc.operation) return SETTLED;
       const record = recordOf(rc.contextValue);
       record.name = rc.operationName;
       record.type = rc.operation.operation;
-      try {
-        await checkOperation({
-          document: rc.document!,
-          operation: rc.operation,
-          variables: rc.request.variables,
-          context: rc.contextValue,
-          overHttp: rc.operation.operation !== 'subscription' || !socketSubscriptions.has(rc.contextValue.transport),
-        });
-      } catch (error) {
-        // Refused with its session not yet read: an ended session answers as the credentials step would have.
+      const checked = checkOperation({
+        document: rc.document!,
+        operation: rc.operation,
+        variables: rc.request.variables,
+        context: rc.contextValue,
+        overHttp: rc.operation.operation !== 'subscription' || !socketSubscriptions.has(rc.contextValue.transport),
+      });
+      if (!rc.contextValue.unconfirmedSession) return checked;
+      // Refused with its session not yet read: an ended session answers as the credentials step would have.
+      return checked.catch(async (error: unknown) => {
         await confirmViewer(rc.contextValue);
         throw error;
-      }
+      });
     },
 
     async responseForOperation(rc): Promise<GraphQLResponse | null> {
@@ -231,8 +236,8 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
       return { http: NO_HEAD, body: { kind: 'single', singleResult } };
     },
 
-    async willSendResponse(rc) {
-      if (rc.response.body.kind !== 'single') return;
+    willSendResponse(rc) {
+      if (rc.response.body.kind !== 'single') return SETTLED;
       const result = rc.response.body.singleResult;
       const context = rc.contextValue;
       const record = recordOf(context);
@@ -245,10 +250,13 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
       const retryAfter = retryAfterOf(errors, status);
       if (retryAfter !== null) rc.response.http.headers.set('retry-after', String(retryAfter));
       // Every answer of a counted operation says what is left of its budget, the 429 included.
-      for (const [name, value] of Object.entries(rateLimitHeaders(context.rateLimit))) rc.response.http.headers.set(name, value);
+      if (context.rateLimit)
+        for (const [name, value] of Object.entries(rateLimitHeaders(context.rateLimit))) rc.response.http.headers.set(name, value);
+      return SETTLED;
     },
   };
-  return { requestDidStart: async () => listener } satisfies ApolloServerPlugin<GraphQLContext> as ApolloServerPlugin<
+  const started = Promise.resolve(listener);
+  return { requestDidStart: () => started } satisfies ApolloServerPlugin<GraphQLContext> as ApolloServerPlugin<
     GraphQLContext & BaseContext
   >;
 }

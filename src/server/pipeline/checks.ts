@@ -41,19 +41,24 @@ export function createOperationChecks(options: OperationChecksOptions): (operati
   const costCheck = createCostCheck(options.limits);
   const rateLimitCheck = createRateLimitCheck(options.rateLimit, options.limiters);
   const { schema, webSocketPath } = options;
-  return async ({ document, operation, variables, context, overHttp }) => {
-    if (overHttp && operation.operation === 'subscription') {
-      throw new AppError(
-        'SUBSCRIPTION_REQUIRES_WEBSOCKET',
-        `Subscriptions run over graphql-ws (WebSocket) at ${webSocketPath}, not over HTTP`,
-        {
-          endpoint: webSocketPath,
-        },
-      );
+  // Not async: only the rate limit waits, and with the request's async context every promise costs a hook.
+  return ({ document, operation, variables, context, overHttp }) => {
+    try {
+      if (overHttp && operation.operation === 'subscription') {
+        throw new AppError(
+          'SUBSCRIPTION_REQUIRES_WEBSOCKET',
+          `Subscriptions run over graphql-ws (WebSocket) at ${webSocketPath}, not over HTTP`,
+          {
+            endpoint: webSocketPath,
+          },
+        );
+      }
+      const badArguments = pageArgumentErrors(schema, document, variables, operation.name?.value);
+      if (badArguments.length) throw badArguments[0];
+      costCheck(schema, document, operation, variables);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const badArguments = pageArgumentErrors(schema, document, variables, operation.name?.value);
-    if (badArguments.length) throw badArguments[0];
-    costCheck(schema, document, operation, variables);
-    await rateLimitCheck(document, operation, context);
+    return rateLimitCheck(document, operation, context);
   };
 }

@@ -69,13 +69,14 @@ export function refusalForApollo(error: unknown, requestId: string, record: Oper
  */
 export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRouteOptions): void {
   const { apollo, tracker, trusted, exposeInternals } = options;
-  const context = async (request: FastifyRequest, reply: FastifyReply) => {
+  // Apollo's context function of a request. Returned rather than written in the call: a
+  // function written as a property is given its name at every request under tsx (`npm start`).
+  // Not async: with the request's async context every promise costs a hook.
+  const contextOf = (request: FastifyRequest, reply: FastifyReply) => () => {
     const record = tracker.start(request);
-    try {
-      return await options.context(request, reply, record);
-    } catch (error) {
+    return options.context(request, reply, record).catch((error: unknown) => {
       throw refusalForApollo(error, request.id, record, exposeInternals);
-    }
+    });
   };
   // Apollo's own fastify integration does the same, less cheaply: it parses the whole URL
   // (a `URL` per request) for its search string and copies the headers through
@@ -83,7 +84,7 @@ export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRoute
   const answer = async (request: FastifyRequest, reply: FastifyReply) => {
     const response = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: graphQLRequestOf(request),
-      context: () => context(request, reply),
+      context: contextOf(request, reply),
     });
     // Apollo answers in chunks only for incremental delivery (@defer, @stream), which graphql-js 16 does not execute.
     if (response.body.kind !== 'complete') throw new Error('Apollo Server answered incrementally');
@@ -93,17 +94,21 @@ export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRoute
   app.route({
     method: ['GET', 'POST'],
     url: options.path,
-    // One handler, no hook: what comes before Apollo costs a request nothing more than its checks.
-    async handler(request, reply) {
+    // One handler, no hook: what comes before Apollo costs a request nothing more than its
+    // checks. Not async (fastify takes its throw as an async handler's rejection): the
+    // answers sent here return nothing, Apollo's is the promise of `answer`.
+    handler(request, reply) {
       const isGet = request.method === 'GET';
       if (isGet && options.explorer && wantsExplorer(request.headers.accept, request.query as Record<string, unknown>)) {
-        return reply.type('text/html; charset=utf-8').send(explorerPage(options.path));
+        reply.type('text/html; charset=utf-8').send(explorerPage(options.path));
+        return;
       }
       if (!acceptsGraphQLResponse(request.headers.accept)) {
-        return sendRefusal(
+        sendRefusal(
           reply,
           new AppError('NOT_ACCEPTABLE', 'The Accept header allows neither application/graphql-response+json nor application/json'),
         );
+        return;
       }
       if (trusted) refuseUntrusted(request, trusted);
       return answer(request, reply);

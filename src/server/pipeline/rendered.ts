@@ -24,7 +24,17 @@ interface RenderedOperation {
     { key: string; json: string } | { key: string; read: RenderedRootField } | { key: string; column: RenderedColumn; index: number }
   >;
   shared: { statement: SharedStatement; columns: RenderedColumn[] } | null;
+  /** Whether a part is a root field's own read. */
+  reads: boolean;
+  /** What comes before each part's JSON in `data`: its key (after a comma past the first). */
+  heads: string[];
 }
+
+/** What stands for a part that is not a root field's own read among the reads awaited together. */
+const NOT_READ: Promise<null> = Promise.resolve(null);
+
+/** A piece of JSON a statement wrote, with the numbers Postgres wrote in exponent form as JavaScript writes them. */
+const asJavaScriptNumbers = (piece: string) => (piece.includes(EXPONENT_MARK) ? writeNumbersAsJavaScript(piece) : piece);
 
 /** Plans kept per operation: one per variables text (at most this many; past it, planned per request). */
 const PLANS_PER_OPERATION = 16;
@@ -67,41 +77,45 @@ export class ReadRenderer {
     const { parts, shared } = plan;
     // A session not yet read is read by the one statement, as its guard, when that statement is all the read runs; else first, alone.
     const session = context.unconfirmedSession;
-    const guard = session && shared && parts.every((part) => !('read' in part)) ? session.guardOn(context.database) : undefined;
+    const guard = session && shared && !plan.reads ? session.guardOn(context.database) : undefined;
     if (session && !guard) await confirmViewer(context);
-    let statement: Promise<{ columns: Array<string | null>; guardRow?: SessionRow }> | null;
+    let written: { columns: Array<string | null>; guardRow?: SessionRow } | null;
+    let read: Array<string[] | null> | null = null;
     try {
-      statement =
+      const statement =
         shared &&
         shared.statement.run(
           context.database.query,
           shared.columns.flatMap((column) => column.values(context)),
           guard,
         );
-      if (guard) await statement;
+      // Root fields' own reads run beside the shared statement; most operations have none,
+      // and then nothing but the statement is awaited (every promise costs the request's async context a hook).
+      if (plan.reads)
+        [written, read] = await Promise.all([
+          statement,
+          Promise.all(parts.map((part) => ('read' in part ? part.read(context) : NOT_READ))),
+        ]);
+      else written = statement && (await statement);
     } catch {
       return null;
     }
     // Outside the catches: an ended session refuses the request before anything is read from the statement.
-    if (guard) await session!.judge(context, (await statement!).guardRow!);
-    let values: string[][];
+    if (guard) await session!.judge(context, written!.guardRow!);
     try {
-      values = await Promise.all(
-        parts.map(async (part) => {
-          if ('json' in part) return [part.json];
-          if ('read' in part) return part.read(context);
-          return [part.column.write((await statement!).columns[part.index]!)];
-        }),
-      );
+      const out = ['{'];
+      for (let i = 0; i < parts.length; i++) {
+        const part = parts[i]!;
+        out.push(plan.heads[i]!);
+        if ('json' in part) out.push(part.json);
+        else if ('read' in part) for (const piece of read![i]!) out.push(asJavaScriptNumbers(piece));
+        else out.push(asJavaScriptNumbers(part.column.write(written!.columns[part.index]!)));
+      }
+      out.push('}');
+      return out;
     } catch {
       return null;
     }
-    for (const pieces of values)
-      for (let i = 0; i < pieces.length; i++) if (pieces[i]!.includes(EXPONENT_MARK)) pieces[i] = writeNumbersAsJavaScript(pieces[i]!);
-    const out = ['{'];
-    parts.forEach((part, i) => out.push(`${i ? ',' : ''}${JSON.stringify(part.key)}:`, ...values[i]!));
-    out.push('}');
-    return out;
   }
 
   private planOf(
@@ -146,9 +160,11 @@ export class ReadRenderer {
       if (typeof read === 'function') parts.push({ key, read });
       else parts.push({ key, column: read, index: columns.push(read) - 1 });
     }
-    if (!columns.length) return { parts, shared: null };
+    const reads = parts.some((part) => 'read' in part);
+    const heads = parts.map((part, i) => `${i ? ',' : ''}${JSON.stringify(part.key)}:`);
+    if (!columns.length) return { parts, shared: null, reads, heads };
     const statement = new SharedStatement();
     for (const column of columns) statement.add((params, slot) => column.sql(params, slot));
-    return { parts, shared: { statement, columns } };
+    return { parts, shared: { statement, columns }, reads, heads };
   }
 }
