@@ -37,24 +37,12 @@ export interface Credentials {
 }
 
 /**
- * Resolves a request's credentials to its viewer: null when there are none, an
- * UNAUTHENTICATED error (with a reason) when they are present but not valid.
- */
-export async function authenticate(
-  deps: Pick<ServiceDependencies, 'database' | 'auth'>,
-  credentials: Credentials,
-  now: Date,
-): Promise<Viewer | null> {
-  const { viewer, session } = await verifyCredentials(deps, credentials, now);
-  if (session) await confirmSession(deps.database, session);
-  return viewer;
-}
-
-/**
- * The checks of {@link authenticate} short of a bearer token's session: an API key in full,
- * an access token's signature and expiry. `session` is then the session the token names,
- * which the caller must confirm ({@link confirmSession}, or a statement guarded by {@link
- * sessionGuard}) before anything relies on the viewer.
+ * Resolves a request's credentials to its viewer (null when there are none; an
+ * UNAUTHENTICATED error, with a reason, when they are present but not valid), short of a
+ * bearer token's session: an API key is checked in full, an access token's signature and
+ * expiry. `session` is then the session the token names, which the caller must confirm
+ * ({@link confirmSession}, or a statement guarded by {@link sessionGuard}) before anything
+ * relies on the viewer.
  */
 export async function verifyCredentials(
   deps: Pick<ServiceDependencies, 'database' | 'auth'>,
