@@ -219,7 +219,6 @@ export async function createApp({
   });
   if (config.introspection) registerExplorerAssets(app);
   const runOperation: RunOperation = createRunOperation({ apollo, tracker, context, exposeInternals });
-  app.decorate('runOperation', runOperation);
   registerImageRoutes(app, config.images, context, limiters);
   await registerRest(app, { runOperation, exposeInternals, schema: config.introspection ? schema : null });
 

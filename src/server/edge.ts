@@ -5,7 +5,8 @@ import cors from '@fastify/cors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpConfig } from '../config.js';
 import { AppError } from '../errors.js';
-import { errorBody, sendRefusal } from './pipeline/refusals.js';
+import { formatError } from './pipeline/format-error.js';
+import { sendRefusal } from './pipeline/refusals.js';
 
 /** The host name of a Host header, port and IPv6 brackets aside, lower case. */
 export function hostNameOf(host: string | undefined): string {
@@ -92,7 +93,7 @@ function cutSlowBodies(timeoutMs: number) {
 /** Answers `error` on a raw socket, as a whole HTTP response with its catalogue status and body, and closes the connection. */
 function refuseOnSocket(socket: Duplex, error: AppError): void {
   const { status } = error;
-  const body = JSON.stringify(errorBody(error));
+  const body = JSON.stringify({ errors: [formatError(error)] });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,

@@ -1,7 +1,6 @@
 import {
   ApolloServer,
   type ApolloServerPlugin,
-  type BaseContext,
   type GraphQLRequestContext,
   type GraphQLRequestListener,
   type GraphQLResponse,
@@ -107,7 +106,7 @@ export function createApolloServer(options: PoolgraphApolloOptions): ApolloServe
     includeStacktraceInErrorResponses: false,
     stopOnTerminationSignals: false,
     // Every request Apollo answers runs in its request's scope (fastify's onRequest hook; graphql-ws's withinRequest).
-    formatError: (_formatted, error) => formatError(error, currentRequestId() ?? '', { exposeInternals: options.exposeInternals }).error,
+    formatError: (_formatted, error) => formatError(error, currentRequestId() ?? '', options.exposeInternals),
     stringifyResult,
     plugins: [
       poolgraphPlugin(options),
@@ -121,21 +120,13 @@ export function createApolloServer(options: PoolgraphApolloOptions): ApolloServe
   });
 }
 
-type RequestContext = GraphQLRequestContext<GraphQLContext>;
-
-/** A subscription Apollo resolved for graphql-ws: its document and operation, which the socket runs (Apollo Server does not). */
-export interface SocketSubscription {
-  document: DocumentNode;
-  operation: OperationDefinitionNode;
-}
-
 /**
  * graphql-ws hands every operation to executeOperation, subscriptions too, by the context's
  * transport, which it enters here first: Apollo takes a subscription's document (persisted
  * queries included), parses, validates and checks it as any other, and the plugin leaves it
- * here, resolved, for the socket to open.
+ * here, resolved (its document and operation), for the socket to run (Apollo Server does not).
  */
-export const socketSubscriptions = new WeakMap<Transport, SocketSubscription | null>();
+export const socketSubscriptions = new WeakMap<Transport, { document: DocumentNode; operation: OperationDefinitionNode } | null>();
 
 /** What a hook that has nothing to wait for returns (Apollo awaits every hook). */
 const SETTLED: Promise<void> = Promise.resolve();
@@ -161,16 +152,10 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
   // Every transport gives an operation's context a record: the GraphQL route and REST their tracker's, graphql-ws its own.
   const recordOf = (context: GraphQLContext): OperationRecord => context.transport.record!;
 
-  const format = (errors: readonly unknown[], context: GraphQLContext): FormattedError[] => {
-    const record = recordOf(context);
-    return errors.map((error) => {
-      const { error: formatted, internal } = formatError(error, context.transport.requestId, { exposeInternals });
-      if (internal !== null) record.internalErrors.push(internal);
-      return formatted;
-    });
-  };
+  const format = (errors: readonly unknown[], context: GraphQLContext): FormattedError[] =>
+    errors.map((error) => formatError(error, context.transport.requestId, exposeInternals, recordOf(context).internalErrors));
 
-  const answer = (rc: RequestContext): Promise<ExecutionResult | RenderedData> => {
+  const answer = (rc: GraphQLRequestContext<GraphQLContext>): Promise<ExecutionResult | RenderedData> => {
     const context = rc.contextValue;
     const document = rc.document!;
     const operation = rc.operation!;
@@ -256,7 +241,5 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
     },
   };
   const started = Promise.resolve(listener);
-  return { requestDidStart: () => started } satisfies ApolloServerPlugin<GraphQLContext> as ApolloServerPlugin<
-    GraphQLContext & BaseContext
-  >;
+  return { requestDidStart: () => started };
 }

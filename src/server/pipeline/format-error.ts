@@ -1,9 +1,9 @@
-import { type ASTNode, type DocumentNode, GraphQLError, isValueNode, Kind, parse, type SourceLocation, visit } from 'graphql';
+import { HeaderMap, type HTTPGraphQLHead } from '@apollo/server';
+import { type ASTNode, GraphQLError, isValueNode, Kind, parse, type SourceLocation, visit } from 'graphql';
 import { isConnectionError } from '../../db/client.js';
 import { isStatementCancelled } from '../../db/statement-scope.js';
 import { AppError, ERROR_CODES, type ErrorCode, isErrorCode } from '../../errors.js';
 import { isTokenLimitError, limitError } from '../limits.js';
-import { CODE_OF_STATUS } from './refusals.js';
 
 /** An error as every response carries it, over HTTP, WebSocket and REST alike. */
 export interface FormattedError {
@@ -13,16 +13,17 @@ export interface FormattedError {
   extensions: { code: ErrorCode; [key: string]: unknown };
 }
 
-export interface ErrorFormatterOptions {
-  /** Messages and stack traces of unexpected errors in responses (development only). */
-  exposeInternals: boolean;
-}
-
-/** A formatted error and, for an unexpected one, the original to log (never shown in production). */
-export interface FormattingOf {
-  error: FormattedError;
-  internal: unknown;
-}
+/** fastify's and Apollo Server's own refusals by status (Apollo codes them all BAD_REQUEST), as catalogue codes. */
+export const CODE_OF_STATUS: Record<number, ErrorCode> = {
+  400: 'BAD_REQUEST',
+  404: 'ROUTE_NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  406: 'NOT_ACCEPTABLE',
+  413: 'REQUEST_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+  503: 'OVERLOADED',
+};
 
 /** The innermost cause a GraphQL error wraps (resolver errors arrive wrapped, sometimes twice). */
 function originalOf(error: unknown): unknown {
@@ -35,48 +36,41 @@ function originalOf(error: unknown): unknown {
  * The one formatter: gives any error its catalogue code and keeps internals out of
  * responses. An AppError keeps its code and details; a database connection failure is
  * DATABASE_UNAVAILABLE; a GraphQL error the pipeline coded keeps its code; anything else
- * is INTERNAL_SERVER_ERROR with the request id that finds it in the logs.
+ * is INTERNAL_SERVER_ERROR with the request id that finds it in the logs, its original put
+ * in `internals` to be logged (its message and stack shown only with `exposeInternals`, in
+ * development). An AppError needs none of these.
  */
-export function formatError(error: unknown, requestId: string, options: ErrorFormatterOptions): FormattingOf {
+export function formatError(error: unknown, requestId = '', exposeInternals = false, internals?: unknown[]): FormattedError {
   const located = error instanceof GraphQLError ? error : null;
   const where = {
     ...(located?.locations ? { locations: located.locations } : {}),
     ...(located?.path ? { path: located.path } : {}),
   };
   const original = originalOf(error);
-  if (original instanceof AppError) {
-    return { error: { message: original.message, ...where, extensions: { ...original.details, code: original.code } }, internal: null };
-  }
-  if (isConnectionError(original)) {
-    return {
-      error: { message: 'The database is unavailable; retry shortly.', ...where, extensions: { code: 'DATABASE_UNAVAILABLE' } },
-      internal: null,
-    };
-  }
-  if (isStatementCancelled(original)) {
-    return {
-      error: { message: 'A database statement ran out of time and was cancelled', ...where, extensions: { code: 'OPERATION_TIMEOUT' } },
-      internal: null,
-    };
-  }
+  if (original instanceof AppError)
+    return { message: original.message, ...where, extensions: { ...original.details, code: original.code } };
+  if (isConnectionError(original))
+    return { message: 'The database is unavailable; retry shortly.', ...where, extensions: { code: 'DATABASE_UNAVAILABLE' } };
+  if (isStatementCancelled(original))
+    return { message: 'A database statement ran out of time and was cancelled', ...where, extensions: { code: 'OPERATION_TIMEOUT' } };
   // A variable's value graphql-js could not coerce, so nothing ran (over every transport): the caller's input at fault.
   if (located?.nodes?.[0]?.kind === Kind.VARIABLE_DEFINITION && located.extensions.code === undefined) {
-    return { error: { message: located.message, extensions: { code: 'BAD_USER_INPUT' } }, internal: null };
+    return { message: located.message, extensions: { code: 'BAD_USER_INPUT' } };
   }
   const refusal = located ? apolloRefusalOf(located, original) : null;
   // The token limit names no location: it would point past the document's text.
-  if (refusal) return { error: refusal.extensions.limit === 'tokens' ? refusal : { ...refusal, ...where }, internal: null };
+  if (refusal) return refusal.extensions.limit === 'tokens' ? refusal : { ...refusal, ...where };
   // A wrapper's code counts when what it wraps has none (graphql's validation errors, wrapped by Apollo Server).
   const coded = [original, located].find((e): e is GraphQLError => e instanceof GraphQLError && isErrorCode(e.extensions.code));
   const code = coded?.extensions.code;
   if (isErrorCode(code) && code !== 'INTERNAL_SERVER_ERROR') {
     const { http: _http, ...extensions } = coded!.extensions;
-    return { error: { message: coded!.message, ...where, extensions: { ...extensions, code } }, internal: null };
+    return { message: coded!.message, ...where, extensions: { ...extensions, code } };
   }
-  const message = options.exposeInternals && original instanceof Error ? original.message : 'Internal server error';
-  const stacktrace =
-    options.exposeInternals && original instanceof Error && original.stack ? { stacktrace: original.stack.split('\n') } : {};
-  return { error: { message, ...where, extensions: { code: 'INTERNAL_SERVER_ERROR', requestId, ...stacktrace } }, internal: original };
+  internals?.push(original);
+  const message = exposeInternals && original instanceof Error ? original.message : 'Internal server error';
+  const stacktrace = exposeInternals && original instanceof Error && original.stack ? { stacktrace: original.stack.split('\n') } : {};
+  return { message, ...where, extensions: { code: 'INTERNAL_SERVER_ERROR', requestId, ...stacktrace } };
 }
 
 /**
@@ -151,20 +145,14 @@ function apolloRefusalOf(located: GraphQLError, original: unknown): Omit<Formatt
 }
 
 /** The argument (and input fields, dotted) a validation error's literal lies in, or null (the document is parsed again: errors only). */
-export function argumentNameOf(error: GraphQLError): string | null {
+function argumentNameOf(error: GraphQLError): string | null {
   const node = error.nodes?.[0];
   const body = error.source?.body ?? node?.loc?.source.body;
-  if (!node || !isValueNode(node) || body === undefined) return null;
-  return argumentPathOf(parse(body), node);
-}
-
-/** Names the argument (and input fields, dotted) whose literal value `node` lies in, or null. */
-function argumentPathOf(document: DocumentNode, node: ASTNode): string | null {
-  const start = node.loc?.start;
-  if (start === undefined) return null;
+  const start = node?.loc?.start;
+  if (!node || !isValueNode(node) || body === undefined || start === undefined) return null;
   const contains = (n: ASTNode) => n.loc !== undefined && n.loc.start <= start && start < n.loc.end;
   let path: string[] | null = null;
-  visit(document, {
+  visit(parse(body), {
     Argument(argument) {
       if (!contains(argument)) return false;
       path = [argument.name.value];
@@ -179,17 +167,19 @@ function argumentPathOf(document: DocumentNode, node: ASTNode): string | null {
   return path ? (path as string[]).join('.') : null;
 }
 
-/** A request refused as a whole before its operation ran (credentials, say): its error, status and headers (Retry-After), recorded for the log line. */
+/**
+ * A request refused as a whole before its operation ran (credentials, say): its error, and
+ * the head it is answered with (the catalogue's status, Retry-After), recorded for the log line.
+ */
 export function formatRefusal(
   error: unknown,
   requestId: string,
   record: { codes: string[]; internalErrors: unknown[] },
-  options: ErrorFormatterOptions,
-): { error: FormattedError; status: number; headers: Record<string, string> } {
-  const { error: formatted, internal } = formatError(error, requestId, options);
+  exposeInternals: boolean,
+): { error: FormattedError; http: HTTPGraphQLHead } {
+  const formatted = formatError(error, requestId, exposeInternals, record.internalErrors);
   record.codes = [formatted.extensions.code];
-  if (internal !== null) record.internalErrors.push(internal);
   const status = ERROR_CODES[formatted.extensions.code].status;
   const retryAfter = retryAfterOf([formatted], status);
-  return { error: formatted, status, headers: retryAfter === null ? {} : { 'retry-after': String(retryAfter) } };
+  return { error: formatted, http: { status, headers: new HeaderMap(retryAfter === null ? [] : [['retry-after', String(retryAfter)]]) } };
 }

@@ -50,18 +50,6 @@ export interface GraphQLRouteOptions {
 }
 
 /**
- * An error that refuses a request before its operation (credentials), as Apollo Server
- * answers it: coded, with the catalogue's status and Retry-After in `extensions.http`, so
- * Apollo's answer to a failed context is never a bare 500 "Context creation failed".
- */
-export function refusalForApollo(error: unknown, requestId: string, record: OperationRecord, exposeInternals: boolean): GraphQLError {
-  const { error: formatted, status, headers } = formatRefusal(error, requestId, record, { exposeInternals });
-  return new GraphQLError(formatted.message, {
-    extensions: { ...formatted.extensions, http: { status, headers: new HeaderMap(Object.entries(headers)) } },
-  });
-}
-
-/**
  * GraphQL over HTTP at `path` (GET and POST), answered by Apollo Server's HTTP handler
  * (`executeHTTPGraphQLRequest`). Before it, what Apollo does not do or does too late: the
  * explorer page for a browser, an unacceptable `Accept` refused before anything runs, and
@@ -75,7 +63,10 @@ export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRoute
   const contextOf = (request: FastifyRequest, reply: FastifyReply) => () => {
     const record = tracker.start(request);
     return options.context(request, reply, record).catch((error: unknown) => {
-      throw refusalForApollo(error, request.id, record, exposeInternals);
+      // Coded, with its status and Retry-After in `extensions.http` (where Apollo Server reads
+      // them): Apollo's answer to a failed context is never a bare 500 "Context creation failed".
+      const { error: refused, http } = formatRefusal(error, request.id, record, exposeInternals);
+      throw new GraphQLError(refused.message, { extensions: { ...refused.extensions, http } });
     });
   };
   // Apollo's own fastify integration does the same, less cheaply: it parses the whole URL

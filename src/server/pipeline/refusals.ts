@@ -1,31 +1,15 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { AppError, type ErrorCode } from '../../errors.js';
+import { AppError } from '../../errors.js';
+import { CODE_OF_STATUS, formatError } from './format-error.js';
 
-/** The body of a request refused as a whole: one error in the shape every layer answers with. */
-export function errorBody(error: AppError): { errors: Array<{ message: string; extensions: Record<string, unknown> }> } {
-  return { errors: [{ message: error.message, extensions: { ...error.details, code: error.code } }] };
-}
-
-/** Sends `error` as a refusal: its catalogue status, its body, and Retry-After when it says how long to wait. */
+/** Sends `error` as a refusal: its catalogue status, its body as the one formatter shapes it, and Retry-After when it says how long to wait. */
 export function sendRefusal(reply: FastifyReply, error: AppError): FastifyReply {
   if (error.retryAfter !== null) reply.header('retry-after', String(error.retryAfter));
   return reply
     .code(error.status)
     .type('application/json; charset=utf-8')
-    .send(JSON.stringify(errorBody(error)));
+    .send(JSON.stringify({ errors: [formatError(error)] }));
 }
-
-/** fastify's and Apollo Server's own refusals by status (Apollo codes them all BAD_REQUEST), as catalogue codes. */
-export const CODE_OF_STATUS: Record<number, ErrorCode> = {
-  400: 'BAD_REQUEST',
-  404: 'ROUTE_NOT_FOUND',
-  405: 'METHOD_NOT_ALLOWED',
-  406: 'NOT_ACCEPTABLE',
-  413: 'REQUEST_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  429: 'RATE_LIMITED',
-  503: 'OVERLOADED',
-};
 
 /**
  * Gives fastify's own refusals (an unreadable JSON body, a lying Content-Length, an unknown

@@ -1,4 +1,4 @@
-import type { ApolloServer } from '@apollo/server';
+import type { ApolloServer, HTTPGraphQLHead } from '@apollo/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLContext } from '../context.js';
 import type { OperationRecord, OperationTracker } from '../logging.js';
@@ -28,13 +28,6 @@ export interface OperationResult {
  */
 export type RunOperation = (request: FastifyRequest, reply: FastifyReply, operation: GraphQLOperation) => Promise<OperationResult>;
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** See {@link RunOperation}; decorated by createApp for the REST routes. */
-    runOperation: RunOperation;
-  }
-}
-
 export function createRunOperation(options: {
   apollo: ApolloServer<GraphQLContext>;
   tracker: OperationTracker;
@@ -47,14 +40,19 @@ export function createRunOperation(options: {
     try {
       contextValue = await options.context(request, reply, record);
     } catch (error) {
-      const { error: refused, status, headers } = formatRefusal(error, request.id, record, { exposeInternals: options.exposeInternals });
-      return { status, headers, body: { errors: [refused] } };
+      const { error: refused, http } = formatRefusal(error, request.id, record, options.exposeInternals);
+      return resultOf(http, { errors: [refused] });
     }
     const response = await options.apollo.executeOperation(operation, { contextValue });
     if (response.body.kind !== 'single') throw new Error('a REST operation answered incrementally');
-    const headers: Record<string, string> = {};
-    for (const [name, value] of response.http.headers) headers[name] = value;
     const { data, errors } = response.body.singleResult;
-    return { status: response.http.status ?? 200, headers, body: { data, errors: errors as FormattedError[] | undefined } };
+    return resultOf(response.http, { data, errors: errors as FormattedError[] | undefined });
   };
+}
+
+/** An answer's head and body as a REST route reads them, whether Apollo Server or the refusal of a failed context gave it. */
+function resultOf(http: HTTPGraphQLHead, body: OperationResult['body']): OperationResult {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of http.headers) headers[name] = value;
+  return { status: http.status ?? 200, headers, body };
 }

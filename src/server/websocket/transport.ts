@@ -131,7 +131,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   const answers = new WeakMap<object, ExecutionResult>();
   const prepared = new WeakMap<object, { operation: OperationDefinitionNode; target: SubscriptionTarget; place: CapLease }>();
   const format = (errors: readonly unknown[], requestId: string) =>
-    errors.map((error) => formatError(error, requestId, { exposeInternals: options.exposeInternals }).error);
+    errors.map((error) => formatError(error, requestId, options.exposeInternals));
 
   const disposable = useServer<Record<string, unknown>>(
     {
