@@ -6,6 +6,15 @@ import { type ServerProcess, startServerProcess } from '../support/slow-database
 
 const RUNS = 10;
 const LOOPING_CLIENTS = 10;
+/** SHUTDOWN_GRACE_MS of the server under test: how long idle and silent connections may stay after SIGTERM. */
+const GRACE_MS = 1000;
+/**
+ * The bound on exiting after the last answer: the grace, then closing the pools and the
+ * database. Alone that close takes about 150 ms (exits come 1.1-1.25 s after the last
+ * answer); with the rest of the suite running beside it, four files on two cores, it has
+ * taken 1.2 s. A drain that waited on a connection it should have cut would take far longer.
+ */
+const EXIT_BOUND_MS = GRACE_MS + 2000;
 const QUERY = JSON.stringify({ query: '{ pools(first: 3) { totalCount nodes { id } } }' });
 
 interface Outcome {
@@ -137,11 +146,11 @@ async function drainOnce(server: ServerProcess) {
 
 describe('SIGTERM under keep-alive load (real process)', () => {
   it(
-    `drains ${RUNS} times: exits 0 within 2 s of the last answer, every request sent is answered whole`,
+    `drains ${RUNS} times: exits 0 within ${EXIT_BOUND_MS / 1000} s of the last answer, every request sent is answered whole`,
     { timeout: 600_000 },
     async () => {
       for (let run = 0; run < RUNS; run++) {
-        const server = await startServerProcess({ PGLITE_DATA_DIR: 'memory://', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '1000' });
+        const server = await startServerProcess({ PGLITE_DATA_DIR: 'memory://', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: String(GRACE_MS) });
         try {
           const result = await drainOnce(server);
           const summary = {
@@ -151,7 +160,7 @@ describe('SIGTERM under keep-alive load (real process)', () => {
             exitMsAfterLastAnswer: Math.round(result.exitedAt - result.lastAnswerAt),
           };
           expect(summary, server.output().slice(-3000)).toEqual({ run, code: 0, lost: [], exitMsAfterLastAnswer: expect.any(Number) });
-          expect(summary.exitMsAfterLastAnswer, JSON.stringify(summary)).toBeLessThan(2000);
+          expect(summary.exitMsAfterLastAnswer, JSON.stringify(summary)).toBeLessThan(EXIT_BOUND_MS);
           expect(result.sentBeforeSignal).toBeGreaterThanOrEqual(5 * LOOPING_CLIENTS);
           expect(result.webSocketCloseCode).toBe(1001);
           expect(server.output()).toContain('shut down cleanly');
