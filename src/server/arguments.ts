@@ -5,6 +5,7 @@ import {
   type FragmentDefinitionNode,
   getArgumentValues,
   getDirectiveValues,
+  getOperationAST,
   getNamedType,
   getVariableValues,
   GraphQLError,
@@ -58,7 +59,8 @@ export function pageArgumentErrors(
   variables: Readonly<Record<string, unknown>> | null | undefined,
   operationName?: string | null,
 ): readonly GraphQLError[] {
-  const operation = chosenOperation(document, operationName);
+  // The operation to run, as graphql-js chooses it: the one named, else the only one.
+  const operation = getOperationAST(document, operationName);
   if (!operation) return NONE;
   let needs = needsByOperation.get(operation);
   if (!needs) needsByOperation.set(operation, (needs = needsOf(schema, document, operation)));
@@ -76,18 +78,6 @@ export function pageArgumentErrors(
 }
 
 const NONE: readonly GraphQLError[] = Object.freeze([]);
-
-function chosenOperation(document: DocumentNode, operationName: string | null | undefined): OperationDefinitionNode | null {
-  let only: OperationDefinitionNode | null = null;
-  let count = 0;
-  for (const definition of document.definitions) {
-    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
-    if (operationName) {
-      if (definition.name?.value === operationName) return definition;
-    } else if (count++ === 0) only = definition;
-  }
-  return count === 1 ? only : null;
-}
 
 function needsOf(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): ArgumentNeeds {
   const names = new Set<string>();
