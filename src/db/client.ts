@@ -13,6 +13,7 @@ import { type EventChannel, inProcessEventChannel, postgresEventChannel } from '
 import type { DatabaseLoad } from './load.js';
 import { PgliteWorkerClient } from './pglite-client.js';
 import { trackPostgresStatements } from './postgres-statements.js';
+import type { StatementScope } from './statement-scope.js';
 
 export type Schema = typeof schema;
 /** The one Drizzle type every module codes against, whichever backend is underneath. */
@@ -66,9 +67,89 @@ export interface Database {
    * it done. PGlite has one process per data directory: `work` simply runs.
    */
   singleton<T>(name: SingletonName, work: () => Promise<T>): Promise<T>;
+  /**
+   * This database as one operation uses it: a view whose every statement is registered in
+   * `scope` (see StatementScope), so the operation's time budget cancels what it has
+   * running. It shares everything else with this handle: connections, counts, events.
+   */
+  scopedTo(scope: StatementScope): Database;
+  /** The handle a scoped view belongs to; a handle's own is itself. */
+  readonly shared: Database;
   /** PGlite only: writes the database's files to `file` as a gzipped tarball, for `loadDataDir`. */
   dumpDataDir?(file: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * A {@link Database.scopedTo} view. Its client and Drizzle instance are made on first use
+ * (a rendered read needs only `query`, `{ __typename }` nothing), and its Drizzle instance
+ * is the handle's with the session swapped: query builders take the session from the
+ * instance they start from, so one made per operation costs one object, not a schema walk.
+ * Drizzle's relational queries (`db.query`) keep the handle's session; nothing uses them.
+ */
+class ScopedDatabase implements Database {
+  private backend: { client: unknown; query: ReadQuery } | undefined;
+  private drizzle: Db | undefined;
+
+  constructor(
+    readonly shared: Database,
+    private readonly scope: StatementScope,
+    private readonly clientFor: (scope: StatementScope) => { client: unknown; query: ReadQuery },
+  ) {}
+
+  get kind(): Database['kind'] {
+    return this.shared.kind;
+  }
+  get statementCount(): number {
+    return this.shared.statementCount;
+  }
+  get events(): EventChannel {
+    return this.shared.events;
+  }
+  get query(): ReadQuery {
+    return (this.backend ??= this.clientFor(this.scope)).query;
+  }
+  get db(): Db {
+    if (!this.drizzle) {
+      const backend = (this.backend ??= this.clientFor(this.scope));
+      this.drizzle = withSession(this.shared.db, backend.client);
+      readQueries.set(this.drizzle, backend.query);
+    }
+    return this.drizzle;
+  }
+  async rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]> {
+    return resultRows<T>(await this.db.execute(query));
+  }
+  ping(timeoutMs?: number): Promise<void> {
+    return this.shared.ping(timeoutMs);
+  }
+  load(): DatabaseLoad {
+    return this.shared.load();
+  }
+  migrate(): Promise<void> {
+    return this.shared.migrate();
+  }
+  singleton<T>(name: SingletonName, work: () => Promise<T>): Promise<T> {
+    return this.shared.singleton(name, work);
+  }
+  scopedTo(scope: StatementScope): Database {
+    return this.shared.scopedTo(scope);
+  }
+  /** A view closes nothing: its handle's owner does. */
+  async close(): Promise<void> {}
+}
+
+interface DrizzleSession {
+  dialect: unknown;
+  schema: unknown;
+  options: unknown;
+}
+
+/** `db` running its statements on `client` instead: the same dialect, schema and options, a new session of the same driver. */
+function withSession(db: Db, client: unknown): Db {
+  const session = (db as unknown as { session: DrizzleSession }).session;
+  const Session = session.constructor as new (client: unknown, dialect: unknown, schema: unknown, options: unknown) => DrizzleSession;
+  return Object.create(db, { session: { value: new Session(client, session.dialect, session.schema, session.options) } }) as Db;
 }
 
 /** The cluster-wide jobs that one process at a time may run. */
@@ -143,9 +224,15 @@ export function readQueryOf(db: Db): ReadQuery {
   return query;
 }
 
-function withReadQuery<T extends Database>(database: T): T {
-  readQueries.set(database.db, database.query);
-  return database;
+/** A handle as openDatabase returns it: its Drizzle instance's read-path method known, and its scoped views made by `clientFor`. */
+function handle(
+  database: Omit<Database, 'scopedTo' | 'shared'>,
+  clientFor: (scope: StatementScope) => { client: unknown; query: ReadQuery },
+): Database {
+  const opened = database as Database;
+  Object.assign(opened, { shared: opened, scopedTo: (scope: StatementScope) => new ScopedDatabase(opened, scope, clientFor) });
+  readQueries.set(opened.db, opened.query);
+  return opened;
 }
 
 /**
@@ -198,30 +285,37 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
   );
   const client = tracking.client;
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
-  return withReadQuery({
-    kind: 'postgres',
-    db,
-    events: postgresEventChannel({ url: options.url, applicationName, connectTimeoutSeconds: options.connectTimeoutSeconds ?? 3 }),
-    get statementCount() {
-      return tracking.statements;
+  const scopedClient = (scope: StatementScope) => {
+    const scoped = tracking.scoped(scope);
+    return { client: scoped, query: postgresReadQuery(scoped) };
+  };
+  return handle(
+    {
+      kind: 'postgres',
+      db,
+      events: postgresEventChannel({ url: options.url, applicationName, connectTimeoutSeconds: options.connectTimeoutSeconds ?? 3 }),
+      get statementCount() {
+        return tracking.statements;
+      },
+      async rows<T extends Record<string, unknown>>(query: SQL) {
+        return resultRows<T>(await db.execute(query));
+      },
+      query: postgresReadQuery(client),
+      ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs).then(() => {}),
+      load: () => tracking.load(),
+      // Migrations are maintenance, not requests: an index built on a large table may take
+      // longer than any statement timeout, so they run on the lock's connection, without one.
+      // drizzle's migrator takes no lock itself: replicas starting together on an empty
+      // database would each create its schema and apply every migration at once.
+      migrate: () =>
+        underSessionLock({ ...options, applicationName }, 'migrate', (session) =>
+          migratePostgres(drizzlePostgres(session), { migrationsFolder: MIGRATIONS_FOLDER }),
+        ),
+      singleton: (name, work) => underSessionLock({ ...options, applicationName }, name, () => work()),
+      close: () => client.end({ timeout: 5 }),
     },
-    async rows<T extends Record<string, unknown>>(query: SQL) {
-      return resultRows<T>(await db.execute(query));
-    },
-    query: postgresReadQuery(client),
-    ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs).then(() => {}),
-    load: () => tracking.load(),
-    // Migrations are maintenance, not requests: an index built on a large table may take
-    // longer than any statement timeout, so they run on the lock's connection, without one.
-    // drizzle's migrator takes no lock itself: replicas starting together on an empty
-    // database would each create its schema and apply every migration at once.
-    migrate: () =>
-      underSessionLock({ ...options, applicationName }, 'migrate', (session) =>
-        migratePostgres(drizzlePostgres(session), { migrationsFolder: MIGRATIONS_FOLDER }),
-      ),
-    singleton: (name, work) => underSessionLock({ ...options, applicationName }, name, () => work()),
-    close: () => client.end({ timeout: 5 }),
-  });
+    scopedClient,
+  );
 }
 
 async function openPglite(options: Extract<DatabaseOptions, { kind: 'pglite' }>): Promise<Database> {
@@ -235,25 +329,32 @@ async function openPglite(options: Extract<DatabaseOptions, { kind: 'pglite' }>)
     onStatement: () => statementCount++,
   });
   const db = drizzlePglite(client as unknown as PGlite, { schema }) as unknown as Db;
-  return withReadQuery({
-    kind: 'pglite',
-    db,
-    events: inProcessEventChannel(),
-    get statementCount() {
-      return statementCount;
+  const scopedClient = (scope: StatementScope) => {
+    const scoped = client.scopedTo(scope);
+    return { client: scoped, query: pgliteReadQuery(scoped as unknown as Pick<PGlite, 'query'>) };
+  };
+  return handle(
+    {
+      kind: 'pglite',
+      db,
+      events: inProcessEventChannel(),
+      get statementCount() {
+        return statementCount;
+      },
+      async rows<T extends Record<string, unknown>>(query: SQL) {
+        return resultRows<T>(await db.execute(query));
+      },
+      query: pgliteReadQuery(client as unknown as Pick<PGlite, 'query'>),
+      ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs).then(() => {}),
+      load: () => client.load(),
+      // Migrations are maintenance, not requests (see openPostgres): no statement timeout.
+      migrate: () => client.withoutStatementTimeout(() => migratePglite(db as never, { migrationsFolder: MIGRATIONS_FOLDER })),
+      singleton: (_name, work) => work(),
+      dumpDataDir: (file) => client.dumpDataDir(file),
+      close: () => client.close(),
     },
-    async rows<T extends Record<string, unknown>>(query: SQL) {
-      return resultRows<T>(await db.execute(query));
-    },
-    query: pgliteReadQuery(client as unknown as Pick<PGlite, 'query'>),
-    ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs).then(() => {}),
-    load: () => client.load(),
-    // Migrations are maintenance, not requests (see openPostgres): no statement timeout.
-    migrate: () => client.withoutStatementTimeout(() => migratePglite(db as never, { migrationsFolder: MIGRATIONS_FOLDER })),
-    singleton: (_name, work) => work(),
-    dumpDataDir: (file) => client.dumpDataDir(file),
-    close: () => client.close(),
-  });
+    scopedClient,
+  );
 }
 
 /**

@@ -2,7 +2,7 @@
 import { Worker } from 'node:worker_threads';
 import type { QueryOptions, Results } from '@electric-sql/pglite';
 import type { DatabaseLoad } from './load.js';
-import { currentStatementScope, statementCancelledError } from './statement-scope.js';
+import { statementCancelledError, type StatementScope } from './statement-scope.js';
 
 /**
  * PGlite in a worker thread, behind an object shaped like PGlite where Drizzle's PGlite
@@ -75,20 +75,31 @@ export class PgliteWorkerClient {
     return client;
   }
 
-  query<T>(sql: string, params: unknown[] = [], options: QueryOptions = {}): Promise<Results<T>> {
+  /** `scope`: the operation's statement scope, which may cancel the statement (see {@link scopedTo}). */
+  query<T>(sql: string, params: unknown[] = [], options: QueryOptions = {}, scope: StatementScope | null = null): Promise<Results<T>> {
     return this.enqueue(
       { op: 'query', sql, params, rowMode: options.rowMode ?? 'object', textTypes: textTypesOf(options) },
       null,
+      scope,
     ) as Promise<Results<T>>;
   }
 
-  exec(sql: string): Promise<Results[]> {
-    return this.enqueue({ op: 'exec', sql }, null) as Promise<Results[]>;
+  exec(sql: string, scope: StatementScope | null = null): Promise<Results[]> {
+    return this.enqueue({ op: 'exec', sql }, null, scope) as Promise<Results[]>;
+  }
+
+  /** This client as Drizzle uses it, with every statement registered in `scope` (an operation's). */
+  scopedTo(scope: StatementScope): Pick<PgliteWorkerClient, 'query' | 'exec' | 'transaction'> {
+    return {
+      query: (sql, params, options) => this.query(sql, params, options, scope),
+      exec: (sql) => this.exec(sql, scope),
+      transaction: (callback) => this.transaction(callback, scope),
+    };
   }
 
   /** Runs `callback` in a transaction that holds the worker until it commits or rolls back. */
-  async transaction<T>(callback: (tx: PgliteWorkerTransaction) => Promise<T>): Promise<T> {
-    currentStatementScope()?.throwIfCancelled();
+  async transaction<T>(callback: (tx: PgliteWorkerTransaction) => Promise<T>, scope: StatementScope | null = null): Promise<T> {
+    scope?.throwIfCancelled();
     const hold: Hold = { jobs: [], generation: -1 };
     await new Promise<void>((resolve) => {
       this.queue.push({ acquire: hold, resolve, queuedAt: performance.now() });
@@ -100,7 +111,7 @@ export class PgliteWorkerClient {
       if (hold.generation !== this.generation) {
         return Promise.reject(Object.assign(new Error('The transaction was lost when the embedded database restarted'), { code: '40003' }));
       }
-      return this.enqueue(operation, hold, internal);
+      return this.enqueue(operation, hold, internal ? null : scope);
     };
     try {
       hold.generation = this.generation;
@@ -142,7 +153,7 @@ export class PgliteWorkerClient {
 
   /** Writes the database's files to `file` as a gzipped tarball (PGlite's dumpDataDir), for `loadDataDir`. */
   async dumpDataDir(file: string): Promise<void> {
-    await this.enqueue({ op: 'dump', file }, null, true);
+    await this.enqueue({ op: 'dump', file }, null, null);
   }
 
   /** Statements waiting for the worker, and the longest wait. */
@@ -154,17 +165,23 @@ export class PgliteWorkerClient {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.enqueue({ op: 'close' }, null, true).catch(() => {});
+    await this.enqueue({ op: 'close' }, null, null).catch(() => {});
     this.closed = true;
     await this.worker.terminate();
   }
 
-  private enqueue(operation: Operation, hold: Hold | null, internal = false): Promise<unknown> {
+  /** `scope`: the statement's operation's, null for the client's own statements (BEGIN, COMMIT, dumps) and those of no operation. */
+  private enqueue(operation: Operation, hold: Hold | null, scope: StatementScope | null): Promise<unknown> {
     if (this.closed) return Promise.reject(Object.assign(new Error('The embedded database is closed'), { code: 'CONNECTION_ENDED' }));
-    const scope = internal ? undefined : currentStatementScope();
     scope?.throwIfCancelled();
     return new Promise((resolve, reject) => {
-      const job: Job = { operation, resolve, reject, queuedAt: performance.now() };
+      const fail = scope
+        ? (error: unknown) => {
+            scope.claim(error);
+            reject(error);
+          }
+        : reject;
+      const job: Job = { operation, resolve, reject: fail, queuedAt: performance.now() };
       if (scope) job.untrack = scope.track(() => this.cancel(job, 'The statement was cancelled: its request ran out of time'));
       (hold ? hold.jobs : this.queue).push(job);
       this.pump();

@@ -1,6 +1,6 @@
 import type postgres from 'postgres';
 import type { DatabaseLoad } from './load.js';
-import { currentStatementScope } from './statement-scope.js';
+import type { StatementScope } from './statement-scope.js';
 
 type Sql = postgres.Sql;
 type Cancelable = Promise<unknown> & { cancel(): unknown };
@@ -8,8 +8,9 @@ type Cancelable = Promise<unknown> & { cancel(): unknown };
 /**
  * Wraps a postgres.js client so that every statement Drizzle starts (`unsafe`, and those
  * of transactions, `begin`) is
- * - registered in the current statement scope, so a request past its time budget cancels
- *   it on the server (postgres.js sends a CancelRequest for its backend),
+ * - on a client scoped to an operation's statement scope (`scoped`), registered there, so
+ *   an operation past its time budget cancels it on the server (postgres.js sends a
+ *   CancelRequest for its backend), and its failure names the operation's request,
  * - counted while it holds or waits for a connection, for {@link DatabaseLoad}, and
  * - counted once sent, in `statements` (tagged-template calls too, and the statements
  *   that open and close transactions and savepoints). postgres.js's own hook
@@ -25,7 +26,7 @@ type Cancelable = Promise<unknown> & { cancel(): unknown };
 export function trackPostgresStatements(
   client: Sql,
   maxConnections: number,
-): { client: Sql; load(now?: number): DatabaseLoad; readonly statements: number } {
+): { client: Sql; scoped(scope: StatementScope): Sql; load(now?: number): DatabaseLoad; readonly statements: number } {
   const inFlight = new Map<object, number>();
   let statements = 0;
 
@@ -34,12 +35,12 @@ export function trackPostgresStatements(
    * BEGIN (or SAVEPOINT) once it runs, then COMMIT or ROLLBACK (a savepoint sends only
    * ROLLBACK TO, on failure) once it settles.
    */
-  const counted = (callback: (tx: Sql) => unknown, kind: 'transaction' | 'savepoint') => {
+  const counted = (callback: (tx: Sql) => unknown, kind: 'transaction' | 'savepoint', scope: StatementScope | null) => {
     let opened = false;
     const inside = (tx: Sql) => {
       opened = true;
       statements++;
-      return callback(wrap(tx, false));
+      return callback(wrap(tx, false, scope));
     };
     const closed = <T>(work: Promise<T>): Promise<T> => {
       work.then(
@@ -59,16 +60,18 @@ export function trackPostgresStatements(
     return work;
   };
 
-  const cancelWithScope = <T extends Cancelable>(query: T): T => {
-    const scope = currentStatementScope();
+  const cancelWithScope = <T extends Cancelable>(query: T, scope: StatementScope | null): T => {
     if (!scope) return query;
     const untrack = scope.track(() => void query.cancel());
-    query.then(untrack, untrack);
+    query.then(untrack, (error: unknown) => {
+      untrack();
+      scope.claim(error);
+    });
     return query;
   };
 
-  /** `sql` with `unsafe` registered in the scope; with `begin` too at the top level. */
-  const wrap = (sql: Sql, topLevel: boolean): Sql =>
+  /** `sql` counted, with `unsafe` (and `begin` at the top level) registered in `scope`, if any. */
+  const wrap = (sql: Sql, topLevel: boolean, scope: StatementScope | null): Sql =>
     new Proxy(sql, {
       // A tagged-template statement, sql`...` (not a helper such as sql(identifier), which is no statement).
       apply(target, thisArg, args) {
@@ -79,16 +82,16 @@ export function trackPostgresStatements(
         const value = Reflect.get(target, property, receiver);
         if (property === 'unsafe') {
           return (...args: Parameters<Sql['unsafe']>) => {
-            currentStatementScope()?.throwIfCancelled();
-            const query = cancelWithScope(target.unsafe(...args) as unknown as Cancelable);
+            scope?.throwIfCancelled();
+            const query = cancelWithScope(target.unsafe(...args) as unknown as Cancelable, scope);
             statements++;
             return topLevel ? holdsConnection(query) : query;
           };
         }
         if (property === 'begin' && topLevel) {
           return (...args: unknown[]) => {
-            currentStatementScope()?.throwIfCancelled();
-            const transaction = counted(args.pop() as (tx: Sql) => unknown, 'transaction');
+            scope?.throwIfCancelled();
+            const transaction = counted(args.pop() as (tx: Sql) => unknown, 'transaction', scope);
             return holdsConnection(
               transaction.closed((target.begin as (...a: unknown[]) => Promise<unknown>)(...args, transaction.inside)),
             );
@@ -96,7 +99,7 @@ export function trackPostgresStatements(
         }
         if (property === 'savepoint' && !topLevel) {
           return (...args: unknown[]) => {
-            const savepoint = counted(args.pop() as (tx: Sql) => unknown, 'savepoint');
+            const savepoint = counted(args.pop() as (tx: Sql) => unknown, 'savepoint', scope);
             return savepoint.closed((value as (...a: unknown[]) => Promise<unknown>).call(target, ...args, savepoint.inside));
           };
         }
@@ -105,7 +108,8 @@ export function trackPostgresStatements(
     });
 
   return {
-    client: wrap(client, true),
+    client: wrap(client, true, null),
+    scoped: (scope) => wrap(client, true, scope),
     get statements() {
       return statements;
     },

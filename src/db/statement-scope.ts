@@ -1,5 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 /**
  * The SQLSTATE of a statement cancelled for taking too long (Postgres `query_canceled`);
  * both backends fail a statement stopped by the statement timeout or by its request's time
@@ -26,16 +24,18 @@ export function hasSqlState(error: unknown, state: string): boolean {
 }
 
 /**
- * The statements one piece of work (an HTTP request) has running, so that work can be
- * cancelled as a whole when its time budget runs out. It names the request it belongs to
- * (`requestId`), so the one async context a request's work carries serves logs too: each
- * AsyncLocalStorage in use costs every promise created a copy of its store. The database drivers register every
- * statement they start in the scope current in async context ({@link currentStatementScope});
- * once cancelled, a scope refuses new statements, so resolvers still running stop at their
- * next one instead of spending the database on an answer nobody waits for.
+ * The statements one operation has running, so it can be cancelled as a whole when its
+ * time budget runs out. The operation's context holds it, and every statement goes
+ * through the context's database, a view scoped to it ({@link Database.scopedTo}), which
+ * registers the statement here. It is passed explicitly, not found in async context: with
+ * an AsyncLocalStorage in use, Node 20 runs a hook at every promise the process creates,
+ * about a fifth of a small request's cost. Once cancelled, a scope refuses new statements,
+ * so resolvers still running stop at their next one instead of spending the database on an
+ * answer nobody waits for. It names its request (`requestId`), which the errors of its
+ * statements carry ({@link requestIdOf}), so a failure found later names the request.
  */
 export class StatementScope {
-  private readonly running = new Set<() => void>();
+  private running: Set<() => void> | null = null;
   private cancelledBecause: string | null = null;
 
   constructor(readonly requestId: string | null = null) {}
@@ -50,8 +50,9 @@ export class StatementScope {
       cancel();
       return () => {};
     }
-    this.running.add(cancel);
-    return () => this.running.delete(cancel);
+    const running = (this.running ??= new Set());
+    running.add(cancel);
+    return () => running.delete(cancel);
   }
 
   /** Throws the cancellation error if the scope was cancelled (before a statement starts). */
@@ -62,27 +63,28 @@ export class StatementScope {
   /** Cancels every running statement and refuses later ones; returns how many were running. */
   cancel(reason: string): number {
     this.cancelledBecause ??= reason;
-    const running = [...this.running];
-    this.running.clear();
+    const running = [...(this.running ?? [])];
+    this.running?.clear();
     for (const cancel of running) cancel();
     return running.length;
   }
+
+  /** Marks a failure of one of this scope's statements as its request's (see {@link requestIdOf}). */
+  claim(error: unknown): void {
+    if (this.requestId !== null && error !== null && typeof error === 'object' && !(REQUEST in error))
+      Object.defineProperty(error, REQUEST, { value: this.requestId });
+  }
 }
 
-const storage = new AsyncLocalStorage<StatementScope>();
+const REQUEST = Symbol('poolgraph.requestId');
 
-/** Runs `work` with `scope` current: everything it starts, however late it settles, runs in it. */
-export function runInScope<T>(scope: StatementScope, work: () => T): T {
-  return storage.run(scope, work);
-}
-
-/** Runs `work` with a fresh statement scope (of the current request) current; returns the scope and the work's promise. */
-export function runInStatementScope<T>(work: () => Promise<T>): { scope: StatementScope; result: Promise<T> } {
-  const scope = new StatementScope(storage.getStore()?.requestId ?? null);
-  return { scope, result: storage.run(scope, work) };
-}
-
-/** The scope of the work running now, if any. */
-export function currentStatementScope(): StatementScope | undefined {
-  return storage.getStore();
+/** The request whose statement failed with `error` (or an error it wraps), if a scope claimed it; else null. */
+export function requestIdOf(error: unknown): string | null {
+  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    const id = (e as { [REQUEST]?: string })[REQUEST];
+    if (id !== undefined) return id;
+    // Drivers and Drizzle wrap errors in `cause`, graphql-js in `originalError`.
+    e = (e as { cause?: unknown }).cause ?? (e as { originalError?: unknown }).originalError;
+  }
+  return null;
 }

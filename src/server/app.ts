@@ -31,7 +31,7 @@ import { redisLimiters } from './redis-limiter.js';
 import { openSharedRedis, type SharedRedis } from './redis.js';
 import { type ConnectionCapFactory, memoryCaps, redisCaps } from './connection-caps.js';
 import { registerRest } from './rest/index.js';
-import { currentRequestId, withinRequest } from './request-scope.js';
+import { requestIdOf } from '../db/statement-scope.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -119,16 +119,16 @@ export async function createApp({
       return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
     },
   });
-  // Everything a request starts runs in its scope, so a failure found later names it.
   // The hooks every request passes are callback-style: an async hook costs a promise each.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    withinRequest(request.id, done);
+    done();
   });
   const metrics = new Metrics({ primary: database, standby: readDatabase });
   app.decorate('reportUnhandledRejection', (reason: unknown) => {
     metrics.unhandledRejections.inc();
-    app.log.error({ reqId: currentRequestId(), err: reason }, 'unhandled promise rejection (a defect): logged and counted, serving on');
+    // A failed statement names its operation's request (statement-scope.ts); no async context is kept to name others.
+    app.log.error({ reqId: requestIdOf(reason), err: reason }, 'unhandled promise rejection (a defect): logged and counted, serving on');
   });
   metrics.trackSockets(app.server);
   if (chain) metrics.watchRelayerBalance(() => chain.client.lamports(chain.keys.relayer.publicKey));

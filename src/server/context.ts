@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationTypeNode } from 'graphql';
 import type { Database } from '../db/client.js';
+import { StatementScope } from '../db/statement-scope.js';
 import { AppError, rateLimited } from '../errors.js';
 import type { StatementGuard } from '../db/nested-read.js';
 import {
@@ -36,6 +37,11 @@ export interface Transport {
 /** The GraphQL context: a service context plus the transport. */
 export interface GraphQLContext extends ServiceContext {
   transport: Transport;
+  /**
+   * The operation's statements, cancelled as a whole past its time budget: `database` is a
+   * view scoped to it, through which every statement of the operation goes.
+   */
+  statements: StatementScope;
   /** The budget the running operation was counted against; set by the rate-limit check before it runs. */
   rateLimit: OperationBudget | null;
   /**
@@ -132,15 +138,17 @@ class RequestContext {
     },
   ) {
     Object.assign(this, deps, parts);
+    this.statements = new StatementScope(parts.transport.requestId);
+    this.database = deps.database.scopedTo(this.statements);
     this.reads ??= null;
     this.unconfirmedSession ??= null;
     this.cachedLoaders = undefined;
     this.rateLimit = null;
   }
 
-  /** Reads (and loaders made from now on) go to `database`. */
+  /** Reads (and loaders made from now on) go to `database`, in the operation's statement scope. */
   useDatabase(database: Database): void {
-    this.database = database;
+    this.database = database.scopedTo(this.statements);
     this.cachedLoaders = undefined;
   }
 
@@ -217,12 +225,12 @@ export class UnconfirmedSession {
    * have a sign-out yet).
    */
   guardOn(database: Database): StatementGuard<SessionRow> | undefined {
-    return database === this.database ? sessionGuard(this.claims) : undefined;
+    return database.shared === this.database.shared ? sessionGuard(this.claims) : undefined;
   }
 
   /** Reads the session; throws the refusal (see the class) when it is not open or not the token's. */
   async confirm(context: GraphQLContext): Promise<void> {
-    await this.settle(context, () => confirmSession(this.database, this.claims));
+    await this.settle(context, () => confirmSession(this.database.scopedTo(context.statements), this.claims));
   }
 
   /** Judges the session row a guarded statement read; throws the refusal as {@link confirm} does. */

@@ -21,7 +21,6 @@ import { limitParseOptions, type OperationLimits, structuralLimitRules } from '.
 import type { OperationRecord } from '../logging.js';
 import { TIMED_OUT, withinBudget } from '../time-budget.js';
 import { rateLimitHeaders } from '../rate-limit.js';
-import { currentRequestId } from '../request-scope.js';
 import type { OperationToCheck } from './checks.js';
 import { type FormattedError, formatError, retryAfterOf, statusOf } from './format-error.js';
 import { ReadRenderer } from './rendered.js';
@@ -105,8 +104,8 @@ export function createApolloServer(options: PoolgraphApolloOptions): ApolloServe
     allowBatchedHttpRequests: false,
     includeStacktraceInErrorResponses: false,
     stopOnTerminationSignals: false,
-    // Every request Apollo answers runs in its request's scope (fastify's onRequest hook; graphql-ws's withinRequest).
-    formatError: (_formatted, error) => formatError(error, currentRequestId() ?? '', options.exposeInternals),
+    // Errors Apollo meets before the plugin answers; willSendResponse gives an unexpected one its request id.
+    formatError: (_formatted, error) => formatError(error, '', options.exposeInternals),
     stringifyResult,
     plugins: [
       poolgraphPlugin(options),
@@ -174,8 +173,8 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
     });
   };
 
-  // The hooks that need not wait are plain functions: with the request's async context
-  // every promise costs a hook, and an async function is one more per request and hook.
+  // The hooks that need not wait are plain functions: an async function costs a promise and
+  // a turn of the microtask queue per request and hook.
   const listener: GraphQLRequestListener<GraphQLContext> = {
     didResolveOperation(rc) {
       // No operation of that name: Apollo's execution answers OPERATION_RESOLUTION_FAILURE.
@@ -207,8 +206,8 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
       }
       let outcome: ExecutionResult | RenderedData | typeof TIMED_OUT;
       try {
-        // As a function, so the work runs in its own statement scope: past the budget its statements are cancelled.
-        outcome = await withinBudget(budgetMs, () => answer(rc));
+        // Past the budget, the statements of the operation's scope are cancelled.
+        outcome = await withinBudget(budgetMs, answer(rc), rc.contextValue.statements);
         if (outcome === TIMED_OUT)
           throw new AppError('OPERATION_TIMEOUT', `The request did not complete within its time budget of ${budgetMs} ms`, { budgetMs });
       } catch (error) {
@@ -228,6 +227,7 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
       const record = recordOf(context);
       const errors = (result.errors ?? []) as FormattedError[];
       record.codes = errors.map((error) => error.extensions.code);
+      for (const error of errors) if (error.extensions.requestId === '') error.extensions.requestId = context.transport.requestId;
       // Errors Apollo met and formatted (before execution; the plugin records its own): an unexpected one is logged with the request.
       if (rc.errors && record.codes.includes('INTERNAL_SERVER_ERROR')) record.internalErrors.push(...rc.errors);
       const status = statusOf(errors, 'data' in result, result.data, rc.operation?.operation);

@@ -41,7 +41,7 @@ export function createOperationChecks(options: OperationChecksOptions): (operati
   const costCheck = createCostCheck(options.limits);
   const rateLimitCheck = createRateLimitCheck(options.rateLimit, options.limiters);
   const { schema, webSocketPath } = options;
-  // Not async: only the rate limit waits, and with the request's async context every promise costs a hook.
+  // Not async: only the rate limit waits; the other checks cost no promise.
   return ({ document, operation, variables, context, overHttp }) => {
     try {
       if (overHttp && operation.operation === 'subscription') {

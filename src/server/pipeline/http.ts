@@ -59,7 +59,7 @@ export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRoute
   const { apollo, tracker, trusted, exposeInternals } = options;
   // Apollo's context function of a request. Returned rather than written in the call: a
   // function written as a property is given its name at every request under tsx (`npm start`).
-  // Not async: with the request's async context every promise costs a hook.
+  // Not async: a promise per request for nothing.
   const contextOf = (request: FastifyRequest, reply: FastifyReply) => () => {
     const record = tracker.start(request);
     return options.context(request, reply, record).catch((error: unknown) => {

@@ -90,7 +90,7 @@ export class ReadRenderer {
           guard,
         );
       // Root fields' own reads run beside the shared statement; most operations have none,
-      // and then nothing but the statement is awaited (every promise costs the request's async context a hook).
+      // and then nothing but the statement is awaited.
       if (plan.reads)
         [written, read] = await Promise.all([
           statement,

@@ -23,7 +23,6 @@ import { newOperationRecord } from '../logging.js';
 import { socketSubscriptions } from '../pipeline/apollo.js';
 import { formatError } from '../pipeline/format-error.js';
 import type { TrustedDocumentStore } from '../pipeline/persisted.js';
-import { withinRequest } from '../request-scope.js';
 import { clientAddressOf, socketCredentials, watchCredentials } from './credentials.js';
 import { scopedSubscribe, type SubscriptionTarget } from './subscription.js';
 
@@ -190,12 +189,9 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           // Apollo's plugin writes what it finds there (a subscription, which lives for hours, then holds none).
           context.transport.record = newOperationRecord();
           socketSubscriptions.set(context.transport, null);
-          // In the operation's request scope, so a failure found later names it.
-          const response = await withinRequest(requestId, () =>
-            apollo.executeOperation(
-              { query, operationName, variables, extensions: payload.extensions ?? undefined },
-              { contextValue: context },
-            ),
+          const response = await apollo.executeOperation(
+            { query, operationName, variables, extensions: payload.extensions ?? undefined },
+            { contextValue: context },
           );
           if (response.body.kind !== 'single') throw new Error('an operation over WebSocket answered incrementally');
           const result = response.body.singleResult;
@@ -235,7 +231,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       },
       // Apollo Server answered it in onSubscribe.
       execute: (args) => answers.get(args.contextValue as GraphQLContext)!,
-      subscribe: (args) => withinRequest(requestIdOf(args), () => subscribe(args)),
+      subscribe: (args) => subscribe(args),
       // Apollo's answers hold formatted errors already; a subscription its source refused holds graphql-js's.
       onNext: (_ctx, _id, _payload, args, result) =>
         answers.has(args.contextValue as GraphQLContext)
