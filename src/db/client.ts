@@ -88,13 +88,13 @@ export interface Database {
  * Drizzle's relational queries (`db.query`) keep the handle's session; nothing uses them.
  */
 class ScopedDatabase implements Database {
-  private backend: { client: unknown; query: ReadQuery } | undefined;
+  private scopedQuery: ReadQuery | undefined;
   private drizzle: Db | undefined;
 
   constructor(
     readonly shared: Database,
     private readonly scope: StatementScope,
-    private readonly clientFor: (scope: StatementScope) => { client: unknown; query: ReadQuery },
+    private readonly clientFor: (scope: StatementScope) => unknown,
   ) {}
 
   get kind(): Database['kind'] {
@@ -107,13 +107,12 @@ class ScopedDatabase implements Database {
     return this.shared.events;
   }
   get query(): ReadQuery {
-    return (this.backend ??= this.clientFor(this.scope)).query;
+    return (this.scopedQuery ??= <T>(text: string, params: readonly unknown[]) => this.shared.query<T>(text, params, this.scope));
   }
   get db(): Db {
     if (!this.drizzle) {
-      const backend = (this.backend ??= this.clientFor(this.scope));
-      this.drizzle = withSession(this.shared.db, backend.client);
-      readQueries.set(this.drizzle, backend.query);
+      this.drizzle = withSession(this.shared.db, this.clientFor(this.scope));
+      readQueries.set(this.drizzle, this.query);
     }
     return this.drizzle;
   }
@@ -198,7 +197,8 @@ async function underSessionLock<T>(
  * its rows as the driver returns them (columns named by their `AS "alias"`; int2/int4 and
  * float8 as numbers, bool, json/jsonb parsed, int8 and numeric as text; timestamptz as text
  * on postgres.js, whose date parser Drizzle's driver replaces, and as Date on PGlite), no ORM
- * in between. Counted in `statementCount` like every statement.
+ * in between. Counted in `statementCount` like every statement; registered in `scope`, the
+ * operation's (a scoped view's `query` passes its own), so its time budget can cancel it.
  *
  * The text is built once per statement shape, never with values in it, so a backend can keep
  * it prepared: postgres.js prepares each text once per connection (named statement, then
@@ -209,7 +209,7 @@ async function underSessionLock<T>(
  * know array type OIDs (postgres.js runs without fetch_types).
  * A backend implements only this (e.g. in a worker thread, sending text and params over).
  */
-export type ReadQuery = <T>(text: string, params: readonly unknown[]) => Promise<T[]>;
+export type ReadQuery = <T>(text: string, params: readonly unknown[], scope?: StatementScope) => Promise<T[]>;
 
 const readQueries = new WeakMap<Db, ReadQuery>();
 
@@ -225,10 +225,7 @@ export function readQueryOf(db: Db): ReadQuery {
 }
 
 /** A handle as openDatabase returns it: its Drizzle instance's read-path method known, and its scoped views made by `clientFor`. */
-function handle(
-  database: Omit<Database, 'scopedTo' | 'shared'>,
-  clientFor: (scope: StatementScope) => { client: unknown; query: ReadQuery },
-): Database {
+function handle(database: Omit<Database, 'scopedTo' | 'shared'>, clientFor: (scope: StatementScope) => unknown): Database {
   const opened = database as Database;
   Object.assign(opened, { shared: opened, scopedTo: (scope: StatementScope) => new ScopedDatabase(opened, scope, clientFor) });
   readQueries.set(opened.db, opened.query);
@@ -242,13 +239,14 @@ function handle(
  */
 const PREPARED = { prepare: true, simple: false } as postgres.UnsafeQueryOptions;
 
-function postgresReadQuery(client: postgres.Sql): ReadQuery {
-  return <T>(text: string, params: readonly unknown[]) =>
-    client.unsafe(text, params.map(readParam) as never[], PREPARED) as unknown as Promise<T[]>;
+function postgresReadQuery(tracking: ReturnType<typeof trackPostgresStatements>): ReadQuery {
+  return <T>(text: string, params: readonly unknown[], scope?: StatementScope) =>
+    tracking.unsafe(scope ?? null, text, params.map(readParam) as never[], PREPARED) as unknown as Promise<T[]>;
 }
 
-function pgliteReadQuery(client: Pick<PGlite, 'query'>): ReadQuery {
-  return async <T>(text: string, params: readonly unknown[]) => (await client.query<T>(text, params.map(readParam))).rows;
+function pgliteReadQuery(client: PgliteWorkerClient): ReadQuery {
+  return async <T>(text: string, params: readonly unknown[], scope?: StatementScope) =>
+    (await client.query<T>(text, params.map(readParam), undefined, scope ?? null)).rows;
 }
 
 // Dates go as ISO text: Drizzle's postgres.js driver replaces the driver's date serializer.
@@ -285,10 +283,6 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
   );
   const client = tracking.client;
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
-  const scopedClient = (scope: StatementScope) => {
-    const scoped = tracking.scoped(scope);
-    return { client: scoped, query: postgresReadQuery(scoped) };
-  };
   return handle(
     {
       kind: 'postgres',
@@ -300,7 +294,7 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
       async rows<T extends Record<string, unknown>>(query: SQL) {
         return resultRows<T>(await db.execute(query));
       },
-      query: postgresReadQuery(client),
+      query: postgresReadQuery(tracking),
       ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs).then(() => {}),
       load: () => tracking.load(),
       // Migrations are maintenance, not requests: an index built on a large table may take
@@ -314,7 +308,7 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
       singleton: (name, work) => underSessionLock({ ...options, applicationName }, name, () => work()),
       close: () => client.end({ timeout: 5 }),
     },
-    scopedClient,
+    (scope) => tracking.scoped(scope),
   );
 }
 
@@ -329,10 +323,6 @@ async function openPglite(options: Extract<DatabaseOptions, { kind: 'pglite' }>)
     onStatement: () => statementCount++,
   });
   const db = drizzlePglite(client as unknown as PGlite, { schema }) as unknown as Db;
-  const scopedClient = (scope: StatementScope) => {
-    const scoped = client.scopedTo(scope);
-    return { client: scoped, query: pgliteReadQuery(scoped as unknown as Pick<PGlite, 'query'>) };
-  };
   return handle(
     {
       kind: 'pglite',
@@ -344,7 +334,7 @@ async function openPglite(options: Extract<DatabaseOptions, { kind: 'pglite' }>)
       async rows<T extends Record<string, unknown>>(query: SQL) {
         return resultRows<T>(await db.execute(query));
       },
-      query: pgliteReadQuery(client as unknown as Pick<PGlite, 'query'>),
+      query: pgliteReadQuery(client),
       ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs).then(() => {}),
       load: () => client.load(),
       // Migrations are maintenance, not requests (see openPostgres): no statement timeout.
@@ -353,7 +343,7 @@ async function openPglite(options: Extract<DatabaseOptions, { kind: 'pglite' }>)
       dumpDataDir: (file) => client.dumpDataDir(file),
       close: () => client.close(),
     },
-    scopedClient,
+    (scope) => client.scopedTo(scope),
   );
 }
 

@@ -26,7 +26,14 @@ type Cancelable = Promise<unknown> & { cancel(): unknown };
 export function trackPostgresStatements(
   client: Sql,
   maxConnections: number,
-): { client: Sql; scoped(scope: StatementScope): Sql; load(now?: number): DatabaseLoad; readonly statements: number } {
+): {
+  client: Sql;
+  scoped(scope: StatementScope): Sql;
+  /** The client's `unsafe`, its statement registered in `scope` (the read path's, which needs no proxy per operation). */
+  unsafe(scope: StatementScope | null, ...args: Parameters<Sql['unsafe']>): Cancelable;
+  load(now?: number): DatabaseLoad;
+  readonly statements: number;
+} {
   const inFlight = new Map<object, number>();
   let statements = 0;
 
@@ -70,6 +77,14 @@ export function trackPostgresStatements(
     return query;
   };
 
+  /** A statement of `sql` (`unsafe`), counted and registered in `scope`; at the top level, holding a connection. */
+  const unsafe = (sql: Sql, topLevel: boolean, scope: StatementScope | null, args: Parameters<Sql['unsafe']>): Cancelable => {
+    scope?.throwIfCancelled();
+    const query = cancelWithScope(sql.unsafe(...args) as unknown as Cancelable, scope);
+    statements++;
+    return topLevel ? holdsConnection(query) : query;
+  };
+
   /** `sql` counted, with `unsafe` (and `begin` at the top level) registered in `scope`, if any. */
   const wrap = (sql: Sql, topLevel: boolean, scope: StatementScope | null): Sql =>
     new Proxy(sql, {
@@ -81,12 +96,7 @@ export function trackPostgresStatements(
       get(target, property, receiver) {
         const value = Reflect.get(target, property, receiver);
         if (property === 'unsafe') {
-          return (...args: Parameters<Sql['unsafe']>) => {
-            scope?.throwIfCancelled();
-            const query = cancelWithScope(target.unsafe(...args) as unknown as Cancelable, scope);
-            statements++;
-            return topLevel ? holdsConnection(query) : query;
-          };
+          return (...args: Parameters<Sql['unsafe']>) => unsafe(target, topLevel, scope, args);
         }
         if (property === 'begin' && topLevel) {
           return (...args: unknown[]) => {
@@ -110,6 +120,7 @@ export function trackPostgresStatements(
   return {
     client: wrap(client, true, null),
     scoped: (scope) => wrap(client, true, scope),
+    unsafe: (scope, ...args) => unsafe(client, true, scope, args),
     get statements() {
       return statements;
     },

@@ -111,6 +111,40 @@ describe.each(backends)('every statement bounded (%s)', (kind) => {
       expect(performance.now() - started).toBeLessThan(budgetMs);
     },
   );
+
+  it.runIf(kind === 'postgres')(
+    "a read past its time budget cancels its statement (the read path's, rendered and executed)",
+    { timeout: 120_000 },
+    async () => {
+      const budgetMs = 700;
+      served = await serve(kind, { slowSeconds: 0, env: { REQUEST_TIMEOUT_MS: String(budgetMs) } });
+      const { database } = served;
+      const waitingOnPools = async () =>
+        (
+          await database.rows<{ n: number }>(
+            sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%pools%' and pid <> pg_backend_pid()`,
+          )
+        )[0]!.n;
+      // The same read executed by resolvers and loaders, on the same database.
+      const executor = await createApp({ config: testConfig({ REQUEST_TIMEOUT_MS: String(budgetMs), RENDERED_READS: 'false' }), database });
+      try {
+        // A transaction holds the pools table: a read of it waits for the lock, on the server, until cancelled.
+        await database.db.transaction(async (tx) => {
+          await tx.execute(sql`lock table pools in access exclusive mode`);
+          for (const app of [served!.app, executor]) {
+            const timedOut = await app.inject({ method: 'POST', url: '/graphql', payload: { query: COUNT_POOLS } });
+            expect([timedOut.statusCode, timedOut.json().errors?.[0]?.extensions?.code]).toEqual([504, 'OPERATION_TIMEOUT']);
+            // The statement is gone from the server, not just no longer waited for.
+            await until(async () => (await waitingOnPools()) === 0, 5000);
+          }
+        });
+      } finally {
+        await executor.close();
+      }
+      const next = await served.gql(COUNT_POOLS);
+      expect(next.body).toEqual({ data: { pools: { totalCount: 0 } } });
+    },
+  );
 });
 
 describe.each(backends)('database pressure sheds load (%s)', (kind) => {
