@@ -227,7 +227,19 @@ export function readQueryOf(db: Db): ReadQuery {
 /** A handle as openDatabase returns it: its Drizzle instance's read-path method known, and its scoped views made by `clientFor`. */
 function handle(database: Omit<Database, 'scopedTo' | 'shared'>, clientFor: (scope: StatementScope) => unknown): Database {
   const opened = database as Database;
-  Object.assign(opened, { shared: opened, scopedTo: (scope: StatementScope) => new ScopedDatabase(opened, scope, clientFor) });
+  // Of `this`, so that an object made from the handle (Object.create, as tests wrap it) is the one its views use.
+  Object.defineProperties(opened, {
+    shared: {
+      get(this: Database) {
+        return this;
+      },
+    },
+    scopedTo: {
+      value(this: Database, scope: StatementScope) {
+        return new ScopedDatabase(this, scope, clientFor);
+      },
+    },
+  });
   readQueries.set(opened.db, opened.query);
   return opened;
 }
