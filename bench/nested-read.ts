@@ -52,8 +52,14 @@ const settings = {
   nodeFlags: (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
   /** Modules the GraphQL server imports first (prototypes that monkeypatch, in scratch/). */
   graphqlImports: (process.env.BENCH_GRAPHQL_IMPORT ?? '').split(',').filter(Boolean),
-  /** A copy of the repository (src/ and schema/) whose app the GraphQL server runs: a prototype in scratch/. */
-  src: process.env.BENCH_SRC || null,
+  /**
+   * Where the GraphQL server's app comes from: `dist` by default, this checkout compiled
+   * (`npm run bench` builds it first), as production runs it (`npm run start:prod`): under
+   * tsx every closure is named as it is made, which costs pages that make many. `.` runs
+   * the source under tsx, as `npm start` does; another path, a copy (src/ and schema/, or
+   * its own build) of another commit, a prototype in scratch/.
+   */
+  src: process.env.BENCH_SRC === '.' ? null : process.env.BENCH_SRC || 'dist',
   /**
    * A copy of an older commit (src/ and schema/, in scratch/) run as a third server, "baseline",
    * in the same rounds: its rate is the "before" of a ratio measured in one run.

@@ -27,7 +27,7 @@ export interface Config {
   seedDemoData: boolean;
   /** Schema introspection (and the explorer) served. */
   introspection: boolean;
-  /** Queries whose selection renders are answered by statements writing their JSON (server/pipeline/rendered.ts). */
+  /** Queries whose selection renders are answered by statements writing their JSON (server/read-renderer.ts). */
   renderedReads: boolean;
   logLevel: string;
   auth: AuthConfig;

@@ -191,7 +191,7 @@ export interface CompiledSelect {
  */
 export function compileSelect(plan: ReadPlan, alias: string, params: unknown[]): CompiledSelect {
   if (!plan.rendered || plan.relations.size > 0 || params.length > 0) return compileUncached(plan, alias, params);
-  // A rendered plan is made once per operation and variables (pipeline/rendered.ts): its
+  // A rendered plan is made once per operation and variables (read-renderer.ts): its
   // select list and parameters are kept with its objects, so a request neither rebuilds
   // the text (a twentieth of a rendered read's Node time) nor hashes a new string to find
   // its prepared statement.

@@ -11,7 +11,7 @@ export interface OperationRecord {
   codes: string[];
   /** The errors that reached the client as INTERNAL_SERVER_ERROR, unmasked (for the log only). */
   internalErrors: unknown[];
-  /** Answered by a rendered read (server/pipeline/rendered.ts), without the executor. */
+  /** Answered by a rendered read (server/read-renderer.ts), without the executor. */
   rendered: boolean;
 }
 

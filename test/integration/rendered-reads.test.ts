@@ -7,7 +7,7 @@ import { seedVariedPools } from '../support/fixtures/varied-pools.js';
 import { backends, renderedReadsServed, startEmptyTestApp, type TestApp, testConfig } from '../support/harness.js';
 
 /**
- * Rendered reads (src/server/pipeline/rendered.ts): a query whose root selection renders is
+ * Rendered reads (src/server/read-renderer.ts): a query whose root selection renders is
  * answered by statements writing the response JSON, without the executor. The oracle is
  * the executed answer of the same request, from a second app on the same database with
  * RENDERED_READS=false: for every query of the corpus both answers, parsed, must be deeply

@@ -143,7 +143,7 @@ describe.each(backends)('statements per query on %s', (kind) => {
  * (the newest pools, few predictions) and VOLUME_HIGH (10 predictions on every pool, many
  * rewarded). Two levels of relations are selected (the pool's, then the prediction's), so
  * the budget is at most 3 statements; the read plan folds the subtree into one. Both are
- * rendered reads (src/server/pipeline/rendered.ts: the statement writes the nodes' JSON),
+ * rendered reads (src/server/read-renderer.ts: the statement writes the nodes' JSON),
  * and with rendered reads off, executed ones: one statement either way.
  */
 const NESTED_SELECTION = `id title totalVolume user { id username } image { id url } streak { id title } resolution { id result }

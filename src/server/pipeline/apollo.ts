@@ -23,7 +23,7 @@ import { TIMED_OUT, withinBudget } from '../time-budget.js';
 import { rateLimitHeaders } from '../rate-limit.js';
 import type { OperationToCheck } from './checks.js';
 import { type FormattedError, formatError, retryAfterOf, statusOf } from './format-error.js';
-import { ReadRenderer } from './rendered.js';
+import { ReadRenderer } from '../read-renderer.js';
 
 /**
  * A rendered read's whole `data`, already JSON (ReadRenderer's pieces): it stands in the

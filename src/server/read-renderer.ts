@@ -7,13 +7,13 @@ import {
   Kind,
   type OperationDefinitionNode,
 } from 'graphql';
-import { SharedStatement } from '../../db/nested-read.js';
-import { EXPONENT_MARK, writeNumbersAsJavaScript } from '../../db/rendered-columns.js';
-import type { RenderedColumn, RenderedRootField } from '../../modules/common/rendered-read.js';
-import { collectFields, type SelectionWalk } from '../../modules/common/selections.js';
-import { ROOT_RENDERERS } from '../../modules/rendered-reads.js';
-import type { SessionRow } from '../../modules/auth/auth.service.js';
-import { confirmViewer, type GraphQLContext } from '../context.js';
+import { SharedStatement } from '../db/nested-read.js';
+import { EXPONENT_MARK, writeNumbersAsJavaScript } from '../db/rendered-columns.js';
+import type { RenderedColumn, RenderedRootField } from '../modules/common/rendered-read.js';
+import { collectFields, type SelectionWalk } from '../modules/common/selections.js';
+import { ROOT_RENDERERS } from '../modules/rendered-reads.js';
+import type { SessionRow } from '../modules/auth/auth.service.js';
+import { confirmViewer, type GraphQLContext } from './context.js';
 
 /**
  * A query's root selection as rendered reads: per response key, a constant, a root field's
