@@ -1,4 +1,5 @@
 import { type ApolloServer, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError } from 'graphql';
 import { AppError } from '../../errors.js';
@@ -107,17 +108,95 @@ export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRoute
   });
 }
 
-/** The request as Apollo reads it; fastify's header names are lower case already, as HeaderMap keeps them. */
+/** The request as Apollo reads it. */
 function graphQLRequestOf(request: FastifyRequest): HTTPGraphQLRequest {
-  const headers = new HeaderMap();
-  const given = request.headers;
-  for (const name in given) {
-    const value = given[name];
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
   const url = request.url;
   const question = url.indexOf('?');
-  return { method: request.method, headers, body: request.body, search: question === -1 ? '' : url.slice(question) };
+  return {
+    method: request.method,
+    headers: new RequestHeaders(request.headers),
+    body: request.body,
+    search: question === -1 ? '' : url.slice(question),
+  };
+}
+
+/**
+ * The request's headers as Apollo Server reads them (a HeaderMap), not copied: Apollo reads
+ * a few by name (the content type, the CSRF preflight headers, Accept), which `get` and
+ * `has` find in fastify's own object, whose names are lower case already. A plugin that
+ * lists or changes them gets them copied first, once.
+ */
+export class RequestHeaders extends HeaderMap {
+  private copied = false;
+
+  constructor(private readonly given: IncomingHttpHeaders) {
+    super();
+  }
+
+  override get(name: string): string | undefined {
+    if (this.copied) return super.get(name);
+    const value = this.given[name.toLowerCase()];
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  override has(name: string): boolean {
+    return this.copied ? super.has(name) : this.given[name.toLowerCase()] !== undefined;
+  }
+
+  override get size(): number {
+    this.copy();
+    return super.size;
+  }
+
+  override set(name: string, value: string): this {
+    this.copy();
+    return super.set(name, value);
+  }
+
+  override delete(name: string): boolean {
+    this.copy();
+    return super.delete(name);
+  }
+
+  override clear(): void {
+    this.copy();
+    super.clear();
+  }
+
+  override forEach(callback: (value: string, key: string, map: Map<string, string>) => void, thisArg?: unknown): void {
+    this.copy();
+    super.forEach(callback, thisArg);
+  }
+
+  override entries(): MapIterator<[string, string]> {
+    this.copy();
+    return super.entries();
+  }
+
+  override keys(): MapIterator<string> {
+    this.copy();
+    return super.keys();
+  }
+
+  override values(): MapIterator<string> {
+    this.copy();
+    return super.values();
+  }
+
+  override [Symbol.iterator](): MapIterator<[string, string]> {
+    this.copy();
+    return super.entries();
+  }
+
+  /** Copies the headers into the map itself, once; from then on it is a plain HeaderMap. */
+  private copy(): void {
+    if (this.copied) return;
+    this.copied = true;
+    for (const name in this.given) {
+      const value = this.given[name];
+      if (value !== undefined) super.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+  }
 }
 
 /**

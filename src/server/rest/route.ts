@@ -1,7 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { ERROR_CODES } from '../../errors.js';
-import { DEFAULT_RETRY_AFTER_SECONDS } from '../pipeline/format-error.js';
+import { retryAfterOf } from '../pipeline/format-error.js';
 import { RestError } from './rest-error.js';
 import { restParameterName } from './mapping.js';
 import { normalizeQuery } from './query-parameters.js';
@@ -42,10 +42,9 @@ function errorBody(error: OperationError): { error: Record<string, unknown> } {
 function sendOperationError(reply: FastifyReply, result: OperationResult, error: OperationError): FastifyReply {
   const body = errorBody(error);
   const status = statusOf(String(body.error.code), result.status);
-  // 429 and 503 are what clients retry (the SDK waits for Retry-After): always say when.
-  const stated = result.headers['retry-after'] ?? (typeof body.error.retryAfter === 'number' ? String(body.error.retryAfter) : undefined);
-  const retryAfter = stated ?? (status === 429 || status === 503 ? String(DEFAULT_RETRY_AFTER_SECONDS) : undefined);
-  if (retryAfter) reply.header('retry-after', retryAfter);
+  // 429 and 503 are what clients retry (the SDK waits for Retry-After): always say when, as GraphQL's answer does.
+  const retryAfter = result.headers['retry-after'] ?? retryAfterOf([error], status);
+  if (retryAfter !== null) reply.header('retry-after', String(retryAfter));
   return reply.code(status).send(body);
 }
 
