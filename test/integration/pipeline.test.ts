@@ -173,6 +173,9 @@ describe.each(backends)('one pipeline, one error shape on %s', (kind) => {
     // The session is the written user's: the 503 below comes from reading them, not from a bad token.
     const healthy = await post({ query: '{ viewer { id } }' }, viewer.headers);
     expect(healthy.json()).toEqual({ data: { viewer: { id: user.id } } });
+    // An API key is checked while the request's context is made, before Apollo's request pipeline starts.
+    const { apiKey } = (await post({ query: 'mutation { createApiKey(name: "fault") { apiKey } }' }, viewer.headers)).json().data
+      .createApiKey;
     // A fault the real database cannot be made to produce on cue: every read fails as a lost connection does.
     const original = { select: t.database.db.select, query: t.database.query };
     const refused = () => {
@@ -199,6 +202,12 @@ describe.each(backends)('one pipeline, one error shape on %s', (kind) => {
       const internal = await post({ query: '{ viewer { id } }' }, { ...viewer.headers, 'x-request-id': 'auth-fault-1' });
       expect(internal.statusCode).toBe(500);
       expect(internal.json().errors[0].extensions).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', requestId: 'auth-fault-1' });
+      const byKey = await post({ query: '{ viewer { id } }' }, { 'x-api-key': apiKey, 'x-request-id': 'auth-fault-2' });
+      expect(byKey.statusCode).toBe(500);
+      expect(byKey.json().errors[0]).toEqual({
+        message: 'Internal server error',
+        extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: 'auth-fault-2' },
+      });
     } finally {
       (t.database.db as { select: unknown }).select = original.select;
       (t.database as { query: unknown }).query = original.query;

@@ -70,7 +70,13 @@ export function formatError(error: unknown, requestId = '', exposeInternals = fa
   internals?.push(original);
   const message = exposeInternals && original instanceof Error ? original.message : 'Internal server error';
   const stacktrace = exposeInternals && original instanceof Error && original.stack ? { stacktrace: original.stack.split('\n') } : {};
-  return { message, ...where, extensions: { code: 'INTERNAL_SERVER_ERROR', requestId, ...stacktrace } };
+  // Formatted once already (a failed context, refused before Apollo knows the request), it names its request.
+  const named = located?.extensions.requestId;
+  return {
+    message,
+    ...where,
+    extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: requestId || (typeof named === 'string' ? named : ''), ...stacktrace },
+  };
 }
 
 /**
