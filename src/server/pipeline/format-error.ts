@@ -104,7 +104,7 @@ function producedNoData(data: unknown): boolean {
 }
 
 /** Seconds a client waits before retrying a 429 or 503 whose errors name no time of their own (as /readyz answers). */
-export const DEFAULT_RETRY_AFTER_SECONDS = 5;
+const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
 /** Retry-After (seconds) of a response with `status`: its first error that gives one, else the default for 429 and 503; null for none. */
 export function retryAfterOf(errors: readonly FormattedError[], status: number): number | null {

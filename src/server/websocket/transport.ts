@@ -231,7 +231,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       },
       // Apollo Server answered it in onSubscribe.
       execute: (args) => answers.get(args.contextValue as GraphQLContext)!,
-      subscribe: (args) => subscribe(args),
+      subscribe,
       // Apollo's answers hold formatted errors already; a subscription its source refused holds graphql-js's.
       onNext: (_ctx, _id, _payload, args, result) =>
         answers.has(args.contextValue as GraphQLContext)
