@@ -174,6 +174,8 @@ function startServer(role: Role, databaseUrl: string | null, seedNow: Date): Pro
     env: {
       ...process.env,
       BENCH_ROLE: role,
+      // The app the server loads (lib/server.ts): the settled choice, `dist` unless told otherwise.
+      BENCH_SRC: settings.src ?? '',
       BENCH_DB_URL: databaseUrl ?? '',
       BENCH_SEED_NOW: seedNow.toISOString(),
       BENCH_AUTH_SECRET: authSecret,

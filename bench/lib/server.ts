@@ -68,7 +68,7 @@ if (!process.send) throw new Error('lib/server.ts runs as a child of bench/neste
 const send = (message: ChildMessage) => process.send!(message);
 
 /** The checkout whose app this server runs: this repository, or BENCH_SRC's / BENCH_BASELINE_SRC's copy. */
-const appSrc = role === 'baseline' ? process.env.BENCH_BASELINE_SRC : role === 'graphql' ? process.env.BENCH_SRC : undefined;
+const appSrc = (role === 'baseline' ? process.env.BENCH_BASELINE_SRC : role === 'graphql' ? process.env.BENCH_SRC : undefined) || undefined;
 const appRoot = appSrc ? `${pathToFileURL(resolve(appSrc)).href}/` : new URL('../../', import.meta.url).href;
 
 async function openBenchDatabase(): Promise<Database> {

@@ -444,17 +444,21 @@ const renderedByIds = new WeakMap<RenderedObject[], { one: string; many: string;
 /**
  * The JSON of the row `idSql` names, from the first of `objects`' tables holding it (ids are
  * UUIDs, unique across tables), probed in the order given; null where none does. Writes
- * the objects' own parameters onto `params`.
+ * the objects' own parameters onto `params`. With `tags` (GraphQL names, one per object),
+ * the JSON comes after its object's tag, `Pool{...}`: which table held the row.
  */
-export function renderedByIdSql(objects: readonly RenderedObject[], idSql: string, params: unknown[]): string {
-  const rows = objects.map((object) => rowJsonSql(object, 'id', idSql, params));
+export function renderedByIdSql(objects: readonly RenderedObject[], idSql: string, params: unknown[], tags?: readonly string[]): string {
+  const rows = objects.map((object, i) => rowJsonSql(object, 'id', idSql, params, tags?.[i]));
   return rows.length === 1 ? rows[0]! : `coalesce(${rows.join(', ')})`;
 }
 
-/** The scalar subquery writing `object`'s JSON for its row whose column `columnName` is `keySql`; the object's own parameters go onto `params`. */
-function rowJsonSql(object: RenderedObject, columnName: string, keySql: string, params: unknown[]): string {
+/**
+ * The scalar subquery writing `object`'s JSON (after `tag`, if any) for its row whose column
+ * `columnName` is `keySql`; the object's own parameters go onto `params`.
+ */
+function rowJsonSql(object: RenderedObject, columnName: string, keySql: string, params: unknown[], tag?: string): string {
   const json = renderedObjectSql(object, 'n', params, { next: 0 });
-  return `(SELECT ${json} FROM "${getTableName(object.spec.table)}" n WHERE n."${columnName}" = ${keySql})`;
+  return `(SELECT ${tag ? `'${tag}' || ` : ''}${json} FROM "${getTableName(object.spec.table)}" n WHERE n."${columnName}" = ${keySql})`;
 }
 
 /**

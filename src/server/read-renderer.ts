@@ -28,6 +28,8 @@ interface RenderedOperation {
   reads: boolean;
   /** What comes before each part's JSON in `data`: its key (after a comma past the first). */
   heads: string[];
+  /** A column is provisional (RenderedColumn): the plan is made again at the next request. */
+  provisional: boolean;
 }
 
 /** What stands for a part that is not a root field's own read among the reads awaited together. */
@@ -129,7 +131,7 @@ export class ReadRenderer {
     let plan = plans.get(key);
     if (plan === undefined) {
       plan = this.plan(document, operation, variables);
-      if (plans.size < PLANS_PER_OPERATION) plans.set(key, plan);
+      if (plans.size < PLANS_PER_OPERATION && !plan?.provisional) plans.set(key, plan);
     }
     return plan;
   }
@@ -162,9 +164,10 @@ export class ReadRenderer {
     }
     const reads = parts.some((part) => 'read' in part);
     const heads = parts.map((part, i) => `${i ? ',' : ''}${JSON.stringify(part.key)}:`);
-    if (!columns.length) return { parts, shared: null, reads, heads };
+    if (!columns.length) return { parts, shared: null, reads, heads, provisional: false };
     const statement = new SharedStatement();
     for (const column of columns) statement.add((params, slot) => column.sql(params, slot));
-    return { parts, shared: { statement, columns }, reads, heads };
+    const provisional = columns.some((column) => column.provisional);
+    return { parts, shared: { statement, columns }, reads, heads, provisional };
   }
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { PoolRow } from '../../schema/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeTypeHints } from '../../src/modules/node/node.service.js';
 import { backends, startEmptyTestApp, type TestApp, testConfig } from '../support/harness.js';
 import { type SignedIn, signInAs } from '../support/sessions.js';
 
@@ -172,6 +173,67 @@ describe.each(backends)('node and nodes on %s', (kind) => {
       expect(await t.countStatements(async () => (response = await t.gql(query)))).toBe(0);
       expect(response.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: argument });
     }
+  });
+
+  /** The texts of the read path's statements while `work` runs (the handle's `query`, which every operation's scoped view calls). */
+  async function statementTexts(work: () => Promise<unknown>): Promise<string[]> {
+    const texts: string[] = [];
+    const database = t.database as { query: TestApp['database']['query'] };
+    const query = database.query;
+    database.query = ((text: string, ...rest: never[]) => {
+      texts.push(text);
+      return (query as (...args: unknown[]) => unknown)(text, ...rest);
+    }) as typeof query;
+    try {
+      await work();
+    } finally {
+      database.query = query;
+    }
+    return texts;
+  }
+  const TABLES = ['pools', 'users', 'predictions', 'rewards', 'resolutions', 'images', 'streaks'];
+  const tablesOf = (text: string) => TABLES.filter((table) => text.includes(`FROM "${table}"`));
+
+  it("reads a refetched id's own table alone once a read has found its type; a wrong hint changes no answer", async () => {
+    const { pools } = await t.seed.user().withPool();
+    const id = pools[0]!.id;
+    const refetch = () => t.gql(nodeQuery('title', 'Pool'), { id });
+    const first = await statementTexts(async () =>
+      expect((await refetch()).data.node).toEqual({ __typename: 'Pool', id, title: pools[0]!.title }),
+    );
+    // Not known yet: every public type's table, in one statement.
+    expect(first).toHaveLength(1);
+    expect(tablesOf(first[0]!).sort()).toEqual([...TABLES].sort());
+    for (let i = 0; i < 2; i++) {
+      const again = await statementTexts(async () => expect((await refetch()).data.node).toMatchObject({ __typename: 'Pool', id }));
+      expect(again).toHaveLength(1);
+      expect(tablesOf(again[0]!)).toEqual(['pools']);
+    }
+    // A hint is never trusted: read by a wrong one, the id is found by the executor, which looks everywhere.
+    nodeTypeHints.learn(id, 'User');
+    const query = `query($id: ID!) { node(id: $id) { id ... on Pool { title } ... on User { username } } }`;
+    const wrong = await statementTexts(async () => expect((await t.gql(query, { id })).data.node).toEqual({ id, title: pools[0]!.title }));
+    expect(tablesOf(wrong[0]!)).toEqual(['users']);
+    expect(wrong.length).toBeGreaterThan(1);
+  });
+
+  it('reads an id no rendered read can answer (a private record) by the executor alone once that is known', async () => {
+    const rows = await t.seed.user().withNotifications([{ title: 'yours' }]);
+    const reader = await signInAs(t, rows.user.id);
+    const id = rows.notifications[0]!.id;
+    const read = () => t.gql(`query($id: ID!) { node(id: $id) { id ... on Notification { title } } }`, { id }, reader.headers);
+    // A rendered node read: each public type's object after its name.
+    const renderedNode = (texts: string[]) => texts.filter((text) => /'Pool' \|\| /.test(text));
+    // The first read asks every public table in vain, then the executor finds it; later reads go to the executor at once.
+    for (const [attempt, expected] of [
+      [1, 1],
+      [2, 0],
+    ] as const) {
+      const texts = await statementTexts(async () => expect((await read()).data.node).toEqual({ id, title: 'yours' }));
+      expect(renderedNode(texts), `read ${attempt}`).toHaveLength(expected);
+    }
+    // Still private: to anyone else, as an unknown id.
+    expect((await t.gql(`query($id: ID!) { node(id: $id) { id } }`, { id }, stranger.headers)).data.node).toBeNull();
   });
 
   it('costs the same statements for 1 id as for 50, and one type lookup however many types', async () => {

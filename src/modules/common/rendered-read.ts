@@ -48,6 +48,11 @@ export interface RenderedColumn {
   values(ctx: ServiceContext): unknown[];
   /** The field's JSON from the column's text (null: the subquery found nothing); may throw, to leave the operation to the executor. */
   write(json: string | null): string;
+  /**
+   * Planned without what its first run learns (the type of a `node` id): the operation's
+   * plan is made again at its next request rather than kept.
+   */
+  provisional?: boolean;
 }
 
 /** Plans a root field's rendered read from its merged field nodes, or null when it does not render. */

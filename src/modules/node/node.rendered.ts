@@ -2,7 +2,15 @@ import { getNamedType, type GraphQLInterfaceType } from 'graphql';
 import type { RenderedObject } from '../../db/nested-read.js';
 import { READS_BY_TYPE } from '../common/read-specs.js';
 import { argumentsOf, renderedObject, type RootFieldRenderer } from '../common/rendered-read.js';
-import { findRenderedNodes, isPublicNodeType, nodeIdOf, renderedNodeSql } from './node.service.js';
+import {
+  findRenderedNodes,
+  isPublicNodeType,
+  nodeIdOf,
+  nodeTypeHints,
+  NOT_RENDERED,
+  readTaggedNode,
+  renderedNodeSql,
+} from './node.service.js';
 
 /**
  * `node(id)` and `nodes(ids)` rendered (a Relay refetch): the selection is rendered for each
@@ -14,7 +22,9 @@ import { findRenderedNodes, isPublicNodeType, nodeIdOf, renderedNodeSql } from '
  *
  * The tables are probed in turn until one holds the id, the types with the most selected
  * fields first: a refetch names the type it expects by a fragment on it, so its table is
- * usually the first and only one probed.
+ * usually the first and only one probed. Once a read has found an id's type
+ * (nodeTypeHints), a `node` read of it names that type's table alone: planned so, its plan
+ * is kept; planned before, it is made again next time.
  */
 const renderNodes =
   (argument: 'id' | 'ids'): RootFieldRenderer =>
@@ -32,13 +42,20 @@ const renderNodes =
     const objects = Object.fromEntries(rendered.sort(([, a], [, b]) => b.fields.length - a.fields.length));
     const unrendered = () => new Error('an id is of a type this plan does not render: executed instead');
     if (argument === 'id') {
+      const id = args.id as string;
+      const hint = nodeTypeHints.typeOf(id);
+      // A type read before, or NOT_RENDERED: this selection renders it, or the executor reads it.
+      const probed = hint === undefined ? objects : Object.hasOwn(objects, hint) ? { [hint]: objects[hint]! } : null;
+      if (!probed) return null;
       return {
-        sql: (params, slot) => renderedNodeSql(objects, slot('uuid'), params),
-        values: () => [nodeIdOf(args.id as string, 'id')],
-        write: (json) => {
-          if (json === null) throw unrendered();
-          return json;
+        sql: (params, slot) => renderedNodeSql(probed, slot('uuid'), params),
+        values: () => [nodeIdOf(id, 'id')],
+        write: (tagged) => {
+          if (tagged !== null) return readTaggedNode(id, tagged);
+          if (hint === undefined) nodeTypeHints.learn(id, NOT_RENDERED);
+          throw unrendered();
         },
+        provisional: hint === undefined,
       };
     }
     const ids = args.ids as string[];

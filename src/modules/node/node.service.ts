@@ -143,11 +143,55 @@ export function nodeIdOf(id: string, argumentName: string): string {
 
 /**
  * The SQL writing, as {@link findRenderedNodes} writes it, the JSON of the object `idSql`
- * names (null when it is none of `objects`' types): for a statement shared with other fields.
+ * names after its type's name (`Pool{...}`, which {@link readTaggedNode} reads; null when it
+ * is none of `objects`' types): for a statement shared with other fields.
  */
 export function renderedNodeSql(objects: Record<string, RenderedObject>, idSql: string, params: unknown[]): string {
-  return renderedByIdSql(publicObjects(objects), idSql, params);
+  return renderedByIdSql(publicObjects(objects), idSql, params, Object.keys(objects));
 }
+
+/** The object `renderedNodeSql` wrote for `id`, its type learned for later reads of the id ({@link nodeTypeHints}). */
+export function readTaggedNode(id: string, tagged: string): string {
+  const brace = tagged.indexOf('{');
+  nodeTypeHints.learn(id, tagged.slice(0, brace));
+  return tagged.slice(brace);
+}
+
+/**
+ * The Node type of ids that rendered `node` reads found, so that a read of one again
+ * (a refetch: the same ids, again and again) asks its type's table alone, not every
+ * table in turn: Postgres locks and sets up each table a statement names, whether or not it
+ * reaches it, and for a refetch that was a third of the statement's cost (bench/README.md).
+ * An id a read found nowhere it looked (another type, private or not rendered there, or
+ * nothing) is remembered as `NOT_RENDERED`: its reads go to the executor (findNodes) at once.
+ *
+ * A hint, never trusted: a read by it that finds nothing is left to findNodes, which looks
+ * in every table and answers as if there were no hint. So one process-wide memory serves
+ * every database: an id is a random UUID, one row of one table wherever it is found. The
+ * oldest hint is forgotten past {@link NODE_TYPE_HINTS} ids.
+ */
+class NodeTypeHints {
+  private readonly types = new Map<string, string>();
+
+  constructor(private readonly capacity: number) {}
+
+  /** The type a read of `id` found, `NOT_RENDERED`, or undefined when no read has looked. */
+  typeOf(id: string): string | undefined {
+    return this.types.get(id.toLowerCase());
+  }
+
+  learn(id: string, type: string): void {
+    const key = id.toLowerCase();
+    if (this.types.get(key) === type) return;
+    if (this.types.size >= this.capacity && !this.types.has(key)) this.types.delete(this.types.keys().next().value!);
+    this.types.set(key, type);
+  }
+}
+
+/** What {@link NodeTypeHints} remembers of an id that no rendered read found. */
+export const NOT_RENDERED = '';
+const NODE_TYPE_HINTS = 10_000;
+export const nodeTypeHints = new NodeTypeHints(NODE_TYPE_HINTS);
 
 /** The objects of a plan as one array (so a statement's text is made once: db/nested-read.ts keeps it by the array), public types only. */
 function publicObjects(objects: Record<string, RenderedObject>): RenderedObject[] {
