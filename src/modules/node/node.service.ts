@@ -170,7 +170,7 @@ export function readTaggedNode(id: string, tagged: string): string {
  * every database: an id is a random UUID, one row of one table wherever it is found. The
  * oldest hint is forgotten past {@link NODE_TYPE_HINTS} ids.
  */
-class NodeTypeHints {
+export class NodeTypeHints {
   private readonly types = new Map<string, string>();
 
   constructor(private readonly capacity: number) {}
