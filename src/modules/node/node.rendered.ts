@@ -2,15 +2,7 @@ import { getNamedType, type GraphQLInterfaceType } from 'graphql';
 import type { RenderedObject } from '../../db/nested-read.js';
 import { READS_BY_TYPE } from '../common/read-specs.js';
 import { argumentsOf, renderedObject, type RootFieldRenderer } from '../common/rendered-read.js';
-import {
-  findRenderedNodes,
-  isPublicNodeType,
-  nodeIdOf,
-  nodeTypeHints,
-  NOT_RENDERED,
-  readTaggedNode,
-  renderedNodeSql,
-} from './node.service.js';
+import { findRenderedNodes, isPublicNodeType, nodeIdOf, nodeTypeHints, readTaggedNode, renderedNodeSql } from './node.service.js';
 
 /**
  * `node(id)` and `nodes(ids)` rendered (a Relay refetch): the selection is rendered for each
@@ -51,9 +43,9 @@ const renderNodes =
         sql: (params, slot) => renderedNodeSql(probed, slot('uuid'), params),
         values: () => [nodeIdOf(id, 'id')],
         write: (tagged) => {
-          if (tagged !== null) return readTaggedNode(id, tagged);
-          if (hint === undefined) nodeTypeHints.learn(id, NOT_RENDERED);
-          throw unrendered();
+          const json = readTaggedNode(id, tagged);
+          if (json === null) throw unrendered();
+          return json;
         },
         provisional: hint === undefined,
       };

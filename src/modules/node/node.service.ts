@@ -150,8 +150,15 @@ export function renderedNodeSql(objects: Record<string, RenderedObject>, idSql: 
   return renderedByIdSql(publicObjects(objects), idSql, params, Object.keys(objects));
 }
 
-/** The object `renderedNodeSql` wrote for `id`, its type learned for later reads of the id ({@link nodeTypeHints}). */
-export function readTaggedNode(id: string, tagged: string): string {
+/**
+ * The object `renderedNodeSql` wrote for `id` (null when it found none), what it found
+ * learned for later reads of the id ({@link nodeTypeHints}): its type, or NOT_RENDERED.
+ */
+export function readTaggedNode(id: string, tagged: string | null): string | null {
+  if (tagged === null) {
+    nodeTypeHints.learn(id, NOT_RENDERED);
+    return null;
+  }
   const brace = tagged.indexOf('{');
   nodeTypeHints.learn(id, tagged.slice(0, brace));
   return tagged.slice(brace);
