@@ -23,6 +23,7 @@ import { TIMED_OUT, withinBudget } from '../time-budget.js';
 import { rateLimitHeaders } from '../rate-limit.js';
 import type { OperationToCheck } from './checks.js';
 import { type FormattedError, formatError, retryAfterOf, statusOf } from './format-error.js';
+import { responseMediaType } from './media-type.js';
 import { ReadRenderer } from '../read-renderer.js';
 
 /**
@@ -141,8 +142,8 @@ const NO_HEAD = { status: undefined, headers: new HeaderMap() };
  * - responseForOperation: a subscription (graphql-ws's) handed back to the socket; a rendered
  *   read where the query renders (HTTP GraphQL only), else execution by graphql-js, within the time budget;
  *   errors formatted by the one formatter with the request id.
- * - willSendResponse: the status policy (statusOf) with Retry-After, and the codes for the
- *   request's log line and metrics.
+ * - willSendResponse: the status policy (statusOf) with Retry-After, the media type Apollo
+ *   would choose (responseMediaType), and the codes for the request's log line and metrics.
  * The listener holds no per-request state: one object serves every request.
  */
 export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPlugin<GraphQLContext> {
@@ -232,6 +233,9 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
       if (rc.errors && record.codes.includes('INTERNAL_SERVER_ERROR')) record.internalErrors.push(...rc.errors);
       const status = statusOf(errors, 'data' in result, result.data, rc.operation?.operation);
       rc.response.http.status = status;
+      // Apollo's own choice of media type, made once per Accept header rather than by Apollo at every request.
+      const mediaType = rc.request.http && responseMediaType(rc.request.http.headers.get('accept'));
+      if (mediaType) rc.response.http.headers.set('content-type', mediaType);
       const retryAfter = retryAfterOf(errors, status);
       if (retryAfter !== null) rc.response.http.headers.set('retry-after', String(retryAfter));
       // Every answer of a counted operation says what is left of its budget, the 429 included.

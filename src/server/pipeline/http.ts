@@ -7,35 +7,9 @@ import type { GraphQLContext } from '../context.js';
 import { explorerPage, wantsExplorer } from '../explorer.js';
 import type { OperationRecord, OperationTracker } from '../logging.js';
 import { formatRefusal } from './format-error.js';
+import { responseMediaType } from './media-type.js';
 import type { TrustedDocumentStore } from './persisted.js';
 import { sendRefusal } from './refusals.js';
-
-/**
- * Whether `Accept` allows a GraphQL response (application/graphql-response+json or
- * application/json, or a range holding either); true when absent. Apollo Server chooses
- * the media type itself, but only after executing: this refuses a mutation before it runs.
- */
-export function acceptsGraphQLResponse(accept: string | undefined): boolean {
-  if (!accept) return true;
-  // Clients send the same few Accept headers: each is parsed once (a bounded number kept).
-  const known = acceptable.get(accept);
-  if (known !== undefined) return known;
-  const verdict = parseAccept(accept);
-  if (acceptable.size < ACCEPT_HEADERS_KEPT) acceptable.set(accept, verdict);
-  return verdict;
-}
-
-const ACCEPT_HEADERS_KEPT = 256;
-const acceptable = new Map<string, boolean>();
-const GRAPHQL_RANGES = new Set(['application/graphql-response+json', 'application/json', 'application/*', '*/*']);
-
-function parseAccept(accept: string): boolean {
-  return accept.split(',').some((part) => {
-    const [range = '', ...params] = part.trim().toLowerCase().split(';');
-    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    return GRAPHQL_RANGES.has(range.trim()) && (qParam ? Number(qParam.slice(2)) > 0 : true);
-  });
-}
 
 export interface GraphQLRouteOptions {
   path: string;
@@ -95,7 +69,8 @@ export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRoute
         reply.type('text/html; charset=utf-8').send(explorerPage(options.path));
         return;
       }
-      if (!acceptsGraphQLResponse(request.headers.accept)) {
+      // Refused before anything runs: Apollo Server would refuse it only after executing.
+      if (responseMediaType(request.headers.accept) === null) {
         sendRefusal(
           reply,
           new AppError('NOT_ACCEPTABLE', 'The Accept header allows neither application/graphql-response+json nor application/json'),
