@@ -58,7 +58,12 @@ describe('the media type of a GraphQL response', () => {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...(accept === undefined ? {} : { accept }) };
     const ours = await t.app.inject({ method: 'POST', url: '/graphql', headers, payload: { query: '{ __typename }' } });
     const apollos = await reference.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: 'POST', headers: new HeaderMap(Object.entries(headers)), body: { query: '{ __typename }' }, search: '' },
+      httpGraphQLRequest: {
+        method: 'POST',
+        headers: new HeaderMap(Object.entries(headers)),
+        body: { query: '{ __typename }' },
+        search: '',
+      },
       context: async () => ({}),
     });
     return {

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { createApp } from '../../src/server/app.js';
+import { ReadRenderer } from '../../src/server/read-renderer.js';
 import { seedVariedPools } from '../support/fixtures/varied-pools.js';
 import { backends, renderedReadsServed, startEmptyTestApp, type TestApp, testConfig } from '../support/harness.js';
 
@@ -266,6 +267,34 @@ describe.each(backends)('rendered reads on %s', (kind) => {
     expect(executed.statusCode).not.toBe(500);
     expect(await renderedReadsServed(t.app)).toBe(before);
     expect({ status: rendered.statusCode, body: rendered.json() }).toEqual({ status: executed.statusCode, body: executed.json() });
+  });
+
+  it("one plan serves a document's requests whatever its root field's id; a condition's value is a plan of its own", async () => {
+    const { data } = await t.gql(`{ pools(first: 24) { nodes { id } } }`);
+    const ids: string[] = data.pools.nodes.map((pool: { id: string }) => pool.id);
+    expect(ids.length).toBeGreaterThan(16); // more than an operation keeps plans for
+    const planned = vi.spyOn(ReadRenderer.prototype as unknown as { plan: () => unknown }, 'plan');
+    try {
+      const byId = `query($id: ID!, $withUser: Boolean!) { pool(id: $id) { id title user @include(if: $withUser) { username } } }`;
+      const refetch = `query($id: ID!) { node(id: $id) { id ... on Pool { title totalVolume } } }`;
+      for (const [i, id] of ids.entries()) {
+        const withUser = i % 2 === 0;
+        const [rendered, executed] = [await answer(byId, { id, withUser }, true), await answer(byId, { id, withUser }, false)];
+        expect(rendered.rendered).toBe(1);
+        expect(rendered.body).toBe(executed.body);
+        expect(rendered.response.data.pool.user === undefined).toBe(!withUser);
+      }
+      // One plan for each value of the condition, none for the ids.
+      expect(planned).toHaveBeenCalledTimes(2);
+      // A refetch's plan depends on the id's type, which its first read learns (until then it
+      // is planned at each request, probing every type); then one plan serves every pool.
+      for (const id of ids) expect((await answer(refetch, { id }, true)).body).toBe((await answer(refetch, { id }, false)).body);
+      planned.mockClear();
+      for (const round of [1, 2]) for (const id of ids) expect((await answer(refetch, { id }, true)).rendered, `round ${round}`).toBe(1);
+      expect(planned.mock.calls.length).toBeLessThanOrEqual(1);
+    } finally {
+      planned.mockRestore();
+    }
   });
 
   it('the bench read is one statement', async () => {

@@ -30,11 +30,18 @@ import type { ServiceContext } from '../context.js';
  */
 
 /**
- * A root field answered by a rendered read, for one request's context: its JSON text in
- * pieces, in order (the rows' texts as the driver gave them, never joined: the response is
- * encoded from the pieces once, see pipeline/http.ts).
+ * A root field's arguments at one request, as its resolver would receive them. A plan is
+ * made from the selection and kept for the operation, so the arguments are given at each
+ * request, never read while planning (see SelectionWalk.variables).
  */
-export type RenderedRootField = (ctx: ServiceContext) => Promise<string[]>;
+export type RootArguments = Record<string, unknown>;
+
+/**
+ * A root field answered by a rendered read, for one request's context and arguments: its
+ * JSON text in pieces, in order (the rows' texts as the driver gave them, never joined: the
+ * response is encoded from the pieces once, see pipeline/http.ts).
+ */
+export type RenderedRootField = (ctx: ServiceContext, args: RootArguments) => Promise<string[]>;
 
 /**
  * A root field answered by a column of the operation's one shared statement
@@ -45,9 +52,9 @@ export interface RenderedColumn {
   /** The column's SQL (made once per plan): fixed parameters onto `params`, per-request ones numbered by `slot`. */
   sql(params: unknown[], slot: (type: string) => string): string;
   /** The request's values of its slots, in order: the service's checks (the viewer, the arguments) run here, and may throw. */
-  values(ctx: ServiceContext): unknown[];
+  values(ctx: ServiceContext, args: RootArguments): unknown[];
   /** The field's JSON from the column's text (null: the subquery found nothing); may throw, to leave the operation to the executor. */
-  write(json: string | null): string;
+  write(json: string | null, args: RootArguments): string;
   /**
    * Planned without what its first run learns (the type of a `node` id): the operation's
    * plan is made again at its next request rather than kept.
@@ -339,15 +346,6 @@ export async function writeConnection<T extends { id: string }>(
 /** The rendered objects' JSON texts a row of a rendered plan holds, in the plan's order. */
 export const renderedOf = (row: object) => (row as { [RENDERED]: string[] })[RENDERED];
 
-/** Arguments of a root field as the resolver receives them, or null when they do not coerce (the resolver reports that). */
-export function argumentsOf(field: GraphQLField<unknown, unknown>, node: FieldNode, walk: SelectionWalk): Record<string, unknown> | null {
-  try {
-    return getArgumentValues(field, node, walk.variables);
-  } catch {
-    return null;
-  }
-}
-
 /**
  * A root field returning one object of the read graph (or null), rendered as a column of the
  * operation's shared statement: the row whose unique column `property` is the value `key`
@@ -355,7 +353,7 @@ export function argumentsOf(field: GraphQLField<unknown, unknown>, node: FieldNo
  */
 export function objectRoot(
   property: string,
-  key: (ctx: ServiceContext, args: Record<string, unknown>) => string,
+  key: (ctx: ServiceContext, args: RootArguments) => string,
   /** Only where `key` names the viewer's own row, whoever the viewer is: what else renders of it. */
   owned?: OwnedRendering,
 ): RootFieldRenderer {
@@ -363,11 +361,10 @@ export function objectRoot(
     const type = getNamedType(field.type) as GraphQLObjectType;
     const spec = READS_BY_TYPE[type.name];
     const object = spec && renderedObject(type, spec, nodes, walk, owned);
-    const args = object && argumentsOf(field, nodes[0]!, walk);
-    if (!spec || !object || !args) return null;
+    if (!spec || !object) return null;
     return {
       sql: (params, slot) => renderedByKeySql(object, property, slot, params),
-      values: (ctx) => [key(ctx, args)],
+      values: (ctx, args) => [key(ctx, args)],
       write: (json) => json ?? 'null',
     };
   };
@@ -379,15 +376,14 @@ export function objectRoot(
  * nodes' JSON.
  */
 export function connectionRoot<T extends { id: string }>(
-  list: (ctx: ServiceContext, args: Record<string, unknown>, plan: ReadPlan) => Promise<Page<T>>,
+  list: (ctx: ServiceContext, args: RootArguments, plan: ReadPlan) => Promise<Page<T>>,
 ): RootFieldRenderer {
   return (field, nodes, walk) => {
     const type = getNamedType(field.type) as GraphQLObjectType;
     const spec = READS_BY_TYPE[(getNamedType(type.getFields().nodes!.type) as GraphQLObjectType).name];
     const connection = spec && renderedConnection(type, spec, nodes, walk);
-    const args = connection && argumentsOf(field, nodes[0]!, walk);
-    if (!spec || !connection || !args) return null;
+    if (!spec || !connection) return null;
     const plan: ReadPlan = { spec, columns: new Set(['id', 'createdAt']), relations: new Map(), rendered: connection.objects };
-    return async (ctx) => writeConnection(await list(ctx, args, plan), connection, renderedOf);
+    return async (ctx, args) => writeConnection(await list(ctx, args, plan), connection, renderedOf);
   };
 }

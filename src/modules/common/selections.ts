@@ -22,12 +22,24 @@ import {
 export interface SelectionWalk {
   schema: GraphQLSchema;
   fragments: Record<string, FragmentDefinitionNode>;
+  /**
+   * The operation's variables. A rendered read's plan is kept for the values of those it
+   * read (server/read-renderer.ts): what a plan takes from a variable at planning makes it
+   * that value's plan; what it needs only as a value, it reads at each request instead.
+   */
   variables: Record<string, unknown>;
+  /**
+   * What `derive` makes of the variables, where the plan depends on that rather than on
+   * them (a `node` id's remembered type, not the id): a kept plan is reused for the
+   * variables `derive` gives the same for. `source` names the dependency (its field).
+   */
+  dependOn<T>(source: FieldNode, derive: (variables: Record<string, unknown>) => T): T;
 }
 
 /** The walk of a resolver's selection. */
 export function walkOf(info: GraphQLResolveInfo): SelectionWalk {
-  return { schema: info.schema, fragments: info.fragments, variables: info.variableValues };
+  const variables = info.variableValues;
+  return { schema: info.schema, fragments: info.fragments, variables, dependOn: (_source, derive) => derive(variables) };
 }
 
 /** The fields of `selectionSets` on `type` by response key, in order, fragments expanded and skipped ones left out (graphql's CollectFields). */

@@ -3,7 +3,6 @@ import { renderedRowSql, type RenderedObject } from '../../db/nested-read.js';
 import { toTokens } from '../common/amounts.js';
 import { USER_READ } from '../common/read-specs.js';
 import {
-  argumentsOf,
   connectionParts,
   type ConnectionPart,
   renderedObject,
@@ -58,8 +57,6 @@ function entryWriter(
  * statement; the entries' values are written here as their resolvers give them.
  */
 const renderLeaderboard: RootFieldRenderer = (field, nodes, walk) => {
-  const args = argumentsOf(field, nodes[0]!, walk);
-  if (!args) return null;
   const connection = getNamedType(field.type) as GraphQLObjectType;
   const entryType = getNamedType(connection.getFields().nodes!.type) as GraphQLObjectType;
   const users: RenderedObject[] = [];
@@ -81,7 +78,7 @@ const renderLeaderboard: RootFieldRenderer = (field, nodes, walk) => {
   };
   const fields = connectionParts(connection, nodes, walk, addEntry, viewerEntry);
   if (!fields) return null;
-  return async (ctx) => {
+  return async (ctx, args) => {
     const page = await leaderboard(ctx, args, users);
     return writeConnection(page, { fields }, (row) => writers.map((write) => write(row)));
   };

@@ -1,7 +1,7 @@
-import { getNamedType, type GraphQLInterfaceType } from 'graphql';
+import { getArgumentValues, getNamedType, type GraphQLInterfaceType } from 'graphql';
 import type { RenderedObject } from '../../db/nested-read.js';
 import { READS_BY_TYPE } from '../common/read-specs.js';
-import { argumentsOf, renderedObject, type RootFieldRenderer } from '../common/rendered-read.js';
+import { renderedObject, type RootFieldRenderer } from '../common/rendered-read.js';
 import { findRenderedNodes, isPublicNodeType, nodeIdOf, nodeTypeHints, readTaggedNode, renderedNodeSql } from './node.service.js';
 
 /**
@@ -15,14 +15,13 @@ import { findRenderedNodes, isPublicNodeType, nodeIdOf, nodeTypeHints, readTagge
  * The tables are probed in turn until one holds the id, the types with the most selected
  * fields first: a refetch names the type it expects by a fragment on it, so its table is
  * usually the first and only one probed. Once a read has found an id's type
- * (nodeTypeHints), a `node` read of it names that type's table alone: planned so, its plan
- * is kept; planned before, it is made again next time.
+ * (nodeTypeHints), a `node` read of it names that type's table alone: that plan is kept for
+ * every id of the type (the plan depends on the type, not the id); a plan made before the
+ * type was known is made again next time.
  */
 const renderNodes =
   (argument: 'id' | 'ids'): RootFieldRenderer =>
   (field, nodes, walk) => {
-    const args = argumentsOf(field, nodes[0]!, walk);
-    if (!args) return null;
     const rendered: Array<[string, RenderedObject]> = [];
     for (const type of walk.schema.getPossibleTypes(getNamedType(field.type) as GraphQLInterfaceType)) {
       const spec = READS_BY_TYPE[type.name];
@@ -34,25 +33,25 @@ const renderNodes =
     const objects = Object.fromEntries(rendered.sort(([, a], [, b]) => b.fields.length - a.fields.length));
     const unrendered = () => new Error('an id is of a type this plan does not render: executed instead');
     if (argument === 'id') {
-      const id = args.id as string;
-      const hint = nodeTypeHints.typeOf(id);
+      const hint = walk.dependOn(nodes[0]!, (variables) =>
+        nodeTypeHints.typeOf(getArgumentValues(field, nodes[0]!, variables).id as string),
+      );
       // A type read before, or NOT_RENDERED: this selection renders it, or the executor reads it.
       const probed = hint === undefined ? objects : Object.hasOwn(objects, hint) ? { [hint]: objects[hint]! } : null;
       if (!probed) return null;
       return {
         sql: (params, slot) => renderedNodeSql(probed, slot('uuid'), params),
-        values: () => [nodeIdOf(id, 'id')],
-        write: (tagged) => {
-          const json = readTaggedNode(id, tagged);
+        values: (_ctx, args) => [nodeIdOf(args.id as string, 'id')],
+        write: (tagged, args) => {
+          const json = readTaggedNode(args.id as string, tagged);
           if (json === null) throw unrendered();
           return json;
         },
         provisional: hint === undefined,
       };
     }
-    const ids = args.ids as string[];
-    return async (ctx) => {
-      const found = await findRenderedNodes(ctx, ids, argument, objects);
+    return async (ctx, args) => {
+      const found = await findRenderedNodes(ctx, args.ids as string[], argument, objects);
       if (!found) throw unrendered();
       return ['[', ...found.flatMap((json, i) => (i ? [',', json] : [json])), ']'];
     };

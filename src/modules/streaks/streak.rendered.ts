@@ -3,7 +3,6 @@ import type { ReadPlan, RenderedObject } from '../../db/nested-read.js';
 import type { PageArguments } from '../common/pagination.js';
 import { POOL_READ, STREAK_READ, STREAK_REWARD_READ } from '../common/read-specs.js';
 import {
-  argumentsOf,
   connectionRoot,
   objectRoot,
   type RenderedConnection,
@@ -32,8 +31,6 @@ import {
  */
 const renderStreakPools: RootFieldRenderer = (field, nodes, walk) => {
   const type = getNamedType(field.type) as GraphQLObjectType;
-  const args = argumentsOf(field, nodes[0]!, walk);
-  if (!args) return null;
   const parts: Array<{ key: string; kind: '__typename' | 'streak' | 'pools' }> = [];
   let streak: RenderedObject | null = null;
   let pools: RenderedConnection | null = null;
@@ -51,7 +48,7 @@ const renderStreakPools: RootFieldRenderer = (field, nodes, walk) => {
     streak: { spec: STREAK_READ, columns: new Set(['id']), relations: new Map(), rendered: streak ? [streak] : [] },
     pools: { spec: POOL_READ, columns: new Set(['id', 'createdAt']), relations: new Map(), rendered: pools?.objects ?? [] },
   };
-  return async (ctx) => {
+  return async (ctx, args) => {
     const { streakId, ...page } = args;
     const result = await streakPools(ctx, streakId as string, page, plans);
     const out = ['{'];
@@ -92,8 +89,6 @@ function leafJson(type: GraphQLOutputType, value: unknown): string {
  */
 const renderStreakUserDetails: RootFieldRenderer = (field, nodes, walk) => {
   const type = getNamedType(field.type) as GraphQLObjectType;
-  const args = argumentsOf(field, nodes[0]!, walk);
-  if (!args) return null;
   const rendering: UserStreakDetailsRendering = { streak: [], rewards: [] };
   const parts: Array<{ key: string; json: (result: UserStreakDetailsResult) => string }> = [];
   for (const [key, fieldNodes] of collectFields(type, subSelections(nodes), walk)) {
@@ -116,7 +111,7 @@ const renderStreakUserDetails: RootFieldRenderer = (field, nodes, walk) => {
       parts.push({ key, json: (result) => result.renderedRewards![index]! });
     } else return null;
   }
-  return async (ctx) => {
+  return async (ctx, args) => {
     const result = await userStreakDetails(ctx, args.streakId as string, args.isClaimed as boolean | null | undefined, rendering);
     return [`{${parts.map((part, i) => `${i ? ',' : ''}${JSON.stringify(part.key)}:${part.json(result)}`).join('')}}`];
   };
