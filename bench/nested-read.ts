@@ -43,6 +43,11 @@ const settings = {
   /** Length of one measured round; rounds alternate floor and graphql. */
   durationSeconds: envNumber('BENCH_DURATION_S', 10),
   rounds: Math.round(envNumber('BENCH_ROUNDS', 3)),
+  /**
+   * How many records a page of one record (a pool, a profile, a refetch) is asked for in
+   * turn: a frontend asks for many, and a server that keeps something per id must show it.
+   */
+  ids: Math.max(1, Math.round(envNumber('BENCH_IDS', 32))),
   targets: (process.env.BENCH_TARGETS ?? (process.env.BENCH_BASELINE_SRC ? 'floor,graphql,baseline' : 'floor,graphql'))
     .split(',')
     .map((t) => t.trim()) as Role[],
@@ -92,21 +97,21 @@ const backend = settings.databaseUrl ? 'postgres' : 'pglite';
 /** One secret for every server, so the floor verifies the viewer's token as the app does. */
 const authSecret = randomBytes(32).toString('hex');
 
-/** A shape with its request: the body (variables found by the shape's discovery) and the headers (the viewer's session). */
+/** A shape with its requests: the bodies (one per set of variables the shape's discovery found) and the headers (the viewer's session). */
 interface PageRequest {
   shape: BenchShape;
-  body: string;
+  bodies: string[];
   headers: Record<string, string>;
 }
 
 async function requestOf(shape: BenchShape, graphql: ServerProcess): Promise<PageRequest> {
   const headers: Record<string, string> = {};
   if (shape.signedIn) headers.authorization = `Bearer ${graphql.viewer!.accessToken}`;
-  if (!shape.discover) return { shape, body: bodyOf(shape), headers };
+  if (!shape.discover) return { shape, bodies: [bodyOf(shape)], headers };
   const found = await fetchOnce(graphql.port, '/graphql', JSON.stringify({ query: shape.discover.query }));
   const { data, errors } = JSON.parse(found.text) as { data?: unknown; errors?: unknown };
   if (errors || !data) throw new Error(`${shape.name}: discovery answered ${found.text.slice(0, 500)}`);
-  return { shape, body: bodyOf(shape, shape.discover.variables(data)), headers };
+  return { shape, bodies: shape.discover.variables(data, settings.ids).map((variables) => bodyOf(shape, variables)), headers };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -281,37 +286,51 @@ const objectsIn = (value: unknown): number =>
       ? ('id' in value ? 1 : 0) + Object.values(value).reduce((sum: number, item) => sum + objectsIn(item), 0)
       : 0;
 
-/** Fetches the query from every server and requires the floor's JSON to equal each GraphQL server's `data`. */
-async function verify(page: PageRequest, servers: Partial<Record<Role, ServerProcess>>): Promise<Partial<Record<Role, number>>> {
+/**
+ * Fetches each of the page's bodies from every server and requires the floor's JSON to
+ * equal each GraphQL server's `data`; each server's response length per body.
+ */
+async function verify(page: PageRequest, servers: Partial<Record<Role, ServerProcess>>): Promise<Partial<Record<Role, number[]>>> {
   const { shape } = page;
-  const roles = (Object.keys(servers) as Role[]).filter((role) => servers[role]);
-  const responses = await Promise.all(roles.map((role) => fetchOnce(servers[role]!.port, pathOf(role, shape), page.body, page.headers)));
-  const byRole = Object.fromEntries(roles.map((role, i) => [role, responses[i]!])) as Partial<Record<Role, (typeof responses)[number]>>;
-  // The baseline may refuse a page (on PGlite, each server has its own database, so the viewer's session is only the GraphQL server's): it is left out below.
-  for (const role of roles)
-    if (role !== 'baseline' && byRole[role]!.status !== 200)
-      throw new Error(`${role} answered ${byRole[role]!.status}: ${byRole[role]!.text.slice(0, 500)}`);
-  const fromFloor = JSON.parse(byRole.floor!.text) as { data?: unknown };
-  const answering = roles.filter((role) => {
-    if (role === 'floor') return true;
-    const fromGraphql = JSON.parse(byRole[role]!.text) as { data?: unknown; errors?: unknown };
-    const difference = fromGraphql.errors
-      ? `answered errors: ${JSON.stringify(fromGraphql.errors).slice(0, 500)}`
-      : firstDifference(fromFloor.data, fromGraphql.data) &&
-        `differs from the floor at ${firstDifference(fromFloor.data, fromGraphql.data)}`;
-    if (!difference) return true;
-    // An older checkout may not serve a page the corpus gained since: it sits this page out.
-    if (role === 'baseline') {
-      console.log(`${shape.name}: the baseline ${difference}; the page is measured without it`);
-      return false;
-    }
-    throw new Error(`${shape.name}: ${role} ${difference}`);
-  });
+  let answering = (Object.keys(servers) as Role[]).filter((role) => servers[role]);
+  const bytes: Partial<Record<Role, number[]>> = Object.fromEntries(answering.map((role) => [role, []]));
+  let objects = 0;
+  for (const body of page.bodies) {
+    const roles = answering;
+    const responses = await Promise.all(roles.map((role) => fetchOnce(servers[role]!.port, pathOf(role, shape), body, page.headers)));
+    const byRole = Object.fromEntries(roles.map((role, i) => [role, responses[i]!])) as Partial<Record<Role, (typeof responses)[number]>>;
+    // The baseline may refuse a page (on PGlite, each server has its own database, so the viewer's session is only the GraphQL server's): it is left out below.
+    for (const role of roles)
+      if (role !== 'baseline' && byRole[role]!.status !== 200)
+        throw new Error(`${role} answered ${byRole[role]!.status}: ${byRole[role]!.text.slice(0, 500)}`);
+    const fromFloor = JSON.parse(byRole.floor!.text) as { data?: unknown };
+    objects += objectsIn(fromFloor.data);
+    answering = roles.filter((role) => {
+      if (role === 'floor') return true;
+      const fromGraphql = JSON.parse(byRole[role]!.text) as { data?: unknown; errors?: unknown };
+      const difference = fromGraphql.errors
+        ? `answered errors: ${JSON.stringify(fromGraphql.errors).slice(0, 500)}`
+        : firstDifference(fromFloor.data, fromGraphql.data) &&
+          `differs from the floor at ${firstDifference(fromFloor.data, fromGraphql.data)}`;
+      if (!difference) return true;
+      // An older checkout may not serve a page the corpus gained since: it sits this page out.
+      if (role === 'baseline') {
+        console.log(`${shape.name}: the baseline ${difference}; the page is measured without it`);
+        return false;
+      }
+      throw new Error(`${shape.name}: ${role} ${difference}, for ${body.slice(0, 300)}`);
+    });
+    for (const role of answering) bytes[role]!.push(Buffer.byteLength(byRole[role]!.text));
+  }
+  const floorBytes = bytes.floor!;
   console.log(
-    `${shape.name}: the floor's JSON equals ${answering.filter((r) => r !== 'floor').join(' and ')}'s data (${objectsIn(fromFloor.data)} objects, ${byRole.floor!.text.length} bytes)`,
+    `${shape.name}: the floor's JSON equals ${answering.filter((r) => r !== 'floor').join(' and ')}'s data for ${page.bodies.length} ` +
+      `bodies (${Math.round(objects / page.bodies.length)} objects, ${Math.round(mean(floorBytes))} bytes on average)`,
   );
-  return Object.fromEntries(answering.map((role) => [role, Buffer.byteLength(byRole[role]!.text)]));
+  return Object.fromEntries(answering.map((role) => [role, bytes[role]!]));
 }
+
+const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 interface Measurement {
   shape: BenchShape['name'];
@@ -337,18 +356,18 @@ interface Measurement {
   machineBusyPercent: { before: number | null; during: number | null };
 }
 
-const loadOf = (page: PageRequest, server: ServerProcess, responseBytes: number, durationMs: number) =>
+const loadOf = (page: PageRequest, server: ServerProcess, responseBytes: number[], durationMs: number) =>
   runLoad({
     port: server.port,
     path: pathOf(server.role, page.shape),
-    body: page.body,
+    bodies: page.bodies,
     headers: page.headers,
     connections: settings.connections,
     durationMs,
     expectedBytes: responseBytes,
   });
 
-async function warmUp(page: PageRequest, server: ServerProcess, responseBytes: number): Promise<void> {
+async function warmUp(page: PageRequest, server: ServerProcess, responseBytes: number[]): Promise<void> {
   process.stdout.write(`${page.shape.name} ${server.role}: warm-up ${settings.warmupSeconds} s ... `);
   const result = await loadOf(page, server, responseBytes, settings.warmupSeconds * 1000);
   console.log(`${result.requestsPerSecond} req/s`);
@@ -359,7 +378,7 @@ let admin: postgres.Sql | null = null;
 const postgresCpu = (role: Role): Promise<CpuSnapshot | null> =>
   admin ? backendCpu(admin, `poolgraph_bench_${role}`) : Promise.resolve(null);
 
-async function measure(page: PageRequest, server: ServerProcess, responseBytes: number, round: number): Promise<Measurement> {
+async function measure(page: PageRequest, server: ServerProcess, responseBytes: number[], round: number): Promise<Measurement> {
   const { shape } = page;
   const idleBefore = machineTicks();
   await sleep(1000);
@@ -545,7 +564,8 @@ async function runShape(shape: BenchShape, servers: Partial<Record<Role, ServerP
     ...baseline,
     shape: shape.name,
     query: shape.query,
-    responseBytes: bytes,
+    // A page of several records: the mean of their responses' lengths.
+    responseBytes: Object.fromEntries(Object.entries(bytes).map(([role, lengths]) => [role, Math.round(mean(lengths))])),
     ...byRole,
     ratio: both ? Math.round((byRole.graphql!.load.requestsPerSecond / byRole.floor!.load.requestsPerSecond) * 1000) / 1000 : null,
     roundRatios: roundRatios.map((r) => Math.round(r * 1000) / 1000),

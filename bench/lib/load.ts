@@ -11,11 +11,12 @@ import { performance } from 'node:perf_hooks';
 export interface LoadOptions {
   port: number;
   path: string;
-  body: string;
+  /** The request bodies, sent in turn (a page asked for several records). */
+  bodies: string[];
   connections: number;
   durationMs: number;
-  /** Responses of another length count as `unexpectedBodies` (a 503 or an error body, say). */
-  expectedBytes?: number;
+  /** Each body's response length: responses of another length count as `unexpectedBodies` (a 503 or an error body, say). */
+  expectedBytes?: number[];
   /** Sent with every request besides the content headers (a bearer token, say). */
   headers?: Record<string, string>;
 }
@@ -33,15 +34,19 @@ export interface LoadResult {
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections, maxFreeSockets: options.connections });
-  const payload = Buffer.from(options.body);
-  const requestOptions: http.RequestOptions = {
-    agent,
-    host: '127.0.0.1',
-    port: options.port,
-    path: options.path,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'content-length': payload.length, accept: 'application/json', ...options.headers },
-  };
+  const requests = options.bodies.map((body, index) => {
+    const payload = Buffer.from(body);
+    const requestOptions: http.RequestOptions = {
+      agent,
+      host: '127.0.0.1',
+      port: options.port,
+      path: options.path,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': payload.length, accept: 'application/json', ...options.headers },
+    };
+    return { payload, requestOptions, expectedBytes: options.expectedBytes?.[index] };
+  });
+  let sent = 0;
   const latencies: number[] = [];
   let bytes = 0;
   let non2xx = 0;
@@ -50,6 +55,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 
   const once = () =>
     new Promise<void>((resolve) => {
+      const { payload, requestOptions, expectedBytes } = requests[sent++ % requests.length]!;
       const startedAt = performance.now();
       const request = http.request(requestOptions, (response) => {
         let length = 0;
@@ -60,7 +66,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
           latencies.push(performance.now() - startedAt);
           bytes += length;
           if (response.statusCode! < 200 || response.statusCode! >= 300) non2xx++;
-          else if (options.expectedBytes !== undefined && length !== options.expectedBytes) unexpectedBodies++;
+          else if (expectedBytes !== undefined && length !== expectedBytes) unexpectedBodies++;
           resolve();
         });
         response.on('error', () => {

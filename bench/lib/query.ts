@@ -39,9 +39,10 @@ export interface BenchShape {
   floor?: Exclude<ShapeName, 'CREATION_DATE' | 'VOLUME_HIGH' | 'typename'>;
   /**
    * The page's variables (ids of the reference database), found by asking the GraphQL
-   * server this query before the check; both servers then receive the same body.
+   * server this query before the check: up to `count` sets (BENCH_IDS), which the load
+   * sends in turn, as a page is asked for many records; every server receives the same bodies.
    */
-  discover?: { query: string; variables: (data: any) => Record<string, unknown> };
+  discover?: { query: string; variables: (data: any, count: number) => Array<Record<string, unknown>> };
   /** Sent with the bench viewer's session (a bearer token the GraphQL server issued at start). */
   signedIn?: boolean;
 }
@@ -89,36 +90,39 @@ const NODE_PAGE =
   'user { id username } image { id url } resolution { id result } } } }';
 
 /** The pool of largest volume: the busiest detail page. */
-const busiestPool = {
-  query: '{ pools(first: 1, sort: VOLUME_HIGH) { nodes { id user { id } } } }',
-  variables: (data: any) => ({ id: data.pools.nodes[0].id as string }),
+const busiestPools = {
+  query: '{ pools(first: 100, sort: VOLUME_HIGH) { nodes { id } } }',
+  variables: (data: any, count: number) => data.pools.nodes.slice(0, count).map((pool: any) => ({ id: pool.id as string })),
 };
 
 export const SHAPES: readonly BenchShape[] = [
   { name: 'CREATION_DATE', query: nestedRead('CREATION_DATE'), poolOrder: 'created_at desc, id desc' },
   { name: 'VOLUME_HIGH', query: nestedRead('VOLUME_HIGH'), poolOrder: 'total_volume desc, id desc' },
-  { name: 'POOL_DETAIL', query: POOL_DETAIL_PAGE, poolOrder: null, floor: 'POOL_DETAIL', discover: busiestPool },
+  { name: 'POOL_DETAIL', query: POOL_DETAIL_PAGE, poolOrder: null, floor: 'POOL_DETAIL', discover: busiestPools },
   {
     name: 'USER_PROFILE',
     query: USER_PROFILE_PAGE,
     poolOrder: null,
     floor: 'USER_PROFILE',
-    // Of the creators of the 100 largest pools and the board's first 20, the one with the most
-    // predictions and pools: a profile with every part filled.
+    // Of the creators of the 100 largest pools and the board's first 20, the ones with the most
+    // predictions and pools: profiles with every part filled.
     discover: {
       query:
         '{ pools(first: 100, sort: VOLUME_HIGH) { nodes { user { ...counts } } } leaderboard(first: 20) { nodes { user { ...counts } } } } ' +
         'fragment counts on User { id predictions(first: 1) { totalCount } pools(first: 1) { totalCount } }',
-      variables: (data: any) => {
-        const users = [...data.pools.nodes, ...data.leaderboard.nodes].map((node) => node.user);
+      variables: (data: any, count: number) => {
+        const users = new Map<string, any>([...data.pools.nodes, ...data.leaderboard.nodes].map((node) => [node.user.id, node.user]));
         const score = (user: any) => Math.min(user.predictions.totalCount, 20) + Math.min(user.pools.totalCount, 10);
-        return { id: users.reduce((best, user) => (score(user) > score(best) ? user : best)).id as string };
+        return [...users.values()]
+          .sort((a, b) => score(b) - score(a))
+          .slice(0, count)
+          .map((user) => ({ id: user.id as string }));
       },
     },
   },
   { name: 'STREAKS', query: STREAKS_PAGE, poolOrder: null, floor: 'STREAKS' },
   { name: 'VIEWER', query: VIEWER_PAGE, poolOrder: null, floor: 'VIEWER', signedIn: true },
   { name: 'LEADERBOARD', query: LEADERBOARD_PAGE, poolOrder: null, floor: 'LEADERBOARD' },
-  { name: 'NODE', query: NODE_PAGE, poolOrder: null, floor: 'NODE', discover: busiestPool },
+  { name: 'NODE', query: NODE_PAGE, poolOrder: null, floor: 'NODE', discover: busiestPools },
   { name: 'typename', query: '{ __typename }', poolOrder: null },
 ];
