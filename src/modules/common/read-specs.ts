@@ -1,7 +1,6 @@
 import { images, notifications, pools, predictions, resolutions, rewards, streakRewards, streaks, users } from '../../../schema/index.js';
 import { oneRelation, type ObjectSpec, pageRelation } from '../../db/nested-read.js';
 import { renderedPoolStatistics } from '../leaderboard/pool-statistics.rendered.js';
-import { renderedStreakRewardAmount } from '../streaks/streak-reward.rendered.js';
 
 /**
  * The read graph: each type of the API read from a table, once. A type's relations (by the
@@ -56,15 +55,16 @@ export const STREAK_READ: ObjectSpec = {
 /**
  * A streak reward, private to the owner of its wallet: no public type has it as a relation,
  * so it renders only where the root reads the viewer's own (streakUserDetails). Its amount
- * is in its streak's decimals.
+ * is in its streak's decimals (a reward row has none of its own), as the resolver converts it.
  */
 export const STREAK_REWARD_READ: ObjectSpec = {
   table: streakRewards,
+  amounts: { amount: 'amount' },
+  amountDecimals: (a) => `(SELECT rs."decimals" FROM "streaks" rs WHERE rs."id" = ${a}."streak_id")`,
   relations: {
     streak: oneRelation(() => STREAK_READ, 'streakId', 'id'),
     user: oneRelation(() => USER_READ, 'userWalletAddress', 'walletAddress'),
   },
-  computed: { amount: renderedStreakRewardAmount },
 };
 
 export const RESOLUTION_READ: ObjectSpec = {
