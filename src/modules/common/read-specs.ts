@@ -6,7 +6,8 @@ import { renderedPoolStatistics } from '../leaderboard/pool-statistics.rendered.
  * The read graph: each type of the API read from a table, once. A type's relations (by the
  * GraphQL field answering them, joined on the columns named here) and its token amounts
  * (by field, to the base-units column) are the one definition from which the read plans'
- * SQL, the rendered reads' JSON and the relations' loaders all derive; the field
+ * SQL, the rendered reads' JSON, the relations' loaders and the REST form's description of
+ * amounts (server/rest/resources.ts) all derive; the field
  * resolvers read a relation through `relationOne` / `relationPage` (common/loaders.ts),
  * prefetched when a plan read it and through the derived loader otherwise. A field that
  * is a plain column needs no entry: the table's columns are its definition.
