@@ -34,6 +34,8 @@ export interface ObjectSpec {
   computed?: Record<string, (definition: any, nodes: readonly any[], walk: any) => ((alias: string) => string) | null>;
   /** Fields in whole tokens, by field: the base-units column (property), converted with the row's `decimals`. */
   amounts?: Record<string, string>;
+  /** The SQL of the amounts' decimals over the row's alias, for a table without a `decimals` column of its own. */
+  amountDecimals?: (alias: string) => string;
 }
 
 export type RelationSpec =

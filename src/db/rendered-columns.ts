@@ -86,13 +86,19 @@ export function writeNumbersAsJavaScript(json: string): string {
  * JSON text: the float8 input of `<units>e-<decimals>` rounds that exact decimal once, as
  * Number() of the exact decimal string does. (Numeric arithmetic would not: Postgres gives
  * power(10::numeric, -17) only 16 decimal places, so 17 or 18 decimals came out as 0.)
+ * The decimals are the row's `decimals` column, or what `decimalsOf` writes over the row's alias.
  */
-export function renderedTokens(table: PgTable, unitsProperty: string): ((alias: string) => string) | null {
+export function renderedTokens(
+  table: PgTable,
+  unitsProperty: string,
+  decimalsOf?: (alias: string) => string,
+): ((alias: string) => string) | null {
   const columns = getTableColumns(table) as Record<string, PgColumn>;
   const units = columns[unitsProperty];
   const decimals = columns.decimals;
-  if (!units || !decimals || units.columnType !== 'PgBigInt64') return null;
-  return (a) => tokensJson(`${a}."${units.name}"`, `${a}."${decimals.name}"`);
+  if (!units || units.columnType !== 'PgBigInt64') return null;
+  if (decimalsOf) return (a) => tokensJson(`${a}."${units.name}"`, decimalsOf(a));
+  return decimals ? (a) => tokensJson(`${a}."${units.name}"`, `${a}."${decimals.name}"`) : null;
 }
 
 /** Base units (SQL: an integer or an exact numeric sum) in whole tokens as JSON text, as toTokens computes them (see renderedTokens). */

@@ -220,7 +220,7 @@ export async function createApp({
   if (config.introspection) registerExplorerAssets(app);
   const runOperation: RunOperation = createRunOperation({ apollo, tracker, context, exposeInternals });
   registerImageRoutes(app, config.images, context, limiters);
-  await registerRest(app, { runOperation, exposeInternals, schema: config.introspection ? schema : null });
+  await registerRest(app, { runOperation, exposeInternals, schema, serveSchemaDocument: config.introspection });
 
   const sockets = attachGraphQLWebSocket({
     server: app.server,

@@ -1619,14 +1619,14 @@ export interface components {
             bump: number;
             streak_count_required: number;
             min_precision_score_required: number;
+            /** Format: date-time */
+            last_sync_at: string | null;
             /** @description Whole tokens. */
             total_accumulated: number;
             /** @description Whole tokens. */
             available_balance: number;
             /** @description Whole tokens. */
             onchain_balance: number;
-            /** Format: date-time */
-            last_sync_at: string | null;
         };
         /** @description What a prediction earned when its pool was resolved. */
         Reward: {
@@ -1638,12 +1638,12 @@ export interface components {
             updated_at: string;
             /** Format: uuid */
             prediction_id: string;
-            /** @description Whole tokens. */
-            amount: number;
             precision_score: number;
             is_claimed: boolean;
             /** @enum {string} */
             type: "REWARD" | "REFUND";
+            /** @description Whole tokens. */
+            amount: number;
         };
         /** @description A user's predicted value on a pool, backed by a stake. */
         Prediction: {
@@ -1663,8 +1663,6 @@ export interface components {
             prediction: number;
             precision: number;
             stake_token_mint: string;
-            /** @description Whole tokens. */
-            stake: number;
             decimals: number;
             last_applied_value_revision: number;
             last_applied_stake_revision: number;
@@ -1673,6 +1671,8 @@ export interface components {
             bump: number;
             /** Format: date-time */
             last_sync_at: string | null;
+            /** @description Whole tokens. */
+            stake: number;
             user?: components["schemas"]["User"];
             reward?: components["schemas"]["Reward"] | null;
             streak?: components["schemas"]["Streak"] | null;
@@ -1698,10 +1698,6 @@ export interface components {
             resolution_source: string;
             /** @enum {string} */
             unit: "USD";
-            /** @description Whole tokens. */
-            min_stake: number;
-            /** @description Whole tokens. */
-            max_stake: number;
             max_roi: number;
             stake_token_mint: string;
             decimals: number;
@@ -1720,6 +1716,10 @@ export interface components {
             is_closed: boolean;
             indexed_prediction_update_count: number;
             platform_fee_rate: number;
+            /** @description Whole tokens. */
+            min_stake: number;
+            /** @description Whole tokens. */
+            max_stake: number;
             /** @description Whole tokens. */
             total_volume: number;
             user?: components["schemas"]["User"];
@@ -1740,10 +1740,27 @@ export interface components {
             /** Format: uuid */
             streak_id: string;
             user_wallet_address: string;
+            is_claimed: boolean;
             /** @description Whole tokens. */
             amount: number;
-            is_claimed: boolean;
             streak?: components["schemas"]["Streak"];
+        };
+        /** @description An API key of a user (never the key itself). */
+        ApiKey: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            user_id: string;
+            name: string;
+            /** @description SHA-256 of the key, hex. */
+            key_hash: string;
+            is_active: boolean;
+            /** Format: date-time */
+            last_used_at: string | null;
         };
         /** @description What the transaction will do, as the chain simulates it now: show it before the wallet signs. Public chain state only; nothing is signed or sent. */
         TransactionPreview: {
@@ -1793,23 +1810,6 @@ export interface components {
                 lamports_after: number;
                 lamports_change: number;
             }[];
-        };
-        /** @description An API key of a user (never the key itself). */
-        ApiKey: {
-            /** Format: uuid */
-            id: string;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-            /** Format: uuid */
-            user_id: string;
-            name: string;
-            /** @description SHA-256 of the key, hex. */
-            key_hash: string;
-            is_active: boolean;
-            /** Format: date-time */
-            last_used_at: string | null;
         };
         /** @description Every failure: `code` from the error catalogue (docs/errors.md), which also sets the HTTP status. */
         Error: {

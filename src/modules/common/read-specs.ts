@@ -1,13 +1,13 @@
 import { images, notifications, pools, predictions, resolutions, rewards, streakRewards, streaks, users } from '../../../schema/index.js';
 import { oneRelation, type ObjectSpec, pageRelation } from '../../db/nested-read.js';
 import { renderedPoolStatistics } from '../leaderboard/pool-statistics.rendered.js';
-import { renderedStreakRewardAmount } from '../streaks/streak-reward.rendered.js';
 
 /**
  * The read graph: each type of the API read from a table, once. A type's relations (by the
  * GraphQL field answering them, joined on the columns named here) and its token amounts
  * (by field, to the base-units column) are the one definition from which the read plans'
- * SQL, the rendered reads' JSON and the relations' loaders all derive; the field
+ * SQL, the rendered reads' JSON, the relations' loaders and the REST form's description of
+ * amounts (server/rest/resources.ts) all derive; the field
  * resolvers read a relation through `relationOne` / `relationPage` (common/loaders.ts),
  * prefetched when a plan read it and through the derived loader otherwise. A field that
  * is a plain column needs no entry: the table's columns are its definition.
@@ -56,15 +56,16 @@ export const STREAK_READ: ObjectSpec = {
 /**
  * A streak reward, private to the owner of its wallet: no public type has it as a relation,
  * so it renders only where the root reads the viewer's own (streakUserDetails). Its amount
- * is in its streak's decimals.
+ * is in its streak's decimals (a reward row has none of its own), as the resolver converts it.
  */
 export const STREAK_REWARD_READ: ObjectSpec = {
   table: streakRewards,
+  amounts: { amount: 'amount' },
+  amountDecimals: (a) => `(SELECT rs."decimals" FROM "streaks" rs WHERE rs."id" = ${a}."streak_id")`,
   relations: {
     streak: oneRelation(() => STREAK_READ, 'streakId', 'id'),
     user: oneRelation(() => USER_READ, 'userWalletAddress', 'walletAddress'),
   },
-  computed: { amount: renderedStreakRewardAmount },
 };
 
 export const RESOLUTION_READ: ObjectSpec = {

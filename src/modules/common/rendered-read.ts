@@ -161,7 +161,7 @@ function renderedField(
   }
   const amount = spec.amounts?.[name];
   if (amount) {
-    const sql = renderedTokens(spec.table, amount);
+    const sql = renderedTokens(spec.table, amount, spec.amountDecimals);
     return sql && { key, kind: 'value', sql };
   }
   if (definition.resolve || nodes[0]!.arguments?.length) return null;

@@ -1,4 +1,3 @@
-import { USER_FIELDS } from './documents.js';
 import { toSnakeCase } from './mapping.js';
 import { AUTHENTICATED, ref } from './resources.schema.js';
 import { RestError } from './rest-error.js';
@@ -22,17 +21,15 @@ const SESSION = {
 
 const optionalBody = (properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, properties });
 
-const SIGN_IN_WITH_API_KEY = `mutation RestSignInWithApiKey($apiKey: String!) { signInWithApiKey(apiKey: $apiKey) { ${SESSION_FIELDS} } }\n${USER_FIELDS}`;
-const REFRESH = `mutation RestRefreshSession($refreshToken: String) { refreshSession(refreshToken: $refreshToken) { ${SESSION_FIELDS} } }\n${USER_FIELDS}`;
+const SIGN_IN_WITH_API_KEY = `mutation RestSignInWithApiKey($apiKey: String!) { signInWithApiKey(apiKey: $apiKey) { ${SESSION_FIELDS} } }`;
+const REFRESH = `mutation RestRefreshSession($refreshToken: String) { refreshSession(refreshToken: $refreshToken) { ${SESSION_FIELDS} } }`;
 const SIGN_OUT = `mutation RestSignOut($refreshToken: String) { signOut(refreshToken: $refreshToken) }`;
-const ME = `query RestMe { viewer { ...UserFields email } }\n${USER_FIELDS}`;
+const ME = `query RestMe { viewer { ...UserFields email } }`;
 const CHALLENGE = `mutation RestSignInChallenge($walletAddress: String!) { requestSignInChallenge(walletAddress: $walletAddress) { message nonce expiresAt } }`;
-const SIGN_IN_WITH_WALLET =
-  `mutation RestSignInWithWallet($input: SignInWithWalletInput!) { signInWithWallet(input: $input) { ` +
-  `${SESSION_FIELDS} } }\n${USER_FIELDS}`;
+const SIGN_IN_WITH_WALLET = `mutation RestSignInWithWallet($input: SignInWithWalletInput!) { signInWithWallet(input: $input) { ${SESSION_FIELDS} } }`;
 
 const CREATE_API_KEY = `mutation RestCreateApiKey($name: String!) {
-  createApiKey(name: $name) { apiKey key { id createdAt updatedAt userId name keyHash isActive lastUsedAt } }
+  createApiKey(name: $name) { apiKey key { ...ApiKeyFields } }
 }`;
 
 const header = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined);

@@ -4,7 +4,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ACCESS_COOKIE } from '../cookies.js';
 import { authRoutes } from './auth.routes.js';
 import { poolRoutes } from './pools.routes.js';
-import { ref, RESOURCE_SCHEMAS } from './resources.schema.js';
+import { ref, SHARED_SCHEMAS } from './resources.schema.js';
+import { restResources } from './resources.js';
 import { RestError } from './rest-error.js';
 import { registerErrorShape, registerRoute, type RestOptions, type RestRoute } from './route.js';
 import { registerSchemaDocument } from '../schema-document.js';
@@ -34,10 +35,12 @@ function normalizeBody(request: FastifyRequest): void {
 /**
  * The interface's REST form (docs/rest.md) beside GraphQL: each route runs one fixed
  * GraphQL operation through the /graphql pipeline (see run-operation.ts), so credentials,
- * limits, rate limits, errors, metrics and logs are those of GraphQL. Serves the OpenAPI 3.1
+ * limits, rate limits, errors, metrics and logs are those of GraphQL. The resources' fields
+ * and JSON schemas derive from the schema's types (resources.ts). Serves the OpenAPI 3.1
  * document generated from the routes at /openapi.json and its docs page at /docs.
  */
 export async function registerRest(app: FastifyInstance, options: RestOptions): Promise<void> {
+  const resources = restResources(options.schema);
   await app.register(async (scope) => {
     await scope.register(swagger, {
       openapi: {
@@ -71,7 +74,7 @@ export async function registerRest(app: FastifyInstance, options: RestOptions): 
     await scope.register(swaggerUi, { routePrefix: DOCS_PATH, uiConfig: { url: OPENAPI_PATH, validatorUrl: null } as never });
     scope.get(OPENAPI_PATH, { schema: { hide: true } }, async () => scope.swagger());
 
-    for (const schema of RESOURCE_SCHEMAS) scope.addSchema(schema);
+    for (const schema of [...resources.schemas, ...SHARED_SCHEMAS]) scope.addSchema(schema);
     // Only JSON bodies: a text/plain POST is a "simple" cross-site request a page could forge.
     scope.removeContentTypeParser('text/plain');
     scope.addHook('preValidation', async (request) => {
@@ -79,10 +82,15 @@ export async function registerRest(app: FastifyInstance, options: RestOptions): 
     });
     registerErrorShape(scope, options);
     const errorResponses = { '4xx': ref('Error'), '5xx': ref('Error') };
-    if (options.schema) registerSchemaDocument(scope, options.schema);
+    if (options.serveSchemaDocument) registerSchemaDocument(scope, options.schema);
     for (const route of REST_ROUTES) {
       registerRoute(scope, options, {
         ...route,
+        // Its document spreads the resources' fragments, whose definitions derive from the schema.
+        operation(request) {
+          const operation = route.operation(request);
+          return { ...operation, query: resources.completeDocument(operation.query) };
+        },
         schema: { ...route.schema, response: { ...(route.schema.response as object), ...errorResponses } },
       });
     }

@@ -3,7 +3,8 @@
  * the argument names of GraphQL errors become the REST parameters they came from.
  */
 
-const snake = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+/** A GraphQL (camelCase) name in the interface's snake_case. */
+export const snakeCaseName = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
 /**
  * Deep copy of a GraphQL result with snake_case keys. A connection selected as `{ nodes }`
@@ -16,7 +17,7 @@ export function toSnakeCase(value: unknown): any {
   if (value instanceof Date) return value.toISOString();
   const entries = Object.entries(value);
   if (entries.length === 1 && entries[0]![0] === 'nodes' && Array.isArray(entries[0]![1])) return toSnakeCase(entries[0]![1]);
-  return Object.fromEntries(entries.map(([key, inner]) => [snake(key), toSnakeCase(inner)]));
+  return Object.fromEntries(entries.map(([key, inner]) => [snakeCaseName(key), toSnakeCase(inner)]));
 }
 
 /** GraphQL argument names whose REST parameter is not simply their snake_case. */
@@ -31,7 +32,7 @@ const PARAMETER_OF_ARGUMENT: Record<string, string> = {
 /** The REST parameter an error's `argumentName` (such as `input.poolId`) refers to. */
 export function restParameterName(argumentName: string): string {
   const name = argumentName.replace(/^input\./, '');
-  return PARAMETER_OF_ARGUMENT[name] ?? snake(name.replace(/^filter\./, ''));
+  return PARAMETER_OF_ARGUMENT[name] ?? snakeCaseName(name.replace(/^filter\./, ''));
 }
 
 /** The relations `includes` may name; a dotted path includes its parent too. */

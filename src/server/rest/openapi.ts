@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
+import type { GraphQLSchema } from 'graphql';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { getSchema } from '../schema.js';
 import { OPENAPI_PATH, registerRest } from './index.js';
@@ -8,14 +9,14 @@ import { OPENAPI_PATH, registerRest } from './index.js';
 /**
  * The OpenAPI document of the REST form, generated from the route definitions alone (no
  * database, no chain): what GET /openapi.json serves. (This module imports openapi-typescript,
- * a development dependency: the server never loads it.)
+ * a development dependency: the server never loads it.) Of the served schema, or of `schema`.
  */
-export async function buildOpenApiDocument(): Promise<Record<string, any>> {
+export async function buildOpenApiDocument(schema?: GraphQLSchema): Promise<Record<string, any>> {
   const app = Fastify({ logger: false });
   const neverRuns = async () => {
     throw new Error('the document is built without running operations');
   };
-  await registerRest(app, { runOperation: neverRuns, schema: await getSchema() });
+  await registerRest(app, { runOperation: neverRuns, schema: schema ?? (await getSchema()), serveSchemaDocument: true });
   try {
     return (await app.inject({ method: 'GET', url: OPENAPI_PATH })).json();
   } finally {

@@ -1,22 +1,29 @@
 /**
- * JSON schemas of the interface's resources (docs/rest.md), in its snake_case names: the
- * REST routes' response schemas and, through @fastify/swagger, the OpenAPI components.
- * Embedded relations are optional properties: present only when included.
+ * JSON schemas of the REST form (docs/rest.md), in its snake_case names: the building blocks
+ * of the resources' schemas, which are derived from their GraphQL types (resources.ts), and
+ * the shared schemas of what is no resource (an error, a transaction's preview). They are the
+ * routes' response schemas and, through @fastify/swagger, the OpenAPI components.
  */
 
-type Schema = Record<string, unknown>;
+export type Schema = Record<string, unknown>;
 
-const string = { type: 'string' } as const;
-const id = { type: 'string', format: 'uuid' } as const;
-const dateTime = { type: 'string', format: 'date-time' } as const;
-const number = { type: 'number' } as const;
-const integer = { type: 'integer' } as const;
-const boolean = { type: 'boolean' } as const;
-const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type as string, 'null'] });
+export const string = { type: 'string' } as const;
+export const id = { type: 'string', format: 'uuid' } as const;
+export const dateTime = { type: 'string', format: 'date-time' } as const;
+export const number = { type: 'number' } as const;
+export const integer = { type: 'integer' } as const;
+export const boolean = { type: 'boolean' } as const;
+/** `schema` or null (an enum lists null among its values, or null would not validate). */
+export const nullable = (schema: Schema): Schema => ({
+  ...schema,
+  type: [schema.type as string, 'null'],
+  ...(Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {}),
+});
 export const ref = (name: string): Schema => ({ $ref: `${name}#` });
-const nullableRef = (name: string): Schema => ({ anyOf: [ref(name), { type: 'null' }] });
+export const nullableRef = (name: string): Schema => ({ anyOf: [ref(name), { type: 'null' }] });
 
-function object(name: string, description: string, required: Record<string, Schema>, optional: Record<string, Schema> = {}): Schema {
+/** An object schema named `name` (its $id): `required` properties, then `optional` ones (embedded relations are). */
+export function object(name: string, description: string, required: Record<string, Schema>, optional: Record<string, Schema> = {}): Schema {
   return {
     $id: name,
     type: 'object',
@@ -26,137 +33,6 @@ function object(name: string, description: string, required: Record<string, Sche
     additionalProperties: false,
   };
 }
-
-const record = { id, created_at: dateTime, updated_at: dateTime };
-
-export const UserSchema = object(
-  'User',
-  'A wallet owner using the service.',
-  {
-    ...record,
-    last_seen_at: nullable(dateTime),
-    username: string,
-    has_seen_tour: boolean,
-    role: { type: 'string', enum: ['USER', 'ADMIN'] },
-    wallet_address: string,
-    avatar_id: nullable(id),
-    twitter_username: nullable(string),
-  },
-  { email: { ...nullable(string), description: 'Only in your own record (GET /auth/me).' } },
-);
-
-export const ImageSchema = object('Image', 'An uploaded image.', { ...record, user_id: id, url: string });
-
-export const ResolutionSchema = object('Resolution', 'The outcome of a resolved pool.', {
-  ...record,
-  pool_id: id,
-  result: number,
-  median: number,
-  protocol_fee: { ...number, description: 'Whole tokens.' },
-  leftover: { ...number, description: 'Whole tokens.' },
-});
-
-export const StreakSchema = object('Streak', 'A series of pools that rewards users who keep taking part.', {
-  ...record,
-  last_processed_pool_id: nullable(id),
-  streak_accumulator_account: string,
-  title: string,
-  fee_percentage: number,
-  payout_percentage: number,
-  bump: integer,
-  streak_count_required: integer,
-  min_precision_score_required: number,
-  total_accumulated: { ...number, description: 'Whole tokens.' },
-  available_balance: { ...number, description: 'Whole tokens.' },
-  onchain_balance: { ...number, description: 'Whole tokens.' },
-  last_sync_at: nullable(dateTime),
-});
-
-export const RewardSchema = object('Reward', 'What a prediction earned when its pool was resolved.', {
-  ...record,
-  prediction_id: id,
-  amount: { ...number, description: 'Whole tokens.' },
-  precision_score: number,
-  is_claimed: boolean,
-  type: { type: 'string', enum: ['REWARD', 'REFUND'] },
-});
-
-export const PredictionSchema = object(
-  'Prediction',
-  "A user's predicted value on a pool, backed by a stake.",
-  {
-    ...record,
-    pool_id: id,
-    user_id: id,
-    pool_account: string,
-    predictor_account: string,
-    prediction_account: string,
-    prediction: number,
-    precision: integer,
-    stake_token_mint: string,
-    stake: { ...number, description: 'Whole tokens.' },
-    decimals: integer,
-    last_applied_value_revision: integer,
-    last_applied_stake_revision: integer,
-    is_fee_payer: boolean,
-    is_closed: boolean,
-    bump: integer,
-    last_sync_at: nullable(dateTime),
-  },
-  {
-    user: ref('User'),
-    reward: nullableRef('Reward'),
-    streak: nullableRef('Streak'),
-    pool: { ...ref('Pool'), description: 'Its pool, without relations.' },
-  },
-);
-
-export const PoolSchema = object(
-  'Pool',
-  'A pool asking for a numeric outcome; embedded relations appear only when listed in `includes`.',
-  {
-    ...record,
-    created_by: id,
-    image_id: nullable(id),
-    streak_id: nullable(id),
-    title: string,
-    description: string,
-    pool_account: string,
-    resolution_source: string,
-    unit: { type: 'string', enum: ['USD'] },
-    min_stake: { ...number, description: 'Whole tokens.' },
-    max_stake: { ...number, description: 'Whole tokens.' },
-    max_roi: number,
-    stake_token_mint: string,
-    decimals: integer,
-    min_outcome: number,
-    max_outcome: number,
-    precision: integer,
-    step: number,
-    prediction_start_date: dateTime,
-    prediction_end_date: dateTime,
-    reference_date: dateTime,
-    status: { type: 'string', enum: ['ACTIVE', 'PREDICTIONS_FROZEN', 'CLAIMS_FROZEN', 'FROZEN'] },
-    is_closed: boolean,
-    indexed_prediction_update_count: integer,
-    platform_fee_rate: number,
-    total_volume: { ...number, description: 'Whole tokens.' },
-  },
-  {
-    user: ref('User'),
-    resolution: nullableRef('Resolution'),
-    image: nullableRef('Image'),
-    streak: nullableRef('Streak'),
-    predictions: { type: 'array', items: ref('Prediction'), description: 'Newest first, at most `predictions_limit`.' },
-  },
-);
-
-export const StreakRewardSchema = object(
-  'StreakReward',
-  'A reward granted for completing a streak run.',
-  { ...record, streak_id: id, user_wallet_address: string, amount: { ...number, description: 'Whole tokens.' }, is_claimed: boolean },
-  { streak: ref('Streak') },
-);
 
 export const ErrorSchema = {
   $id: 'Error',
@@ -179,15 +55,6 @@ export const ErrorSchema = {
   required: ['error'],
   additionalProperties: false,
 } as const;
-
-export const ApiKeySchema = object('ApiKey', 'An API key of a user (never the key itself).', {
-  ...record,
-  user_id: id,
-  name: string,
-  key_hash: { ...string, description: 'SHA-256 of the key, hex.' },
-  is_active: boolean,
-  last_used_at: nullable(dateTime),
-});
 
 const nullableNumber = nullable(number);
 const nullableString = nullable(string);
@@ -278,17 +145,8 @@ export const TransactionPreviewSchema = object(
 /** OpenAPI security of the routes that act for the caller: any of the credentials /graphql takes. */
 export const AUTHENTICATED: Array<Record<string, string[]>> = [{ bearer: [] }, { cookie: [] }, { apiKey: [] }];
 
-/** Every shared schema, registered once with fastify (and so listed in the OpenAPI components). */
-export const RESOURCE_SCHEMAS: Schema[] = [
-  UserSchema,
-  ImageSchema,
-  ResolutionSchema,
-  StreakSchema,
-  RewardSchema,
-  PredictionSchema,
-  PoolSchema,
-  StreakRewardSchema,
-  TransactionPreviewSchema,
-  ApiKeySchema,
-  ErrorSchema,
-];
+/**
+ * The shared schemas written here, registered once with fastify (and so listed in the
+ * OpenAPI components) after the resources' (resources.ts), which are derived.
+ */
+export const SHARED_SCHEMAS: Schema[] = [TransactionPreviewSchema, ErrorSchema];

@@ -22,8 +22,10 @@ export interface RestRoute {
 
 export interface RestOptions {
   runOperation: RunOperation;
-  /** The GraphQL schema served as SDL at /schema.graphql; none (introspection off) serves none. */
-  schema?: GraphQLSchema | null;
+  /** The GraphQL schema the operations run against: the resources' fields and JSON schemas derive from its types (resources.ts). */
+  schema: GraphQLSchema;
+  /** Serve `schema` as SDL at /schema.graphql (where introspection is on: it tells what introspection tells). */
+  serveSchemaDocument: boolean;
   /** Include stack traces of unexpected errors (development). */
   exposeInternals?: boolean;
 }

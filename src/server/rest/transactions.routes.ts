@@ -1,4 +1,4 @@
-import { PREDICTION_FIELDS, PREVIEW_FIELDS, REWARD_FIELDS, STREAK_REWARD_FIELDS } from './documents.js';
+import { PREVIEW_FIELDS } from './documents.js';
 import { toSnakeCase } from './mapping.js';
 import { AUTHENTICATED, ref } from './resources.schema.js';
 import type { RestRoute } from './route.js';
@@ -61,7 +61,7 @@ interface TwoStep {
   name: string;
   params: Record<string, Schema>;
   /** The submit's selection and response schema. */
-  submitted: { selection: string; fragments: string; schema: Schema };
+  submitted: { selection: string; schema: Schema };
 }
 
 /** The build and submit routes of one two-step operation. */
@@ -71,7 +71,7 @@ function twoStep({ path, what, name, params, submitted }: TwoStep): RestRoute[] 
 ${PREVIEW_FIELDS}`;
   const submit =
     `mutation RestSubmit${name}($input: Submit${name}TransactionInput!) { submit${name}Transaction(input: $input) ` +
-    `{ ${submitted.selection} } }${submitted.fragments}`;
+    `{ ${submitted.selection} } }`;
   return [
     {
       method: 'POST',
@@ -103,16 +103,12 @@ ${PREVIEW_FIELDS}`;
   ];
 }
 
-const predictionSubmitted = {
-  selection: 'signature prediction { ...PredictionFields }',
-  fragments: `\n${PREDICTION_FIELDS}`,
-  schema: SUBMITTED_PREDICTION,
-};
+const predictionSubmitted = { selection: 'signature prediction { ...PredictionFields }', schema: SUBMITTED_PREDICTION };
 
-const CLAIM_REWARD = `mutation RestClaimReward($id: ID!) { claimReward(rewardId: $id) { signature reward { ...RewardFields } } }\n${REWARD_FIELDS}`;
+const CLAIM_REWARD = `mutation RestClaimReward($id: ID!) { claimReward(rewardId: $id) { signature reward { ...RewardFields } } }`;
 const CLAIM_STREAK_REWARD =
-  `mutation RestClaimStreakReward($id: ID!) { claimStreakReward(streakRewardId: $id) { signature streakReward { ` +
-  `...StreakRewardFields } } }\n${STREAK_REWARD_FIELDS}`;
+  'mutation RestClaimStreakReward($id: ID!) { claimStreakReward(streakRewardId: $id) { ' +
+  'signature streakReward { ...StreakRewardFields } } }';
 
 export const transactionRoutes: RestRoute[] = [
   ...twoStep({
@@ -141,7 +137,7 @@ export const transactionRoutes: RestRoute[] = [
     what: 'withdraw stake tokens to an external wallet',
     name: 'Withdraw',
     params: { to_address: { type: 'string', description: 'The receiving wallet (base58).' }, amount: amount('The amount') },
-    submitted: { selection: 'signature', fragments: '', schema: SUBMITTED },
+    submitted: { selection: 'signature', schema: SUBMITTED },
   }),
   {
     method: 'POST',
