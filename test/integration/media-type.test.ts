@@ -1,16 +1,7 @@
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmptyTestApp, type TestApp } from '../support/harness.js';
-
-/** A seeded generator (mulberry32), so a failing Accept header repeats. */
-function generator(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../support/seeded-random.js';
 
 const RANGES = [
   'application/json',
@@ -28,7 +19,7 @@ const WEIGHTS = ['', ';q=0', ';q=0.1', ';q=0.5', ';q=0.9', ';q=1', ' ; q=0.3'];
 
 /** Accept headers as clients send them and as they could: one to three ranges, weighted or not, in any order. */
 function acceptHeaders(count: number): Array<string | undefined> {
-  const random = generator(22);
+  const random = seededRandom(22);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
   const generated = Array.from({ length: count }, () =>
     Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(RANGES) + pick(WEIGHTS)).join(pick([',', ', '])),

@@ -28,6 +28,7 @@ import { transactionValues } from '../support/fixtures/values.js';
 import { seedVariedPools, type VariedPools } from '../support/fixtures/varied-pools.js';
 import { backends, renderedReadsServed, startEmptyTestApp, type TestApp, testConfig } from '../support/harness.js';
 import { signInAs, type SignedIn } from '../support/sessions.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 /**
  * Rendered reads against the executor on selections GENERATED from the schema itself: for
@@ -59,14 +60,9 @@ const GENERATED_ROOTS = Object.keys(schema.getQueryType()!.getFields()).filter((
 /** Roots answering the signed-in viewer's own data: asked signed in mostly (signed out, the executor reports UNAUTHENTICATED). */
 const VIEWER_ROOTS = new Set(['viewer', 'unreadNotificationCount', 'streakUserDetails']);
 
-/** A seeded generator (mulberry32), so a failing case repeats. */
+/** Random choices from a seeded generator, so a failing case repeats. */
 function generator(seed: number) {
-  const next = () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   return {
     chance: (p: number) => next() < p,
     int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),

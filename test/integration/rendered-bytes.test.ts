@@ -3,6 +3,7 @@ import { pools, users } from '../../schema/index.js';
 import { EXPONENT_MARK, renderedColumn, renderedTokens, writeNumbersAsJavaScript } from '../../src/db/rendered-columns.js';
 import { toTokens } from '../../src/modules/common/amounts.js';
 import { backends, createTestDatabase, type TestDatabase } from '../support/harness.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 /**
  * A rendered read writes its JSON in SQL (src/db/rendered-columns.ts); the executor writes
@@ -11,17 +12,7 @@ import { backends, createTestDatabase, type TestDatabase } from '../support/harn
  * Postgres' `1e-08`; decimals from 1e-7 up to 1e21), string escapes, nulls and timestamps.
  */
 
-/** A small seeded generator (mulberry32), so a failure repeats. */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const next = random(20261126);
+const next = seededRandom(20261126);
 
 /** Doubles over every exponent form: each decade from 1e-12 to 1e25, both signs, integers, and the boundaries of both notations. */
 function generatedNumbers(): number[] {
