@@ -67,22 +67,32 @@ export function trackPostgresStatements(
     return work;
   };
 
-  const cancelWithScope = <T extends Cancelable>(query: T, scope: StatementScope | null): T => {
-    if (!scope) return query;
-    const untrack = scope.track(() => void query.cancel());
-    query.then(untrack, (error: unknown) => {
-      untrack();
-      scope.claim(error);
-    });
-    return query;
-  };
-
-  /** A statement of `sql` (`unsafe`), counted and registered in `scope`; at the top level, holding a connection. */
+  /**
+   * A statement of `sql` (`unsafe`), counted and registered in `scope`; at the top level,
+   * holding a connection. What its end settles (the scope's registration, the connection
+   * it held) is one handler: each `then` on a statement costs a promise (the read path's
+   * statements are most of a small request).
+   */
   const unsafe = (sql: Sql, topLevel: boolean, scope: StatementScope | null, args: Parameters<Sql['unsafe']>): Cancelable => {
     scope?.throwIfCancelled();
-    const query = cancelWithScope(sql.unsafe(...args) as unknown as Cancelable, scope);
+    const query = sql.unsafe(...args) as unknown as Cancelable;
     statements++;
-    return topLevel ? holdsConnection(query) : query;
+    const untrack = scope?.track(() => void query.cancel());
+    const token = topLevel ? {} : null;
+    if (token) inFlight.set(token, performance.now());
+    if (!untrack && !token) return query;
+    query.then(
+      () => {
+        untrack?.();
+        if (token) inFlight.delete(token);
+      },
+      (error: unknown) => {
+        untrack?.();
+        if (token) inFlight.delete(token);
+        scope?.claim(error);
+      },
+    );
+    return query;
   };
 
   /** `sql` counted, with `unsafe` (and `begin` at the top level) registered in `scope`, if any. */

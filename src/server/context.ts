@@ -78,9 +78,14 @@ export interface ContextDependencies extends ServiceDependencies {
  * position is remembered, so its next reads see what it wrote. Subscriptions stay on the
  * primary: their events are read as they are announced, which the standby may not have yet.
  */
-export async function runOnItsDatabase<T>(context: GraphQLContext, type: OperationTypeNode, work: () => T | Promise<T>): Promise<T> {
+export function runOnItsDatabase<T>(context: GraphQLContext, type: OperationTypeNode, work: () => Promise<T>): Promise<T> {
   const reads = (context as RequestContext).reads;
+  // Without a standby, the work's own promise: an async function around it would cost a promise and turns of the queue.
   if (!reads || type === 'subscription') return work();
+  return runRouted(context, type, reads, work);
+}
+
+async function runRouted<T>(context: GraphQLContext, type: OperationTypeNode, reads: ReadRouting, work: () => Promise<T>): Promise<T> {
   const principals = principalsOf(context);
   if (type === 'mutation') {
     try {

@@ -2,9 +2,7 @@ import {
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
-  getArgumentValues,
   getVariableValues,
-  type GraphQLField,
   type GraphQLSchema,
   Kind,
   type OperationDefinitionNode,
@@ -12,7 +10,7 @@ import {
 import { SharedStatement } from '../db/nested-read.js';
 import { EXPONENT_MARK, writeNumbersAsJavaScript } from '../db/rendered-columns.js';
 import type { RenderedColumn, RenderedRootField } from '../modules/common/rendered-read.js';
-import { collectFields, type SelectionWalk } from '../modules/common/selections.js';
+import { type ArgumentReader, argumentReader, collectFields, type SelectionWalk } from '../modules/common/selections.js';
 import { ROOT_RENDERERS } from '../modules/rendered-reads.js';
 import type { SessionRow } from '../modules/auth/auth.service.js';
 import { confirmViewer, type GraphQLContext } from './context.js';
@@ -20,13 +18,13 @@ import { confirmViewer, type GraphQLContext } from './context.js';
 /**
  * A query's root selection as rendered reads: per response key, a constant, a root field's
  * own read, or a column of the one statement the operation's column fields share. A root
- * field's part holds its field and node: its arguments are read at each request.
+ * field's part holds the reader of its arguments, which are read at each request.
  */
 interface RenderedOperation {
   parts: Array<
     | { key: string; json: string }
-    | { key: string; read: RenderedRootField; field: GraphQLField<unknown, unknown>; node: FieldNode }
-    | { key: string; column: RenderedColumn; index: number; field: GraphQLField<unknown, unknown>; node: FieldNode }
+    | { key: string; read: RenderedRootField; args: ArgumentReader }
+    | { key: string; column: RenderedColumn; index: number; args: ArgumentReader }
   >;
   shared: { statement: SharedStatement; columns: RenderedColumn[] } | null;
   /** Whether a part is a root field's own read. */
@@ -35,6 +33,16 @@ interface RenderedOperation {
   heads: string[];
   /** A column is provisional (RenderedColumn): the plan is made again at the next request. */
   provisional: boolean;
+}
+
+/** The values of the shared statement's slots: each column's, in the order of the parts. */
+function columnValues(parts: RenderedOperation['parts'], context: GraphQLContext, args: Array<Record<string, unknown> | null>): unknown[] {
+  const values: unknown[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if ('column' in part) values.push(...part.column.values(context, args[i]!));
+  }
+  return values;
 }
 
 /** What stands for a part that is not a root field's own read among the reads awaited together. */
@@ -171,7 +179,7 @@ export class ReadRenderer {
       plan = this.planOf(document, operation, variables);
       if (!plan) return null;
       // Each root field's arguments, as its resolver would receive them.
-      args = plan.parts.map((part) => ('field' in part ? getArgumentValues(part.field, part.node, variables) : null));
+      args = plan.parts.map((part) => ('args' in part ? part.args(variables) : null));
     } catch {
       // Variables the planner cannot read (nested past the stack's depth, say) or arguments
       // that do not coerce are the executor's to judge: it answers them as graphql-js does.
@@ -185,13 +193,7 @@ export class ReadRenderer {
     let written: { columns: Array<string | null>; guardRow?: SessionRow } | null;
     let read: Array<string[] | null> | null = null;
     try {
-      const statement =
-        shared &&
-        shared.statement.run(
-          context.database.query,
-          parts.flatMap((part, i) => ('column' in part ? part.column.values(context, args[i]!) : [])),
-          guard,
-        );
+      const statement = shared && shared.statement.run(context.database.query, columnValues(parts, context, args), guard);
       // Root fields' own reads run beside the shared statement; most operations have none,
       // and then nothing but the statement is awaited.
       if (plan.reads)
@@ -265,8 +267,9 @@ export class ReadRenderer {
       const field = queryType.getFields()[name];
       const read = field && ROOT_RENDERERS[name]?.(field, nodes, walk);
       if (!read) return null;
-      if (typeof read === 'function') parts.push({ key, read, field, node });
-      else parts.push({ key, column: read, index: columns.push(read) - 1, field, node });
+      const args = argumentReader(field, node);
+      if (typeof read === 'function') parts.push({ key, read, args });
+      else parts.push({ key, column: read, index: columns.push(read) - 1, args });
     }
     const reads = parts.some((part) => 'read' in part);
     const heads = parts.map((part, i) => `${i ? ',' : ''}${JSON.stringify(part.key)}:`);

@@ -1,7 +1,8 @@
-import { getArgumentValues, getNamedType, type GraphQLInterfaceType } from 'graphql';
+import { getNamedType, type GraphQLInterfaceType } from 'graphql';
 import type { RenderedObject } from '../../db/nested-read.js';
 import { READS_BY_TYPE } from '../common/read-specs.js';
 import { renderedObject, type RootFieldRenderer } from '../common/rendered-read.js';
+import { argumentReader } from '../common/selections.js';
 import { findRenderedNodes, isPublicNodeType, nodeIdOf, nodeTypeHints, readTaggedNode, renderedNodeSql } from './node.service.js';
 
 /**
@@ -33,9 +34,8 @@ const renderNodes =
     const objects = Object.fromEntries(rendered.sort(([, a], [, b]) => b.fields.length - a.fields.length));
     const unrendered = () => new Error('an id is of a type this plan does not render: executed instead');
     if (argument === 'id') {
-      const hint = walk.dependOn(nodes[0]!, (variables) =>
-        nodeTypeHints.typeOf(getArgumentValues(field, nodes[0]!, variables).id as string),
-      );
+      const argumentsOf = argumentReader(field, nodes[0]!);
+      const hint = walk.dependOn(nodes[0]!, (variables) => nodeTypeHints.typeOf(argumentsOf(variables).id as string));
       // A type read before, or NOT_RENDERED: this selection renders it, or the executor reads it.
       const probed = hint === undefined ? objects : Object.hasOwn(objects, hint) ? { [hint]: objects[hint]! } : null;
       if (!probed) return null;
