@@ -39,8 +39,12 @@ export interface ObjectSpec {
 }
 
 export type RelationSpec =
-  /** At most one row: the child whose `childKey` column equals the parent's `parentKey` column (properties). */
-  | { kind: 'one'; target: () => ObjectSpec; parentKey: string; childKey: string }
+  /**
+   * At most one row: the child whose `childKey` column equals the parent's `parentKey` column
+   * (properties); with `through`, the `parentKey` column of the row that one-to-one relation
+   * of the parent finds (a prediction's streak is its pool's).
+   */
+  | { kind: 'one'; target: () => ObjectSpec; parentKey: string; childKey: string; through?: OneRelationSpec }
   /**
    * A newest-first page of the children whose `parentKey` column (a property) is the parent's
    * id. `plain` tells whether the field's arguments ask for that page alone (no filter, no
@@ -48,9 +52,19 @@ export type RelationSpec =
    */
   | { kind: 'page'; target: () => ObjectSpec; parentKey: string; plain?: (args: Record<string, unknown>) => boolean };
 
+export type OneRelationSpec = Extract<RelationSpec, { kind: 'one' }>;
+
 /** A one-to-one relation: the `target` row whose `childKey` equals the parent's `parentKey` (column properties). */
-export function oneRelation(target: () => ObjectSpec, parentKey: string, childKey: string): RelationSpec {
+export function oneRelation(target: () => ObjectSpec, parentKey: string, childKey: string): OneRelationSpec {
   return { kind: 'one', target, parentKey, childKey };
+}
+
+/**
+ * A one-to-one relation reached through another of the parent's (`through`): the `target`
+ * row whose `childKey` equals the `parentKey` column of the row `through` finds.
+ */
+export function oneRelationThrough(through: OneRelationSpec, target: () => ObjectSpec, parentKey: string, childKey: string): OneRelationSpec {
+  return { kind: 'one', target, parentKey, childKey, through };
 }
 
 /** A newest-first page of the `target` rows whose `parentKey` column (a property) is the parent's id. */
@@ -69,9 +83,18 @@ export function columnName(table: PgTable, property: string): string {
   return column.name;
 }
 
-/** The join of a one-to-one relation from a row of `parent` (alias `parentAlias`) to its child (alias `child`). */
-function joinSql(parent: PgTable, relation: Extract<RelationSpec, { kind: 'one' }>, parentAlias: string, child: string): string {
-  return `${child}."${columnName(relation.target().table, relation.childKey)}" = ${parentAlias}."${columnName(parent, relation.parentKey)}"`;
+/**
+ * The join of a one-to-one relation from a row of `parent` (alias `parentAlias`) to its child
+ * (alias `child`); through another relation, the key is read from that relation's row by a
+ * scalar subquery (an index lookup, as the relation itself is).
+ */
+function joinSql(parent: PgTable, relation: OneRelationSpec, parentAlias: string, child: string): string {
+  const childKey = `${child}."${columnName(relation.target().table, relation.childKey)}"`;
+  const { through } = relation;
+  if (!through) return `${childKey} = ${parentAlias}."${columnName(parent, relation.parentKey)}"`;
+  const via = through.target().table;
+  const viaAlias = `${child}v`;
+  return `${childKey} = (SELECT ${viaAlias}."${columnName(via, relation.parentKey)}" FROM "${getTableName(via)}" ${viaAlias} WHERE ${joinSql(parent, through, parentAlias, viaAlias)})`;
 }
 
 /** The child's column holding its parent's id, of a page relation. */
@@ -286,7 +309,7 @@ const paramOf = (params: unknown[]) => (value: unknown, type: string) => {
 /** The one row of a one-to-one relation, as `row` writes it (null when there is none). */
 function oneSql(
   parent: PgTable,
-  spec: Extract<RelationSpec, { kind: 'one' }>,
+  spec: OneRelationSpec,
   target: ObjectSpec,
   parentAlias: string,
   child: string,
@@ -526,7 +549,7 @@ export class SharedStatement {
   ): Promise<{ columns: Array<string | null>; guardRow?: Row }> {
     if (values.length !== this.slots.length) throw new Error(`${this.slots.length} values expected, got ${values.length}`);
     const params = this.params.slice();
-    this.slots.forEach((index, i) => (params[index] = values[i]));
+    for (let i = 0; i < this.slots.length; i++) params[this.slots[i]!] = values[i];
     if (!guard) {
       this.text ??= `SELECT ${this.columns.map((sql, i) => `${sql} AS "${i}"`).join(', ')}`;
       const [row] = await query<Record<string, string | null>>(this.text, params);

@@ -10,7 +10,7 @@ import {
   rowsByKeys,
 } from '../../db/batch.js';
 import type { Db } from '../../db/client.js';
-import { type ObjectSpec, prefetchedOf, type PrefetchedPage } from '../../db/nested-read.js';
+import { type ObjectSpec, type OneRelationSpec, prefetchedOf, type PrefetchedPage } from '../../db/nested-read.js';
 import { encodeCursor, isIsoDate, type Page, type PageArguments, pageOf, type PageRequest, parsePageRequest } from './pagination.js';
 
 /**
@@ -209,7 +209,19 @@ export function relationOne<T>(graph: LoaderGraph, row: object, spec: ObjectSpec
   if (prefetched !== undefined) return prefetched;
   const relation = spec.relations[field];
   if (relation?.kind !== 'one') throw new Error(`${field} is no one-to-one relation of the read graph`);
-  const key = (row as Record<string, unknown>)[relation.parentKey] as string | null;
+  return loadOne<T>(graph, row, relation);
+}
+
+/** The row `relation` finds for `row` through its loader (first the row it goes through, if any); null when a key is null. */
+function loadOne<T>(graph: LoaderGraph, row: object, relation: OneRelationSpec): T | null | Promise<T | null> {
+  if (!relation.through) return loadByKey<T>(graph, row, relation);
+  const via = loadOne<object>(graph, row, relation.through);
+  return via instanceof Promise ? via.then((found) => found && loadByKey<T>(graph, found, relation)) : via && loadByKey<T>(graph, via, relation);
+}
+
+/** The row whose `childKey` is `holder`'s `parentKey`, through the relation's loader. */
+function loadByKey<T>(graph: LoaderGraph, holder: object, relation: OneRelationSpec): T | null | Promise<T | null> {
+  const key = (holder as Record<string, unknown>)[relation.parentKey] as string | null;
   if (key == null) return null;
   const target = relation.target().table;
   return graph.unique<Record<string, unknown>>(target, columnOf(target, relation.childKey)).load(key) as Promise<T | null>;
