@@ -63,7 +63,12 @@ export function oneRelation(target: () => ObjectSpec, parentKey: string, childKe
  * A one-to-one relation reached through another of the parent's (`through`): the `target`
  * row whose `childKey` equals the `parentKey` column of the row `through` finds.
  */
-export function oneRelationThrough(through: OneRelationSpec, target: () => ObjectSpec, parentKey: string, childKey: string): OneRelationSpec {
+export function oneRelationThrough(
+  through: OneRelationSpec,
+  target: () => ObjectSpec,
+  parentKey: string,
+  childKey: string,
+): OneRelationSpec {
   return { kind: 'one', target, parentKey, childKey, through };
 }
 
@@ -307,14 +312,7 @@ const paramOf = (params: unknown[]) => (value: unknown, type: string) => {
 };
 
 /** The one row of a one-to-one relation, as `row` writes it (null when there is none). */
-function oneSql(
-  parent: PgTable,
-  spec: OneRelationSpec,
-  target: ObjectSpec,
-  parentAlias: string,
-  child: string,
-  row: () => string,
-): string {
+function oneSql(parent: PgTable, spec: OneRelationSpec, target: ObjectSpec, parentAlias: string, child: string, row: () => string): string {
   return `(SELECT ${row()} FROM "${getTableName(target.table)}" ${child} WHERE ${joinSql(parent, spec, parentAlias, child)})`;
 }
 

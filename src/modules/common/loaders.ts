@@ -216,7 +216,9 @@ export function relationOne<T>(graph: LoaderGraph, row: object, spec: ObjectSpec
 function loadOne<T>(graph: LoaderGraph, row: object, relation: OneRelationSpec): T | null | Promise<T | null> {
   if (!relation.through) return loadByKey<T>(graph, row, relation);
   const via = loadOne<object>(graph, row, relation.through);
-  return via instanceof Promise ? via.then((found) => found && loadByKey<T>(graph, found, relation)) : via && loadByKey<T>(graph, via, relation);
+  return via instanceof Promise
+    ? via.then((found) => found && loadByKey<T>(graph, found, relation))
+    : via && loadByKey<T>(graph, via, relation);
 }
 
 /** The row whose `childKey` is `holder`'s `parentKey`, through the relation's loader. */
