@@ -541,7 +541,6 @@ const NOT_PLANNED: Record<string, Record<string, string>> = {
     portfolio: 'private',
     transactions: 'private',
   },
-  Prediction: { streak: "the pool's streak, a relation of a relation" },
   Pool: { viewerPrediction: "the signed-in viewer's own prediction" },
 };
 

@@ -25,7 +25,16 @@ const EVERY_COLUMN = `id createdAt updatedAt createdBy imageId streakId title de
 /** name -> query, variables; each must render. */
 const RENDERED: Record<
   string,
-  { query: string; variables?: (ctx: { cursor: string; streakId: string; creator: string; poolId: string }) => Record<string, unknown> }
+  {
+    query: string;
+    variables?: (ctx: {
+      cursor: string;
+      streakId: string;
+      creator: string;
+      poolId: string;
+      predictionIds: string[];
+    }) => Record<string, unknown>;
+  }
 > = {
   'bench CREATION_DATE': { query: `{ pools(first: 20, sort: CREATION_DATE) { nodes { ${NESTED} } } }` },
   'bench VOLUME_HIGH': { query: `{ pools(first: 20, sort: VOLUME_HIGH) { nodes { ${NESTED} } } }` },
@@ -75,6 +84,15 @@ const RENDERED: Record<
     query: `query($f: PoolFilter, $g: PoolFilter) { s: pools(first: 10, filter: $f) { totalCount nodes { id streak { id } } }
       c: pools(first: 10, filter: $g) { nodes { id user { id } } } }`,
     variables: (v) => ({ f: { streakId: v.streakId }, g: { createdBy: v.creator } }),
+  },
+  "a prediction's streak, through its pool (some in one, some in none)": {
+    query: `query($f: PoolFilter) { s: pools(first: 3, filter: $f) { nodes { predictions(first: 3) { nodes { id streak { id title } } } } }
+      all: pools(first: 10) { nodes { predictions(first: 2) { nodes { pool { streak { id } } streak { id } } } } } }`,
+    variables: (v) => ({ f: { streakId: v.streakId } }),
+  },
+  "a prediction's streak, refetched by id (the executor reads it by loaders)": {
+    query: `query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Prediction { streak { id title } pool { streak { id } } } } }`,
+    variables: (v) => ({ ids: v.predictionIds }),
   },
   search: { query: `{ pools(first: 10, search: "will") { totalCount nodes { id title } } }` },
   'an empty page and an empty search': {
@@ -139,7 +157,7 @@ const RENDERED: Record<
 /** Queries that must be executed: a field with logic or access checks, nested cursors, bad arguments. */
 const EXECUTED: Record<string, string> = {
   'a private field': `{ pools(first: 2) { nodes { user { email } } } }`,
-  'a field with its own resolver logic': `{ pools(first: 2) { nodes { predictions(first: 2) { nodes { streak { id } } } } } }`,
+  "the signed-in viewer's own prediction, a field with its own resolver logic": `{ pools(first: 2) { nodes { viewerPrediction { id } } } }`,
   'nested pageInfo': `{ pools(first: 2) { nodes { predictions(first: 2) { pageInfo { hasNextPage } } } } }`,
   'a bad page size': `{ pools(first: 500) { nodes { id } } }`,
   'a bad nested page size': `{ pools(first: 2) { nodes { predictions(first: 0) { nodes { id } } } } }`,
@@ -156,7 +174,7 @@ describe.each(backends)('rendered reads on %s', (kind) => {
   let t: TestApp;
   /** The same server with RENDERED_READS=false: every operation executed. */
   let executor: FastifyInstance;
-  const values = { cursor: '', streakId: '', creator: '', poolId: '' };
+  const values = { cursor: '', streakId: '', creator: '', poolId: '', predictionIds: [] as string[] };
 
   /** The answer of one request, executed (by `executor`) or rendered where it can be (by `t.app`), and how many were rendered. */
   async function answer(query: string, variables: Record<string, unknown> | undefined, rendered: boolean) {
@@ -196,6 +214,14 @@ describe.each(backends)('rendered reads on %s', (kind) => {
     values.streakId = withStreak.node.streak.id;
     values.creator = data.pools.edges[0].node.user.id;
     values.poolId = data.pools.edges[0].node.id;
+    // A prediction on a pool of a streak and one on a pool of none: refetched by id, the executor reads their streaks by loaders.
+    const withPredictions = await t.gql(
+      `{ pools(first: 100, sort: CREATION_DATE) { nodes { streak { id } predictions(first: 1) { nodes { id } } } } }`,
+    );
+    const predicted = (withPredictions.data.pools.nodes as any[]).filter((pool) => pool.predictions.nodes.length > 0);
+    const onStreak = predicted.find((pool) => pool.streak !== null);
+    const offStreak = predicted.find((pool) => pool.streak === null);
+    values.predictionIds = [onStreak.predictions.nodes[0].id, offStreak.predictions.nodes[0].id];
   });
   afterAll(async () => {
     await executor?.close();

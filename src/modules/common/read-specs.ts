@@ -1,5 +1,5 @@
 import { images, notifications, pools, predictions, resolutions, rewards, streakRewards, streaks, users } from '../../../schema/index.js';
-import { oneRelation, type ObjectSpec, pageRelation } from '../../db/nested-read.js';
+import { oneRelation, oneRelationThrough, type ObjectSpec, pageRelation } from '../../db/nested-read.js';
 import { renderedPoolStatistics } from '../leaderboard/pool-statistics.rendered.js';
 
 /**
@@ -93,13 +93,16 @@ export const POOL_READ: ObjectSpec = {
   computed: { statistics: renderedPoolStatistics },
 };
 
+const PREDICTION_POOL = oneRelation(() => POOL_READ, 'poolId', 'id');
+
 export const PREDICTION_READ: ObjectSpec = {
   table: predictions,
   amounts: { stake: 'stake' },
   relations: {
     user: oneRelation(() => USER_READ, 'userId', 'id'),
     reward: oneRelation(() => REWARD_READ, 'id', 'predictionId'),
-    pool: oneRelation(() => POOL_READ, 'poolId', 'id'),
+    pool: PREDICTION_POOL,
+    streak: oneRelationThrough(PREDICTION_POOL, () => STREAK_READ, 'streakId', 'id'),
   },
 };
 

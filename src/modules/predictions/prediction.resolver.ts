@@ -1,5 +1,5 @@
 import { Ctx, FieldResolver, Float, Resolver, Root } from 'type-graphql';
-import type { PoolRow, PredictionRow, RewardRow, UserRow } from '../../../schema/index.js';
+import type { PoolRow, PredictionRow, RewardRow, StreakRow, UserRow } from '../../../schema/index.js';
 import type { GraphQLContext } from '../../server/context.js';
 import { toTokens } from '../common/amounts.js';
 import { relationOne } from '../common/loaders.js';
@@ -32,9 +32,8 @@ export class PredictionResolver {
   }
 
   @FieldResolver(() => Streak, { nullable: true, description: "The streak of the prediction's pool, if any." })
-  async streak(@Root() prediction: PredictionRow, @Ctx() ctx: GraphQLContext) {
-    const pool = await ctx.loaders.poolById.load(prediction.poolId);
-    return pool?.streakId ? ctx.loaders.streakById.load(pool.streakId) : null;
+  streak(@Root() prediction: PredictionRow, @Ctx() ctx: GraphQLContext) {
+    return relationOne<StreakRow>(ctx.loaders.graph, prediction, PREDICTION_READ, 'streak');
   }
 }
 
