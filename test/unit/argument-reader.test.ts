@@ -121,7 +121,10 @@ describe('argumentReader', () => {
       const expected = outcome(() => getArgumentValues(field, node, variables));
       // Twice: a kept reader answers every request, so a first read must change nothing for the next.
       for (let time = 0; time < 2; time++) {
-        expect(outcome(() => reader(variables)), `${text} with ${JSON.stringify(variables)}`).toEqual(expected);
+        expect(
+          outcome(() => reader(variables)),
+          `${text} with ${JSON.stringify(variables)}`,
+        ).toEqual(expected);
       }
       compared++;
       if ('error' in expected) refused++;
