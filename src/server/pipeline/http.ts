@@ -54,7 +54,9 @@ export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRoute
     });
     // Apollo answers in chunks only for incremental delivery (@defer, @stream), which graphql-js 16 does not execute.
     if (response.body.kind !== 'complete') throw new Error('Apollo Server answered incrementally');
-    response.headers.forEach((value, name) => reply.header(name, value));
+    response.headers.forEach((value, name) => {
+      reply.header(name, value);
+    });
     return reply.code(response.status ?? 200).send(response.body.string);
   };
   app.route({
