@@ -248,9 +248,9 @@ describe.each(backends)('node and nodes on %s', (kind) => {
     const publicIds = samples.filter((s) => s.public).map((s) => s.object.id as string);
     const mixed = await t.countStatements(() => t.gql(`query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids: publicIds }));
     expect(mixed).toBe(1);
-    // Executed (Prediction.streak has logic of its own, so nothing renders): the type lookup, then one batched load per type.
+    // Executed (a pool's viewerPrediction has logic of its own, so nothing renders): the type lookup, then one batched load per type.
     const executedMixed = await t.countStatements(() =>
-      t.gql(`query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Prediction { streak { id } } } }`, { ids: publicIds }),
+      t.gql(`query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Pool { viewerPrediction { id } } } }`, { ids: publicIds }),
     );
     expect(executedMixed).toBeGreaterThanOrEqual(1 + publicIds.length);
   });
