@@ -580,7 +580,8 @@ export class SharedStatement {
 /**
  * The rendered JSON of the rows `ids` name, in the order given, in ONE statement: each id's
  * row from the first of `objects`' tables holding it (ids are UUIDs unique across tables),
- * null where none does. The text depends on `objects` alone (made once per plan), the ids
+ * after its object's tag (`tags`, in the objects' order: a type's name), null where none
+ * does. The text depends on `objects` alone (made once per plan), the ids
  * are a parameter. One id is a plain uuid parameter, not an array: Postgres' generic plan of
  * `unnest($1)` expects a hundred rows, costs more than a custom plan for one, and so would
  * be planned again at every execution (a refetch's whole cost, measured in the bench).
@@ -589,12 +590,13 @@ export async function readRenderedByIds(
   query: ReadQuery,
   objects: RenderedObject[],
   ids: readonly string[],
+  tags: readonly string[],
 ): Promise<Array<string | null>> {
   let compiled = renderedByIds.get(objects);
   if (!compiled) {
     // $1 is the ids; the objects' own parameters follow.
     const params: unknown[] = [null];
-    const json = renderedByIdSql(objects, 'u.id', params);
+    const json = renderedByIdSql(objects, 'u.id', params, tags);
     compiled = {
       one: `SELECT ${json} AS "json" FROM (SELECT $1::uuid AS id) u`,
       many: `SELECT ${json} AS "json" FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, i) ORDER BY u.i`,

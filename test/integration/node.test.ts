@@ -217,6 +217,35 @@ describe.each(backends)('node and nodes on %s', (kind) => {
     expect(wrong.length).toBeGreaterThan(1);
   });
 
+  it("reads refetched ids of nodes(ids) from their types' tables alone once reads have found them, in order", async () => {
+    const { pools, user } = await t.seed.user().withPool().withPool();
+    const ids = [pools[0]!.id, user.id, pools[1]!.id.toUpperCase()];
+    const query = `query($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on Pool { title } ... on User { username } } }`;
+    const expected = [
+      { __typename: 'Pool', id: pools[0]!.id, title: pools[0]!.title },
+      { __typename: 'User', id: user.id, username: user.username },
+      { __typename: 'Pool', id: pools[1]!.id, title: pools[1]!.title },
+    ];
+    const read = (asked: string[]) => statementTexts(async () => expect((await t.gql(query, { ids: asked })).data.nodes).toEqual(expected));
+    // Not known yet: every public type's table, in one statement.
+    const first = await read(ids);
+    expect(first).toHaveLength(1);
+    expect(tablesOf(first[0]!).sort()).toEqual([...TABLES].sort());
+    // Known: the two types' tables, in one statement, the same answer; the pools alone, the pools' table alone.
+    const again = await read(ids);
+    expect(again).toHaveLength(1);
+    expect(tablesOf(again[0]!).sort()).toEqual(['pools', 'users']);
+    const poolsOnly = await statementTexts(async () =>
+      expect((await t.gql(query, { ids: [pools[1]!.id, pools[0]!.id] })).data.nodes).toEqual([expected[2], expected[0]]),
+    );
+    expect(poolsOnly.map(tablesOf)).toEqual([['pools']]);
+    // A hint is never trusted: a wrong one sends the ids to the executor, which looks everywhere and answers the same.
+    nodeTypeHints.learn(user.id, 'Pool');
+    const wrong = await read(ids);
+    expect(tablesOf(wrong[0]!)).toEqual(['pools']);
+    expect(wrong.length).toBeGreaterThan(1);
+  });
+
   it('reads an id no rendered read can answer (a private record) by the executor alone once that is known', async () => {
     const rows = await t.seed.user().withNotifications([{ title: 'yours' }]);
     const reader = await signInAs(t, rows.user.id);

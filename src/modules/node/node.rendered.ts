@@ -3,7 +3,15 @@ import type { RenderedObject } from '../../db/nested-read.js';
 import { READS_BY_TYPE } from '../common/read-specs.js';
 import { renderedObject, type RootFieldRenderer } from '../common/rendered-read.js';
 import { argumentReader } from '../common/selections.js';
-import { findRenderedNodes, isPublicNodeType, nodeIdOf, nodeTypeHints, readTaggedNode, renderedNodeSql } from './node.service.js';
+import {
+  findRenderedNodes,
+  isPublicNodeType,
+  nodeIdOf,
+  nodeTypeHints,
+  objectsForIds,
+  readTaggedNode,
+  renderedNodeSql,
+} from './node.service.js';
 
 /**
  * `node(id)` and `nodes(ids)` rendered (a Relay refetch): the selection is rendered for each
@@ -18,7 +26,8 @@ import { findRenderedNodes, isPublicNodeType, nodeIdOf, nodeTypeHints, readTagge
  * usually the first and only one probed. Once a read has found an id's type
  * (nodeTypeHints), a `node` read of it names that type's table alone: that plan is kept for
  * every id of the type (the plan depends on the type, not the id); a plan made before the
- * type was known is made again next time.
+ * type was known is made again next time. A `nodes` read names the tables of its ids' types
+ * alone once each is known (objectsForIds), chosen at each request.
  */
 const renderNodes =
   (argument: 'id' | 'ids'): RootFieldRenderer =>
@@ -50,8 +59,13 @@ const renderNodes =
         provisional: hint === undefined,
       };
     }
+    // Refetches of known ids name their types' tables alone, as `node` does (one subset per set of types).
+    const subsets = new Map<string, Record<string, RenderedObject>>();
     return async (ctx, args) => {
-      const found = await findRenderedNodes(ctx, args.ids as string[], argument, objects);
+      const ids = args.ids as string[];
+      const probed = objectsForIds(objects, ids, subsets);
+      if (!probed) throw unrendered();
+      const found = await findRenderedNodes(ctx, ids, argument, probed);
       if (!found) throw unrendered();
       return ['[', ...found.flatMap((json, i) => (i ? [',', json] : [json])), ']'];
     };

@@ -121,7 +121,8 @@ export const isPublicNodeType = (name: string) => NODE_TYPES[name]?.visible === 
  * The objects of `ids` as JSON written by ONE statement (a rendered read: `objects` is what
  * the selection renders of each public type, by type name), in order; null when some id is
  * of another type (a private one, whose visibility findNodes checks) or names nothing: the
- * caller then reads them with findNodes, which tells those apart. Only public types may be
+ * caller then reads them with findNodes, which tells those apart. What the read found of
+ * each id is learned ({@link nodeTypeHints}), as for `node`. Only public types may be
  * rendered here (a private one is refused), so nothing private is written by this path.
  */
 export async function findRenderedNodes(
@@ -131,8 +132,38 @@ export async function findRenderedNodes(
   objects: Record<string, RenderedObject>,
 ): Promise<string[] | null> {
   checkIds(ids, argumentName);
-  const found = await readRenderedByIds(ctx.database.query, publicObjects(objects), ids);
+  const tagged = await readRenderedByIds(ctx.database.query, publicObjects(objects), ids, Object.keys(objects));
+  const found = tagged.map((json, i) => readTaggedNode(ids[i]!, json));
   return found.every((json) => json !== null) ? (found as string[]) : null;
+}
+
+/**
+ * Of `objects` (by type name), those a read of `ids` needs by what {@link nodeTypeHints}
+ * remembers of them: all of them while some id's type is not known; null when one is known
+ * to be none of them (NOT_RENDERED, or a type the selection does not render), so the
+ * executor reads them at once. `subsets` keeps each subset made, so a plan's statement text
+ * (kept per objects, see publicObjects) is made once per set of types.
+ */
+export function objectsForIds(
+  objects: Record<string, RenderedObject>,
+  ids: readonly string[],
+  subsets: Map<string, Record<string, RenderedObject>>,
+): Record<string, RenderedObject> | null {
+  const types = new Set<string>();
+  for (const id of ids) {
+    const type = nodeTypeHints.typeOf(id);
+    if (type === undefined) return objects;
+    if (!Object.hasOwn(objects, type)) return null;
+    types.add(type);
+  }
+  if (types.size === 0 || types.size === Object.keys(objects).length) return objects;
+  const key = [...types].sort().join(',');
+  let subset = subsets.get(key);
+  if (!subset) {
+    subset = Object.fromEntries(Object.entries(objects).filter(([type]) => types.has(type)));
+    subsets.set(key, subset);
+  }
+  return subset;
 }
 
 /** A `node` id argument, checked as findNodes checks it (BAD_USER_INPUT unless a UUID). */
