@@ -581,8 +581,8 @@ export class SharedStatement {
  * The rendered JSON of the rows `ids` name, in the order given, in ONE statement: each id's
  * row from the first of `objects`' tables holding it (ids are UUIDs unique across tables),
  * after its object's tag (`tags`, in the objects' order: a type's name), null where none
- * does. The text depends on `objects` alone (made once per plan), the ids
- * are a parameter. One id is a plain uuid parameter, not an array: Postgres' generic plan of
+ * does. The text depends on `objects` alone (made once per plan), the ids are a parameter.
+ * One id is a plain uuid parameter, not an array: Postgres' generic plan of
  * `unnest($1)` expects a hundred rows, costs more than a custom plan for one, and so would
  * be planned again at every execution (a refetch's whole cost, measured in the bench).
  */
