@@ -24,7 +24,9 @@ CHAIN_PORT="${CLUSTER_CHAIN_PORT:-58899}"
 HTTP_PORT="${CLUSTER_HTTP_PORT:-58080}"
 APP_PORT="${CLUSTER_APP_PORT:-54001}"
 PG_BIN="${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)}"
-as_postgres() { runuser -u postgres -- "$@"; }
+# From /: the postgres user may not enter the working directory (a checkout under a private
+# temporary directory), and its tools complain of it at every call.
+as_postgres() { (cd / && runuser -u postgres -- "$@"); }
 
 need_haproxy() {
   command -v haproxy >/dev/null 2>&1 && return
@@ -106,6 +108,13 @@ start_replica() { # index
   echo $! >"$DIR/replica-$i.pid"
 }
 
+# A replica that never became ready: what it wrote, so the failure says why.
+replica_failed() { # index
+  echo "replica $1 wrote:" >&2
+  tail -n 40 "$DIR/replica-$1.log" >&2 || true
+  exit 1
+}
+
 start_haproxy() {
   local servers=""
   for i in $(seq 0 $(($1 - 1))); do servers+="    server replica$i 127.0.0.1:$((APP_PORT + i)) check"$'\n'; done
@@ -126,7 +135,7 @@ case "${1:-}" in
     replica_env >"$DIR/replica.env"
     echo "$n" >"$DIR/replicas"
     for i in $(seq 0 $((n - 1))); do start_replica "$i"; done
-    for i in $(seq 0 $((n - 1))); do wait_for "replica $i" 300 curl -sf "http://127.0.0.1:$((APP_PORT + i))/readyz"; done
+    for i in $(seq 0 $((n - 1))); do wait_for "replica $i" 300 curl -sf "http://127.0.0.1:$((APP_PORT + i))/readyz" || replica_failed "$i"; done
     start_haproxy "$n"
     wait_for haproxy 20 curl -sf "http://127.0.0.1:$HTTP_PORT/readyz"
     echo "CLUSTER_URL=http://127.0.0.1:$HTTP_PORT/graphql"
@@ -153,6 +162,6 @@ case "${1:-}" in
   stop-standby) as_postgres "$PG_BIN/pg_ctl" -D "$DIR/standby" -m fast -w stop >/dev/null ;;
   start-standby) as_postgres "$PG_BIN/pg_ctl" -D "$DIR/standby" -l "$DIR/standby.log" -w start >/dev/null ;;
   kill-replica) stop_pid "$DIR/replica-$2.pid" "-${3:-KILL}" ;;
-  start-replica) start_replica "$2"; wait_for "replica $2" 300 curl -sf "http://127.0.0.1:$((APP_PORT + $2))/readyz" ;;
+  start-replica) start_replica "$2"; wait_for "replica $2" 300 curl -sf "http://127.0.0.1:$((APP_PORT + $2))/readyz" || replica_failed "$2" ;;
   *) sed -n '2,15p' "$0"; exit 2 ;;
 esac
