@@ -59,10 +59,15 @@ export function trackPostgresStatements(
     return { inside, closed };
   };
 
-  const holdsConnection = <T extends PromiseLike<unknown>>(work: T): T => {
+  /** Counts a statement or transaction holding (or waiting for) a connection from now; returns its release. */
+  const holdConnection = (): (() => void) => {
     const token = {};
     inFlight.set(token, performance.now());
-    const release = () => inFlight.delete(token);
+    return () => void inFlight.delete(token);
+  };
+
+  const holdsConnection = <T extends PromiseLike<unknown>>(work: T): T => {
+    const release = holdConnection();
     work.then(release, release);
     return work;
   };
@@ -78,20 +83,16 @@ export function trackPostgresStatements(
     const query = sql.unsafe(...args) as unknown as Cancelable;
     statements++;
     const untrack = scope?.track(() => void query.cancel());
-    const token = topLevel ? {} : null;
-    if (token) inFlight.set(token, performance.now());
-    if (!untrack && !token) return query;
-    query.then(
-      () => {
-        untrack?.();
-        if (token) inFlight.delete(token);
-      },
-      (error: unknown) => {
-        untrack?.();
-        if (token) inFlight.delete(token);
-        scope?.claim(error);
-      },
-    );
+    const release = topLevel ? holdConnection() : undefined;
+    if (!untrack && !release) return query;
+    const settle = () => {
+      untrack?.();
+      release?.();
+    };
+    query.then(settle, (error: unknown) => {
+      settle();
+      scope?.claim(error);
+    });
     return query;
   };
 

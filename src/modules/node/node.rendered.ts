@@ -59,11 +59,10 @@ const renderNodes =
         provisional: hint === undefined,
       };
     }
-    // Refetches of known ids name their types' tables alone, as `node` does (one subset per set of types).
-    const subsets = new Map<string, Record<string, RenderedObject>>();
     return async (ctx, args) => {
       const ids = args.ids as string[];
-      const probed = objectsForIds(objects, ids, subsets);
+      // Refetches of known ids name their types' tables alone, as `node` does.
+      const probed = objectsForIds(objects, ids);
       if (!probed) throw unrendered();
       const found = await findRenderedNodes(ctx, ids, argument, probed);
       if (!found) throw unrendered();

@@ -141,14 +141,10 @@ export async function findRenderedNodes(
  * Of `objects` (by type name), those a read of `ids` needs by what {@link nodeTypeHints}
  * remembers of them: all of them while some id's type is not known; null when one is known
  * to be none of them (NOT_RENDERED, or a type the selection does not render), so the
- * executor reads them at once. `subsets` keeps each subset made, so a plan's statement text
- * (kept per objects, see publicObjects) is made once per set of types.
+ * executor reads them at once. Each subset is kept (by `objects`, then its types), so a
+ * plan's statement text (kept per objects, see publicObjects) is made once per set of types.
  */
-export function objectsForIds(
-  objects: Record<string, RenderedObject>,
-  ids: readonly string[],
-  subsets: Map<string, Record<string, RenderedObject>>,
-): Record<string, RenderedObject> | null {
+export function objectsForIds(objects: Record<string, RenderedObject>, ids: readonly string[]): Record<string, RenderedObject> | null {
   const types = new Set<string>();
   for (const id of ids) {
     const type = nodeTypeHints.typeOf(id);
@@ -157,6 +153,8 @@ export function objectsForIds(
     types.add(type);
   }
   if (types.size === 0 || types.size === Object.keys(objects).length) return objects;
+  let subsets = subsetsOf.get(objects);
+  if (!subsets) subsetsOf.set(objects, (subsets = new Map()));
   const key = [...types].sort().join(',');
   let subset = subsets.get(key);
   if (!subset) {
@@ -165,6 +163,8 @@ export function objectsForIds(
   }
   return subset;
 }
+
+const subsetsOf = new WeakMap<Record<string, RenderedObject>, Map<string, Record<string, RenderedObject>>>();
 
 /** A `node` id argument, checked as findNodes checks it (BAD_USER_INPUT unless a UUID). */
 export function nodeIdOf(id: string, argumentName: string): string {
