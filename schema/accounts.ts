@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, jsonb, pgEnum, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, boolean, check, index, jsonb, pgEnum, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { at, id, timestamps } from './columns.js';
 import { users } from './users.js';
 
@@ -108,8 +108,15 @@ export const refreshTokens = pgTable(
     expiresAt: at('expires_at').notNull(),
     revokedAt: at('revoked_at'),
     revokedReason: text('revoked_reason'),
+    /** The API key a session was opened with (signInWithApiKey); revoking the key ends the session. */
+    apiKeyId: uuid('api_key_id').references((): AnyPgColumn => apiKeys.id, { onDelete: 'cascade' }),
   },
-  (t) => [index('refresh_tokens_user_id_idx').on(t.userId)],
+  (t) => [
+    index('refresh_tokens_user_id_idx').on(t.userId),
+    index('refresh_tokens_api_key_id_idx')
+      .on(t.apiKeyId)
+      .where(sql`${t.apiKeyId} IS NOT NULL`),
+  ],
 );
 
 /** Single-use sign-in challenges (Sign-In With Solana style messages). */
@@ -139,8 +146,18 @@ export const apiKeys = pgTable(
     keyHash: text('key_hash').notNull().unique(),
     isActive: boolean('is_active').notNull().default(true),
     lastUsedAt: at('last_used_at'),
+    /**
+     * The key whose holder minted this one (with the key itself or a session opened with it);
+     * revoking a key revokes every key minted under it, so a key's holder cannot outlive it.
+     */
+    mintedByApiKeyId: uuid('minted_by_api_key_id').references((): AnyPgColumn => apiKeys.id, { onDelete: 'cascade' }),
   },
-  (t) => [index('api_keys_user_id_active_idx').on(t.userId, t.isActive)],
+  (t) => [
+    index('api_keys_user_id_active_idx').on(t.userId, t.isActive),
+    index('api_keys_minted_by_api_key_id_idx')
+      .on(t.mintedByApiKeyId)
+      .where(sql`${t.mintedByApiKeyId} IS NOT NULL`),
+  ],
 );
 
 export type SettingsRow = typeof settings.$inferSelect;

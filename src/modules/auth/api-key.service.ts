@@ -1,6 +1,6 @@
-import { and, count, eq, getTableName } from 'drizzle-orm';
-import { apiKeys, users, type ApiKeyRow } from '../../../schema/index.js';
-import type { Database, Db } from '../../db/client.js';
+import { and, count, eq, getTableName, sql } from 'drizzle-orm';
+import { apiKeys, refreshTokens, users, type ApiKeyRow } from '../../../schema/index.js';
+import { type Database, type Db, resultRows } from '../../db/client.js';
 import { AppError } from '../../errors.js';
 import { requireText } from '../common/input.js';
 import type { ServiceContext } from '../context.js';
@@ -16,7 +16,11 @@ export interface CreatedApiKey {
   key: ApiKeyRow;
 }
 
-/** Creates an API key; the raw key is returned here once and never again. */
+/**
+ * Creates an API key; the raw key is returned here once and never again. A key minted by the
+ * holder of another key (with the key itself, or with a session opened with it) is recorded
+ * as minted by that key, and ends when it is revoked (see {@link revokeApiKey}).
+ */
 export async function createApiKey(ctx: ServiceContext, name: string): Promise<CreatedApiKey> {
   const viewer = requireViewer(ctx.viewer);
   const trimmed = requireText(name, 'name', 64);
@@ -25,6 +29,7 @@ export async function createApiKey(ctx: ServiceContext, name: string): Promise<C
     const db = tx as unknown as Db;
     // Lock the owner so concurrent creations cannot pass the limit together.
     await db.select({ id: users.id }).from(users).where(eq(users.id, viewer.userId)).for('update');
+    const mintedByApiKeyId = viewer.apiKeyId ?? (viewer.sessionId ? await keyOfSession(db, viewer.sessionId) : null);
     const [active] = await db
       .select({ total: count() })
       .from(apiKeys)
@@ -37,13 +42,34 @@ export async function createApiKey(ctx: ServiceContext, name: string): Promise<C
     }
     const [row] = await db
       .insert(apiKeys)
-      .values({ userId: viewer.userId, name: trimmed, keyHash: hashApiKey(apiKey), createdAt: ctx.now, updatedAt: ctx.now })
+      .values({
+        userId: viewer.userId,
+        name: trimmed,
+        keyHash: hashApiKey(apiKey),
+        mintedByApiKeyId,
+        createdAt: ctx.now,
+        updatedAt: ctx.now,
+      })
       .returning();
     return row!;
   });
   return { apiKey, key };
 }
 
+/** The API key a session was opened with; null for a wallet session. */
+async function keyOfSession(db: Db, sessionId: string): Promise<string | null> {
+  const [session] = await db.select({ apiKeyId: refreshTokens.apiKeyId }).from(refreshTokens).where(eq(refreshTokens.id, sessionId));
+  return session?.apiKeyId ?? null;
+}
+
+/**
+ * Revokes a key and everything its holder opened with it, in one transaction: the keys
+ * minted under it (recursively, active or not, so a chain is cut wherever it is revoked),
+ * and the sessions opened with any of them, whose access tokens are refused from the next
+ * request (the session row is read at every one) and whose refresh tokens no longer rotate.
+ * Each revoked key and session is announced, so the sockets opened with them close on every
+ * replica. Returns the key named, with isActive false.
+ */
 export async function revokeApiKey(ctx: ServiceContext, id: string): Promise<ApiKeyRow> {
   const viewer = requireViewer(ctx.viewer);
   const keyId = parseId(id, 'id');
@@ -51,8 +77,26 @@ export async function revokeApiKey(ctx: ServiceContext, id: string): Promise<Api
   if (!key || (key.userId !== viewer.userId && viewer.role !== 'ADMIN')) throw new AppError('NOT_FOUND', 'No such API key');
   return ctx.database.db.transaction(async (tx) => {
     const t = tx as unknown as Db;
-    const [revoked] = await t.update(apiKeys).set({ isActive: false, updatedAt: ctx.now }).where(eq(apiKeys.id, keyId)).returning();
-    await ctx.events.publishIn(t, [{ type: 'apiKeyRevoked', apiKeyId: keyId }]);
+    const lineage = sql`WITH RECURSIVE lineage(id) AS (
+        SELECT ${keyId}::uuid
+        UNION SELECT k.id FROM api_keys k JOIN lineage l ON k.minted_by_api_key_id = l.id
+      )`;
+    const keys = resultRows<{ id: string }>(
+      await t.execute(sql`${lineage}
+        UPDATE api_keys SET is_active = false, updated_at = ${ctx.now.toISOString()}::timestamptz
+        WHERE id IN (SELECT id FROM lineage) AND is_active RETURNING id`),
+    );
+    const sessions = resultRows<{ id: string }>(
+      await t.execute(sql`${lineage}
+        UPDATE refresh_tokens SET revoked_at = ${ctx.now.toISOString()}::timestamptz, revoked_reason = 'API_KEY_REVOKED',
+          updated_at = ${ctx.now.toISOString()}::timestamptz
+        WHERE api_key_id IN (SELECT id FROM lineage) AND revoked_at IS NULL RETURNING id`),
+    );
+    await ctx.events.publishIn(t, [
+      ...keys.map(({ id: apiKeyId }) => ({ type: 'apiKeyRevoked' as const, apiKeyId })),
+      ...sessions.map(({ id: sessionId }) => ({ type: 'sessionRevoked' as const, sessionId })),
+    ]);
+    const [revoked] = await t.select().from(apiKeys).where(eq(apiKeys.id, keyId));
     return revoked!;
   });
 }

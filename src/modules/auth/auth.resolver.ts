@@ -7,6 +7,7 @@ import {
   refreshSession,
   requestSignInChallenge,
   revokeApiKey,
+  revokeSession,
   type Session,
   signInWithApiKey,
   signInWithWallet,
@@ -93,7 +94,18 @@ export class AuthResolver {
     return createApiKey(ctx, name);
   }
 
-  @Mutation(() => ApiKey, { description: "Revokes one of your API keys (an ADMIN: anyone's) at once; returns it with isActive false." })
+  @Mutation(() => RefreshToken, {
+    description:
+      "Ends one of your sessions (an ADMIN: anyone's) by id, as viewer.refreshTokens lists them, at once with its sockets; returns it with revokedAt set.",
+  })
+  revokeSession(@Arg('id', () => ID, { description: 'Id of the session.' }) id: string, @Ctx() ctx: GraphQLContext) {
+    return revokeSession(ctx, id);
+  }
+
+  @Mutation(() => ApiKey, {
+    description:
+      "Revokes one of your API keys (an ADMIN: anyone's) at once, with the keys minted under it and the sessions opened with them; returns it with isActive false.",
+  })
   revokeApiKey(@Arg('id', () => ID, { description: 'Id of the API key.' }) id: string, @Ctx() ctx: GraphQLContext) {
     return revokeApiKey(ctx, id);
   }

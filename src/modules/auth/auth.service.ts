@@ -5,5 +5,5 @@
  */
 export { confirmSession, type Credentials, judgeSession, sessionGuard, type SessionRow, verifyCredentials } from './authenticate.js';
 export { createApiKey, type CreatedApiKey, MAX_ACTIVE_API_KEYS, revokeApiKey } from './api-key.service.js';
-export { refreshSession, type Session, signOut } from './session.service.js';
+export { refreshSession, revokeSession, type Session, signOut } from './session.service.js';
 export { createSignInLimits, requestSignInChallenge, type SignInChallenge, signInWithApiKey, signInWithWallet } from './sign-in.service.js';

@@ -76,7 +76,8 @@ export class RefreshToken extends Entity {
 
   @Field(() => DateTime, {
     nullable: true,
-    description: 'When the session was ended (sign-out, a reused refresh token or a role change); null while it is live.',
+    description:
+      'When the session was ended (sign-out, revokeSession, a reused refresh token, a role change or the revocation of the API key it was opened with); null while it is live.',
   })
   revokedAt!: Date | null;
 }

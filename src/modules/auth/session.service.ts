@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { and, eq, gt, isNull } from 'drizzle-orm';
-import { refreshTokens, users, type UserRow } from '../../../schema/index.js';
+import { refreshTokens, type RefreshTokenRow, users, type UserRow } from '../../../schema/index.js';
 import type { AuthConfig } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../errors.js';
 import type { ServiceContext } from '../context.js';
+import { parseId } from '../common/ids.js';
+import { requireViewer } from './viewer.js';
 import type { EventPublisher } from '../events/events.js';
 import { signAccessToken, signRefreshToken, TokenError, verifyRefreshToken } from './tokens.js';
 
@@ -87,26 +89,48 @@ export async function signOut(ctx: ServiceContext, refreshToken: string | null):
     if (claims) sessionId = claims.sessionId;
   }
   if (!sessionId) throw unauthenticated('NOT_SIGNED_IN', 'There is no session to sign out of');
-  const sessionToEnd = sessionId;
+  return endSession(ctx, sessionId, 'SIGNED_OUT');
+}
+
+/**
+ * Ends one of the viewer's sessions by its id (an ADMIN: anyone's), whatever credential
+ * opened it, as sign-out does without its refresh token: viewer.refreshTokens lists them.
+ * NOT_FOUND for another user's session. Returns the session as it now is.
+ */
+export async function revokeSession(ctx: ServiceContext, id: string): Promise<RefreshTokenRow> {
+  const viewer = requireViewer(ctx.viewer);
+  const sessionId = parseId(id, 'id');
+  const [session] = await ctx.database.db.select().from(refreshTokens).where(eq(refreshTokens.id, sessionId));
+  if (!session || (session.userId !== viewer.userId && viewer.role !== 'ADMIN')) throw new AppError('NOT_FOUND', 'No such session');
+  await endSession(ctx, sessionId, 'REVOKED');
+  const [ended] = await ctx.database.db.select().from(refreshTokens).where(eq(refreshTokens.id, sessionId));
+  return ended!;
+}
+
+/** Revokes a session with its announcement (its sockets close on every replica); false when it had already ended. */
+async function endSession(ctx: ServiceContext, sessionId: string, reason: string): Promise<boolean> {
   return ctx.database.db.transaction(async (tx) => {
     const t = tx as unknown as Db;
     const revoked = await t
       .update(refreshTokens)
-      .set({ revokedAt: ctx.now, revokedReason: 'SIGNED_OUT', updatedAt: ctx.now })
-      .where(and(eq(refreshTokens.id, sessionToEnd), isNull(refreshTokens.revokedAt)))
+      .set({ revokedAt: ctx.now, revokedReason: reason, updatedAt: ctx.now })
+      .where(and(eq(refreshTokens.id, sessionId), isNull(refreshTokens.revokedAt)))
       .returning({ id: refreshTokens.id });
-    if (revoked.length) await ctx.events.publishIn(t, [{ type: 'sessionRevoked', sessionId: sessionToEnd }]);
+    if (revoked.length) await ctx.events.publishIn(t, [{ type: 'sessionRevoked', sessionId }]);
     return revoked.length > 0;
   });
 }
 
-/** Opens a session for `user` (inside the caller's transaction) and issues its tokens. */
-export async function openSession(db: Db, auth: AuthConfig, user: UserRow, now: Date): Promise<Session> {
+/**
+ * Opens a session for `user` (inside the caller's transaction) and issues its tokens;
+ * `apiKeyId` is the key it is opened with, whose revocation ends it.
+ */
+export async function openSession(db: Db, auth: AuthConfig, user: UserRow, now: Date, apiKeyId: string | null = null): Promise<Session> {
   const version = bs58.encode(randomBytes(12));
   const expiresAt = new Date(now.getTime() + auth.refreshTokenTtlSeconds * 1000);
   const [session] = await db
     .insert(refreshTokens)
-    .values({ userId: user.id, version, expiresAt, createdAt: now, updatedAt: now })
+    .values({ userId: user.id, version, expiresAt, apiKeyId, createdAt: now, updatedAt: now })
     .returning({ id: refreshTokens.id });
   return issueTokens(auth, user, session!.id, version, expiresAt, now);
 }

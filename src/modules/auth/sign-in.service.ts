@@ -120,7 +120,7 @@ export async function signInWithWallet(
   });
 }
 
-/** Exchanges an API key for a session, like the service's own API-key session. */
+/** Exchanges an API key for a session, which lives only as long as the key: revoking the key ends it. */
 export async function signInWithApiKey(ctx: ServiceContext, apiKey: string): Promise<Session> {
   await countSignInAttempt(ctx, `api-key:${apiKey.slice(0, 12)}`);
   const key = await findActiveApiKey(ctx.database, apiKey);
@@ -128,7 +128,7 @@ export async function signInWithApiKey(ctx: ServiceContext, apiKey: string): Pro
     const db = tx as unknown as Db;
     const [user] = await db.select().from(users).where(eq(users.id, key.userId));
     await db.update(apiKeys).set({ lastUsedAt: ctx.now }).where(eq(apiKeys.id, key.id));
-    return openSession(db, ctx.auth, user!, ctx.now);
+    return openSession(db, ctx.auth, user!, ctx.now, key.id);
   });
 }
 

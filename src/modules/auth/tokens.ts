@@ -1,5 +1,6 @@
 import { errors, jwtVerify, SignJWT } from 'jose';
 import { deriveKey, KEY_LABELS } from '../../keys.js';
+import { isUuid } from '../common/ids.js';
 
 /**
  * Access and refresh tokens: compact JWTs signed with HS256 by the access-token key, which is
@@ -65,7 +66,14 @@ export async function signRefreshToken(secret: Uint8Array, claims: RefreshClaims
 async function verifyToken(secret: Uint8Array, token: string, type: 'access' | 'refresh', now: Date) {
   try {
     const { payload } = await jwtVerify(token, accessTokenKey(secret), { issuer: ISSUER, algorithms: [ALGORITHM], currentDate: now });
-    if (payload.typ !== type || typeof payload.sub !== 'string' || typeof payload.sid !== 'string') {
+    // The ids are read as UUIDs by the session check: a signed token naming anything else is refused here, not there.
+    if (
+      payload.typ !== type ||
+      typeof payload.sub !== 'string' ||
+      typeof payload.sid !== 'string' ||
+      !isUuid(payload.sub) ||
+      !isUuid(payload.sid)
+    ) {
       throw new TokenError('TOKEN_INVALID');
     }
     return payload;
