@@ -34,8 +34,11 @@ export const ENV_VARS = {
     'Redis shared by the replicas for rate limits and budgets (operations, sign-in attempts, failed ' +
     'authentications), the socket and subscription caps, and the write positions of read-your-writes ' +
     '(DATABASE_READ_URL); unset = each process counts alone, in memory. While Redis is unreachable each process ' +
-    'counts alone (logged once per outage)',
+    'counts alone (logged once per outage; /readyz answers 200 "degraded")',
   REDIS_KEY_PREFIX: 'prefix of the keys poolgraph writes in Redis (default: poolgraph)',
+  REDIS_COMMAND_TIMEOUT_MS:
+    'longest a request waits for Redis: a Redis that does not answer within it (stalled, overloaded, a network ' +
+    'partition) is treated as unreachable, and requests count in this process until it answers again (default: 250)',
   SEED_DEMO_DATA: 'seed demo data into an empty database at start-up (default: true on PGlite, false on Postgres)',
   INTROSPECTION: 'serve introspection and the explorer (default: true outside production)',
   RENDERED_READS:
@@ -203,7 +206,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 100),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 1000, 0),
     reconcileIntervalMs: integer('RECONCILE_INTERVAL_MS', 30_000, 0),
-    redis: { url: env.REDIS_URL || null, keyPrefix: env.REDIS_KEY_PREFIX || 'poolgraph' },
+    redis: {
+      url: env.REDIS_URL || null,
+      keyPrefix: env.REDIS_KEY_PREFIX || 'poolgraph',
+      commandTimeoutMs: integer('REDIS_COMMAND_TIMEOUT_MS', 250, 1),
+    },
     seedDemoData: bool('SEED_DEMO_DATA', !databaseUrl),
     introspection: bool('INTROSPECTION', !production),
     renderedReads: bool('RENDERED_READS', true),

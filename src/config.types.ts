@@ -22,7 +22,7 @@ export interface Config {
   /** How often PENDING chain submissions nobody owns are settled, in milliseconds; 0 = at start-up only. */
   reconcileIntervalMs: number;
   /** Redis for the budgets the replicas share; url null = each process counts in memory. */
-  redis: { url: string | null; keyPrefix: string };
+  redis: { url: string | null; keyPrefix: string; commandTimeoutMs: number };
   /** Seed demo data into an empty database at start-up. */
   seedDemoData: boolean;
   /** Schema introspection (and the explorer) served. */

@@ -94,7 +94,7 @@ export interface AppOptions {
 /**
  * The HTTP server: GraphQL at /graphql (POST and GET; the explorer for browsers),
  * /healthz (the process answers) and /readyz (the database answers, the process listens for
- * events and is not shedding load); graphql-ws on /graphql too.
+ * events and is not shedding load; 200 `degraded` while Redis does not answer); graphql-ws on /graphql too.
  */
 export async function createApp({
   config,
@@ -146,7 +146,7 @@ export async function createApp({
   registerMetricsRoute(app, metrics, config.metrics);
 
   // Budgets and caps shared by the replicas when Redis is configured; this process's memory otherwise.
-  const redis = config.redis?.url ? openRedis(app, config.redis.url) : null;
+  const redis = config.redis?.url ? openRedis(app, { ...config.redis, url: config.redis.url }) : null;
   const limiters: LimiterFactory = redis ? redisLimiters(redis, config.redis!.keyPrefix) : memoryLimiters;
   let caps: ConnectionCapFactory = memoryCaps;
   if (redis) {
@@ -259,7 +259,16 @@ export async function createApp({
     }
     try {
       await database.ping(2000);
-      return { status: 'ready', database: database.kind };
+      // Without Redis a replica still serves, each counting its limits alone: ready, saying it is degraded.
+      if (!redis) return { status: 'ready', database: database.kind };
+      // A PING (bounded by the command timeout, skipped while an outage is known): idle, the replica still notices a stall.
+      const answers = await redis.attempt(
+        async (client) => (await client.ping()) === 'PONG',
+        () => false,
+      );
+      return answers
+        ? { status: 'ready', database: database.kind, redis: 'ok' }
+        : { status: 'degraded', database: database.kind, redis: 'unreachable' };
     } catch (error) {
       app.log.warn({ err: error }, 'readiness check failed: database unreachable');
       return reply.code(503).header('retry-after', '5').send({ status: 'unavailable', database: database.kind });
@@ -293,11 +302,14 @@ async function openReadRouting(
   return reads;
 }
 
-/** The process's Redis connection, closed with the app; an outage is logged once, when the fallbacks start. */
-function openRedis(app: FastifyInstance, url: string): SharedRedis {
-  const redis = openSharedRedis(url, (error) =>
-    app.log.warn({ err: error }, 'Redis is unreachable: rate limits, budgets and socket caps count in this process until it is back'),
-  );
-  app.addHook('onClose', () => redis.close());
-  return redis;
+/** The process's Redis connection, closed with the app; an outage is logged once, when the fallbacks start, and its end too. */
+function openRedis(app: FastifyInstance, redis: NonNullable<Config['redis']> & { url: string }): SharedRedis {
+  const shared = openSharedRedis(redis.url, {
+    commandTimeoutMs: redis.commandTimeoutMs,
+    onOutage: (error) =>
+      app.log.warn({ err: error }, 'Redis is unreachable: rate limits, budgets and socket caps count in this process until it is back'),
+    onRecovery: () => app.log.info('Redis answers again: rate limits, budgets and socket caps are shared again'),
+  });
+  app.addHook('onClose', () => shared.close());
+  return shared;
 }

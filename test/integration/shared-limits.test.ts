@@ -1,5 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -8,33 +7,9 @@ import { openSharedRedis } from '../../src/server/redis.js';
 import { redisLimiters } from '../../src/server/redis-limiter.js';
 import { createTestDatabase, type TestDatabase, testConfig } from '../support/harness.js';
 import { type SocketClient, socketClient, Subscription } from '../support/sockets.js';
+import { freePort } from '../support/ports.js';
+import { startRedis } from '../support/redis-server.js';
 import { subscriptionsOpen, until } from '../support/wait.js';
-
-/** A port nobody listens on now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** A redis-server of this suite's own, on its own port, without persistence. */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
-  await until(
-    () =>
-      new Promise<boolean>((resolve) => {
-        const probe = createServer();
-        probe.once('error', () => resolve(true)).listen(port, '127.0.0.1', () => probe.close(() => resolve(false)));
-      }),
-    5000,
-    'redis-server to listen',
-  );
-  return child;
-}
 
 /**
  * A Postgres database and a redis-server of the calling describe block's own, started before
@@ -87,7 +62,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('limits shared by two replicas in 
   });
 
   it('units given back on one replica are there for the other', async () => {
-    const redis = openSharedRedis(fixture.redisUrl, () => {});
+    const redis = openSharedRedis(fixture.redisUrl, { commandTimeoutMs: 250, onOutage: () => {} });
     // Commands before the connection is up fall back to memory by design: wait for it.
     if (redis.client.status !== 'ready') await new Promise((resolve) => redis.client.once('ready', resolve));
     try {
