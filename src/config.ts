@@ -80,8 +80,18 @@ export const ENV_VARS = {
     'open subscriptions per client address, across the replicas with REDIS_URL; more get RATE_LIMITED (default: 1000, off in test mode; 0 = unlimited)',
   TRUST_PROXY:
     'proxies whose X-Forwarded-For is trusted: true, or addresses/CIDR ranges/loopback,linklocal,uniquelocal, comma-separated (default: none)',
-  RATE_LIMIT_QUERIES_PER_MINUTE: 'root query fields per client per minute (default: 600, off in test mode; 0 = unlimited)',
-  RATE_LIMIT_MUTATIONS_PER_MINUTE: 'root mutation fields per client per minute (default: 60, off in test mode; 0 = unlimited)',
+  RATE_LIMIT_QUERIES_PER_MINUTE:
+    'root query fields per user (all their sessions and API keys together), else per client address, each minute ' +
+    '(default: 600, off in test mode; 0 = unlimited)',
+  RATE_LIMIT_MUTATIONS_PER_MINUTE:
+    'root mutation fields per user (all their sessions and API keys together), else per client address, each minute ' +
+    '(default: 60, off in test mode; 0 = unlimited)',
+  RATE_LIMIT_QUERIES_PER_ADDRESS_PER_MINUTE:
+    'root query fields per client address each minute, whoever is signed in there: the ceiling that bounds many ' +
+    'users (fresh wallets) behind one address; 0 or at least RATE_LIMIT_QUERIES_PER_MINUTE (default: 3000, off in test mode; 0 = none)',
+  RATE_LIMIT_MUTATIONS_PER_ADDRESS_PER_MINUTE:
+    'root mutation fields per client address each minute, whoever is signed in there; 0 or at least ' +
+    'RATE_LIMIT_MUTATIONS_PER_MINUTE (default: 300, off in test mode; 0 = none)',
   LOAD_SHED_EVENT_LOOP_DELAY_MS: 'event-loop delay above which requests get 503 (default: 1000, off in test mode; 0 = never)',
   LOAD_SHED_DATABASE_WAIT_MS:
     'wait for a database connection (PGlite: its worker) above which requests get 503 (default: 1000, off in test mode; 0 = never)',
@@ -103,6 +113,9 @@ export const ENV_VARS = {
   IMAGE_MAX_DIMENSION: 'largest width and height of an uploaded image in pixels (default: 4096)',
   IMAGE_UPLOADS_PER_MINUTE:
     'image uploads each user may attempt per minute; more are refused with RATE_LIMITED, unread (default: 10; 0 = no limit)',
+  IMAGE_UPLOADS_PER_ADDRESS_PER_MINUTE:
+    'image uploads attempted from one client address per minute, whoever uploads (bounding bytes per address to it ' +
+    'times IMAGE_MAX_BYTES); more are refused with RATE_LIMITED, unread; 0 or at least IMAGE_UPLOADS_PER_MINUTE (default: 30, off in test mode; 0 = none)',
   IMAGE_QUOTA_BYTES:
     'bytes of images each user may have stored; an upload past it is refused with QUOTA_EXCEEDED (default: 52428800; 0 = no quota)',
 } as const;
@@ -168,6 +181,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const production = mode === 'production';
   const testing = mode === 'test';
+  /**
+   * A per-address ceiling over a per-credential budget `of` (named `ofName`): 0 (none), or at
+   * least that budget, else one person alone at an address could not spend their own budget.
+   */
+  const ceiling = (name: keyof typeof ENV_VARS, fallback: number, ofName: string, of: number): number => {
+    const value = integer(name, fallback, 0);
+    if (value === 0 || of === 0 || value >= of) return value;
+    if (env[name] === undefined || env[name] === '') return of;
+    problems.push(`${name} must be 0 or at least ${ofName} (${of}), got ${value}`);
+    return value;
+  };
+  const queriesPerMinute = integer('RATE_LIMIT_QUERIES_PER_MINUTE', testing ? 0 : 600, 0);
+  const mutationsPerMinute = integer('RATE_LIMIT_MUTATIONS_PER_MINUTE', testing ? 0 : 60, 0);
+  const uploadsPerMinute = integer('IMAGE_UPLOADS_PER_MINUTE', 10, 0);
   const trustProxy = parseTrustProxy(env.TRUST_PROXY, problems);
   const metricsToken = env.METRICS_TOKEN || null;
   const trustedDocumentsPath = env.TRUSTED_DOCUMENTS || null;
@@ -255,8 +282,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxSubscriptionsPerClient: integer('MAX_SUBSCRIPTIONS_PER_CLIENT', testing ? 0 : 1000, 0),
     },
     rateLimit: {
-      queriesPerMinute: integer('RATE_LIMIT_QUERIES_PER_MINUTE', testing ? 0 : 600, 0),
-      mutationsPerMinute: integer('RATE_LIMIT_MUTATIONS_PER_MINUTE', testing ? 0 : 60, 0),
+      queriesPerMinute,
+      mutationsPerMinute,
+      queriesPerAddressPerMinute: ceiling(
+        'RATE_LIMIT_QUERIES_PER_ADDRESS_PER_MINUTE',
+        testing ? 0 : 3000,
+        'RATE_LIMIT_QUERIES_PER_MINUTE',
+        queriesPerMinute,
+      ),
+      mutationsPerAddressPerMinute: ceiling(
+        'RATE_LIMIT_MUTATIONS_PER_ADDRESS_PER_MINUTE',
+        testing ? 0 : 300,
+        'RATE_LIMIT_MUTATIONS_PER_MINUTE',
+        mutationsPerMinute,
+      ),
     },
     loadShedding: {
       maxEventLoopDelayMs: integer('LOAD_SHED_EVENT_LOOP_DELAY_MS', testing ? 0 : 1000, 0),
@@ -270,7 +309,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       storageDir: env.IMAGE_STORAGE_DIR || './data/images',
       maxBytes: integer('IMAGE_MAX_BYTES', 5 * 1024 * 1024, 1024),
       maxDimension: integer('IMAGE_MAX_DIMENSION', 4096, 1),
-      uploadsPerMinute: integer('IMAGE_UPLOADS_PER_MINUTE', 10, 0),
+      uploadsPerMinute,
+      uploadsPerAddressPerMinute: ceiling(
+        'IMAGE_UPLOADS_PER_ADDRESS_PER_MINUTE',
+        testing ? 0 : 30,
+        'IMAGE_UPLOADS_PER_MINUTE',
+        uploadsPerMinute,
+      ),
       quotaBytes: integer('IMAGE_QUOTA_BYTES', 50 * 1024 * 1024, 0),
     },
   };

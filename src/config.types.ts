@@ -51,6 +51,8 @@ export interface ImageConfig {
   maxDimension: number;
   /** Uploads each user may attempt per minute (0: no limit). */
   uploadsPerMinute: number;
+  /** Image uploads attempted from one client address per minute, whoever uploads; 0 = no ceiling. */
+  uploadsPerAddressPerMinute: number;
   /** Bytes of stored images each user may have (0: no quota). */
   quotaBytes: number;
 }
@@ -102,10 +104,14 @@ export interface HttpConfig {
 }
 
 export interface RateLimitConfig {
-  /** Root query (and subscription) fields per client per minute; 0 = unlimited. */
+  /** Root query (and subscription) fields per user (all their sessions and keys), else client address, per minute; 0 = unlimited. */
   queriesPerMinute: number;
-  /** Root mutation fields per client per minute; 0 = unlimited. */
+  /** Root mutation fields per user, else client address, per minute; 0 = unlimited. */
   mutationsPerMinute: number;
+  /** Root query fields per client address per minute, whoever is signed in there; 0 = no ceiling. */
+  queriesPerAddressPerMinute: number;
+  /** Root mutation fields per client address per minute, whoever is signed in there; 0 = no ceiling. */
+  mutationsPerAddressPerMinute: number;
 }
 
 export interface LoadSheddingConfig {

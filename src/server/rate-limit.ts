@@ -1,7 +1,7 @@
 import { type DocumentNode, Kind, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import type { RateLimitConfig } from '../config.js';
 import { rateLimited } from '../errors.js';
-import { type Limiter, type LimiterFactory, memoryLimiters } from '../modules/common/limiter.js';
+import { type Consumption, type Limiter, type LimiterFactory, memoryLimiters } from '../modules/common/limiter.js';
 import type { GraphQLContext } from './context.js';
 import { fragmentsOf } from './limits.js';
 
@@ -33,13 +33,16 @@ export function rootFieldCount(document: DocumentNode, operation: OperationDefin
   return keys.size;
 }
 
-/** Who an operation's budget belongs to: the API key it came with, else the signed-in user, else the client's address. */
-export type BudgetSubject = 'API_KEY' | 'USER' | 'CLIENT';
+/**
+ * Whose budget an operation is counted against: the signed-in user (all their sessions and
+ * API keys share it), else the client's address; and beyond it, the address's ceiling.
+ */
+export type BudgetSubject = 'USER' | 'CLIENT' | 'ADDRESS';
 
 /** Who an operation is counted against (see BudgetSubject), and its limiter key. */
 export function rateLimitKey(context: Pick<GraphQLContext, 'viewer' | 'clientAddress'>): { key: string; subject: BudgetSubject } {
   const { viewer } = context;
-  if (viewer?.apiKeyId) return { key: `apiKey:${viewer.apiKeyId}`, subject: 'API_KEY' };
+  // One person's keys and sessions share one budget: minting keys buys no more.
   if (viewer) return { key: `user:${viewer.userId}`, subject: 'USER' };
   return { key: `address:${context.clientAddress}`, subject: 'CLIENT' };
 }
@@ -63,51 +66,89 @@ export interface OperationBudget {
   windowSeconds: number;
   /** True when this operation was refused (RATE_LIMITED): its cost was not taken. */
   refused: boolean;
-  /** Returns what this operation took to its budget (an operation whose session turned out ended was not its viewer's). */
+  /** Returns what this operation took to its budgets (an operation whose session turned out ended was not its viewer's). */
   giveBack(): Promise<void>;
+}
+
+/** A budget that applies to an operation: its limiter, and its key and subject there. */
+interface Applicable {
+  limiter: Limiter;
+  key: string;
+  subject: BudgetSubject;
 }
 
 /**
  * Counts operations, not HTTP requests: each root field of a mutation takes one unit of
  * the mutation budget, each root field of a query or subscription one of the query
- * budget, per API key, else signed-in user, else client address, over a one-minute window.
- * Returns a check to run once the operation is known and before it executes: it records
- * the operation's budget on the context (`rateLimit`, read by the field and the headers)
- * and throws RATE_LIMITED (HTTP 429 with Retry-After) when the budget has no room. The
- * budgets live where `limiters` keeps them: this process's memory, or Redis shared by
- * every replica.
+ * budget, per signed-in user (whatever session or API key it comes with), else client
+ * address, over a one-minute window; and the same units from the client's address, signed in
+ * or not, against the address's ceiling (when configured), so fresh wallets from one address
+ * cannot multiply its budget. Returns a check to run once the operation is known and before
+ * it executes: it records the operation's budget on the context (`rateLimit`, read by the
+ * field and the headers: the one that binds, that is the refusing one or the one with less
+ * left) and throws RATE_LIMITED (HTTP 429 with Retry-After) when a budget has no room;
+ * units are taken from both or neither. The budgets live where `limiters` keeps them: this
+ * process's memory, or Redis shared by every replica.
  */
 export function createRateLimitCheck(config: RateLimitConfig, limiters: LimiterFactory = memoryLimiters) {
-  const budgets: Record<BudgetPolicy, Limiter | null> = {
-    queries: config.queriesPerMinute > 0 ? limiters('queries', config.queriesPerMinute, WINDOW_MS) : null,
-    mutations: config.mutationsPerMinute > 0 ? limiters('mutations', config.mutationsPerMinute, WINDOW_MS) : null,
+  const budgetOf = (name: string, limit: number) => (limit > 0 ? limiters(name, limit, WINDOW_MS) : null);
+  const budgets: Record<BudgetPolicy, { own: Limiter | null; address: Limiter | null }> = {
+    queries: {
+      own: budgetOf('queries', config.queriesPerMinute),
+      address: budgetOf('queriesPerAddress', config.queriesPerAddressPerMinute),
+    },
+    mutations: {
+      own: budgetOf('mutations', config.mutationsPerMinute),
+      address: budgetOf('mutationsPerAddress', config.mutationsPerAddressPerMinute),
+    },
   };
   // The pipeline hands the same parsed document to every request of a query: count it once.
   const counted = new WeakMap<OperationDefinitionNode, number>();
   return async (document: DocumentNode, operation: OperationDefinitionNode, context: GraphQLContext): Promise<void> => {
     const policy: BudgetPolicy = operation.operation === 'mutation' ? 'mutations' : 'queries';
-    const budget = budgets[policy];
-    if (!budget) return;
+    const { own, address } = budgets[policy];
+    if (!own && !address) return;
     let units = counted.get(operation);
     if (units === undefined) counted.set(operation, (units = rootFieldCount(document, operation)));
-    const { key, subject } = rateLimitKey(context);
-    // A free operation (only `__typename` or `rateLimit`) reads its budget without taking from it.
-    const standing = units === 0 ? { ...(await budget.state(key)), retryAfterSeconds: null } : await budget.consume(key, units);
+    const applicable: Applicable[] = [];
+    if (own) applicable.push({ limiter: own, ...rateLimitKey(context) });
+    if (address) applicable.push({ limiter: address, key: context.clientAddress, subject: 'ADDRESS' });
+
+    let binding: { budget: Applicable; standing: Consumption } | null = null;
+    const taken: Applicable[] = [];
+    for (const budget of applicable) {
+      // A free operation (only `__typename` or `rateLimit`) reads its budget without taking from it.
+      const standing: Consumption =
+        units === 0
+          ? { ...(await budget.limiter.state(budget.key)), retryAfterSeconds: null }
+          : await budget.limiter.consume(budget.key, units);
+      if (!binding || standing.retryAfterSeconds !== null || standing.remaining < binding.standing.remaining)
+        binding = { budget, standing };
+      if (standing.retryAfterSeconds !== null) break;
+      taken.push(budget);
+    }
+    const { budget, standing } = binding!;
     const retryAfter = standing.retryAfterSeconds;
+    const giveBack = async () => {
+      if (units === 0) return;
+      for (const { limiter, key } of taken.splice(0)) await limiter.giveBack(key, units!);
+    };
+    // Refused by one budget: what the others took goes back, so a refusal costs nothing.
+    if (retryAfter !== null) await giveBack();
     context.rateLimit = {
       policy,
-      subject,
-      limit: budget.limit,
+      subject: budget.subject,
+      limit: budget.limiter.limit,
       cost: units,
       remaining: standing.remaining,
       resetAt: standing.resetAt ?? new Date(Date.now() + WINDOW_MS),
       windowSeconds: WINDOW_MS / 1000,
       refused: retryAfter !== null,
-      giveBack: () => (retryAfter === null && units > 0 ? budget.giveBack(key, units!) : Promise.resolve()),
+      giveBack,
     };
     if (retryAfter === null) return;
-    throw units > budget.limit
-      ? rateLimited(60, `The operation has ${units} root fields; at most ${budget.limit} may run per minute`)
+    throw units > budget.limiter.limit
+      ? rateLimited(60, `The operation has ${units} root fields; at most ${budget.limiter.limit} may run per minute`)
       : rateLimited(retryAfter);
   };
 }

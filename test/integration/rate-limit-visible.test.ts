@@ -83,7 +83,7 @@ describe.each(backends)('the budget, visible in the rateLimit field and the Rate
     expect(fits.body.data.rateLimit).toEqual({ cost: QUERIES_PER_MINUTE - 1, remaining: 0 });
   });
 
-  it('an API key has a budget of its own, apart from its user’s session and its address', async () => {
+  it('an API key draws on its user’s budget, as the user’s sessions do, apart from its address', async () => {
     const wallet = await kitWallet();
     const client = '198.51.100.10';
     const challenge = `mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`;
@@ -107,7 +107,7 @@ describe.each(backends)('the budget, visible in the rateLimit field and the Rate
     const asUser = await post(client, BUDGET, bearer);
     expect(asUser.body.data.rateLimit).toMatchObject({ subject: 'USER', remaining: QUERIES_PER_MINUTE - 2 });
     const asKey = await post(client, BUDGET, apiKey);
-    expect(asKey.body.data.rateLimit).toMatchObject({ subject: 'API_KEY', remaining: QUERIES_PER_MINUTE - 1 });
+    expect(asKey.body.data.rateLimit).toMatchObject({ subject: 'USER', remaining: QUERIES_PER_MINUTE - 3 });
   });
 
   it('REST answers carry the headers too, and browsers on an allowed origin may read them and the paging headers', async () => {

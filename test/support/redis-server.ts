@@ -23,7 +23,7 @@ export async function startRedis(port: number): Promise<ChildProcess> {
         const probe = createServer();
         probe.once('error', () => resolve(true)).listen(port, '127.0.0.1', () => probe.close(() => resolve(false)));
       }),
-    5000,
+    15_000,
     'redis-server to listen',
   );
   return child;

@@ -9,6 +9,16 @@ import { CONFIG_DOC_PATH, ENV_EXAMPLE_PATH, renderConfigDoc, renderEnvExample } 
 /** A secret as `openssl rand -hex 32` prints one. */
 const STRONG_SECRET = randomBytes(32).toString('hex');
 
+/** The problems loadConfig reports for `env`, none when it loads. */
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+    return [];
+  } catch (error) {
+    return (error as ConfigError).problems;
+  }
+}
+
 describe('configuration', () => {
   it('runs on embedded defaults with no environment', () => {
     const config = loadConfig({});
@@ -87,14 +97,6 @@ describe('configuration', () => {
   });
 
   it('takes a standby for reads only beside a Postgres primary', () => {
-    const problemsOf = (env: Record<string, string>) => {
-      try {
-        loadConfig(env);
-        return [];
-      } catch (error) {
-        return (error as ConfigError).problems;
-      }
-    };
     expect(problemsOf({ DATABASE_READ_URL: 'postgres://standby/x' })).toEqual([
       expect.stringMatching(/DATABASE_READ_URL needs DATABASE_URL/),
     ]);
@@ -125,7 +127,14 @@ describe('configuration', () => {
   it('reads the hardening settings, with limits on and test-mode defaults off where they would get in the way', () => {
     const config = loadConfig({});
     expect(config.limits).toEqual({ maxDepth: 15, maxAliases: 30, maxDirectives: 50, maxTokens: 2000, maxCost: 20_000 });
-    expect(config.rateLimit).toEqual({ queriesPerMinute: 600, mutationsPerMinute: 60 });
+    expect(config.rateLimit).toEqual({
+      queriesPerMinute: 600,
+      mutationsPerMinute: 60,
+      queriesPerAddressPerMinute: 3000,
+      mutationsPerAddressPerMinute: 300,
+    });
+    expect([config.images.uploadsPerMinute, config.images.uploadsPerAddressPerMinute]).toEqual([10, 30]);
+    expect(config.redis.commandTimeoutMs).toBe(250);
     expect(config.loadShedding).toEqual({ maxEventLoopDelayMs: 1000, maxHeapUsedRatio: 0.9, maxDatabaseWaitMs: 1000 });
     expect([config.statementTimeoutMs, config.shutdownTimeoutMs]).toEqual([5000, 10_000]);
     expect(config.http).toEqual({
@@ -139,7 +148,12 @@ describe('configuration', () => {
       maxSubscriptionsPerClient: 1000,
     });
     const test = loadConfig({ POOLGRAPH_MODE: 'test' });
-    expect(test.rateLimit).toEqual({ queriesPerMinute: 0, mutationsPerMinute: 0 });
+    expect(test.rateLimit).toEqual({
+      queriesPerMinute: 0,
+      mutationsPerMinute: 0,
+      queriesPerAddressPerMinute: 0,
+      mutationsPerAddressPerMinute: 0,
+    });
     expect(test.loadShedding.maxEventLoopDelayMs).toBe(0);
     expect(test.loadShedding.maxDatabaseWaitMs).toBe(0);
     const tuned = loadConfig({ MAX_QUERY_DEPTH: '0', TRUST_PROXY: '10.0.0.0/8, loopback,::1', LOAD_SHED_HEAP_USED_RATIO: '0.75' });
@@ -147,6 +161,16 @@ describe('configuration', () => {
     expect(tuned.http.trustProxy).toEqual(['10.0.0.0/8', 'loopback', '::1']);
     expect(tuned.loadShedding.maxHeapUsedRatio).toBe(0.75);
     expect(loadConfig({ TRUST_PROXY: 'true' }).http.trustProxy).toBe(true);
+  });
+
+  it('keeps each per-address ceiling at or above the per-user budget it bounds', () => {
+    // A raised per-user budget raises the default ceiling with it; an explicit ceiling below it is refused.
+    expect(loadConfig({ RATE_LIMIT_QUERIES_PER_MINUTE: '5000' }).rateLimit.queriesPerAddressPerMinute).toBe(5000);
+    expect(loadConfig({ RATE_LIMIT_QUERIES_PER_ADDRESS_PER_MINUTE: '0' }).rateLimit.queriesPerAddressPerMinute).toBe(0);
+    expect(problemsOf({ RATE_LIMIT_QUERIES_PER_ADDRESS_PER_MINUTE: '100', IMAGE_UPLOADS_PER_ADDRESS_PER_MINUTE: '5' })).toEqual([
+      'RATE_LIMIT_QUERIES_PER_ADDRESS_PER_MINUTE must be 0 or at least RATE_LIMIT_QUERIES_PER_MINUTE (600), got 100',
+      'IMAGE_UPLOADS_PER_ADDRESS_PER_MINUTE must be 0 or at least IMAGE_UPLOADS_PER_MINUTE (10), got 5',
+    ]);
   });
 
   it('names each bad hardening setting on its own line', () => {
@@ -179,14 +203,6 @@ describe('configuration', () => {
       RELAYER_SECRET_KEY: 'k',
       CUSTODY_SECRET_KEY: 'k',
       STAKE_MINT: 'm',
-    };
-    const problemsOf = (env: Record<string, string>): string[] => {
-      try {
-        loadConfig(env);
-        return [];
-      } catch (error) {
-        return (error as ConfigError).problems;
-      }
     };
     const scratchFile = () => join(mkdtempSync(join(tmpdir(), 'poolgraph-secret-')), 'data', 'auth-secret');
 

@@ -1,14 +1,20 @@
 import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { DateTime } from '../common/scalars.js';
 
-export const RateLimitSubject = { API_KEY: 'API_KEY', USER: 'USER', CLIENT: 'CLIENT' } as const;
+export const RateLimitSubject = { API_KEY: 'API_KEY', USER: 'USER', CLIENT: 'CLIENT', ADDRESS: 'ADDRESS' } as const;
 registerEnumType(RateLimitSubject, {
   name: 'RateLimitSubject',
-  description: 'Whose budget an operation is counted against.',
+  description: 'Whose budget an operation is counted against: the one of its budgets that binds (refused it, or has less left).',
   valuesConfig: {
-    API_KEY: { description: 'The API key the request came with (x-api-key): each key has its own budget.' },
-    USER: { description: 'The signed-in user (a session’s bearer token or cookie).' },
+    API_KEY: {
+      description: 'Never given: an API key counts against its user’s budget (USER).',
+      deprecationReason: 'API keys share their user’s budget; see USER.',
+    },
+    USER: { description: 'The signed-in user: every session and API key of theirs together.' },
     CLIENT: { description: 'A signed-out client, by its address.' },
+    ADDRESS: {
+      description: 'Every operation from the client’s address, whoever is signed in there: the ceiling above each user’s budget.',
+    },
   },
 });
 
