@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { type GraphQLFieldResolver, GraphQLScalarType, type GraphQLSchema, isObjectType } from 'graphql';
+import { GraphQLError, type GraphQLFieldResolver, GraphQLScalarType, type GraphQLSchema, isEnumType, isObjectType } from 'graphql';
 import { buildSchema, getMetadataStorage } from 'type-graphql';
 import { OperatorResolver } from '../modules/pools/operator.resolver.js';
 import { PoolImageResolver } from '../modules/images/image.resolver.js';
@@ -94,6 +94,7 @@ export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): P
     .then(withLazyFieldsResolved)
     .then(withNodeTypesResolved)
     .then(withRootTypesDescribed)
+    .then(withEnumErrorsListingValues)
     .then(withErrorsAsRejections);
   schemas.set(devTokens, ready);
   return ready;
@@ -120,6 +121,44 @@ function withErrorsAsRejections(schema: GraphQLSchema): GraphQLSchema {
         }
       };
     }
+  }
+  return schema;
+}
+
+/**
+ * An enum value the schema does not have is refused naming every value it does have
+ * (graphql-js suggests only the close ones, and none when nothing is close), in a literal
+ * and in a variable alike. The list goes before graphql-js's "Did you mean ...?", which
+ * production strips: the values are public anyway (the REST form's OpenAPI lists them).
+ */
+function withEnumErrorsListingValues(schema: GraphQLSchema): GraphQLSchema {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isEnumType(type) || type.name.startsWith('__')) continue;
+    const allowed = `allowed values: ${type
+      .getValues()
+      .map((value) => value.name)
+      .join(', ')}`;
+    const listing = (error: unknown): unknown => {
+      if (!(error instanceof GraphQLError)) return error;
+      const suggestion = error.message.indexOf(' Did you mean');
+      const [head, tail] = suggestion === -1 ? [error.message, ''] : [error.message.slice(0, suggestion), error.message.slice(suggestion)];
+      return new GraphQLError(`${head.replace(/\.$/, '')}; ${allowed}.${tail}`, { nodes: error.nodes, extensions: error.extensions });
+    };
+    const { parseValue, parseLiteral } = type;
+    type.parseValue = function (value) {
+      try {
+        return parseValue.call(this, value);
+      } catch (error) {
+        throw listing(error);
+      }
+    };
+    type.parseLiteral = function (node, variables) {
+      try {
+        return parseLiteral.call(this, node, variables);
+      } catch (error) {
+        throw listing(error);
+      }
+    };
   }
   return schema;
 }

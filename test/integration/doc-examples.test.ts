@@ -56,17 +56,19 @@ describe('the examples of README.md and docs/', () => {
     t = await startTestApp('pglite', { chain: chain.runtime, config });
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     scratch = mkdtempSync(join(tmpdir(), 'poolgraph-doc-examples-'));
-    // A pool the prediction example (stake 10, value 3000) fits: open now, 3000 on its grid.
+    // The README's prediction: the first open pool its query answers, a value in that pool's
+    // range, as a reader picks them (stake 10 fits every demo pool: minStake <= 10 <= maxStake).
     const { data } = await t.gql(
-      `{ pools(filter: { status: [ACTIVE] }, first: 100) { nodes { id minStake maxStake minOutcome maxOutcome step } } }`,
+      `{ pools(filter: { status: [ACTIVE] }, sort: END_DATE, first: 1) { nodes { id minStake maxStake minOutcome maxOutcome step } } }`,
     );
-    const onGrid = (value: number, min: number, step: number) => Math.abs((value - min) / step - Math.round((value - min) / step)) < 1e-9;
-    const open = (data.pools.nodes as Array<Record<string, number>>).find(
-      (p) =>
-        p.minStake! <= 10 && 10 <= p.maxStake! && p.minOutcome! <= 3000 && 3000 <= p.maxOutcome! && onGrid(3000, p.minOutcome!, p.step!),
-    );
-    if (!open) throw new Error('no ACTIVE pool of the demo data takes stake 10 and value 3000: change the example');
-    placeholders['<an ACTIVE pool>'] = String(open.id);
+    const first = data.pools.nodes[0] as Record<string, number>;
+    expect(first.minStake! <= 10 && 10 <= first.maxStake!, JSON.stringify(first)).toBe(true);
+    const steps = Math.round((first.maxOutcome! - first.minOutcome!) / first.step!);
+    placeholders['<its id>'] = String(first.id);
+    placeholders['<an ACTIVE pool>'] = String(first.id);
+    // Written with the grid's decimals, as a reader would (a float sum could end in ...9999).
+    const decimals = Math.max(...[first.minOutcome!, first.step!].map((n) => String(n).split('.')[1]?.length ?? 0));
+    placeholders['<a value in its range>'] = String(Number((first.minOutcome! + Math.floor(steps / 2) * first.step!).toFixed(decimals)));
     const streaks = await t.gql(`{ streaks(first: 1) { nodes { id } } }`);
     placeholders['<a streak id>'] = streaks.data.streaks.nodes[0].id;
     // A wallet with no token account yet: a withdrawal to it opens one (the preview shows the rent).

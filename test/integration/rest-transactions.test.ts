@@ -136,6 +136,22 @@ describe.each(backends)('REST transactions with the typed client generated from 
     });
     expect(mismatch.response.status).toBe(400);
     expect(mismatch.error).toMatchObject({ error: { code: 'PROOF_INVALID', argumentName: 'proof' } });
+    // Sent to the value update's submit, the stake update's proof is refused naming where it belongs.
+    const elsewhere = await user.client.POST('/transactions/prediction/update/submit', {
+      body: { prediction_id: prediction.id, signed_transaction: signedStake, proof: stakeBuilt.data!.proof },
+    });
+    expect([elsewhere.response.status, elsewhere.error]).toEqual([
+      400,
+      {
+        error: {
+          code: 'PROOF_INVALID',
+          argumentName: 'proof',
+          message:
+            'The proof was built for updateStake, not updateValue: submit it with submitStakeUpdateTransaction ' +
+            '(REST: POST /transactions/stake/update/submit)',
+        },
+      },
+    ]);
     expect((await t.database.db.select().from(tables.predictions).where(eq(tables.predictions.id, prediction.id)))[0]!.stake).toBe(
       stakeUnits,
     );
@@ -164,8 +180,12 @@ describe.each(backends)('REST transactions with the typed client generated from 
     });
 
     const recipient = new TestKeypairWallet();
-    // The recipient has no token account: the user's own SOL pays its rent (docs/security.md).
-    await chain.devchain.airdrop(user.wallet.publicKey, 10_000_000n);
+    // The recipient has no token account: the user's own SOL pays its rent (docs/security.md), asked of the dev chain's faucet.
+    const sol = await user.client.POST('/dev/sol', { body: { lamports: 10_000_000 } });
+    expect([sol.response.status, sol.data?.lamports], JSON.stringify(sol.error)).toEqual([200, 10_000_000]);
+    const tokens = await user.client.POST('/dev/tokens', { body: { amount: 5 } });
+    expect(tokens.response.status, JSON.stringify(tokens.error)).toBe(200);
+    expect(tokens.data!.balance).toBe(Number(await chain.balance(user.account)) / 1e6);
     const withdrawBuilt = await user.client.POST('/transactions/withdraw', { body: { to_address: recipient.address, amount: 2.5 } });
     expect(withdrawBuilt.response.status, JSON.stringify(withdrawBuilt.error)).toBe(200);
     const withdrawn = await user.client.POST('/transactions/withdraw/submit', {
@@ -192,6 +212,19 @@ describe.each(backends)('REST transactions with the typed client generated from 
     const badBody = await user.client.POST('/transactions/prediction', { body: { pool_id: other.id, stake: -1, value: 1 } });
     expect(badBody.response.status).toBe(400);
     expect(badBody.error).toMatchObject({ error: { code: 'BAD_USER_INPUT', argumentName: 'stake' } });
+    // A value outside the pool's range: named as the body names it, with both bounds and the value given.
+    const outside = other.max_outcome + other.step;
+    const outOfRange = await user.client.POST('/transactions/prediction', { body: { pool_id: other.id, stake, value: outside } });
+    expect([outOfRange.response.status, outOfRange.error]).toEqual([
+      400,
+      {
+        error: {
+          code: 'BAD_USER_INPUT',
+          argumentName: 'value',
+          message: `value must be between ${other.min_outcome} and ${other.max_outcome} (the pool's minOutcome and maxOutcome); got ${outside}`,
+        },
+      },
+    ]);
   });
 
   it('claims a reward and a streak reward in one step each', async () => {

@@ -145,6 +145,7 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
       '/pools?sort_by=volume_high&filter_by[]=active&filter_by[]=Resolved&includes[]=user&includes[]=predictions' +
         '&predictions_limit=2&limit=5',
       '/pools?sort_by=Volume_High&filter_by=ACTIVE,&filter_by[]=RESOLVED&includes=USER, predictions&predictions_limit=2&limit=5',
+      '/pools?sort_by=VOLUME_HIGH&filter_by[0]=ACTIVE&filter_by[1]=RESOLVED&includes[0]=user&includes[1]=predictions&predictions_limit=2&limit=5',
     ]) {
       const response = await get(url);
       expect(response.statusCode, `${url}: ${response.body}`).toBe(200);
@@ -203,6 +204,9 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
       ]);
       expect(response.json().error.message, url).toContain(parameter);
     }
+    // An enum's refusal lists the values it takes.
+    const sort = (await get('/pools?sort_by=NEWEST')).json().error.message;
+    expect(sort).toContain('END_DATE, CREATION_DATE, OLD_CREATION_DATE, VOLUME_HIGH, VOLUME_LOW');
 
     // An unknown path answers in the REST shape; /graphql's own refusals keep GraphQL's.
     const missing = await get('/pool?limit=1');

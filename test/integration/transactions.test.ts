@@ -565,11 +565,22 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
       [{ poolId: upcoming.id }, 'POOL_CLOSED', undefined, /not take predictions yet/],
       [{ poolId: frozen.id }, 'POOL_CLOSED', undefined, /is FROZEN/],
       [{ poolId: closed.id }, 'POOL_CLOSED', undefined, /is closed/],
-      [{ stake: 11 }, 'BAD_USER_INPUT', 'input.stake'],
-      [{ stake: 0.5 }, 'BAD_USER_INPUT', 'input.stake'],
+      // Each names the bounds and the value given, so the caller knows what to send instead.
+      [
+        { stake: 11 },
+        'BAD_USER_INPUT',
+        'input.stake',
+        /^input\.stake must be between 1 and 10 \(the pool's minStake and maxStake\); got 11$/,
+      ],
+      [{ stake: 0.5 }, 'BAD_USER_INPUT', 'input.stake', /between 1 and 10 .*; got 0\.5$/],
       [{ stake: 0.0000001 }, 'BAD_USER_INPUT', 'input.stake'],
-      [{ value: 1001 }, 'BAD_USER_INPUT', 'input.value'],
-      [{ value: 0.5 }, 'BAD_USER_INPUT', 'input.value'],
+      [
+        { value: 1001 },
+        'BAD_USER_INPUT',
+        'input.value',
+        /^input\.value must be between 0 and 1000 \(the pool's minOutcome and maxOutcome\); got 1001$/,
+      ],
+      [{ value: 0.5 }, 'BAD_USER_INPUT', 'input.value', /^input\.value must lie on the pool's grid 0 \+ k \* 1, such as 0 or 1; got 0\.5$/],
       [{ stake: 10 }, 'INSUFFICIENT_FUNDS', 'input.stake'],
     ];
     for (const [change, code, argumentName, message] of cases) {

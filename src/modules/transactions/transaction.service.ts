@@ -107,7 +107,8 @@ export function buildPredictionTransaction(ctx: ServiceContext, input: Predictio
 }
 
 export async function submitPredictionTransaction(ctx: ServiceContext, given: SubmitInput<PredictionInput>): Promise<SubmittedTransaction> {
-  const input = completeFromProof(given, { poolId: 'string', stake: 'number', value: 'number' }) as PredictionInput & SignedInput;
+  const input = completeFromProof(given, 'placePrediction', { poolId: 'string', stake: 'number', value: 'number' }) as PredictionInput &
+    SignedInput;
   return predictionOf(ctx, await submit(ctx, 'placePrediction', preparePrediction, input, predictionParams(input)));
 }
 
@@ -169,7 +170,7 @@ export async function submitStakeUpdateTransaction(
   ctx: ServiceContext,
   given: SubmitInput<StakeUpdateInput>,
 ): Promise<SubmittedTransaction> {
-  const input = completeFromProof(given, { predictionId: 'string', stake: 'number' }) as StakeUpdateInput & SignedInput;
+  const input = completeFromProof(given, 'updateStake', { predictionId: 'string', stake: 'number' }) as StakeUpdateInput & SignedInput;
   return predictionOf(ctx, await submit(ctx, 'updateStake', prepareStakeUpdate, input, stakeUpdateParams(input)));
 }
 
@@ -214,6 +215,6 @@ export async function submitPredictionUpdateTransaction(
   ctx: ServiceContext,
   given: SubmitInput<ValueUpdateInput>,
 ): Promise<SubmittedTransaction> {
-  const input = completeFromProof(given, { predictionId: 'string', value: 'number' }) as ValueUpdateInput & SignedInput;
+  const input = completeFromProof(given, 'updateValue', { predictionId: 'string', value: 'number' }) as ValueUpdateInput & SignedInput;
   return predictionOf(ctx, await submit(ctx, 'updateValue', prepareValueUpdate, input, valueUpdateParams(input)));
 }

@@ -96,7 +96,7 @@ export function buildWithdrawTransaction(ctx: ServiceContext, input: WithdrawInp
 }
 
 export async function submitWithdrawTransaction(ctx: ServiceContext, given: SubmitInput<WithdrawInput>): Promise<{ signature: string }> {
-  const input = completeFromProof(given, { toAddress: 'string', amount: 'number' }) as WithdrawInput & SignedInput;
+  const input = completeFromProof(given, 'withdraw', { toAddress: 'string', amount: 'number' }) as WithdrawInput & SignedInput;
   const submission = await submit(ctx, 'withdraw', prepareWithdraw, input, withdrawParams(input));
   return { signature: submission.signature };
 }

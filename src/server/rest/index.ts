@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ACCESS_COOKIE } from '../cookies.js';
 import { authRoutes } from './auth.routes.js';
+import { devRoutes } from './dev.routes.js';
 import { poolRoutes } from './pools.routes.js';
 import { ref, SHARED_SCHEMAS } from './resources.schema.js';
 import { restResources } from './resources.js';
@@ -53,7 +54,7 @@ export async function registerRest(app: FastifyInstance, options: RestOptions): 
             'Lists answer a JSON array; their paging metadata is in the X-Total-Count, X-Next-Cursor and Link headers. ' +
             'Failures answer `{ "error": { "code", "message", ... } }` with the status of the code; 429 and 503 carry Retry-After. ' +
             'Every answer of a counted operation carries its budget in the RateLimit-Policy and RateLimit headers. ' +
-            'Lists in the query may be repeated, bracketed (`a[]=`) or comma-separated; enum values in any case; ' +
+            'Lists in the query may be repeated, bracketed (`a[]=`), indexed (`a[0]=`) or comma-separated; enum values in any case; ' +
             'booleans as true/false or 1/0. ' +
             'A query parameter not listed here is refused (400 naming it); body fields not listed are ignored.',
         },
@@ -83,7 +84,9 @@ export async function registerRest(app: FastifyInstance, options: RestOptions): 
     registerErrorShape(scope, options);
     const errorResponses = { '4xx': ref('Error'), '5xx': ref('Error') };
     if (options.serveSchemaDocument) registerSchemaDocument(scope, options.schema);
-    for (const route of REST_ROUTES) {
+    // The faucet's routes where the schema has the faucet (the chain is a devchain).
+    const faucet = options.schema.getMutationType()?.getFields().requestDevTokens ? devRoutes : [];
+    for (const route of [...REST_ROUTES, ...faucet]) {
       registerRoute(scope, options, {
         ...route,
         // Its document spreads the resources' fragments, whose definitions derive from the schema.

@@ -4,7 +4,8 @@ import { RestError } from './rest-error.js';
 /**
  * The query string as the interface's clients write it, made the one form the route's
  * schema validates. Driven by that schema alone (parameter names map to GraphQL elsewhere):
- * - a list may come repeated (`a=1&a=2`), bracketed (`a[]=1`) or comma-separated (`a=1,2`);
+ * - a list may come repeated (`a=1&a=2`), bracketed (`a[]=1`), indexed (`a[0]=1&a[1]=2`) or
+ *   comma-separated (`a=1,2`);
  * - an enum value in any letter case (`sort_by=end_date`);
  * - a boolean as true/false or 1/0 (`past_only=1`);
  * - a date-time as a date alone (`reference_date=2026-03-01`: midnight UTC that day).
@@ -21,6 +22,8 @@ interface ParameterSchema {
 }
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+/** `a[]` and `a[0]`, `a[1]`, ...: the bracketed and indexed list forms of PHP, Rails and qs. */
+const LIST_SUFFIX = /\[\d*\]$/;
 
 function normalizeValue(value: string, schema: ParameterSchema | undefined): unknown {
   if (!schema) return value;
@@ -50,7 +53,7 @@ export function normalizeQuery(request: FastifyRequest): void {
   const properties = querystring?.properties ?? {};
   const given = new Map<string, string[]>();
   for (const [key, raw] of Object.entries(query)) {
-    const name = key.endsWith('[]') ? key.slice(0, -2) : key;
+    const name = key.replace(LIST_SUFFIX, '');
     if (!Object.hasOwn(properties, name)) {
       const known = Object.keys(properties);
       refuse(name, `Unknown query parameter "${name}"; ${known.length ? `this route takes ${known.join(', ')}` : 'this route takes none'}`);

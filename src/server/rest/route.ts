@@ -37,8 +37,23 @@ function statusOf(code: string, fallback: number): number {
 /** The REST body of a GraphQL error: its code and message, its facts, argument names as REST parameters. */
 function errorBody(error: OperationError): { error: Record<string, unknown> } {
   const { code, http: _http, stacktrace: _stacktrace, ...facts } = error.extensions ?? {};
-  if (typeof facts.argumentName === 'string') facts.argumentName = restParameterName(facts.argumentName);
-  return { error: { code: typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR', message: error.message, ...facts } };
+  let message = error.message;
+  if (typeof facts.argumentName === 'string') {
+    const argumentName = facts.argumentName;
+    facts.argumentName = restParameterName(argumentName);
+    message = restMessage(message, argumentName, facts.argumentName as string);
+  }
+  return { error: { code: typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR', message, ...facts } };
+}
+
+/**
+ * A GraphQL error's message as the REST caller reads it: the argument it names (`input.value`,
+ * at the start or quoted) becomes the REST parameter the caller sent (`value`).
+ */
+function restMessage(message: string, argumentName: string, parameter: string): string {
+  if (argumentName === parameter) return message;
+  const quoted = message.replaceAll(`"${argumentName}"`, `"${parameter}"`);
+  return quoted.startsWith(`${argumentName} `) ? `${parameter}${quoted.slice(argumentName.length)}` : quoted;
 }
 
 function sendOperationError(reply: FastifyReply, result: OperationResult, error: OperationError): FastifyReply {
@@ -95,9 +110,9 @@ export function registerErrorShape(app: FastifyInstance, options: Pick<RestOptio
     }
     if (error.validation) {
       const parameter = parameterOf(error);
-      return reply
-        .code(400)
-        .send({ error: { code: 'BAD_USER_INPUT', message: error.message, ...(parameter ? { argumentName: parameter } : {}) } });
+      const allowed = (error.validation[0]?.params as { allowedValues?: unknown[] } | undefined)?.allowedValues;
+      const message = Array.isArray(allowed) ? `${error.message}: ${allowed.join(', ')}` : error.message;
+      return reply.code(400).send({ error: { code: 'BAD_USER_INPUT', message, ...(parameter ? { argumentName: parameter } : {}) } });
     }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return reply.code(413).send({ error: { code: 'REQUEST_TOO_LARGE', message: error.message } });
