@@ -198,11 +198,15 @@ start_redis() {
   wait_for redis 20 redis-cli -p "$REDIS_PORT" ping
 }
 
-start_devchain() {
-  step "the devchain on $CHAIN_PORT (about 10 s)"
+# Started first, while Postgres is made; waited for after.
+launch_devchain() {
+  step "the devchain on $CHAIN_PORT, starting meanwhile"
   DEVCHAIN_PORT=$CHAIN_PORT DEVCHAIN_DATA_DIR=memory nohup node --import tsx src/devchain/main.ts >"$DIR/devchain.log" 2>&1 &
   echo $! >"$DIR/devchain.pid"
-  wait_for devchain 120 grep -q 'stake mint' "$DIR/devchain.log"
+}
+start_devchain() {
+  step "waiting for the devchain"
+  wait_for devchain 300 grep -q 'stake mint' "$DIR/devchain.log" || { tail -n 20 "$DIR/devchain.log" >&2; exit 1; }
   # Service keys of the cluster, the relayer funded by the devchain's faucet.
   node --input-type=module -e '
     import { Keypair } from "@solana/web3.js";
@@ -250,6 +254,7 @@ start_haproxy() {
   step "HAProxy on $HTTP_PORT"
   local servers=""
   for i in $(seq 0 $(($1 - 1))); do servers+="    server replica$i 127.0.0.1:$((APP_PORT + i)) check"$'\n'; done
+  for i in $(seq 0 $(($1 - 1))); do servers+="    server replica$i-unready 127.0.0.1:$((APP_PORT + i)) backup"$'\n'; done
   sed -e "s/@HAPROXY_PORT@/$HTTP_PORT/" deploy/haproxy.cfg.template | awk -v servers="$servers" '{ if ($0 == "@SERVERS@") printf "%s", servers; else print }' >"$DIR/haproxy.cfg"
   haproxy -f "$DIR/haproxy.cfg" -D -p "$DIR/haproxy.pid"
 }
@@ -283,6 +288,7 @@ case "$cmd" in
     new_dir
     step "starting in $DIR: Postgres ($KIND), Redis, a devchain, $n replicas, HAProxy"
     need_haproxy
+    launch_devchain
     start_database
     start_redis
     start_devchain
