@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { connectionHosts, targetRole } from './db/hosts.js';
 import type { ChainConfig, Config } from './config.types.js';
 import { resolveAuthSecret } from './config-secret.js';
 
@@ -14,9 +15,12 @@ export const ENV_VARS = {
   POOLGRAPH_MODE: 'development | production | test (default: development; NODE_ENV=production also selects production)',
   HOST: 'interface to listen on (default: 127.0.0.1)',
   PORT: 'port to listen on (default: 4000)',
-  DATABASE_URL: 'Postgres connection string; unset = embedded PGlite',
+  DATABASE_URL:
+    'Postgres connection string; unset = embedded PGlite. A pair under a failover system: every host, ' +
+    'postgres://user@host1:5432,host2:5432/db?target_session_attrs=read-write (each connection goes to whichever is primary)',
   DATABASE_READ_URL:
-    'Postgres connection string of a streaming standby (pg_basebackup -R) of DATABASE_URL that serves queries; ' +
+    'Postgres connection string of a streaming standby (pg_basebackup -R) of DATABASE_URL that serves queries ' +
+    '(of a failover pair: every host, target_session_attrs=standby); ' +
     'mutations, credentials, limits and subscriptions stay on the primary, and a caller reads its own writes. ' +
     'Unreachable or lagging: reads go to the primary (default: none, everything on DATABASE_URL)',
   DATABASE_READ_MAX_LAG_MS: 'how far behind the primary the standby may be before reads leave it for the primary (default: 5000)',
@@ -148,11 +152,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+  } else if (databaseUrl && connectionHosts(databaseUrl).length > 1 && targetRole(databaseUrl) !== 'primary') {
+    problems.push('DATABASE_URL names several hosts: add target_session_attrs=read-write, so writes go to whichever is primary');
   }
 
   const databaseReadUrl = env.DATABASE_READ_URL || null;
   if (databaseReadUrl && !/^postgres(ql)?:\/\//.test(databaseReadUrl)) {
     problems.push('DATABASE_READ_URL must start with postgres:// or postgresql://');
+  } else if (databaseReadUrl && targetRole(databaseReadUrl) === null) {
+    problems.push('DATABASE_READ_URL: target_session_attrs must be one of read-write, primary, read-only, standby, prefer-standby, any');
   } else if (databaseReadUrl && !databaseUrl) {
     problems.push('DATABASE_READ_URL needs DATABASE_URL: the standby serves reads for a Postgres primary, not for the embedded PGlite');
   }

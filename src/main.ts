@@ -3,6 +3,7 @@ import { deriveProofSecret, openChain } from './chain/runtime.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
 import { openDatabase } from './db/client.js';
+import { onHostChange } from './db/hosts.js';
 import { openConfiguredDatabase } from './db/open.js';
 import { ForeignRecordsError, syncCustodyAccounts } from './modules/transactions/custody-sync.js';
 import { confirmedSubmissionsUnknownToChain } from './modules/transactions/ledger-audit.js';
@@ -52,6 +53,11 @@ async function main(): Promise<void> {
   // Not fatal: a rejection nobody handled is logged with its request and counted. An uncaught
   // exception still ends the process (Node's default), since the state it leaves is unknown.
   process.on('unhandledRejection', (reason) => app.reportUnhandledRejection(reason));
+  // A failover pair (DATABASE_URL of several hosts): each switch of host, as this process sees it.
+  onHostChange(({ role, from, to }) => {
+    if (to === null) app.log.warn({ role, from }, `no database host is ${role} now: requests needing it answer DATABASE_UNAVAILABLE`);
+    else app.log.warn({ role, from, to }, `the database ${role} is ${to}`);
+  });
   const reconciler = startReconciler(database, chain.runtime, {
     intervalMs: config.reconcileIntervalMs,
     onPass: (settled) => {

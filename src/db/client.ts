@@ -7,9 +7,10 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import * as schema from '../../schema/index.js';
 import { type EventChannel, inProcessEventChannel, postgresEventChannel } from './event-channel.js';
+import { postgresClient } from './hosts.js';
 import type { DatabaseLoad } from './load.js';
 import { PgliteWorkerClient } from './pglite-client.js';
 import { trackPostgresStatements } from './postgres-statements.js';
@@ -174,7 +175,7 @@ async function underSessionLock<T>(
   name: SingletonName,
   work: (session: postgres.Sql) => Promise<T>,
 ): Promise<T> {
-  const session = postgres(options.url, {
+  const session = postgresClient(options.url, {
     max: 1,
     connect_timeout: options.connectTimeoutSeconds ?? 3,
     onnotice: () => {},
@@ -280,7 +281,7 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
   const statementTimeoutMs = options.statementTimeoutMs ?? 0;
   // Statements are tracked (tracking.load) and cancelled with their request (statement-scope.ts).
   const tracking = trackPostgresStatements(
-    postgres(options.url, {
+    postgresClient(options.url, {
       max: maxConnections,
       // A database that is down must fail the request fast, not hang it.
       connect_timeout: options.connectTimeoutSeconds ?? 3,
@@ -396,6 +397,7 @@ const CONNECTION_ERROR_CODES = new Set([
   'CONNECTION_CLOSED',
   'CONNECTION_ENDED',
   'CONNECTION_DESTROYED',
+  'NO_MATCHING_HOST', // a string of several hosts, none of them the role it asks for (a switch under way): hosts.ts
   '57P01', // admin_shutdown: the backend was terminated
   '57P02',
   '57P03', // cannot_connect_now: the server is starting or stopping

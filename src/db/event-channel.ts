@@ -1,4 +1,5 @@
-import postgres from 'postgres';
+import type postgres from 'postgres';
+import { postgresClient } from './hosts.js';
 
 /** The Postgres channel every replica of poolgraph listens on. */
 export const EVENT_CHANNEL = 'poolgraph_events';
@@ -62,7 +63,7 @@ export function postgresEventChannel(options: { url: string; applicationName: st
     // A client of its own, so LISTEN holds one connection and its loss is seen here.
     // `onnotify` is the hook postgres.js's own `listen` is built on; its `listen` gives up
     // when re-listening after a lost connection fails, hence this loop instead.
-    const sql = postgres(options.url, {
+    const sql = postgresClient(options.url, {
       max: 1,
       idle_timeout: 0,
       max_lifetime: 0,

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { MetricsConfig } from '../config.js';
+import { hostTargets } from '../db/hosts.js';
 import type { OperationRecord } from './logging.js';
 
 /** Distinct operation names given their own label value; later ones share `(other)`. */
@@ -227,6 +228,27 @@ export class Metrics {
           this.inc({ database: role }, now - reported[i]!);
           reported[i] = now;
         });
+      },
+    });
+    // Connection strings of several hosts (a failover pair, db/hosts.ts): where each role connects now, and its switches.
+    new Gauge({
+      name: 'poolgraph_database_host',
+      help: 'With a connection string of several hosts: 1 for the host each role (primary, standby) connects to now, 0 for the others',
+      labelNames: ['role', 'host'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const target of hostTargets()) for (const host of target.hosts) this.set({ role: target.role, host }, host === target.current ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: 'poolgraph_database_host_changes_total',
+      help: 'With a connection string of several hosts: times a role moved to another host (a failover seen by this process)',
+      labelNames: ['role'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const target of hostTargets()) this.inc({ role: target.role }, target.changes);
       },
     });
     collectDefaultMetrics({ register: this.registry });

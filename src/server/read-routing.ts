@@ -1,5 +1,6 @@
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { type Database, isConnectionError, withTimeout } from '../db/client.js';
+import { postgresClient } from '../db/hosts.js';
 import { hasSqlState } from '../db/statement-scope.js';
 import type { SharedRedis } from './redis.js';
 
@@ -257,7 +258,7 @@ return 1`;
 const markKey = (keyPrefix: string, principal: string) => `${keyPrefix}:wrote:${principal}`;
 
 function probeClient(url: string): postgres.Sql {
-  return postgres(url, {
+  return postgresClient(url, {
     max: 1,
     connect_timeout: 2,
     idle_timeout: 60,

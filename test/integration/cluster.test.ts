@@ -1,13 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
-import { type Client, createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { EventHub } from '../../src/modules/events/event-hub.js';
 import { seedBuilders } from '../support/fixtures/builders.js';
 import { metricSample } from '../support/harness.js';
+import { ResumingSubscriber } from '../support/resuming-subscriber.js';
 import { walletSignIn } from '../support/sessions.js';
 import { socketClient, Subscription } from '../support/sockets.js';
 import { kitWallet } from '../support/wallets.js';
@@ -264,59 +263,3 @@ describe.runIf(runnable)('a cluster of 4 replicas behind HAProxy', () => {
     await until(async () => (await fetch(`${http}/readyz`)).status === 200, 5000);
   });
 });
-
-/**
- * A client as a real one would be written: it follows a pool, and when its socket closes
- * (its replica died or drained) it connects again through the balancer and subscribes
- * with the last event sequence it received.
- */
-class ResumingSubscriber {
-  readonly sequences: number[] = [];
-  reconnectAttempts = 0;
-  failure: unknown = null;
-  private client: Client | null = null;
-  private stopped = false;
-
-  constructor(
-    private readonly url: string,
-    private readonly poolId: string,
-    /** Where it starts: the event sequence read with the state it shows. */
-    private readonly from: number,
-  ) {
-    this.connect();
-  }
-
-  stop(): void {
-    this.stopped = true;
-    void this.client?.dispose();
-  }
-
-  private connect(): void {
-    const client = createClient({ url: this.url, webSocketImpl: WebSocket, lazy: false, retryAttempts: 0, onNonLazyError: () => {} });
-    this.client = client;
-    const last = this.sequences.at(-1) ?? this.from;
-    let gone = false;
-    const again = () => {
-      if (gone || this.stopped) return;
-      gone = true;
-      this.reconnectAttempts++;
-      void client.dispose();
-      setTimeout(() => this.connect(), 100);
-    };
-    client.subscribe(
-      {
-        query: `subscription($p: ID!, $after: String) { poolUpdated(poolId: $p, afterSequence: $after) { id } }`,
-        variables: { p: this.poolId, after: String(last) },
-      },
-      {
-        next: (result) => {
-          if (result.errors) this.failure = result.errors;
-          else this.sequences.push(Number((result.extensions as { eventSequence?: string }).eventSequence));
-        },
-        // The socket closed (the replica went), or never opened (the balancer had not noticed yet).
-        error: again,
-        complete: again,
-      },
-    );
-  }
-}

@@ -1,0 +1,330 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../../src/db/client.js';
+import { EventHub } from '../../src/modules/events/event-hub.js';
+import { TestKeypairWallet } from '../support/chain-fixture.js';
+import { UNIT } from '../support/fixtures/builders.js';
+import { BUILD_PREDICTION, SUBMIT_PREDICTION } from '../support/operator-fixture.js';
+import { ResumingSubscriber } from '../support/resuming-subscriber.js';
+import { until } from '../support/wait.js';
+
+/**
+ * The local cluster of deploy/local-cluster.sh with its Postgres pair under pg_auto_failover:
+ * 4 replicas behind HAProxy, the primary killed with -9 (its keeper and Postgres, as a machine
+ * dies) in the middle of a load of reads, sign-ins, prediction builds and submits, writes and
+ * 12 subscribers; then the old primary started again, and the same once more the other way.
+ */
+const missing = [
+  !process.env.TEST_DATABASE_URL && 'TEST_DATABASE_URL is not set',
+  process.getuid?.() !== 0 && 'the suite does not run as root (the Postgres nodes belong to the postgres user)',
+  spawnSync('sh', ['-c', 'command -v haproxy']).status !== 0 && 'HAProxy is not installed',
+  spawnSync('sh', ['-c', 'command -v pg_autoctl']).status !== 0 &&
+    'pg_autoctl is not installed (apt-get install postgresql-15-auto-failover pg-auto-failover-cli)',
+].filter(Boolean);
+const title = 'a failover pair under pg_auto_failover, 4 replicas behind HAProxy';
+
+const env: Record<string, string | undefined> = {
+  ...process.env,
+  CLUSTER_DIR: `/tmp/poolgraph-failover-test-${process.pid}`,
+  // Ports chosen free by the script; the load's addresses are many, the budget is not what is tested here.
+  CLUSTER_QUERIES_PER_MINUTE: '100000',
+};
+const cluster = (...args: string[]) => {
+  const run = spawnSync('deploy/local-cluster.sh', args, { env, encoding: 'utf8', timeout: 600_000 });
+  if (run.status !== 0) throw new Error(`local-cluster.sh ${args.join(' ')} failed:\n${run.stdout}\n${run.stderr}`);
+  return Object.fromEntries(
+    run.stdout
+      .split('\n')
+      .filter((line) => /^[A-Z_]+=/.test(line))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  ) as Record<string, string>;
+};
+
+type Answer = { at: number; status: number; body: any; retryAfter: string | null; rateLimit: string | null };
+
+describe.skipIf(missing.length > 0)(missing.length ? `${title} (skipped: ${missing.join('; ')})` : title, () => {
+  let out: Record<string, string>;
+  let db: Database;
+  let http: string;
+
+  beforeAll(async () => {
+    out = cluster('start', '4', 'failover');
+    http = out.CLUSTER_URL!.replace(/\/graphql$/, '');
+    // The test's own handle goes through the same multi-host string as the replicas.
+    db = await openDatabase({ kind: 'postgres', url: out.CLUSTER_DATABASE_URL!, applicationName: 'failover-test' });
+  }, 900_000);
+  afterAll(async () => {
+    await db?.close();
+    if (existsSync(env.CLUSTER_DIR!)) cluster('stop');
+  }, 120_000);
+
+  /** Every answer through the balancer, for the 5xx check. */
+  const answers: Answer[] = [];
+  const gql = async (query: string, variables?: Record<string, unknown>, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${http}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': `10.${rnd()}.${rnd()}.${rnd()}`, ...headers },
+      body: JSON.stringify({ query, variables }),
+    });
+    const body = (await response.json().catch(() => null)) as any;
+    const answer = {
+      at: Date.now(),
+      status: response.status,
+      body,
+      retryAfter: response.headers.get('retry-after'),
+      rateLimit: response.headers.get('ratelimit'),
+    };
+    answers.push(answer);
+    return answer;
+  };
+  const ok = (a: Answer) => a.status === 200 && a.body && !a.body.errors;
+  const rnd = () => 1 + Math.floor(Math.random() * 250);
+  const rpc = async (method: string, params: unknown[]) =>
+    (
+      (await (
+        await fetch(`http://127.0.0.1:${cluster_ports().CHAIN_PORT}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        })
+      ).json()) as { result: any }
+    ).result;
+  const cluster_ports = () =>
+    Object.fromEntries(
+      spawnSync('cat', [`${env.CLUSTER_DIR}/ports.env`], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('=') as [string, string]),
+    );
+
+  async function signIn(wallet: TestKeypairWallet) {
+    const challenge = await gql(`mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`, { a: wallet.address });
+    if (!ok(challenge)) return null;
+    const message = challenge.body.data.requestSignInChallenge.message as string;
+    const session = await gql(
+      `mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken refreshToken user { id } } }`,
+      { i: { walletAddress: wallet.address, message, signature: await wallet.signMessage(message) } },
+    );
+    if (!ok(session)) return null;
+    const s = session.body.data.signInWithWallet;
+    return { userId: s.user.id as string, refreshToken: s.refreshToken as string, headers: { authorization: `Bearer ${s.accessToken}` } };
+  }
+  const mustSignIn = async (wallet: TestKeypairWallet) => (await signIn(wallet)) ?? expect.fail('sign-in refused');
+
+  it('the primary killed with -9 twice under load: writes come back, reads go on, nothing confirmed or published is lost, sessions and budgets survive', async () => {
+    // ---- Before: an admin's two pools (vaults on the chain), a session, a refresh token, an API key, traders with tokens.
+    const adminWallet = new TestKeypairWallet();
+    const first = await mustSignIn(adminWallet);
+    await db.rows(sql`UPDATE users SET role = 'ADMIN' WHERE id = ${first.userId}`);
+    const admin = await mustSignIn(adminWallet);
+    const now = Date.now();
+    const pools: { id: string; poolAccount: string }[] = [];
+    for (const name of ['Failover one', 'Failover two']) {
+      const created = await gql(
+        `mutation($i: CreatePoolInput!) { createPool(input: $i) { id poolAccount } }`,
+        {
+          i: {
+            title: name,
+            description: 'Survives its primary',
+            resolutionSource: 'test',
+            minStake: 1,
+            maxStake: 100,
+            maxRoi: 3,
+            minOutcome: 0,
+            maxOutcome: 100,
+            precision: 0,
+            step: 1,
+            predictionStartDate: new Date(now - 60_000).toISOString(),
+            predictionEndDate: new Date(now + 86_400_000).toISOString(),
+            referenceDate: new Date(now + 2 * 86_400_000).toISOString(),
+            platformFeeRate: 0,
+          },
+        },
+        admin.headers,
+      );
+      expect(created.body.errors, JSON.stringify(created.body.errors)).toBeUndefined();
+      pools.push(created.body.data.createPool);
+    }
+    const userWallet = new TestKeypairWallet();
+    const user = await mustSignIn(userWallet);
+    const key = await gql(`mutation { createApiKey(name: "failover") { apiKey } }`, undefined, user.headers);
+    expect(key.body.errors).toBeUndefined();
+    const apiKey = key.body.data.createApiKey.apiKey as string;
+    const traders = await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        const wallet = new TestKeypairWallet();
+        await rpc('devchain_mintTokens', [wallet.address, String(100n * UNIT)]);
+        return { wallet, session: await mustSignIn(wallet) };
+      }),
+    );
+    // One client's rate-limit budget (in Redis), read just before each kill and just after writes come back.
+    const budget = async () => {
+      const a = await gql('{ __typename }', undefined, { 'x-forwarded-for': '10.250.250.250' });
+      const [, left, reset] = /;r=(\d+);t=(\d+)/.exec(a.rateLimit ?? '') ?? [];
+      return { at: a.at, left: Number(left), resetsAt: a.at + 1000 * Number(reset) };
+    };
+    const budgets: string[] = [];
+
+    const start = Number((await db.rows<{ n: string }>(sql`SELECT coalesce(max(seq), 0) AS n FROM event_outbox`))[0]!.n);
+    const subscribers = Array.from(
+      { length: 12 },
+      () => new ResumingSubscriber(`ws://${new URL(http).host}/graphql`, pools[0]!.id, start),
+    );
+    const hub = new EventHub(db);
+    const figures: string[] = [];
+    const submitted: string[] = [];
+
+    try {
+      for (const round of [0, 1]) {
+        let stopped = false;
+        const writes: number[] = [];
+        const reads: number[] = [];
+        const loops: Promise<void>[] = [];
+        const loop = (body: () => Promise<void>) =>
+          loops.push(
+            (async () => {
+              while (!stopped) {
+                await body().catch(() => {});
+                await new Promise((resolve) => setTimeout(resolve, 50));
+              }
+            })(),
+          );
+        for (let r = 0; r < 3; r++)
+          loop(async () => {
+            if (ok(await gql('{ pools(first: 5) { totalCount nodes { id totalVolume } } }'))) reads.push(Date.now());
+          });
+        loop(async () => {
+          await signIn(new TestKeypairWallet());
+        });
+        let n = 0;
+        loop(async () => {
+          const a = await gql(
+            'mutation($i: UpdateProfileInput!) { updateProfile(input: $i) { username } }',
+            { i: { username: `fo_${round}_${n++}_${process.pid}` } },
+            user.headers,
+          );
+          if (ok(a)) writes.push(a.at);
+        });
+        loop(async () => {
+          // Events published while the primary goes: each one either committed (and every subscriber gets it) or refused.
+          await hub.publish([{ type: 'poolUpdated', poolId: pools[0]!.id }]);
+          await new Promise((resolve) => setTimeout(resolve, 150));
+        });
+        // Each trader places its prediction in this round's pool, trying again after a refusal.
+        const pool = pools[round]!;
+        for (const [i, trader] of traders.entries()) {
+          let done = false;
+          loops.push(
+            (async () => {
+              await new Promise((resolve) => setTimeout(resolve, 700 * i));
+              while (!stopped && !done) {
+                const input = { poolId: pool.id, stake: 2 + i, value: 10 * i };
+                const built = await gql(BUILD_PREDICTION, { i: input }, trader.session.headers);
+                if (ok(built)) {
+                  const { transaction, proof } = built.body.data.buildPredictionTransaction;
+                  const signedTransaction = await trader.wallet.signTransaction(transaction);
+                  const sent = await gql(SUBMIT_PREDICTION, { i: { ...input, signedTransaction, proof } }, trader.session.headers);
+                  if (ok(sent)) {
+                    submitted.push(sent.body.data.submitPredictionTransaction.signature);
+                    done = true;
+                  }
+                  // Already placed (a submit whose answer was lost): the chain and the reconciler have it.
+                  if (JSON.stringify(sent.body?.errors ?? '').includes('already')) done = true;
+                }
+                await new Promise((resolve) => setTimeout(resolve, 300));
+              }
+            })(),
+          );
+        }
+
+        await until(() => writes.length >= 3 && reads.length >= 3, 60_000, 'the load to run');
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        const before = await budget();
+        const killedAt = Date.now();
+        const { NODE } = cluster('kill-primary');
+        await until(() => writes.some((at) => at > killedAt), 120_000, 'a write answered after the kill');
+        const writesBack = writes.find((at) => at > killedAt)! - killedAt;
+        const after = await budget();
+        // Within the same window, the budget goes on from where it was (one more spent), not from a new one.
+        if (after.at < before.resetsAt - 1000) expect(after.left).toBe(before.left - 1);
+        budgets.push(`${before.left} -> ${after.left}${after.at < before.resetsAt - 1000 ? '' : ' (window ended)'}`);
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        stopped = true;
+        await Promise.all(loops);
+        const longest = (times: number[]) => Math.max(...times.slice(1).map((t, i) => t - times[i]!).filter((_, i) => times[i + 1]! > killedAt - 5000));
+        figures.push(
+          `round ${round + 1}: ${NODE} killed; writes answered again after ${(writesBack / 1000).toFixed(1)} s; ` +
+            `longest gap between answered writes ${(longest(writes) / 1000).toFixed(1)} s, between answered reads ${(longest(reads) / 1000).toFixed(1)} s`,
+        );
+        // Reads stop no longer than writes do: the standby serves them while the primary is switched.
+        expect(longest(reads)).toBeLessThanOrEqual(longest(writes));
+
+        // The old primary, started again, rejoins as the standby; the pair commits synchronously again.
+        cluster('start-node', NODE!);
+        await until(
+          async () =>
+            spawnSync('deploy/local-cluster.sh', ['state'], { env, encoding: 'utf8' }).stdout.match(/\|\s+(primary|secondary)\s+\|\s+\1\s*$/gm)
+              ?.length === 2,
+          300_000,
+          `${NODE} to rejoin as the standby`,
+        );
+      }
+    } finally {
+      for (const s of subscribers) s.stop();
+      console.log(`failover: ${figures.join('; ')}; budget left before -> after: ${budgets.join(', ')}`);
+    }
+
+    // No 5xx but the coded, retryable refusal.
+    const bad = answers.filter(
+      (a) => a.status >= 500 && !(a.status === 503 && a.retryAfter && a.body?.errors?.[0]?.extensions?.code === 'DATABASE_UNAVAILABLE'),
+    );
+    expect(bad.map((a) => ({ status: a.status, body: JSON.stringify(a.body).slice(0, 200) }))).toEqual([]);
+    console.log(
+      `failover: ${answers.length} answers, ${answers.filter((a) => a.status === 503).length} coded 503 (DATABASE_UNAVAILABLE), ` +
+        `${submitted.length} predictions submitted`,
+    );
+
+    // Every subscriber received every committed event once, in order.
+    const written = (
+      await db.rows<{ seq: string }>(
+        sql`SELECT seq FROM event_outbox WHERE seq > ${start} AND payload::jsonb ->> 'type' = 'poolUpdated' AND payload::jsonb ->> 'poolId' = ${pools[0]!.id} ORDER BY seq`,
+      )
+    ).map((row) => Number(row.seq));
+    await until(() => subscribers.every((s) => s.sequences.length >= written.length || s.failure !== null), 60_000, 'every event at every subscriber');
+    expect(subscribers.map((s) => s.failure)).toEqual(subscribers.map(() => null));
+    expect(subscribers.map((s) => s.sequences)).toEqual(subscribers.map(() => written));
+
+    // Every transaction the chain confirmed is CONFIRMED (the reconciler settles what a submit left PENDING).
+    await until(
+      async () =>
+        (await db.rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM chain_submissions WHERE status = 'PENDING'`))[0]!.n === 0,
+      120_000,
+      'no submission left PENDING',
+    );
+    const rows = await db.rows<{ signature: string; status: string }>(
+      sql`SELECT signature, status FROM chain_submissions WHERE operation = 'placePrediction'`,
+    );
+    const statuses = (await rpc('getSignatureStatuses', [rows.map((r) => r.signature), { searchTransactionHistory: true }])).value as (null | {
+      err: unknown;
+    })[];
+    const landed = rows.filter((_, i) => statuses[i] && !statuses[i]!.err);
+    expect(landed.map((r) => r.status)).toEqual(landed.map(() => 'CONFIRMED'));
+    expect(submitted.every((signature) => landed.some((r) => r.signature === signature))).toBe(true);
+    // Each vault holds its pool's volume (no rewards were paid).
+    for (const pool of pools) {
+      const [row] = await db.rows<{ volume: string }>(sql`SELECT total_volume::text AS volume FROM pools WHERE id = ${pool.id}`);
+      const balance = (await rpc('getTokenAccountBalance', [pool.poolAccount])).value.amount as string;
+      expect(balance).toBe(row!.volume);
+    }
+
+    // The session, its refresh token and the API key made before work after; the budget was not reset.
+    expect(ok(await gql('{ viewer { id } }', undefined, user.headers))).toBe(true);
+    const refreshed = await gql(`mutation($t: String) { refreshSession(refreshToken: $t) { accessToken } }`, { t: user.refreshToken });
+    expect(refreshed.body.errors).toBeUndefined();
+    const byKey = await gql('{ viewer { id } }', undefined, { 'x-api-key': apiKey });
+    expect(byKey.body.errors).toBeUndefined();
+    expect(byKey.body.data.viewer.id).toBe(user.userId);
+  });
+});
