@@ -203,8 +203,8 @@ async function underSessionLock<T>(
  *
  * The text is built once per statement shape, never with values in it, so a backend can keep
  * it prepared: postgres.js prepares each text once per connection (named statement, then
- * Bind/Execute only); PGlite's `query` has no named statements, so it parses the text on
- * every call (in process, no round trip) with the parameters bound, never interpolated.
+ * Bind/Execute only); on PGlite the worker keeps a named prepared statement per text
+ * (pglite-worker.mjs), so there too a text is parsed and planned once.
  * A parameter that is an array (the keys of a batch) goes as ONE text parameter, a Postgres
  * array literal, so the statement casts it (`= ANY($1::uuid[])`) and no driver needs to
  * know array type OIDs (postgres.js runs without fetch_types).
@@ -259,7 +259,7 @@ function postgresReadQuery(tracking: ReturnType<typeof trackPostgresStatements>)
 
 function pgliteReadQuery(client: PgliteWorkerClient): ReadQuery {
   return async <T>(text: string, params: readonly unknown[], scope?: StatementScope) =>
-    (await client.query<T>(text, params.map(readParam), undefined, scope ?? null)).rows;
+    (await client.preparedQuery<T>(text, params.map(readParam), scope ?? null)).rows;
 }
 
 // Dates go as ISO text: Drizzle's postgres.js driver replaces the driver's date serializer.

@@ -31,7 +31,7 @@ export interface PgliteClientOptions {
 }
 
 type Operation =
-  | { op: 'query'; sql: string; params: unknown[]; rowMode: 'array' | 'object'; textTypes: number[] }
+  | { op: 'query'; sql: string; params: unknown[]; rowMode: 'array' | 'object'; textTypes: number[]; prepared?: boolean }
   | { op: 'exec'; sql: string }
   | { op: 'dump'; file: string }
   | { op: 'close' };
@@ -82,6 +82,14 @@ export class PgliteWorkerClient {
       null,
       scope,
     ) as Promise<Results<T>>;
+  }
+
+  /**
+   * A statement of the read path: its text, a statement shape's, is parsed and planned once
+   * as a named prepared statement of the worker's session, then only bound and executed.
+   */
+  preparedQuery<T>(sql: string, params: unknown[], scope: StatementScope | null = null): Promise<Results<T>> {
+    return this.enqueue({ op: 'query', sql, params, rowMode: 'object', textTypes: [], prepared: true }, null, scope) as Promise<Results<T>>;
   }
 
   exec(sql: string, scope: StatementScope | null = null): Promise<Results[]> {

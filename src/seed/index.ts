@@ -14,7 +14,7 @@ import { applyStreakRule } from './streaks.js';
 import { makeDeviceTokens, makeSettings, makeUsers } from './users.js';
 import { writeDemoRows } from './write.js';
 
-export { DEMO_SIZE, TEST_SIZE, type SeedOptions, type SeedSize, type SeedSummary } from './model.js';
+export { DEMO_SIZE, TEST_SIZE, type SeedOptions, type SeedProgress, type SeedSize, type SeedSummary } from './model.js';
 export { base58 } from './random.js';
 
 /** True when the database has no users (the seed's precondition). */
@@ -44,13 +44,22 @@ export async function seedDemoData(database: Database, options: SeedOptions = {}
     mint: UNLINKED_STAKE_MINT,
   };
 
+  const { onProgress } = options;
+  const made = (stage: string, rows: number) => onProgress?.({ stage: `making ${stage}`, done: rows, total: rows });
+
   const cast = makeUsers(ctx);
+  made('users', cast.users.length);
   const { streaks, pools } = makeStreakSeries(ctx, cast.admins);
   makeLoosePools(ctx, pools, cast);
+  made('pools', pools.length);
   const personas = assignPersonas(ctx, streaks, cast.veterans);
   makePredictions(ctx, pools, cast, personas);
+  const predictions = pools.flatMap((p) => p.predictions.map((x) => x.row));
+  made('predictions', predictions.length);
   const { resolutions, rewards } = makeResolutions(ctx, pools);
+  made('rewards', rewards.length);
   const { userStreaks, streakRewards } = applyStreakRule(ctx, streaks, cast.userById, personas);
+  made('user streaks', userStreaks.length);
   const { images, avatars } = makeImages(ctx, cast.users, pools);
   const settings = makeSettings(ctx, cast.users);
   const { referralCodes, redemptions } = makeReferrals(ctx, cast.users);
@@ -59,25 +68,29 @@ export async function seedDemoData(database: Database, options: SeedOptions = {}
   const deviceTokens = makeDeviceTokens(ctx, cast.users);
   // Written last, so the random sequence of everything above is what it was before they existed.
   notifyClaimable(notify, settings, rewards, streakRewards);
+  made('notifications', notifications.length);
 
-  const predictions = pools.flatMap((p) => p.predictions.map((x) => x.row));
-  await writeDemoRows(database, {
-    users: cast.users,
-    images,
-    avatars,
-    settings,
-    streaks,
-    pools,
-    predictions,
-    resolutions,
-    rewards,
-    userStreaks,
-    streakRewards,
-    referralCodes,
-    redemptions,
-    notifications,
-    deviceTokens,
-  });
+  await writeDemoRows(
+    database,
+    {
+      users: cast.users,
+      images,
+      avatars,
+      settings,
+      streaks,
+      pools,
+      predictions,
+      resolutions,
+      rewards,
+      userStreaks,
+      streakRewards,
+      referralCodes,
+      redemptions,
+      notifications,
+      deviceTokens,
+    },
+    onProgress,
+  );
 
   return {
     users: cast.users.length,

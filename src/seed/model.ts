@@ -18,9 +18,25 @@ export interface SeedOptions {
   streaks?: number;
   seed?: number;
   now?: Date;
+  /** Told as each stage makes its rows and as each batch of a table is written. */
+  onProgress?: (progress: SeedProgress) => void;
 }
 
-export type SeedSize = Required<Omit<SeedOptions, 'seed' | 'now'>>;
+/** `done` of `total` rows of `stage` (a stage of generation, or a table being written). */
+export interface SeedProgress {
+  stage: string;
+  done: number;
+  total: number;
+}
+
+export type SeedSize = Required<Omit<SeedOptions, 'seed' | 'now' | 'onProgress'>>;
+
+/**
+ * Up to this many users, a crowd is drawn from every eligible user (a draw per user, the
+ * demo and test data as they have always been); above it, each crowd costs draws in
+ * proportion to its own size, so seeding time follows the rows written, not pools times users.
+ */
+export const EXACT_SAMPLING_LIMIT = 1_000;
 
 export const DEMO_SIZE: Readonly<SeedSize> = Object.freeze({ users: 300, pools: 120, streaks: 4 });
 export const TEST_SIZE: Readonly<SeedSize> = Object.freeze({ users: 40, pools: 30, streaks: 3 });

@@ -1,7 +1,7 @@
 import type * as t from '../../schema/index.js';
 import { notificationTexts } from '../modules/notifications/notification.texts.js';
-import type { PoolSeed, RewardSeed, SeedContext, StreakRewardSeed, UserSeed } from './model.js';
-import { DAY, date, formatUnits, MINUTE } from './random.js';
+import { EXACT_SAMPLING_LIMIT, type PoolSeed, type RewardSeed, type SeedContext, type StreakRewardSeed, type UserSeed } from './model.js';
+import { DAY, date, firstAbove, formatUnits, MINUTE } from './random.js';
 
 export type Notify = (
   userId: string,
@@ -43,9 +43,21 @@ export function notifyActivity(
 ): void {
   const { rng, nowMs } = ctx;
   const recentPools = pools.filter((p) => p.row.createdAt.getTime() > nowMs - 30 * DAY && p.row.createdAt.getTime() < nowMs);
+  // Above EXACT_SAMPLING_LIMIT users, the pools created after a user's sign-up are a suffix
+  // of the recent pools in creation order, and a user's few are drawn from it directly.
+  const exact = users.length <= EXACT_SAMPLING_LIMIT;
+  const byCreation = exact ? [] : [...recentPools].sort((a, b) => a.row.createdAt.getTime() - b.row.createdAt.getTime());
+  const createdAt = Float64Array.from(byCreation, (p) => p.row.createdAt.getTime());
   for (const user of users) {
-    const candidates = recentPools.filter((p) => p.row.createdAt > user.row.createdAt);
-    for (const pool of rng.shuffled(candidates).slice(0, rng.int(0, 3))) {
+    let chosen: PoolSeed[];
+    if (exact) {
+      const candidates = recentPools.filter((p) => p.row.createdAt > user.row.createdAt);
+      chosen = rng.shuffled(candidates).slice(0, rng.int(0, 3));
+    } else {
+      const first = firstAbove(createdAt, user.row.createdAt.getTime());
+      chosen = rng.distinctIndexes(byCreation.length - first, rng.int(0, 3)).map((i) => byCreation[first + i]!);
+    }
+    for (const pool of chosen) {
       const { title, message } = notificationTexts.poolCreated(pool.row.title);
       notify(
         user.row.id,

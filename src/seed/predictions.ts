@@ -1,5 +1,5 @@
-import type { Persona, PoolSeed, SeedContext, StreakSeed, UserSeed } from './model.js';
-import { DECIMALS, date, HOUR, maxDate, type Rng } from './random.js';
+import { EXACT_SAMPLING_LIMIT, type Persona, type PoolSeed, type SeedContext, type StreakSeed, type UserSeed } from './model.js';
+import { DECIMALS, date, firstAbove, firstAtOrAfter, HOUR, maxDate, type Rng } from './random.js';
 import type { Cast } from './users.js';
 
 /** Per streak, the scripted personas and regulars who take part in its pools. */
@@ -10,12 +10,16 @@ export function assignPersonas(
 ): Map<StreakSeed, Map<string, Persona>> {
   const { rng, size } = ctx;
   const personas = new Map<StreakSeed, Map<string, Persona>>();
+  const pool = veterans.slice(2);
   for (const streak of streaks) {
-    const pickOrder = rng.shuffled(veterans.slice(2));
     const roles: Persona[] = ['rewardedEnd', 'qualifiedEnd', 'resetEnd', 'veteran', 'noneNew', 'noneMiss'];
     const regularCount = Math.max(4, Math.min(25, Math.floor(size.users * 0.08)));
+    const cast =
+      size.users <= EXACT_SAMPLING_LIMIT
+        ? rng.shuffled(pool).slice(0, roles.length + regularCount)
+        : rng.distinctIndexes(pool.length, roles.length + regularCount).map((i) => pool[i]!);
     const map = new Map<string, Persona>();
-    pickOrder.slice(0, roles.length + regularCount).forEach((u, i) => map.set(u.row.id, roles[i] ?? 'regular'));
+    cast.forEach((u, i) => map.set(u.row.id, roles[i] ?? 'regular'));
     personas.set(streak, map);
   }
   return personas;
@@ -33,11 +37,11 @@ export function makePredictions(
 ): void {
   const { rng, nowMs, mint } = ctx;
   const { users, userById } = cast;
+  const bySignUp = users.length > EXACT_SAMPLING_LIMIT ? new SignUpOrder(users) : null;
   for (const pool of pools) {
     if (pool.kind === 'upcoming') continue;
     const windowStart = pool.row.predictionStartDate.getTime();
     const windowEnd = Math.min(pool.row.predictionEndDate.getTime(), nowMs);
-    const eligible = users.filter((u) => u.row.createdAt.getTime() < windowEnd - HOUR);
     const taken = new Set<string>();
     const plan: Array<{ user: UserSeed; k: number; stake?: bigint }> = [];
 
@@ -65,9 +69,16 @@ export function makePredictions(
       : { none: 0, single: 1, hot: rng.int(100, 150), normal: pool.streak ? rng.int(0, 18) : rng.chance(0.07) ? 0 : rng.int(4, 42) }[
           pool.crowd
         ];
-    const candidates = eligible.filter((u) => !taken.has(u.row.id));
-    const cap = pool.crowd === 'hot' || twinStakes ? Math.floor(candidates.length * 0.85) : candidates.length;
-    const crowd = rng.weightedSample(candidates, (u) => u.activity, Math.min(crowdSize, cap));
+    const capped = pool.crowd === 'hot' || !!twinStakes;
+    let crowd: UserSeed[];
+    if (bySignUp) {
+      crowd = bySignUp.sample(rng, windowEnd - HOUR, taken, crowdSize, capped);
+    } else {
+      const eligible = users.filter((u) => u.row.createdAt.getTime() < windowEnd - HOUR);
+      const candidates = eligible.filter((u) => !taken.has(u.row.id));
+      const cap = capped ? Math.floor(candidates.length * 0.85) : candidates.length;
+      crowd = rng.weightedSample(candidates, (u) => u.activity, Math.min(crowdSize, cap));
+    }
     crowd.forEach((user, i) => plan.push({ user, k: crowdK(rng, pool, user.skill), stake: twinStakes?.[i] }));
 
     for (const { user, k, stake } of plan) {
@@ -107,6 +118,54 @@ export function makePredictions(
       pool.row.indexedPredictionUpdateCount += 1 + valueRevision + stakeRevision;
     }
     pool.row.updatedAt = maxDate(pool.row.createdAt, ...pool.predictions.map((p) => p.row.updatedAt!));
+  }
+}
+
+/**
+ * The users in sign-up order with their running sum of activity, so the users who had
+ * signed up by a time are a prefix found by binary search, and one of them, chosen with
+ * probability proportional to activity, is another binary search.
+ */
+class SignUpOrder {
+  private readonly order: UserSeed[];
+  private readonly signedUp: Float64Array;
+  /** cumulative[i]: the activity of order[0 .. i-1]. */
+  private readonly cumulative: Float64Array;
+  private readonly signedUpOf: Map<string, number>;
+
+  constructor(users: readonly UserSeed[]) {
+    this.signedUpOf = new Map(users.map((u) => [u.row.id, u.row.createdAt.getTime()]));
+    this.order = [...users].sort((a, b) => a.row.createdAt.getTime() - b.row.createdAt.getTime());
+    this.signedUp = Float64Array.from(this.order, (u) => u.row.createdAt.getTime());
+    this.cumulative = new Float64Array(this.order.length + 1);
+    this.order.forEach((u, i) => (this.cumulative[i + 1] = this.cumulative[i]! + u.activity));
+  }
+
+  /**
+   * Up to `n` distinct users who signed up before `before` and are not in `taken`, weighted
+   * by activity (successive draws, each proportional to activity among those left: the
+   * distribution of Rng.weightedSample); `capped` leaves out at least 15 % of them.
+   */
+  sample(rng: Rng, before: number, taken: ReadonlySet<string>, n: number, capped: boolean): UserSeed[] {
+    const eligible = firstAtOrAfter(this.signedUp, before);
+    let candidates = eligible;
+    for (const id of taken) if (this.signedUpOf.get(id)! < before) candidates--;
+    const count = Math.min(n, capped ? Math.floor(candidates * 0.85) : candidates);
+    if (count <= 0) return [];
+    if (count * 4 > candidates) {
+      const left = this.order.slice(0, eligible).filter((u) => !taken.has(u.row.id));
+      return rng.weightedSample(left, (u) => u.activity, count);
+    }
+    const total = this.cumulative[eligible]!;
+    const chosen = new Set<number>();
+    const crowd: UserSeed[] = [];
+    while (crowd.length < count) {
+      const i = Math.min(eligible - 1, firstAbove(this.cumulative, rng.next() * total) - 1);
+      if (chosen.has(i) || taken.has(this.order[i]!.row.id)) continue;
+      chosen.add(i);
+      crowd.push(this.order[i]!);
+    }
+    return crowd;
   }
 }
 

@@ -53,6 +53,26 @@ export class Rng {
       .map((entry) => entry.item);
   }
 
+  /**
+   * `n` distinct indexes of [0, length), uniformly, in the order drawn. Draws about `n`
+   * numbers (rejecting repeats) when `n` is small beside `length`, so the cost follows `n`
+   * and not the list; otherwise a partial shuffle of the whole range.
+   */
+  distinctIndexes(length: number, n: number): number[] {
+    const count = Math.max(0, Math.min(n, length));
+    if (count * 4 > length) {
+      const range = Array.from({ length }, (_, i) => i);
+      for (let i = 0; i < count; i++) {
+        const j = i + Math.floor(this.next() * (length - i));
+        [range[i], range[j]] = [range[j]!, range[i]!];
+      }
+      return range.slice(0, count);
+    }
+    const chosen = new Set<number>();
+    while (chosen.size < count) chosen.add(Math.floor(this.next() * length));
+    return [...chosen];
+  }
+
   bytes(n: number): Uint8Array {
     const out = new Uint8Array(n);
     for (let i = 0; i < n; i++) out[i] = Math.floor(this.next() * 256);
@@ -97,6 +117,30 @@ export function formatUnits(units: bigint): string {
   const whole = units / UNIT;
   const fraction = (units % UNIT).toString().padStart(DECIMALS, '0').replace(/0+$/, '');
   return fraction ? `${whole}.${fraction}` : `${whole}`;
+}
+
+/** The first index of an ascending array whose value is at least `value` (its length if none). */
+export function firstAtOrAfter(sorted: ArrayLike<number>, value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The first index of an ascending array whose value is above `value` (its length if none). */
+export function firstAbove(sorted: ArrayLike<number>, value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! <= value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 export const date = (ms: number) => new Date(Math.round(ms));

@@ -25,6 +25,7 @@ export function applyStreakRule(
   const userStreaks: t.NewUserStreakRow[] = [];
   const streakRewards: StreakRewardSeed[] = [];
   for (const streak of streaks) {
+    const firstReward = streakRewards.length;
     const series = [...streak.pools].sort((a, b) => a.row.referenceDate.getTime() - b.row.referenceDate.getTime());
     const fees = new Map(series.map((p) => [p, (p.row.totalVolume * BigInt(Math.round(streak.row.feePercentage * 100))) / 10_000n]));
     const deposit = BigInt(rng.int(300, 2_000)) * UNIT; // the sponsor's opening deposit
@@ -107,7 +108,7 @@ export function applyStreakRule(
     // Claims: both kinds in every streak with two rewards or more; the newest waits. The
     // veteran, paid twice where the series has room, has likewise claimed the first and not
     // the newest, so one user has rewards of both kinds in one streak.
-    const own = streakRewards.filter((r) => r.streak === streak);
+    const own = streakRewards.slice(firstReward);
     const veteranId = [...personas.get(streak)!].find(([, persona]) => persona === 'veteran')?.[0];
     for (const rewards of [own, own.filter((r) => r.userId === veteranId)]) {
       if (rewards.length < 2) continue;
