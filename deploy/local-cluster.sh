@@ -229,7 +229,8 @@ DATABASE_URL=$([ "$KIND" = failover ] && pair_url read-write || echo "postgres:/
 DATABASE_READ_URL=$([ "$KIND" = failover ] && pair_url standby || echo "postgres://postgres@127.0.0.1:$STANDBY_PORT/poolgraph")
 REDIS_URL=redis://127.0.0.1:$REDIS_PORT
 SOLANA_RPC_URL=http://127.0.0.1:$CHAIN_PORT
-AUTH_SECRET=local-cluster-secret-0123456789abcdef
+# A fresh secret per cluster: the replicas share it through this file, and nothing fixed signs sessions.
+AUTH_SECRET=$(node -e 'console.log(require("node:crypto").randomBytes(32).toString("hex"))')
 AUTH_DOMAIN=127.0.0.1:$HTTP_PORT
 TRUST_PROXY=loopback
 SEED_DEMO_DATA=false

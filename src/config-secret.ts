@@ -21,18 +21,81 @@ export const MIN_SECRET_LENGTH = 32;
  */
 export const MIN_SECRET_ENTROPY_BITS = 90;
 
+/** Words that mark a placeholder, an example or a name rather than a random secret. */
+const PLACEHOLDER_WORDS = [
+  'password',
+  'passw0rd',
+  'changeme',
+  'change-me',
+  'change_me',
+  'secret',
+  'example',
+  'default',
+  'letmein',
+  'qwerty',
+  'admin',
+  'poolgraph',
+  'placeholder',
+  'sample',
+];
+
+/** Orders in which a run of characters is typed or counted rather than chosen (case folded). */
+const SEQUENCES = ['0123456789abcdefghijklmnopqrstuvwxyz', 'qwertyuiop', 'asdfghjkl', 'zxcvbnm'];
+/** A run this long (ascending or descending in one of SEQUENCES) counts as one choice. */
+const MIN_RUN = 5;
+
+/** Whether `b` follows `a` (`step` 1) or precedes it (-1) in one of SEQUENCES. */
+function follows(a: string, b: string, step: 1 | -1): boolean {
+  return SEQUENCES.some((sequence) => {
+    const at = sequence.indexOf(a);
+    return at >= 0 && sequence[at + step] === b;
+  });
+}
+
 /**
- * An upper estimate of a secret's entropy: its length times the Shannon entropy of its
- * characters' frequencies. It cannot tell a random-looking phrase from a random one, but it
- * refuses what is plainly not random: few distinct characters, or one repeated.
+ * The secret as the choices that made it: each run of MIN_RUN or more characters in sequence
+ * ("0123", "abcdef", "qwer", either way) is one token, every other character its own; and a
+ * sequence of tokens repeating a shorter one is only that one ("Password123Password123").
+ */
+function choices(secret: string): string[] {
+  const text = [...secret.toLowerCase()];
+  const tokens: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    let end = i + 1;
+    for (const step of [1, -1] as const) {
+      let j = i + 1;
+      while (j < text.length && follows(text[j - 1]!, text[j]!, step)) j++;
+      if (j - i >= MIN_RUN) end = Math.max(end, j);
+    }
+    tokens.push(text.slice(i, end).join(''));
+    i = end;
+  }
+  for (let period = 1; period < tokens.length; period++) {
+    if (tokens.every((token, index) => index < period || token === tokens[index - period])) return tokens.slice(0, period);
+  }
+  return tokens;
+}
+
+/**
+ * An upper estimate of a secret's entropy: the number of choices that made it (see
+ * {@link choices}) times the Shannon entropy of their frequencies. It cannot tell a
+ * random-looking phrase from a random one, but it refuses what is plainly not random: few
+ * distinct characters, one repeated, a counted or typed run, a repeated pattern.
  */
 export function estimatedEntropyBits(secret: string): number {
+  const tokens = choices(secret);
   const counts = new Map<string, number>();
-  for (const character of secret) counts.set(character, (counts.get(character) ?? 0) + 1);
-  const length = [...secret].length;
-  let perCharacter = 0;
-  for (const count of counts.values()) perCharacter -= (count / length) * Math.log2(count / length);
-  return perCharacter * length;
+  for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
+  let perToken = 0;
+  for (const count of counts.values()) perToken -= (count / tokens.length) * Math.log2(count / tokens.length);
+  return perToken * tokens.length;
+}
+
+/** The placeholder word `secret` contains, if any (see PLACEHOLDER_WORDS). */
+export function placeholderWordIn(secret: string): string | null {
+  const folded = secret.toLowerCase();
+  return PLACEHOLDER_WORDS.find((word) => folded.includes(word)) ?? null;
 }
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
 
@@ -61,11 +124,16 @@ export function resolveAuthSecret(settings: SecretSettings, problems: string[]):
   const reasons = exposures(settings);
   const given = settings.secret || null;
   if (given !== null) {
+    const word = given === PUBLIC_DEVELOPMENT_SECRET ? null : placeholderWordIn(given);
     if (given.length < MIN_SECRET_LENGTH) problems.push(`AUTH_SECRET must be at least ${MIN_SECRET_LENGTH} characters`);
-    else if (estimatedEntropyBits(given) < MIN_SECRET_ENTROPY_BITS) {
+    else if (word !== null) {
+      problems.push(
+        `AUTH_SECRET contains "${word}": a placeholder or a phrase, not a random secret; generate one, e.g. \`openssl rand -hex 32\``,
+      );
+    } else if (estimatedEntropyBits(given) < MIN_SECRET_ENTROPY_BITS) {
       problems.push(
         `AUTH_SECRET is too predictable: about ${Math.floor(estimatedEntropyBits(given))} bits by its characters' frequencies, ` +
-          `at least ${MIN_SECRET_ENTROPY_BITS} needed (repeated or few distinct characters); generate one, e.g. \`openssl rand -hex 32\``,
+          `at least ${MIN_SECRET_ENTROPY_BITS} needed (repeated, counted or few distinct characters); generate one, e.g. \`openssl rand -hex 32\``,
       );
     } else if (given === PUBLIC_DEVELOPMENT_SECRET && reasons.length) {
       problems.push(`AUTH_SECRET is the public development secret, refused ${reasons.join(' and ')}; set a secret of your own`);

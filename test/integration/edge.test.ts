@@ -152,7 +152,7 @@ describe('ALLOWED_ORIGINS and ALLOWED_HOSTS defaults', () => {
     const production = loadConfig({
       POOLGRAPH_MODE: 'production',
       EMBEDDED_CHAIN_IN_PRODUCTION: 'true',
-      AUTH_SECRET: 'a-production-secret-of-32-chars-or-more',
+      AUTH_SECRET: 'c3f1a9d07be24e58a6d2917f04b8e3c5',
     });
     expect(production.http.allowedOrigins).toEqual([]);
     expect(production.http.allowedHosts).toEqual([]);
@@ -160,7 +160,7 @@ describe('ALLOWED_ORIGINS and ALLOWED_HOSTS defaults', () => {
       loadConfig({
         POOLGRAPH_MODE: 'production',
         EMBEDDED_CHAIN_IN_PRODUCTION: 'true',
-        AUTH_SECRET: 'a-production-secret-of-32-chars-or-more',
+        AUTH_SECRET: 'c3f1a9d07be24e58a6d2917f04b8e3c5',
         ALLOWED_ORIGINS: 'https://a.example, https://b.example',
       }).http.allowedOrigins,
     ).toEqual(['https://a.example', 'https://b.example']);

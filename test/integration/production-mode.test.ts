@@ -14,7 +14,7 @@ import { listen, socketClient, Subscription } from '../support/sockets.js';
 // production's thresholds turned the answers checked here into OVERLOADED.
 const PRODUCTION = {
   POOLGRAPH_MODE: 'production',
-  AUTH_SECRET: 'a-production-secret-of-32-chars-or-more',
+  AUTH_SECRET: 'c3f1a9d07be24e58a6d2917f04b8e3c5',
   EMBEDDED_CHAIN_IN_PRODUCTION: 'true',
   LOG_LEVEL: 'info',
   LOAD_SHED_EVENT_LOOP_DELAY_MS: '0',

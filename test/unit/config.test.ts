@@ -69,8 +69,25 @@ describe('configuration', () => {
     expect(() => loadConfig({ AUTH_SECRET: 'short' })).toThrow(/AUTH_SECRET must be at least 32 characters/);
   });
 
+  it('refuses, with one line naming AUTH_SECRET, a counted, repeated or placeholder secret of any length', () => {
+    const weak = [
+      '0123456789abcdef0123456789abcdef',
+      'changeme-changeme-changeme-changeme',
+      'changeme-0f3a9c71e2b84d56a0c9e7f1',
+      'Password123Password123Password123',
+      'Password1234567890!Password1234567890!',
+      'local-cluster-secret-0123456789abcdef',
+      'abcdefghijklmnopqrstuvwxyz0123456789',
+    ];
+    for (const secret of weak) {
+      const problems = problemsOf({ POOLGRAPH_MODE: 'production', AUTH_SECRET: secret, EMBEDDED_CHAIN_IN_PRODUCTION: 'true' });
+      expect(problems, secret).toHaveLength(1);
+      expect(problems[0], secret).toMatch(/^AUTH_SECRET (is too predictable|contains "\w+": a placeholder).*openssl rand -hex 32/);
+    }
+  });
+
   it('refuses an AUTH_SECRET of few distinct or repeated characters, and takes generated ones', () => {
-    for (const predictable of ['x'.repeat(32), 'ab'.repeat(16), 'password'.repeat(4), '0123'.repeat(10)]) {
+    for (const predictable of ['x'.repeat(32), 'ab'.repeat(16), 'k7Q2'.repeat(8), '0123'.repeat(10)]) {
       expect(() => loadConfig({ AUTH_SECRET: predictable }), predictable).toThrow(
         /AUTH_SECRET is too predictable: about \d+ bits.*openssl rand -hex 32/,
       );
@@ -219,7 +236,7 @@ describe('configuration', () => {
         expect(problemsOf({ ...env, AUTH_SECRET: PUBLIC_SECRET }).join('\n'), JSON.stringify(env)).toMatch(
           /AUTH_SECRET is the public development secret/,
         );
-        expect(problemsOf({ ...env, AUTH_SECRET: 'a-real-secret-of-at-least-32-characters' }), JSON.stringify(env)).toEqual([]);
+        expect(problemsOf({ ...env, AUTH_SECRET: 'N4tq8WzK2vRb7YhLm3PxD9sCf6GjA1eU' }), JSON.stringify(env)).toEqual([]);
       }
       for (const host of ['127.0.0.1', '::1', 'localhost']) {
         expect(problemsOf({ HOST: host, AUTH_SECRET_FILE: scratchFile() }), host).toEqual([]);
