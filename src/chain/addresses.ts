@@ -41,7 +41,11 @@ export function predictionAddress(poolVault: PublicKey, predictorAccount: Public
   return { address, bump };
 }
 
-/** A wallet's token account of the stake mint: its associated token account. */
-export function userTokenAccount(mint: PublicKey, owner: PublicKey): PublicKey {
-  return getAssociatedTokenAddressSync(mint, owner, false);
+/**
+ * A wallet's token account of the stake mint: its associated token account. An owner off the
+ * ed25519 curve (no key can sign for it: a program address, or an address recorded without
+ * its wallet) is refused unless `ownerOffCurve`, for reads that only look.
+ */
+export function userTokenAccount(mint: PublicKey, owner: PublicKey, ownerOffCurve = false): PublicKey {
+  return getAssociatedTokenAddressSync(mint, owner, ownerOffCurve);
 }

@@ -84,7 +84,8 @@ export function wantsExplorer(accept: string | undefined, query: Record<string, 
 export function registerExplorerAssets(app: FastifyInstance): void {
   const cache = new Map<string, Buffer>();
   app.get<{ Params: { asset: string } }>(`${EXPLORER_ASSET_PREFIX}:asset`, async (request, reply) => {
-    const asset = ASSETS[request.params.asset];
+    // Own names only: `constructor`, `__proto__` and kin are the object's, not assets.
+    const asset = Object.hasOwn(ASSETS, request.params.asset) ? ASSETS[request.params.asset] : undefined;
     if (!asset) return reply.code(404).send({ error: 'not found' });
     let body = cache.get(asset.file);
     if (!body) cache.set(asset.file, (body = readFileSync(asset.file)));

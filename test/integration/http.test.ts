@@ -17,6 +17,15 @@ describe.each(backends)('HTTP surface on %s', (kind) => {
   });
   afterAll(() => t.close());
 
+  it('answers 404 for any explorer path that names no asset, the names every object has included', async () => {
+    const names = ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', 'nope.js', '%5F%5Fproto%5F%5F'];
+    for (const name of names) {
+      const response = await t.app.inject({ url: `/graphql/explorer/${name}` });
+      expect(response.statusCode, name).toBe(404);
+    }
+    expect((await t.app.inject({ url: '/graphql/explorer/graphiql.css' })).statusCode).toBe(200);
+  });
+
   it('serves /healthz and /readyz', async () => {
     const health = await t.app.inject({ url: '/healthz' });
     expect(health.statusCode).toBe(200);

@@ -57,6 +57,28 @@ describe.each(backends)('identity hardening on %s', (kind) => {
       expect(genuine.data.viewer).toEqual({ id: alice.id, role: 'USER' });
     });
 
+    it('refuses, as 401 TOKEN_INVALID, a validly signed token whose user or session id is not a UUID', async () => {
+      const [alice] = (await t.seed.users(1)).map((f) => f.user) as [tables.UserRow];
+      await signInAs(t, alice.id);
+      const session = await sessionOf(alice.id);
+      const expiresAt = new Date(Date.now() + 60_000);
+      for (const claims of [
+        { userId: alice.id, role: 'USER' as const, sessionId: 'not-a-uuid' },
+        { userId: alice.id, role: 'USER' as const, sessionId: `${session.id}'--` },
+        { userId: 'admin', role: 'USER' as const, sessionId: session.id },
+      ]) {
+        const token = await signAccessToken(config.auth.secret, claims, expiresAt);
+        const response = await t.app.inject({
+          method: 'POST',
+          url: '/graphql',
+          headers: { authorization: `Bearer ${token}` },
+          payload: { query: VIEWER_ROLE },
+        });
+        expect(response.statusCode, JSON.stringify(claims)).toBe(401);
+        expect(response.json().errors[0].extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'TOKEN_INVALID' });
+      }
+    });
+
     it('revokes every session of a user whose role changes', async () => {
       // Carol has two sessions (signInAs moves her to a new wallet each time); Dave, one that stays.
       const [carol, dave] = (await t.seed.users(2)).map((f) => f.user) as [tables.UserRow, tables.UserRow];

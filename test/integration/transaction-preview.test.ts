@@ -257,4 +257,23 @@ describe.each(backends)('the preview of every build, against what the submit doe
     expect(submitted.errors?.[0]?.extensions?.code).toBe('TRANSACTION_FAILED');
     expect(await chain.balance(userAccount)).toBe(20n * TOKEN);
   });
+  it('a withdrawal to the service’s own relayer or custody wallet is refused at build, as at submit: no preview promises it', async () => {
+    const user = await signedIn(10n);
+    const sentBefore = counter.calls.filter((call) => call.method === 'sendTransaction').length;
+    for (const [wallet, name] of [
+      [chain.runtime.keys.relayer.publicKey, 'relayer'],
+      [chain.runtime.keys.custody.publicKey, 'custody'],
+    ] as const) {
+      const input = { toAddress: wallet.toBase58(), amount: 1 };
+      const built = await t.gql(BUILD.withdraw, { i: input }, user.headers);
+      expect(built.data).toBeNull();
+      expect(built.errors?.[0]?.extensions, name).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'input.toAddress' });
+      expect(built.errors?.[0]?.message).toContain(name);
+      // Submit, given a transaction the service never built for it, refuses it the same way.
+      const submitted = await t.gql(SUBMIT.withdraw, { i: { ...input, signedTransaction: 'AA==', proof: 'x' } }, user.headers);
+      expect(submitted.errors?.[0]?.extensions?.code, name).toMatch(/BAD_USER_INPUT|PROOF_INVALID/);
+    }
+    expect(counter.calls.filter((call) => call.method === 'sendTransaction').length).toBe(sentBefore);
+    expect(await chain.balance(user.wallet.tokenAccount(chain.runtime.accounts.mint))).toBe(10n * TOKEN);
+  });
 });

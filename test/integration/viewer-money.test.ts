@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { PublicKey } from '@solana/web3.js';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -203,6 +204,17 @@ describe.each(backends)("the viewer's money on %s", (kind) => {
       (await signInWith(t.gql, new TestKeypairWallet())).headers,
     );
     expect(peek.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+
+  it('shows an ADMIN the balance of a user whose address is off the curve (as seeded ones may be): nothing held, no error', async () => {
+    let bytes = randomBytes(32);
+    while (PublicKey.isOnCurve(bytes)) bytes = randomBytes(32);
+    const [seeded] = await t.seed.users(1);
+    const address = new PublicKey(bytes).toBase58();
+    await t.database.db.update(tables.users).set({ walletAddress: address }).where(eq(tables.users.id, seeded!.user.id));
+    const read = await t.gql(`query($id: ID!) { user(id: $id) { balance { token sol } } }`, { id: seeded!.user.id }, admin.headers);
+    expect(read.errors).toBeUndefined();
+    expect(read.data.user.balance).toEqual({ token: 0, sol: 0 });
   });
 
   function userTokenAccountOf(user: SignedIn): PublicKey {

@@ -40,7 +40,13 @@ function parseAddress(text: string, argumentName: string): PublicKey {
 
 const prepareWithdraw: Prepare<WithdrawInput, 'withdraw'> = async (ctx, signer, input) => {
   const to = parseAddress(input.toAddress, 'input.toAddress');
-  const { decimals } = signer.chain.accounts;
+  const { decimals, relayer, custody } = signer.chain.accounts;
+  // The service's own wallets may appear in a user's transaction only as fee payer and
+  // transfer authority (signing-rules.ts): refused here, build and submit alike, so a
+  // preview never promises what submit would refuse.
+  if (to.equals(relayer) || to.equals(custody)) {
+    throw badInput('input.toAddress', `input.toAddress is the service's ${to.equals(relayer) ? 'relayer' : 'custody'} wallet, not yours`);
+  }
   const amount = toBaseUnits(input.amount, decimals);
   if (amount === null || amount <= 0n)
     throw badInput('input.amount', `input.amount must be a positive number of tokens with at most ${decimals} decimals`);

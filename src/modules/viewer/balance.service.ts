@@ -32,7 +32,8 @@ const cache = new Map<string, { version: string; expiresAt: number; balance: Wal
 export async function walletBalance(ctx: ServiceContext, userId: string, walletAddress: string): Promise<WalletBalance> {
   const chain = requireChain(ctx);
   const wallet = new PublicKey(walletAddress);
-  const tokenAccount = userTokenAccount(chain.accounts.mint, wallet);
+  // Reading only: an address off the curve (seeded, imported) has a balance to show too.
+  const tokenAccount = userTokenAccount(chain.accounts.mint, wallet, true);
   const key = `${chain.client.url}|${chain.accounts.mint.toBase58()}|${walletAddress}`;
   const [{ version }] = resultRows<{ version: string }>(
     await ctx.database.db.execute(sql`
