@@ -251,6 +251,16 @@ export async function createApp({
   app.addHook('preClose', () => sockets.close());
 
   app.get('/healthz', async () => ({ status: 'ok' }));
+  // Someone opening the server's root finds where things are; a browser's icon request gets an empty answer, not a 404.
+  app.get('/', async () => ({
+    name: 'poolgraph',
+    graphql: '/graphql',
+    ...(config.introspection ? { explorer: '/graphql (in a browser)' } : {}),
+    rest: '/docs',
+    openapi: '/openapi.json',
+    health: '/healthz',
+  }));
+  app.get('/favicon.ico', async (_request, reply) => reply.code(204).send());
   // Not ready while subscribers here would miss events (the listener is reconnecting), or
   // while the database does not answer: the balancer sends new clients elsewhere meanwhile.
   app.get('/readyz', async (_request, reply) => {

@@ -160,8 +160,11 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
             return false;
           }
           // Credentials could not be checked: 1013 (try again later) says so, as HTTP's 503 does.
-          if (isConnectionError(error))
+          // Answered, not thrown: graphql-ws would print an expected outage as an internal error's stack.
+          if (isConnectionError(error)) {
             ctx.extra.socket.close(TRY_AGAIN_LATER, 'DATABASE_UNAVAILABLE: the database is unavailable; retry shortly');
+            return false;
+          }
           throw error;
         }
       },
