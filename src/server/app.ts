@@ -1,3 +1,9 @@
+/**
+ * `createApp`: the HTTP server assembled from its parts, in the order a request meets them:
+ * edge checks, load shedding, limits, GraphQL over HTTP (Apollo Server with poolgraph's
+ * plugin), the explorer, images, the REST form, graphql-ws on the same path, and the
+ * operational routes (/, /healthz, /readyz, /metrics).
+ */
 import './graphql-production.js';
 import { randomUUID } from 'node:crypto';
 import type { ApolloServerPlugin } from '@apollo/server';

@@ -1,3 +1,9 @@
+/**
+ * GraphQL over WebSocket (graphql-ws) at /graphql: the upgrade's own refusals, credentials
+ * checked at connection_init and watched for the socket's life, queries and mutations
+ * through Apollo's pipeline, subscriptions against the event hub under their caps, and the
+ * sockets' graceful close.
+ */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ApolloServer } from '@apollo/server';
