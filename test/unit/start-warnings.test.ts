@@ -6,7 +6,7 @@ const production = { POOLGRAPH_MODE: 'production', AUTH_SECRET: 'Zq7v1Xw3Rk9pLm2
 
 describe('start warnings', () => {
   it('says HOST=0.0.0.0 leaves sign-in messages naming localhost, unless AUTH_DOMAIN is set', () => {
-    const env = { POOLGRAPH_MODE: 'development', HOST: '0.0.0.0', PORT: '4100', AUTH_SECRET_FILE: 'memory' };
+    const env = { POOLGRAPH_MODE: 'development', HOST: '0.0.0.0', PORT: '4100', AUTH_SECRET: production.AUTH_SECRET };
     const [warning] = startWarnings(loadConfig(env), env);
     expect(warning).toMatch(/^HOST=0\.0\.0\.0 listens beyond this machine, but sign-in messages name localhost:4100, .*set AUTH_DOMAIN/);
     const named = { ...env, AUTH_DOMAIN: 'api.example.com' };
