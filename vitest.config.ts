@@ -14,6 +14,8 @@ export default defineConfig({
     setupFiles: ['reflect-metadata'],
     // The integration suites' starting databases, made once per run (see the file).
     globalSetup: ['test/setup/database-templates.ts'],
+    // A line at least every 30 s saying how far the run is and which files are running.
+    reporters: ['default', './test/setup/progress-reporter.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',

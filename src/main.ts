@@ -1,30 +1,70 @@
 import 'reflect-metadata';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { deriveProofSecret, openChain } from './chain/runtime.js';
-import { ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
-import { openDatabase } from './db/client.js';
+import { type Database, openDatabase } from './db/client.js';
 import { onHostChange } from './db/hosts.js';
-import { openConfiguredDatabase } from './db/open.js';
+import { DatabaseStartError, databaseStartError, openConfiguredDatabase } from './db/open.js';
 import { ForeignRecordsError, syncCustodyAccounts } from './modules/transactions/custody-sync.js';
 import { confirmedSubmissionsUnknownToChain } from './modules/transactions/ledger-audit.js';
 import { startReconciler } from './modules/transactions/reconcile.js';
 import { createApp } from './server/app.js';
 import { assertPortFree } from './server/port-check.js';
 import { handleTerminationSignals } from './server/shutdown.js';
+import { startWarnings } from './start-warnings.js';
+
+/** An embedded data directory PGlite has not created yet (its initdb is ahead). */
+function isNewDataDir(dataDir: string): boolean {
+  return !dataDir.includes('://') && !existsSync(join(dataDir, 'PG_VERSION'));
+}
+
+/** Runs `work`, saying `label` first and, every 5 s it still runs, that it does. */
+async function withProgress<T>(label: string, work: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  console.log(`${label}...`);
+  const ticker = setInterval(() => console.log(`  ...still working (${Math.round((Date.now() - started) / 1000)} s)`), 5000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(ticker);
+  }
+}
+
+/** The configured database, migrated. A DATABASE_URL that leads nowhere is a setting to correct, said in one line, not the driver's stack. */
+async function openAndMigrate(config: Config): Promise<Database> {
+  let database: Database | null = null;
+  // A first start works for a while before it serves: it says what it is doing, and that it still is.
+  const firstStart = !config.databaseUrl && isNewDataDir(config.pgliteDataDir);
+  try {
+    database = await (firstStart
+      ? withProgress(`First start: creating the embedded database in ${config.pgliteDataDir} (PGlite's initdb)`, () =>
+          openConfiguredDatabase(config),
+        )
+      : openConfiguredDatabase(config));
+    const opened = database;
+    await (firstStart ? withProgress('Applying the database migrations', () => opened.migrate()) : opened.migrate());
+    return database;
+  } catch (error) {
+    if (!config.databaseUrl) throw error;
+    await database?.close().catch(() => {});
+    throw databaseStartError(error, config.databaseUrl);
+  }
+}
 
 /** Start-up only: config -> database (migrated, seeded when empty) -> chain (custody accounts, pending submissions) -> server. */
 async function main(): Promise<void> {
   const config = loadConfig();
+  for (const warning of startWarnings(config)) console.warn(`WARNING: ${warning}`);
   await assertPortFree(config.host, config.port);
-  const database = await openConfiguredDatabase(config);
-  await database.migrate();
+  const database = await openAndMigrate(config);
   if (config.seedDemoData) {
     const { isDatabaseEmpty, seedDemoData } = await import('./seed/index.js');
     // One replica seeds; the others wait for it and then find the database no longer empty.
     await database.singleton('seed', async () => {
       if (!(await isDatabaseEmpty(database))) return;
-      console.log('The database is empty: seeding demo data (a few seconds, once)');
-      const summary = await seedDemoData(database);
+      const summary = await withProgress('The database is empty: seeding demo data (a few seconds, once)', () => seedDemoData(database));
       console.log(`Seeded demo data: ${summary.pools} pools, ${summary.predictions} predictions, ${summary.users} users`);
     });
   }
@@ -91,7 +131,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const plain = error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof ForeignRecordsError;
+  const plain =
+    error instanceof ConfigError ||
+    error instanceof DataDirLockedError ||
+    error instanceof ForeignRecordsError ||
+    error instanceof DatabaseStartError;
   console.error(plain ? error.message : error);
   process.exit(1);
 });

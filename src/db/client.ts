@@ -1,3 +1,10 @@
+/**
+ * The database behind every read and write: `openDatabase` opens PGlite (embedded, in a
+ * directory or in memory) or Postgres (postgres.js) behind one `Database` interface with
+ * Drizzle, the raw read path (`readQueryOf`), statement counting and time bounds,
+ * migrations, singletons across replicas, and the error tests the rest of the code uses
+ * (`isConnectionError`, `isUniqueViolation`).
+ */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { PGlite } from '@electric-sql/pglite';

@@ -1,3 +1,9 @@
+/**
+ * `createApp`: the HTTP server assembled from its parts, in the order a request meets them:
+ * edge checks, load shedding, limits, GraphQL over HTTP (Apollo Server with poolgraph's
+ * plugin), the explorer, images, the REST form, graphql-ws on the same path, and the
+ * operational routes (/, /healthz, /readyz, /metrics).
+ */
 import './graphql-production.js';
 import { randomUUID } from 'node:crypto';
 import type { ApolloServerPlugin } from '@apollo/server';
@@ -251,6 +257,16 @@ export async function createApp({
   app.addHook('preClose', () => sockets.close());
 
   app.get('/healthz', async () => ({ status: 'ok' }));
+  // Someone opening the server's root finds where things are; a browser's icon request gets an empty answer, not a 404.
+  app.get('/', async () => ({
+    name: 'poolgraph',
+    graphql: '/graphql',
+    ...(config.introspection ? { explorer: '/graphql (in a browser)' } : {}),
+    rest: '/docs',
+    openapi: '/openapi.json',
+    health: '/healthz',
+  }));
+  app.get('/favicon.ico', async (_request, reply) => reply.code(204).send());
   // Not ready while subscribers here would miss events (the listener is reconnecting), or
   // while the database does not answer: the balancer sends new clients elsewhere meanwhile.
   app.get('/readyz', async (_request, reply) => {

@@ -1,3 +1,8 @@
+/**
+ * The context of an operation over every transport: who asks (credentials read from the
+ * bearer token, session cookie or API key, with the checks on failures), the services'
+ * dependencies, and which database answers (the standby for reads when it keeps up).
+ */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationTypeNode } from 'graphql';
 import type { Database } from '../db/client.js';

@@ -76,6 +76,19 @@ function page(endpoint: string): string {
 </html>`;
 }
 
+/** What a browser opening the endpoint gets where the explorer is off (production's default). */
+export const EXPLORER_OFF_PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>poolgraph: the explorer is off</title></head>
+<body>
+  <h1>The explorer is off on this server</h1>
+  <p>This is poolgraph's GraphQL endpoint. Its explorer and introspection are off (the default in production);
+  the operator can serve them with <code>INTROSPECTION=true</code>.</p>
+  <p>Send GraphQL requests here as POST with <code>Content-Type: application/json</code>.
+  The REST form is described at <a href="/docs">/docs</a> (<a href="/openapi.json">/openapi.json</a>).</p>
+</body>
+</html>`;
+
 /** True for a browser navigating to the endpoint (not a GraphQL request over GET). */
 export function wantsExplorer(accept: string | undefined, query: Record<string, unknown>): boolean {
   return !query.query && !query.extensions && (accept ?? '').includes('text/html');

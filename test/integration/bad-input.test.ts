@@ -78,7 +78,7 @@ describe.each(backends)('bad input on %s', (kind) => {
   it('refuses an enum value the schema lacks listing every value it takes, as a literal and as a variable', async () => {
     const allowed = 'allowed values: END_DATE, CREATION_DATE, OLD_CREATION_DATE, VOLUME_HIGH, VOLUME_LOW.';
     const literal = await t.gql('{ pools(sort: NEWEST) { totalCount } }');
-    expect(literal.errors?.[0]?.message).toBe(`Value "NEWEST" does not exist in "PoolSort" enum; ${allowed}`);
+    expect(literal.errors?.[0]?.message).toContain(`Value "NEWEST" does not exist in "PoolSort" enum; ${allowed}`);
     const variable = await t.gql('query($s: PoolSort) { pools(sort: $s) { totalCount } }', { s: 'NEWEST' });
     expect(variable.errors?.[0]).toMatchObject({ message: expect.stringContaining(allowed), extensions: { code: 'BAD_USER_INPUT' } });
     // graphql-js's suggestion, when it has one, still follows the list.

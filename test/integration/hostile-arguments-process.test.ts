@@ -1,4 +1,7 @@
 import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { isObjectType } from 'graphql';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +9,7 @@ import WebSocket from 'ws';
 import { isErrorCode } from '../../src/errors.js';
 import { getSchema } from '../../src/server/schema.js';
 import { type HostileOperation, hostileOperations } from '../support/argument-corpus.js';
-import { metricSample } from '../support/harness.js';
+import { metricSample, preparePgliteDataDir } from '../support/harness.js';
 import { type ServerProcess, startServerProcess } from '../support/slow-database.js';
 
 interface Answer {
@@ -28,14 +31,18 @@ describe('hostile page arguments against a real server process', () => {
   /** Every request id this suite sent, over HTTP and WebSocket. */
   const sent = new Set<string>();
 
+  let dataDir: string;
+
   beforeAll(async () => {
     corpus = hostileOperations(await getSchema({ devTokens: true }));
+    dataDir = join(mkdtempSync(join(tmpdir(), 'poolgraph-hostile-')), 'pglite');
+    await preparePgliteDataDir(dataDir, 'demo');
     server = await startServerProcess({
       POOLGRAPH_MODE: 'production',
       AUTH_SECRET: 'Zq7v1Xw3Rk9pLm2Tn8Yb4Hc6Jd0Gf5Se',
       EMBEDDED_CHAIN_IN_PRODUCTION: 'true',
-      PGLITE_DATA_DIR: 'memory://',
-      SEED_DEMO_DATA: 'true',
+      // The run's demo template, ready: no initdb, no seeding in the process.
+      PGLITE_DATA_DIR: dataDir,
       LOG_LEVEL: 'info',
       RATE_LIMIT_QUERIES_PER_MINUTE: '0',
       LOAD_SHED_EVENT_LOOP_DELAY_MS: '0',
@@ -44,6 +51,7 @@ describe('hostile page arguments against a real server process', () => {
   }, 240_000);
   afterAll(() => {
     server?.child.kill('SIGKILL');
+    if (dataDir) rmSync(join(dataDir, '..'), { recursive: true, force: true });
   });
 
   const expectRefused = (operation: HostileOperation, answer: Answer, over: string) => {

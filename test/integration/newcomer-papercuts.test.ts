@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lockDataDir } from '../../src/db/data-dir-lock.js';
+import { freePort } from '../support/ports.js';
+import { startServerProcess } from '../support/slow-database.js';
 
 /**
  * What a new user runs into first, answered with a clear line instead of a late failure or
@@ -53,6 +55,47 @@ describe('a port already in use', () => {
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
+  });
+});
+
+describe('a first start', () => {
+  it('says what it is doing before it serves: creating the embedded database, migrating', { timeout: 300_000 }, async () => {
+    const server = await startServerProcess({ PGLITE_DATA_DIR: join(scratch, 'first-start', 'pglite'), LOG_LEVEL: 'info' });
+    try {
+      // /healthz answers as the line is written; the pipe may bring it a moment later.
+      for (let i = 0; i < 150 && !server.output().includes('poolgraph is serving'); i++) await new Promise((r) => setTimeout(r, 200));
+      const output = server.output();
+      const steps = [
+        `First start: creating the embedded database in ${join(scratch, 'first-start', 'pglite')} (PGlite's initdb)...`,
+        'Applying the database migrations...',
+        'poolgraph is serving GraphQL',
+      ].map((line) => output.indexOf(line));
+      expect(steps.every((at) => at >= 0) && steps[0]! < steps[1]! && steps[1]! < steps[2]!, output).toBe(true);
+    } finally {
+      server.child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('a DATABASE_URL that leads nowhere', () => {
+  it('is one line naming the address (password hidden) and what to do, without a stack trace', { timeout: 120_000 }, async () => {
+    const unused: Server = createServer();
+    await new Promise<void>((resolve) => unused.listen(0, '127.0.0.1', resolve));
+    const { port } = unused.address() as { port: number };
+    await new Promise((resolve) => unused.close(resolve));
+    const run = await runTs('src/main.ts', [], {
+      PORT: String(await freePort()),
+      DATABASE_URL: `postgres://someone:secret@127.0.0.1:${port}/poolgraph`,
+      AUTH_SECRET_FILE: 'memory',
+      CHAIN_DATA_DIR: 'memory',
+    });
+    expect(run.code).toBe(1);
+    expect(run.output).not.toMatch(/\n\s+at |secret/);
+    expect(run.output).toContain(
+      `The database of DATABASE_URL (postgres://someone:***@127.0.0.1:${port}/poolgraph) could not be opened: ` +
+        `nothing accepts connections at 127.0.0.1:${port}; is Postgres running there? ` +
+        'Correct DATABASE_URL, or unset it to run on the embedded PGlite.',
+    );
   });
 });
 

@@ -60,9 +60,15 @@ describe.each(backends)('production mode on %s', (kind) => {
       expect(response.data).toBeUndefined();
       expect(response.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
       expect(response.errors?.[0]?.message).toMatch(/introspection is not allowed/i);
+      expect(response.errors?.[0]?.message).toContain('INTROSPECTION=true');
+      expect(response.errors?.[0]?.message).not.toContain('ApolloServer');
     }
+    // A browser is told the explorer is off and how it is turned on, not refused as a cross-site request.
     const page = await production.inject({ url: '/graphql', headers: { accept: 'text/html' } });
-    expect(page.headers['content-type']).not.toContain('text/html');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('The explorer is off on this server');
+    expect(page.body).toContain('INTROSPECTION=true');
+    expect(page.body).not.toMatch(/graphiql/i);
     expect((await production.inject({ url: '/graphql/explorer/graphiql.js' })).statusCode).toBe(404);
     // __typename is not introspection.
     expect((await gql(production, '{ __typename }')).data).toEqual({ __typename: 'Query' });

@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { preparePgliteDataDir } from '../support/harness.js';
 import { post, startServerProcess } from '../support/slow-database.js';
 
 /**
@@ -76,11 +78,19 @@ describe('the built server (real process)', () => {
 });
 
 describe('npm start (real process)', () => {
+  // A migrated directory from the run's template: the signal is what is tested here, not a first start's initdb.
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = join(mkdtempSync(join(tmpdir(), 'poolgraph-npm-start-')), 'pglite');
+    await preparePgliteDataDir(dataDir);
+  });
+  afterAll(() => rmSync(join(dataDir, '..'), { recursive: true, force: true }));
+
   it(
     'passes SIGTERM sent to npm on to the server, which shuts down cleanly instead of living on without a parent',
     { timeout: 240_000 },
     async () => {
-      const server = await startServerProcess(QUICK, ['npm', 'start']);
+      const server = await startServerProcess({ ...QUICK, PGLITE_DATA_DIR: dataDir }, ['npm', 'start']);
       try {
         await expectCleanShutdown(server);
       } finally {

@@ -1,3 +1,9 @@
+/**
+ * Rendered reads: a query whose every field SQL can write is answered by one statement per
+ * list that builds the response's JSON in the database. The pieces the root renderers share
+ * are here: an object's columns and relations, connections (pages, cursors, totalCount), and
+ * where a private field sends the read back to the executor.
+ */
 import {
   type FieldNode,
   getArgumentValues,

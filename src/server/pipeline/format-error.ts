@@ -135,6 +135,14 @@ function apolloRefusalOf(located: GraphQLError, original: unknown): Omit<Formatt
     };
   }
   const inner = original instanceof GraphQLError ? original : located;
+  // Apollo's own wording tells the operator to pass an ApolloServer option; here it is a setting.
+  if (code === 'GRAPHQL_VALIDATION_FAILED' && located.message.startsWith('GraphQL introspection is not allowed')) {
+    return {
+      message:
+        'GraphQL introspection is not allowed on this server (off by default in production); its operator can allow it with INTROSPECTION=true',
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+    };
+  }
   if (code === 'GRAPHQL_PARSE_FAILED' && isTokenLimitError(inner.message)) {
     const limit = limitError('tokens', null, Number(/(\d+) tokens/.exec(inner.message)?.[1]));
     return { message: limit.message, extensions: limit.extensions as FormattedError['extensions'] };

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError } from 'graphql';
 import { AppError } from '../../errors.js';
 import type { GraphQLContext } from '../context.js';
-import { explorerPage, wantsExplorer } from '../explorer.js';
+import { EXPLORER_OFF_PAGE, explorerPage, wantsExplorer } from '../explorer.js';
 import type { OperationRecord, OperationTracker } from '../logging.js';
 import { formatRefusal } from './format-error.js';
 import { responseMediaType } from './media-type.js';
@@ -67,8 +67,9 @@ export function registerGraphQLRoute(app: FastifyInstance, options: GraphQLRoute
     // answers sent here return nothing, Apollo's is the promise of `answer`.
     handler(request, reply) {
       const isGet = request.method === 'GET';
-      if (isGet && options.explorer && wantsExplorer(request.headers.accept, request.query as Record<string, unknown>)) {
-        reply.type('text/html; charset=utf-8').send(explorerPage(options.path));
+      if (isGet && wantsExplorer(request.headers.accept, request.query as Record<string, unknown>)) {
+        // Where it is off (production), a browser is told so, not refused as a cross-site request.
+        reply.type('text/html; charset=utf-8').send(options.explorer ? explorerPage(options.path) : EXPLORER_OFF_PAGE);
         return;
       }
       // Refused before anything runs: Apollo Server would refuse it only after executing.

@@ -35,6 +35,14 @@ export function registerRefusals(app: FastifyInstance, bodyLimitBytes: number): 
     }
     const status = error.statusCode ?? 500;
     const code = CODE_OF_STATUS[status];
+    // An HTML form's body (or any other unread type): say what to send instead.
+    if (code === 'UNSUPPORTED_MEDIA_TYPE') {
+      const given = String(request.headers['content-type'] ?? 'none').split(';', 1)[0];
+      return sendRefusal(
+        reply,
+        new AppError(code, `The body's Content-Type (${given}) is not read here: send JSON with Content-Type: application/json`),
+      );
+    }
     if (code && status < 500) return sendRefusal(reply, new AppError(code, error.message));
     request.log.error({ err: error }, 'request failed');
     return sendRefusal(reply, new AppError('INTERNAL_SERVER_ERROR', 'Internal server error', { requestId: request.id }));

@@ -1,3 +1,9 @@
+/**
+ * GraphQL over WebSocket (graphql-ws) at /graphql: the upgrade's own refusals, credentials
+ * checked at connection_init and watched for the socket's life, queries and mutations
+ * through Apollo's pipeline, subscriptions against the event hub under their caps, and the
+ * sockets' graceful close.
+ */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ApolloServer } from '@apollo/server';
@@ -160,8 +166,11 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
             return false;
           }
           // Credentials could not be checked: 1013 (try again later) says so, as HTTP's 503 does.
-          if (isConnectionError(error))
+          // Answered, not thrown: graphql-ws would print an expected outage as an internal error's stack.
+          if (isConnectionError(error)) {
             ctx.extra.socket.close(TRY_AGAIN_LATER, 'DATABASE_UNAVAILABLE: the database is unavailable; retry shortly');
+            return false;
+          }
           throw error;
         }
       },
