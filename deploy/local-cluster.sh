@@ -301,7 +301,7 @@ case "$cmd" in
     step "$n replicas on $APP_PORT-$((APP_PORT + n - 1)) (the first applies the migrations; about 20 s)"
     for i in $(seq 0 $((n - 1))); do start_replica "$i"; done
     for i in $(seq 0 $((n - 1))); do
-      wait_for "replica $i" 300 curl -sf "http://127.0.0.1:$((APP_PORT + i))/readyz" || replica_failed "$i"
+      wait_for "replica $i" 600 curl -sf "http://127.0.0.1:$((APP_PORT + i))/readyz" || replica_failed "$i"
       step "replica $i ready"
     done
     start_haproxy "$n"

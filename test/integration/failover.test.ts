@@ -32,7 +32,7 @@ const env: Record<string, string | undefined> = {
   CLUSTER_QUERIES_PER_MINUTE: '100000',
 };
 const cluster = (...args: string[]) => {
-  const run = spawnSync('deploy/local-cluster.sh', args, { env, encoding: 'utf8', timeout: 600_000 });
+  const run = spawnSync('deploy/local-cluster.sh', args, { env, encoding: 'utf8', timeout: 1_200_000 });
   if (run.status !== 0) throw new Error(`local-cluster.sh ${args.join(' ')} failed:\n${run.stdout}\n${run.stderr}`);
   return Object.fromEntries(
     run.stdout
@@ -54,7 +54,7 @@ describe.skipIf(missing.length > 0)(missing.length ? `${title} (skipped: ${missi
     http = out.CLUSTER_URL!.replace(/\/graphql$/, '');
     // The test's own handle goes through the same multi-host string as the replicas.
     db = await openDatabase({ kind: 'postgres', url: out.CLUSTER_DATABASE_URL!, applicationName: 'failover-test' });
-  }, 900_000);
+  }, 1_500_000);
   afterAll(async () => {
     await db?.close();
     if (existsSync(env.CLUSTER_DIR!)) cluster('stop');
