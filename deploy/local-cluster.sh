@@ -139,8 +139,12 @@ start_failover() {
   # initdb here rather than by pg_autoctl, without its fsync (-N): seconds less for a throwaway
   # cluster. pg_autoctl takes over an initialised data directory as it is.
   step "pg_auto_failover: initdb of the monitor and of node1"
-  for name in monitor node1; do as_postgres "$PG_BIN/initdb" -D "$DIR/$name" -U "$PG_USER" --auth=trust -N >/dev/null & done
-  wait
+  local pids=()
+  for name in monitor node1; do
+    as_postgres "$PG_BIN/initdb" -D "$DIR/$name" -U "$PG_USER" --auth=trust -N >/dev/null &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
   step "pg_auto_failover: the monitor on $MONITOR_PORT"
   run_node monitor create monitor --pgdata "$DIR/monitor" --pgport "$MONITOR_PORT" --hostname 127.0.0.1 --auth trust --no-ssl --run
   wait_for monitor 60 monitor_sql "select 1 from pgautofailover.formation" || { tail -n 20 "$DIR/monitor.log" >&2; exit 1; }
@@ -298,7 +302,7 @@ case "$cmd" in
     step "$n replicas on $APP_PORT-$((APP_PORT + n - 1)) (the first applies the migrations; about 20 s)"
     for i in $(seq 0 $((n - 1))); do start_replica "$i"; done
     for i in $(seq 0 $((n - 1))); do
-      wait_for "replica $i" 300 curl -sf "http://127.0.0.1:$((APP_PORT + i))/readyz" || replica_failed "$i"
+      wait_for "replica $i" 600 curl -sf "http://127.0.0.1:$((APP_PORT + i))/readyz" || replica_failed "$i"
       step "replica $i ready"
     done
     start_haproxy "$n"

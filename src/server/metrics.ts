@@ -238,7 +238,8 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.reset();
-        for (const target of hostTargets()) for (const host of target.hosts) this.set({ role: target.role, host }, host === target.current ? 1 : 0);
+        for (const target of hostTargets())
+          for (const host of target.hosts) this.set({ role: target.role, host }, host === target.current ? 1 : 0);
       },
     });
     new Counter({

@@ -32,7 +32,7 @@ const env: Record<string, string | undefined> = {
   CLUSTER_QUERIES_PER_MINUTE: '100000',
 };
 const cluster = (...args: string[]) => {
-  const run = spawnSync('deploy/local-cluster.sh', args, { env, encoding: 'utf8', timeout: 600_000 });
+  const run = spawnSync('deploy/local-cluster.sh', args, { env, encoding: 'utf8', timeout: 1_200_000 });
   if (run.status !== 0) throw new Error(`local-cluster.sh ${args.join(' ')} failed:\n${run.stdout}\n${run.stderr}`);
   return Object.fromEntries(
     run.stdout
@@ -54,7 +54,7 @@ describe.skipIf(missing.length > 0)(missing.length ? `${title} (skipped: ${missi
     http = out.CLUSTER_URL!.replace(/\/graphql$/, '');
     // The test's own handle goes through the same multi-host string as the replicas.
     db = await openDatabase({ kind: 'postgres', url: out.CLUSTER_DATABASE_URL!, applicationName: 'failover-test' });
-  }, 900_000);
+  }, 1_500_000);
   afterAll(async () => {
     await db?.close();
     if (existsSync(env.CLUSTER_DIR!)) cluster('stop');
@@ -168,10 +168,7 @@ describe.skipIf(missing.length > 0)(missing.length ? `${title} (skipped: ${missi
     const budgets: string[] = [];
 
     const start = Number((await db.rows<{ n: string }>(sql`SELECT coalesce(max(seq), 0) AS n FROM event_outbox`))[0]!.n);
-    const subscribers = Array.from(
-      { length: 12 },
-      () => new ResumingSubscriber(`ws://${new URL(http).host}/graphql`, pools[0]!.id, start),
-    );
+    const subscribers = Array.from({ length: 12 }, () => new ResumingSubscriber(`ws://${new URL(http).host}/graphql`, pools[0]!.id, start));
     const hub = new EventHub(db);
     const figures: string[] = [];
     const submitted: string[] = [];
@@ -253,7 +250,13 @@ describe.skipIf(missing.length > 0)(missing.length ? `${title} (skipped: ${missi
         await new Promise((resolve) => setTimeout(resolve, 3000));
         stopped = true;
         await Promise.all(loops);
-        const longest = (times: number[]) => Math.max(...times.slice(1).map((t, i) => t - times[i]!).filter((_, i) => times[i + 1]! > killedAt - 5000));
+        const longest = (times: number[]) =>
+          Math.max(
+            ...times
+              .slice(1)
+              .map((t, i) => t - times[i]!)
+              .filter((_, i) => times[i + 1]! > killedAt - 5000),
+          );
         figures.push(
           `round ${round + 1}: ${NODE} killed; writes answered again after ${(writesBack / 1000).toFixed(1)} s; ` +
             `longest gap between answered writes ${(longest(writes) / 1000).toFixed(1)} s, between answered reads ${(longest(reads) / 1000).toFixed(1)} s`,
@@ -265,8 +268,9 @@ describe.skipIf(missing.length > 0)(missing.length ? `${title} (skipped: ${missi
         cluster('start-node', NODE!);
         await until(
           async () =>
-            spawnSync('deploy/local-cluster.sh', ['state'], { env, encoding: 'utf8' }).stdout.match(/\|\s+(primary|secondary)\s+\|\s+\1\s*$/gm)
-              ?.length === 2,
+            spawnSync('deploy/local-cluster.sh', ['state'], { env, encoding: 'utf8' }).stdout.match(
+              /\|\s+(primary|secondary)\s+\|\s+\1\s*$/gm,
+            )?.length === 2,
           300_000,
           `${NODE} to rejoin as the standby`,
         );
@@ -292,7 +296,11 @@ describe.skipIf(missing.length > 0)(missing.length ? `${title} (skipped: ${missi
         sql`SELECT seq FROM event_outbox WHERE seq > ${start} AND payload::jsonb ->> 'type' = 'poolUpdated' AND payload::jsonb ->> 'poolId' = ${pools[0]!.id} ORDER BY seq`,
       )
     ).map((row) => Number(row.seq));
-    await until(() => subscribers.every((s) => s.sequences.length >= written.length || s.failure !== null), 60_000, 'every event at every subscriber');
+    await until(
+      () => subscribers.every((s) => s.sequences.length >= written.length || s.failure !== null),
+      60_000,
+      'every event at every subscriber',
+    );
     expect(subscribers.map((s) => s.failure)).toEqual(subscribers.map(() => null));
     expect(subscribers.map((s) => s.sequences)).toEqual(subscribers.map(() => written));
 
@@ -306,7 +314,8 @@ describe.skipIf(missing.length > 0)(missing.length ? `${title} (skipped: ${missi
     const rows = await db.rows<{ signature: string; status: string }>(
       sql`SELECT signature, status FROM chain_submissions WHERE operation = 'placePrediction'`,
     );
-    const statuses = (await rpc('getSignatureStatuses', [rows.map((r) => r.signature), { searchTransactionHistory: true }])).value as (null | {
+    const statuses = (await rpc('getSignatureStatuses', [rows.map((r) => r.signature), { searchTransactionHistory: true }]))
+      .value as (null | {
       err: unknown;
     })[];
     const landed = rows.filter((_, i) => statuses[i] && !statuses[i]!.err);
