@@ -54,7 +54,7 @@ describe.each(backends)('npm run db:seed with sizes on %s', (kind) => {
     expect(seeded.code, seeded.stderr).toBe(0);
     output = seeded.stdout;
     database = testDatabase ? testDatabase.database : await openDatabase({ kind: 'pglite', dataDir: env.PGLITE_DATA_DIR });
-  });
+  }, 600_000);
   afterAll(async () => {
     if (testDatabase) await testDatabase.drop();
     else await database?.close();
