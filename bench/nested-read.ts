@@ -16,10 +16,10 @@ import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { openDatabase } from '../src/db/client.js';
-import { seedDemoData } from '../src/seed/index.js';
+import { type SeedProgress, seedDemoData } from '../src/seed/index.js';
 import { fetchOnce, type LoadResult, runLoad } from './lib/load.js';
 import { backendCpu, type CpuSnapshot, cpuBetween } from './lib/postgres-cpu.js';
-import { BENCH_SEED, type BenchShape, bodyOf, SHAPES } from './lib/query.js';
+import { BENCH_SCALE, BENCH_SEED, type BenchShape, bodyOf, SHAPES } from './lib/query.js';
 import type { ChildMessage, ParentMessage, Role, ServerStats, ViewerSession } from './lib/server.js';
 
 const TARGET_RATIO = 0.7;
@@ -123,6 +123,11 @@ interface BenchDatabase {
   drop(): Promise<void>;
 }
 
+/** A line per table the seeder finishes (the ten-times database takes minutes). */
+function seedProgress({ stage, done, total }: SeedProgress): void {
+  if (done >= total) console.log(`  seeded ${stage}: ${total}`);
+}
+
 async function prepareDatabase(seedNow: Date): Promise<BenchDatabase> {
   if (!settings.databaseUrl) return { url: null, drop: async () => {} };
   const name = `poolgraph_bench_${randomBytes(4).toString('hex')}`;
@@ -138,7 +143,7 @@ async function prepareDatabase(seedNow: Date): Promise<BenchDatabase> {
     const database = await openDatabase({ kind: 'postgres', url: url.toString(), applicationName: name });
     try {
       await database.migrate();
-      await seedDemoData(database, { ...BENCH_SEED, now: seedNow });
+      await seedDemoData(database, { ...BENCH_SEED, now: seedNow, onProgress: seedProgress });
       // Planner statistics now, not whenever autovacuum gets to the fresh tables.
       await database.rows(sql`analyze`);
     } finally {
@@ -619,6 +624,7 @@ try {
       durationSeconds: settings.durationSeconds,
       rounds: settings.rounds,
       seed: BENCH_SEED,
+      scale: BENCH_SCALE,
       cpuProfile: settings.cpuProfile,
       nodeFlags: settings.nodeFlags,
       graphqlImports: settings.graphqlImports,

@@ -19,8 +19,24 @@
 export const POOLS_PER_PAGE = 20;
 export const PREDICTIONS_PER_POOL = 10;
 
-/** The database the bench builds: the performance budget's reference size. */
-export const BENCH_SEED = Object.freeze({ users: 10_000, pools: 1_000, streaks: 12, seed: 20_261_231 });
+/** The performance budget's reference size. */
+export const REFERENCE_SEED = Object.freeze({ users: 10_000, pools: 1_000, streaks: 12, seed: 20_261_231 });
+
+/** BENCH_SCALE: how many times the reference size the bench builds (1 by default; 10 for ten times the pools, users and streaks). */
+export const BENCH_SCALE = (() => {
+  const scale = Number(process.env.BENCH_SCALE || 1);
+  if (!Number.isSafeInteger(scale) || scale < 1)
+    throw new Error(`BENCH_SCALE must be a whole number of 1 or more, got "${process.env.BENCH_SCALE}"`);
+  return scale;
+})();
+
+/** The database the bench builds: the reference size times BENCH_SCALE. */
+export const BENCH_SEED = Object.freeze({
+  users: REFERENCE_SEED.users * BENCH_SCALE,
+  pools: REFERENCE_SEED.pools * BENCH_SCALE,
+  streaks: REFERENCE_SEED.streaks * BENCH_SCALE,
+  seed: REFERENCE_SEED.seed,
+});
 
 const nestedRead = (sort: string) =>
   `{ pools(first: ${POOLS_PER_PAGE}, sort: ${sort}) { nodes { id title totalVolume user { id username } image { id url } ` +

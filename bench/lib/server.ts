@@ -18,7 +18,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Database, openDatabase } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { seedDemoData } from '../../src/seed/index.js';
 import { users } from '../../schema/index.js';
 import type { AuthConfig } from '../../src/config.js';
@@ -79,7 +79,11 @@ async function openBenchDatabase(): Promise<Database> {
     const client = (await import(new URL('src/db/client.js', appRoot).href)) as typeof import('../../src/db/client.js');
     return client.openDatabase({ kind: 'postgres', url, applicationName: `poolgraph_bench_${role}` });
   }
-  const database = await openDatabase({ kind: 'pglite' });
+  // Opened by the app's own copy of db/client.ts too, so an older checkout measured as the
+  // baseline talks to PGlite as that checkout did; seeded by this one, so every server's
+  // copy holds the same rows.
+  const client = (await import(new URL('src/db/client.js', appRoot).href)) as typeof import('../../src/db/client.js');
+  const database = await client.openDatabase({ kind: 'pglite' });
   await database.migrate();
   await seedDemoData(database, { ...BENCH_SEED, now: new Date(process.env.BENCH_SEED_NOW ?? Date.now()) });
   // Planner statistics, as a database in service has them (PGlite runs no autovacuum).

@@ -103,11 +103,8 @@ export async function writeDemoRows(database: Database, rows: DemoRows, onProgre
   });
 }
 
-/** Rows per statement: a few MB of JSON. */
-const WRITE_BATCH = 5_000;
-
-/** JSON of a row value: bigints as their digits (JSON numbers would round them); dates already write ISO text. */
-const jsonValue = (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value);
+/** Rows per statement: about a MB of JSON. */
+const WRITE_BATCH = 2_000;
 
 /**
  * Inserts `rows` into `table` in batches. Every row must give the same columns (the
@@ -135,11 +132,12 @@ async function insertAll<TTable extends PgTable>(
       for (const [key, column] of columns) {
         const value = values[key];
         if (value === undefined) throw new Error(`demo seed: a row of ${stage} has no ${key} where others do`);
-        out[column.name] = value;
+        // Bigints as their digits (JSON numbers would round them); dates write ISO text themselves.
+        out[column.name] = typeof value === 'bigint' ? value.toString() : value;
       }
       return out;
     });
-    const json = JSON.stringify(batch, jsonValue);
+    const json = JSON.stringify(batch);
     await db.execute(sql`insert into ${table} (${names}) select ${names} from json_populate_recordset(null::${table}, ${json}::json)`);
     onProgress?.({ stage, done: Math.min(rows.length, i + WRITE_BATCH), total: rows.length });
   }

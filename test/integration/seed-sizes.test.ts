@@ -1,0 +1,136 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { type SQL, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../../src/db/client.js';
+import { EXACT_SAMPLING_LIMIT } from '../../src/seed/model.js';
+import { backends, createTestDatabase, type TestDatabase } from '../support/harness.js';
+
+/**
+ * `npm run db:seed -- --pools N --users N`: the seeder's size options, run as the command
+ * runs them, at a size above EXACT_SAMPLING_LIMIT users, where crowds, personas and
+ * notifications are drawn per member rather than from every user. The rows are counted
+ * and checked against what the service expects of them.
+ */
+const run = promisify(execFile);
+const POOLS = 60;
+const USERS = EXACT_SAMPLING_LIMIT + 200;
+const STREAKS = 3;
+
+async function seedCli(args: string[], env: Record<string, string>) {
+  return run(process.execPath, ['--import', 'tsx/esm', 'src/seed/cli.ts', ...args], {
+    env: { ...process.env, DATABASE_URL: '', PGLITE_DATA_DIR: '', ...env },
+    timeout: 300_000,
+  }).then(
+    ({ stdout }) => ({ code: 0, stdout, stderr: '' }),
+    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+  );
+}
+
+describe.each(backends)('npm run db:seed with sizes on %s', (kind) => {
+  let scratch: string;
+  let testDatabase: TestDatabase | null = null;
+  let env: Record<string, string>;
+  let database: Database;
+  let output: string;
+  const count = async (query: SQL) => Number((await database.rows<{ n: number }>(sql`select count(*)::int as n from (${query}) q`))[0]!.n);
+  const table = (name: string) => count(sql.raw(`select 1 from ${name}`));
+
+  beforeAll(async () => {
+    scratch = mkdtempSync(join(tmpdir(), 'poolgraph-seed-sizes-'));
+    if (kind === 'postgres') {
+      testDatabase = await createTestDatabase('postgres');
+      env = { DATABASE_URL: testDatabase.url! };
+    } else {
+      env = { PGLITE_DATA_DIR: join(scratch, 'pglite') };
+    }
+    const refused = await seedCli(['--pools', 'many'], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--pools takes a whole number, got "many"/);
+    const seeded = await seedCli(['--pools', String(POOLS), '--users', String(USERS), '--streaks', String(STREAKS)], env);
+    expect(seeded.code, seeded.stderr).toBe(0);
+    output = seeded.stdout;
+    database = testDatabase ? testDatabase.database : await openDatabase({ kind: 'pglite', dataDir: env.PGLITE_DATA_DIR });
+  }, 600_000);
+  afterAll(async () => {
+    if (testDatabase) await testDatabase.drop();
+    else await database?.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('refuses a size that is not a number before writing anything, then seeds the sizes asked for', async () => {
+    expect(await table('users')).toBe(USERS);
+    expect(await table('pools')).toBe(POOLS);
+    expect(await table('streaks')).toBe(STREAKS);
+    expect(await table('settings')).toBe(USERS);
+    expect(await table('predictions')).toBeGreaterThan(POOLS * 5);
+    expect(await table('notifications')).toBeGreaterThan(USERS);
+  });
+
+  it('shows its progress, table by table, and a summary that matches the rows', async () => {
+    for (const stage of [
+      'making users',
+      'making predictions',
+      'users',
+      'pools',
+      'predictions',
+      'rewards',
+      'notifications',
+      'derived tables',
+    ])
+      expect(output).toContain(`  ${stage}: `);
+    const predictions = Number(/predictions: (\d+)/.exec(output.slice(output.indexOf('Seeded demo data')))![1]);
+    expect(predictions).toBe(await table('predictions'));
+  });
+
+  it('keeps volumes, stakes, grids, dates and vault balances consistent', async () => {
+    // Volume is the sum of stakes; a vault holds the volume less the rewards claimed from it.
+    expect(
+      await count(sql`select p.id from pools p left join predictions x on x.pool_id = p.id
+        group by p.id having p.total_volume <> coalesce(sum(x.stake), 0)`),
+    ).toBe(0);
+    expect(
+      await count(sql`select p.id from pools p where p.total_volume < coalesce((select sum(r.amount) from rewards r
+        join predictions x on x.id = r.prediction_id where x.pool_id = p.id and r.is_claimed), 0)`),
+    ).toBe(0);
+    expect(
+      await count(sql`select x.id from predictions x join pools p on p.id = x.pool_id
+        where x.stake < p.min_stake or x.stake > p.max_stake or x.prediction < p.min_outcome or x.prediction > p.max_outcome
+          or mod(x.prediction - p.min_outcome, p.step) <> 0`),
+    ).toBe(0);
+    // Nobody predicts twice in a pool, before signing up, or outside the pool's window.
+    expect(await count(sql`select pool_id, user_id from predictions group by 1, 2 having count(*) > 1`)).toBe(0);
+    expect(
+      await count(sql`select x.id from predictions x join pools p on p.id = x.pool_id join users u on u.id = x.user_id
+        where x.created_at < u.created_at or x.created_at < p.prediction_start_date or x.created_at > p.prediction_end_date`),
+    ).toBe(0);
+    // A reward for each prediction of a resolved pool and no other; each resolution splits its pool's volume exactly.
+    expect(
+      await count(sql`select x.id from predictions x join pools p on p.id = x.pool_id left join resolutions s on s.pool_id = p.id
+        left join rewards r on r.prediction_id = x.id where (s.id is null) <> (r.id is null)`),
+    ).toBe(0);
+    expect(
+      await count(sql`select s.id from resolutions s join pools p on p.id = s.pool_id
+        where s.protocol_fee + s.leftover + (select coalesce(sum(r.amount), 0) from rewards r join predictions x on x.id = r.prediction_id
+          where x.pool_id = p.id) <> p.total_volume`),
+    ).toBe(0);
+  });
+
+  it('gives every streak users in every state of the streak rule, and a pool-created notification only of a newer pool', async () => {
+    expect(
+      await count(
+        sql`select s.id from streaks s where (select count(distinct last_streak_event) from user_streaks u where u.streak_id = s.id) < 4`,
+      ),
+    ).toBe(0);
+    expect(
+      await count(sql`select n.id from notifications n join users u on u.id = n.user_id join pools p on p.id = (n.data->>'poolId')::uuid
+        where n.type = 'POOL_CREATED' and p.created_at <= u.created_at`),
+    ).toBe(0);
+    expect(
+      await count(sql`select user_id from notifications where type = 'POOL_CREATED' group by user_id, data->>'poolId' having count(*) > 1`),
+    ).toBe(0);
+  });
+});
