@@ -26,5 +26,9 @@ SELECT p."id" AS "id", p."created_at" AS "createdAt", concat('{"id":', '"' || p.
       ORDER BY t5n6."created_at" DESC, t5n6."id" DESC
       LIMIT 10) t5n6), '}'), '}') AS "$j0"
   FROM "pools" p
+  WHERE p."id" = ANY (ARRAY
+  (SELECT p."id"
+    FROM "pools" p
+    ORDER BY p."created_at" DESC, p."id" DESC
+    LIMIT 21 OFFSET $1::int))
   ORDER BY p."created_at" DESC, p."id" DESC
-  LIMIT 21 OFFSET $1::int
