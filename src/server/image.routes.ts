@@ -49,6 +49,18 @@ export function registerImageRoutes(
 ): void {
   // Attempts, not successes: each upload is read and checked, so each counts.
   const uploads = limits.uploadsPerMinute > 0 ? limiters('imageUploads', limits.uploadsPerMinute, 60_000) : null;
+  // And per address, whoever uploads: fresh wallets from one address share this ceiling.
+  const uploadsPerAddress =
+    limits.uploadsPerAddressPerMinute > 0 ? limiters('imageUploadsPerAddress', limits.uploadsPerAddressPerMinute, 60_000) : null;
+  /** Seconds to wait when the user's or the address's upload budget is spent (and nothing taken), else null (one taken from each). */
+  const countUpload = async (userId: string, clientAddress: string): Promise<{ wait: number; limit: string } | null> => {
+    const wait = uploads ? (await uploads.consume(userId)).retryAfterSeconds : null;
+    if (wait !== null) return { wait, limit: `At most ${limits.uploadsPerMinute} image uploads per minute` };
+    const addressWait = uploadsPerAddress ? (await uploadsPerAddress.consume(clientAddress)).retryAfterSeconds : null;
+    if (addressWait === null) return null;
+    await uploads?.giveBack(userId, 1);
+    return { wait: addressWait, limit: `At most ${limits.uploadsPerAddressPerMinute} image uploads per minute from one address` };
+  };
   app.register(async (scope) => {
     // One byte over the limit is enough to know the upload is too large; the rest is not read.
     await scope.register(multipart, { limits: { fileSize: limits.maxBytes + 1, files: 1, fields: 0, parts: 1 } });
@@ -65,9 +77,8 @@ export function registerImageRoutes(
       const use = (request.query as Record<string, unknown>).use;
       if (use !== undefined && use !== 'avatar')
         return sendError(reply, 'BAD_USER_INPUT', 'use must be "avatar" or absent', { argumentName: 'use' });
-      const wait = uploads ? (await uploads.consume(ctx.viewer.userId)).retryAfterSeconds : null;
-      if (wait !== null)
-        return sendRefusal(reply, rateLimited(wait, `At most ${limits.uploadsPerMinute} image uploads per minute; retry after ${wait} s`));
+      const refused = await countUpload(ctx.viewer.userId, ctx.clientAddress);
+      if (refused) return sendRefusal(reply, rateLimited(refused.wait, `${refused.limit}; retry after ${refused.wait} s`));
       if (!request.isMultipart())
         return sendError(reply, 'BAD_USER_INPUT', 'Send the image as multipart/form-data with one part named "file"', {
           argumentName: 'file',
