@@ -22,7 +22,7 @@ const tokens = (units: string, decimals: string) => `(${units}::numeric * power(
  * (pool_id, created_at, id) index that stops after the page); the one-to-one relations
  * are correlated subqueries (index lookups whatever the planner's statistics say).
  */
-export const floorSql = (poolOrder: string) => `
+export const floorSql = (poolOrder: string, offset = 0) => `
 select json_build_object('data', json_build_object('pools', json_build_object('nodes', coalesce(json_agg(
   json_build_object(
     'id', p.id,
@@ -47,7 +47,14 @@ select json_build_object('data', json_build_object('pools', json_build_object('n
       from (select * from predictions where pool_id = p.id order by created_at desc, id desc limit $2) x
     ))
   ) order by ${poolOrder.replace(/(^|, )/g, '$1p.')}), '[]'::json))))::text as body
-from (select * from pools order by ${poolOrder} limit $1) p`;
+from ${offset ? deepPools(poolOrder) : `(select * from pools order by ${poolOrder} limit $1) p`}`;
+
+/**
+ * The pools of a page far down the list ($3 rows skipped): the page's keys chosen first, by
+ * the index of the order alone, and only its rows read and written.
+ */
+const deepPools = (poolOrder: string) =>
+  `(select pl.* from (select id from pools order by ${poolOrder} limit $1 offset $3) k join pools pl on pl.id = k.id) p`;
 
 /** A timestamp as Date.toISOString() writes it (UTC, milliseconds), null for NULL. */
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -179,6 +186,20 @@ select json_build_object('data', json_build_object('leaderboard', json_build_obj
 )})))::text as body
 from ranked r where r.position <= 20`;
 
+/**
+ * The deep nested page's floor ($1 the pool, $2 and $3 the cursor's created_at and id): the
+ * 20 predictions after the cursor, walking the (pool_id, created_at, id) index from it.
+ */
+const deepCursorFloorSql = `
+select json_build_object('data', json_build_object('pool', (select json_build_object(
+  'id', p.id, 'title', p.title,
+  'predictions', json_build_object('nodes', (select ${aggregate(`json_build_object('id', x.id, 'createdAt', ${iso('x.created_at')},
+      'stake', ${tokens('x.stake', 'x.decimals')}, 'prediction', x.prediction::float8,
+      'user', ${userObject('xu', 'x.user_id')}, 'reward', ${rewardObject('w', 'x.id')})`)}
+    from (select * from predictions where pool_id = p.id and (created_at, id) < ($2, $3)
+          order by created_at desc, id desc limit 20) x))
+) from pools p where p.id = $1)))::text as body`;
+
 /** A Relay refetch's floor ($1 a pool's id): the hand-written endpoint knows the type. */
 const nodeFloorSql = `
 select json_build_object('data', json_build_object('node', (select json_build_object(
@@ -191,6 +212,7 @@ select json_build_object('data', json_build_object('node', (select json_build_ob
 /** The pages with a floor of their own, and the types of their parameters. */
 const FLOORS: Record<NonNullable<BenchShape['floor']>, { text: string; types: string[] }> = {
   POOL_DETAIL: { text: poolDetailFloorSql, types: ['uuid'] },
+  DEEP_CURSOR: { text: deepCursorFloorSql, types: ['uuid', 'timestamptz', 'uuid'] },
   USER_PROFILE: { text: userProfileFloorSql, types: ['uuid'] },
   STREAKS: { text: streaksFloorSql, types: [] },
   VIEWER: { text: viewerFloorSql, types: ['uuid'] },
@@ -200,27 +222,35 @@ const FLOORS: Record<NonNullable<BenchShape['floor']>, { text: string; types: st
 
 /** The floor statement of a shape and its parameter types; null for `{ __typename }`. */
 function floorOf(shape: BenchShape): { text: string; types: string[] } | null {
-  if (shape.poolOrder) return { text: floorSql(shape.poolOrder), types: ['int', 'int'] };
+  if (shape.poolOrder)
+    return { text: floorSql(shape.poolOrder, shape.offset), types: shape.offset ? ['int', 'int', 'int'] : ['int', 'int'] };
   return shape.floor ? FLOORS[shape.floor] : null;
 }
 
 /** What a hand-written endpoint reads of the request: the page's variable `id`, or the verified session of its bearer token. */
 async function paramsOf(shape: BenchShape, request: FastifyRequest, secret: Uint8Array): Promise<unknown[]> {
-  if (shape.poolOrder) return [POOLS_PER_PAGE, PREDICTIONS_PER_POOL];
+  if (shape.poolOrder) return shape.offset ? [POOLS_PER_PAGE, PREDICTIONS_PER_POOL, shape.offset] : [POOLS_PER_PAGE, PREDICTIONS_PER_POOL];
   if (shape.signedIn) {
     const token = request.headers.authorization?.replace(/^Bearer /, '') ?? '';
     return [(await verifyAccessToken(secret, token, new Date())).sessionId];
+  }
+  if (shape.floor === 'DEEP_CURSOR') {
+    // The cursor as the app writes it (pagination.ts, encodeCursor): base64url of [sort, key, id].
+    const { id, after } = (request.body as { variables: { id: string; after: string } }).variables;
+    const [, createdAt, predictionId] = JSON.parse(Buffer.from(after, 'base64url').toString('utf8')) as [string, string, string];
+    return [id, createdAt, predictionId];
   }
   if (shape.discover) return [(request.body as { variables: { id: string } }).variables.id];
   return [];
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** A parameter written into PGlite's EXECUTE: numbers as they are, UUIDs (checked) quoted. */
 function literal(value: unknown): string {
   if (typeof value === 'number' && Number.isInteger(value)) return String(value);
-  if (typeof value === 'string' && UUID.test(value)) return `'${value}'`;
-  throw new Error(`a floor parameter must be an integer or a UUID, got ${JSON.stringify(value)}`);
+  if (typeof value === 'string' && (UUID.test(value) || ISO_DATE.test(value))) return `'${value}'`;
+  throw new Error(`a floor parameter must be an integer, a UUID or an ISO date, got ${JSON.stringify(value)}`);
 }
 
 /** `{ __typename }` needs no statement: its floor is the constant answer. */

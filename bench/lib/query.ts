@@ -15,6 +15,8 @@
  *   count, and 10 newest predictions with their pools (a session's bearer token).
  * - LEADERBOARD: the first 20 of the board by payout, each with its user and avatar.
  * - NODE: a Relay refetch, `node(id)` of a pool with its fragment's fields and relations.
+ * - DEEP_OFFSET: the pools list's CREATION_DATE page far down the list (`offset`, BENCH_OFFSET).
+ * - DEEP_CURSOR: a page of the busiest pools' predictions far down their list (`after` a cursor).
  */
 export const POOLS_PER_PAGE = 20;
 export const PREDICTIONS_PER_POOL = 10;
@@ -38,21 +40,39 @@ export const BENCH_SEED = Object.freeze({
   seed: REFERENCE_SEED.seed,
 });
 
-const nestedRead = (sort: string) =>
-  `{ pools(first: ${POOLS_PER_PAGE}, sort: ${sort}) { nodes { id title totalVolume user { id username } image { id url } ` +
+/**
+ * How far down the list the deep-offset page starts: it must fit the database (800 of the
+ * reference size's 1,000 pools; 8000 of ten times that).
+ */
+export const DEEP_OFFSET = Number(process.env.BENCH_OFFSET ?? 800);
+
+const nestedRead = (sort: string, offset = 0) =>
+  `{ pools(first: ${POOLS_PER_PAGE}${offset ? `, offset: ${offset}` : ''}, sort: ${sort}) { nodes { id title totalVolume user { id username } image { id url } ` +
   `streak { id title } resolution { id result } predictions(first: ${PREDICTIONS_PER_POOL}) { nodes { id stake prediction ` +
   'user { id username } reward { id amount } } } } } }';
 
 export type ShapeName =
-  'CREATION_DATE' | 'VOLUME_HIGH' | 'POOL_DETAIL' | 'USER_PROFILE' | 'STREAKS' | 'VIEWER' | 'LEADERBOARD' | 'NODE' | 'typename';
+  | 'CREATION_DATE'
+  | 'VOLUME_HIGH'
+  | 'DEEP_OFFSET'
+  | 'POOL_DETAIL'
+  | 'DEEP_CURSOR'
+  | 'USER_PROFILE'
+  | 'STREAKS'
+  | 'VIEWER'
+  | 'LEADERBOARD'
+  | 'NODE'
+  | 'typename';
 
 export interface BenchShape {
   name: ShapeName;
   query: string;
   /** The pools' ORDER BY of the pools list's floor statement; null for the other pages. */
   poolOrder: string | null;
+  /** The pools list's rows skipped before the page (its floor's too). */
+  offset?: number;
   /** A page other than the pools list: its own floor statement (lib/floor.ts, FLOORS). */
-  floor?: Exclude<ShapeName, 'CREATION_DATE' | 'VOLUME_HIGH' | 'typename'>;
+  floor?: Exclude<ShapeName, 'CREATION_DATE' | 'VOLUME_HIGH' | 'DEEP_OFFSET' | 'typename'>;
   /**
    * The page's variables (ids of the reference database), found by asking the GraphQL
    * server this query before the check: up to `count` sets (BENCH_IDS), which the load
@@ -105,6 +125,11 @@ const NODE_PAGE =
   'query Refetch($id: ID!) { node(id: $id) { __typename id ... on Pool { title status totalVolume predictionEndDate ' +
   'user { id username } image { id url } resolution { id result } } } }';
 
+/** The busiest pools' predictions after a cursor far down their list: a nested page that starts deep. */
+const DEEP_CURSOR_PAGE =
+  'query DeepPredictions($id: ID!, $after: String!) { pool(id: $id) { id title ' +
+  'predictions(first: 20, after: $after) { nodes { id createdAt stake prediction user { id username } reward { id amount } } } } }';
+
 /** The pool of largest volume: the busiest detail page. */
 const busiestPools = {
   query: '{ pools(first: 100, sort: VOLUME_HIGH) { nodes { id } } }',
@@ -114,7 +139,28 @@ const busiestPools = {
 export const SHAPES: readonly BenchShape[] = [
   { name: 'CREATION_DATE', query: nestedRead('CREATION_DATE'), poolOrder: 'created_at desc, id desc' },
   { name: 'VOLUME_HIGH', query: nestedRead('VOLUME_HIGH'), poolOrder: 'total_volume desc, id desc' },
+  {
+    name: 'DEEP_OFFSET',
+    query: nestedRead('CREATION_DATE', DEEP_OFFSET),
+    poolOrder: 'created_at desc, id desc',
+    offset: DEEP_OFFSET,
+  },
   { name: 'POOL_DETAIL', query: POOL_DETAIL_PAGE, poolOrder: null, floor: 'POOL_DETAIL', discover: busiestPools },
+  {
+    name: 'DEEP_CURSOR',
+    query: DEEP_CURSOR_PAGE,
+    poolOrder: null,
+    floor: 'DEEP_CURSOR',
+    // The cursor of the last of each busy pool's first 100 predictions (the deepest one page reaches).
+    discover: {
+      query: '{ pools(first: 100, sort: VOLUME_HIGH) { nodes { id predictions(first: 100) { edges { cursor } } } } }',
+      variables: (data: any, count: number) =>
+        data.pools.nodes
+          .filter((pool: any) => pool.predictions.edges.length > 0)
+          .slice(0, count)
+          .map((pool: any) => ({ id: pool.id as string, after: pool.predictions.edges.at(-1).cursor as string })),
+    },
+  },
   {
     name: 'USER_PROFILE',
     query: USER_PROFILE_PAGE,

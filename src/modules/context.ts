@@ -5,6 +5,8 @@ import type { Limiter } from './common/limiter.js';
 import type { Viewer } from './auth/viewer.js';
 import type { EventHub } from './events/event-hub.js';
 import type { Loaders } from './loaders.js';
+import type { Session } from './auth/session.service.js';
+import type { RateLimit } from './rate-limit/rate-limit.type.js';
 import type { ChainSubmissionOutcome, OperationName, RelayerSpend } from './transactions/operations.js';
 
 /** What lives as long as the process and every request shares: configuration, limiters. */
@@ -39,4 +41,24 @@ export interface ServiceContext extends ServiceDependencies {
   viewer: Viewer | null;
   clientAddress: string;
   now: Date;
+}
+
+/** What a transport lets a resolver do with the session's cookies (nothing, but on HTTP). */
+export interface SessionCookies {
+  /** The refresh token of the request's cookie, if any. */
+  refreshCookie: string | null;
+  setSessionCookies(session: Session): void;
+  clearSessionCookies(): void;
+}
+
+/**
+ * What a resolver is given: the service context, what the request's transport lets a
+ * resolver do (session cookies, on HTTP), and the operation's rate budget. The server makes
+ * it (server/context.ts, GraphQLContext, which adds what only the server uses), so the
+ * modules name nothing of the server's.
+ */
+export interface ResolverContext extends ServiceContext {
+  transport: SessionCookies;
+  /** The budget the running operation was counted against; set by the rate-limit check before it runs. */
+  rateLimit: RateLimit | null;
 }

@@ -15,7 +15,7 @@ import type { Database } from '../db/client.js';
 import { createSignInLimits } from '../modules/auth/auth.service.js';
 import { type LimiterFactory, memoryLimiters } from '../modules/common/limiter.js';
 import { EventHub } from '../modules/events/event-hub.js';
-import { registerImageRoutes } from '../modules/images/image.routes.js';
+import { registerImageRoutes } from './image.routes.js';
 import { type ContextDependencies, createHttpContext, type GraphQLContext } from './context.js';
 import { ReadRouting } from './read-routing.js';
 import { answerClientError, isAllowedOrigin, registerEdge, refuseUpgradeAtEdge } from './edge.js';

@@ -21,7 +21,7 @@ import {
 import type { AccessClaims } from '../modules/auth/tokens.js';
 import type { Viewer } from '../modules/auth/viewer.js';
 import type { Limiter } from '../modules/common/limiter.js';
-import type { ServiceContext, ServiceDependencies } from '../modules/context.js';
+import type { ResolverContext, ServiceDependencies, SessionCookies } from '../modules/context.js';
 import { createLoaders, type Loaders } from '../modules/loaders.js';
 import type { OperationBudget } from './rate-limit.js';
 import type { ReadRouting } from './read-routing.js';
@@ -29,18 +29,14 @@ import type { OperationRecord } from './logging.js';
 import { clearSessionCookies, readCookie, REFRESH_COOKIE, ACCESS_COOKIE, setSessionCookies } from './cookies.js';
 
 /** What only the transport knows: the request id, and the session cookies of browsers. */
-export interface Transport {
+export interface Transport extends SessionCookies {
   requestId: string;
-  /** The refresh token of the request's cookie, if any. */
-  refreshCookie: string | null;
-  setSessionCookies(session: Session): void;
-  clearSessionCookies(): void;
   /** The operation's record, filled in by Apollo's plugin: HTTP's is logged; a socket's query or mutation has one too, not logged. */
   record?: OperationRecord;
 }
 
-/** The GraphQL context: a service context plus the transport. */
-export interface GraphQLContext extends ServiceContext {
+/** The GraphQL context: what resolvers are given (modules/context.ts), plus what only the server uses. */
+export interface GraphQLContext extends ResolverContext {
   transport: Transport;
   /**
    * The operation's statements, cancelled as a whole past its time budget: `database` is a

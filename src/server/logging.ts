@@ -13,11 +13,15 @@ export interface OperationRecord {
   internalErrors: unknown[];
   /** Answered by a rendered read (server/read-renderer.ts), without the executor. */
   rendered: boolean;
+  /** A query the renderer left to the executor: why (RenderFallbackReason, server/read-renderer.ts); null otherwise. */
+  renderFallback: string | null;
+  /** The error that made the renderer fall back, when one did (a failed statement): for the debug line only. */
+  renderFallbackError?: unknown;
 }
 
 /** The record of an operation not yet resolved: filled in by the pipeline. */
 export function newOperationRecord(): OperationRecord {
-  return { name: null, type: null, codes: [], internalErrors: [], rendered: false };
+  return { name: null, type: null, codes: [], internalErrors: [], rendered: false, renderFallback: null };
 }
 
 const OPERATION_RECORD = Symbol('operation record');
@@ -52,6 +56,7 @@ const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
  * client was shown INTERNAL_SERVER_ERROR. fastify's child logger adds `reqId`.
  */
 export function logRequest(request: FastifyRequest, reply: FastifyReply, record: OperationRecord | undefined): void {
+  if (record?.renderFallback) logRenderFallback(request, record);
   const level = !record
     ? QUIET_ROUTES.has(request.routeOptions.url ?? '') && reply.statusCode < 500
       ? 'debug'
@@ -76,4 +81,15 @@ export function logRequest(request: FastifyRequest, reply: FastifyReply, record:
   };
   if (record.internalErrors.length) request.log.error({ ...line, err: record.internalErrors[0] }, 'graphql operation failed');
   else request.log.info(line, 'graphql operation');
+}
+
+/** A query the renderer left to the executor, at debug level: which operation, why, and the error if one made it so. */
+function logRenderFallback(request: FastifyRequest, record: OperationRecord): void {
+  if ((request.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.('debug') === false) return;
+  const line = {
+    operation: record.name,
+    reason: record.renderFallback,
+    ...(record.renderFallbackError ? { err: record.renderFallbackError } : {}),
+  };
+  request.log.debug(line, 'rendered read fell back to execution');
 }

@@ -113,6 +113,16 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Queries the renderer left to the executor, by why (RenderFallbackReason, server/read-renderer.ts). */
+  readonly renderFallbacks = new Counter({
+    name: 'poolgraph_graphql_render_fallbacks_total',
+    help:
+      'GraphQL queries the rendered-read planner left to the executor, by reason (a field it cannot write, bad variables, ' +
+      'a failed statement; see server/read-renderer.ts)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   readonly operationDuration = new CheapHistogram(
     'poolgraph_graphql_operation_duration_seconds',
     'Time from request received to response sent, per GraphQL operation',
@@ -169,6 +179,7 @@ export class Metrics {
   private readonly httpRequestTally = new Tally(this.httpRequests);
   private readonly operationTally = new Tally(this.operations);
   private readonly renderedReadTally = new Tally(this.renderedReads);
+  private readonly renderFallbackTally = new Tally(this.renderFallbacks);
 
   /** Reads the relayer's balance from the chain at each scrape (set by `watchRelayerBalance`). */
   private readRelayerBalance: (() => Promise<bigint>) | null = null;
@@ -276,6 +287,7 @@ export class Metrics {
     // Keys join label values with spaces: none of them holds one (routes, methods, names and codes are checked).
     this.operationTally.add(`${operation} ${type} ${outcome}`, { operation, type, outcome });
     if (record.rendered) this.renderedReadTally.add(operation, { operation });
+    else if (record.renderFallback) this.renderFallbackTally.add(record.renderFallback, { reason: record.renderFallback });
     this.operationDuration.observe(`${operation} ${type}`, { operation, type }, reply.elapsedTime / 1000);
   }
 

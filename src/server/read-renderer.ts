@@ -10,7 +10,13 @@ import {
 import { SharedStatement } from '../db/nested-read.js';
 import { EXPONENT_MARK, writeNumbersAsJavaScript } from '../db/rendered-columns.js';
 import type { RenderedColumn, RenderedRootField } from '../modules/common/rendered-read.js';
-import { type ArgumentReader, argumentReader, collectFields, type SelectionWalk } from '../modules/common/selections.js';
+import {
+  type ArgumentReader,
+  argumentReader,
+  collectFields,
+  type RenderRefusal,
+  type SelectionWalk,
+} from '../modules/common/selections.js';
 import { ROOT_RENDERERS } from '../modules/rendered-reads.js';
 import type { SessionRow } from '../modules/auth/auth.service.js';
 import { confirmViewer, type GraphQLContext } from './context.js';
@@ -51,6 +57,24 @@ const NOT_READ: Promise<null> = Promise.resolve(null);
 /** A piece of JSON a statement wrote, with the numbers Postgres wrote in exponent form as JavaScript writes them. */
 const asJavaScriptNumbers = (piece: string) => (piece.includes(EXPONENT_MARK) ? writeNumbersAsJavaScript(piece) : piece);
 
+/**
+ * Why a query went to the executor rather than a rendered read: the planner's reason, or
+ * variables that do not coerce, planning that threw, a statement that failed, a column
+ * whose JSON could not be written. Counted in poolgraph_graphql_render_fallbacks_total and
+ * logged at debug with the operation (logging.ts).
+ */
+export type RenderFallbackReason = RenderRefusal | 'variables' | 'planning_error' | 'read_failed' | 'write_failed';
+
+/** Notes on the operation's record why it was not rendered (and the error, if one made it so); answers null, as the renderer does then. */
+function fellBack(context: GraphQLContext, reason: RenderFallbackReason, error?: unknown): null {
+  const record = context.transport.record;
+  if (record) {
+    record.renderFallback = reason;
+    if (error !== undefined) record.renderFallbackError = error;
+  }
+  return null;
+}
+
 /** Plans kept per operation: one per value of what shapes them (at most this many; past it, planned per request). */
 const PLANS_PER_OPERATION = 16;
 
@@ -68,10 +92,10 @@ class OperationPlans {
   private readonly read = new Set<string>();
   /** What some planning derived from the variables, by the field it depends for. */
   private readonly derived = new Map<FieldNode, (variables: Record<string, unknown>) => unknown>();
-  private readonly plans = new Map<string, RenderedOperation | null>();
+  private readonly plans = new Map<string, RenderedOperation | RenderRefusal>();
 
-  /** The plan kept for these variables, or undefined; may throw, as a derivation may. */
-  get(variables: Record<string, unknown>): RenderedOperation | null | undefined {
+  /** The plan kept for these variables (or why there is none), or undefined; may throw, as a derivation may. */
+  get(variables: Record<string, unknown>): RenderedOperation | RenderRefusal | undefined {
     return this.plans.get(this.keyOf(variables));
   }
 
@@ -79,7 +103,7 @@ class OperationPlans {
    * Keeps `plan`, made from `dependencies`, for `variables`. A planning that read what no
    * earlier one did makes the key longer: the plans kept under the shorter key are dropped.
    */
-  keep(variables: Record<string, unknown>, plan: RenderedOperation | null, dependencies: PlanningDependencies): void {
+  keep(variables: Record<string, unknown>, plan: RenderedOperation | RenderRefusal, dependencies: PlanningDependencies): void {
     const grown =
       [...dependencies.read].some((name) => !this.read.has(name)) ||
       [...dependencies.derived.keys()].some((source) => !this.derived.has(source));
@@ -167,23 +191,23 @@ export class ReadRenderer {
     inputs: Record<string, unknown> | undefined,
   ): Promise<string[] | null> {
     if (operation.operation !== 'query') return null;
-    let plan: RenderedOperation | null;
+    let plan: RenderedOperation | RenderRefusal;
     let args: Array<Record<string, unknown> | null>;
     try {
       // Variables that do not coerce are the executor's to report (BAD_USER_INPUT).
       const coerced = operation.variableDefinitions?.length
         ? getVariableValues(this.schema, operation.variableDefinitions, inputs ?? {})
         : { coerced: NO_VARIABLES };
-      if (coerced.errors) return null;
+      if (coerced.errors) return fellBack(context, 'variables');
       const variables = coerced.coerced;
       plan = this.planOf(document, operation, variables);
-      if (!plan) return null;
+      if (typeof plan === 'string') return fellBack(context, plan);
       // Each root field's arguments, as its resolver would receive them.
       args = plan.parts.map((part) => ('args' in part ? part.args(variables) : null));
-    } catch {
+    } catch (error) {
       // Variables the planner cannot read (nested past the stack's depth, say) or arguments
       // that do not coerce are the executor's to judge: it answers them as graphql-js does.
-      return null;
+      return fellBack(context, 'planning_error', error);
     }
     const { parts, shared } = plan;
     // A session not yet read is read by the one statement, as its guard, when that statement is all the read runs; else first, alone.
@@ -202,8 +226,8 @@ export class ReadRenderer {
           Promise.all(parts.map((part, i) => ('read' in part ? part.read(context, args[i]!) : NOT_READ))),
         ]);
       else written = statement && (await statement);
-    } catch {
-      return null;
+    } catch (error) {
+      return fellBack(context, 'read_failed', error);
     }
     // Outside the catches: an ended session refuses the request before anything is read from the statement.
     if (guard) await session!.judge(context, written!.guardRow!);
@@ -218,12 +242,16 @@ export class ReadRenderer {
       }
       out.push('}');
       return out;
-    } catch {
-      return null;
+    } catch (error) {
+      return fellBack(context, 'write_failed', error);
     }
   }
 
-  private planOf(document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>): RenderedOperation | null {
+  private planOf(
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    variables: Record<string, unknown>,
+  ): RenderedOperation | RenderRefusal {
     let plans = this.plans.get(operation);
     if (!plans) this.plans.set(operation, (plans = new OperationPlans()));
     let plan = plans.get(variables);
@@ -234,7 +262,7 @@ export class ReadRenderer {
       } finally {
         dependencies.close();
       }
-      if (!plan?.provisional) plans.keep(variables, plan, dependencies);
+      if (typeof plan === 'string' || !plan.provisional) plans.keep(variables, plan, dependencies);
     }
     return plan;
   }
@@ -244,7 +272,7 @@ export class ReadRenderer {
     operation: OperationDefinitionNode,
     dependencies: PlanningDependencies,
     variables: Record<string, unknown>,
-  ): RenderedOperation | null {
+  ): RenderedOperation | RenderRefusal {
     const fragments: Record<string, FragmentDefinitionNode> = {};
     for (const definition of document.definitions)
       if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
@@ -266,7 +294,7 @@ export class ReadRenderer {
       }
       const field = queryType.getFields()[name];
       const read = field && ROOT_RENDERERS[name]?.(field, nodes, walk);
-      if (!read) return null;
+      if (!read) return walk.refusal ?? 'root_field';
       const args = argumentReader(field, node);
       if (typeof read === 'function') parts.push({ key, read, args });
       else parts.push({ key, column: read, index: columns.push(read) - 1, args });

@@ -26,7 +26,7 @@ import { createApp } from '../../src/server/app.js';
 import { getSchema } from '../../src/server/schema.js';
 import { transactionValues } from '../support/fixtures/values.js';
 import { seedVariedPools, type VariedPools } from '../support/fixtures/varied-pools.js';
-import { backends, renderedReadsServed, startEmptyTestApp, type TestApp, testConfig } from '../support/harness.js';
+import { backends, renderedReadsServed, renderFallbacks, startEmptyTestApp, type TestApp, testConfig } from '../support/harness.js';
 import { signInAs, type SignedIn } from '../support/sessions.js';
 import { seededRandom } from '../support/seeded-random.js';
 
@@ -503,6 +503,8 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
   it.each(GENERATED_ROOTS)('%s: every generated selection answers the same bytes rendered and executed', async (root) => {
     const random = generator(kind.length * 1000 + GENERATED_ROOTS.indexOf(root));
     let rendered = 0;
+    let answers = 0;
+    const fallbacksBefore = await renderFallbacks(t.app);
     for (let i = 0; i < casesOf(root); i++) {
       const { query, variables, redrawn } = generate(root, random, world);
       // Signed in as the viewer mostly on the viewer's roots, now and then elsewhere (a pool's viewerPrediction, private fields).
@@ -516,6 +518,7 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
         const before = await renderedReadsServed(t.app);
         const answer = await send(t.app);
         rendered += (await renderedReadsServed(t.app)) - before;
+        answers++;
         const asked = `${query}\n${JSON.stringify(values)}`;
         expect(executed.statusCode, `${asked}\n${executed.body.slice(0, 500)}`).toBe(200);
         expect({ status: answer.statusCode, body: comparable(answer.body) }, asked).toEqual({
@@ -524,6 +527,17 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
         });
       }
     }
+    // Every answer not rendered was counted as a fallback with its reason, and the share is reported.
+    const fallbacksAfter = await renderFallbacks(t.app);
+    const fellBack = Object.fromEntries(
+      Object.entries(fallbacksAfter)
+        .map(([reason, n]) => [reason, n - (fallbacksBefore[reason] ?? 0)] as const)
+        .filter(([, n]) => n > 0),
+    );
+    console.log(
+      `[${kind}] ${root}: ${rendered} of ${answers} answers rendered (${Math.round((100 * rendered) / answers)} %); fell back: ${JSON.stringify(fellBack)}`,
+    );
+    expect(rendered + Object.values(fellBack).reduce((sum, n) => sum + n, 0)).toBe(answers);
     // Not vacuous: a share of the answers really were rendered (a tenth at least; the viewer's
     // selections, which ask private lists often, render least: one in six with this seed).
     expect(rendered).toBeGreaterThanOrEqual((3 * casesOf(root)) / 10);

@@ -285,7 +285,9 @@ describe.each(backends)('the nested read on %s: statements, prepared', (kind) =>
 const CORPUS: Record<Exclude<ShapeName, 'typename'>, { levels: number; statements: number; rendered: boolean }> = {
   CREATION_DATE: { levels: 2, statements: 1, rendered: true },
   VOLUME_HIGH: { levels: 2, statements: 1, rendered: true },
+  DEEP_OFFSET: { levels: 2, statements: 1, rendered: true },
   POOL_DETAIL: { levels: 2, statements: 1, rendered: true },
+  DEEP_CURSOR: { levels: 2, statements: 1, rendered: true },
   USER_PROFILE: { levels: 2, statements: 1, rendered: true },
   STREAKS: { levels: 3, statements: 1, rendered: true },
   VIEWER: { levels: 2, statements: 1, rendered: true },

@@ -39,6 +39,15 @@ export function metricSample(text: string, name: string, labels: Record<string, 
   return sum;
 }
 
+/** Queries `app`'s renderer has left to the executor so far, by reason (its poolgraph_graphql_render_fallbacks_total). */
+export async function renderFallbacks(app: FastifyInstance): Promise<Record<string, number>> {
+  const response = await app.inject({ url: '/metrics' });
+  const counts: Record<string, number> = {};
+  for (const [, reason, value] of response.body.matchAll(/^poolgraph_graphql_render_fallbacks_total\{reason="([^"]+)"\} (\S+)$/gm))
+    counts[reason!] = Number(value);
+  return counts;
+}
+
 /** Queries `app` has answered by rendered reads so far (its poolgraph_graphql_rendered_reads_total). */
 export async function renderedReadsServed(app: FastifyInstance): Promise<number> {
   const response = await app.inject({ url: '/metrics' });

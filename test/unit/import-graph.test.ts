@@ -6,8 +6,9 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The shape of src's imports. At run time no module may import itself through others (a
- * cycle works only while hoisting happens to order it); and the lower layers, db/ and
- * chain/, know nothing of the domain modules or the server, not even their types.
+ * cycle works only while hoisting happens to order it); the lower layers, db/ and
+ * chain/, know nothing of the domain modules or the server, not even their types; and the
+ * domain modules know nothing of the server.
  */
 
 const ROOT = normalize(join(dirname(fileURLToPath(import.meta.url)), '../..'));
@@ -102,6 +103,17 @@ describe('imports in src', () => {
     const crossings = lower.flatMap((file) =>
       importsOf(file, readFileSync(join(ROOT, file), 'utf8'))
         .filter((target) => /^src\/(modules|server)\//.test(relative(ROOT, join(ROOT, target))))
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(crossings).toEqual([]);
+  });
+
+  it('keep modules/ free of server/, types included: the server implements what modules declare (modules/context.ts)', () => {
+    const modules = files.filter((file) => file.startsWith('src/modules/'));
+    expect(modules.length).toBeGreaterThan(50);
+    const crossings = modules.flatMap((file) =>
+      importsOf(file, readFileSync(join(ROOT, file), 'utf8'))
+        .filter((target) => target.startsWith('src/server/'))
         .map((target) => `${file} -> ${target}`),
     );
     expect(crossings).toEqual([]);

@@ -1,6 +1,6 @@
 import { Arg, Ctx, Field, FieldResolver, ID, InputType, Mutation, Resolver, Root } from 'type-graphql';
 import type { ApiKeyRow, RefreshTokenRow } from '../../../schema/index.js';
-import type { GraphQLContext } from '../../server/context.js';
+import type { ResolverContext } from '../context.js';
 import { User } from '../users/user.type.js';
 import {
   createApiKey,
@@ -28,7 +28,7 @@ class SignInWithWalletInput {
 }
 
 /** Sessions go back in the body, and to browsers as HttpOnly cookies as well. */
-function withCookies(ctx: GraphQLContext, session: Session): Session {
+function withCookies(ctx: ResolverContext, session: Session): Session {
   ctx.transport.setSessionCookies(session);
   return session;
 }
@@ -38,7 +38,7 @@ export class AuthResolver {
   @Mutation(() => SignInChallenge, { description: 'Step 1 of wallet sign-in: a message for the wallet to sign.' })
   requestSignInChallenge(
     @Arg('walletAddress', () => String, { description: 'Base58 address of the wallet that will sign.' }) walletAddress: string,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return requestSignInChallenge(ctx, walletAddress);
   }
@@ -46,7 +46,7 @@ export class AuthResolver {
   @Mutation(() => AuthSession, { description: 'Step 2 of wallet sign-in: the signed challenge opens a session.' })
   async signInWithWallet(
     @Arg('input', () => SignInWithWalletInput, { description: 'The challenge and its signature.' }) input: SignInWithWalletInput,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return withCookies(ctx, await signInWithWallet(ctx, input));
   }
@@ -54,7 +54,7 @@ export class AuthResolver {
   @Mutation(() => AuthSession, { description: 'Exchanges an API key for a session.' })
   async signInWithApiKey(
     @Arg('apiKey', () => String, { description: 'An active API key (pgk_…), as createApiKey returned it.' }) apiKey: string,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return withCookies(ctx, await signInWithApiKey(ctx, apiKey));
   }
@@ -65,7 +65,7 @@ export class AuthResolver {
   async refreshSession(
     @Arg('refreshToken', () => String, { nullable: true, description: 'The refresh token to spend; the refresh cookie when omitted.' })
     refreshToken: string | null,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return withCookies(ctx, await refreshSession(ctx, refreshToken ?? ctx.transport.refreshCookie ?? ''));
   }
@@ -79,7 +79,7 @@ export class AuthResolver {
       description: 'Refresh token of the session to end; the refresh cookie, else the current session, when omitted.',
     })
     refreshToken: string | null,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     const ended = await signOut(ctx, refreshToken ?? ctx.transport.refreshCookie);
     ctx.transport.clearSessionCookies();
@@ -89,7 +89,7 @@ export class AuthResolver {
   @Mutation(() => CreatedApiKey, { description: `Creates an API key (at most 5 active); the key is shown only here.` })
   createApiKey(
     @Arg('name', () => String, { description: 'A label for the key, up to 64 characters.' }) name: string,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return createApiKey(ctx, name);
   }
@@ -98,7 +98,7 @@ export class AuthResolver {
     description:
       "Ends one of your sessions (an ADMIN: anyone's) by id, as viewer.refreshTokens lists them, at once with its sockets; returns it with revokedAt set.",
   })
-  revokeSession(@Arg('id', () => ID, { description: 'Id of the session.' }) id: string, @Ctx() ctx: GraphQLContext) {
+  revokeSession(@Arg('id', () => ID, { description: 'Id of the session.' }) id: string, @Ctx() ctx: ResolverContext) {
     return revokeSession(ctx, id);
   }
 
@@ -106,7 +106,7 @@ export class AuthResolver {
     description:
       "Revokes one of your API keys (an ADMIN: anyone's) at once, with the keys minted under it and the sessions opened with them; returns it with isActive false.",
   })
-  revokeApiKey(@Arg('id', () => ID, { description: 'Id of the API key.' }) id: string, @Ctx() ctx: GraphQLContext) {
+  revokeApiKey(@Arg('id', () => ID, { description: 'Id of the API key.' }) id: string, @Ctx() ctx: ResolverContext) {
     return revokeApiKey(ctx, id);
   }
 }
@@ -114,7 +114,7 @@ export class AuthResolver {
 @Resolver(() => ApiKey)
 export class ApiKeyResolver {
   @FieldResolver(() => User, { description: 'The user the key acts for.' })
-  user(@Root() key: ApiKeyRow, @Ctx() ctx: GraphQLContext) {
+  user(@Root() key: ApiKeyRow, @Ctx() ctx: ResolverContext) {
     return ctx.loaders.userById.load(key.userId);
   }
 }
@@ -122,7 +122,7 @@ export class ApiKeyResolver {
 @Resolver(() => RefreshToken)
 export class RefreshTokenResolver {
   @FieldResolver(() => User, { description: 'The signed-in user.' })
-  user(@Root() session: RefreshTokenRow, @Ctx() ctx: GraphQLContext) {
+  user(@Root() session: RefreshTokenRow, @Ctx() ctx: ResolverContext) {
     return ctx.loaders.userById.load(session.userId);
   }
 }

@@ -51,9 +51,15 @@ export async function keysetPage<T extends { id: string }>(
   list.filter(c);
   const keyset = keysetClauses(list.order, request.backward, request.cursor, (value, type) => c.param(value, type));
   if (keyset.past) c.add(keyset.past);
-  const text =
-    `SELECT ${select.list} FROM ${list.from}${list.selectJoins ? ` ${list.selectJoins}` : ''}${c.where()} ORDER BY ${keyset.orderBy} ` +
-    `LIMIT ${pageLimit(request.size + 1)}${offset ? ` OFFSET ${c.param(offset, 'int')}` : ''}`;
+  const rowsFrom = `${list.from}${list.selectJoins ? ` ${list.selectJoins}` : ''}`;
+  const limit = `LIMIT ${pageLimit(request.size + 1)}`;
+  // Past an offset, the page's keys are chosen first and only its rows are written: in one
+  // select with the select list, Postgres computes the list (the rendered JSON and its
+  // subqueries) for every skipped row too, so a deep page cost its whole offset.
+  const text = offset
+    ? `SELECT ${select.list} FROM ${rowsFrom} WHERE ${list.order.id} = ANY (ARRAY(SELECT ${list.order.id} FROM ${list.from}${c.where()} ` +
+      `ORDER BY ${keyset.orderBy} ${limit} OFFSET ${c.param(offset, 'int')})) ORDER BY ${keyset.orderBy}`
+    : `SELECT ${select.list} FROM ${rowsFrom}${c.where()} ORDER BY ${keyset.orderBy} ${limit}`;
   const rows = (await query<Record<string, unknown>>(text, c.params)).map(select.decode);
   const matching = (extra?: (c: Conditions) => void) => {
     const m = new Conditions();

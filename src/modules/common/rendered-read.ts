@@ -20,7 +20,7 @@ import { MAX_RENDERED_KEYS, RENDERED, renderedByKeySql } from '../../db/nested-r
 import { READS_BY_TYPE } from './read-specs.js';
 import { type RenderedColumnKind, renderedColumn, renderedTokens } from '../../db/rendered-columns.js';
 import { childPosition, parseNewestFirstPage } from './loaders.js';
-import { collectFields, type SelectionWalk } from './selections.js';
+import { collectFields, refuse, type SelectionWalk } from './selections.js';
 import type { Page } from './pagination.js';
 import type { ServiceContext } from '../context.js';
 
@@ -111,7 +111,7 @@ export function renderedObject(
   owned?: OwnedRendering,
 ): RenderedObject | null {
   const collected = collectFields(type, subSelections(nodes), walk);
-  if (collected.size > MAX_RENDERED_KEYS) return null;
+  if (collected.size > MAX_RENDERED_KEYS) return refuse(walk, 'too_many_keys');
   const fields: RenderedField[] = [];
   for (const [key, fieldNodes] of collected) {
     const field = renderedField(type, spec, key, fieldNodes, walk, owned);
@@ -132,16 +132,16 @@ function renderedField(
   const name = nodes[0]!.name.value;
   if (name === '__typename') return { key, kind: 'value', sql: constant(type.name) };
   const definition = type.getFields()[name];
-  if (!definition) return null;
+  if (!definition) return refuse(walk, 'unknown_field');
   const computed = owned?.values[name] ?? spec.computed?.[name];
   if (computed) {
     const sql = computed(definition, nodes, walk);
-    return sql && { key, kind: 'value', sql };
+    return sql ? { key, kind: 'value', sql } : refuse(walk, 'computed_field');
   }
   const relation = spec.relations[name] ?? (owned ? spec.owned?.[name] : undefined);
   if (relation) {
     const target = getNamedType(definition.type);
-    if (!isObjectType(target)) return null;
+    if (!isObjectType(target)) return refuse(walk, 'resolver_field');
     if (relation.kind === 'one') {
       const object = renderedObject(target, relation.target(), nodes, walk);
       return object && { key, kind: 'one', relation: name, object };
@@ -149,10 +149,10 @@ function renderedField(
     let page;
     try {
       const args = getArgumentValues(definition, nodes[0]!, walk.variables);
-      if (relation.plain && !relation.plain(args)) return null;
+      if (relation.plain && !relation.plain(args)) return refuse(walk, 'page_arguments');
       page = parseNewestFirstPage(args);
     } catch {
-      return null; // the resolver reports bad arguments, on its own path
+      return refuse(walk, 'page_arguments'); // the resolver reports bad arguments, on its own path
     }
     const fields = renderedPageFields(target, relation.target(), nodes, walk);
     return (
@@ -168,16 +168,16 @@ function renderedField(
   const amount = spec.amounts?.[name];
   if (amount) {
     const sql = renderedTokens(spec.table, amount, spec.amountDecimals);
-    return sql && { key, kind: 'value', sql };
+    return sql ? { key, kind: 'value', sql } : refuse(walk, 'computed_field');
   }
-  if (definition.resolve || nodes[0]!.arguments?.length) return null;
+  if (definition.resolve || nodes[0]!.arguments?.length) return refuse(walk, 'resolver_field');
   const valueType = getNullableType(definition.type);
-  if (isListType(valueType)) return null;
+  if (isListType(valueType)) return refuse(walk, 'resolver_field');
   const column = renderedColumn(spec.table, name);
-  if (!column) return null;
+  if (!column) return refuse(walk, 'resolver_field');
   const wanted =
     valueType instanceof GraphQLEnumType ? (isIdentityEnum(valueType) ? 'enum' : null) : SCALAR_KINDS[getNamedType(valueType).name];
-  return column.kind === wanted ? { key, kind: 'value', sql: column.sql } : null;
+  return column.kind === wanted ? { key, kind: 'value', sql: column.sql } : refuse(walk, 'resolver_field');
 }
 
 /** An enum whose GraphQL names are its stored values, so the column's text is what serialize returns. */
@@ -199,9 +199,9 @@ function renderedPageFields(
       const object = renderedObject(getNamedType(connection.getFields().nodes!.type) as GraphQLObjectType, spec, fieldNodes, walk);
       if (!object) return null;
       fields.push({ key, kind: 'nodes', object });
-    } else return null;
+    } else return refuse(walk, 'page_field');
   }
-  return fields.length > MAX_RENDERED_KEYS ? null : fields;
+  return fields.length > MAX_RENDERED_KEYS ? refuse(walk, 'too_many_keys') : fields;
 }
 
 /**
@@ -282,7 +282,7 @@ export function connectionParts(
           const object = addNode(edgeNodes);
           if (object === null) return null;
           edgeFields.push({ key: edgeKey, kind: 'node', object });
-        } else return null;
+        } else return refuse(walk, 'unknown_field');
       }
       fields.push({ key, kind: 'edges', fields: edgeFields });
     } else if (name === 'pageInfo') {
@@ -292,12 +292,12 @@ export function connectionParts(
         const infoName = infoNodes[0]!.name.value;
         if (infoName === '__typename') infoFields.push({ key: infoKey, ...typename(infoType) });
         else if (PAGE_INFO_FIELDS.has(infoName)) infoFields.push({ key: infoKey, kind: infoName as PageInfoFlag });
-        else return null;
+        else return refuse(walk, 'unknown_field');
       }
       fields.push({ key, kind: 'pageInfo', fields: infoFields });
     } else {
       const part = extra(key, fieldNodes);
-      if (!part) return null;
+      if (!part) return refuse(walk, 'computed_field');
       fields.push(part);
     }
   }

@@ -41,6 +41,34 @@ export interface SelectionWalk {
    * variables `derive` gives the same for. `source` names the dependency (its field).
    */
   dependOn<T>(source: FieldNode, derive: (variables: Record<string, unknown>) => T): T;
+  /** Why the selection does not render, where a planner said (the first reason it gave): see {@link refuse}. */
+  refusal?: RenderRefusal;
+}
+
+/**
+ * Why a rendered read's planner left a selection to the executor: a label of the fallback
+ * counter (poolgraph_graphql_render_fallbacks_total), so a fixed set.
+ */
+export type RenderRefusal =
+  /** A root field no module renders, or whose module declined its selection. */
+  | 'root_field'
+  /** More keys in one object than one concat() writes. */
+  | 'too_many_keys'
+  /** A field the type does not have (the executor reports it). */
+  | 'unknown_field'
+  /** A field with logic of its own: a resolver, arguments, a list, or a value no column holds as the serializer writes it. */
+  | 'resolver_field'
+  /** A computed or module field whose selection does not render (statistics' buckets, a leaderboard entry's parts). */
+  | 'computed_field'
+  /** A nested page's arguments that do not parse, or ask for more than the newest-first page (a filter, another order). */
+  | 'page_arguments'
+  /** A part of a nested page's connection other than nodes, totalCount and __typename (pageInfo, edges and their cursors). */
+  | 'page_field';
+
+/** Notes why `walk`'s selection does not render (the first reason given wins) and answers null, as a planner that declines does. */
+export function refuse(walk: SelectionWalk, reason: RenderRefusal): null {
+  walk.refusal ??= reason;
+  return null;
 }
 
 /** The walk of a resolver's selection. */

@@ -1,5 +1,5 @@
 import { Arg, Ctx, ID, Query, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../server/context.js';
+import type { ResolverContext } from '../context.js';
 import { User } from '../users/user.type.js';
 import { findUser, findUserByWallet } from './user-lookup.service.js';
 
@@ -7,12 +7,12 @@ import { findUser, findUserByWallet } from './user-lookup.service.js';
 @Resolver(() => User)
 export class UserLookupResolver {
   @Query(() => User, { nullable: true, description: "A user's public profile by id; null when there is none." })
-  user(@Arg('id', () => ID, { description: 'Id of the user.' }) id: string, @Ctx() ctx: GraphQLContext) {
+  user(@Arg('id', () => ID, { description: 'Id of the user.' }) id: string, @Ctx() ctx: ResolverContext) {
     return findUser(ctx, id);
   }
 
   @Query(() => User, { nullable: true, description: "A user's public profile by wallet address (base58); null when there is none." })
-  userByWallet(@Arg('address', () => String, { description: 'Wallet address (base58).' }) address: string, @Ctx() ctx: GraphQLContext) {
+  userByWallet(@Arg('address', () => String, { description: 'Wallet address (base58).' }) address: string, @Ctx() ctx: ResolverContext) {
     return findUserByWallet(ctx, address);
   }
 }

@@ -1,6 +1,6 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { NotificationRow } from '../../../schema/index.js';
-import type { GraphQLContext } from '../../server/context.js';
+import type { ResolverContext } from '../context.js';
 import { Notification } from '../notifications/notification.type.js';
 import { followNotificationCount, followNotifications } from '../notifications/notification.streams.js';
 import { followNewPools, followPool } from '../pools/pool.streams.js';
@@ -32,7 +32,7 @@ export class SubscriptionResolver {
       'The sequence of the newest event written. Read it with the state a client shows, then subscribe with ' +
       '`afterSequence` set to it: no change after the read is missed, even before the first result arrives.',
   })
-  eventSequence(@Ctx() ctx: GraphQLContext): Promise<string> {
+  eventSequence(@Ctx() ctx: ResolverContext): Promise<string> {
     return ctx.events.newestSequence();
   }
 
@@ -41,7 +41,7 @@ export class SubscriptionResolver {
       'Your notifications as they are created. With `resumeAfter` (the id of the last one you received), those created since are sent first.',
     subscribe: ({ args, context }) =>
       followNotifications(
-        context as GraphQLContext,
+        context as ResolverContext,
         (args.resumeAfter as string | null | undefined) ?? null,
         (args.afterSequence as string | null | undefined) ?? null,
       ),
@@ -61,7 +61,7 @@ export class SubscriptionResolver {
   @Subscription(() => Int, {
     description: 'Your unread notification count: now, then whenever it changes.',
     subscribe: ({ args, context }) =>
-      followNotificationCount(context as GraphQLContext, (args.afterSequence as string | null | undefined) ?? null),
+      followNotificationCount(context as ResolverContext, (args.afterSequence as string | null | undefined) ?? null),
   })
   notificationCount(
     @Root() count: number,
@@ -79,25 +79,25 @@ export class SubscriptionResolver {
       'The pool whenever its stake volume, status or resolution changes: one result per change, showing the pool as it ' +
       'is when the result is made (a replayed one too), so two changes in quick succession may both show the later state.',
     subscribe: ({ args, context }) =>
-      followPool(context as GraphQLContext, args.poolId as string, (args.afterSequence as string | null | undefined) ?? null),
+      followPool(context as ResolverContext, args.poolId as string, (args.afterSequence as string | null | undefined) ?? null),
   })
   poolUpdated(
     @Root() poolId: string,
     @Arg('poolId', () => ID, { description: 'Id of the pool to follow.' }) _poolId: string,
     @Arg('afterSequence', () => String, AFTER_SEQUENCE) _afterSequence: string | null,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return ctx.loaders.poolById.load(poolId);
   }
 
   @Subscription(() => Pool, {
     description: 'Pools as they are created.',
-    subscribe: ({ args, context }) => followNewPools(context as GraphQLContext, (args.afterSequence as string | null | undefined) ?? null),
+    subscribe: ({ args, context }) => followNewPools(context as ResolverContext, (args.afterSequence as string | null | undefined) ?? null),
   })
   poolCreated(
     @Root() poolId: string,
     @Arg('afterSequence', () => String, AFTER_SEQUENCE) _afterSequence: string | null,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return ctx.loaders.poolById.load(poolId);
   }
@@ -107,7 +107,7 @@ export class SubscriptionResolver {
       'The life of one of your submitted transactions: its status now, then SUBMITTED -> CONFIRMED -> FINALIZED, or ' +
       'FAILED. Completes after FINALIZED or FAILED.',
     subscribe: ({ args, context }) =>
-      followTransaction(context as GraphQLContext, args.signature as string, (args.afterSequence as string | null | undefined) ?? null),
+      followTransaction(context as ResolverContext, args.signature as string, (args.afterSequence as string | null | undefined) ?? null),
   })
   transactionStatus(
     @Root() update: StatusUpdate,
@@ -135,17 +135,17 @@ export class TransactionStatusUpdateResolver {
   }
 
   @FieldResolver(() => Prediction, { nullable: true, description: 'The prediction placed or changed (once confirmed).' })
-  async prediction(@Root() update: StatusUpdate, @Ctx() ctx: GraphQLContext) {
+  async prediction(@Root() update: StatusUpdate, @Ctx() ctx: ResolverContext) {
     return (await submissionRecord(ctx, update)).prediction;
   }
 
   @FieldResolver(() => Reward, { nullable: true, description: 'The reward or refund paid (once confirmed).' })
-  async reward(@Root() update: StatusUpdate, @Ctx() ctx: GraphQLContext) {
+  async reward(@Root() update: StatusUpdate, @Ctx() ctx: ResolverContext) {
     return (await submissionRecord(ctx, update)).reward;
   }
 
   @FieldResolver(() => StreakReward, { nullable: true, description: 'The streak reward paid (once confirmed).' })
-  async streakReward(@Root() update: StatusUpdate, @Ctx() ctx: GraphQLContext) {
+  async streakReward(@Root() update: StatusUpdate, @Ctx() ctx: ResolverContext) {
     return (await submissionRecord(ctx, update)).streakReward;
   }
 }

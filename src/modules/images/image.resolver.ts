@@ -1,5 +1,5 @@
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../server/context.js';
+import type { ResolverContext } from '../context.js';
 import { Pool } from '../pools/pool.type.js';
 import { updatePoolImage } from './pool-image.service.js';
 
@@ -10,7 +10,7 @@ export class PoolImageResolver {
   updatePoolImage(
     @Arg('poolId', () => ID, { description: 'The pool to change.' }) poolId: string,
     @Arg('imageId', () => ID, { nullable: true, description: "An uploaded image; null removes the pool's image." }) imageId: string | null,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return updatePoolImage(ctx, { poolId, imageId });
   }

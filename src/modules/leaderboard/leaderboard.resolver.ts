@@ -1,5 +1,5 @@
 import { Args, Ctx, FieldResolver, Float, Query, Resolver, Root } from 'type-graphql';
-import type { GraphQLContext } from '../../server/context.js';
+import type { ResolverContext } from '../context.js';
 import { toTokens } from '../common/amounts.js';
 import { User } from '../users/user.type.js';
 import { ReadsPageArguments } from '../common/page-arguments.js';
@@ -12,12 +12,12 @@ export class LeaderboardResolver {
   @Query(() => LeaderboardConnection, {
     description: 'Users ranked by payouts or precision over a period, with the viewer’s own standing.',
   })
-  leaderboard(@Args(() => LeaderboardArgs) args: LeaderboardArgs, @Ctx() ctx: GraphQLContext) {
+  leaderboard(@Args(() => LeaderboardArgs) args: LeaderboardArgs, @Ctx() ctx: ResolverContext) {
     return leaderboard(ctx, args);
   }
 
   @FieldResolver(() => User, { description: 'The user ranked.' })
-  user(@Root() entry: LeaderboardEntryRow, @Ctx() ctx: GraphQLContext) {
+  user(@Root() entry: LeaderboardEntryRow, @Ctx() ctx: ResolverContext) {
     return ctx.loaders.userById.load(entry.id);
   }
 

@@ -1,6 +1,6 @@
 import { Arg, Ctx, Field, FieldResolver, Float, Int, ObjectType, Resolver, Root } from 'type-graphql';
 import type { PoolRow } from '../../../schema/index.js';
-import type { GraphQLContext } from '../../server/context.js';
+import type { ResolverContext } from '../context.js';
 import { toTokens } from '../common/amounts.js';
 import { Pool } from '../pools/pool.type.js';
 import { MAX_HISTOGRAM_BUCKETS, poolStatistics } from './pool-statistics.service.js';
@@ -44,7 +44,7 @@ export class PoolStatisticsResolver {
   async statistics(
     @Root() pool: PoolRow,
     @Arg('buckets', () => Int, { defaultValue: 10, description: `Histogram buckets, 1 to ${MAX_HISTOGRAM_BUCKETS}.` }) buckets: number,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ): Promise<PoolStatistics> {
     const s = await poolStatistics(ctx, pool.id, buckets);
     return {

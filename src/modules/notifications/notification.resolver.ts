@@ -1,5 +1,5 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../server/context.js';
+import type { ResolverContext } from '../context.js';
 import { Settings } from '../users/user.type.js';
 import { NotificationPreferencesInput } from './notification.args.js';
 import {
@@ -17,7 +17,7 @@ import { DevicePlatform, DeviceToken } from './notification.type.js';
 @Resolver()
 export class ViewerNotificationResolver {
   @Query(() => Int, { description: "The viewer's unread notifications (signed in)." })
-  unreadNotificationCount(@Ctx() ctx: GraphQLContext) {
+  unreadNotificationCount(@Ctx() ctx: ResolverContext) {
     return unreadNotificationCount(ctx);
   }
 
@@ -28,20 +28,20 @@ export class ViewerNotificationResolver {
   })
   markNotificationsRead(
     @Arg('ids', () => [ID], { description: `Ids of notifications to mark read, at most ${MAX_MARK_READ_IDS}.` }) ids: string[],
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return markNotificationsRead(ctx, ids);
   }
 
   @Mutation(() => Int, { description: "Marks all the viewer's unread notifications read; returns how many changed." })
-  markAllNotificationsRead(@Ctx() ctx: GraphQLContext) {
+  markAllNotificationsRead(@Ctx() ctx: ResolverContext) {
     return markAllNotificationsRead(ctx);
   }
 
   @Mutation(() => Settings, { description: 'Changes only the given notification preferences of the viewer.' })
   updateNotificationPreferences(
     @Arg('input', () => NotificationPreferencesInput, { description: 'The preferences to change.' }) input: NotificationPreferencesInput,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return updateNotificationPreferences(ctx, input);
   }
@@ -53,7 +53,7 @@ export class ViewerNotificationResolver {
   registerDeviceToken(
     @Arg('token', () => String, { description: 'The push token the device was given by its push service.' }) token: string,
     @Arg('platform', () => DevicePlatform, { description: 'Kind of device.' }) platform: keyof typeof DevicePlatform,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return registerDeviceToken(ctx, token, platform);
   }
@@ -61,7 +61,7 @@ export class ViewerNotificationResolver {
   @Mutation(() => Boolean, { description: "Removes one of the viewer's push tokens; false when the viewer holds no such token." })
   removeDeviceToken(
     @Arg('token', () => String, { description: 'The full push token, as registered.' }) token: string,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return removeDeviceToken(ctx, token);
   }

@@ -1,5 +1,5 @@
 import { Arg, Args, Ctx, Mutation, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../server/context.js';
+import type { ResolverContext } from '../context.js';
 import { CreatePoolInput, ResolvePoolInput, UpdatePoolStatusArgs } from './operator.args.js';
 import { createPool, resolvePool, updatePoolStatus } from './operator.service.js';
 import { Pool } from './pool.type.js';
@@ -10,7 +10,7 @@ export class OperatorResolver {
   @Mutation(() => Pool, {
     description: 'Creates a pool, its vault on the chain, and a POOL_CREATED notification for every user who allows it. ADMIN only.',
   })
-  createPool(@Arg('input', () => CreatePoolInput, { description: 'The new pool.' }) input: CreatePoolInput, @Ctx() ctx: GraphQLContext) {
+  createPool(@Arg('input', () => CreatePoolInput, { description: 'The new pool.' }) input: CreatePoolInput, @Ctx() ctx: ResolverContext) {
     return createPool(ctx, input);
   }
 
@@ -20,13 +20,13 @@ export class OperatorResolver {
   })
   resolvePool(
     @Arg('input', () => ResolvePoolInput, { description: 'The pool, its result and every prediction’s payout.' }) input: ResolvePoolInput,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return resolvePool(ctx, input);
   }
 
   @Mutation(() => Pool, { description: "Changes a pool's status, and its closed flag when isClosed is given. ADMIN only." })
-  updatePoolStatus(@Args(() => UpdatePoolStatusArgs) args: UpdatePoolStatusArgs, @Ctx() ctx: GraphQLContext) {
+  updatePoolStatus(@Args(() => UpdatePoolStatusArgs) args: UpdatePoolStatusArgs, @Ctx() ctx: ResolverContext) {
     return updatePoolStatus(ctx, args);
   }
 }

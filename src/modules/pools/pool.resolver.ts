@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, Ctx, FieldResolver, Float, ID, Info, Query, Resolver, Root } from 'type-graphql';
 import type { ImageRow, PoolRow, PredictionRow, ResolutionRow, StreakRow, UserRow } from '../../../schema/index.js';
-import type { GraphQLContext } from '../../server/context.js';
+import type { ResolverContext } from '../context.js';
 import { toTokens } from '../common/amounts.js';
 import { parseNewestFirstPage, relationOne, relationPage } from '../common/loaders.js';
 import { planOfConnection, planOfObject } from '../common/read-plan.js';
@@ -19,12 +19,12 @@ import { Pool, PoolConnection, Resolution } from './pool.type.js';
 export class PoolResolver {
   @ReadsPageArguments(parsePoolsPage)
   @Query(() => PoolConnection, { description: 'Pools, filtered, searched and sorted, a page at a time.' })
-  pools(@Args(() => PoolsArgs) args: PoolsArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  pools(@Args(() => PoolsArgs) args: PoolsArgs, @Ctx() ctx: ResolverContext, @Info() info: GraphQLResolveInfo) {
     return listPools(ctx, args, planOfConnection(info, POOL_READ));
   }
 
   @Query(() => Pool, { nullable: true, description: 'A pool by id; null when there is none.' })
-  pool(@Arg('id', () => ID, { description: 'Id of the pool.' }) id: string, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  pool(@Arg('id', () => ID, { description: 'Id of the pool.' }) id: string, @Ctx() ctx: ResolverContext, @Info() info: GraphQLResolveInfo) {
     return findPool(ctx, id, planOfObject(info, POOL_READ));
   }
 
@@ -44,28 +44,28 @@ export class PoolResolver {
   }
 
   @FieldResolver(() => User, { description: 'The user who created the pool.' })
-  user(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
+  user(@Root() pool: PoolRow, @Ctx() ctx: ResolverContext) {
     return relationOne<UserRow>(ctx.loaders.graph, pool, POOL_READ, 'user');
   }
 
   @FieldResolver(() => Image, { nullable: true, description: "The pool's picture; null when it has none." })
-  image(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
+  image(@Root() pool: PoolRow, @Ctx() ctx: ResolverContext) {
     return relationOne<ImageRow>(ctx.loaders.graph, pool, POOL_READ, 'image');
   }
 
   @FieldResolver(() => Streak, { nullable: true, description: 'The streak the pool counts towards; null when it is in none.' })
-  streak(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
+  streak(@Root() pool: PoolRow, @Ctx() ctx: ResolverContext) {
     return relationOne<StreakRow>(ctx.loaders.graph, pool, POOL_READ, 'streak');
   }
 
   @FieldResolver(() => Resolution, { nullable: true, description: 'The outcome and its fees; null until the pool is resolved.' })
-  resolution(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
+  resolution(@Root() pool: PoolRow, @Ctx() ctx: ResolverContext) {
     return relationOne<ResolutionRow>(ctx.loaders.graph, pool, POOL_READ, 'resolution');
   }
 
   @ReadsPageArguments(parseNewestFirstPage)
   @FieldResolver(() => PredictionConnection, { description: 'Predictions on the pool, newest first.' })
-  predictions(@Root() pool: PoolRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
+  predictions(@Root() pool: PoolRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ResolverContext) {
     return relationPage<PredictionRow>(ctx.loaders.graph, pool, POOL_READ, 'predictions', args);
   }
 }
@@ -86,7 +86,7 @@ export class ResolutionResolver {
   }
 
   @FieldResolver(() => Pool, { description: 'The resolved pool.' })
-  pool(@Root() resolution: ResolutionRow, @Ctx() ctx: GraphQLContext) {
+  pool(@Root() resolution: ResolutionRow, @Ctx() ctx: ResolverContext) {
     return relationOne<PoolRow>(ctx.loaders.graph, resolution, RESOLUTION_READ, 'pool');
   }
 }

@@ -1,5 +1,5 @@
 import { Ctx, Query, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../server/context.js';
+import type { ResolverContext } from '../context.js';
 import { RateLimit } from './rate-limit.type.js';
 
 @Resolver()
@@ -8,7 +8,7 @@ export class RateLimitResolver {
     nullable: true,
     description: 'Your query budget as this operation left it (null where no limit is configured). Costs nothing.',
   })
-  rateLimit(@Ctx() ctx: GraphQLContext): RateLimit | null {
+  rateLimit(@Ctx() ctx: ResolverContext): RateLimit | null {
     return ctx.rateLimit;
   }
 }

@@ -1,6 +1,6 @@
 import { Arg, Ctx, Field, FieldResolver, ID, InputType, Int, Mutation, Resolver, Root } from 'type-graphql';
 import type { ReferralCodeRow } from '../../../schema/index.js';
-import type { GraphQLContext } from '../../server/context.js';
+import type { ResolverContext } from '../context.js';
 import { DateTime } from '../common/scalars.js';
 import { ReferralCode } from '../users/user.type.js';
 import { createReferralCode, deactivateReferralCode } from './referral-operator.service.js';
@@ -26,13 +26,13 @@ export class ReferralCodeOperatorResolver {
   @Mutation(() => ReferralCode, { description: 'Creates a referral code, with an optional cap on redemptions and an expiry. ADMIN only.' })
   createReferralCode(
     @Arg('input', () => CreateReferralCodeInput, { description: 'The code and its limits.' }) input: CreateReferralCodeInput,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return createReferralCode(ctx, input);
   }
 
   @Mutation(() => ReferralCode, { description: 'Stops a referral code from being redeemed; earlier redemptions stand. ADMIN only.' })
-  deactivateReferralCode(@Arg('id', () => ID, { description: 'Id of the referral code.' }) id: string, @Ctx() ctx: GraphQLContext) {
+  deactivateReferralCode(@Arg('id', () => ID, { description: 'Id of the referral code.' }) id: string, @Ctx() ctx: ResolverContext) {
     return deactivateReferralCode(ctx, id);
   }
 

@@ -1,5 +1,5 @@
 import { Arg, Ctx, Field, Float, ID, InputType, Mutation, ObjectType, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../server/context.js';
+import type { ResolverContext } from '../context.js';
 import { PreparedTransaction } from '../transactions/transaction.type.js';
 import { buildFundStreakTransaction, submitFundStreakTransaction } from './streak-funding.service.js';
 import { Streak } from './streak.type.js';
@@ -39,7 +39,7 @@ export class StreakFundingResolver {
   })
   buildFundStreakTransaction(
     @Arg('input', () => FundStreakTransactionInput, { description: 'The streak and the amount.' }) input: FundStreakTransactionInput,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return buildFundStreakTransaction(ctx, input);
   }
@@ -50,7 +50,7 @@ export class StreakFundingResolver {
   submitFundStreakTransaction(
     @Arg('input', () => SubmitFundStreakTransactionInput, { description: 'The build parameters, the signed transaction and the proof.' })
     input: SubmitFundStreakTransactionInput,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return submitFundStreakTransaction(ctx, input);
   }

@@ -1,5 +1,5 @@
 import { Arg, Ctx, Field, Float, ID, InputType, Int, Mutation, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../server/context.js';
+import type { ResolverContext } from '../context.js';
 import { createStreak, updateStreak } from './streak-operator.service.js';
 import { Streak } from './streak.type.js';
 
@@ -51,7 +51,7 @@ export class StreakOperatorResolver {
   @Mutation(() => Streak, { description: 'Creates a streak and its accumulator token account on the chain. ADMIN only.' })
   createStreak(
     @Arg('input', () => CreateStreakInput, { description: 'The new streak and its rule.' }) input: CreateStreakInput,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return createStreak(ctx, input);
   }
@@ -60,7 +60,7 @@ export class StreakOperatorResolver {
   updateStreak(
     @Arg('input', () => UpdateStreakInput, { description: 'The streak and the fields to change.' })
     { streakId, ...changes }: UpdateStreakInput,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return updateStreak(ctx, streakId, changes);
   }

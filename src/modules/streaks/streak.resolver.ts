@@ -1,7 +1,7 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Float, ID, Query, Resolver, Root } from 'type-graphql';
 import type { PoolRow, StreakRewardRow, StreakRow, UserRow } from '../../../schema/index.js';
 import { User } from '../users/user.type.js';
-import type { GraphQLContext } from '../../server/context.js';
+import type { ResolverContext } from '../context.js';
 import { toTokens } from '../common/amounts.js';
 import { parseNewestFirstPage, relationOne, relationPage } from '../common/loaders.js';
 import { STREAK_READ, STREAK_REWARD_READ } from '../common/read-specs.js';
@@ -24,19 +24,19 @@ class StreakPoolsArgs extends OffsetPageArgs {
 @Resolver(() => Streak)
 export class StreakResolver {
   @Query(() => Streak, { nullable: true, description: 'A streak by id; null when there is none.' })
-  streak(@Arg('id', () => ID, { description: 'Id of the streak.' }) id: string, @Ctx() ctx: GraphQLContext) {
+  streak(@Arg('id', () => ID, { description: 'Id of the streak.' }) id: string, @Ctx() ctx: ResolverContext) {
     return findStreak(ctx, id);
   }
 
   @ReadsPageArguments(parseNewestFirstPage)
   @Query(() => StreakConnection, { description: 'All streaks, newest first.' })
-  streaks(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
+  streaks(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ResolverContext) {
     return listStreaks(ctx, args);
   }
 
   @ReadsPageArguments(parseStreakPoolsPage)
   @Query(() => StreakPools, { description: 'A streak and all its pools (not filtered by participation), newest first.' })
-  streakPools(@Args(() => StreakPoolsArgs) { streakId, ...page }: StreakPoolsArgs, @Ctx() ctx: GraphQLContext) {
+  streakPools(@Args(() => StreakPoolsArgs) { streakId, ...page }: StreakPoolsArgs, @Ctx() ctx: ResolverContext) {
     return streakPools(ctx, streakId, page);
   }
 
@@ -45,7 +45,7 @@ export class StreakResolver {
     @Arg('streakId', () => ID, { description: 'Id of the streak.' }) streakId: string,
     @Arg('isClaimed', () => Boolean, { nullable: true, description: 'Only claimed (true) or unclaimed (false) rewards; all when omitted.' })
     isClaimed: boolean | null,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return userStreakDetails(ctx, streakId, isClaimed);
   }
@@ -71,13 +71,13 @@ export class StreakResolver {
     nullable: true,
     description: 'The last resolved pool the streak processor has applied; null before the first.',
   })
-  lastProcessedPool(@Root() streak: StreakRow, @Ctx() ctx: GraphQLContext) {
+  lastProcessedPool(@Root() streak: StreakRow, @Ctx() ctx: ResolverContext) {
     return relationOne<PoolRow>(ctx.loaders.graph, streak, STREAK_READ, 'lastProcessedPool');
   }
 
   @ReadsPageArguments(parseNewestFirstPage)
   @FieldResolver(() => PoolConnection, { description: 'Pools of the streak, newest first.' })
-  pools(@Root() streak: StreakRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
+  pools(@Root() streak: StreakRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ResolverContext) {
     return relationPage<PoolRow>(ctx.loaders.graph, streak, STREAK_READ, 'pools', args);
   }
 }
@@ -85,18 +85,18 @@ export class StreakResolver {
 @Resolver(() => StreakReward)
 export class StreakRewardResolver {
   @FieldResolver(() => Float, { description: 'The reward, in whole tokens.' })
-  async amount(@Root() reward: StreakRewardRow, @Ctx() ctx: GraphQLContext) {
+  async amount(@Root() reward: StreakRewardRow, @Ctx() ctx: ResolverContext) {
     const streak = await ctx.loaders.streakById.load(reward.streakId);
     return toTokens(reward.amount, streak!.decimals);
   }
 
   @FieldResolver(() => Streak, { description: 'The streak that granted the reward.' })
-  streak(@Root() reward: StreakRewardRow, @Ctx() ctx: GraphQLContext) {
+  streak(@Root() reward: StreakRewardRow, @Ctx() ctx: ResolverContext) {
     return relationOne<StreakRow>(ctx.loaders.graph, reward, STREAK_REWARD_READ, 'streak');
   }
 
   @FieldResolver(() => User, { nullable: true, description: 'The rewarded user: the owner of userWalletAddress.' })
-  user(@Root() reward: StreakRewardRow, @Ctx() ctx: GraphQLContext) {
+  user(@Root() reward: StreakRewardRow, @Ctx() ctx: ResolverContext) {
     return relationOne<UserRow>(ctx.loaders.graph, reward, STREAK_REWARD_READ, 'user');
   }
 }

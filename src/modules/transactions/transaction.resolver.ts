@@ -1,5 +1,5 @@
 import { Arg, Ctx, Float, ID, Int, Mutation, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../server/context.js';
+import type { ResolverContext } from '../context.js';
 import { claimReward, claimStreakReward, requestDevSol, requestDevTokens } from './claim.service.js';
 import * as transactions from './transaction.service.js';
 import { buildWithdrawTransaction, submitWithdrawTransaction } from './withdraw.service.js';
@@ -27,7 +27,7 @@ export class TransactionResolver {
   buildPredictionTransaction(
     @Arg('input', () => PredictionTransactionInput, { description: 'The pool, the stake and the value.' })
     input: PredictionTransactionInput,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return transactions.buildPredictionTransaction(ctx, input);
   }
@@ -38,7 +38,7 @@ export class TransactionResolver {
       description: 'The signed transaction and the proof (and optionally the build parameters).',
     })
     input: SubmitPredictionTransactionInput,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return transactions.submitPredictionTransaction(ctx, input);
   }
@@ -47,7 +47,7 @@ export class TransactionResolver {
   buildStakeUpdateTransaction(
     @Arg('input', () => StakeUpdateTransactionInput, { description: 'The prediction and its new stake.' })
     input: StakeUpdateTransactionInput,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return transactions.buildStakeUpdateTransaction(ctx, input);
   }
@@ -58,7 +58,7 @@ export class TransactionResolver {
       description: 'The signed transaction and the proof (and optionally the build parameters).',
     })
     input: SubmitStakeUpdateTransactionInput,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return transactions.submitStakeUpdateTransaction(ctx, input);
   }
@@ -67,7 +67,7 @@ export class TransactionResolver {
   buildPredictionUpdateTransaction(
     @Arg('input', () => PredictionUpdateTransactionInput, { description: 'The prediction and its new value.' })
     input: PredictionUpdateTransactionInput,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return transactions.buildPredictionUpdateTransaction(ctx, input);
   }
@@ -78,7 +78,7 @@ export class TransactionResolver {
       description: 'The signed transaction and the proof (and optionally the build parameters).',
     })
     input: SubmitPredictionUpdateTransactionInput,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return transactions.submitPredictionUpdateTransaction(ctx, input);
   }
@@ -86,7 +86,7 @@ export class TransactionResolver {
   @Mutation(() => PreparedTransaction, { description: 'Builds the transaction withdrawing tokens to an external wallet (step 1 of 2).' })
   buildWithdrawTransaction(
     @Arg('input', () => WithdrawTransactionInput, { description: 'The receiving wallet and the amount.' }) input: WithdrawTransactionInput,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return buildWithdrawTransaction(ctx, input);
   }
@@ -97,7 +97,7 @@ export class TransactionResolver {
       description: 'The signed transaction and the proof (and optionally the build parameters).',
     })
     input: SubmitWithdrawTransactionInput,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return submitWithdrawTransaction(ctx, input);
   }
@@ -107,7 +107,7 @@ export class TransactionResolver {
   })
   claimReward(
     @Arg('rewardId', () => ID, { description: 'An unclaimed reward or refund of one of your predictions, more than 0.' }) rewardId: string,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return claimReward(ctx, rewardId);
   }
@@ -115,7 +115,7 @@ export class TransactionResolver {
   @Mutation(() => StreakRewardClaim, { description: 'Pays one of your streak rewards to your wallet (one step; the service signs).' })
   claimStreakReward(
     @Arg('streakRewardId', () => ID, { description: 'One of your unclaimed streak rewards.' }) streakRewardId: string,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return claimStreakReward(ctx, streakRewardId);
   }
@@ -127,7 +127,7 @@ export class DevTokensResolver {
   @Mutation(() => DevTokens, { description: 'Mints test stake tokens to your wallet (embedded chain only; at most 10,000 a call).' })
   requestDevTokens(
     @Arg('amount', () => Float, { description: 'Whole tokens to mint, more than 0 and at most 10,000.' }) amount: number,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return requestDevTokens(ctx, amount);
   }
@@ -137,7 +137,7 @@ export class DevTokensResolver {
   })
   requestDevSol(
     @Arg('lamports', () => Int, { description: 'Lamports to airdrop, more than 0 and at most 1,000,000,000 (1 SOL).' }) lamports: number,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return requestDevSol(ctx, lamports);
   }

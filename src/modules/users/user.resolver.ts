@@ -10,7 +10,7 @@ import type {
   SettingsRow,
   UserRow,
 } from '../../../schema/index.js';
-import type { GraphQLContext } from '../../server/context.js';
+import type { ResolverContext } from '../context.js';
 import { ApiKey, RefreshToken } from '../auth/auth.type.js';
 import { PRIVATE_FIELD } from '../auth/viewer.js';
 import { isPlainPage, parseNewestFirstPage, relationOne, relationPage } from '../common/loaders.js';
@@ -52,14 +52,14 @@ class UpdateProfileInput {
 @Resolver(() => User)
 export class UserResolver {
   @Query(() => User, { nullable: true, description: 'The signed-in user (UNAUTHENTICATED when signed out).' })
-  viewer(@Ctx() ctx: GraphQLContext) {
+  viewer(@Ctx() ctx: ResolverContext) {
     return findViewer(ctx);
   }
 
   @Mutation(() => User, { description: "Changes the viewer's username, avatar or tour flag; returns the updated user (signed in)." })
   updateProfile(
     @Arg('input', () => UpdateProfileInput, { description: 'The fields to change.' }) input: UpdateProfileInput,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return updateProfile(ctx, input);
   }
@@ -67,19 +67,19 @@ export class UserResolver {
   @Mutation(() => ReferralRedemption, { description: 'Redeems a referral code: once per user, never your own.' })
   redeemReferralCode(
     @Arg('code', () => String, { description: 'The referral code, as shared (case does not matter).' }) code: string,
-    @Ctx() ctx: GraphQLContext,
+    @Ctx() ctx: ResolverContext,
   ) {
     return redeemReferralCode(ctx, code);
   }
 
   @FieldResolver(() => Image, { nullable: true, description: "The user's avatar image; null when they have none." })
-  avatar(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
+  avatar(@Root() user: UserRow, @Ctx() ctx: ResolverContext) {
     return relationOne<ImageRow>(ctx.loaders.graph, user, USER_READ, 'avatar');
   }
 
   @ReadsPageArguments(parseNewestFirstPage)
   @FieldResolver(() => PoolConnection, { description: 'Pools the user created, newest first.' })
-  pools(@Root() user: UserRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
+  pools(@Root() user: UserRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ResolverContext) {
     return relationPage<PoolRow>(ctx.loaders.graph, user, USER_READ, 'pools', args);
   }
 
@@ -87,7 +87,7 @@ export class UserResolver {
   @FieldResolver(() => PredictionConnection, {
     description: "The user's predictions, newest first unless sorted otherwise; filtered by lifecycle when asked.",
   })
-  predictions(@Root() user: UserRow, @Args(() => UserPredictionsArgs) args: UserPredictionsArgs, @Ctx() ctx: GraphQLContext) {
+  predictions(@Root() user: UserRow, @Args(() => UserPredictionsArgs) args: UserPredictionsArgs, @Ctx() ctx: ResolverContext) {
     if (isPlainPage(USER_READ, 'predictions', args))
       return relationPage<PredictionRow>(ctx.loaders.graph, user, USER_READ, 'predictions', args);
     return userPredictions(ctx, user.id, args);
@@ -97,18 +97,18 @@ export class UserResolver {
   // The service functions check the viewer; these only translate.
 
   @FieldResolver(() => String, { nullable: true, description: `${PRIVATE_FIELD} Null too when no email is on record.` })
-  email(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
+  email(@Root() user: UserRow, @Ctx() ctx: ResolverContext) {
     return userEmail(ctx, user);
   }
 
   @FieldResolver(() => Settings, { nullable: true, description: `The user's settings. ${PRIVATE_FIELD}` })
-  settings(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
+  settings(@Root() user: UserRow, @Ctx() ctx: ResolverContext) {
     return userSettings(ctx, user.id);
   }
 
   @ReadsPageArguments(parseNewestFirstPage)
   @FieldResolver(() => NotificationConnection, { nullable: true, description: `The user's notifications, newest first. ${PRIVATE_FIELD}` })
-  notifications(@Root() user: UserRow, @Args(() => NotificationsArgs) args: NotificationsArgs, @Ctx() ctx: GraphQLContext) {
+  notifications(@Root() user: UserRow, @Args(() => NotificationsArgs) args: NotificationsArgs, @Ctx() ctx: ResolverContext) {
     return listUserNotifications(ctx, user.id, args, args.filter);
   }
 
@@ -116,7 +116,7 @@ export class UserResolver {
     nullable: true,
     description: `Devices registered for the user's push notifications, oldest first. ${PRIVATE_FIELD}`,
   })
-  deviceTokens(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
+  deviceTokens(@Root() user: UserRow, @Ctx() ctx: ResolverContext) {
     return userDeviceTokens(ctx, user.id);
   }
 
@@ -124,7 +124,7 @@ export class UserResolver {
     nullable: true,
     description: `The user's sessions, oldest first, ended ones included. ${PRIVATE_FIELD}`,
   })
-  refreshTokens(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
+  refreshTokens(@Root() user: UserRow, @Ctx() ctx: ResolverContext) {
     return userSessions(ctx, user.id);
   }
 
@@ -132,7 +132,7 @@ export class UserResolver {
     nullable: true,
     description: `The user's API keys, oldest first, revoked ones included. ${PRIVATE_FIELD}`,
   })
-  apiKeys(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
+  apiKeys(@Root() user: UserRow, @Ctx() ctx: ResolverContext) {
     return userApiKeys(ctx, user.id);
   }
 
@@ -140,12 +140,12 @@ export class UserResolver {
     nullable: true,
     description: `The referral code the user redeemed; null when none. ${PRIVATE_FIELD}`,
   })
-  referralRedemption(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
+  referralRedemption(@Root() user: UserRow, @Ctx() ctx: ResolverContext) {
     return userReferralRedemption(ctx, user.id);
   }
 
   @FieldResolver(() => [ReferralCode], { nullable: true, description: `Referral codes the user created, oldest first. ${PRIVATE_FIELD}` })
-  createdReferralCodes(@Root() user: UserRow, @Ctx() ctx: GraphQLContext) {
+  createdReferralCodes(@Root() user: UserRow, @Ctx() ctx: ResolverContext) {
     return userReferralCodes(ctx, user.id);
   }
 }
@@ -153,13 +153,13 @@ export class UserResolver {
 @Resolver(() => Image)
 export class ImageResolver {
   @FieldResolver(() => User, { description: 'The user who uploaded the image.' })
-  user(@Root() image: ImageRow, @Ctx() ctx: GraphQLContext) {
+  user(@Root() image: ImageRow, @Ctx() ctx: ResolverContext) {
     return relationOne<UserRow>(ctx.loaders.graph, image, IMAGE_READ, 'user');
   }
 
   @ReadsPageArguments(parseNewestFirstPage)
   @FieldResolver(() => PoolConnection, { description: 'Pools that show the image, newest first.' })
-  pools(@Root() image: ImageRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
+  pools(@Root() image: ImageRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ResolverContext) {
     return relationPage<PoolRow>(ctx.loaders.graph, image, IMAGE_READ, 'pools', args);
   }
 }
@@ -181,7 +181,7 @@ export class SettingsResolver {
   }
 
   @FieldResolver(() => User, { description: 'The user they belong to.' })
-  user(@Root() settings: SettingsRow, @Ctx() ctx: GraphQLContext) {
+  user(@Root() settings: SettingsRow, @Ctx() ctx: ResolverContext) {
     return ctx.loaders.userById.load(settings.userId);
   }
 }
@@ -189,7 +189,7 @@ export class SettingsResolver {
 @Resolver(() => ReferralCode)
 export class ReferralCodeResolver {
   @FieldResolver(() => User, { description: 'The user who created the code.' })
-  creator(@Root() code: ReferralCodeRow, @Ctx() ctx: GraphQLContext) {
+  creator(@Root() code: ReferralCodeRow, @Ctx() ctx: ResolverContext) {
     return ctx.loaders.userById.load(code.userId);
   }
 
@@ -197,7 +197,7 @@ export class ReferralCodeResolver {
     nullable: true,
     description: "Uses of the code, oldest first. Private to the code's creator and ADMINs (null with a FORBIDDEN error for anyone else).",
   })
-  redemptions(@Root() code: ReferralCodeRow, @Ctx() ctx: GraphQLContext) {
+  redemptions(@Root() code: ReferralCodeRow, @Ctx() ctx: ResolverContext) {
     return referralCodeRedemptions(ctx, code);
   }
 }
@@ -205,12 +205,12 @@ export class ReferralCodeResolver {
 @Resolver(() => ReferralRedemption)
 export class ReferralRedemptionResolver {
   @FieldResolver(() => ReferralCode, { description: 'The code redeemed.' })
-  referralCode(@Root() redemption: ReferralRedemptionRow, @Ctx() ctx: GraphQLContext) {
+  referralCode(@Root() redemption: ReferralRedemptionRow, @Ctx() ctx: ResolverContext) {
     return ctx.loaders.referralCodeById.load(redemption.referralCodeId);
   }
 
   @FieldResolver(() => User, { description: 'The user who redeemed the code.' })
-  user(@Root() redemption: ReferralRedemptionRow, @Ctx() ctx: GraphQLContext) {
+  user(@Root() redemption: ReferralRedemptionRow, @Ctx() ctx: ResolverContext) {
     return ctx.loaders.userById.load(redemption.userId);
   }
 }
@@ -218,7 +218,7 @@ export class ReferralRedemptionResolver {
 @Resolver(() => Notification)
 export class NotificationResolver {
   @FieldResolver(() => User, { description: 'The user notified.' })
-  user(@Root() notification: NotificationRow, @Ctx() ctx: GraphQLContext) {
+  user(@Root() notification: NotificationRow, @Ctx() ctx: ResolverContext) {
     return ctx.loaders.userById.load(notification.userId);
   }
 }
@@ -231,7 +231,7 @@ export class DeviceTokenResolver {
   }
 
   @FieldResolver(() => User, { description: 'The user the device belongs to.' })
-  user(@Root() device: DeviceTokenRow, @Ctx() ctx: GraphQLContext) {
+  user(@Root() device: DeviceTokenRow, @Ctx() ctx: ResolverContext) {
     return ctx.loaders.userById.load(device.userId);
   }
 }

@@ -2,7 +2,7 @@ import { Args, Ctx, FieldResolver, Float, Resolver, Root } from 'type-graphql';
 import { type PoolRow, type RewardRow, rewards, type StreakRewardRow, streakRewards, type UserRow } from '../../../schema/index.js';
 import { StreakReward } from '../streaks/streak.type.js';
 import { rowByIdLoader } from './request-scoped.js';
-import type { GraphQLContext } from '../../server/context.js';
+import type { ResolverContext } from '../context.js';
 import { assertCanReadPrivate, PRIVATE_FIELD } from '../auth/viewer.js';
 import { toTokens } from '../common/amounts.js';
 import { PageArgs } from '../common/page.args.js';
@@ -22,7 +22,7 @@ const LAMPORT_DECIMALS = 9;
 @Resolver(() => User)
 export class UserMoneyResolver {
   @FieldResolver(() => Balance, { nullable: true, description: `Stake token and SOL balances, read from the chain. ${PRIVATE_FIELD}` })
-  async balance(@Root() user: UserRow, @Ctx() ctx: GraphQLContext): Promise<Balance> {
+  async balance(@Root() user: UserRow, @Ctx() ctx: ResolverContext): Promise<Balance> {
     assertCanReadPrivate(ctx.viewer, user.id, 'balance');
     const balance = await walletBalance(ctx, user.id, user.walletAddress);
     return {
@@ -38,7 +38,7 @@ export class UserMoneyResolver {
     nullable: true,
     description: `Unclaimed rewards, refunds and streak rewards, with totals. ${PRIVATE_FIELD}`,
   })
-  async claimable(@Root() user: UserRow, @Ctx() ctx: GraphQLContext): Promise<ClaimableSummary> {
+  async claimable(@Root() user: UserRow, @Ctx() ctx: ResolverContext): Promise<ClaimableSummary> {
     assertCanReadPrivate(ctx.viewer, user.id, 'claimable');
     const c = await claimableOf(ctx, user.id);
     return {
@@ -56,7 +56,7 @@ export class UserMoneyResolver {
     nullable: true,
     description: `Active stakes, total staked and realized PnL over resolved pools. ${PRIVATE_FIELD}`,
   })
-  async portfolio(@Root() user: UserRow, @Ctx() ctx: GraphQLContext): Promise<Portfolio> {
+  async portfolio(@Root() user: UserRow, @Ctx() ctx: ResolverContext): Promise<Portfolio> {
     assertCanReadPrivate(ctx.viewer, user.id, 'portfolio');
     const p = await portfolioOf(ctx, user.id);
     return {
@@ -75,7 +75,7 @@ export class UserMoneyResolver {
     nullable: true,
     description: `Transactions the user made through the service, newest first. ${PRIVATE_FIELD}`,
   })
-  transactions(@Root() user: UserRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: GraphQLContext) {
+  transactions(@Root() user: UserRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ResolverContext) {
     assertCanReadPrivate(ctx.viewer, user.id, 'transactions');
     return userTransactions(ctx, user.id, args);
   }
@@ -96,17 +96,17 @@ export class UserTransactionResolver {
     nullable: true,
     description: 'The prediction the transaction placed or changed (or whose reward it claimed).',
   })
-  prediction(@Root() row: UserTransactionRow, @Ctx() ctx: GraphQLContext) {
+  prediction(@Root() row: UserTransactionRow, @Ctx() ctx: ResolverContext) {
     return row.predictionId ? ctx.loaders.predictionById.load(row.predictionId) : null;
   }
 
   @FieldResolver(() => Reward, { nullable: true, description: 'The reward or refund the transaction claimed.' })
-  reward(@Root() row: UserTransactionRow, @Ctx() ctx: GraphQLContext) {
+  reward(@Root() row: UserTransactionRow, @Ctx() ctx: ResolverContext) {
     return row.rewardId ? rowByIdLoader<RewardRow>(ctx, rewards).load(row.rewardId) : null;
   }
 
   @FieldResolver(() => StreakReward, { nullable: true, description: 'The streak reward the transaction claimed.' })
-  streakReward(@Root() row: UserTransactionRow, @Ctx() ctx: GraphQLContext) {
+  streakReward(@Root() row: UserTransactionRow, @Ctx() ctx: ResolverContext) {
     return row.streakRewardId ? rowByIdLoader<StreakRewardRow>(ctx, streakRewards).load(row.streakRewardId) : null;
   }
 }
@@ -117,7 +117,7 @@ export class PoolViewerResolver {
     nullable: true,
     description: "The signed-in viewer's prediction in this pool; null when none or signed out.",
   })
-  viewerPrediction(@Root() pool: PoolRow, @Ctx() ctx: GraphQLContext) {
+  viewerPrediction(@Root() pool: PoolRow, @Ctx() ctx: ResolverContext) {
     return viewerPrediction(ctx, pool.id);
   }
 }

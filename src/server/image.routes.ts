@@ -1,11 +1,11 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ImageConfig } from '../../config.js';
-import { AppError, type ErrorCode, rateLimited } from '../../errors.js';
-import type { LimiterFactory } from '../common/limiter.js';
-import { sendRefusal } from '../../server/pipeline/refusals.js';
-import type { ServiceContext } from '../context.js';
-import { readStoredImage, storeImage } from './image.service.js';
+import type { ImageConfig } from '../config.js';
+import { AppError, type ErrorCode, rateLimited } from '../errors.js';
+import type { LimiterFactory } from '../modules/common/limiter.js';
+import { sendRefusal } from './pipeline/refusals.js';
+import type { ServiceContext } from '../modules/context.js';
+import { readStoredImage, storeImage } from '../modules/images/image.service.js';
 
 /** A stored image never changes (a new upload gets a new id), so caches may keep it for a year. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
