@@ -30,7 +30,7 @@ export function databaseStartError(error: unknown, url: string): DatabaseStartEr
     database = decodeURIComponent(parsed.pathname.slice(1)) || database;
   } catch {}
   const reasons: Record<string, string> = {
-    ECONNREFUSED: `nothing accepts connections at ${host}; is Postgres running there?`,
+    ECONNREFUSED: `nothing accepts connections at ${host} (is Postgres running there?)`,
     ENOTFOUND: `the host of ${host} is not known`,
     EAI_AGAIN: `the host of ${host} could not be looked up`,
     CONNECT_TIMEOUT: `${host} did not answer in time`,

@@ -93,7 +93,7 @@ describe('a DATABASE_URL that leads nowhere', () => {
     expect(run.output).not.toMatch(/\n\s+at |secret/);
     expect(run.output).toContain(
       `The database of DATABASE_URL (postgres://someone:***@127.0.0.1:${port}/poolgraph) could not be opened: ` +
-        `nothing accepts connections at 127.0.0.1:${port}; is Postgres running there? ` +
+        `nothing accepts connections at 127.0.0.1:${port} (is Postgres running there?). ` +
         'Correct DATABASE_URL, or unset it to run on the embedded PGlite.',
     );
   });
