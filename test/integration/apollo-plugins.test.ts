@@ -1,4 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/app.js';
@@ -146,4 +147,32 @@ describe.each(backends)('an Apollo plugin sees every operation, on %s', (kind) =
       expect(hooks[hook], hook).toBe(1);
     expect(hooks.executionDidStart).toBeUndefined();
   });
+});
+
+describe("Apollo's inline trace plugin, added to the deployment's plugins", () => {
+  it('returns a trace (ftv1) for a rendered read and an executed one', async () => {
+    const t = await startEmptyTestApp('pglite');
+    const apps: FastifyInstance[] = [];
+    try {
+      await t.seed.user().withPool();
+      for (const rendering of [true, false]) {
+        const config = testConfig({ RENDERED_READS: String(rendering) });
+        const app = await createApp({ config, database: t.database, plugins: [ApolloServerPluginInlineTrace()] });
+        apps.push(app);
+        const response = await app.inject({
+          method: 'POST',
+          url: '/graphql',
+          headers: { 'apollo-federation-include-trace': 'ftv1' },
+          payload: { query: '{ pools(first: 2) { nodes { id title } } }' },
+        });
+        const body = response.json();
+        expect(body.data.pools.nodes).toHaveLength(1);
+        expect(typeof body.extensions?.ftv1, String(rendering)).toBe('string');
+        expect(body.extensions.ftv1.length).toBeGreaterThan(20);
+      }
+    } finally {
+      for (const app of apps) await app.close();
+      await t.close();
+    }
+  }, 180_000);
 });
