@@ -48,6 +48,10 @@ export const ENV_VARS = {
   RENDERED_READS:
     'answer queries whose whole selection renders with statements that write the response JSON, without the ' +
     'executor; false executes every operation (default: true)',
+  RESPONSE_CACHE:
+    'keep answers the cache hints allow (public reads, for their max age) and serve them again without running ' +
+    "anything: Apollo's response cache, in Redis when REDIS_URL is set so the replicas share it, in memory " +
+    'otherwise (default: false)',
   LOG_LEVEL: 'pino log level (default: info; silent in test)',
   AUTH_SECRET:
     'service secret, at least 32 characters of about 90 bits estimated entropy (`openssl rand -hex 32`); the ' +
@@ -249,6 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemoData: bool('SEED_DEMO_DATA', !databaseUrl),
     introspection: bool('INTROSPECTION', !production),
     renderedReads: bool('RENDERED_READS', true),
+    responseCache: bool('RESPONSE_CACHE', false),
     logLevel: env.LOG_LEVEL || (mode === 'test' ? 'silent' : 'info'),
     auth: {
       secret,

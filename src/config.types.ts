@@ -29,6 +29,8 @@ export interface Config {
   introspection: boolean;
   /** Queries whose selection renders are answered by statements writing their JSON (server/read-renderer.ts). */
   renderedReads: boolean;
+  /** Apollo's response cache (src/server/response-cache.ts). */
+  responseCache: boolean;
   logLevel: string;
   auth: AuthConfig;
   /** Size limits of an operation, checked before it runs (0 turns one off). */

@@ -19,8 +19,9 @@ export function operationNameHeader(): ApolloServerPlugin<GraphQLContext> {
 }
 
 /**
- * The deployment's own Apollo Server plugins (usage reporting, a response cache, your
- * own): the one place to add them. They run on every GraphQL operation over HTTP and REST,
- * after poolgraph's plugin, in this order.
+ * The deployment's own Apollo Server plugins (inline traces, cache control with options of
+ * your own, your own): the one place to add them. They run on every GraphQL operation over
+ * HTTP, REST and WebSocket, after poolgraph's plugin (and the response cache when
+ * RESPONSE_CACHE is on), in this order, with every hook Apollo documents (docs/operations.md).
  */
 export const apolloPlugins: ApolloServerPlugin<GraphQLContext>[] = [];

@@ -25,6 +25,7 @@ import { apolloPlugins } from './apollo-plugins.js';
 import { logRequest, type OperationRecord, OperationTracker } from './logging.js';
 import { Metrics, registerMetricsRoute } from './metrics.js';
 import { createApolloServer } from './pipeline/apollo.js';
+import { responseCache } from './response-cache.js';
 import { createOperationChecks } from './pipeline/checks.js';
 import { registerGraphQLRoute } from './pipeline/http.js';
 import { TrustedDocumentStore } from './pipeline/persisted.js';
@@ -68,6 +69,7 @@ export interface AppOptions {
     | 'mode'
     | 'introspection'
     | 'renderedReads'
+    | 'responseCache'
     | 'logLevel'
     | 'auth'
     | 'limits'
@@ -181,7 +183,7 @@ export async function createApp({
     persistedQueries: trusted?.apolloCache,
     checkOperation,
     budgetMs: config.http.requestTimeoutMs,
-    plugins,
+    plugins: config.responseCache ? [responseCache(redis && { shared: redis, keyPrefix: config.redis!.keyPrefix }), ...plugins] : plugins,
   });
   await apollo.start();
   app.addHook('onClose', () => apollo.stop());

@@ -1,5 +1,18 @@
 import 'reflect-metadata';
-import { GraphQLError, type GraphQLFieldResolver, GraphQLScalarType, type GraphQLSchema, isEnumType, isObjectType } from 'graphql';
+import {
+  DirectiveLocation,
+  GraphQLBoolean,
+  GraphQLDirective,
+  GraphQLEnumType,
+  GraphQLError,
+  type GraphQLFieldResolver,
+  GraphQLInt,
+  GraphQLScalarType,
+  type GraphQLSchema,
+  isEnumType,
+  isObjectType,
+  specifiedDirectives,
+} from 'graphql';
 import { buildSchema, getMetadataStorage } from 'type-graphql';
 import { OperatorResolver } from '../modules/pools/operator.resolver.js';
 import { PoolImageResolver } from '../modules/images/image.resolver.js';
@@ -31,6 +44,29 @@ import {
 } from '../modules/users/user.resolver.js';
 
 const schemas = new Map<boolean, Promise<GraphQLSchema>>();
+
+/**
+ * `@cacheControl` as Apollo Server's cache-control plugin reads it (the hints themselves are
+ * on the types and fields: modules/common/cache-hints.ts). Declared so the SDL is valid
+ * wherever it is read: by a gateway composing it, by tools.
+ */
+const cacheControlDirective = new GraphQLDirective({
+  name: 'cacheControl',
+  description: 'How long, and for whom, a cache may keep an answer holding this type or field.',
+  locations: [DirectiveLocation.FIELD_DEFINITION, DirectiveLocation.OBJECT, DirectiveLocation.INTERFACE, DirectiveLocation.UNION],
+  args: {
+    maxAge: { type: GraphQLInt, description: 'Seconds an answer may be kept; 0: not kept.' },
+    scope: {
+      type: new GraphQLEnumType({
+        name: 'CacheControlScope',
+        description: 'Who an answer may be kept for.',
+        values: { PUBLIC: { description: 'Anyone: a shared cache may keep it.' }, PRIVATE: { description: 'The viewer alone.' } },
+      }),
+      description: 'PUBLIC unless given.',
+    },
+    inheritMaxAge: { type: GraphQLBoolean, description: "The field's maxAge is its parent's." },
+  },
+});
 
 /**
  * The executable schema, built once per process. `devTokens` adds `requestDevTokens`, which
@@ -78,6 +114,7 @@ export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): P
     ],
     // Arguments are validated by the services, which know the domain's rules.
     validate: false,
+    directives: [...specifiedDirectives, cacheControlDirective],
     // Every subscription opens its own stream of the event hub (`subscribe`), so type-graphql's
     // topic-based pub/sub is never used; it insists on one being given all the same.
     pubSub: {

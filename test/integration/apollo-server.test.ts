@@ -220,5 +220,6 @@ describe('an Apollo plugin of the deployment', () => {
       await app.close();
       await t.close();
     }
-  });
+    // Two servers start: a minute and more on a busy machine.
+  }, 120_000);
 });

@@ -521,9 +521,11 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
         answers++;
         const asked = `${query}\n${JSON.stringify(values)}`;
         expect(executed.statusCode, `${asked}\n${executed.body.slice(0, 500)}`).toBe(200);
-        expect({ status: answer.statusCode, body: comparable(answer.body) }, asked).toEqual({
+        // The cache policy too (Cache-Control, from the cache hints): a rendered read's is the executed one's.
+        expect({ status: answer.statusCode, body: comparable(answer.body), cacheControl: answer.headers['cache-control'] }, asked).toEqual({
           status: executed.statusCode,
           body: comparable(executed.body),
+          cacheControl: executed.headers['cache-control'],
         });
       }
     }

@@ -1,9 +1,11 @@
-import { type ClassType, Field, Int, ObjectType } from 'type-graphql';
+import { Directive, Field, Int, ObjectType, type ClassType } from 'type-graphql';
+import { INHERITED } from './cache-hints.js';
 
 // Every object type here sets `simpleResolvers: true`: plain fields then use graphql's
 // default resolver instead of a type-graphql wrapper allocating per field and row. No
 // object type has field middlewares or field-level auth, which that wrapper would run.
 
+@Directive(INHERITED)
 @ObjectType({ simpleResolvers: true, description: 'Relay page information of a connection.' })
 export class PageInfo {
   // The two flags are `simple: false`: on the far side of a cursor a flag is looked up only
@@ -39,6 +41,7 @@ export class PageInfo {
  * `totalCount`. The runtime value is a `Page` (modules/common/pagination.ts).
  */
 export function Connection<Node extends object>(name: string, node: ClassType<Node>) {
+  @Directive(INHERITED)
   @ObjectType(`${name}Edge`, { simpleResolvers: true, description: `A ${name} of a page, with its cursor.` })
   class Edge {
     @Field(() => String, {

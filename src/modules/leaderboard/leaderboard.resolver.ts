@@ -1,5 +1,6 @@
-import { Args, Ctx, FieldResolver, Float, Query, Resolver, Root } from 'type-graphql';
+import { Args, Ctx, Directive, FieldResolver, Float, Query, Resolver, Root } from 'type-graphql';
 import type { ResolverContext } from '../context.js';
+import { PUBLIC } from '../common/cache-hints.js';
 import { toTokens } from '../common/amounts.js';
 import { User } from '../users/user.type.js';
 import { ReadsPageArguments } from '../common/page-arguments.js';
@@ -9,6 +10,7 @@ import { LeaderboardArgs, LeaderboardConnection, LeaderboardEntry } from './lead
 @Resolver(() => LeaderboardEntry)
 export class LeaderboardResolver {
   @ReadsPageArguments(parseLeaderboardPage)
+  @Directive(PUBLIC)
   @Query(() => LeaderboardConnection, {
     description: 'Users ranked by payouts or precision over a period, with the viewer’s own standing.',
   })

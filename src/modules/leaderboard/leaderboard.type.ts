@@ -1,4 +1,5 @@
-import { ArgsType, Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { ArgsType, Directive, Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { INHERITED, PRIVATE, PUBLIC } from '../common/cache-hints.js';
 import { Connection } from '../common/connection.type.js';
 import { PageArgs } from '../common/page.args.js';
 import { LEADERBOARD_METRICS, LEADERBOARD_PERIODS, type LeaderboardMetric, type LeaderboardPeriod } from './leaderboard.service.js';
@@ -26,6 +27,7 @@ registerEnumType(LeaderboardMetricEnum, {
   },
 });
 
+@Directive(PUBLIC)
 @ObjectType({ simpleResolvers: true, description: "A user's standing on the leaderboard." })
 export class LeaderboardEntry {
   @Field(() => Int, { description: 'Rank from 1; equal values share a rank (1, 2, 2, 4).' })
@@ -38,8 +40,10 @@ export class LeaderboardEntry {
   predictionCount!: number;
 }
 
+@Directive(INHERITED)
 @ObjectType({ simpleResolvers: true, description: "A page of the leaderboard, best first, with the viewer's own standing." })
 export class LeaderboardConnection extends Connection('LeaderboardEntry', LeaderboardEntry) {
+  @Directive(PRIVATE)
   @Field(() => LeaderboardEntry, { nullable: true, description: "The viewer's own standing; null when signed out or not on the board." })
   viewerEntry!: LeaderboardEntry | null;
 }

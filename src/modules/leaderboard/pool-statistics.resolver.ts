@@ -1,10 +1,12 @@
-import { Arg, Ctx, Field, FieldResolver, Float, Int, ObjectType, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, Directive, Field, FieldResolver, Float, Int, ObjectType, Resolver, Root } from 'type-graphql';
+import { INHERITED, PUBLIC } from '../common/cache-hints.js';
 import type { PoolRow } from '../../../schema/index.js';
 import type { ResolverContext } from '../context.js';
 import { toTokens } from '../common/amounts.js';
 import { Pool } from '../pools/pool.type.js';
 import { MAX_HISTOGRAM_BUCKETS, poolStatistics } from './pool-statistics.service.js';
 
+@Directive(INHERITED)
 @ObjectType({ simpleResolvers: true, description: 'Predictions whose value falls in [from, to) (the last bucket includes to).' })
 export class HistogramBucket {
   @Field(() => Float, { description: "Lower bound of the bucket, in the pool's unit (included)." })
@@ -20,6 +22,7 @@ export class HistogramBucket {
   stake!: number;
 }
 
+@Directive(PUBLIC)
 @ObjectType({ simpleResolvers: true, description: "What a pool's predictions look like together." })
 export class PoolStatistics {
   @Field(() => Int, { description: 'Predictions on the pool.' })

@@ -1,5 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Args, Ctx, FieldResolver, Float, ID, Info, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, Directive, FieldResolver, Float, ID, Info, Query, Resolver, Root } from 'type-graphql';
+import { PUBLIC } from '../common/cache-hints.js';
 import type { ImageRow, PoolRow, PredictionRow, ResolutionRow, StreakRow, UserRow } from '../../../schema/index.js';
 import type { ResolverContext } from '../context.js';
 import { toTokens } from '../common/amounts.js';
@@ -18,6 +19,7 @@ import { Pool, PoolConnection, Resolution } from './pool.type.js';
 @Resolver(() => Pool)
 export class PoolResolver {
   @ReadsPageArguments(parsePoolsPage)
+  @Directive(PUBLIC)
   @Query(() => PoolConnection, { description: 'Pools, filtered, searched and sorted, a page at a time.' })
   pools(@Args(() => PoolsArgs) args: PoolsArgs, @Ctx() ctx: ResolverContext, @Info() info: GraphQLResolveInfo) {
     return listPools(ctx, args, planOfConnection(info, POOL_READ));

@@ -1,4 +1,5 @@
-import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Directive, Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { INHERITED, PUBLIC } from '../common/cache-hints.js';
 import { Connection } from '../common/connection.type.js';
 import { Entity } from '../common/entity.type.js';
 import { DateTime } from '../common/scalars.js';
@@ -30,6 +31,7 @@ registerEnumType(PoolUnit, {
   valuesConfig: { USD: { description: 'US dollars.' } },
 });
 
+@Directive(PUBLIC)
 @ObjectType({ simpleResolvers: true, description: 'A pool asking for a numeric outcome; users stake tokens on their predictions.' })
 export class Pool extends Entity {
   @Field(() => ID, { description: 'Id of the user who created the pool.' })
@@ -112,6 +114,7 @@ export class Pool extends Entity {
   platformFeeRate!: number;
 }
 
+@Directive(PUBLIC)
 @ObjectType({ simpleResolvers: true, description: 'The outcome of a resolved pool.' })
 export class Resolution extends Entity {
   @Field(() => ID, { description: 'Id of the resolved pool.' })
@@ -124,5 +127,6 @@ export class Resolution extends Entity {
   median!: number;
 }
 
+@Directive(INHERITED)
 @ObjectType({ simpleResolvers: true, description: 'A page of pools.' })
 export class PoolConnection extends Connection('Pool', Pool) {}

@@ -1,8 +1,10 @@
-import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Directive, Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { INHERITED, PUBLIC } from '../common/cache-hints.js';
 import { Connection } from '../common/connection.type.js';
 import { Entity } from '../common/entity.type.js';
 import { DateTime } from '../common/scalars.js';
 
+@Directive(PUBLIC)
 @ObjectType({ simpleResolvers: true, description: "A user's predicted value on a pool, backed by a stake." })
 export class Prediction extends Entity {
   @Field(() => ID, { description: 'Id of the pool predicted on.' })
@@ -65,6 +67,7 @@ registerEnumType(RewardType, {
   },
 });
 
+@Directive(PUBLIC)
 @ObjectType({ simpleResolvers: true, description: 'What a prediction earned when its pool was resolved.' })
 export class Reward extends Entity {
   @Field(() => ID, { description: 'Id of the prediction rewarded.' })
@@ -80,5 +83,6 @@ export class Reward extends Entity {
   type!: RewardType;
 }
 
+@Directive(INHERITED)
 @ObjectType({ simpleResolvers: true, description: 'A page of predictions.' })
 export class PredictionConnection extends Connection('Prediction', Prediction) {}

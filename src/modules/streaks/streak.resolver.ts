@@ -1,4 +1,5 @@
-import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Float, ID, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, ArgsType, Ctx, Directive, Field, FieldResolver, Float, ID, Query, Resolver, Root } from 'type-graphql';
+import { PUBLIC } from '../common/cache-hints.js';
 import type { PoolRow, StreakRewardRow, StreakRow, UserRow } from '../../../schema/index.js';
 import { User } from '../users/user.type.js';
 import type { ResolverContext } from '../context.js';
@@ -29,12 +30,14 @@ export class StreakResolver {
   }
 
   @ReadsPageArguments(parseNewestFirstPage)
+  @Directive(PUBLIC)
   @Query(() => StreakConnection, { description: 'All streaks, newest first.' })
   streaks(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ResolverContext) {
     return listStreaks(ctx, args);
   }
 
   @ReadsPageArguments(parseStreakPoolsPage)
+  @Directive(PUBLIC)
   @Query(() => StreakPools, { description: 'A streak and all its pools (not filtered by participation), newest first.' })
   streakPools(@Args(() => StreakPoolsArgs) { streakId, ...page }: StreakPoolsArgs, @Ctx() ctx: ResolverContext) {
     return streakPools(ctx, streakId, page);

@@ -1,9 +1,11 @@
-import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Directive, Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { INHERITED, PRIVATE, PUBLIC } from '../common/cache-hints.js';
 import { Connection } from '../common/connection.type.js';
 import { Entity } from '../common/entity.type.js';
 import { DateTime } from '../common/scalars.js';
 import { PoolConnection } from '../pools/pool.type.js';
 
+@Directive(PUBLIC)
 @ObjectType({ simpleResolvers: true, description: 'A series of pools that rewards users who keep taking part.' })
 export class Streak extends Entity {
   @Field(() => ID, { nullable: true, description: 'Id of the last resolved pool the streak processor has applied; null before the first.' })
@@ -43,9 +45,11 @@ export class Streak extends Entity {
   lastSyncAt!: Date | null;
 }
 
+@Directive(INHERITED)
 @ObjectType({ simpleResolvers: true, description: 'A page of streaks.' })
 export class StreakConnection extends Connection('Streak', Streak) {}
 
+@Directive(INHERITED)
 @ObjectType({ simpleResolvers: true, description: 'The pools of a streak, newest first.' })
 export class StreakPools {
   @Field(() => Streak, { description: 'The streak asked for.' })
@@ -67,6 +71,7 @@ registerEnumType(LastStreakEvent, {
   },
 });
 
+@Directive(PUBLIC)
 @ObjectType({ simpleResolvers: true, description: 'A reward granted for completing a streak run.' })
 export class StreakReward extends Entity {
   @Field(() => ID, { description: 'Id of the streak that granted it.' })
@@ -79,6 +84,7 @@ export class StreakReward extends Entity {
   isClaimed!: boolean;
 }
 
+@Directive(PRIVATE)
 @ObjectType({ simpleResolvers: true, description: "The viewer's progress in a streak, and their streak rewards." })
 export class UserStreakDetails {
   @Field(() => Streak, { description: 'The streak asked for.' })

@@ -1,4 +1,5 @@
-import { Arg, Args, Ctx, Field, FieldResolver, ID, InputType, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, Directive, Field, FieldResolver, ID, InputType, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { PRIVATE } from '../common/cache-hints.js';
 import type {
   DeviceTokenRow,
   ImageRow,
@@ -51,6 +52,7 @@ class UpdateProfileInput {
 
 @Resolver(() => User)
 export class UserResolver {
+  @Directive(PRIVATE)
   @Query(() => User, { nullable: true, description: 'The signed-in user (UNAUTHENTICATED when signed out).' })
   viewer(@Ctx() ctx: ResolverContext) {
     return findViewer(ctx);
@@ -96,22 +98,26 @@ export class UserResolver {
   // Private fields: the user's own (or an admin's) to read; null and FORBIDDEN for anyone else.
   // The service functions check the viewer; these only translate.
 
+  @Directive(PRIVATE)
   @FieldResolver(() => String, { nullable: true, description: `${PRIVATE_FIELD} Null too when no email is on record.` })
   email(@Root() user: UserRow, @Ctx() ctx: ResolverContext) {
     return userEmail(ctx, user);
   }
 
+  @Directive(PRIVATE)
   @FieldResolver(() => Settings, { nullable: true, description: `The user's settings. ${PRIVATE_FIELD}` })
   settings(@Root() user: UserRow, @Ctx() ctx: ResolverContext) {
     return userSettings(ctx, user.id);
   }
 
   @ReadsPageArguments(parseNewestFirstPage)
+  @Directive(PRIVATE)
   @FieldResolver(() => NotificationConnection, { nullable: true, description: `The user's notifications, newest first. ${PRIVATE_FIELD}` })
   notifications(@Root() user: UserRow, @Args(() => NotificationsArgs) args: NotificationsArgs, @Ctx() ctx: ResolverContext) {
     return listUserNotifications(ctx, user.id, args, args.filter);
   }
 
+  @Directive(PRIVATE)
   @FieldResolver(() => [DeviceToken], {
     nullable: true,
     description: `Devices registered for the user's push notifications, oldest first. ${PRIVATE_FIELD}`,
@@ -120,6 +126,7 @@ export class UserResolver {
     return userDeviceTokens(ctx, user.id);
   }
 
+  @Directive(PRIVATE)
   @FieldResolver(() => [RefreshToken], {
     nullable: true,
     description: `The user's sessions, oldest first, ended ones included. ${PRIVATE_FIELD}`,
@@ -128,6 +135,7 @@ export class UserResolver {
     return userSessions(ctx, user.id);
   }
 
+  @Directive(PRIVATE)
   @FieldResolver(() => [ApiKey], {
     nullable: true,
     description: `The user's API keys, oldest first, revoked ones included. ${PRIVATE_FIELD}`,
@@ -136,6 +144,7 @@ export class UserResolver {
     return userApiKeys(ctx, user.id);
   }
 
+  @Directive(PRIVATE)
   @FieldResolver(() => ReferralRedemption, {
     nullable: true,
     description: `The referral code the user redeemed; null when none. ${PRIVATE_FIELD}`,
@@ -144,6 +153,7 @@ export class UserResolver {
     return userReferralRedemption(ctx, user.id);
   }
 
+  @Directive(PRIVATE)
   @FieldResolver(() => [ReferralCode], { nullable: true, description: `Referral codes the user created, oldest first. ${PRIVATE_FIELD}` })
   createdReferralCodes(@Root() user: UserRow, @Ctx() ctx: ResolverContext) {
     return userReferralCodes(ctx, user.id);

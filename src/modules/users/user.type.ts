@@ -1,4 +1,5 @@
-import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
+import { Directive, Field, ID, ObjectType, registerEnumType } from 'type-graphql';
+import { PUBLIC } from '../common/cache-hints.js';
 import { Entity } from '../common/entity.type.js';
 import { DateTime } from '../common/scalars.js';
 import { enumObject } from '../common/enums.js';
@@ -17,6 +18,7 @@ registerEnumType(UserRole, {
   },
 });
 
+@Directive(PUBLIC)
 @ObjectType({ simpleResolvers: true, description: 'A wallet owner using the service.' })
 export class User extends Entity {
   @Field(() => DateTime, { nullable: true, description: 'When the user last signed in with their wallet; null if never.' })
@@ -43,6 +45,7 @@ export class User extends Entity {
   twitterUsername!: string | null;
 }
 
+@Directive(PUBLIC)
 @ObjectType({ simpleResolvers: true, description: 'An uploaded image: a pool picture or a user avatar.' })
 export class Image extends Entity {
   @Field(() => ID, { description: 'Id of the user who uploaded it.' })

@@ -1,4 +1,5 @@
-import { Args, Ctx, FieldResolver, Float, Resolver, Root } from 'type-graphql';
+import { Args, Ctx, Directive, FieldResolver, Float, Resolver, Root } from 'type-graphql';
+import { PRIVATE } from '../common/cache-hints.js';
 import { type PoolRow, type RewardRow, rewards, type StreakRewardRow, streakRewards, type UserRow } from '../../../schema/index.js';
 import { StreakReward } from '../streaks/streak.type.js';
 import { rowByIdLoader } from './request-scoped.js';
@@ -21,6 +22,7 @@ const LAMPORT_DECIMALS = 9;
 /** A user's money: private to the user (and admins), like the other private fields. */
 @Resolver(() => User)
 export class UserMoneyResolver {
+  @Directive(PRIVATE)
   @FieldResolver(() => Balance, { nullable: true, description: `Stake token and SOL balances, read from the chain. ${PRIVATE_FIELD}` })
   async balance(@Root() user: UserRow, @Ctx() ctx: ResolverContext): Promise<Balance> {
     assertCanReadPrivate(ctx.viewer, user.id, 'balance');
@@ -34,6 +36,7 @@ export class UserMoneyResolver {
     };
   }
 
+  @Directive(PRIVATE)
   @FieldResolver(() => ClaimableSummary, {
     nullable: true,
     description: `Unclaimed rewards, refunds and streak rewards, with totals. ${PRIVATE_FIELD}`,
@@ -52,6 +55,7 @@ export class UserMoneyResolver {
     };
   }
 
+  @Directive(PRIVATE)
   @FieldResolver(() => Portfolio, {
     nullable: true,
     description: `Active stakes, total staked and realized PnL over resolved pools. ${PRIVATE_FIELD}`,
@@ -71,6 +75,7 @@ export class UserMoneyResolver {
   }
 
   @ReadsPageArguments(parseNewestFirstPage)
+  @Directive(PRIVATE)
   @FieldResolver(() => UserTransactionConnection, {
     nullable: true,
     description: `Transactions the user made through the service, newest first. ${PRIVATE_FIELD}`,
@@ -113,6 +118,7 @@ export class UserTransactionResolver {
 
 @Resolver(() => Pool)
 export class PoolViewerResolver {
+  @Directive(PRIVATE)
   @FieldResolver(() => Prediction, {
     nullable: true,
     description: "The signed-in viewer's prediction in this pool; null when none or signed out.",

@@ -26,7 +26,7 @@ export const CODE_OF_STATUS: Record<number, ErrorCode> = {
 };
 
 /** The innermost cause a GraphQL error wraps (resolver errors arrive wrapped, sometimes twice). */
-function originalOf(error: unknown): unknown {
+export function originalOf(error: unknown): unknown {
   let current = error;
   while (current instanceof GraphQLError && current.originalError) current = current.originalError;
   return current;

@@ -1,0 +1,210 @@
+import { mapSchema } from '@graphql-tools/utils';
+import type { GatewayExecutor, GatewayGraphQLRequestContext, GatewayInterface } from '@apollo/server-gateway-interface';
+import {
+  type DocumentNode,
+  execute,
+  type ExecutionResult,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  getNamedType,
+  getNullableType,
+  getVariableValues,
+  GraphQLError,
+  type GraphQLObjectType,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+  isCompositeType,
+  isListType,
+  isObjectType,
+  Kind,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import { AppError } from '../../errors.js';
+import { collectFields, type SelectionWalk } from '../../modules/common/selections.js';
+import { confirmViewer, type GraphQLContext, runOnItsDatabase } from '../context.js';
+import { ReadRenderer } from '../read-renderer.js';
+import { TIMED_OUT, withinBudget } from '../time-budget.js';
+
+/**
+ * A rendered read's whole `data`, already JSON (ReadRenderer's pieces): it stands in the
+ * result's `data` so that the HTTP serializer (stringifyResult in apollo.ts) writes it as
+ * is, never parsed and serialized again.
+ */
+export class RenderedData {
+  constructor(private readonly pieces: string[]) {}
+
+  /**
+   * The response body, `{"data":…}` (with `extensions` when a plugin added some), encoded
+   * once from the pieces into one Buffer: joining them first would copy the whole body into
+   * a new string, then encode it again.
+   */
+  body(extensions?: unknown): Buffer {
+    const pieces = this.pieces;
+    const tail = extensions === undefined ? '}' : `,"extensions":${JSON.stringify(extensions)}}`;
+    let length = DATA_OPEN.length + Buffer.byteLength(tail);
+    for (const piece of pieces) length += Buffer.byteLength(piece);
+    const body = Buffer.allocUnsafe(length);
+    let offset = body.write(DATA_OPEN, 0);
+    for (const piece of pieces) offset += body.write(piece, offset);
+    body.write(tail, offset);
+    return body;
+  }
+
+  /** The data as a value, for a plugin that reads it (a response cache storing it, say). */
+  toJSON(): unknown {
+    return JSON.parse(this.pieces.join(''));
+  }
+}
+
+const DATA_OPEN = '{"data":';
+
+export interface PlannedReadOptions {
+  schema: GraphQLSchema;
+  /** Queries answered by rendered reads where they render (ReadRenderer); off, every operation is executed. */
+  renderedReads: boolean;
+  /** Time budget of an operation's execution in ms (0 = none); past it, OPERATION_TIMEOUT and its statements cancelled. */
+  budgetMs: number;
+}
+
+/**
+ * The executor Apollo Server runs in its execution phase, given through its gateway seam
+ * (`gateway.load()` returns it; Apollo calls it after every plugin's executionDidStart, in
+ * place of graphql-js `execute`): the planned read of an operation. A query whose whole
+ * root selection renders is answered by the rendered read (SQL writes the JSON) on every
+ * transport; anything else is executed by graphql-js with the schema Apollo instruments
+ * (willResolveField). Either way within the time budget, on the database its routing
+ * chooses, and the viewer's session confirmed first.
+ *
+ * A rendered read resolves no field, so the plugins that follow fields (cache control,
+ * inline traces, usage reporting) are told of each field of its selection as the executor
+ * would tell them: once per field and shape (list items are not told apart), with an
+ * abstract type's fields told for each type its fragments apply to.
+ */
+export function plannedReadGateway(options: PlannedReadOptions): GatewayInterface {
+  // Apollo's copy: with a plugin that follows fields, Apollo wraps every field of the schema
+  // it is given in a resolver of its own. The renderer plans from the schema as built, where
+  // a field without a resolver is a column; the executor runs Apollo's, so plugins see its fields.
+  const instrumented = mapSchema(options.schema, {});
+  const executor = plannedReadExecutor(options, instrumented);
+  return {
+    load: () => Promise.resolve({ executor }),
+    onSchemaLoadOrUpdate(callback) {
+      callback({ apiSchema: instrumented, coreSupergraphSdl: '' });
+      return () => {};
+    },
+    stop: () => Promise.resolve(),
+  };
+}
+
+/** Apollo's key on the context for the execution listeners' willResolveField (set only when a plugin has one). */
+let willResolveFieldKey: symbol | undefined;
+
+type WillResolveField = (args: {
+  source: unknown;
+  args: Record<string, unknown>;
+  contextValue: unknown;
+  info: GraphQLResolveInfo;
+}) => unknown;
+
+function willResolveFieldOf(context: GraphQLContext): WillResolveField | undefined {
+  if (!willResolveFieldKey) {
+    willResolveFieldKey = Object.getOwnPropertySymbols(context).find(
+      (key) => key.description === 'apolloServerExecutionDispatcherWillResolveField',
+    );
+    if (!willResolveFieldKey) return undefined;
+  }
+  return (context as unknown as Record<symbol, WillResolveField | undefined>)[willResolveFieldKey];
+}
+
+function plannedReadExecutor(options: PlannedReadOptions, schema: GraphQLSchema): GatewayExecutor {
+  const { budgetMs } = options;
+  const renderer = options.renderedReads ? new ReadRenderer(options.schema) : null;
+
+  const answer = (rc: GatewayGraphQLRequestContext): Promise<ExecutionResult> => {
+    const context = rc.context as GraphQLContext;
+    const { document, operation } = rc;
+    const variables = rc.request.variables;
+    return runOnItsDatabase(context, operation.operation, async () => {
+      if (renderer) {
+        const pieces = await renderer.answer(document, operation, context, variables);
+        if (pieces !== null) {
+          context.transport.record!.rendered = true;
+          const willResolveField = willResolveFieldOf(context);
+          if (willResolveField) tellRenderedFields(schema, document, operation, variables, context, willResolveField);
+          // Over HTTP the serializer writes the pieces as they are; REST and sockets read values.
+          return { data: (rc.request.http ? new RenderedData(pieces) : JSON.parse(pieces.join(''))) as Record<string, unknown> };
+        }
+      }
+      await confirmViewer(context);
+      return execute({ schema, document, operationName: rc.request.operationName, contextValue: context, variableValues: variables });
+    });
+  };
+
+  return async (rc) => {
+    // No operation of that name: graphql-js says so, and Apollo answers OPERATION_RESOLUTION_FAILURE.
+    if (!rc.operation) return execute({ schema, document: rc.document, operationName: rc.request.operationName });
+    try {
+      // Past the budget, the statements of the operation's scope are cancelled.
+      const outcome = await withinBudget(budgetMs, answer(rc), (rc.context as GraphQLContext).statements);
+      if (outcome === TIMED_OUT)
+        throw new AppError('OPERATION_TIMEOUT', `The request did not complete within its time budget of ${budgetMs} ms`, { budgetMs });
+      return outcome;
+    } catch (error) {
+      // Nothing answered (an ended session, the budget, the database): one error and no `data`, formatted by Apollo's formatError.
+      return { errors: [error instanceof GraphQLError ? error : new GraphQLError(messageOf(error), { originalError: asError(error) })] };
+    }
+  };
+}
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Tells the execution listeners of each field a rendered read answered, as the executor
+ * would have (willResolveField, then its end at once): its parent type, return type, path
+ * and nodes. __typename is not told, as graphql-js does not resolve it through the schema.
+ */
+function tellRenderedFields(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  inputs: Record<string, unknown> | undefined,
+  context: GraphQLContext,
+  willResolveField: WillResolveField,
+): void {
+  // The renderer coerced these variables already (it answered): they coerce.
+  const variables = operation.variableDefinitions?.length
+    ? (getVariableValues(schema, operation.variableDefinitions, inputs ?? {}).coerced ?? {})
+    : {};
+  const fragments: Record<string, FragmentDefinitionNode> = {};
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
+  const walk: SelectionWalk = { schema, fragments, variables, dependOn: (_source, derive) => derive(variables) };
+  const base = { schema, fragments, rootValue: undefined, operation, variableValues: variables };
+  const tell = (type: GraphQLObjectType, selectionSets: readonly SelectionSetNode[], path: GraphQLResolveInfo['path'] | undefined) => {
+    for (const [key, nodes] of collectFields(type, selectionSets, walk)) {
+      const name = nodes[0]!.name.value;
+      const field = type.getFields()[name];
+      if (!field) continue;
+      const fieldPath = { prev: path, key, typename: type.name };
+      const info = {
+        ...base,
+        fieldName: name,
+        fieldNodes: nodes as FieldNode[],
+        returnType: field.type,
+        parentType: type,
+        path: fieldPath,
+      };
+      const done = willResolveField({ source: undefined, args: {}, contextValue: context, info: info as GraphQLResolveInfo });
+      const named = getNamedType(field.type);
+      if (isCompositeType(named)) {
+        const sets = nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
+        const itemPath = isListType(getNullableType(field.type)) ? { prev: fieldPath, key: 0, typename: undefined } : fieldPath;
+        for (const possible of isObjectType(named) ? [named] : schema.getPossibleTypes(named)) tell(possible, sets, itemPath);
+      }
+      if (typeof done === 'function') (done as (error: Error | null, result?: unknown) => void)(null, undefined);
+    }
+  };
+  tell(schema.getQueryType()!, [operation.selectionSet], undefined);
+}

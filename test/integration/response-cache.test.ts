@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/server/app.js';
+import { startEmptyTestApp, type TestApp, testConfig } from '../support/harness.js';
+import { signInAs, type SignedIn } from '../support/sessions.js';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PUBLIC_READ = '{ pools(first: 5) { totalCount nodes { id title user { username } } } }';
+
+/** Apollo's response cache switched on by RESPONSE_CACHE: public answers served again with no statement, private ones never shared. */
+describe("Apollo's response cache (RESPONSE_CACHE=true)", () => {
+  let t: TestApp;
+  let alice: SignedIn;
+  let bob: SignedIn;
+  const apps: FastifyInstance[] = [];
+  beforeAll(async () => {
+    t = await startEmptyTestApp('pglite', { config: testConfig({ RESPONSE_CACHE: 'true' }) });
+    const a = await t.seed.user({ username: `alice_${randomUUID().slice(0, 6)}` }).withPool();
+    const b = await t.seed.user({ username: `bob_${randomUUID().slice(0, 6)}` }).withPool();
+    alice = await signInAs(t, a.user.id);
+    bob = await signInAs(t, b.user.id);
+  });
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+    await t.close();
+  });
+
+  const post = (app: FastifyInstance, query: string, headers: Record<string, string> = {}) =>
+    app.inject({ method: 'POST', url: '/graphql', headers, payload: { query } });
+
+  it('serves a repeated public query from the cache: no statement', async () => {
+    const first = await post(t.app, PUBLIC_READ);
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['cache-control']).toBe('max-age=60, public');
+    let again: Awaited<ReturnType<typeof post>> | undefined;
+    expect(await t.countStatements(async () => (again = await post(t.app, PUBLIC_READ)))).toBe(0);
+    expect(again!.json()).toEqual(first.json());
+  });
+
+  it("keeps one viewer's private data from another", async () => {
+    const query = '{ viewer { id username } }';
+    for (const viewer of [alice, bob, alice, bob]) {
+      let response: Awaited<ReturnType<typeof post>> | undefined;
+      // Never kept: each asks the database again.
+      expect(await t.countStatements(async () => (response = await post(t.app, query, viewer.headers)))).toBeGreaterThan(0);
+      expect(response!.json().data.viewer.id).toBe(viewer.userId);
+    }
+  });
+
+  it('with Redis, replicas share it: what one kept, another serves with no statement', async () => {
+    const env = { RESPONSE_CACHE: 'true', REDIS_URL, REDIS_KEY_PREFIX: `test-${randomUUID()}` };
+    for (let i = 0; i < 2; i++) apps.push(await createApp({ config: testConfig(env), database: t.database }));
+    const [one, two] = apps;
+    const query = '{ pools(first: 3) { nodes { id title } } }';
+    const kept = await post(one!, query);
+    expect(kept.statusCode).toBe(200);
+    let served: Awaited<ReturnType<typeof post>> | undefined;
+    expect(await t.countStatements(async () => (served = await post(two!, query)))).toBe(0);
+    expect(served!.json()).toEqual(kept.json());
+  });
+});
