@@ -134,7 +134,9 @@ describe.each(backends)('the event outbox on %s', (kind) => {
     await updatePoolStatus(contextWith(t.app.events), { poolId: pool.id, status: 'PREDICTIONS_FROZEN' });
     expect(await statusOf()).toBe('PREDICTIONS_FROZEN');
     const written = await readOutbox(t.database.db, tail, 100);
-    expect(written.map((row) => row.payload)).toEqual([JSON.stringify({ type: 'poolUpdated', poolId: pool.id })]);
+    expect(written.map((row) => JSON.parse(row.payload) as unknown)).toEqual([
+      { type: 'poolUpdated', poolId: pool.id, pool: expect.objectContaining({ id: pool.id, status: 'PREDICTIONS_FROZEN' }) },
+    ]);
   });
 
   it('each change writes exactly its own events with it, and one that changes nothing writes none', async () => {
@@ -151,9 +153,9 @@ describe.each(backends)('the event outbox on %s', (kind) => {
 
     expect(
       await eventsOf(gql('mutation($p: ID!) { updatePoolStatus(poolId: $p, status: PREDICTIONS_FROZEN) { id } }', { p: pool.id })),
-    ).toEqual([{ type: 'poolUpdated', poolId: pool.id }]);
+    ).toEqual([{ type: 'poolUpdated', poolId: pool.id, pool: expect.objectContaining({ status: 'PREDICTIONS_FROZEN' }) }]);
     expect(await eventsOf(gql('mutation($p: ID!) { updatePoolImage(poolId: $p, imageId: null) { id } }', { p: pool.id }))).toEqual([
-      { type: 'poolUpdated', poolId: pool.id },
+      { type: 'poolUpdated', poolId: pool.id, pool: expect.objectContaining({ id: pool.id, imageId: null }) },
     ]);
 
     let keyId = '';
