@@ -136,13 +136,11 @@ export async function pruneOutbox(db: Db, retentionMs: number): Promise<number> 
   const [row] = resultRows<{ pruned: string | number }>(
     await db.execute(sql`
       WITH cut AS (
-        SELECT least(
-          (SELECT max(seq) FROM event_outbox WHERE created_at < now() - make_interval(secs => ${retentionMs / 1000})),
-          (SELECT max(seq) FROM event_outbox) - 1
-        ) AS seq
+        SELECT (SELECT max(seq) FROM event_outbox WHERE created_at < now() - make_interval(secs => ${retentionMs / 1000})) AS old,
+          (SELECT max(seq) FROM event_outbox) AS newest
       ),
-      topics AS (DELETE FROM event_topics WHERE seq <= (SELECT seq FROM cut)),
-      pruned AS (DELETE FROM event_outbox WHERE seq <= (SELECT seq FROM cut) RETURNING 1)
+      topics AS (DELETE FROM event_topics WHERE seq <= (SELECT old FROM cut) AND seq < (SELECT newest FROM cut)),
+      pruned AS (DELETE FROM event_outbox WHERE seq <= (SELECT old FROM cut) AND seq < (SELECT newest FROM cut) RETURNING 1)
       SELECT count(*) AS pruned FROM pruned`),
   );
   return Number(row?.pruned ?? 0);

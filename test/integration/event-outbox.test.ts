@@ -54,6 +54,10 @@ describe.each(backends)('the event outbox on %s', (kind) => {
 
   it('prunes rows older than the retention, and only those', async () => {
     const tail = await outboxTail(t.database.db);
+    expect(tail).toBeGreaterThan(1);
+    // Nothing old yet: nothing goes.
+    expect(await pruneOutbox(t.database.db, 3_600_000)).toBe(0);
+    expect((await readOutbox(t.database.db, 0, 100)).length).toBeGreaterThan(1);
     await t.database.db.execute(sql`UPDATE event_outbox SET created_at = now() - interval '2 hours' WHERE seq <= ${tail}`);
     await t.database.db.insert(tables.eventOutbox).values({ payload: '{}' });
     expect(await pruneOutbox(t.database.db, 3_600_000)).toBeGreaterThan(0);
