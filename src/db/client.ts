@@ -298,7 +298,13 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
       connection: { application_name: applicationName, statement_timeout: statementTimeoutMs },
       // The schema uses no custom array types, so a new connection needs no type lookup.
       fetch_types: false,
-    }),
+      // No statement written behind another on a busy connection: the server would run it
+      // whenever the one before ends, its request's budget spent or not, and cancelling a
+      // row of them takes one cancel round trip after another. Queued here instead, a
+      // cancelled statement is dropped before it reaches the server. (An option postgres.js
+      // reads but does not declare.)
+      max_pipeline: 0,
+    } as postgres.Options<{}>),
     maxConnections,
   );
   const client = tracking.client;

@@ -8,7 +8,7 @@ export const TIMED_OUT: unique symbol = Symbol('timed out');
  * answers (a cancel is a message to the server; the statement ends when the server acts on
  * it, usually within milliseconds). Bounded, for a server that no longer answers at all.
  */
-const CANCEL_WAIT_MS = 250;
+const CANCEL_WAIT_MS = 1000;
 
 /**
  * `work`'s result, or {@link TIMED_OUT} once `budgetMs` have passed without one. Running out

@@ -80,18 +80,21 @@ describe.each(backends)('events carry what their change committed, on %s', (kind
     // Load: reads looping on every gateway while the changes are made, so each event's delivery lags its change.
     let loading = true;
     const load = endpoints().flatMap((endpoint) =>
-      Array.from({ length: 6 }, async () => {
-        while (loading) await post(endpoint, LOAD_READ);
+      Array.from({ length: 3 }, async () => {
+        while (loading) await post(endpoint, LOAD_READ).catch(() => {});
       }),
     );
     // Each change is sent as soon as the one before it answered, alternating gateways.
-    for (const [i, status] of STATES.entries()) {
-      const endpoint = endpoints()[i % endpoints().length]!;
-      const answer = await post(endpoint, STATUS_MUTATION, { p: pool.id, s: status });
-      expect(answer.errors).toBeUndefined();
+    try {
+      for (const [i, status] of STATES.entries()) {
+        const endpoint = endpoints()[i % endpoints().length]!;
+        const answer = await post(endpoint, STATUS_MUTATION, { p: pool.id, s: status });
+        expect(answer.errors).toBeUndefined();
+      }
+    } finally {
+      loading = false;
+      await Promise.all(load);
     }
-    loading = false;
-    await Promise.all(load);
 
     for (const subscriber of subscribers) {
       const results = await subscriber.waitFor(STATES.length, 30_000);
