@@ -117,7 +117,8 @@ async function startServer(databaseUrl: string, port: number): Promise<ChildProc
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  for (let i = 0; i < 300; i++) {
+  // Up to 3 minutes: tsx compiles the source at start, slowly on a busy machine.
+  for (let i = 0; i < 900; i++) {
     if (
       await fetch(`http://127.0.0.1:${port}/readyz`).then(
         (r) => r.ok,

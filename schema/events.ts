@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, index, pgTable, text } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, index, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { at } from './columns.js';
 
 /**
@@ -13,7 +13,10 @@ export const eventOutbox = pgTable(
   'event_outbox',
   {
     seq: bigserial('seq', { mode: 'number' }).primaryKey(),
-    /** The event as its channel message (events.ts toMessages): JSON, ids only. */
+    /**
+     * The event (events.ts toMessages) as JSON, with the rows its change committed, read by
+     * the statement that appends it, in the change's transaction (event-outbox.ts).
+     */
     payload: text('payload').notNull(),
     createdAt: at('created_at')
       .notNull()
@@ -23,3 +26,17 @@ export const eventOutbox = pgTable(
 );
 
 export type EventOutboxRow = typeof eventOutbox.$inferSelect;
+
+/**
+ * The topics of each outbox row (a pool, a user, a transaction...; event-hub.ts topicsOf),
+ * written by the same statement: a subscription resuming after a sequence reads its own
+ * topic's rows by this key, never the rest of the log. Pruned with the outbox.
+ */
+export const eventTopics = pgTable(
+  'event_topics',
+  {
+    topic: text('topic').notNull(),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.topic, t.seq] }), index('event_topics_seq_idx').on(t.seq)],
+);

@@ -298,7 +298,14 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
       connection: { application_name: applicationName, statement_timeout: statementTimeoutMs },
       // The schema uses no custom array types, so a new connection needs no type lookup.
       fetch_types: false,
-    }),
+      // At most one statement written behind another on a busy connection (postgres.js
+      // writes up to 100): the server runs such a statement whenever the one before ends,
+      // its request's budget spent or not, and cancelling a row of them takes one cancel
+      // round trip after another. Queued here instead, a cancelled statement is dropped
+      // before it reaches the server. (Not 0: postgres.js then never reserves a connection
+      // for `begin`. An option it reads but does not declare.)
+      max_pipeline: 1,
+    } as postgres.Options<{}>),
     maxConnections,
   );
   const client = tracking.client;

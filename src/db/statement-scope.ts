@@ -37,6 +37,12 @@ export function hasSqlState(error: unknown, state: string): boolean {
 export class StatementScope {
   private running: Set<() => void> | null = null;
   private cancelledBecause: string | null = null;
+  /** Statements registered and not yet ended (cancelled ones included, until they end). */
+  private live = 0;
+  private whenIdle: Array<() => void> | null = null;
+  /** When (performance.now()) the scope's time runs out, and what a statement refused then is told. */
+  private deadline = Infinity;
+  private deadlineReason = '';
 
   constructor(readonly requestId: string | null = null) {}
 
@@ -44,7 +50,17 @@ export class StatementScope {
     return this.cancelledBecause !== null;
   }
 
-  /** Registers a running statement's cancel function; returns its unregistration. */
+  /**
+   * From `at` (a `performance.now()` time) on, the scope is cancelled with `reason` the
+   * moment anything asks it, whether or not the timer that cancels it has fired: a busy
+   * event loop runs timers late, and a statement must not start after its request's time.
+   */
+  expireAt(at: number, reason: string): void {
+    this.deadline = at;
+    this.deadlineReason = reason;
+  }
+
+  /** Registers a running statement's cancel function; returns its unregistration, called once the statement has ended. */
   track(cancel: () => void): () => void {
     if (this.cancelledBecause !== null) {
       cancel();
@@ -52,11 +68,20 @@ export class StatementScope {
     }
     const running = (this.running ??= new Set());
     running.add(cancel);
-    return () => running.delete(cancel);
+    this.live++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      running.delete(cancel);
+      if (--this.live === 0 && this.whenIdle) for (const resolve of this.whenIdle.splice(0)) resolve();
+    };
   }
 
-  /** Throws the cancellation error if the scope was cancelled (before a statement starts). */
+  /** Throws the cancellation error if the scope was cancelled, or its time is up (before a statement starts). */
   throwIfCancelled(): void {
+    if (this.cancelledBecause === null && this.deadline !== Infinity && performance.now() >= this.deadline)
+      this.cancel(this.deadlineReason);
     if (this.cancelledBecause !== null) throw statementCancelledError(this.cancelledBecause);
   }
 
@@ -67,6 +92,21 @@ export class StatementScope {
     this.running?.clear();
     for (const cancel of running) cancel();
     return running.length;
+  }
+
+  /**
+   * Resolves once none of the scope's statements is running any more (cancelled ones have
+   * ended on the server, their driver told so), or after `atMostMs`, whichever is first.
+   */
+  ended(atMostMs: number): Promise<void> {
+    if (this.live === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, atMostMs);
+      (this.whenIdle ??= []).push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /** Marks a failure of one of this scope's statements as its request's (see {@link requestIdOf}). */

@@ -168,7 +168,7 @@ describe.runIf(runnable)('a cluster of 4 replicas behind HAProxy', () => {
   const writtenAfter = async (poolId: string, after: number) =>
     (
       await primary.rows<{ seq: string }>(
-        sql`SELECT seq FROM event_outbox WHERE seq > ${after} AND payload = ${JSON.stringify({ type: 'poolUpdated', poolId })} ORDER BY seq`,
+        sql`SELECT seq FROM event_topics WHERE topic = ${`pool:${poolId}`} AND seq > ${after} ORDER BY seq`,
       )
     ).map((row) => Number(row.seq));
 

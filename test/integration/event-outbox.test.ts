@@ -54,6 +54,10 @@ describe.each(backends)('the event outbox on %s', (kind) => {
 
   it('prunes rows older than the retention, and only those', async () => {
     const tail = await outboxTail(t.database.db);
+    expect(tail).toBeGreaterThan(1);
+    // Nothing old yet: nothing goes.
+    expect(await pruneOutbox(t.database.db, 3_600_000)).toBe(0);
+    expect((await readOutbox(t.database.db, 0, 100)).length).toBeGreaterThan(1);
     await t.database.db.execute(sql`UPDATE event_outbox SET created_at = now() - interval '2 hours' WHERE seq <= ${tail}`);
     await t.database.db.insert(tables.eventOutbox).values({ payload: '{}' });
     expect(await pruneOutbox(t.database.db, 3_600_000)).toBeGreaterThan(0);
@@ -134,7 +138,9 @@ describe.each(backends)('the event outbox on %s', (kind) => {
     await updatePoolStatus(contextWith(t.app.events), { poolId: pool.id, status: 'PREDICTIONS_FROZEN' });
     expect(await statusOf()).toBe('PREDICTIONS_FROZEN');
     const written = await readOutbox(t.database.db, tail, 100);
-    expect(written.map((row) => row.payload)).toEqual([JSON.stringify({ type: 'poolUpdated', poolId: pool.id })]);
+    expect(written.map((row) => JSON.parse(row.payload) as unknown)).toEqual([
+      { type: 'poolUpdated', poolId: pool.id, pool: expect.objectContaining({ id: pool.id, status: 'PREDICTIONS_FROZEN' }) },
+    ]);
   });
 
   it('each change writes exactly its own events with it, and one that changes nothing writes none', async () => {
@@ -151,9 +157,9 @@ describe.each(backends)('the event outbox on %s', (kind) => {
 
     expect(
       await eventsOf(gql('mutation($p: ID!) { updatePoolStatus(poolId: $p, status: PREDICTIONS_FROZEN) { id } }', { p: pool.id })),
-    ).toEqual([{ type: 'poolUpdated', poolId: pool.id }]);
+    ).toEqual([{ type: 'poolUpdated', poolId: pool.id, pool: expect.objectContaining({ status: 'PREDICTIONS_FROZEN' }) }]);
     expect(await eventsOf(gql('mutation($p: ID!) { updatePoolImage(poolId: $p, imageId: null) { id } }', { p: pool.id }))).toEqual([
-      { type: 'poolUpdated', poolId: pool.id },
+      { type: 'poolUpdated', poolId: pool.id, pool: expect.objectContaining({ id: pool.id, imageId: null }) },
     ]);
 
     let keyId = '';

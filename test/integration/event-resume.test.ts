@@ -6,7 +6,7 @@ import { type Database, openDatabase } from '../../src/db/client.js';
 import { pruneOutbox } from '../../src/db/event-outbox.js';
 import { MAX_REPLAYED_EVENTS } from '../../src/modules/events/event-hub.js';
 import { createApp } from '../../src/server/app.js';
-import { startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
 import { signInAs, type SignedIn } from '../support/sessions.js';
 import { listen, publishMarker, socketClient, Subscription } from '../support/sockets.js';
 import { subscriptionsOpen, until } from '../support/wait.js';
@@ -65,7 +65,7 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))('resuming subscriptions b
   /** The outbox sequences of the pool's poolUpdated events after `after`: what a subscriber must receive. */
   async function writtenAfter(after: number): Promise<number[]> {
     const rows = await t.database.rows<{ seq: string }>(
-      sql`SELECT seq FROM event_outbox WHERE seq > ${after} AND payload = ${JSON.stringify({ type: 'poolUpdated', poolId: pool.id })} ORDER BY seq`,
+      sql`SELECT seq FROM event_topics WHERE topic = ${`pool:${pool.id}`} AND seq > ${after} ORDER BY seq`,
     );
     return rows.map((row) => Number(row.seq));
   }
@@ -217,5 +217,73 @@ describe.runIf(Boolean(process.env.TEST_DATABASE_URL))('resuming subscriptions b
     } finally {
       await client.dispose();
     }
+  });
+});
+
+describe.each(backends)('a resume reads its own topic only, on %s', (kind) => {
+  let t: TestApp;
+  let url: string;
+  let admin: SignedIn;
+  let pool: tables.PoolRow;
+
+  beforeAll(async () => {
+    t = await startEmptyTestApp(kind);
+    url = await listen(t);
+    const fixture = await t.seed.user().withPool();
+    admin = await signInAs(t, fixture.user.id, 'ADMIN');
+    pool = fixture.pool!;
+  }, 120_000);
+  afterAll(() => t?.close());
+
+  let status: 'ACTIVE' | 'PREDICTIONS_FROZEN' = 'ACTIVE';
+  async function change(): Promise<void> {
+    status = status === 'ACTIVE' ? 'PREDICTIONS_FROZEN' : 'ACTIVE';
+    expect((await t.gql(STATUS_MUTATION, { p: pool.id, s: status }, admin.headers)).errors).toBeUndefined();
+    // Dispatched here too: the resume replays up to what this process has dispatched.
+    const newest = Number((await t.gql<{ eventSequence: string }>('{ eventSequence }')).data!.eventSequence);
+    await until(() => t.app.events.sequence >= newest, 60_000, 'the hub to dispatch the newest event');
+  }
+
+  /** Events of `count` other pools' topics, written straight into the outbox as an append writes them. */
+  async function otherEvents(count: number): Promise<void> {
+    await t.database.db.execute(sql`
+      WITH written AS (
+        INSERT INTO event_outbox (payload)
+        SELECT json_build_object('type', 'poolUpdated', 'poolId', gen_random_uuid())::text FROM generate_series(1, ${count})
+        RETURNING seq, payload
+      )
+      INSERT INTO event_topics (topic, seq) SELECT 'pool:' || (payload::json->>'poolId'), seq FROM written`);
+  }
+
+  /** The statements one resume after `after` costs, from its subscribe to its `results`th result. */
+  async function resume(after: number, results: number): Promise<{ statements: number; statuses: string[] }> {
+    const client = socketClient(url);
+    await client.connected;
+    try {
+      let sub!: Subscription;
+      const statements = await t.countStatements(async () => {
+        sub = new Subscription(client.client, POOL_UPDATED, { p: pool.id, after: String(after) });
+        await sub.waitFor(results, 60_000);
+      });
+      return { statements, statuses: sub.results.map((r) => (r.data as { poolUpdated: { status: string } }).poolUpdated.status) };
+    } finally {
+      await client.dispose();
+    }
+  }
+
+  it('costs the same statements with 100,000 other events retained as with none', { timeout: 600_000 }, async () => {
+    const start = Number((await t.gql<{ eventSequence: string }>('{ eventSequence }')).data!.eventSequence);
+    for (let i = 0; i < 4; i++) await change();
+    const few = await resume(start, 4);
+
+    await otherEvents(100_000);
+    await change();
+    const many = await resume(start, 5);
+    console.log(
+      `[${kind}] a resume of 4 events with none other retained: ${few.statements} statements; of 5 among 100,000 others: ${many.statements}`,
+    );
+    expect(many.statuses).toEqual([...few.statuses, few.statuses[2]]);
+    expect(many.statements).toBe(few.statements);
+    expect(many.statements).toBeLessThanOrEqual(3);
   });
 });

@@ -1,60 +1,14 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { freePort } from '../support/ports.js';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
-import { startEmptyTestApp, TEST_AUTH_DOMAIN, testConfig, type TestApp } from '../support/harness.js';
+import { startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { startReplica } from '../support/replica.js';
 import { signInAs, type SignedIn } from '../support/sessions.js';
 import { listen, socketClient, Subscription } from '../support/sockets.js';
 import { subscriptionsOpen, until } from '../support/wait.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const STATUS_MUTATION = `mutation($p: ID!, $s: PoolStatus!) { updatePoolStatus(poolId: $p, status: $s) { id status } }`;
 const POOL_UPDATED = `subscription($p: ID!) { poolUpdated(poolId: $p) { id status } }`;
-
-/** A second gateway: a separate Node process started as `npm start` would, on the same database. */
-async function startReplica(databaseUrl: string): Promise<{ http: string; url: string; process: ChildProcess; stop(): Promise<void> }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      POOLGRAPH_MODE: 'test',
-      AUTH_DOMAIN: TEST_AUTH_DOMAIN,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      SEED_DEMO_DATA: 'false',
-      CHAIN_DATA_DIR: 'memory',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  await until(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`the replica exited with ${child.exitCode}:\n${output}`);
-      return fetch(`http://127.0.0.1:${port}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      );
-    },
-    60_000,
-    `the replica to become ready; it printed:\n${output}`,
-  );
-  return {
-    http: `http://127.0.0.1:${port}`,
-    url: `ws://127.0.0.1:${port}/graphql`,
-    process: child,
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
 
 /** The listener connections of this database's gateways (one per process). */
 /**
@@ -88,7 +42,7 @@ describeOnPostgres('fan-out across replicas through Postgres LISTEN/NOTIFY', () 
     pool = fixture.pool!;
     expect(pool.status).toBe('ACTIVE');
     replica = await startReplica(t.url!);
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await replica?.stop();
     await t?.close();

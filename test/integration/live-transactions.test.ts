@@ -177,7 +177,7 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
     // A client resuming by sequence gets the status changes after it instead of the status now:
     // from just before CONFIRMED, CONFIRMED then FINALIZED; from CONFIRMED, FINALIZED only.
     const [confirmedRow] = await t.database.rows<{ seq: string }>(
-      sql`SELECT seq FROM event_outbox WHERE payload = ${JSON.stringify({ type: 'transactionStatus', signature, status: 'CONFIRMED' })}`,
+      sql`SELECT seq FROM event_outbox WHERE payload::jsonb @> ${JSON.stringify({ type: 'transactionStatus', signature, status: 'CONFIRMED' })}::jsonb`,
     );
     const confirmedSeq = Number(confirmedRow!.seq);
     const RESUMED = `subscription($s: String!, $a: String) { transactionStatus(signature: $s, afterSequence: $a) { status } }`;

@@ -4,7 +4,7 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { poolVaultAddress } from '../../src/chain/addresses.js';
-import { type DomainEvent, fromMessage } from '../../src/modules/events/events.js';
+import { type CommittedEvent, fromMessage } from '../../src/modules/events/events.js';
 import { advanceStreak, streakRewardAmount } from '../../src/modules/streaks/streak-processor.js';
 import { type ChainFixture, startChainFixture } from '../support/chain-fixture.js';
 import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
@@ -111,11 +111,11 @@ describe.each(backends)('operator mutations on %s', (kind) => {
   }
 
   /** The events written to the outbox (what every replica receives), waited for until `n` match. */
-  async function waitForEvents(match: (e: DomainEvent) => boolean, n: number): Promise<DomainEvent[]> {
+  async function waitForEvents(match: (e: CommittedEvent) => boolean, n: number): Promise<CommittedEvent[]> {
     const deadline = Date.now() + 5000;
     for (;;) {
       const rows = await t.database.db.select().from(tables.eventOutbox).orderBy(tables.eventOutbox.seq);
-      const found = rows.map((row) => fromMessage(row.payload)).filter((e): e is DomainEvent => e !== null && match(e));
+      const found = rows.map((row) => fromMessage(row.payload)).filter((e): e is CommittedEvent => e !== null && match(e));
       if (found.length >= n || Date.now() > deadline) return found;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -522,7 +522,7 @@ describe.each(backends)('operator mutations on %s', (kind) => {
       );
       expect(created).toBeDefined();
       expect(
-        (created as Extract<DomainEvent, { type: 'notificationsCreated' }>).notifications.map((n) => `${n.userId} ${n.id}`).sort(),
+        (created as Extract<CommittedEvent, { type: 'notificationsCreated' }>).notifications.map((n) => `${n.userId} ${n.id}`).sort(),
       ).toEqual(written.map((n) => `${n.userId} ${n.id}`).sort());
       expect(await waitForEvents((e) => e.type === 'poolUpdated' && e.poolId === s.p2.id, 1)).toHaveLength(1);
 

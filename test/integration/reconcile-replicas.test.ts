@@ -6,7 +6,7 @@ import { MEMO_PROGRAM_ID } from '../../src/chain/addresses.js';
 import { parseWireTransaction } from '../../src/chain/transactions.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { EventHub } from '../../src/modules/events/event-hub.js';
-import { type DomainEvent, fromMessage } from '../../src/modules/events/events.js';
+import { type CommittedEvent, fromMessage } from '../../src/modules/events/events.js';
 import { syncCustodyAccounts } from '../../src/modules/transactions/custody-sync.js';
 import { reconcilePendingSubmissions } from '../../src/modules/transactions/reconcile.js';
 import { coSign, sha256Hex } from '../../src/modules/transactions/submission.js';
@@ -36,7 +36,7 @@ describe.each(backends)('pending submissions settled once, whatever the chain sa
     return rows
       .map((row) => fromMessage(row.payload))
       .filter(
-        (e): e is Extract<DomainEvent, { type: 'transactionStatus' }> =>
+        (e): e is Extract<CommittedEvent, { type: 'transactionStatus' }> =>
           e?.type === 'transactionStatus' && signatures.includes(e.signature),
       );
   }

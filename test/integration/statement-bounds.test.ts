@@ -145,6 +145,44 @@ describe.each(backends)('every statement bounded (%s)', (kind) => {
       expect(next.body).toEqual({ data: { pools: { totalCount: 0 } } });
     },
   );
+  it.runIf(kind === 'postgres')(
+    'with the pools table locked, no statement of 100 reads past their budget is left running or waiting once they answered',
+    { timeout: 180_000 },
+    async () => {
+      const budgetMs = 2000;
+      served = await serve(kind, { slowSeconds: 0, env: { REQUEST_TIMEOUT_MS: String(budgetMs) } });
+      const { app, database } = served;
+      /** The statements running or waiting on the server now, but for this test's own. */
+      const active = () =>
+        database.rows<{ pid: number; query: string; wait: string | null }>(
+          sql`select pid, query, wait_event_type as wait from pg_stat_activity
+            where datname = current_database() and state = 'active' and pid <> pg_backend_pid() and query not like 'LISTEN %'`,
+        );
+      const seen: Array<{ pid: number; query: string; wait: string | null }> = [];
+      await database.db.transaction(async (tx) => {
+        await tx.execute(sql`lock table pools in access exclusive mode`);
+        const answers = await Promise.all(
+          Array.from({ length: 100 }, (_, i) =>
+            app.inject({
+              method: 'POST',
+              url: '/graphql',
+              payload: { query: i % 2 ? COUNT_POOLS : '{ pools(first: 5) { nodes { id title user { username } } } }' },
+            }),
+          ),
+        );
+        expect(new Set(answers.map((a) => `${a.statusCode} ${a.json().errors?.[0]?.extensions?.code}`))).toEqual(
+          new Set(['504 OPERATION_TIMEOUT']),
+        );
+        // From the last answer on, for 5 s: not one of their statements still runs or waits for the lock.
+        const end = performance.now() + 5000;
+        while (performance.now() < end) {
+          seen.push(...(await active()));
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      });
+      expect(seen).toEqual([]);
+    },
+  );
 });
 
 describe.each(backends)('database pressure sheds load (%s)', (kind) => {

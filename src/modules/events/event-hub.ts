@@ -1,8 +1,8 @@
 import type { Database, Db } from '../../db/client.js';
-import { appendToOutbox, outboxBounds, outboxTail, pruneOutbox, readOutbox } from '../../db/event-outbox.js';
+import { appendToOutbox, type OutboxAppend, outboxBounds, outboxTail, pruneOutbox, readOutbox, readTopics } from '../../db/event-outbox.js';
 import { AppError, badInput } from '../../errors.js';
 import { createLoaders, type Loaders } from '../loaders.js';
-import { type DomainEvent, type EventPublisher, fromMessage, toMessages } from './events.js';
+import { type CommittedEvent, type DomainEvent, type EventPublisher, fromMessage, toMessages } from './events.js';
 
 /**
  * What every subscriber of one event shares: loaders created for that event (so the rows
@@ -25,7 +25,7 @@ export function newEventScope(db: Db, clock: () => Date, sequence: number): Even
   return { loaders: createLoaders(db), now: clock(), sequence };
 }
 
-export type EventListener = (event: DomainEvent, scope: EventScope) => void;
+export type EventListener = (event: CommittedEvent, scope: EventScope) => void;
 
 /** What a listener follows: a user's notifications, one pool, new pools, one transaction, or a credential's end. */
 export type Topic =
@@ -62,6 +62,17 @@ function topicsOf(event: DomainEvent): string[] | 'allUsers' {
   }
 }
 
+/** The outbox rows of `events`, each with the keys of its topics ('allUsers' for every user's). */
+function outboxAppends(events: readonly DomainEvent[]): OutboxAppend[] {
+  return toMessages(events).map(({ event, message, rows }) => {
+    const topics = topicsOf(event);
+    return { message, rows, topics: topics === 'allUsers' ? [ALL_USERS] : topics };
+  });
+}
+
+/** The topic key of events for every user. */
+const ALL_USERS = 'allUsers';
+
 /** What {@link EventHub.follow} gives: a way to stop, and the events it missed before following. */
 export interface Following {
   stop(): void;
@@ -70,7 +81,7 @@ export interface Following {
    * when following began, read back from the outbox, oldest first, each with a scope of its
    * own; empty without a resume point. Live events come after them, none twice.
    */
-  missed(): Promise<Array<{ event: DomainEvent; scope: EventScope }>>;
+  missed(): Promise<Array<{ event: CommittedEvent; scope: EventScope }>>;
   /** The sequence this process had dispatched when following began. */
   position: number;
 }
@@ -175,7 +186,7 @@ export class EventHub implements EventPublisher {
    */
   async publish(events: readonly DomainEvent[]): Promise<void> {
     try {
-      await appendToOutbox(this.database.db, toMessages(events));
+      await appendToOutbox(this.database.db, outboxAppends(events));
       this.database.events.written();
     } catch (error) {
       this.onPublishError(error);
@@ -187,7 +198,7 @@ export class EventHub implements EventPublisher {
    * announced if and only if it commits. Throws like any statement of the transaction.
    */
   async publishIn(tx: Db, events: readonly DomainEvent[]): Promise<void> {
-    await appendToOutbox(tx, toMessages(events));
+    await appendToOutbox(tx, outboxAppends(events));
     this.database.events.written();
   }
 
@@ -247,29 +258,25 @@ export class EventHub implements EventPublisher {
     return after;
   }
 
-  /** The topic's events in (after, until], read back from the outbox; EVENTS_EXPIRED past {@link MAX_REPLAYED_EVENTS}. */
-  private async readMissed(topic: Topic, after: number, until: number): Promise<Array<{ event: DomainEvent; scope: EventScope }>> {
+  /**
+   * The topic's events in (after, until], read back from the outbox by the topic's index
+   * (one statement, whatever else it holds); EVENTS_EXPIRED past {@link MAX_REPLAYED_EVENTS}.
+   */
+  private async readMissed(topic: Topic, after: number, until: number): Promise<Array<{ event: CommittedEvent; scope: EventScope }>> {
     const key = topicKey(topic);
-    const missed: Array<{ event: DomainEvent; scope: EventScope }> = [];
-    for (let from = after; from < until;) {
-      const rows = await readOutbox(this.database.db, from, DRAIN_BATCH);
-      for (const row of rows) {
-        if (row.seq > until) return missed;
-        const event = fromMessage(row.payload);
-        const topics = event && topicsOf(event);
-        if (!topics || !(topics === 'allUsers' ? 'user' in topic : topics.includes(key))) continue;
-        if (missed.length === MAX_REPLAYED_EVENTS)
-          throw new AppError(
-            'EVENTS_EXPIRED',
-            `More than ${MAX_REPLAYED_EVENTS} events were missed; read the current state and subscribe again`,
-            {
-              limit: MAX_REPLAYED_EVENTS,
-            },
-          );
-        missed.push({ event: event!, scope: newEventScope(this.database.db, this.clock, row.seq) });
-      }
-      if (rows.length < DRAIN_BATCH) return missed;
-      from = rows[rows.length - 1]!.seq;
+    const rows = await readTopics(this.database.db, 'user' in topic ? [key, ALL_USERS] : [key], after, until, MAX_REPLAYED_EVENTS + 1);
+    if (rows.length > MAX_REPLAYED_EVENTS)
+      throw new AppError(
+        'EVENTS_EXPIRED',
+        `More than ${MAX_REPLAYED_EVENTS} events were missed; read the current state and subscribe again`,
+        {
+          limit: MAX_REPLAYED_EVENTS,
+        },
+      );
+    const missed: Array<{ event: CommittedEvent; scope: EventScope }> = [];
+    for (const row of rows) {
+      const event = fromMessage(row.payload);
+      if (event) missed.push({ event, scope: newEventScope(this.database.db, this.clock, row.seq) });
     }
     return missed;
   }
@@ -308,10 +315,10 @@ export class EventHub implements EventPublisher {
     }
   }
 
-  private dispatch(event: DomainEvent, sequence: number): void {
+  private dispatch(event: CommittedEvent, sequence: number): void {
     const topics = topicsOf(event);
     const targets: Array<Set<EventListener>> = [];
-    if (topics === 'allUsers') targets.push(...this.userListeners.values());
+    if (topics === ALL_USERS) targets.push(...this.userListeners.values());
     else {
       for (const key of topics) {
         const set = (key.startsWith('user:') ? this.userListeners : this.listeners).get(key);

@@ -1,5 +1,5 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Query, Resolver, Root, Subscription } from 'type-graphql';
-import type { NotificationRow } from '../../../schema/index.js';
+import type { NotificationRow, PoolRow } from '../../../schema/index.js';
 import type { ResolverContext } from '../context.js';
 import { Notification } from '../notifications/notification.type.js';
 import { followNotificationCount, followNotifications } from '../notifications/notification.streams.js';
@@ -76,30 +76,31 @@ export class SubscriptionResolver {
 
   @Subscription(() => Pool, {
     description:
-      'The pool whenever its stake volume, status or resolution changes: one result per change, showing the pool as it ' +
-      'is when the result is made (a replayed one too), so two changes in quick succession may both show the later state.',
+      'The pool whenever its stake volume, status or resolution changes: one result per change, showing the pool as ' +
+      'that change committed it (a replayed one too), in the order they committed; its relations are read when the ' +
+      'result is made.',
     subscribe: ({ args, context }) =>
       followPool(context as ResolverContext, args.poolId as string, (args.afterSequence as string | null | undefined) ?? null),
   })
   poolUpdated(
-    @Root() poolId: string,
+    @Root() pool: PoolRow | string,
     @Arg('poolId', () => ID, { description: 'Id of the pool to follow.' }) _poolId: string,
     @Arg('afterSequence', () => String, AFTER_SEQUENCE) _afterSequence: string | null,
     @Ctx() ctx: ResolverContext,
   ) {
-    return ctx.loaders.poolById.load(poolId);
+    return typeof pool === 'string' ? ctx.loaders.poolById.load(pool) : pool;
   }
 
   @Subscription(() => Pool, {
-    description: 'Pools as they are created.',
+    description: 'Pools as they are created, as their creation committed them.',
     subscribe: ({ args, context }) => followNewPools(context as ResolverContext, (args.afterSequence as string | null | undefined) ?? null),
   })
   poolCreated(
-    @Root() poolId: string,
+    @Root() pool: PoolRow | string,
     @Arg('afterSequence', () => String, AFTER_SEQUENCE) _afterSequence: string | null,
     @Ctx() ctx: ResolverContext,
   ) {
-    return ctx.loaders.poolById.load(poolId);
+    return typeof pool === 'string' ? ctx.loaders.poolById.load(pool) : pool;
   }
 
   @Subscription(() => TransactionStatusUpdate, {

@@ -5,7 +5,7 @@ import { requireViewer } from '../auth/viewer.js';
 import { parseId } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';
 import { type EventScope, type Following, newEventScope } from '../events/event-hub.js';
-import type { DomainEvent } from '../events/events.js';
+import type { CommittedEvent } from '../events/events.js';
 import { eventStream, ScopedEvent } from '../events/event-stream.js';
 
 /** Most notifications a resumed subscription replays before going live. */
@@ -31,10 +31,18 @@ export async function followNotifications(ctx: ServiceContext, resumeAfter: stri
   }
   const afterSeq = await ctx.events.resumePoint(afterSequence);
   const seen = new Set<string>();
-  /** The viewer's rows an event announces, read with the event's loaders (null for one the preferences refused). */
-  const rowsOf = (event: DomainEvent, scope: EventScope): Array<Promise<NotificationRow | null>> => {
-    if (event.type === 'notificationsCreated')
-      return event.notifications.filter((n) => n.userId === userId).map((n) => scope.loaders.notificationById.load(n.id));
+  /**
+   * The viewer's rows an event announces: those it carries, as written (null for one the
+   * preferences refused). POOL_CREATED ones, one per user, are too many to carry: each is
+   * read by the pool's id (written once, by the event's own statement).
+   */
+  const rowsOf = (event: CommittedEvent, scope: EventScope): Array<Promise<NotificationRow | null>> => {
+    if (event.type === 'notificationsCreated') {
+      const mine = event.notifications.filter((n) => n.userId === userId);
+      if (!event.rows) return mine.map((n) => scope.loaders.notificationById.load(n.id));
+      const carried = new Map(event.rows.map((row) => [row.id, row]));
+      return mine.map((n) => Promise.resolve(carried.get(n.id) ?? null));
+    }
     if (event.type === 'poolCreatedNotifications') return [scope.loaders.poolCreatedNotificationByUser(event.poolId).load(userId)];
     return [];
   };

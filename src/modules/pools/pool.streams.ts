@@ -1,13 +1,17 @@
+import type { PoolRow } from '../../../schema/index.js';
 import { AppError } from '../../errors.js';
 import { parseId } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';
+import type { EventScope } from '../events/event-hub.js';
+import type { CommittedEvent } from '../events/events.js';
 import { eventStream, ScopedEvent } from '../events/event-stream.js';
 
 /**
- * Changes of one pool (stake volume, status, resolution), as the pool's id per change;
- * the subscriber resolves the pool with the loaders of each event, so an item shows the
- * pool as it is when the item is delivered (a replayed one too), not as the change left it.
- * With `afterSequence`, the changes after it are replayed first. NOT_FOUND for no such pool.
+ * Changes of one pool (stake volume, status, resolution), as the pool's row each change
+ * committed (carried by its event): an item shows the pool as that change left it, a
+ * replayed one too, never a later state. Its relations are resolved as in any read, with
+ * the event's loaders, in which the committed row stands for the pool. With
+ * `afterSequence`, the changes after it are replayed first. NOT_FOUND for no such pool.
  */
 export async function followPool(ctx: ServiceContext, poolIdArgument: string, afterSequence: string | null) {
   const poolId = parseId(poolIdArgument, 'poolId');
@@ -27,14 +31,20 @@ function poolEvents(
   after: number | null,
 ) {
   let following: ReturnType<ServiceContext['events']['follow']>;
-  return eventStream<string>({
+  /** The event's item: its committed row, or (an event an older version wrote without one) the pool's id, read as before. */
+  const itemOf = (event: CommittedEvent, scope: EventScope): Array<ScopedEvent<PoolRow | string>> => {
+    if (event.type !== type) return [];
+    if (!event.pool) return [new ScopedEvent(event.poolId, scope)];
+    scope.loaders.poolById.prime(event.pool.id, event.pool);
+    return [new ScopedEvent(event.pool, scope)];
+  };
+  return eventStream<PoolRow | string>({
     follow(push) {
       following = ctx.events.follow(topic, after, (event, scope) => {
-        if (event.type === type) push(new ScopedEvent(event.poolId, scope));
+        for (const item of itemOf(event, scope)) push(item);
       });
       return following.stop;
     },
-    initial: async () =>
-      (await following.missed()).flatMap(({ event, scope }) => (event.type === type ? [new ScopedEvent(event.poolId, scope)] : [])),
+    initial: async () => (await following.missed()).flatMap(({ event, scope }) => itemOf(event, scope)),
   });
 }

@@ -14,7 +14,7 @@ import { AppError, badInput } from '../../errors.js';
 import { requireViewer } from '../auth/viewer.js';
 import type { ServiceContext } from '../context.js';
 import { type EventScope, type Following, newEventScope } from '../events/event-hub.js';
-import type { DomainEvent } from '../events/events.js';
+import type { CommittedEvent } from '../events/events.js';
 import { eventStream, ScopedEvent } from '../events/event-stream.js';
 import type { ChainClient } from '../../chain/rpc.js';
 import { requireChain } from './submission.js';
@@ -115,14 +115,15 @@ export async function followTransaction(ctx: ServiceContext, signature: string, 
     });
   };
   /** The item a status event gives (FAILED ends the stream; CONFIRMED starts waiting for finality). */
-  const itemOf = async (event: DomainEvent, scope: EventScope): Promise<ScopedEvent<TransactionStatusUpdate> | null> => {
+  const itemOf = async (event: CommittedEvent, scope: EventScope): Promise<ScopedEvent<TransactionStatusUpdate> | null> => {
     if (event.type !== 'transactionStatus') return null;
     if (event.status === 'FAILED') {
       end();
       return update('FAILED', null, scope);
     }
-    if (event.status === 'SUBMITTED') return update('SUBMITTED', found, scope);
-    const row = await findRow();
+    if (event.status === 'SUBMITTED') return update('SUBMITTED', event.submission ?? found, scope);
+    // The submission as its confirmation committed it (read again only for an event written without it).
+    const row = event.submission ?? (await findRow());
     if (row) followFinality(row);
     return update('CONFIRMED', row ?? found, scope);
   };
