@@ -111,17 +111,23 @@ export async function post(base: string, query: string, variables?: Record<strin
  * resolves once every delayed statement has run, so the next request meets an idle database.
  */
 export function delayEveryStatement(database: Database, ms: number): { restore(): void; drained(): Promise<void> } {
-  const client = (database.db as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } }).$client;
-  const query = client.query;
+  type Method = (...args: unknown[]) => Promise<unknown>;
+  const client = (database.db as unknown as { $client: Record<string, Method | undefined> }).$client;
+  // Every way a statement reaches the driver: PGlite's read path sends its statements as named
+  // prepared statements (`preparedQuery`), everything else through `query`.
+  const methods = ['query', 'preparedQuery'].filter((name) => typeof client[name] === 'function');
+  const originals = new Map(methods.map((name) => [name, client[name]!]));
   const delayed: Array<Promise<unknown>> = [];
-  client.query = (...args) => {
-    const run = new Promise((resolve) => setTimeout(resolve, ms)).then(() => query.apply(client, args));
-    delayed.push(run.catch(() => {}));
-    return run;
-  };
+  for (const [name, original] of originals) {
+    client[name] = (...args) => {
+      const run = new Promise((resolve) => setTimeout(resolve, ms)).then(() => original.apply(client, args));
+      delayed.push(run.catch(() => {}));
+      return run;
+    };
+  }
   return {
     restore: () => {
-      client.query = query;
+      for (const [name, original] of originals) client[name] = original;
     },
     drained: async () => {
       await Promise.all(delayed);
