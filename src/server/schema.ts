@@ -168,7 +168,7 @@ function withErrorsAsRejections(schema: GraphQLSchema): GraphQLSchema {
  * and in a variable alike. The list goes before graphql-js's "Did you mean ...?", which
  * production strips: the values are public anyway (the REST form's OpenAPI lists them).
  */
-function withEnumErrorsListingValues(schema: GraphQLSchema): GraphQLSchema {
+export function withEnumErrorsListingValues(schema: GraphQLSchema): GraphQLSchema {
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isEnumType(type) || type.name.startsWith('__')) continue;
     const allowed = `allowed values: ${type

@@ -24,6 +24,7 @@ import { AppError } from '../../errors.js';
 import { collectFields, type SelectionWalk } from '../../modules/common/selections.js';
 import { confirmViewer, type GraphQLContext, runOnItsDatabase } from '../context.js';
 import { ReadRenderer } from '../read-renderer.js';
+import { withEnumErrorsListingValues } from '../schema.js';
 import { TIMED_OUT, withinBudget } from '../time-budget.js';
 
 /**
@@ -85,7 +86,8 @@ export function plannedReadGateway(options: PlannedReadOptions): GatewayInterfac
   // Apollo's copy: with a plugin that follows fields, Apollo wraps every field of the schema
   // it is given in a resolver of its own. The renderer plans from the schema as built, where
   // a field without a resolver is a column; the executor runs Apollo's, so plugins see its fields.
-  const instrumented = mapSchema(options.schema, {});
+  // mapSchema rebuilds each enum from its config, so the enums' error wording is applied again.
+  const instrumented = withEnumErrorsListingValues(mapSchema(options.schema, {}));
   const executor = plannedReadExecutor(options, instrumented);
   return {
     load: () => Promise.resolve({ executor }),
