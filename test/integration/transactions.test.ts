@@ -580,7 +580,12 @@ describe.each(backends)('two-step transactions on the embedded chain, over Graph
         'input.value',
         /^input\.value must be between 0 and 1000 \(the pool's minOutcome and maxOutcome\); got 1001$/,
       ],
-      [{ value: 0.5 }, 'BAD_USER_INPUT', 'input.value', /^input\.value must lie on the pool's grid 0 \+ k \* 1, such as 0 or 1; got 0\.5$/],
+      [
+        { value: 0.5 },
+        'BAD_USER_INPUT',
+        'input.value',
+        /^input\.value must lie on the pool's grid 0 \+ k \* 1, with at most 0 decimals; got 0\.5$/,
+      ],
       [{ stake: 10 }, 'INSUFFICIENT_FUNDS', 'input.stake'],
     ];
     for (const [change, code, argumentName, message] of cases) {

@@ -22,7 +22,10 @@ export function parseOutcome(pool: PoolRow, value: number, argumentName: string)
   const min = toBaseUnits(pool.minOutcome, pool.precision);
   const max = toBaseUnits(pool.maxOutcome, pool.precision);
   const step = toBaseUnits(pool.step, pool.precision);
-  if (scaled === null) throw badInput(argumentName, `${argumentName} has more than ${pool.precision} decimals`);
+  const grid = `the pool's grid ${pool.minOutcome} + k * ${pool.step}`;
+  if (scaled === null) {
+    throw badInput(argumentName, `${argumentName} must lie on ${grid}, with at most ${pool.precision} decimals; got ${value}`);
+  }
   if (min === null || max === null || step === null || step === 0n) throw new Error(`pool ${pool.id} has an invalid grid`);
   if (scaled < min || scaled > max) {
     const bounds = `${pool.minOutcome} and ${pool.maxOutcome} (the pool's minOutcome and maxOutcome)`;
@@ -32,10 +35,7 @@ export function parseOutcome(pool: PoolRow, value: number, argumentName: string)
     // The two grid values around it, so the caller can pick one.
     const below = scaled - ((scaled - min) % step);
     const around = [below, below + step].map((units) => toTokens(units, pool.precision)).join(' or ');
-    throw badInput(
-      argumentName,
-      `${argumentName} must lie on the pool's grid ${pool.minOutcome} + k * ${pool.step}, such as ${around}; got ${value}`,
-    );
+    throw badInput(argumentName, `${argumentName} must lie on ${grid}, such as ${around}; got ${value}`);
   }
   return value.toString();
 }
