@@ -114,6 +114,9 @@ async function startServer(databaseUrl: string, port: number): Promise<ChildProc
       // The bench opens thousands of sockets and signs in once; no limit should stand in for the gateway's own cost.
       RATE_LIMIT_QUERIES_PER_MINUTE: '0',
       RATE_LIMIT_MUTATIONS_PER_MINUTE: '0',
+      // The subscribers connect from one address: its ceilings would refuse most of them.
+      RATE_LIMIT_QUERIES_PER_ADDRESS_PER_MINUTE: '0',
+      RATE_LIMIT_MUTATIONS_PER_ADDRESS_PER_MINUTE: '0',
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
