@@ -162,10 +162,22 @@ function plannedReadExecutor(options: PlannedReadOptions, schema: GraphQLSchema)
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
+/** A field a rendered read answered, as the executor's listeners are told of it. */
+type ToldField = GraphQLResolveInfo;
+
+/**
+ * The fields of a rendered read, per document and variables: walking the selection is the
+ * cost, not telling the listeners, so the walk is kept (a few variable sets per document;
+ * Apollo keeps each query's parsed document, so the same text finds its walks again).
+ */
+const toldFieldsByDocument = new WeakMap<DocumentNode, Map<string, readonly ToldField[]>>();
+const VARIABLE_SETS_KEPT = 64;
+
 /**
  * Tells the execution listeners of each field a rendered read answered, as the executor
  * would have (willResolveField, then its end at once): its parent type, return type, path
  * and nodes. __typename is not told, as graphql-js does not resolve it through the schema.
+ * The listeners run synchronously here, one request at a time, so the kept infos are shared.
  */
 function tellRenderedFields(
   schema: GraphQLSchema,
@@ -175,6 +187,26 @@ function tellRenderedFields(
   context: GraphQLContext,
   willResolveField: WillResolveField,
 ): void {
+  let walks = toldFieldsByDocument.get(document);
+  if (!walks) toldFieldsByDocument.set(document, (walks = new Map()));
+  const key = `${operation.name?.value ?? ''}\u0000${inputs ? JSON.stringify(inputs) : ''}`;
+  let fields = walks.get(key);
+  if (!fields) {
+    if (walks.size >= VARIABLE_SETS_KEPT) walks.clear();
+    walks.set(key, (fields = renderedFieldsOf(schema, document, operation, inputs)));
+  }
+  for (const info of fields) {
+    const done = willResolveField({ source: undefined, args: {}, contextValue: context, info });
+    if (typeof done === 'function') (done as (error: Error | null, result?: unknown) => void)(null, undefined);
+  }
+}
+
+function renderedFieldsOf(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  inputs: Record<string, unknown> | undefined,
+): ToldField[] {
   // The renderer coerced these variables already (it answered): they coerce.
   const variables = operation.variableDefinitions?.length
     ? (getVariableValues(schema, operation.variableDefinitions, inputs ?? {}).coerced ?? {})
@@ -184,29 +216,29 @@ function tellRenderedFields(
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
   const walk: SelectionWalk = { schema, fragments, variables, dependOn: (_source, derive) => derive(variables) };
   const base = { schema, fragments, rootValue: undefined, operation, variableValues: variables };
-  const tell = (type: GraphQLObjectType, selectionSets: readonly SelectionSetNode[], path: GraphQLResolveInfo['path'] | undefined) => {
+  const fields: ToldField[] = [];
+  const visit = (type: GraphQLObjectType, selectionSets: readonly SelectionSetNode[], path: GraphQLResolveInfo['path'] | undefined) => {
     for (const [key, nodes] of collectFields(type, selectionSets, walk)) {
       const name = nodes[0]!.name.value;
       const field = type.getFields()[name];
       if (!field) continue;
       const fieldPath = { prev: path, key, typename: type.name };
-      const info = {
+      fields.push({
         ...base,
         fieldName: name,
         fieldNodes: nodes as FieldNode[],
         returnType: field.type,
         parentType: type,
         path: fieldPath,
-      };
-      const done = willResolveField({ source: undefined, args: {}, contextValue: context, info: info as GraphQLResolveInfo });
+      } as GraphQLResolveInfo);
       const named = getNamedType(field.type);
       if (isCompositeType(named)) {
         const sets = nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
         const itemPath = isListType(getNullableType(field.type)) ? { prev: fieldPath, key: 0, typename: undefined } : fieldPath;
-        for (const possible of isObjectType(named) ? [named] : schema.getPossibleTypes(named)) tell(possible, sets, itemPath);
+        for (const possible of isObjectType(named) ? [named] : schema.getPossibleTypes(named)) visit(possible, sets, itemPath);
       }
-      if (typeof done === 'function') (done as (error: Error | null, result?: unknown) => void)(null, undefined);
     }
   };
-  tell(schema.getQueryType()!, [operation.selectionSet], undefined);
+  visit(schema.getQueryType()!, [operation.selectionSet], undefined);
+  return fields;
 }
