@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/app.js';
 import { startEmptyTestApp, type TestApp, testConfig } from '../support/harness.js';
 import { signInAs, type SignedIn } from '../support/sessions.js';
+import { until } from '../support/wait.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PUBLIC_READ = '{ pools(first: 5) { totalCount nodes { id title user { username } } } }';
@@ -55,6 +57,17 @@ describe("Apollo's response cache (RESPONSE_CACHE=true)", () => {
     const query = '{ pools(first: 3) { nodes { id title } } }';
     const kept = await post(one!, query);
     expect(kept.statusCode).toBe(200);
+    // Apollo's plugin writes the cache in the background, after the answer: wait for the write.
+    const redis = new Redis(REDIS_URL);
+    try {
+      await until(
+        async () => (await redis.keys(`${env.REDIS_KEY_PREFIX}:response-cache:*`)).length > 0,
+        10_000,
+        'the answer kept in Redis',
+      );
+    } finally {
+      redis.disconnect();
+    }
     let served: Awaited<ReturnType<typeof post>> | undefined;
     expect(await t.countStatements(async () => (served = await post(two!, query)))).toBe(0);
     expect(served!.json()).toEqual(kept.json());
