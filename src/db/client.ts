@@ -272,8 +272,8 @@ function pgliteReadQuery(client: PgliteWorkerClient): ReadQuery {
 // Dates go as ISO text: Drizzle's postgres.js driver replaces the driver's date serializer.
 const readParam = (value: unknown) => (Array.isArray(value) ? arrayLiteral(value) : value instanceof Date ? value.toISOString() : value);
 
-/** `{"a","b"}`: every element quoted, so commas, braces and the word NULL stay text. */
-function arrayLiteral(values: readonly unknown[]): string {
+/** `{"a","b"}`: every element quoted, so commas, braces and the word NULL stay text. One text parameter, cast by the statement. */
+export function arrayLiteral(values: readonly unknown[]): string {
   return `{${values.map((v) => `"${String(v).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
 }
 // -----------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { chainSubmissions, notifications, pools } from '../../schema/index.js';
 import { tableReader } from './batch.js';
 import { EVENT_CHANNEL } from './event-channel.js';
-import { type Db, resultRows } from './client.js';
+import { arrayLiteral, type Db, resultRows } from './client.js';
 
 /**
  * The event outbox's SQL (schema/events.ts). Commit order, not insert order, is what a
@@ -44,21 +44,17 @@ export interface OutboxAppend {
  */
 let payloadSql: string | null = null;
 function payloadExpression(): string {
+  if (payloadSql !== null) return payloadSql;
   const pool = tableReader(pools);
   const notification = tableReader(notifications);
   const submission = tableReader(chainSubmissions);
   const ids = `string_to_array(m.ids, ',')`;
   const add = (key: string, json: string) => `left(m.message, -1) || ',"${key}":' || coalesce((${json}), 'null') || '}'`;
-  return (payloadSql ??= `CASE m.kind
+  return (payloadSql = `CASE m.kind
       WHEN 'pool' THEN ${add('pool', `SELECT row_to_json(r)::text FROM (SELECT ${pool.columns('t')} FROM pools t WHERE t.id = (${ids})[1]::uuid) r`)}
       WHEN 'notifications' THEN ${add('rows', `SELECT json_agg(r)::text FROM (SELECT ${notification.columns('t')} FROM notifications t WHERE t.id = ANY(${ids}::uuid[])) r`)}
       WHEN 'submission' THEN ${add('submission', `SELECT row_to_json(r)::text FROM (SELECT ${submission.columns('t')} FROM chain_submissions t WHERE t.signature = (${ids})[1]) r`)}
       ELSE m.message END`);
-}
-
-/** A text[] literal of `values`, as one parameter. */
-function textArray(values: readonly string[]): string {
-  return `{${values.map((v) => `"${v.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
 }
 
 /**
@@ -74,9 +70,9 @@ export async function appendToOutbox(db: Db, messages: readonly OutboxAppend[]):
     m AS (
       SELECT nextval(pg_get_serial_sequence('event_outbox', 'seq')) AS seq, m.*
       FROM (
-        SELECT m.* FROM locked, unnest(${textArray(messages.map((m) => m.message))}::text[], ${textArray(
+        SELECT m.* FROM locked, unnest(${arrayLiteral(messages.map((m) => m.message))}::text[], ${arrayLiteral(
           messages.map((m) => m.rows?.kind ?? ''),
-        )}::text[], ${textArray(messages.map((m) => m.rows?.ids.join(',') ?? ''))}::text[], ${textArray(
+        )}::text[], ${arrayLiteral(messages.map((m) => m.rows?.ids.join(',') ?? ''))}::text[], ${arrayLiteral(
           messages.map((m) => m.topics.join(' ')),
         )}::text[]) WITH ORDINALITY AS m(message, kind, ids, topics, n)
         ORDER BY m.n
@@ -113,7 +109,7 @@ export async function readTopics(
   const rows = resultRows<{ seq: string | number; payload: string }>(
     await db.execute(sql`
       SELECT o.seq, o.payload FROM event_topics t JOIN event_outbox o ON o.seq = t.seq
-      WHERE t.topic = ANY(${textArray(topics)}::text[]) AND t.seq > ${after} AND t.seq <= ${until}
+      WHERE t.topic = ANY(${arrayLiteral(topics)}::text[]) AND t.seq > ${after} AND t.seq <= ${until}
       ORDER BY t.seq LIMIT ${limit}`),
   );
   return rows.map((row) => ({ seq: Number(row.seq), payload: row.payload }));

@@ -120,24 +120,19 @@ export function formatUnits(units: bigint): string {
 }
 
 /** The first index of an ascending array whose value is at least `value` (its length if none). */
-export function firstAtOrAfter(sorted: ArrayLike<number>, value: number): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (sorted[middle]! < value) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
+export const firstAtOrAfter = (sorted: ArrayLike<number>, value: number): number => firstIndexPast(sorted, value, false);
 
 /** The first index of an ascending array whose value is above `value` (its length if none). */
-export function firstAbove(sorted: ArrayLike<number>, value: number): number {
+export const firstAbove = (sorted: ArrayLike<number>, value: number): number => firstIndexPast(sorted, value, true);
+
+/** Binary search: the first index whose value is above `value`, or (`above` false) at least it. */
+function firstIndexPast(sorted: ArrayLike<number>, value: number, above: boolean): number {
   let low = 0;
   let high = sorted.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (sorted[middle]! <= value) low = middle + 1;
+    const before = above ? sorted[middle]! <= value : sorted[middle]! < value;
+    if (before) low = middle + 1;
     else high = middle;
   }
   return low;
