@@ -6,24 +6,20 @@
  * statement building the page's JSON, served by plain fastify). See bench/README.md for what it measures, its settings
  * and the latest figures. (Over 300 lines: one script, read top to bottom.)
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
-import { openDatabase } from '../src/db/client.js';
-import { type SeedProgress, seedDemoData } from '../src/seed/index.js';
 import { fetchOnce, type LoadResult, runLoad } from './lib/load.js';
 import { backendCpu, type CpuSnapshot, cpuBetween } from './lib/postgres-cpu.js';
 import { BENCH_SCALE, BENCH_SEED, type BenchShape, bodyOf, SHAPES } from './lib/query.js';
-import type { ChildMessage, ParentMessage, Role, ServerStats, ViewerSession } from './lib/server.js';
+import { prepareDatabase, type ServerProcess, startServer } from './lib/processes.js';
+import type { Role } from './lib/server.js';
 
 const TARGET_RATIO = 0.7;
-const SERVER_ENTRY = fileURLToPath(new URL('./lib/server.ts', import.meta.url));
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 const PROFILES_DIR = fileURLToPath(new URL('./results/profiles/', import.meta.url));
 const pathOf = (role: Role, shape: BenchShape) => (role === 'floor' ? `/floor/${shape.name}` : '/graphql');
@@ -112,137 +108,6 @@ async function requestOf(shape: BenchShape, graphql: ServerProcess): Promise<Pag
   const { data, errors } = JSON.parse(found.text) as { data?: unknown; errors?: unknown };
   if (errors || !data) throw new Error(`${shape.name}: discovery answered ${found.text.slice(0, 500)}`);
   return { shape, bodies: shape.discover.variables(data, settings.ids).map((variables) => bodyOf(shape, variables)), headers };
-}
-
-// ---------------------------------------------------------------------------------------
-// The database
-
-interface BenchDatabase {
-  /** What the servers connect to; null for PGlite (each server seeds its own in memory). */
-  url: string | null;
-  drop(): Promise<void>;
-}
-
-/** A line per table the seeder finishes (the ten-times database takes minutes). */
-function seedProgress({ stage, done, total }: SeedProgress): void {
-  if (done >= total) console.log(`  seeded ${stage}: ${total}`);
-}
-
-async function prepareDatabase(seedNow: Date): Promise<BenchDatabase> {
-  if (!settings.databaseUrl) return { url: null, drop: async () => {} };
-  const name = `poolgraph_bench_${randomBytes(4).toString('hex')}`;
-  const admin = postgres(settings.databaseUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  const url = new URL(settings.databaseUrl);
-  url.pathname = `/${name}`;
-  const drop = async () => {
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  };
-  try {
-    const database = await openDatabase({ kind: 'postgres', url: url.toString(), applicationName: name });
-    try {
-      await database.migrate();
-      await seedDemoData(database, { ...BENCH_SEED, now: seedNow, onProgress: seedProgress });
-      // Planner statistics now, not whenever autovacuum gets to the fresh tables.
-      await database.rows(sql`analyze`);
-    } finally {
-      await database.close();
-    }
-  } catch (error) {
-    await drop();
-    throw error;
-  }
-  return { url: url.toString(), drop };
-}
-
-// ---------------------------------------------------------------------------------------
-// Server processes
-
-interface ServerProcess {
-  role: Role;
-  port: number;
-  /** The viewer session a GraphQL server issued at start. */
-  viewer: ViewerSession | null;
-  child: ChildProcess;
-  stats(): Promise<ServerStats>;
-  /** PGlite: gives this server's own database the viewer's session row. */
-  adoptSession(session: ViewerSession): Promise<void>;
-  /** Starts the V8 profiler in the server; the returned function stops it and writes `file`. */
-  profile(file: string): Promise<() => Promise<void>>;
-  stop(): Promise<void>;
-}
-
-function startServer(role: Role, databaseUrl: string | null, seedNow: Date): Promise<ServerProcess> {
-  // As `npm start` runs the server: tsx's ESM loader only (what the app loads is ESM), so no
-  // require() of a dependency (Apollo's createHash requires crypto per request) goes through tsx's resolver.
-  const execArgv = [...settings.nodeFlags];
-  execArgv.push('--import', 'tsx/esm');
-  if (role === 'graphql') for (const module of settings.graphqlImports) execArgv.push('--import', module);
-  const child = fork(SERVER_ENTRY, [], {
-    execArgv,
-    env: {
-      ...process.env,
-      BENCH_ROLE: role,
-      // The app the server loads (lib/server.ts): the settled choice, `dist` unless told otherwise.
-      BENCH_SRC: settings.src ?? '',
-      BENCH_DB_URL: databaseUrl ?? '',
-      BENCH_SEED_NOW: seedNow.toISOString(),
-      BENCH_AUTH_SECRET: authSecret,
-    },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const next = (type: ChildMessage['type']) =>
-    new Promise<ChildMessage>((resolve, reject) => {
-      const onMessage = (message: ChildMessage) => {
-        if (message.type !== type) return;
-        cleanup();
-        resolve(message);
-      };
-      const onExit = (code: number | null) => {
-        cleanup();
-        reject(new Error(`the ${role} server exited (code ${code}) before "${type}"`));
-      };
-      const cleanup = () => {
-        child.off('message', onMessage);
-        child.off('exit', onExit);
-      };
-      child.on('message', onMessage);
-      child.on('exit', onExit);
-    });
-  const ask = (message: ParentMessage) => child.send(message);
-  return next('ready').then((ready) => ({
-    role,
-    port: (ready as { port: number }).port,
-    viewer: (ready as { viewer: ViewerSession | null }).viewer,
-    child,
-    async stats() {
-      const reply = next('stats');
-      ask({ type: 'stats' });
-      return (await reply) as ServerStats;
-    },
-    async adoptSession(session) {
-      const adopted = next('session-adopted');
-      ask({ type: 'adopt-session', session });
-      await adopted;
-    },
-    async profile(file) {
-      const started = next('profile-started');
-      ask({ type: 'profile-start' });
-      await started;
-      return async () => {
-        const written = next('profile-written');
-        ask({ type: 'profile-stop', file });
-        await written;
-      };
-    },
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      ask({ type: 'stop' });
-      await exited;
-    },
-  }));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -594,13 +459,24 @@ const seedNow = new Date();
 console.log(
   `backend ${backend}; building the database (${BENCH_SEED.pools} pools, ${BENCH_SEED.users} users) and starting the servers ...`,
 );
-const database = await prepareDatabase(seedNow);
+const database = await prepareDatabase(settings.databaseUrl, seedNow);
 if (settings.databaseUrl) admin = postgres(settings.databaseUrl, { max: 1, onnotice: () => {} });
 const servers: ServerProcess[] = [];
 try {
   // The servers start in parallel (PGlite seeds in each); only the measured one is busy.
   const roles: Role[] = settings.baselineSrc ? ['floor', 'graphql', 'baseline'] : ['floor', 'graphql'];
-  const started = await Promise.allSettled(roles.map((role) => startServer(role, database.url, seedNow)));
+  const started = await Promise.allSettled(
+    roles.map((role) =>
+      startServer(role, {
+        databaseUrl: database.url,
+        seedNow,
+        authSecret,
+        src: settings.src,
+        nodeFlags: settings.nodeFlags,
+        graphqlImports: settings.graphqlImports,
+      }),
+    ),
+  );
   for (const outcome of started) if (outcome.status === 'fulfilled') servers.push(outcome.value);
   for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
   const byRoleServer = Object.fromEntries(servers.map((server) => [server.role, server])) as Partial<Record<Role, ServerProcess>>;

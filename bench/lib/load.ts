@@ -10,9 +10,11 @@ import { performance } from 'node:perf_hooks';
 
 export interface LoadOptions {
   port: number;
+  /** POSTed to: the request bodies, sent in turn (a page asked for several records). */
   path: string;
-  /** The request bodies, sent in turn (a page asked for several records). */
   bodies: string[];
+  /** GET these paths in turn instead (a REST read), with no body; `path` and `bodies` are then unused. */
+  getPaths?: string[];
   connections: number;
   durationMs: number;
   /** Each body's response length: responses of another length count as `unexpectedBodies` (a 503 or an error body, say). */
@@ -34,18 +36,30 @@ export interface LoadResult {
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections, maxFreeSockets: options.connections });
-  const requests = options.bodies.map((body, index) => {
-    const payload = Buffer.from(body);
-    const requestOptions: http.RequestOptions = {
-      agent,
-      host: '127.0.0.1',
-      port: options.port,
-      path: options.path,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': payload.length, accept: 'application/json', ...options.headers },
-    };
-    return { payload, requestOptions, expectedBytes: options.expectedBytes?.[index] };
-  });
+  const requests = options.getPaths
+    ? options.getPaths.map((path, index) => {
+        const requestOptions: http.RequestOptions = {
+          agent,
+          host: '127.0.0.1',
+          port: options.port,
+          path,
+          method: 'GET',
+          headers: { accept: 'application/json', ...options.headers },
+        };
+        return { payload: undefined, requestOptions, expectedBytes: options.expectedBytes?.[index] };
+      })
+    : options.bodies.map((body, index) => {
+        const payload = Buffer.from(body);
+        const requestOptions: http.RequestOptions = {
+          agent,
+          host: '127.0.0.1',
+          port: options.port,
+          path: options.path,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': payload.length, accept: 'application/json', ...options.headers },
+        };
+        return { payload, requestOptions, expectedBytes: options.expectedBytes?.[index] };
+      });
   let sent = 0;
   const latencies: number[] = [];
   let bytes = 0;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StreakRewardRow, UserRow } from '../../schema/index.js';
 import { seedVariedPools, type VariedPools } from '../support/fixtures/varied-pools.js';
-import { backends, metricSample, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { backends, metricSample, renderedReadsServed, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
 import { signInAs } from '../support/sessions.js';
 import { delayEveryStatement } from '../support/slow-database.js';
 
@@ -393,6 +393,55 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
     const before = await count();
     expect((await get(`/pools/${world.pools[1]!.id}`)).statusCode).toBe(200);
     expect(await count()).toBe(before + 1);
+  });
+
+  it('answers a rendered read from its JSON text byte for byte as the executed read answers, every include and route', async () => {
+    const executor = await (
+      await import('../../src/server/app.js')
+    ).createApp({ config: testConfig({ RENDERED_READS: 'false' }), database: t.database });
+    try {
+      const includes = [
+        'user',
+        'resolution',
+        'image',
+        'streak',
+        'predictions',
+        'predictions.user',
+        'predictions.reward',
+        'predictions.streak',
+        'predictions.pool',
+      ];
+      const streakId = world.streaks[0]!.id;
+      const urls = [
+        ...includes.map(
+          (include, i) => `/pools?sort_by=${i % 2 ? 'VOLUME_HIGH' : 'CREATION_DATE'}&includes=${include}&limit=6&predictions_limit=4`,
+        ),
+        `/pools?sort_by=VOLUME_HIGH&includes=${includes.join(',')}&limit=20&predictions_limit=10`,
+        `/pools?filter_by=RESOLVED&includes=resolution,predictions.reward&limit=3&offset=2`,
+        '/pools?limit=2',
+        `/pools/${world.busiestPool.id}?includes=${includes.join(',')}`,
+        `/pools/${world.busiestPool.id}`,
+        `/streak/pools?streak_id=${streakId}&includes=user,predictions.user&limit=3`,
+      ];
+      let rendered = 0;
+      for (const url of urls) {
+        const executed = await executor.inject({ method: 'GET', url });
+        expect(executed.statusCode, `${url}: ${executed.body}`).toBe(200);
+        const before = await renderedReadsServed(t.app);
+        const answered = await get(url);
+        rendered += (await renderedReadsServed(t.app)) - before;
+        expect(answered.body, url).toBe(executed.body);
+        expect(answered.headers['content-type'], url).toBe(executed.headers['content-type']);
+        for (const header of ['x-total-count', 'x-next-cursor', 'link'])
+          expect(answered.headers[header], `${url} ${header}`).toBe(executed.headers[header]);
+      }
+      // Every one was answered from a rendered read's text, none fell back to the executor.
+      expect(rendered).toBe(urls.length);
+      const missing = await get('/pools/00000000-0000-4000-8000-000000000000');
+      expect([missing.statusCode, missing.json().error.code]).toEqual([404, 'NOT_FOUND']);
+    } finally {
+      await executor.close();
+    }
   });
 });
 

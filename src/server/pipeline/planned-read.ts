@@ -33,7 +33,14 @@ import { TIMED_OUT, withinBudget } from '../time-budget.js';
  * is, never parsed and serialized again.
  */
 export class RenderedData {
+  private joined: string | undefined;
+
   constructor(private readonly pieces: string[]) {}
+
+  /** The data's JSON text (REST reads the part it answers from it). */
+  json(): string {
+    return (this.joined ??= this.pieces.join(''));
+  }
 
   /**
    * The response body, `{"data":…}` (with `extensions` when a plugin added some), encoded
@@ -54,7 +61,7 @@ export class RenderedData {
 
   /** The data as a value, for a plugin that reads it (a response cache storing it, say). */
   toJSON(): unknown {
-    return JSON.parse(this.pieces.join(''));
+    return JSON.parse(this.json());
   }
 }
 
@@ -134,8 +141,9 @@ function plannedReadExecutor(options: PlannedReadOptions, schema: GraphQLSchema)
           context.transport.record!.rendered = true;
           const willResolveField = willResolveFieldOf(context);
           if (willResolveField) tellRenderedFields(schema, document, operation, variables, context, willResolveField);
-          // Over HTTP the serializer writes the pieces as they are; REST and sockets read values.
-          return { data: (rc.request.http ? new RenderedData(pieces) : JSON.parse(pieces.join(''))) as Record<string, unknown> };
+          // Over HTTP the serializer writes the pieces as they are, and REST the part it answers; sockets read values.
+          const data = context.transport.writesRenderedText ? new RenderedData(pieces) : JSON.parse(pieces.join(''));
+          return { data: data as Record<string, unknown> };
         }
       }
       await confirmViewer(context);

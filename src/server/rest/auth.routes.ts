@@ -1,4 +1,3 @@
-import { toSnakeCase } from './mapping.js';
 import { AUTHENTICATED, ref } from './resources.schema.js';
 import { RestError } from './rest-error.js';
 import type { RestRoute } from './route.js';
@@ -57,7 +56,7 @@ export const authRoutes: RestRoute[] = [
         });
       return { query: SIGN_IN_WITH_API_KEY, operationName: 'RestSignInWithApiKey', variables: { apiKey } };
     },
-    respond: (data) => toSnakeCase(data.signInWithApiKey),
+    respond: (data) => data.rest('signInWithApiKey'),
   },
   {
     method: 'POST',
@@ -74,7 +73,7 @@ export const authRoutes: RestRoute[] = [
       operationName: 'RestRefreshSession',
       variables: { refreshToken: (request.body as { refresh_token?: string } | undefined)?.refresh_token ?? null },
     }),
-    respond: (data) => toSnakeCase(data.refreshSession),
+    respond: (data) => data.rest('refreshSession'),
   },
   {
     method: 'POST',
@@ -93,7 +92,7 @@ export const authRoutes: RestRoute[] = [
       operationName: 'RestSignOut',
       variables: { refreshToken: (request.body as { refresh_token?: string } | undefined)?.refresh_token ?? null },
     }),
-    respond: (data) => ({ signed_out: data.signOut }),
+    respond: (data) => ({ signed_out: data.value('signOut') }),
   },
   {
     method: 'GET',
@@ -101,8 +100,9 @@ export const authRoutes: RestRoute[] = [
     schema: { summary: 'The signed-in user', tags: ['auth'], security: AUTHENTICATED, response: { 200: ref('User') } },
     operation: () => ({ query: ME, operationName: 'RestMe' }),
     respond(data) {
-      if (!data.viewer) throw new RestError('UNAUTHENTICATED', 'Sign in first');
-      return toSnakeCase(data.viewer);
+      const viewer = data.rest('viewer');
+      if (!viewer) throw new RestError('UNAUTHENTICATED', 'Sign in first');
+      return viewer;
     },
   },
   {
@@ -135,7 +135,7 @@ export const authRoutes: RestRoute[] = [
       operationName: 'RestSignInChallenge',
       variables: { walletAddress: (request.body as { wallet_address: string }).wallet_address },
     }),
-    respond: (data) => toSnakeCase(data.requestSignInChallenge),
+    respond: (data) => data.rest('requestSignInChallenge'),
   },
   {
     method: 'POST',
@@ -163,7 +163,7 @@ export const authRoutes: RestRoute[] = [
         variables: { input: { walletAddress: wallet_address, message, signature } },
       };
     },
-    respond: (data) => toSnakeCase(data.signInWithWallet),
+    respond: (data) => data.rest('signInWithWallet'),
   },
   {
     method: 'POST',
@@ -193,6 +193,6 @@ export const authRoutes: RestRoute[] = [
       operationName: 'RestCreateApiKey',
       variables: { name: (request.body as { name: string }).name },
     }),
-    respond: (data) => toSnakeCase(data.createApiKey),
+    respond: (data) => data.rest('createApiKey'),
   },
 ];

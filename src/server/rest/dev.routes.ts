@@ -39,7 +39,7 @@ export const devRoutes: RestRoute[] = [
       operationName: 'RestRequestDevTokens',
       variables: { amount: (request.body as { amount: number }).amount },
     }),
-    respond: (data) => data.requestDevTokens,
+    respond: (data) => data.value('requestDevTokens'),
   },
   {
     method: 'POST',
@@ -61,6 +61,6 @@ export const devRoutes: RestRoute[] = [
       operationName: 'RestRequestDevSol',
       variables: { lamports: (request.body as { lamports: number }).lamports },
     }),
-    respond: (data) => data.requestDevSol,
+    respond: (data) => data.value('requestDevSol'),
   },
 ];

@@ -6,18 +6,34 @@
 /** A GraphQL (camelCase) name in the interface's snake_case. */
 export const snakeCaseName = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
+/** The snake_case of each name met: a schema has a few hundred, and a large answer repeats them thousands of times. */
+const snakeCaseNames = new Map<string, string>();
+export const snakeCaseKey = (name: string) => {
+  let snake = snakeCaseNames.get(name);
+  if (snake === undefined) snakeCaseNames.set(name, (snake = snakeCaseName(name)));
+  return snake;
+};
+
 /**
  * Deep copy of a GraphQL result with snake_case keys. A connection selected as `{ nodes }`
- * becomes the plain array the interface embeds.
+ * becomes the plain array the interface embeds. (Loops rather than entries: a pools page
+ * with its predictions is thousands of objects.)
  */
 export function toSnakeCase(value: unknown): any {
-  if (Array.isArray(value)) return value.map(toSnakeCase);
   if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const copy = new Array(value.length);
+    for (let i = 0; i < value.length; i++) copy[i] = toSnakeCase(value[i]);
+    return copy;
+  }
   // A serialized scalar (DateTime gives a Date) is a value, not an object to rename.
   if (value instanceof Date) return value.toISOString();
-  const entries = Object.entries(value);
-  if (entries.length === 1 && entries[0]![0] === 'nodes' && Array.isArray(entries[0]![1])) return toSnakeCase(entries[0]![1]);
-  return Object.fromEntries(entries.map(([key, inner]) => [snakeCaseName(key), toSnakeCase(inner)]));
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object);
+  if (keys.length === 1 && keys[0] === 'nodes' && Array.isArray(object.nodes)) return toSnakeCase(object.nodes);
+  const copy: Record<string, unknown> = {};
+  for (const key of keys) copy[snakeCaseKey(key)] = toSnakeCase(object[key]);
+  return copy;
 }
 
 /** GraphQL argument names whose REST parameter is not simply their snake_case. */

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE } from '../../modules/common/pagination.js';
 import { POOL_SORTS, POOL_STATUS_FILTERS } from '../../modules/pools/pool.service.js';
 import { GET_POOL, LIST_POOLS } from './documents.js';
-import { INCLUDABLE, type Includable, includeVariables, toSnakeCase } from './mapping.js';
+import { INCLUDABLE, type Includable, includeVariables } from './mapping.js';
 import { ref } from './resources.schema.js';
 import { RestError } from './rest-error.js';
 import type { RestRoute } from './route.js';
@@ -58,10 +58,11 @@ export const pagingVariables = (query: PagingQuery) => ({ first: query.limit, of
 export function setPagingHeaders(
   reply: FastifyReply,
   request: FastifyRequest,
-  connection: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null } },
+  totalCount: number,
+  pageInfo: { hasNextPage: boolean; endCursor: string | null },
 ): void {
-  reply.header('x-total-count', String(connection.totalCount));
-  const { hasNextPage, endCursor } = connection.pageInfo;
+  reply.header('x-total-count', String(totalCount));
+  const { hasNextPage, endCursor } = pageInfo;
   if (!hasNextPage || !endCursor) return;
   reply.header('x-next-cursor', endCursor);
   const next = new URL(request.url, 'http://host');
@@ -138,8 +139,8 @@ const listPools: RestRoute = {
     };
   },
   respond(data, reply, request) {
-    setPagingHeaders(reply, request, data.pools);
-    return toSnakeCase(data.pools.nodes);
+    setPagingHeaders(reply, request, data.value('pools.totalCount'), data.value('pools.pageInfo'));
+    return data.rest('pools.nodes');
   },
 };
 
@@ -167,8 +168,9 @@ const getPool: RestRoute = {
     };
   },
   respond(data, _reply, request) {
-    if (!data.pool) throw new RestError('NOT_FOUND', `No pool has id ${(request.params as { id: string }).id}`, { argumentName: 'id' });
-    return toSnakeCase(data.pool);
+    const pool = data.rest('pool');
+    if (!pool) throw new RestError('NOT_FOUND', `No pool has id ${(request.params as { id: string }).id}`, { argumentName: 'id' });
+    return pool;
   },
 };
 

@@ -2,6 +2,8 @@ import type { GraphQLSchema } from 'graphql';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { ERROR_CODES } from '../../errors.js';
 import { retryAfterOf } from '../pipeline/format-error.js';
+import { OperationAnswer } from './answer.js';
+import { JsonText } from './json-text.js';
 import { RestError } from './rest-error.js';
 import { restParameterName } from './mapping.js';
 import { normalizeQuery } from './query-parameters.js';
@@ -16,8 +18,11 @@ export interface RestRoute {
   url: string;
   schema: FastifySchema & { summary: string; tags: string[] };
   operation(request: FastifyRequest): GraphQLOperation;
-  /** The response body made of the data; may set headers (paging) or answer an error (null -> 404). */
-  respond(data: any, reply: FastifyReply, request: FastifyRequest): unknown;
+  /**
+   * The response body made of the operation's data (JsonText is sent as it is); may set
+   * headers (paging) or answer an error (a RestError, NOT_FOUND say).
+   */
+  respond(data: OperationAnswer, reply: FastifyReply, request: FastifyRequest): unknown;
 }
 
 export interface RestOptions {
@@ -82,7 +87,10 @@ export function registerRoute(app: FastifyInstance, options: RestOptions, route:
       reply.headers(budgetHeadersOf(result.headers));
       const error = result.body.errors?.[0];
       if (error) return sendOperationError(reply, result, error);
-      return reply.code(200).send(route.respond(result.body.data, reply, request));
+      const body = route.respond(new OperationAnswer(result.body.data), reply, request);
+      // Already JSON in the interface's form (a rendered read's text): not serialized again.
+      if (body instanceof JsonText) return reply.code(200).type('application/json; charset=utf-8').send(body.text);
+      return reply.code(200).send(body);
     },
   });
 }

@@ -10,6 +10,7 @@ import {
   predictionsLimitParameter,
   setPagingHeaders,
 } from './pools.routes.js';
+import { objectOf } from './json-text.js';
 import { AUTHENTICATED, ref } from './resources.schema.js';
 import type { RestRoute } from './route.js';
 
@@ -71,8 +72,8 @@ const streakPools: RestRoute = {
     };
   },
   respond(data, reply, request) {
-    setPagingHeaders(reply, request, data.streakPools.pools);
-    return { pools: toSnakeCase(data.streakPools.pools.nodes), streak: toSnakeCase(data.streakPools.streak) };
+    setPagingHeaders(reply, request, data.value('streakPools.pools.totalCount'), data.value('streakPools.pools.pageInfo'));
+    return objectOf({ pools: data.rest('streakPools.pools.nodes'), streak: data.rest('streakPools.streak') });
   },
 };
 
@@ -129,7 +130,7 @@ const streakUserDetails: RestRoute = {
   },
   respond(data, _reply, request) {
     const { offset = 0, limit } = request.query as { offset?: number; limit?: number };
-    const details = toSnakeCase(data.streakUserDetails);
+    const details = toSnakeCase(data.value('streakUserDetails'));
     return { ...details, streak_rewards: details.streak_rewards.slice(offset, limit === undefined ? undefined : offset + limit) };
   },
 };

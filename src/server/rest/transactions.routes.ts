@@ -1,5 +1,4 @@
 import { PREVIEW_FIELDS } from './documents.js';
-import { toSnakeCase } from './mapping.js';
 import { AUTHENTICATED, ref } from './resources.schema.js';
 import type { RestRoute } from './route.js';
 
@@ -84,7 +83,7 @@ ${PREVIEW_FIELDS}`;
         response: { 200: PREPARED },
       },
       operation: (request) => ({ query: build, operationName: `RestBuild${name}`, variables: { input: inputOf(request.body) } }),
-      respond: (data) => toSnakeCase(data[`build${name}Transaction`]),
+      respond: (data) => data.rest(`build${name}Transaction`),
     },
     {
       method: 'POST',
@@ -98,7 +97,7 @@ ${PREVIEW_FIELDS}`;
         response: { 200: submitted.schema },
       },
       operation: (request) => ({ query: submit, operationName: `RestSubmit${name}`, variables: { input: inputOf(request.body) } }),
-      respond: (data) => toSnakeCase(data[`submit${name}Transaction`]),
+      respond: (data) => data.rest(`submit${name}Transaction`),
     },
   ];
 }
@@ -161,7 +160,7 @@ export const transactionRoutes: RestRoute[] = [
       operationName: 'RestClaimReward',
       variables: { id: (request.body as { reward_id: string }).reward_id },
     }),
-    respond: (data) => toSnakeCase(data.claimReward),
+    respond: (data) => data.rest('claimReward'),
   },
   {
     method: 'POST',
@@ -185,6 +184,6 @@ export const transactionRoutes: RestRoute[] = [
       operationName: 'RestClaimStreakReward',
       variables: { id: (request.body as { streak_reward_id: string }).streak_reward_id },
     }),
-    respond: (data) => toSnakeCase(data.claimStreakReward),
+    respond: (data) => data.rest('claimStreakReward'),
   },
 ];
