@@ -30,6 +30,8 @@ const settings = {
   durationSeconds: number('BENCH_DURATION_S', 8),
   rounds: number('BENCH_ROUNDS', 3),
   src: process.env.BENCH_SRC === '.' ? null : process.env.BENCH_SRC || 'dist',
+  /** `rest` or `graphql`: a .cpuprofile of the server during that target's first round (results/profiles/). */
+  cpuProfile: process.env.BENCH_CPU_PROF || null,
   label: process.env.BENCH_LABEL || null,
   overwrite: process.env.BENCH_OVERWRITE === '1',
 };
@@ -108,7 +110,12 @@ try {
       // Alternated, the order flipped each round, so a drift of the machine falls on both.
       const order = round % 2 === 0 ? (['rest', 'graphql'] as const) : (['graphql', 'rest'] as const);
       const measured = {} as { rest: Measured; graphql: Measured };
-      for (const target of order) measured[target] = await measure(server, target, page, settings.durationSeconds);
+      for (const target of order) {
+        const profiling = round === 0 && settings.cpuProfile === target;
+        const stop = profiling ? await server.profile(`${RESULTS_DIR}profiles/rest-${target}-${sort}-${Date.now()}.cpuprofile`) : null;
+        measured[target] = await measure(server, target, page, settings.durationSeconds);
+        await stop?.();
+      }
       const ratio = round2(measured.rest.load.requestsPerSecond / measured.graphql.load.requestsPerSecond);
       rounds.push({ ...measured, ratio });
       const line = (target: 'rest' | 'graphql') =>

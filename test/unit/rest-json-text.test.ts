@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { restFormOf, textAt } from '../../src/server/rest/json-text.js';
+import { restFormAt, restFormOf, textAt } from '../../src/server/rest/json-text.js';
 import { toSnakeCase } from '../../src/server/rest/mapping.js';
 import { seededRandom } from '../support/seeded-random.js';
 
@@ -10,7 +10,20 @@ import { seededRandom } from '../support/seeded-random.js';
  */
 
 const KEYS = ['id', 'nodes', 'totalCount', 'createdAt', 'user', 'predictionEndDate', 'a', 'pageInfo', 'x2Y'];
-const STRINGS = ['', 'plain', 'with "quotes"', 'back\\slash\\', 'ends with \\', '"nodes":[1]', '{"totalCount":1}', 'é ✓ \u2028', '\n\t'];
+const STRINGS = [
+  '',
+  'plain',
+  'with "quotes"',
+  '{"nodes":[2]}',
+  'fooBar":',
+  '\\"fooBar":',
+  'back\\slash\\',
+  'ends with \\',
+  '"nodes":[1]',
+  '{"totalCount":1}',
+  'é ✓ \u2028',
+  '\n\t',
+];
 
 function generate(random: () => number, depth: number): unknown {
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
@@ -76,5 +89,20 @@ describe('the REST form of JSON text', () => {
     expect(textAt(text, ['pool', 'id'])).toBeUndefined();
     expect(textAt(text, ['missing'])).toBeUndefined();
     expect(textAt(text, [])).toBe(text);
+  });
+});
+
+describe('the REST form of the value at a path', () => {
+  it('is the REST form of that value alone, wherever it stands among its siblings', () => {
+    const random = seededRandom(7);
+    for (let i = 0; i < 500; i++) {
+      const inner = generate(random, 1);
+      const data = { before: generate(random, 2), pools: { totalCount: 1, nodes: inner, pageInfo: { endCursor: 'x' } }, after: [1] };
+      const text = JSON.stringify(data);
+      expect(restFormAt(text, ['pools', 'nodes'])).toBe(viaValue(inner));
+      expect(restFormAt(text, ['after'])).toBe('[1]');
+    }
+    expect(restFormAt('{"pool":null}', ['pool'])).toBe('null');
+    expect(restFormAt('{"pool":null}', ['pool', 'id'])).toBeUndefined();
   });
 });

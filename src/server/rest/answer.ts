@@ -1,5 +1,5 @@
 import { RenderedData } from '../pipeline/planned-read.js';
-import { JsonText, restFormOf, textAt } from './json-text.js';
+import { JsonText, restFormAt, textAt } from './json-text.js';
 import { toSnakeCase } from './mapping.js';
 
 /**
@@ -26,9 +26,9 @@ export class OperationAnswer {
   /** The REST form of the value at a dotted path: snake_case keys, connections as arrays; null stays null. */
   rest(path: string): unknown {
     if (this.data instanceof RenderedData) {
-      const text = textAt(this.data.json(), path.split('.'));
+      const text = restFormAt(this.data.json(), path.split('.'));
       if (text === undefined || text === 'null') return text === undefined ? undefined : null;
-      return new JsonText(restFormOf(text));
+      return new JsonText(text);
     }
     return toSnakeCase(this.value(path));
   }

@@ -16,8 +16,8 @@ const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const COMMA = 0x2c;
+const COLON = 0x3a;
 
-const isCapital = (code: number) => code >= 0x41 && code <= 0x5a;
 const isSpace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 
 function skipSpace(json: string, i: number): number {
@@ -63,14 +63,11 @@ function valueEnd(json: string, i: number): number {
   throw new SyntaxError('unterminated value in JSON text');
 }
 
-/**
- * The text of the value at `path` (object keys, from the root), or undefined where a key is
- * missing or a value on the way is not an object (null, say).
- */
-export function textAt(json: string, path: readonly string[]): string | undefined {
+/** Where the value at `path` (object keys, from the root) starts, or -1 where a key is missing or a value on the way is not an object. */
+function startAt(json: string, path: readonly string[]): number {
   let start = skipSpace(json, 0);
   for (const key of path) {
-    if (json.charCodeAt(start) !== OPEN_OBJECT) return undefined;
+    if (json.charCodeAt(start) !== OPEN_OBJECT) return -1;
     let at = skipSpace(json, start + 1);
     let found = -1;
     while (json.charCodeAt(at) === QUOTE) {
@@ -83,80 +80,114 @@ export function textAt(json: string, path: readonly string[]): string | undefine
       at = skipSpace(json, valueEnd(json, valueStart));
       if (json.charCodeAt(at) === COMMA) at = skipSpace(json, at + 1);
     }
-    if (found < 0) return undefined;
+    if (found < 0) return -1;
     start = found;
   }
-  return json.slice(start, valueEnd(json, start));
+  return start;
 }
 
-const NODES_KEY = '"nodes"';
+/** The text of the value at `path`, or undefined where the path leaves the data (see startAt). */
+export function textAt(json: string, path: readonly string[]): string | undefined {
+  const start = startAt(json, path);
+  return start < 0 ? undefined : json.slice(start, valueEnd(json, start));
+}
+
+/** The REST form (restFormOf) of the value at `path`, or undefined where the path leaves the data. */
+export function restFormAt(json: string, path: readonly string[]): string | undefined {
+  const start = startAt(json, path);
+  return start < 0 ? undefined : restFormOf(json, start);
+}
+
+/** After an object's brace, the start of a connection selected as `{ nodes }`. */
+const NODES_MEMBER = '"nodes":[';
+
+// What each open object or array is, on restFormOf's stack.
+const OBJECT = 0;
+/** An object that opened with `"nodes":[`: written as its array if nothing follows it. */
+const CONNECTION = 1;
+/** Such an object with another member: written as it was. */
+const CONNECTION_WITH_MORE = 2;
+const ARRAY = 3;
 
 /**
- * `json` in the REST form: every key in snake_case, and an object whose only key is `nodes`
+ * The value at `start` of `json` (all of it by default) in the REST form: every key in snake_case, and an object whose only key is `nodes`
  * holding an array (a connection selected as `{ nodes }`) replaced by that array. Equal to
- * `JSON.stringify(toSnakeCase(JSON.parse(json)))` for JSON written without spaces; the text
- * between keys is copied as it is.
+ * `JSON.stringify(toSnakeCase(JSON.parse(json)))` for compact JSON (no space between
+ * tokens, as JSON.stringify and Postgres write it). One pass: strings are skipped with
+ * indexOf, and only renamed keys and unwrapped connections break the copy of the text.
  */
-export function restFormOf(json: string): string {
+export function restFormOf(json: string, start = 0): string {
+  start = skipSpace(json, start);
+  const first = json.charCodeAt(start);
+  if (first !== OPEN_OBJECT && first !== OPEN_ARRAY) return json.slice(start, valueEnd(json, start));
   const out: string[] = [];
-  let copiedTo = 0;
-  const copyTo = (end: number) => {
-    if (end > copiedTo) out.push(json.slice(copiedTo, end));
-    copiedTo = end;
-  };
-
-  /** Writes the value at `i`; returns the index past it. */
-  const value = (i: number): number => {
-    const first = json.charCodeAt(i);
-    if (first === OPEN_ARRAY) {
-      let at = skipSpace(json, i + 1);
-      if (json.charCodeAt(at) === CLOSE_ARRAY) return at + 1;
-      for (;;) {
-        at = skipSpace(json, value(at));
-        if (json.charCodeAt(at) !== COMMA) return at + 1;
-        at = skipSpace(json, at + 1);
-      }
-    }
-    if (first !== OPEN_OBJECT) return valueEnd(json, i);
-    let at = skipSpace(json, i + 1);
-    if (json.startsWith(NODES_KEY, at)) {
-      // Perhaps a connection as `{ nodes }`: written as its array, unless another key follows.
-      const arrayAt = skipSpace(json, skipSpace(json, at + NODES_KEY.length) + 1);
-      if (json.charCodeAt(arrayAt) === OPEN_ARRAY) {
-        copyTo(i);
-        const mark = out.length;
-        copiedTo = arrayAt;
-        const arrayEnd = value(arrayAt);
-        const next = skipSpace(json, arrayEnd);
-        if (json.charCodeAt(next) === CLOSE_OBJECT) {
-          copyTo(arrayEnd);
-          copiedTo = next + 1;
-          return next + 1;
+  let copiedTo = start;
+  const stack: number[] = [];
+  /** Per CONNECTION on the stack: where its `{"nodes":` was left out, to put back if another member follows. */
+  const openings: Array<{ outIndex: number; start: number }> = [];
+  const length = json.length;
+  let end = length;
+  for (let i = start; i < length;) {
+    const code = json.charCodeAt(i);
+    if (code === QUOTE) {
+      const end = stringEnd(json, i);
+      if (json.charCodeAt(end) === COLON) {
+        // A key: renamed when it has a capital letter.
+        for (let c = i + 1; c < end - 1; c++) {
+          const letter = json.charCodeAt(c);
+          if (letter >= 0x41 && letter <= 0x5a) {
+            if (i + 1 > copiedTo) out.push(json.slice(copiedTo, i + 1));
+            out.push(snakeCaseKey(json.slice(i + 1, end - 1)));
+            copiedTo = end - 1;
+            break;
+          }
         }
-        // Not alone: the object is written as it was, from its brace to the array.
-        out.splice(mark, 0, json.slice(i, arrayAt));
-        at = next;
-        if (json.charCodeAt(at) === COMMA) at = skipSpace(json, at + 1);
       }
-    }
-    while (json.charCodeAt(at) === QUOTE) {
-      const keyEnd = stringEnd(json, at);
-      // Most keys are copied as they are: only one with a capital letter is sliced and renamed.
-      let capital = false;
-      for (let c = at + 1; c < keyEnd - 1 && !capital; c++) capital = isCapital(json.charCodeAt(c));
-      if (capital) {
-        copyTo(at + 1);
-        out.push(snakeCaseKey(json.slice(at + 1, keyEnd - 1)));
-        copiedTo = keyEnd - 1;
+      i = end;
+    } else if (code === OPEN_OBJECT) {
+      if (json.startsWith(NODES_MEMBER, i + 1)) {
+        // Left out for now: the array alone is written unless another member follows.
+        if (i > copiedTo) out.push(json.slice(copiedTo, i));
+        openings.push({ outIndex: out.length, start: i });
+        copiedTo = i + 1 + NODES_MEMBER.length - 1;
+        stack.push(CONNECTION);
+        i = copiedTo;
+      } else {
+        stack.push(OBJECT);
+        i++;
       }
-      at = skipSpace(json, value(skipSpace(json, skipSpace(json, keyEnd) + 1)));
-      if (json.charCodeAt(at) === COMMA) at = skipSpace(json, at + 1);
-    }
-    return at + 1;
-  };
-
-  const end = value(skipSpace(json, 0));
-  copyTo(end);
+    } else if (code === OPEN_ARRAY) {
+      stack.push(ARRAY);
+      i++;
+    } else if (code === CLOSE_OBJECT) {
+      const kind = stack.pop();
+      if (kind === CONNECTION) {
+        // Its array was its only member: its brace is left out too.
+        if (i > copiedTo) out.push(json.slice(copiedTo, i));
+        copiedTo = i + 1;
+        openings.pop();
+      } else if (kind === CONNECTION_WITH_MORE) openings.pop();
+      i++;
+      if (stack.length === 0) {
+        end = i;
+        break;
+      }
+    } else if (code === CLOSE_ARRAY) {
+      stack.pop();
+      i++;
+      if (stack.length === 0) {
+        end = i;
+        break;
+      }
+    } else if (code === COMMA && stack[stack.length - 1] === CONNECTION) {
+      // A member after `nodes`: the object is written as it was, from its brace to the array.
+      const opening = openings[openings.length - 1]!;
+      out.splice(opening.outIndex, 0, json.slice(opening.start, opening.start + 1 + NODES_MEMBER.length - 1));
+      stack[stack.length - 1] = CONNECTION_WITH_MORE;
+      i++;
+    } else i++;
+  }
+  if (end > copiedTo) out.push(json.slice(copiedTo, end));
   return out.join('');
 }
 
