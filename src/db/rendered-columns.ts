@@ -71,14 +71,33 @@ export function jsonNumber(float8: string): string {
  */
 export const EXPONENT_MARK = '\u0001';
 
-const MARKED_NUMBER = /-?\d+(?:\.\d+)?\u0001e[+-]\d+/g;
+/** A character of a number Postgres writes before its exponent: digits, its sign and point. */
+const isMantissaChar = (code: number) => (code >= 0x30 && code <= 0x39) || code === 0x2e || code === 0x2d;
+const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
 
 /**
  * `json` with every marked number written as JSON.stringify writes it: Postgres' digits
  * round-trip, so `Number()` of them is the very double, and `String()` its JavaScript form.
+ * The marks are found with indexOf (a scan of raw memory), not a regular expression over
+ * the whole text: a page of several megabytes with a few marks costs a millisecond, not tens.
  */
 export function writeNumbersAsJavaScript(json: string): string {
-  return json.replace(MARKED_NUMBER, (marked) => String(Number(marked.replace(EXPONENT_MARK, ''))));
+  let mark = json.indexOf(EXPONENT_MARK);
+  if (mark < 0) return json;
+  const out: string[] = [];
+  let copied = 0;
+  while (mark >= 0) {
+    let start = mark;
+    while (start > copied && isMantissaChar(json.charCodeAt(start - 1))) start--;
+    // After the mark: `e`, the exponent's sign, its digits.
+    let end = mark + 3;
+    while (isDigit(json.charCodeAt(end))) end++;
+    out.push(json.slice(copied, start), String(Number(json.slice(start, mark) + json.slice(mark + 1, end))));
+    copied = end;
+    mark = json.indexOf(EXPONENT_MARK, end);
+  }
+  out.push(json.slice(copied));
+  return out.join('');
 }
 
 /**

@@ -44,6 +44,7 @@ function generate(random: () => number, depth: number): unknown {
 }
 
 const viaValue = (value: unknown) => JSON.stringify(toSnakeCase(value));
+const restFormTextAt = async (text: string, path: string[]) => (await restFormAt(text, path))?.body.toString();
 
 describe('the REST form of JSON text', () => {
   it('equals the REST form of the value, for 2,000 generated values', () => {
@@ -93,16 +94,29 @@ describe('the REST form of JSON text', () => {
 });
 
 describe('the REST form of the value at a path', () => {
-  it('is the REST form of that value alone, wherever it stands among its siblings', () => {
+  it('is the REST form of that value alone, wherever it stands among its siblings', async () => {
     const random = seededRandom(7);
     for (let i = 0; i < 500; i++) {
       const inner = generate(random, 1);
       const data = { before: generate(random, 2), pools: { totalCount: 1, nodes: inner, pageInfo: { endCursor: 'x' } }, after: [1] };
       const text = JSON.stringify(data);
-      expect(restFormAt(text, ['pools', 'nodes'])).toBe(viaValue(inner));
-      expect(restFormAt(text, ['after'])).toBe('[1]');
+      expect(await restFormTextAt(text, ['pools', 'nodes'])).toBe(viaValue(inner));
+      expect(await restFormTextAt(text, ['after'])).toBe('[1]');
     }
-    expect(restFormAt('{"pool":null}', ['pool'])).toBe('null');
-    expect(restFormAt('{"pool":null}', ['pool', 'id'])).toBeUndefined();
+    expect(await restFormTextAt('{"pool":null}', ['pool'])).toBe('null');
+    expect(await restFormTextAt('{"pool":null}', ['pool', 'id'])).toBeUndefined();
+  });
+
+  it('is the same written across many turns of the event loop as in one, and lets others run between them', async () => {
+    const random = seededRandom(11);
+    const inner = Array.from({ length: 12_000 }, () => ({ nodes: [generate(random, 2)], createdAt: 'x'.repeat(40) }));
+    const text = JSON.stringify({ pools: { nodes: inner } });
+    expect(text.length).toBeGreaterThan(1_000_000);
+    let turns = 0;
+    const counting = setInterval(() => turns++, 0);
+    const written = await restFormTextAt(text, ['pools', 'nodes']);
+    clearInterval(counting);
+    expect(written).toBe(viaValue(inner));
+    expect(turns).toBeGreaterThan(2);
   });
 });

@@ -1,5 +1,5 @@
 import { RenderedData } from '../pipeline/planned-read.js';
-import { JsonText, restFormAt, textAt } from './json-text.js';
+import { restFormAt, textAt } from './json-text.js';
 import { toSnakeCase } from './mapping.js';
 
 /**
@@ -23,12 +23,15 @@ export class OperationAnswer {
     return value;
   }
 
-  /** The REST form of the value at a dotted path: snake_case keys, connections as arrays; null stays null. */
-  rest(path: string): unknown {
+  /**
+   * The REST form of the value at a dotted path: snake_case keys, connections as arrays; null
+   * stays null. Written from a rendered read's text a slice at a time (a large answer lets
+   * other requests run between slices).
+   */
+  async rest(path: string): Promise<unknown> {
     if (this.data instanceof RenderedData) {
-      const text = restFormAt(this.data.json(), path.split('.'));
-      if (text === undefined || text === 'null') return text === undefined ? undefined : null;
-      return new JsonText(text);
+      const text = await restFormAt(this.data.json(), path.split('.'));
+      return text?.isNull() ? null : text;
     }
     return toSnakeCase(this.value(path));
   }

@@ -92,12 +92,6 @@ export function textAt(json: string, path: readonly string[]): string | undefine
   return start < 0 ? undefined : json.slice(start, valueEnd(json, start));
 }
 
-/** The REST form (restFormOf) of the value at `path`, or undefined where the path leaves the data. */
-export function restFormAt(json: string, path: readonly string[]): string | undefined {
-  const start = startAt(json, path);
-  return start < 0 ? undefined : restFormOf(json, start);
-}
-
 /** After an object's brace, the start of a connection selected as `{ nodes }`. */
 const NODES_MEMBER = '"nodes":[';
 
@@ -110,90 +104,170 @@ const CONNECTION_WITH_MORE = 2;
 const ARRAY = 3;
 
 /**
- * The value at `start` of `json` (all of it by default) in the REST form: every key in snake_case, and an object whose only key is `nodes`
- * holding an array (a connection selected as `{ nodes }`) replaced by that array. Equal to
- * `JSON.stringify(toSnakeCase(JSON.parse(json)))` for compact JSON (no space between
- * tokens, as JSON.stringify and Postgres write it). One pass: strings are skipped with
- * indexOf, and only renamed keys and unwrapped connections break the copy of the text.
+ * Writes the value at `start` of `json` in the REST form: every key in snake_case, and an
+ * object whose only key is `nodes` holding an array (a connection selected as `{ nodes }`)
+ * replaced by that array. Equal to `JSON.stringify(toSnakeCase(JSON.parse(json)))` for
+ * compact JSON (no space between tokens, as JSON.stringify and Postgres write it). One
+ * pass: strings are skipped with indexOf, and only renamed keys and unwrapped connections
+ * break the copy of the text. It goes a slice at a time (step), so a large answer can let
+ * the event loop run between slices.
  */
+class RestFormWriter {
+  private readonly out: string[] = [];
+  private copiedTo: number;
+  private readonly stack: number[] = [];
+  /** Per CONNECTION on the stack: where its `{"nodes":` was left out, to put back if another member follows. */
+  private readonly openings: Array<{ outIndex: number; start: number }> = [];
+  private at: number;
+  private end = -1;
+
+  constructor(
+    private readonly json: string,
+    start: number,
+  ) {
+    this.at = this.copiedTo = start;
+  }
+
+  /** Writes up to `chars` more characters of the text; true once the value is written. */
+  step(chars: number): boolean {
+    const { json, out, stack, openings } = this;
+    const length = json.length;
+    const until = Math.min(length, this.at + chars);
+    let copiedTo = this.copiedTo;
+    let i = this.at;
+    while (i < until) {
+      const code = json.charCodeAt(i);
+      if (code === QUOTE) {
+        const end = stringEnd(json, i);
+        if (json.charCodeAt(end) === COLON) {
+          // A key: renamed when it has a capital letter.
+          for (let c = i + 1; c < end - 1; c++) {
+            const letter = json.charCodeAt(c);
+            if (letter >= 0x41 && letter <= 0x5a) {
+              if (i + 1 > copiedTo) out.push(json.slice(copiedTo, i + 1));
+              out.push(snakeCaseKey(json.slice(i + 1, end - 1)));
+              copiedTo = end - 1;
+              break;
+            }
+          }
+        }
+        i = end;
+      } else if (code === OPEN_OBJECT) {
+        if (json.startsWith(NODES_MEMBER, i + 1)) {
+          // Left out for now: the array alone is written unless another member follows.
+          if (i > copiedTo) out.push(json.slice(copiedTo, i));
+          openings.push({ outIndex: out.length, start: i });
+          copiedTo = i + 1 + NODES_MEMBER.length - 1;
+          stack.push(CONNECTION);
+          i = copiedTo;
+        } else {
+          stack.push(OBJECT);
+          i++;
+        }
+      } else if (code === OPEN_ARRAY) {
+        stack.push(ARRAY);
+        i++;
+      } else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) {
+        const kind = stack.pop();
+        if (kind === CONNECTION) {
+          // Its array was its only member: its brace is left out too.
+          if (i > copiedTo) out.push(json.slice(copiedTo, i));
+          copiedTo = i + 1;
+          openings.pop();
+        } else if (kind === CONNECTION_WITH_MORE) openings.pop();
+        i++;
+        if (stack.length === 0) {
+          this.end = i;
+          break;
+        }
+      } else if (code === COMMA && stack[stack.length - 1] === CONNECTION) {
+        // A member after `nodes`: the object is written as it was, from its brace to the array.
+        const opening = openings[openings.length - 1]!;
+        out.splice(opening.outIndex, 0, json.slice(opening.start, opening.start + NODES_MEMBER.length));
+        stack[stack.length - 1] = CONNECTION_WITH_MORE;
+        i++;
+      } else i++;
+    }
+    this.at = i;
+    this.copiedTo = copiedTo;
+    if (this.end < 0 && i >= length) throw new SyntaxError('unterminated value in JSON text');
+    return this.end >= 0;
+  }
+
+  /** The written text. */
+  result(): string {
+    this.finish();
+    return this.out.join('');
+  }
+
+  /**
+   * The written text encoded, a few thousand pieces at a time between turns of the event
+   * loop: joining a large answer's pieces into one string held the loop for tens of ms.
+   */
+  async encoded(): Promise<Buffer> {
+    this.finish();
+    const { out } = this;
+    let length = 0;
+    for (let i = 0; i < out.length; i++) length += Buffer.byteLength(out[i]!);
+    const body = Buffer.allocUnsafe(length);
+    let offset = 0;
+    for (let i = 0; i < out.length; i++) {
+      offset += body.write(out[i]!, offset);
+      if (i % PIECES_PER_TURN === PIECES_PER_TURN - 1) await nextTurn();
+    }
+    return body;
+  }
+
+  private finish(): void {
+    if (this.end > this.copiedTo) this.out.push(this.json.slice(this.copiedTo, this.end));
+    this.copiedTo = this.end;
+  }
+}
+
+/** The value at `start` of `json` (all of it by default) in the REST form (see RestFormWriter). */
 export function restFormOf(json: string, start = 0): string {
   start = skipSpace(json, start);
   const first = json.charCodeAt(start);
   if (first !== OPEN_OBJECT && first !== OPEN_ARRAY) return json.slice(start, valueEnd(json, start));
-  const out: string[] = [];
-  let copiedTo = start;
-  const stack: number[] = [];
-  /** Per CONNECTION on the stack: where its `{"nodes":` was left out, to put back if another member follows. */
-  const openings: Array<{ outIndex: number; start: number }> = [];
-  const length = json.length;
-  let end = length;
-  for (let i = start; i < length;) {
-    const code = json.charCodeAt(i);
-    if (code === QUOTE) {
-      const end = stringEnd(json, i);
-      if (json.charCodeAt(end) === COLON) {
-        // A key: renamed when it has a capital letter.
-        for (let c = i + 1; c < end - 1; c++) {
-          const letter = json.charCodeAt(c);
-          if (letter >= 0x41 && letter <= 0x5a) {
-            if (i + 1 > copiedTo) out.push(json.slice(copiedTo, i + 1));
-            out.push(snakeCaseKey(json.slice(i + 1, end - 1)));
-            copiedTo = end - 1;
-            break;
-          }
-        }
-      }
-      i = end;
-    } else if (code === OPEN_OBJECT) {
-      if (json.startsWith(NODES_MEMBER, i + 1)) {
-        // Left out for now: the array alone is written unless another member follows.
-        if (i > copiedTo) out.push(json.slice(copiedTo, i));
-        openings.push({ outIndex: out.length, start: i });
-        copiedTo = i + 1 + NODES_MEMBER.length - 1;
-        stack.push(CONNECTION);
-        i = copiedTo;
-      } else {
-        stack.push(OBJECT);
-        i++;
-      }
-    } else if (code === OPEN_ARRAY) {
-      stack.push(ARRAY);
-      i++;
-    } else if (code === CLOSE_OBJECT) {
-      const kind = stack.pop();
-      if (kind === CONNECTION) {
-        // Its array was its only member: its brace is left out too.
-        if (i > copiedTo) out.push(json.slice(copiedTo, i));
-        copiedTo = i + 1;
-        openings.pop();
-      } else if (kind === CONNECTION_WITH_MORE) openings.pop();
-      i++;
-      if (stack.length === 0) {
-        end = i;
-        break;
-      }
-    } else if (code === CLOSE_ARRAY) {
-      stack.pop();
-      i++;
-      if (stack.length === 0) {
-        end = i;
-        break;
-      }
-    } else if (code === COMMA && stack[stack.length - 1] === CONNECTION) {
-      // A member after `nodes`: the object is written as it was, from its brace to the array.
-      const opening = openings[openings.length - 1]!;
-      out.splice(opening.outIndex, 0, json.slice(opening.start, opening.start + 1 + NODES_MEMBER.length - 1));
-      stack[stack.length - 1] = CONNECTION_WITH_MORE;
-      i++;
-    } else i++;
-  }
-  if (end > copiedTo) out.push(json.slice(copiedTo, end));
-  return out.join('');
+  const writer = new RestFormWriter(json, start);
+  writer.step(Infinity);
+  return writer.result();
 }
 
-/** A REST answer's body already written as JSON text: sent as it is. */
+/**
+ * Characters written between two turns of the event loop: about a millisecond's work, so
+ * the largest answer allowed (about 9 MB) holds no other request for tens of milliseconds.
+ */
+const SLICE_CHARS = 128 * 1024;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Pieces of a written answer encoded between two turns of the event loop. */
+const PIECES_PER_TURN = 4096;
+
+/**
+ * The REST form of the value at `path`, encoded; undefined where the path leaves the data.
+ * Written and encoded a slice at a time past SLICE_CHARS, so the largest answer lets other
+ * requests run between slices.
+ */
+export async function restFormAt(json: string, path: readonly string[]): Promise<JsonText | undefined> {
+  const start = startAt(json, path);
+  if (start < 0) return undefined;
+  const first = json.charCodeAt(start);
+  if (first !== OPEN_OBJECT && first !== OPEN_ARRAY) return new JsonText(Buffer.from(json.slice(start, valueEnd(json, start))));
+  const writer = new RestFormWriter(json, start);
+  while (!writer.step(SLICE_CHARS)) await nextTurn();
+  return new JsonText(await writer.encoded());
+}
+
+/** A REST answer's body already written as JSON, encoded: sent as it is. */
 export class JsonText {
-  constructor(readonly text: string) {}
+  constructor(readonly body: Buffer) {}
+
+  /** JSON's `null`: no record. */
+  isNull(): boolean {
+    return this.body.length === 4 && this.body.toString() === 'null';
+  }
 }
 
 /**
@@ -203,8 +277,9 @@ export class JsonText {
 export function objectOf(members: Record<string, unknown>): Record<string, unknown> | JsonText {
   const values = Object.values(members);
   if (!values.some((member) => member instanceof JsonText)) return members;
-  const parts = Object.entries(members).map(
-    ([key, member]) => `${JSON.stringify(key)}:${member instanceof JsonText ? member.text : JSON.stringify(member)}`,
-  );
-  return new JsonText(`{${parts.join(',')}}`);
+  const parts = Object.entries(members).flatMap(([key, member], index) => [
+    Buffer.from(`${index === 0 ? '{' : ','}${JSON.stringify(key)}:`),
+    member instanceof JsonText ? member.body : Buffer.from(JSON.stringify(member)),
+  ]);
+  return new JsonText(Buffer.concat([...parts, Buffer.from('}')]));
 }

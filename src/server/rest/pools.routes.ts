@@ -167,8 +167,8 @@ const getPool: RestRoute = {
       variables: { id, ...includeVariables(query.includes, query.predictions_limit) },
     };
   },
-  respond(data, _reply, request) {
-    const pool = data.rest('pool');
+  async respond(data, _reply, request) {
+    const pool = await data.rest('pool');
     if (!pool) throw new RestError('NOT_FOUND', `No pool has id ${(request.params as { id: string }).id}`, { argumentName: 'id' });
     return pool;
   },

@@ -71,9 +71,9 @@ const streakPools: RestRoute = {
       },
     };
   },
-  respond(data, reply, request) {
+  async respond(data, reply, request) {
     setPagingHeaders(reply, request, data.value('streakPools.pools.totalCount'), data.value('streakPools.pools.pageInfo'));
-    return objectOf({ pools: data.rest('streakPools.pools.nodes'), streak: data.rest('streakPools.streak') });
+    return objectOf({ pools: await data.rest('streakPools.pools.nodes'), streak: await data.rest('streakPools.streak') });
   },
 };
 
