@@ -1,11 +1,12 @@
 /**
- * `npm run bench:rest`: the interface's REST form against its GraphQL twin, on one server.
- * The pools list as REST serves it (`GET /pools` with the nested read's relations: user,
- * image, streak, resolution, 10 predictions each with user and reward; 20 pools) in both
- * sorts, and the same operation over `POST /graphql`: the REST route's own document and
- * variables, so both ask the database the same and differ only in what Node does around it.
- * Rounds alternate the two on the same server; the answers are checked equal first (REST's
- * in snake_case with connections as arrays). See bench/README.md.
+ * `npm run bench:transports`: one read over each transport, on one server. The pools list as
+ * REST serves it (`GET /pools` with the nested read's relations: user, image, streak,
+ * resolution, 10 predictions each with user and reward; 20 pools) in both sorts; the same
+ * operation over `POST /graphql` (the REST route's own document and variables, so every
+ * transport asks the database the same and differs only in what Node does around it); and
+ * the same operation over graphql-ws, each socket sending its next query when the last
+ * completes. Rounds alternate the three on the same server; the answers are checked equal
+ * first (REST's in snake_case with connections as arrays). See bench/README.md.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -19,6 +20,7 @@ import { restResources } from '../src/server/rest/resources.js';
 import { getSchema } from '../src/server/schema.js';
 import { fetchOnce, type LoadResult, runLoad } from './lib/load.js';
 import { prepareDatabase, type ServerProcess, startServer } from './lib/processes.js';
+import { runSocketLoad, socketOnce } from './lib/socket-load.js';
 import { BENCH_SEED, POOLS_PER_PAGE, PREDICTIONS_PER_POOL } from './lib/query.js';
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
@@ -30,7 +32,7 @@ const settings = {
   durationSeconds: number('BENCH_DURATION_S', 8),
   rounds: number('BENCH_ROUNDS', 3),
   src: process.env.BENCH_SRC === '.' ? null : process.env.BENCH_SRC || 'dist',
-  /** `rest` or `graphql`: a .cpuprofile of the server during that target's first round (results/profiles/). */
+  /** `rest`, `graphql` or `socket`: a .cpuprofile of the server during that target's first round (results/profiles/). */
   cpuProfile: process.env.BENCH_CPU_PROF || null,
   label: process.env.BENCH_LABEL || null,
   overwrite: process.env.BENCH_OVERWRITE === '1',
@@ -67,16 +69,23 @@ interface Measured {
   cpuMsPerRequest: number;
 }
 
-async function measure(server: ServerProcess, target: 'rest' | 'graphql', page: { rest: string; graphql: string }, seconds: number) {
+const TARGETS = ['rest', 'graphql', 'socket'] as const;
+type Target = (typeof TARGETS)[number];
+
+async function measure(server: ServerProcess, target: Target, page: { rest: string; graphql: string }, seconds: number) {
   const before = await server.stats();
-  const load = await runLoad({
-    port: server.port,
-    path: '/graphql',
-    bodies: [page.graphql],
-    ...(target === 'rest' ? { getPaths: [page.rest] } : {}),
-    connections: settings.connections,
-    durationMs: seconds * 1000,
-  });
+  const durationMs = seconds * 1000;
+  const load =
+    target === 'socket'
+      ? await runSocketLoad({ port: server.port, payload: page.graphql, connections: settings.connections, durationMs })
+      : await runLoad({
+          port: server.port,
+          path: '/graphql',
+          bodies: [page.graphql],
+          ...(target === 'rest' ? { getPaths: [page.rest] } : {}),
+          connections: settings.connections,
+          durationMs,
+        });
   const after = await server.stats();
   const cpuMs = (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1000;
   return { load, cpuMsPerRequest: Math.round((cpuMs / Math.max(1, load.requests)) * 1000) / 1000 } satisfies Measured;
@@ -86,7 +95,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 const seedNow = new Date();
-console.log(`bench:rest on ${backend}: seeding ${BENCH_SEED.pools} pools, ${BENCH_SEED.users} users`);
+console.log(`bench:transports on ${backend}: seeding ${BENCH_SEED.pools} pools, ${BENCH_SEED.users} users`);
 const database = await prepareDatabase(settings.databaseUrl, seedNow);
 const server = await startServer('graphql', {
   databaseUrl: database.url,
@@ -102,43 +111,61 @@ try {
     const graphql = await fetchOnce(server.port, '/graphql', page.graphql);
     if (rest.status !== 200 || graphql.status !== 200)
       throw new Error(`${sort}: REST ${rest.status} ${rest.text.slice(0, 300)}; GraphQL ${graphql.status}`);
-    const nodes = (JSON.parse(graphql.text) as { data: { pools: { nodes: unknown } } }).data.pools.nodes;
-    if (!isDeepStrictEqual(JSON.parse(rest.text), restShape(nodes))) throw new Error(`${sort}: REST and GraphQL answer different data`);
-    for (const target of ['rest', 'graphql'] as const) await measure(server, target, page, settings.warmupSeconds);
-    const rounds: Array<{ rest: Measured; graphql: Measured; ratio: number }> = [];
+    const { data } = JSON.parse(graphql.text) as { data: { pools: { nodes: unknown } } };
+    if (!isDeepStrictEqual(JSON.parse(rest.text), restShape(data.pools.nodes)))
+      throw new Error(`${sort}: REST and GraphQL answer different data`);
+    if (!isDeepStrictEqual(JSON.parse(await socketOnce(server.port, page.graphql)), { data }))
+      throw new Error(`${sort}: graphql-ws and HTTP answer different data`);
+    for (const target of TARGETS) await measure(server, target, page, settings.warmupSeconds);
+    const rounds: Array<Record<Target, Measured> & { restRatio: number; socketRatio: number }> = [];
     for (let round = 0; round < settings.rounds; round++) {
-      // Alternated, the order flipped each round, so a drift of the machine falls on both.
-      const order = round % 2 === 0 ? (['rest', 'graphql'] as const) : (['graphql', 'rest'] as const);
-      const measured = {} as { rest: Measured; graphql: Measured };
+      // Alternated, the order turned each round, so a drift of the machine falls on every target.
+      const order = TARGETS.map((_, i) => TARGETS[(i + round) % TARGETS.length]!);
+      const measured = {} as Record<Target, Measured>;
       for (const target of order) {
         const profiling = round === 0 && settings.cpuProfile === target;
-        const stop = profiling ? await server.profile(`${RESULTS_DIR}profiles/rest-${target}-${sort}-${Date.now()}.cpuprofile`) : null;
+        const stop = profiling
+          ? await server.profile(`${RESULTS_DIR}profiles/transports-${target}-${sort}-${Date.now()}.cpuprofile`)
+          : null;
         measured[target] = await measure(server, target, page, settings.durationSeconds);
         await stop?.();
       }
-      const ratio = round2(measured.rest.load.requestsPerSecond / measured.graphql.load.requestsPerSecond);
-      rounds.push({ ...measured, ratio });
-      const line = (target: 'rest' | 'graphql') =>
+      const of = (target: Target) => round2(measured[target].load.requestsPerSecond / measured.graphql.load.requestsPerSecond);
+      rounds.push({ ...measured, restRatio: of('rest'), socketRatio: of('socket') });
+      const line = (target: Target) =>
         `${target} ${Math.round(measured[target].load.requestsPerSecond)} req/s, p99 ${measured[target].load.latencyMs.p99} ms, ` +
         `${measured[target].cpuMsPerRequest} CPU ms/req, ${measured[target].load.non2xx + measured[target].load.errors} failed`;
-      console.log(`${sort} round ${round + 1}: ${line('rest')} | ${line('graphql')} | rest/graphql ${ratio}x`);
+      console.log(`${sort} round ${round + 1}: ${TARGETS.map(line).join(' | ')} | REST/HTTP ${of('rest')}x, socket/HTTP ${of('socket')}x`);
     }
-    const ratio = median(rounds.map((r) => r.ratio));
-    results.push({ sort, rest: page.rest, responseBytes: { rest: rest.text.length, graphql: graphql.text.length }, ratio, rounds });
-    console.log(`${sort}: REST at ${ratio}x of its GraphQL twin (rounds ${rounds.map((r) => r.ratio).join(', ')})`);
+    const restRatio = median(rounds.map((r) => r.restRatio));
+    const socketRatio = median(rounds.map((r) => r.socketRatio));
+    results.push({
+      sort,
+      rest: page.rest,
+      responseBytes: { rest: rest.text.length, graphql: graphql.text.length },
+      restRatio,
+      socketRatio,
+      rounds,
+    });
+    console.log(
+      `${sort}: REST at ${restRatio}x of GraphQL over HTTP (rounds ${rounds.map((r) => r.restRatio).join(', ')}), ` +
+        `graphql-ws at ${socketRatio}x (rounds ${rounds.map((r) => r.socketRatio).join(', ')})`,
+    );
   }
 } finally {
   await server.stop();
   await database.drop();
 }
 
-const file = settings.label ? `${RESULTS_DIR}rest-${backend}-${settings.label}.json` : `${RESULTS_DIR}latest/rest-${backend}.json`;
+const file = settings.label
+  ? `${RESULTS_DIR}transports-${backend}-${settings.label}.json`
+  : `${RESULTS_DIR}latest/transports-${backend}.json`;
 if (settings.label && existsSync(file) && !settings.overwrite)
   throw new Error(`${file} exists: choose another BENCH_LABEL, or set BENCH_OVERWRITE=1`);
 mkdirSync(dirname(file), { recursive: true });
 const machine = { cpus: os.cpus().length, model: os.cpus()[0]?.model, loadAverage: os.loadavg() };
 writeFileSync(
   file,
-  `${JSON.stringify({ benchmark: 'rest', backend, date: new Date().toISOString(), node: process.version, machine, settings, results }, null, 2)}\n`,
+  `${JSON.stringify({ benchmark: 'transports', backend, date: new Date().toISOString(), node: process.version, machine, settings, results }, null, 2)}\n`,
 );
 console.log(`written ${file}`);
