@@ -6,7 +6,6 @@
  * while a probe asks `/healthz` every 10 ms; reported: the probe's p50, p99 and max, the
  * readers' rate and response size, and `/healthz` with no load first. See bench/README.md.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +15,7 @@ import { INCLUDABLE, includeVariables } from '../src/server/rest/mapping.js';
 import { restResources } from '../src/server/rest/resources.js';
 import { getSchema } from '../src/server/schema.js';
 import { fetchOnce, runLoad } from './lib/load.js';
-import { prepareDatabase, startServer } from './lib/processes.js';
+import { startAppOnScratchDatabase } from './lib/processes.js';
 
 const PROFILES_DIR = fileURLToPath(new URL('./results/profiles/', import.meta.url));
 const settings = {
@@ -48,14 +47,7 @@ const summary = (sorted: number[]) =>
   `p50 ${at(sorted, 0.5)} ms, p99 ${at(sorted, 0.99)} ms, max ${at(sorted, 1)} ms (${sorted.length} probes)`;
 
 mkdirSync(PROFILES_DIR, { recursive: true });
-const seedNow = new Date();
-const database = await prepareDatabase(settings.databaseUrl, seedNow);
-const server = await startServer('graphql', {
-  databaseUrl: database.url,
-  seedNow,
-  authSecret: randomBytes(32).toString('hex'),
-  src: settings.src,
-});
+const { database, server } = await startAppOnScratchDatabase(settings.databaseUrl, settings.src);
 try {
   // The most predictions per pool the cost limit lets through.
   let predictions = MAX_PAGE_SIZE;

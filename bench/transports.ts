@@ -9,7 +9,6 @@
  * first (REST's in snake_case with connections as arrays). See bench/README.md.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +18,7 @@ import { includeVariables } from '../src/server/rest/mapping.js';
 import { restResources } from '../src/server/rest/resources.js';
 import { getSchema } from '../src/server/schema.js';
 import { fetchOnce, type LoadResult, runLoad } from './lib/load.js';
-import { prepareDatabase, type ServerProcess, startServer } from './lib/processes.js';
+import { type ServerProcess, startAppOnScratchDatabase } from './lib/processes.js';
 import { runSocketLoad, socketOnce } from './lib/socket-load.js';
 import { BENCH_SEED, POOLS_PER_PAGE, PREDICTIONS_PER_POOL } from './lib/query.js';
 
@@ -94,15 +93,8 @@ async function measure(server: ServerProcess, target: Target, page: { rest: stri
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
-const seedNow = new Date();
 console.log(`bench:transports on ${backend}: seeding ${BENCH_SEED.pools} pools, ${BENCH_SEED.users} users`);
-const database = await prepareDatabase(settings.databaseUrl, seedNow);
-const server = await startServer('graphql', {
-  databaseUrl: database.url,
-  seedNow,
-  authSecret: randomBytes(32).toString('hex'),
-  src: settings.src,
-});
+const { database, server } = await startAppOnScratchDatabase(settings.databaseUrl, settings.src);
 const results = [];
 try {
   for (const sort of SORTS) {

@@ -105,17 +105,22 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const durationMs = performance.now() - startedAt;
   agent.destroy();
 
+  return loadResultOf({ latencies, durationMs, bytes, non2xx, errors, unexpectedBodies });
+}
+
+/** A load's figures from its requests' latencies (sorted here) and counts. */
+export function loadResultOf(
+  counts: Omit<LoadResult, 'requests' | 'requestsPerSecond' | 'latencyMs'> & { latencies: number[] },
+): LoadResult {
+  const { latencies, durationMs, ...rest } = counts;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
   const round = (n: number) => Math.round(n * 100) / 100;
   return {
+    ...rest,
     durationMs: Math.round(durationMs),
     requests: latencies.length,
     requestsPerSecond: round((latencies.length / durationMs) * 1000),
-    bytes,
-    non2xx,
-    errors,
-    unexpectedBodies,
     latencyMs: {
       p50: round(at(0.5)),
       p90: round(at(0.9)),

@@ -153,3 +153,16 @@ export function startServer(role: Role, options: ServerOptions): Promise<ServerP
     },
   }));
 }
+
+/** One GraphQL server of this checkout's app (or `src`'s) on a fresh scratch database: what the single-server benches measure. */
+export async function startAppOnScratchDatabase(databaseUrl: string | null, src: string | null) {
+  const seedNow = new Date();
+  const database = await prepareDatabase(databaseUrl, seedNow);
+  try {
+    const server = await startServer('graphql', { databaseUrl: database.url, seedNow, authSecret: randomBytes(32).toString('hex'), src });
+    return { database, server };
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
+}

@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import type { LoadResult } from './load.js';
+import { type LoadResult, loadResultOf } from './load.js';
 
 export interface SocketLoadOptions {
   port: number;
@@ -62,25 +62,8 @@ export async function runSocketLoad(options: SocketLoadOptions): Promise<LoadRes
   await Promise.all(sockets.map(worker));
   const durationMs = performance.now() - startedAt;
   for (const ws of sockets) ws.close(1000);
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-  const round = (n: number) => Math.round(n * 100) / 100;
-  return {
-    durationMs: Math.round(durationMs),
-    requests: latencies.length,
-    requestsPerSecond: round((latencies.length / durationMs) * 1000),
-    bytes,
-    non2xx: errors,
-    errors: 0,
-    unexpectedBodies: 0,
-    latencyMs: {
-      p50: round(at(0.5)),
-      p90: round(at(0.9)),
-      p99: round(at(0.99)),
-      max: round(latencies[latencies.length - 1] ?? NaN),
-      mean: round(latencies.reduce((sum, l) => sum + l, 0) / latencies.length),
-    },
-  };
+  // A refused operation counts as a failed request, as a non-2xx answer does over HTTP.
+  return loadResultOf({ latencies, durationMs, bytes, non2xx: errors, errors: 0, unexpectedBodies: 0 });
 }
 
 /** One operation over a fresh socket: the `next` message's payload (or the `error`'s), as text. */

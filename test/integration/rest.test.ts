@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StreakRewardRow, UserRow } from '../../schema/index.js';
+import { INCLUDABLE } from '../../src/server/rest/mapping.js';
 import { seedVariedPools, type VariedPools } from '../support/fixtures/varied-pools.js';
 import { backends, metricSample, renderedReadsServed, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
 import { signInAs } from '../support/sessions.js';
@@ -400,17 +401,7 @@ describe.each(backends)('the REST form answers what GraphQL answers, in the inte
       await import('../../src/server/app.js')
     ).createApp({ config: testConfig({ RENDERED_READS: 'false' }), database: t.database });
     try {
-      const includes = [
-        'user',
-        'resolution',
-        'image',
-        'streak',
-        'predictions',
-        'predictions.user',
-        'predictions.reward',
-        'predictions.streak',
-        'predictions.pool',
-      ];
+      const includes = INCLUDABLE;
       const streakId = world.streaks[0]!.id;
       const urls = [
         ...includes.map(
