@@ -33,11 +33,6 @@ export interface Transport extends SessionCookies {
   requestId: string;
   /** The operation's record, filled in by Apollo's plugin: HTTP's is logged; a socket's query or mutation has one too, not logged. */
   record?: OperationRecord;
-  /**
-   * The transport writes a rendered read's answer as the JSON text SQL wrote (RenderedData):
-   * HTTP's serializer and REST's routes do; a socket's messages carry values.
-   */
-  readonly writesRenderedText?: boolean;
 }
 
 /** The GraphQL context: what resolvers are given (modules/context.ts), plus what only the server uses. */
@@ -305,7 +300,6 @@ export async function createHttpContext(
 /** An HTTP request's transport: its id, and its session cookies read from the request and set on the reply. */
 class HttpTransport implements Transport {
   readonly requestId: string;
-  readonly writesRenderedText = true;
   readonly refreshCookie: string | null;
 
   constructor(

@@ -29,8 +29,9 @@ import { TIMED_OUT, withinBudget } from '../time-budget.js';
 
 /**
  * A rendered read's whole `data`, already JSON (ReadRenderer's pieces): it stands in the
- * result's `data` so that the HTTP serializer (stringifyResult in apollo.ts) writes it as
- * is, never parsed and serialized again.
+ * result's `data` so that every transport writes it as it is, never parsed and serialized
+ * again: the HTTP serializer (stringifyResult in apollo.ts), a REST route the part it
+ * answers (rest/answer.ts), a socket its `next` frame (websocket/transport.ts).
  */
 export class RenderedData {
   private joined: string | undefined;
@@ -141,9 +142,8 @@ function plannedReadExecutor(options: PlannedReadOptions, schema: GraphQLSchema)
           context.transport.record!.rendered = true;
           const willResolveField = willResolveFieldOf(context);
           if (willResolveField) tellRenderedFields(schema, document, operation, variables, context, willResolveField);
-          // Over HTTP the serializer writes the pieces as they are, and REST the part it answers; sockets read values.
-          const data = context.transport.writesRenderedText ? new RenderedData(pieces) : JSON.parse(pieces.join(''));
-          return { data: data as Record<string, unknown> };
+          // Every transport writes the text as it is: HTTP's serializer, REST the part it answers, a socket its `next` frame.
+          return { data: new RenderedData(pieces) as unknown as Record<string, unknown> };
         }
       }
       await confirmViewer(context);

@@ -28,6 +28,7 @@ import { authenticateClient, type ContextDependencies, createContext, type Graph
 import { newOperationRecord } from '../logging.js';
 import { socketSubscriptions } from '../pipeline/apollo.js';
 import { formatError } from '../pipeline/format-error.js';
+import { RenderedData } from '../pipeline/planned-read.js';
 import type { TrustedDocumentStore } from '../pipeline/persisted.js';
 import { clientAddressOf, socketCredentials, watchCredentials } from './credentials.js';
 import { scopedSubscribe, type SubscriptionTarget } from './subscription.js';
@@ -135,6 +136,8 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   // `place`: the subscription's place under the cap, given back when it ends.
   const answers = new WeakMap<object, ExecutionResult>();
   const prepared = new WeakMap<object, { operation: OperationDefinitionNode; target: SubscriptionTarget; place: CapLease }>();
+  // Per context of a rendered read's answer: the socket and operation id its `next` frame goes to.
+  const frames = new WeakMap<object, { socket: WebSocket; id: string }>();
   const format = (errors: readonly unknown[], requestId: string) =>
     errors.map((error) => formatError(error, requestId, options.exposeInternals));
 
@@ -209,6 +212,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           const subscription = socketSubscriptions.get(context.transport);
           if (!subscription) {
             answers.set(context, result as ExecutionResult);
+            if (result.data instanceof RenderedData) frames.set(context, { socket: ctx.extra.socket, id });
             return { schema: options.schema, document: ANSWERED, contextValue: context };
           }
           delete context.transport.record;
@@ -239,7 +243,12 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         }
       },
       // Apollo Server answered it in onSubscribe.
-      execute: (args) => answers.get(args.contextValue as GraphQLContext)!,
+      execute: (args) => {
+        const context = args.contextValue as GraphQLContext;
+        const answer = answers.get(context)!;
+        const frame = frames.get(context);
+        return frame ? renderedAnswer(frame.socket, frame.id, answer) : answer;
+      },
       subscribe,
       // Apollo's answers hold formatted errors already; a subscription its source refused holds graphql-js's.
       onNext: (_ctx, _id, _payload, args, result) =>
@@ -319,6 +328,24 @@ function releaseOnClose(socket: Duplex, place: CapLease): void {
  * calls `execute`, which hands it the answer.
  */
 const ANSWERED = parse('{ __typename }');
+
+/**
+ * A rendered read's answer over a socket: its `next` frame written here with the JSON text SQL
+ * wrote (graphql-ws would parse it into values and serialize them again, which cost a large
+ * page as much as the rest of the request), as graphql-ws writes the frame (`id`, `type`,
+ * `payload`); an async iterable with nothing more, so graphql-ws then sends `complete`.
+ */
+async function* renderedAnswer(socket: WebSocket, id: string, answer: ExecutionResult): AsyncGenerator<never> {
+  const data = answer.data as unknown as RenderedData;
+  socket.send(
+    Buffer.concat([Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`), data.body(answer.extensions), FRAME_END]),
+    {
+      binary: false,
+    },
+  );
+}
+
+const FRAME_END = Buffer.from('}');
 
 /** A formatted error as graphql-ws sends one. */
 const asGraphQLError = (formatted: { message: string; extensions?: Record<string, unknown> }) =>
