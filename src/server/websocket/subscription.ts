@@ -105,7 +105,7 @@ class SocketSubscription implements StreamSink<unknown>, AsyncIterableIterator<E
     // the text and operation name (a text parsed again, once the store has dropped it, makes a group of its own).
     const { viewer } = args.contextValue as GraphQLContext;
     this.sharedKey = `${viewerKey(viewer)}\u0000${operationIdOf(operation)}\u0000${JSON.stringify(args.variableValues ?? {})}`;
-    this.framePrefix = `{"id":${JSON.stringify(target.id)},"type":"next","payload":`;
+    this.framePrefix = nextFramePrefix(target.id);
     this.ended = new Promise((resolve, reject) => {
       this.settle = (outcome) => (outcome ? reject(outcome.error) : resolve({ value: undefined, done: true }));
     });
@@ -263,3 +263,6 @@ function rootKey(root: unknown): string {
   }
   return Math.random().toString(36); // unknown shape: never shared
 }
+
+/** The start of a graphql-ws `next` frame for operation `id`, as graphql-ws writes it; the payload and `}` follow. */
+export const nextFramePrefix = (id: string) => `{"id":${JSON.stringify(id)},"type":"next","payload":`;

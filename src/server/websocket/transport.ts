@@ -31,7 +31,7 @@ import { formatError } from '../pipeline/format-error.js';
 import { RenderedData } from '../pipeline/planned-read.js';
 import type { TrustedDocumentStore } from '../pipeline/persisted.js';
 import { clientAddressOf, socketCredentials, watchCredentials } from './credentials.js';
-import { scopedSubscribe, type SubscriptionTarget } from './subscription.js';
+import { nextFramePrefix, scopedSubscribe, type SubscriptionTarget } from './subscription.js';
 
 /** WebSocket close code 1001: the server is going away (shutting down). */
 const GOING_AWAY = 1001;
@@ -134,10 +134,9 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   const states = new WeakMap<object, SocketState>();
   // Per operation's context: a query's or mutation's answer, or what a subscription runs and where its results are written.
   // `place`: the subscription's place under the cap, given back when it ends.
-  const answers = new WeakMap<object, ExecutionResult>();
+  // A rendered read's answer goes with the socket and operation id its `next` frame is written to (renderedAnswer).
+  const answers = new WeakMap<object, { result: ExecutionResult; socket: WebSocket; id: string }>();
   const prepared = new WeakMap<object, { operation: OperationDefinitionNode; target: SubscriptionTarget; place: CapLease }>();
-  // Per context of a rendered read's answer: the socket and operation id its `next` frame goes to.
-  const frames = new WeakMap<object, { socket: WebSocket; id: string }>();
   const format = (errors: readonly unknown[], requestId: string) =>
     errors.map((error) => formatError(error, requestId, options.exposeInternals));
 
@@ -211,8 +210,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           if (result.errors && !('data' in result)) return result.errors.map(asGraphQLError);
           const subscription = socketSubscriptions.get(context.transport);
           if (!subscription) {
-            answers.set(context, result as ExecutionResult);
-            if (result.data instanceof RenderedData) frames.set(context, { socket: ctx.extra.socket, id });
+            answers.set(context, { result: result as ExecutionResult, socket: ctx.extra.socket, id });
             return { schema: options.schema, document: ANSWERED, contextValue: context };
           }
           delete context.transport.record;
@@ -244,10 +242,8 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       },
       // Apollo Server answered it in onSubscribe.
       execute: (args) => {
-        const context = args.contextValue as GraphQLContext;
-        const answer = answers.get(context)!;
-        const frame = frames.get(context);
-        return frame ? renderedAnswer(frame.socket, frame.id, answer) : answer;
+        const { result, socket, id } = answers.get(args.contextValue as GraphQLContext)!;
+        return result.data instanceof RenderedData ? renderedAnswer(socket, id, result) : result;
       },
       subscribe,
       // Apollo's answers hold formatted errors already; a subscription its source refused holds graphql-js's.
@@ -337,12 +333,9 @@ const ANSWERED = parse('{ __typename }');
  */
 async function* renderedAnswer(socket: WebSocket, id: string, answer: ExecutionResult): AsyncGenerator<never> {
   const data = answer.data as unknown as RenderedData;
-  socket.send(
-    Buffer.concat([Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`), data.body(answer.extensions), FRAME_END]),
-    {
-      binary: false,
-    },
-  );
+  socket.send(Buffer.concat([Buffer.from(nextFramePrefix(id)), data.body(answer.extensions), FRAME_END]), {
+    binary: false,
+  });
 }
 
 const FRAME_END = Buffer.from('}');
