@@ -52,6 +52,13 @@ export const ENV_VARS = {
     'keep answers the cache hints allow (public reads, for their max age) and serve them again without running ' +
     "anything: Apollo's response cache, in Redis when REDIS_URL is set so the replicas share it, in memory " +
     'otherwise (default: false)',
+  OTEL_EXPORTER_OTLP_ENDPOINT:
+    'OpenTelemetry collector (OTLP over HTTP, its port 4318) that receives a span for every GraphQL operation, ' +
+    'POSTed to its /v1/traces: http://collector:4318, say; unset, with OTEL_EXPORTER_OTLP_TRACES_ENDPOINT unset too, ' +
+    'no span is made and nothing of OpenTelemetry is loaded (default: none)',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT:
+    'the URL spans are POSTed to, used as it is (/v1/traces not added); overrides OTEL_EXPORTER_OTLP_ENDPOINT (default: none)',
+  OTEL_SERVICE_NAME: 'service.name of the exported spans (default: poolgraph)',
   LOG_LEVEL: 'pino log level (default: info; silent in test)',
   AUTH_SECRET:
     'service secret, at least 32 characters of about 90 bits estimated entropy (`openssl rand -hex 32`); the ' +
@@ -222,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         '(set EMBEDDED_CHAIN_IN_PRODUCTION=true to run a demo on it anyway)',
     );
   }
+  const telemetry = parseTelemetryConfig(env, problems);
   const host = env.HOST || '127.0.0.1';
   const secret = resolveAuthSecret(
     {
@@ -254,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     introspection: bool('INTROSPECTION', !production),
     renderedReads: bool('RENDERED_READS', true),
     responseCache: bool('RESPONSE_CACHE', false),
+    telemetry,
     logLevel: env.LOG_LEVEL || (mode === 'test' ? 'silent' : 'info'),
     auth: {
       secret,
@@ -363,6 +372,27 @@ function parseChainConfig(
     proofTtlSeconds: integer('PROOF_TTL_SECONDS', 120, 10),
     minWithdrawAmount,
   };
+}
+
+/**
+ * The OTLP endpoint of the spans, by OpenTelemetry's own variables and rules: the traces
+ * endpoint as it is, else the general endpoint with `v1/traces` added to its path.
+ */
+function parseTelemetryConfig(env: NodeJS.ProcessEnv, problems: string[]): Config['telemetry'] {
+  const serviceName = env.OTEL_SERVICE_NAME || 'poolgraph';
+  const given = (name: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' | 'OTEL_EXPORTER_OTLP_ENDPOINT'): string | null => {
+    const value = env[name]?.trim() || null;
+    if (value === null) return null;
+    if (!/^https?:$/.test(URL.parse(value)?.protocol ?? '')) {
+      problems.push(`${name} must be an http:// or https:// URL (the collector's OTLP/HTTP receiver), got "${value}"`);
+      return null;
+    }
+    return value;
+  };
+  const traces = given('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const base = given('OTEL_EXPORTER_OTLP_ENDPOINT');
+  const tracesEndpoint = traces ?? (base === null ? null : `${base.endsWith('/') ? base : `${base}/`}v1/traces`);
+  return { tracesEndpoint, serviceName };
 }
 
 /** A comma-separated list; undefined when the variable is unset or empty. */

@@ -31,6 +31,11 @@ export interface Config {
   renderedReads: boolean;
   /** Apollo's response cache (src/server/response-cache.ts). */
   responseCache: boolean;
+  /**
+   * OpenTelemetry spans, one per GraphQL operation (src/server/telemetry.ts): the OTLP/HTTP URL
+   * they are POSTed to (null = no spans, nothing of OpenTelemetry loaded), and the service they name.
+   */
+  telemetry: { tracesEndpoint: string | null; serviceName: string };
   logLevel: string;
   auth: AuthConfig;
   /** Size limits of an operation, checked before it runs (0 turns one off). */

@@ -82,6 +82,8 @@ export interface AppOptions {
   > & {
     chain: Pick<Config['chain'], 'minWithdrawAmount'>;
     redis?: Config['redis'];
+    /** With an OTLP endpoint: a span per operation, exported (src/server/telemetry.ts); none = no spans. */
+    telemetry?: Config['telemetry'];
     /** With `readDatabase`: the primary's and the standby's connection strings, and the standby's lag bound. */
     databaseUrl?: Config['databaseUrl'];
     databaseRead?: Config['databaseRead'];
@@ -174,6 +176,8 @@ export async function createApp({
   const exposeInternals = config.mode === 'development';
   // With a manifest, its documents by hash for every transport; without, Apollo keeps automatic persisted queries.
   const trusted = trustedDocuments ? new TrustedDocumentStore(trustedDocuments) : null;
+  // A span per operation when an OTLP endpoint is set; unset, nothing of OpenTelemetry is loaded. It reads no viewer: sessions stay deferred.
+  const telemetry = config.telemetry?.tracesEndpoint ? (await import('./telemetry.js')).openTelemetry(app, config.telemetry) : null;
   const apollo = createApolloServer({
     schema,
     limits: config.limits,
@@ -183,7 +187,11 @@ export async function createApp({
     persistedQueries: trusted?.apolloCache,
     checkOperation,
     budgetMs: config.http.requestTimeoutMs,
-    plugins: config.responseCache ? [responseCache(redis && { shared: redis, keyPrefix: config.redis!.keyPrefix }), ...plugins] : plugins,
+    plugins: [
+      ...(telemetry ? [telemetry] : []),
+      ...(config.responseCache ? [responseCache(redis && { shared: redis, keyPrefix: config.redis!.keyPrefix })] : []),
+      ...plugins,
+    ],
   });
   await apollo.start();
   app.addHook('onClose', () => apollo.stop());
