@@ -45,6 +45,10 @@ export const ENV_VARS = {
     'partition) is treated as unreachable, and requests count in this process until it answers again (default: 250)',
   SEED_DEMO_DATA: 'seed demo data into an empty database at start-up (default: true on PGlite, false on Postgres)',
   INTROSPECTION: 'serve introspection and the explorer (default: true outside production)',
+  FEDERATION_SUBGRAPH:
+    'serve as an Apollo Federation 2 subgraph: `_service { sdl }` for the router (answered whatever INTROSPECTION ' +
+    'says: expose a subgraph to its router alone) and `_entities` for Pool, User, Prediction, Streak and Image, ' +
+    'keyed by id (default: false)',
   RENDERED_READS:
     'answer queries whose whole selection renders with statements that write the response JSON, without the ' +
     'executor; false executes every operation (default: true)',
@@ -260,6 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     seedDemoData: bool('SEED_DEMO_DATA', !databaseUrl),
     introspection: bool('INTROSPECTION', !production),
+    federationSubgraph: bool('FEDERATION_SUBGRAPH', false),
     renderedReads: bool('RENDERED_READS', true),
     responseCache: bool('RESPONSE_CACHE', false),
     telemetry,

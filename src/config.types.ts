@@ -27,6 +27,8 @@ export interface Config {
   seedDemoData: boolean;
   /** Schema introspection (and the explorer) served. */
   introspection: boolean;
+  /** Serve as an Apollo Federation 2 subgraph: `_entities`, `_service` (modules/federation). */
+  federationSubgraph: boolean;
   /** Queries whose selection renders are answered by statements writing their JSON (server/read-renderer.ts). */
   renderedReads: boolean;
   /** Apollo's response cache (src/server/response-cache.ts). */

@@ -1,5 +1,6 @@
 import type { RootFieldRenderer } from './common/rendered-read.js';
 import { USER_ROOT_RENDERERS } from './discovery/user.rendered.js';
+import { FEDERATION_ROOT_RENDERERS } from './federation/federation.rendered.js';
 import { LEADERBOARD_ROOT_RENDERERS } from './leaderboard/leaderboard.rendered.js';
 import { NODE_ROOT_RENDERERS } from './node/node.rendered.js';
 import { NOTIFICATION_ROOT_RENDERERS } from './notifications/notification.rendered.js';
@@ -17,4 +18,5 @@ export const ROOT_RENDERERS: Readonly<Record<string, RootFieldRenderer>> = {
   ...NODE_ROOT_RENDERERS,
   ...LEADERBOARD_ROOT_RENDERERS,
   ...NOTIFICATION_ROOT_RENDERERS,
+  ...FEDERATION_ROOT_RENDERERS,
 };

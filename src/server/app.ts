@@ -82,6 +82,8 @@ export interface AppOptions {
   > & {
     chain: Pick<Config['chain'], 'minWithdrawAmount'>;
     redis?: Config['redis'];
+    /** True: an Apollo Federation subgraph too (modules/federation). */
+    federationSubgraph?: Config['federationSubgraph'];
     /** With an OTLP endpoint: a span per operation, exported (src/server/telemetry.ts); none = no spans. */
     telemetry?: Config['telemetry'];
     /** With `readDatabase`: the primary's and the standby's connection strings, and the standby's lag bound. */
@@ -165,7 +167,7 @@ export async function createApp({
     caps = shared.caps;
   }
   const trustedDocuments = config.trustedDocumentsPath ? loadTrustedDocuments(config.trustedDocumentsPath) : null;
-  const schema = await getSchema({ devTokens: chain?.isDevchain ?? false });
+  const schema = await getSchema({ devTokens: chain?.isDevchain ?? false, subgraph: config.federationSubgraph ?? false });
   const checkOperation = createOperationChecks({
     schema,
     limits: config.limits,
@@ -187,6 +189,7 @@ export async function createApp({
     persistedQueries: trusted?.apolloCache,
     checkOperation,
     budgetMs: config.http.requestTimeoutMs,
+    logger: app.log,
     plugins: [
       ...(telemetry ? [telemetry] : []),
       ...(config.responseCache ? [responseCache(redis && { shared: redis, keyPrefix: config.redis!.keyPrefix })] : []),

@@ -45,11 +45,12 @@ export interface OperationMeasure {
    * Objects the operation can return: each field of object type costs 1 (leaf fields cost
    * nothing, since they come with their object), times the number of items of every list
    * it is inside. A list counts by the `first` (or `last`) of its connection (or of itself),
-   * from the literal, the variable or the argument's default; a list without `first` counts
-   * {@link UNPAGED_LIST_SIZE}.
+   * from the literal, the variable or the argument's default; a list whose items a list
+   * argument names (`nodes(ids)`, `_entities(representations)`) counts one per item given;
+   * any other list counts {@link UNPAGED_LIST_SIZE}.
    */
   cost: number;
-  /** True when a `first` or `last` came from a variable, so the cost holds for these variables only. */
+  /** True when a `first`, `last` or a list argument came from a variable, so the cost holds for these variables only. */
   costDependsOnVariables: boolean;
 }
 
@@ -100,6 +101,21 @@ export function measureOperation(
     }
     if (size === null) size = typeof argument.defaultValue === 'number' ? argument.defaultValue : DEFAULT_PAGE_SIZE;
     return { size, fromVariable };
+  }
+
+  /**
+   * The items a list field's list argument names (`nodes(ids)`: one object per id), from the
+   * literal or the variable; null for a field without a list argument, or none given.
+   */
+  function itemsNamedBy(field: FieldNode, definition: GraphQLField<unknown, unknown>): { size: number; fromVariable: boolean } | null {
+    const argument = definition.args.find((a) => isListType(getNullableType(a.type)));
+    const given = argument && field.arguments?.find((a) => a.name.value === argument.name)?.value;
+    if (!given) return null;
+    if (given.kind === Kind.LIST) return { size: given.values.length, fromVariable: false };
+    if (given.kind !== Kind.VARIABLE) return { size: 1, fromVariable: false };
+    const value = variables?.[given.name.value];
+    // A variable's one value is coerced to a list of it; absent, the refusal comes when it runs.
+    return { size: Array.isArray(value) ? value.length : 1, fromVariable: true };
   }
 
   function fieldDefinition(parent: GraphQLNamedType | undefined, name: string): GraphQLField<unknown, unknown> | undefined {
@@ -155,9 +171,10 @@ export function measureOperation(
     const type = definition ? getNamedType(definition.type) : undefined;
     const isList = definition ? isListType(getNullableType(definition.type)) : false;
     const page = definition ? pageSizeOf(field, definition) : null;
+    const named = isList && !page && definition ? itemsNamedBy(field, definition) : null;
     let factor = 1;
     let childPageSize: number | null = null;
-    if (isList) factor = page?.size ?? inheritedPageSize ?? UNPAGED_LIST_SIZE;
+    if (isList) factor = page?.size ?? named?.size ?? inheritedPageSize ?? UNPAGED_LIST_SIZE;
     else childPageSize = page?.size ?? null;
     const children = measureSelections(field.selectionSet, type, childPageSize);
     const own = (type && isCompositeType(type)) || (!type && field.selectionSet) ? 1 : 0;
@@ -166,7 +183,7 @@ export function measureOperation(
       aliases: children.aliases + (field.alias ? 1 : 0),
       directives: children.directives,
       cost: own + factor * children.cost,
-      costDependsOnVariables: children.costDependsOnVariables || (page?.fromVariable ?? false),
+      costDependsOnVariables: children.costDependsOnVariables || (page?.fromVariable ?? false) || (named?.fromVariable ?? false),
     };
   }
 

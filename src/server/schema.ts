@@ -22,6 +22,7 @@ import { StreakFundingResolver } from '../modules/streaks/streak-funding.resolve
 import { UserLookupResolver } from '../modules/discovery/user-lookup.resolver.js';
 import { LeaderboardResolver } from '../modules/leaderboard/leaderboard.resolver.js';
 import { NodeResolver } from '../modules/node/node.resolver.js';
+import { FederationResolver } from '../modules/federation/federation.resolver.js';
 import { RateLimitResolver } from '../modules/rate-limit/rate-limit.resolver.js';
 import { withNodeTypesResolved } from '../modules/node/node.type.js';
 import { PoolStatisticsResolver } from '../modules/leaderboard/pool-statistics.resolver.js';
@@ -43,7 +44,7 @@ import {
   UserResolver,
 } from '../modules/users/user.resolver.js';
 
-const schemas = new Map<boolean, Promise<GraphQLSchema>>();
+const schemas = new Map<string, Promise<GraphQLSchema>>();
 
 /**
  * `@cacheControl` as Apollo Server's cache-control plugin reads it (the hints themselves are
@@ -70,10 +71,15 @@ const cacheControlDirective = new GraphQLDirective({
 
 /**
  * The executable schema, built once per process. `devTokens` adds `requestDevTokens`, which
- * exists only where the chain is a devchain; the committed SDL is the embedded default's.
+ * exists only where the chain is a devchain; `subgraph` adds Apollo Federation's `_entities`
+ * and `_service` (FEDERATION_SUBGRAPH); the committed SDL is the embedded default's.
  */
-export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): Promise<GraphQLSchema> {
-  const cached = schemas.get(devTokens);
+export function getSchema({
+  devTokens = true,
+  subgraph = false,
+}: { devTokens?: boolean; subgraph?: boolean } = {}): Promise<GraphQLSchema> {
+  const key = `${devTokens}:${subgraph}`;
+  const cached = schemas.get(key);
   if (cached) return cached;
   const schema = buildSchema({
     resolvers: [
@@ -111,6 +117,7 @@ export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): P
       NodeResolver,
       RateLimitResolver,
       ...(devTokens ? [DevTokensResolver] : []),
+      ...(subgraph ? [FederationResolver] : []),
     ],
     // Arguments are validated by the services, which know the domain's rules.
     validate: false,
@@ -133,7 +140,7 @@ export function getSchema({ devTokens = true }: { devTokens?: boolean } = {}): P
     .then(withRootTypesDescribed)
     .then(withEnumErrorsListingValues)
     .then(withErrorsAsRejections);
-  schemas.set(devTokens, ready);
+  schemas.set(key, ready);
   return ready;
 }
 

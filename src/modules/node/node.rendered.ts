@@ -1,8 +1,8 @@
-import { getNamedType, type GraphQLInterfaceType } from 'graphql';
+import { type FieldNode, getNamedType, type GraphQLAbstractType, type GraphQLField } from 'graphql';
 import type { RenderedObject } from '../../db/nested-read.js';
 import { READS_BY_TYPE } from '../common/read-specs.js';
 import { renderedObject, type RootFieldRenderer } from '../common/rendered-read.js';
-import { argumentReader } from '../common/selections.js';
+import { argumentReader, type SelectionWalk } from '../common/selections.js';
 import {
   findRenderedNodes,
   isPublicNodeType,
@@ -32,16 +32,8 @@ import {
 const renderNodes =
   (argument: 'id' | 'ids'): RootFieldRenderer =>
   (field, nodes, walk) => {
-    const rendered: Array<[string, RenderedObject]> = [];
-    for (const type of walk.schema.getPossibleTypes(getNamedType(field.type) as GraphQLInterfaceType)) {
-      const spec = READS_BY_TYPE[type.name];
-      const object = spec && isPublicNodeType(type.name) && renderedObject(type, spec, nodes, walk);
-      if (object) rendered.push([type.name, object]);
-    }
-    if (!rendered.length) return null;
-    // A stable sort: types of as many fields keep the schema's order.
-    const objects = Object.fromEntries(rendered.sort(([, a], [, b]) => b.fields.length - a.fields.length));
-    const unrendered = () => new Error('an id is of a type this plan does not render: executed instead');
+    const objects = renderedNodeObjects(field, nodes, walk);
+    if (!objects) return null;
     if (argument === 'id') {
       const argumentsOf = argumentReader(field, nodes[0]!);
       const hint = walk.dependOn(nodes[0]!, (variables) => nodeTypeHints.typeOf(argumentsOf(variables).id as string));
@@ -69,6 +61,29 @@ const renderNodes =
       return ['[', ...found.flatMap((json, i) => (i ? [',', json] : [json])), ']'];
     };
   };
+
+/**
+ * What the selection of an abstract root field (`node`'s Node, `_entities`' union) renders
+ * of each of its public types, by type name, the types of the most selected fields first
+ * (a stable sort: types of as many fields keep the schema's order); null when it renders none.
+ */
+export function renderedNodeObjects(
+  field: GraphQLField<unknown, unknown>,
+  nodes: readonly FieldNode[],
+  walk: SelectionWalk,
+): Record<string, RenderedObject> | null {
+  const rendered: Array<[string, RenderedObject]> = [];
+  for (const type of walk.schema.getPossibleTypes(getNamedType(field.type) as GraphQLAbstractType)) {
+    const spec = READS_BY_TYPE[type.name];
+    const object = spec && isPublicNodeType(type.name) && renderedObject(type, spec, nodes, walk);
+    if (object) rendered.push([type.name, object]);
+  }
+  if (!rendered.length) return null;
+  return Object.fromEntries(rendered.sort(([, a], [, b]) => b.fields.length - a.fields.length));
+}
+
+/** Thrown by a rendered read that finds an object it has no rendering for: the executor answers the operation. */
+export const unrendered = () => new Error('an id is of a type this plan does not render: executed instead');
 
 /** The node module's root fields a rendered read answers. */
 export const NODE_ROOT_RENDERERS: Record<string, RootFieldRenderer> = {

@@ -108,9 +108,9 @@ async function redeemedBy(ctx: ServiceContext, codeId: string): Promise<boolean>
   return redemption?.referralCodeId === codeId;
 }
 
-/** At most MAX_NODE_IDS UUIDs; throws BAD_USER_INPUT. */
-function checkIds(ids: readonly string[], argumentName: string): void {
-  if (ids.length > MAX_NODE_IDS) throw badInput(argumentName, `${argumentName} takes at most ${MAX_NODE_IDS} ids, got ${ids.length}`);
+/** At most `maxIds` UUIDs; throws BAD_USER_INPUT. */
+function checkIds(ids: readonly string[], argumentName: string, maxIds = MAX_NODE_IDS): void {
+  if (ids.length > maxIds) throw badInput(argumentName, `${argumentName} takes at most ${maxIds} ids, got ${ids.length}`);
   for (const id of ids) if (!isUuid(id)) throw badInput(argumentName, `${argumentName} must be UUIDs, got ${JSON.stringify(id)}`);
 }
 
@@ -152,7 +152,17 @@ export function objectsForIds(objects: Record<string, RenderedObject>, ids: read
     if (!Object.hasOwn(objects, type)) return null;
     types.add(type);
   }
-  if (types.size === 0 || types.size === Object.keys(objects).length) return objects;
+  if (types.size === 0) return objects;
+  return subsetOf(objects, types);
+}
+
+/**
+ * Of `objects` (by type name), those of `types` (each of which `objects` has), the same
+ * record each time for the same types: a plan's statement text is kept per record
+ * (publicObjects, db/nested-read.ts), so it is made once per set of types.
+ */
+export function subsetOf(objects: Record<string, RenderedObject>, types: ReadonlySet<string>): Record<string, RenderedObject> {
+  if (types.size === Object.keys(objects).length) return objects;
   let subsets = subsetsOf.get(objects);
   if (!subsets) subsetsOf.set(objects, (subsets = new Map()));
   const key = [...types].sort().join(',');
@@ -232,7 +242,7 @@ const NODE_TYPE_HINTS = 10_000;
 export const nodeTypeHints = new NodeTypeHints(NODE_TYPE_HINTS);
 
 /** The objects of a plan as one array (so a statement's text is made once: db/nested-read.ts keeps it by the array), public types only. */
-function publicObjects(objects: Record<string, RenderedObject>): RenderedObject[] {
+export function publicObjects(objects: Record<string, RenderedObject>): RenderedObject[] {
   let list = objectLists.get(objects);
   if (!list) {
     for (const type of Object.keys(objects))
@@ -262,8 +272,13 @@ const TYPE_OF_IDS = Object.entries(NODE_TYPES)
  * not a UUID is BAD_USER_INPUT, as for `pool(id)`. Costs the type lookup plus one batched
  * load per type present (the request's loaders, shared with every other field).
  */
-export async function findNodes(ctx: ServiceContext, ids: readonly string[], argumentName: string): Promise<Array<Row | null>> {
-  checkIds(ids, argumentName);
+export async function findNodes(
+  ctx: ServiceContext,
+  ids: readonly string[],
+  argumentName: string,
+  maxIds = MAX_NODE_IDS,
+): Promise<Array<Row | null>> {
+  checkIds(ids, argumentName, maxIds);
   const keys = [...new Set(ids.map((id) => id.toLowerCase()))];
   if (keys.length === 0) return [];
   const found = await ctx.database.query<{ type: string; id: string }>(TYPE_OF_IDS, [keys]);

@@ -1,20 +1,23 @@
-import { type GraphQLSchema, isInterfaceType } from 'graphql';
+import { type GraphQLSchema, isInterfaceType, isUnionType } from 'graphql';
 import { Field, ID, InterfaceType } from 'type-graphql';
 import { NODE_TYPE } from './node.service.js';
 
 /** Rows are plain objects: `node` tags each with its type (NODE_TYPE) as it finds it. */
-function nodeTypeOf(value: { [NODE_TYPE]?: string }): string | undefined {
+export function nodeTypeOf(value: { [NODE_TYPE]?: string }): string | undefined {
   return value[NODE_TYPE];
 }
 
 /**
- * Gives the built schema's Node its type resolver as it is: type-graphql wraps every
+ * Gives the built schema's Node (and `_Entity`) its type resolver as it is: type-graphql wraps every
  * resolveType in an async function, which costs each abstract field a promise; the type
  * is known synchronously.
  */
 export function withNodeTypesResolved(schema: GraphQLSchema): GraphQLSchema {
   const node = schema.getType('Node');
   if (isInterfaceType(node)) node.resolveType = nodeTypeOf;
+  // A subgraph's `_entities` answers the same tagged rows (modules/federation).
+  const entity = schema.getType('_Entity');
+  if (isUnionType(entity)) entity.resolveType = nodeTypeOf;
   return schema;
 }
 

@@ -1,4 +1,11 @@
-import { ApolloServer, type ApolloServerPlugin, type GraphQLRequestListener, type GraphQLResponse, HeaderMap } from '@apollo/server';
+import {
+  ApolloServer,
+  type ApolloServerOptions,
+  type ApolloServerPlugin,
+  type GraphQLRequestListener,
+  type GraphQLResponse,
+  HeaderMap,
+} from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled, ApolloServerPluginSchemaReportingDisabled } from '@apollo/server/plugin/disabled';
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
@@ -10,6 +17,9 @@ import type { OperationToCheck } from './checks.js';
 import { type FormattedError, formatError, originalOf, retryAfterOf, statusOf } from './format-error.js';
 import { responseMediaType } from './media-type.js';
 import { plannedReadGateway, RenderedData } from './planned-read.js';
+
+/** Apollo Server's logger interface (pino's matches it). */
+type Logger = NonNullable<ApolloServerOptions<GraphQLContext>['logger']>;
 
 /**
  * Apollo Server's serializer: a rendered read's bytes pass through; anything else is
@@ -37,6 +47,8 @@ export interface PoolgraphApolloOptions {
   budgetMs: number;
   /** The deployment's own Apollo plugins (src/server/apollo-plugins.ts), run after ours. */
   plugins?: ApolloServerPlugin<GraphQLContext>[];
+  /** Where Apollo's own messages go (the process's log, so they are JSON lines like the rest); its console logger if none. */
+  logger?: Logger;
 }
 
 /**
@@ -62,6 +74,7 @@ export function createApolloServer(options: PoolgraphApolloOptions): ApolloServe
     allowBatchedHttpRequests: false,
     includeStacktraceInErrorResponses: false,
     stopOnTerminationSignals: false,
+    logger: options.logger,
     // Every error Apollo answers; willSendResponse gives an unexpected one its request id.
     formatError: (_formatted, error) => formatError(error, '', options.exposeInternals),
     stringifyResult,
