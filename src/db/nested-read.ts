@@ -171,7 +171,8 @@ export type Prefetched = Record<string, unknown>;
  * whether more exist), the count when asked, and with a cursor whether rows lie on its far side.
  */
 export interface PrefetchedPage {
-  rows: Array<Record<string, unknown>>;
+  /** The page's rows in the reading order, and one more when there are more (null when it was only counted). */
+  rows: Array<Record<string, unknown> | null>;
   total: number | null;
   beyondCursor: boolean | null;
 }
@@ -290,7 +291,13 @@ function relationSql(parent: PgTable, relation: RelationPlan, parentAlias: strin
   const page = relation.page!;
   const spec = relation.spec;
   // The rows in the reading direction, one more than the page (the resolver turns them back and tells whether more exist).
-  const rows = pageRowsSql(spec, relation.plan.spec, page, parentAlias, child, params, row, { limit: page.size + 1, listOrder: false });
+  // That one is only counted, so with relations of its own it is written as null, not
+  // followed: else every level of nesting would read its relations twice over (2^depth).
+  const rows = pageRowsSql(spec, relation.plan.spec, page, parentAlias, child, params, row, {
+    limit: page.size + 1,
+    listOrder: false,
+    rowsWritten: relation.plan.relations.size ? page.size : undefined,
+  });
   const count = relation.count ? countSql(spec, relation.plan.spec, parentAlias, child) : 'NULL';
   let beyond = 'NULL';
   if (page.cursor) {
@@ -329,7 +336,13 @@ function pageRowsSql(
   child: string,
   params: unknown[],
   row: () => string,
-  options: { limit: number; listOrder: boolean; text?: boolean },
+  options: {
+    limit: number;
+    listOrder: boolean;
+    text?: boolean;
+    /** Rows written by `row`; those past them, in the reading order, are written as null. */
+    rowsWritten?: number;
+  },
 ): string {
   const table = getTableName(target.table);
   const param = paramOf(params);
@@ -346,13 +359,19 @@ function pageRowsSql(
   );
   const position = keyset.past ? ` AND ${keyset.past}` : '';
   const aggregateOrder = options.listOrder ? keysetClauses(newestFirstOrder(child), false, null, param).orderBy : keyset.orderBy;
+  const { rowsWritten } = options;
+  if (rowsWritten !== undefined && (options.text || !Number.isSafeInteger(rowsWritten)))
+    throw new Error('rows written as null: decoded rows only');
+  // A CASE evaluates its branch for the rows it takes alone, so the rows past `rowsWritten` read nothing more.
+  const written = rowsWritten === undefined ? row() : `CASE WHEN ${child}."rn" <= ${rowsWritten} THEN ${row()} END`;
+  const numbered = rowsWritten === undefined ? '' : `, row_number() OVER (ORDER BY ${keyset.orderBy}) AS "rn"`;
   // As JSON text (rendered rows), joined with bare commas as JSON.stringify joins them; else a json array.
   const aggregate = options.text
-    ? `'[' || coalesce(string_agg(${row()}, ',' ORDER BY ${aggregateOrder}), '') || ']'`
-    : `coalesce(json_agg(${row()} ORDER BY ${aggregateOrder}), '[]'::json)`;
+    ? `'[' || coalesce(string_agg(${written}, ',' ORDER BY ${aggregateOrder}), '') || ']'`
+    : `coalesce(json_agg(${written} ORDER BY ${aggregateOrder}), '[]'::json)`;
   return (
     `(SELECT ${aggregate} FROM ` +
-    `(SELECT * FROM "${table}" ${child} WHERE ${child}."${parentColumnOf(spec)}" = ${parentAlias}."id"${position} ` +
+    `(SELECT *${numbered} FROM "${table}" ${child} WHERE ${child}."${parentColumnOf(spec)}" = ${parentAlias}."id"${position} ` +
     `ORDER BY ${keyset.orderBy} LIMIT ${limit}) ${child})`
   );
 }
@@ -407,7 +426,8 @@ function relationDecoder(relation: RelationPlan): (value: unknown) => unknown {
   if (relation.spec.kind === 'one') return (value) => (value == null ? null : decodeRow(value));
   return (value) => {
     const [rows, total, beyondCursor] = value as [unknown[], number | null, boolean | null];
-    return { rows: rows.map(decodeRow), total, beyondCursor } satisfies PrefetchedPage;
+    // A null row is the one past the page, only counted (relationSql).
+    return { rows: rows.map((row) => (row === null ? null : decodeRow(row))), total, beyondCursor } satisfies PrefetchedPage;
   };
 }
 

@@ -147,6 +147,7 @@ export function prefetchedPage<T extends ChildRow>(
 ): Page<T> | undefined {
   const found = prefetchedOf(row)?.[pageKey(field, page)] as PrefetchedPage | undefined;
   if (!found) return undefined;
+  // pageOf keeps the page's rows alone: the one past it, which may be null, is only counted.
   return pageOf(found.rows as T[], page, newestFirstCursor, found.total ?? count, found.beyondCursor ?? false);
 }
 
