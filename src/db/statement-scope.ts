@@ -44,6 +44,9 @@ export class StatementScope {
   private deadline = Infinity;
   private deadlineReason = '';
 
+  /** Statements the operation has started through the scope (a transaction's BEGIN and COMMIT are the client's own, not among them). */
+  started = 0;
+
   constructor(readonly requestId: string | null = null) {}
 
   get cancelled(): boolean {
@@ -69,6 +72,7 @@ export class StatementScope {
     const running = (this.running ??= new Set());
     running.add(cancel);
     this.live++;
+    this.started++;
     let ended = false;
     return () => {
       if (ended) return;

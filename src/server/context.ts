@@ -31,6 +31,8 @@ import { clearSessionCookies, readCookie, REFRESH_COOKIE, ACCESS_COOKIE, setSess
 /** What only the transport knows: the request id, and the session cookies of browsers. */
 export interface Transport extends SessionCookies {
   requestId: string;
+  /** A header of the HTTP request the operation came in (GraphQL over HTTP and REST); none over a socket. */
+  header?(name: string): string | undefined;
   /** The operation's record, filled in by Apollo's plugin: HTTP's is logged; a socket's query or mutation has one too, not logged. */
   record?: OperationRecord;
 }
@@ -310,6 +312,11 @@ class HttpTransport implements Transport {
   ) {
     this.requestId = request.id;
     this.refreshCookie = readCookie(request.headers.cookie, REFRESH_COOKIE);
+  }
+
+  header(name: string): string | undefined {
+    const value = this.reply.request.headers[name];
+    return Array.isArray(value) ? value.join(',') : value;
   }
 
   setSessionCookies(session: Session): void {

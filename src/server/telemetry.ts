@@ -4,7 +4,6 @@
  * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set. app.ts imports this module only then: unset,
  * nothing of OpenTelemetry is loaded or installed. docs/operations.md lists the attributes.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import type { ApolloServerPlugin, GraphQLRequestContext, GraphQLRequestListener } from '@apollo/server';
 import {
   type Attributes,
@@ -22,8 +21,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import type { StatementScope } from '../db/statement-scope.js';
-import type { GraphQLContext, Transport } from './context.js';
+import type { GraphQLContext } from './context.js';
 import { socketSubscriptions } from './pipeline/apollo.js';
 
 /** The attributes of an operation's span besides OpenTelemetry's GraphQL ones (`graphql.operation.name`, `graphql.operation.type`). */
@@ -88,17 +86,23 @@ export function operationSpans(options: { tracerProvider: TracerProvider }): Apo
       const transport = http ? 'http' : socketSubscriptions.has(context.transport) ? 'websocket' : 'rest';
       const attributes: Attributes = { [SPAN_ATTRIBUTES.transport]: transport, [SPAN_ATTRIBUTES.requestId]: context.transport.requestId };
       if (http) attributes['http.request.method'] = http.method;
-      const headers = http ? (name: string) => http.headers.get(name) : transport === 'rest' ? restHeaders(context.transport) : null;
+      const { header } = context.transport;
+      const headers = http
+        ? (name: string) => http.headers.get(name)
+        : header
+          ? (name: string) => header.call(context.transport, name)
+          : null;
       const parent = headers ? parentOf(propagator, headers) : ROOT_CONTEXT;
       const span = tracer.startSpan(UNRESOLVED, { kind: SpanKind.SERVER, attributes }, parent);
       // Not sampled: nothing to record.
       if (!span.isRecording()) return NOTHING;
-      const statements = countStatements(context.statements);
+      const scope = context.statements;
+      const startedBefore = scope.started;
       open.set(rc, span);
       const listener: GraphQLRequestListener<GraphQLContext> = {
         willSendResponse(sent) {
           open.delete(rc);
-          endSpan(span, sent, statements());
+          endSpan(span, sent, scope.started - startedBefore);
           return SETTLED;
         },
       };
@@ -145,26 +149,6 @@ function endSpan(span: Span, rc: GraphQLRequestContext<GraphQLContext>, statemen
   span.end();
 }
 
-/**
- * Counts the statements of an operation from now on: every statement it sends goes through
- * its scope's `track` (context.ts: its database is a view scoped to it), so the count is the
- * operation's alone, whatever else the process runs meanwhile; the statements that open and
- * close a transaction are the client's own and not among them. Returns the count so far, and
- * stops counting. Only installed for a recorded span.
- */
-function countStatements(scope: StatementScope): () => number {
-  let count = 0;
-  const track = scope.track;
-  scope.track = (cancel) => {
-    count++;
-    return track.call(scope, cancel);
-  };
-  return () => {
-    Reflect.deleteProperty(scope, 'track');
-    return count;
-  };
-}
-
 /** A header by its (lower case) name. */
 type HeaderOf = (name: string) => string | undefined;
 
@@ -177,17 +161,4 @@ const HEADER_GETTER: TextMapGetter<HeaderOf> = {
 function parentOf(propagator: W3CTraceContextPropagator, headerOf: HeaderOf): Context {
   if (headerOf('traceparent') === undefined) return ROOT_CONTEXT;
   return propagator.extract(ROOT_CONTEXT, headerOf, HEADER_GETTER);
-}
-
-/**
- * The headers of the HTTP request behind a REST operation, which Apollo's executeOperation
- * is not given: its transport (context.ts's HttpTransport) holds the request's reply.
- */
-function restHeaders(transport: Transport): HeaderOf | null {
-  const headers = (transport as { reply?: { request?: { headers?: IncomingHttpHeaders } } }).reply?.request?.headers;
-  if (!headers) return null;
-  return (name) => {
-    const value = headers[name];
-    return Array.isArray(value) ? value.join(',') : value;
-  };
 }
