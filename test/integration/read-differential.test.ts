@@ -11,6 +11,7 @@ import {
   isListType,
   isNonNullType,
   isObjectType,
+  isUnionType,
   Kind,
   type OperationDefinitionNode,
   parse,
@@ -43,7 +44,8 @@ import { seededRandom } from '../support/seeded-random.js';
  * but the named exceptions, so a root or a field added without a planned read fails here.
  */
 
-const schema = await getSchema();
+// The subgraph's schema (FEDERATION_SUBGRAPH): `_entities` is a generated root like any other.
+const schema = await getSchema({ subgraph: true });
 
 /**
  * Root fields of Query the differential leaves out, each with why: they read no row of the
@@ -54,6 +56,7 @@ const schema = await getSchema();
 const NOT_GENERATED: Record<string, string> = {
   rateLimit: "the request's own operation budget, counted in memory by the pipeline",
   eventSequence: "the outbox's newest sequence, the starting point of a subscription",
+  _service: "the subgraph's schema as text, for a router",
 };
 const GENERATED_ROOTS = Object.keys(schema.getQueryType()!.getFields()).filter((name) => !(name in NOT_GENERATED));
 
@@ -250,6 +253,20 @@ const ROOT_ARGUMENTS: Record<string, RootArguments> = {
     const draw = () => Array.from({ length: random.int(1, 4) }, () => random.pick([...world.data.pools, ...world.data.predictors]).id);
     return `(ids: ${doc.variable('ids', '[ID!]!', draw(), draw)})`;
   },
+  // Entities of every type by key, a few asked for as another type (null, as for an unknown key).
+  _entities: (doc, random, world) => {
+    const keyed: Array<[string, string]> = [
+      ...world.data.pools.map((pool): [string, string] => ['Pool', pool.id]),
+      ...[...world.data.creators, ...world.data.predictors].map((user): [string, string] => ['User', user.id]),
+      ...world.data.streaks.map((streak): [string, string] => ['Streak', streak.id]),
+    ];
+    const draw = () =>
+      Array.from({ length: random.int(1, 4) }, () => {
+        const [type, id] = random.pick(keyed);
+        return { __typename: random.chance(0.1) ? random.pick(['Pool', 'User', 'Streak', 'Prediction']) : type, id };
+      });
+    return `(representations: ${doc.variable('representations', '[_Any!]!', draw(), draw)})`;
+  },
   leaderboard: (_doc, random) =>
     `(${random.chance(0.5) ? 'first' : 'last'}: ${random.int(1, 6)}, by: ${random.pick(['PAYOUT', 'PRECISION'])})`,
 };
@@ -277,9 +294,9 @@ function generate(
   const objectTypes = (names: string[]) => names.map((name) => schema.getType(name) as GraphQLObjectType);
   const selection = isLeafType(type)
     ? ''
-    : root === 'node' || root === 'nodes'
-      ? // The interface's id, and each type's selection in a fragment on it.
-        `{ id ${objectTypes(['Pool', 'User', 'Streak', 'Prediction'])
+    : root === 'node' || root === 'nodes' || root === '_entities'
+      ? // The interface's id (the union's type name), and each type's selection in a fragment on it.
+        `{ ${root === '_entities' ? '__typename' : 'id'} ${objectTypes(['Pool', 'User', 'Streak', 'Prediction'])
           .filter(() => random.chance(0.7))
           .map((object) => `... on ${object.name} { ${doc.selection(object, 0)} }`)
           .join(' ')} }`
@@ -292,7 +309,9 @@ function generate(
           : `{ ${doc.selection(type as GraphQLObjectType, 0, root === 'viewer')} }`;
   const again = isLeafType(type)
     ? ''
-    : `{ __typename ${isConnection(type as GraphQLObjectType) ? 'totalCount' : 'id' in (type as GraphQLObjectType).getFields() ? 'id' : ''} }`;
+    : isUnionType(type)
+      ? '{ __typename }'
+      : `{ __typename ${isConnection(type as GraphQLObjectType) ? 'totalCount' : 'id' in (type as GraphQLObjectType).getFields() ? 'id' : ''} }`;
   const twice = random.chance(0.2) ? ` again: ${root}${args} ${again}` : '';
   const declared = [...doc.variables].map(([name, v]) => `$${name}: ${v.type}`);
   const text = `query${declared.length ? `(${declared.join(', ')})` : ''} { ${root}${args} ${selection}${twice} }\n${doc.fragments.join('\n')}`;
@@ -364,7 +383,7 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
 
   beforeAll(async () => {
     // Generated selections nest pages in pages, past the default cost budget; the budget has tests of its own.
-    const generous = { SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '1000', MAX_QUERY_COST: '10000000' };
+    const generous = { SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '1000', MAX_QUERY_COST: '10000000', FEDERATION_SUBGRAPH: 'true' };
     t = await startEmptyTestApp(kind, { config: testConfig(generous) });
     executor = await createApp({ config: testConfig({ ...generous, RENDERED_READS: 'false' }), database: t.database });
     world.data = await seedVariedPools(t.seed, t.database);
@@ -611,6 +630,11 @@ describe('each generated root plans every field of the type it answers', () => {
     };
     const type = getNamedType(field.type);
     if (isLeafType(type)) return expect(plans('')).toBe(true);
+    // A union has no fields of its own: its type name, and each member by a fragment.
+    if (isUnionType(type)) {
+      for (const member of type.getTypes()) expect(plans(`{ __typename ... on ${member.name} { id } }`), member.name).toBe(true);
+      return;
+    }
     const unplanned = Object.values((type as GraphQLObjectType).getFields())
       .filter((f) => {
         const target = getNamedType(f.type);

@@ -1,8 +1,8 @@
-import { type FieldNode, getNamedType, type GraphQLAbstractType, type GraphQLField } from 'graphql';
+import { type FieldNode, getNamedType, type GraphQLAbstractType, type GraphQLField, type GraphQLObjectType, isLeafType } from 'graphql';
 import type { RenderedObject } from '../../db/nested-read.js';
 import { READS_BY_TYPE } from '../common/read-specs.js';
-import { renderedObject, type RootFieldRenderer } from '../common/rendered-read.js';
-import { argumentReader, type SelectionWalk } from '../common/selections.js';
+import { renderedObject, type RootFieldRenderer, subSelections } from '../common/rendered-read.js';
+import { argumentReader, collectFields, type SelectionWalk } from '../common/selections.js';
 import {
   findRenderedNodes,
   isPublicNodeType,
@@ -65,7 +65,12 @@ const renderNodes =
 /**
  * What the selection of an abstract root field (`node`'s Node, `_entities`' union) renders
  * of each of its public types, by type name, the types of the most selected fields first
- * (a stable sort: types of as many fields keep the schema's order); null when it renders none.
+ * (a stable sort: types of as many fields keep the schema's order); null when it renders none,
+ * or when it selects a field with a cache policy of its own on a type it does not render. A rendered read tells
+ * Apollo's plugins of the fields of every type its selection names (it resolves none, and
+ * which types it found is known only once it ran), so cache control takes the policy of them
+ * all: had a fragment on a type of private fields no rendering, an answer holding only pools
+ * would be told private where the executor, told of the pools' fields alone, says public.
  */
 export function renderedNodeObjects(
   field: GraphQLField<unknown, unknown>,
@@ -77,9 +82,23 @@ export function renderedNodeObjects(
     const spec = READS_BY_TYPE[type.name];
     const object = spec && isPublicNodeType(type.name) && renderedObject(type, spec, nodes, walk);
     if (object) rendered.push([type.name, object]);
+    else if ([...collectFields(type, subSelections(nodes), walk).values()].some(([node]) => hasCachePolicy(type, node!))) return null;
   }
   if (!rendered.length) return null;
   return Object.fromEntries(rendered.sort(([, a], [, b]) => b.fields.length - a.fields.length));
+}
+
+/**
+ * Whether a field brings a cache policy of its own (Apollo's cache control: a hint on the
+ * field, or an object it returns, which is not cacheable unless hinted); a plain scalar
+ * field takes its parent's and changes nothing.
+ */
+function hasCachePolicy(type: GraphQLObjectType, node: FieldNode): boolean {
+  const field = type.getFields()[node.name.value];
+  if (!field) return false;
+  return (
+    !isLeafType(getNamedType(field.type)) || (field.astNode?.directives ?? []).some((directive) => directive.name.value === 'cacheControl')
+  );
 }
 
 /** Thrown by a rendered read that finds an object it has no rendering for: the executor answers the operation. */
