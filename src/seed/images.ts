@@ -2,15 +2,10 @@ import type * as t from '../../schema/index.js';
 import type { PoolSeed, SeedContext, UserSeed } from './model.js';
 import { date, HOUR, maxDate, MINUTE } from './random.js';
 
-/** Avatars and pool artwork; `avatars` pairs each user with the image set as avatar. */
-export function makeImages(
-  ctx: SeedContext,
-  users: readonly UserSeed[],
-  pools: readonly PoolSeed[],
-): { images: t.NewImageRow[]; avatars: Array<{ id: string; avatarId: string }> } {
+/** Avatars (set as each user's avatar_id) and pool artwork (each pool's image_id). */
+export function makeImages(ctx: SeedContext, users: readonly UserSeed[], pools: readonly PoolSeed[]): { images: t.NewImageRow[] } {
   const { rng, nowMs } = ctx;
   const images: t.NewImageRow[] = [];
-  const avatars: Array<{ id: string; avatarId: string }> = [];
   // The two operators, who create most pools, have avatars, so any page of the busiest
   // pools reaches the avatar relation; user 2, the third creator, has none.
   users.forEach((user, i) => {
@@ -21,7 +16,6 @@ export function makeImages(
     images.push({ id, userId: user.row.id, url: `https://images.poolgraph.dev/avatars/${id}.webp`, createdAt: at, updatedAt: at });
     user.row.avatarId = id;
     user.row.updatedAt = maxDate(user.row.updatedAt!, at);
-    avatars.push({ id: user.row.id, avatarId: id });
   });
   for (const pool of pools) {
     const wanted = pool.image ?? (pool.streak ? rng.chance(0.7) : rng.chance(0.6));
@@ -37,5 +31,5 @@ export function makeImages(
     });
     pool.row.imageId = id;
   }
-  return { images, avatars };
+  return { images };
 }

@@ -12,7 +12,7 @@ import { makeReferrals } from './referrals.js';
 import { makeResolutions } from './rewards.js';
 import { applyStreakRule } from './streaks.js';
 import { makeDeviceTokens, makeSettings, makeUsers } from './users.js';
-import { writeDemoRows } from './write.js';
+import { type DemoRows, writeDemoRows } from './write.js';
 
 export { DEMO_SIZE, TEST_SIZE, type SeedOptions, type SeedProgress, type SeedSize, type SeedSummary } from './model.js';
 export { base58 } from './random.js';
@@ -25,10 +25,21 @@ export async function isDatabaseEmpty(database: Database): Promise<boolean> {
 
 /**
  * Seeds the demo data of `npm start`, `npm run db:seed` and the benchmarks into an empty
- * database. The stages draw from one PRNG in this order; reordering them changes every row
- * after the move (demo-data.test.ts pins the rows of TEST_SIZE).
+ * database: {@link makeDemoRows}, then {@link writeDemoRows}.
  */
 export async function seedDemoData(database: Database, options: SeedOptions = {}): Promise<SeedSummary> {
+  const { rows, summary } = makeDemoRows(options);
+  await writeDemoRows(database, rows, options.onProgress);
+  return summary;
+}
+
+/**
+ * The demo data's rows, made in memory. The stages draw from one PRNG in this order;
+ * reordering them changes every row after the move (demo-data.test.ts pins the rows of
+ * TEST_SIZE). `randomDraws` counts the PRNG's draws: the generator's work, which
+ * seed-sizes.test.ts checks grows with the rows and not faster.
+ */
+export function makeDemoRows(options: SeedOptions = {}): { rows: DemoRows; summary: SeedSummary; randomDraws: number } {
   const size: SeedSize = {
     users: Math.max(2, Math.floor(options.users ?? DEMO_SIZE.users)),
     pools: Math.max(0, Math.floor(options.pools ?? DEMO_SIZE.pools)),
@@ -60,7 +71,7 @@ export async function seedDemoData(database: Database, options: SeedOptions = {}
   made('rewards', rewards.length);
   const { userStreaks, streakRewards } = applyStreakRule(ctx, streaks, cast.userById, personas);
   made('user streaks', userStreaks.length);
-  const { images, avatars } = makeImages(ctx, cast.users, pools);
+  const { images } = makeImages(ctx, cast.users, pools);
   const settings = makeSettings(ctx, cast.users);
   const { referralCodes, redemptions } = makeReferrals(ctx, cast.users);
   const { notifications, notify } = makeNotifier(ctx);
@@ -70,29 +81,23 @@ export async function seedDemoData(database: Database, options: SeedOptions = {}
   notifyClaimable(notify, settings, rewards, streakRewards);
   made('notifications', notifications.length);
 
-  await writeDemoRows(
-    database,
-    {
-      users: cast.users,
-      images,
-      avatars,
-      settings,
-      streaks,
-      pools,
-      predictions,
-      resolutions,
-      rewards,
-      userStreaks,
-      streakRewards,
-      referralCodes,
-      redemptions,
-      notifications,
-      deviceTokens,
-    },
-    onProgress,
-  );
-
-  return {
+  const rows: DemoRows = {
+    users: cast.users,
+    images,
+    settings,
+    streaks,
+    pools,
+    predictions,
+    resolutions,
+    rewards,
+    userStreaks,
+    streakRewards,
+    referralCodes,
+    redemptions,
+    notifications,
+    deviceTokens,
+  };
+  const summary: SeedSummary = {
     users: cast.users.length,
     pools: pools.length,
     predictions: predictions.length,
@@ -108,4 +113,5 @@ export async function seedDemoData(database: Database, options: SeedOptions = {}
     settings: settings.length,
     deviceTokens: deviceTokens.length,
   };
+  return { rows, summary, randomDraws: ctx.rng.draws };
 }

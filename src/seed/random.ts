@@ -9,12 +9,15 @@ export const UNIT = 10n ** BigInt(DECIMALS);
 /** mulberry32: tiny, fast, and the same sequence on every machine. */
 export class Rng {
   private state: number;
+  /** Numbers drawn so far. */
+  draws = 0;
 
   constructor(seed: number) {
     this.state = seed >>> 0;
   }
 
   next(): number {
+    this.draws++;
     this.state = (this.state + 0x6d2b79f5) >>> 0;
     let r = Math.imul(this.state ^ (this.state >>> 15), 1 | this.state);
     r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
@@ -79,37 +82,86 @@ export class Rng {
     return out;
   }
 
-  /** A version-4 UUID built from PRNG bytes. */
+  /** A version-4 UUID built from PRNG bytes (16 draws, as `bytes(16)`), written as one flat string. */
   uuid(): string {
-    const b = this.bytes(16);
-    b[6] = (b[6]! & 0x0f) | 0x40;
-    b[8] = (b[8]! & 0x3f) | 0x80;
-    const hex = Buffer.from(b).toString('hex');
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    const codes = UUID_CODES;
+    for (let i = 0, at = 0; i < 16; i++) {
+      let byte = Math.floor(this.next() * 256);
+      if (i === 6) byte = (byte & 0x0f) | 0x40;
+      else if (i === 8) byte = (byte & 0x3f) | 0x80;
+      codes[at++] = HEX_CODES[byte >> 4]!;
+      codes[at++] = HEX_CODES[byte & 15]!;
+      if (i === 3 || i === 5 || i === 7 || i === 9) at++; // the dash, already in place
+    }
+    return String.fromCharCode.apply(null, codes as unknown as number[]);
   }
 
   /** A 32-byte key in base58, as Solana writes addresses. */
   address(): string {
-    return base58(this.bytes(32));
+    const bytes = ADDRESS_BYTES; // 32 draws, as `bytes(32)`, into one reused array
+    for (let i = 0; i < 32; i++) bytes[i] = Math.floor(this.next() * 256);
+    return base58(bytes);
   }
 }
 
+/** Character codes of the hex digits, and a UUID's characters, filled in place by Rng.uuid (dashes fixed). */
+const HEX_CODES = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
+const UUID_CODES = Uint8Array.from('00000000-0000-0000-0000-000000000000', (c) => c.charCodeAt(0));
+/** An address's bytes, filled in place by Rng.address. */
+const ADDRESS_BYTES = new Uint8Array(32);
+
 const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
-/** Bitcoin/Solana base58: big-endian number in base 58, one '1' per leading zero byte. */
+const BASE58_CODES = Uint8Array.from(BASE58_ALPHABET, (c) => c.charCodeAt(0));
+const ONE = BASE58_CODES[0]!;
+
+/** 58^5, the base of base58's limbs below: a limb times 2^16 plus a carry stays an exact double. */
+const LIMB = 58 ** 5;
+const POWERS_OF_58 = [1, 58, 58 ** 2, 58 ** 3, 58 ** 4];
+
+/** limbs = limbs * multiplier + value, in base 58^5. */
+function multiplyAdd(limbs: number[], multiplier: number, value: number): void {
+  let carry = value;
+  for (let j = 0; j < limbs.length; j++) {
+    carry += limbs[j]! * multiplier;
+    const high = Math.floor(carry / LIMB);
+    limbs[j] = carry - high * LIMB;
+    carry = high;
+  }
+  while (carry > 0) {
+    const high = Math.floor(carry / LIMB);
+    limbs.push(carry - high * LIMB);
+    carry = high;
+  }
+}
+
+/**
+ * Bitcoin/Solana base58: big-endian number in base 58, one '1' per leading zero byte.
+ * Schoolbook conversion, two bytes at a time into limbs of five base-58 digits, no BigInt:
+ * the seeder writes hundreds of thousands of addresses, and BigInt division allocated a
+ * number per digit.
+ */
 export function base58(bytes: Uint8Array): string {
-  let value = 0n;
-  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
-  let out = '';
-  while (value > 0n) {
-    out = BASE58_ALPHABET[Number(value % 58n)]! + out;
-    value /= 58n;
+  // Limbs in base 58^5, least significant first.
+  const limbs: number[] = [];
+  let i = 0;
+  if (bytes.length % 2) multiplyAdd(limbs, 256, bytes[i++]!);
+  for (; i < bytes.length; i += 2) multiplyAdd(limbs, 65_536, (bytes[i]! << 8) | bytes[i + 1]!);
+  // Digits, most significant first: a '1' per leading zero byte, then the limbs' digits
+  // without the most significant limb's leading zeros (its padding to five).
+  let zeros = 0;
+  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
+  const codes: number[] = new Array<number>(zeros).fill(ONE);
+  for (let j = limbs.length - 1; j >= 0; j--) {
+    let limb = limbs[j]!;
+    for (let d = 4; d >= 0; d--) {
+      const power = POWERS_OF_58[d]!;
+      const digit = Math.floor(limb / power);
+      limb -= digit * power;
+      if (digit || codes.length > zeros || j < limbs.length - 1) codes.push(BASE58_CODES[digit]!);
+    }
   }
-  for (const byte of bytes) {
-    if (byte !== 0) break;
-    out = `1${out}`;
-  }
-  return out;
+  return String.fromCharCode.apply(null, codes);
 }
 
 /** Base units as a decimal string of whole tokens ("12.5"). */

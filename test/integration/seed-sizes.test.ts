@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
+import { makeDemoRows, type SeedOptions, seedDemoData, type SeedSummary } from '../../src/seed/index.js';
 import { EXACT_SAMPLING_LIMIT } from '../../src/seed/model.js';
 import { backends, createTestDatabase, type TestDatabase } from '../support/harness.js';
 
@@ -13,12 +14,52 @@ import { backends, createTestDatabase, type TestDatabase } from '../support/harn
  * `npm run db:seed -- --pools N --users N`: the seeder's size options, run as the command
  * runs them, at a size above EXACT_SAMPLING_LIMIT users, where crowds, personas and
  * notifications are drawn per member rather than from every user. The rows are counted
- * and checked against what the service expects of them.
+ * and checked against what the service expects of them, and the schema against the
+ * migrations' (the load drops and remakes the indexes and constraints). The seeder's work
+ * is counted at two sizes, four times apart: its random draws, and its statements. Its
+ * time is measured by `npm run bench:seed`, not here.
  */
 const run = promisify(execFile);
 const POOLS = 60;
 const USERS = EXACT_SAMPLING_LIMIT + 200;
 const STREAKS = 3;
+/** Two sizes four times apart, both above EXACT_SAMPLING_LIMIT users. */
+const SMALL: SeedOptions = { pools: 75, users: 1_500, streaks: 3, now: new Date('2026-06-15T09:30:00.000Z') };
+const LARGE: SeedOptions = { pools: 300, users: 6_000, streaks: 12, now: SMALL.now };
+
+/** Rows of every table the seeder writes. */
+const rowsOf = (summary: SeedSummary) => Object.values(summary).reduce((sum, n) => sum + n, 0);
+
+/** Every index, constraint and NOT NULL column of the public schema, as the catalog defines them. */
+const SCHEMA = sql`
+  select c.relname::text as table, 'index' as kind, i.relname::text as name, pg_get_indexdef(x.indexrelid) as definition
+  from pg_index x join pg_class i on i.oid = x.indexrelid join pg_class c on c.oid = x.indrelid
+  where c.relnamespace = 'public'::regnamespace
+  union all
+  select c.relname, 'constraint ' || k.contype::text, k.conname,
+    pg_get_constraintdef(k.oid) || case when k.convalidated then '' else ' (not validated)' end
+  from pg_constraint k join pg_class c on c.oid = k.conrelid
+  where c.relnamespace = 'public'::regnamespace
+  union all
+  select c.relname, 'not null', a.attname, ''
+  from pg_attribute a join pg_class c on c.oid = a.attrelid
+  where c.relnamespace = 'public'::regnamespace and c.relkind = 'r' and a.attnum > 0 and not a.attisdropped and a.attnotnull
+  order by 1, 2, 3`;
+const schemaOf = async (database: Database) => [...(await database.rows<Record<string, string>>(SCHEMA))].map((row) => ({ ...row }));
+
+describe('the demo seeder at two sizes, four times apart', () => {
+  it('draws random numbers in proportion to the rows it makes, not to pools times users', () => {
+    const small = makeDemoRows(SMALL);
+    const large = makeDemoRows(LARGE);
+    const rows = rowsOf(large.summary) / rowsOf(small.summary);
+    expect(rows).toBeGreaterThan(3.6);
+    expect(rows).toBeLessThan(4.4);
+    // A crowd drawn from every user, or notifications from every pool, would make this
+    // ratio about 16 (each pool's or user's draws growing with the size too).
+    expect(large.randomDraws / small.randomDraws).toBeLessThan(rows * 1.1);
+    expect(small.randomDraws / rowsOf(small.summary)).toBeLessThan(60);
+  });
+});
 
 async function seedCli(args: string[], env: Record<string, string>) {
   return run(process.execPath, ['--import', 'tsx/esm', 'src/seed/cli.ts', ...args], {
@@ -118,6 +159,41 @@ describe.each(backends)('npm run db:seed with sizes on %s', (kind) => {
           where x.pool_id = p.id) <> p.total_volume`),
     ).toBe(0);
   });
+
+  it('leaves the indexes and constraints as the migrations made them', async () => {
+    const fresh = await createTestDatabase(kind);
+    try {
+      const migrated = await schemaOf(fresh.database);
+      expect(migrated.filter((row) => row.kind === 'constraint f').length).toBeGreaterThan(10);
+      expect(await schemaOf(database)).toEqual(migrated);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  it(
+    kind === 'postgres'
+      ? 'writes each table with one COPY: the same statements at four times the size'
+      : 'writes a statement per 2,000 rows of a table, and as many others at any size',
+    async () => {
+      const statements = async (options: SeedOptions) => {
+        const { database: target, drop } = await createTestDatabase(kind);
+        try {
+          const before = target.statementCount;
+          const summary = await seedDemoData(target, options);
+          return { count: target.statementCount - before, rows: rowsOf(summary) };
+        } finally {
+          await drop();
+        }
+      };
+      const small = await statements(SMALL);
+      const large = await statements(LARGE);
+      if (kind === 'postgres') expect(large.count).toBe(small.count);
+      else expect(large.count - small.count).toBeLessThanOrEqual(Math.ceil((large.rows - small.rows) / 2000) + 14);
+      expect(large.count).toBeLessThan(150 + large.rows / 2000);
+    },
+    120_000,
+  );
 
   it('gives every streak users in every state of the streak rule, and a pool-created notification only of a newer pool', async () => {
     expect(
