@@ -1,3 +1,5 @@
+// type-graphql's decorators need the metadata API before any module declaring a type loads: whoever starts the app (main, bench, tests) gets it here.
+import 'reflect-metadata';
 /**
  * `createApp`: the HTTP server assembled from its parts, in the order a request meets them:
  * edge checks, load shedding, limits, GraphQL over HTTP (Apollo Server with poolgraph's
