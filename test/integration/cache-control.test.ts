@@ -54,6 +54,23 @@ describe.each(backends)('Cache-Control from the cache hints, on %s', (kind) => {
     expect(response.headers['cache-control']).toBe(PUBLIC);
   });
 
+  it("a REST answer carries its operation's policy: public reads public (a pool that is not there too, as GraphQL's null is), the viewer's no-store", async () => {
+    const answers = {
+      pools: await t.app.inject({ method: 'GET', url: '/pools?limit=2' }),
+      pool: await t.app.inject({ method: 'GET', url: `/pools/${poolId}` }),
+      me: await t.app.inject({ method: 'GET', url: '/auth/me', headers: viewer.headers }),
+      missing: await t.app.inject({ method: 'GET', url: '/pools/00000000-0000-4000-8000-000000000000' }),
+    };
+    expect(
+      Object.fromEntries(Object.entries(answers).map(([name, answer]) => [name, [answer.statusCode, answer.headers['cache-control']]])),
+    ).toEqual({
+      pools: [200, PUBLIC],
+      pool: [200, PUBLIC],
+      me: [200, 'no-store'],
+      missing: [404, PUBLIC],
+    });
+  });
+
   it('a rendered read and the executed one carry the same policy', async () => {
     const executor = await (
       await import('../../src/server/app.js')

@@ -87,6 +87,9 @@ export function registerRoute(app: FastifyInstance, options: RestOptions, route:
       reply.headers(budgetHeadersOf(result.headers));
       const error = result.body.errors?.[0];
       if (error) return sendOperationError(reply, result, error);
+      // The cache hints' policy, as GraphQL's answer carries it: a public read may be kept by a CDN, the viewer's never.
+      const cacheControl = result.headers['cache-control'];
+      if (cacheControl) reply.header('cache-control', cacheControl);
       const body: unknown = await route.respond(new OperationAnswer(result.body.data), reply, request);
       // Already JSON in the interface's form (a rendered read's text): not serialized again.
       if (body instanceof JsonText) return reply.code(200).type('application/json; charset=utf-8').send(body.body);
