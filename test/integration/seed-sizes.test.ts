@@ -24,8 +24,8 @@ const POOLS = 60;
 const USERS = EXACT_SAMPLING_LIMIT + 200;
 const STREAKS = 3;
 /** Two sizes four times apart, both above EXACT_SAMPLING_LIMIT users. */
-const SMALL: SeedOptions = { pools: 75, users: 1_500, streaks: 3, now: new Date('2026-06-15T09:30:00.000Z') };
-const LARGE: SeedOptions = { pools: 300, users: 6_000, streaks: 12, now: SMALL.now };
+const SMALL: SeedOptions = { pools: POOLS, users: USERS, streaks: STREAKS, now: new Date('2026-06-15T09:30:00.000Z') };
+const LARGE: SeedOptions = { pools: 4 * POOLS, users: 4 * USERS, streaks: 4 * STREAKS, now: SMALL.now };
 
 /** Rows of every table the seeder writes. */
 const rowsOf = (summary: SeedSummary) => Object.values(summary).reduce((sum, n) => sum + n, 0);
