@@ -13,8 +13,10 @@ import postgres from 'postgres';
  * full speed and its query never fails. So every connection of such a string goes through a
  * {@link HostLocator} instead: it asks each host what it is, keeps the answer, and hands the
  * driver a socket to the host that fits, or one that fails at once (the request then gets
- * DATABASE_UNAVAILABLE, retryable). Each closed socket makes it ask again, so the connections
- * opened after a switch go to the new primary without anyone telling the process.
+ * DATABASE_UNAVAILABLE, retryable). Each lost connection makes it ask again, so the connections
+ * opened after a switch go to the new primary without anyone telling the process. The sockets
+ * it hands over shield the driver from its own faults when a connection is lost
+ * ({@link forDriver}).
  */
 
 export interface HostPort {
@@ -78,6 +80,9 @@ export function hostTargets(): { role: TargetRole; hosts: string[]; current: str
   return [...locators.values()].map((l) => ({ role: l.role, hosts: l.hosts.map(describe), current: l.currentHost, changes: l.changes }));
 }
 
+/** What a host answered it is (see HostLocator.probe). */
+type HostKind = 'primary' | 'standby' | 'read-only';
+
 /** How long a "no host fits" answer stands before the hosts are asked again: a burst of requests asks once. */
 const NONE_FITS_FOR_MS = 250;
 
@@ -126,15 +131,15 @@ export class HostLocator {
   async socket(): Promise<net.Socket> {
     const target = await this.locate();
     if (!target) {
-      const socket = new net.Socket();
       const error = Object.assign(new Error(`no ${this.role} among ${this.hosts.map(describe).join(', ')}`), { code: 'NO_MATCHING_HOST' });
+      const socket = forDriver(new net.Socket(), error);
       // After the driver has attached its listeners.
       setImmediate(() => socket.destroy(error));
       return socket;
     }
-    const socket = net.connect(target.port, target.host);
-    // A closed connection may mean the host changed role or died: the next one asks again.
-    socket.once('close', () => {
+    const socket = forDriver(net.connect(target.port, target.host));
+    // A lost connection may mean the host changed role or died: the next one asks again.
+    socket.once('error', () => {
       if (this.target === target) this.fresh = false;
     });
     return socket;
@@ -148,13 +153,19 @@ export class HostLocator {
 
   private async probe(): Promise<HostPort | null> {
     const timeoutMs = this.connection.connectTimeoutSeconds * 1000;
-    const standby = await Promise.all(
+    // What each host is: a standby (in recovery), a primary that takes writes, or one that is
+    // neither: out of recovery but read-only by default. pg_auto_failover keeps a promoted
+    // standby so (stop_replication) until the monitor confirms the old primary is fenced, the
+    // seconds libpq's read-write skips it for; connections sent there meanwhile would have
+    // their writes refused (25006, not a connection error), not retried.
+    const kinds = await Promise.all(
       this.probes.map(async (probe) => {
         let timer: NodeJS.Timeout | undefined;
         const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
         try {
-          const answered = probe<{ standby: boolean }[]>`SELECT pg_is_in_recovery() AS standby`.then(
-            (rows) => rows[0]!.standby,
+          const answered = probe<{ standby: boolean; readOnly: boolean }[]>`
+            SELECT pg_is_in_recovery() AS standby, current_setting('transaction_read_only') = 'on' AS "readOnly"`.then(
+            ([row]) => (row!.standby ? 'standby' : row!.readOnly ? 'read-only' : 'primary') as HostKind,
             () => null,
           );
           return await Promise.race([answered, late]);
@@ -163,15 +174,15 @@ export class HostLocator {
         }
       }),
     );
-    const pick = (want: boolean) => this.hosts.find((_, i) => standby[i] === want) ?? null;
+    const pick = (...want: HostKind[]) => this.hosts.find((_, i) => kinds[i] !== null && want.includes(kinds[i]!)) ?? null;
     const found =
       this.role === 'primary'
-        ? pick(false)
+        ? pick('primary')
         : this.role === 'standby'
-          ? pick(true)
+          ? pick('standby')
           : this.role === 'prefer-standby'
-            ? (pick(true) ?? pick(false))
-            : (this.hosts.find((_, i) => standby[i] !== null) ?? null);
+            ? (pick('standby') ?? pick('primary', 'read-only'))
+            : pick('standby', 'primary', 'read-only');
     const before = this.currentHost;
     // The same object while the host is the same: sockets compare it to know whether theirs is still the target.
     if (!found || !this.target || describe(found) !== before) this.target = found;
@@ -191,6 +202,83 @@ export class HostLocator {
     await Promise.all(this.probes.map((probe) => probe.end({ timeout: 1 })));
   }
 }
+
+/**
+ * A socket as postgres.js gets it. postgres.js (3.4.9) batches small writes behind a
+ * setImmediate, and when a socket closes it drops it (`socket = null`) and cancels that
+ * immediate, but keeps the batched bytes and the spent timer. Three faults follow, and a
+ * switch of the primary meets them all:
+ * - a write batched just before the close (the startup message of a connection to a host that
+ *   has gone or refuses it: that answer comes before the immediate) stays in the buffer with
+ *   every later write of the connection, the startup messages of its next sockets included,
+ *   until a kilobyte has piled up: CONNECT_TIMEOUT attempt after attempt for half a minute,
+ *   then a burst the server refuses ("invalid frontend message type 0");
+ * - its statement, if it was one, is never answered nor failed: its request hangs until its
+ *   time budget ends;
+ * - a write made after the close (the ROLLBACK postgres.js sends itself when a transaction's
+ *   statement fails with its connection) goes to the dropped socket: a TypeError thrown from
+ *   an immediate, which ends the process.
+ * So the driver hears of a socket's end in two steps: at once an `error` (every statement on
+ * it fails as a connection error, a transaction rolls back), and its `close` only once the
+ * driver has stopped writing to it, two turns of the event loop without a write, when what it
+ * batched has been flushed (to nowhere); the close fails whatever was still sent to it since.
+ * Writes meanwhile go nowhere and fail their statements with the same error. A socket that
+ * carries a CancelRequest is left as it is: the server's close is its answer.
+ * `failWith`: a socket that is never connected (no host fits), destroyed with it by the caller.
+ */
+function forDriver(socket: net.Socket, failWith?: Error): net.Socket {
+  const emit = socket.emit;
+  const write = socket.write;
+  /** Writes go nowhere: the socket is gone, or never went anywhere. */
+  let gone = failWith !== undefined;
+  /** The error the driver was told of, once it was. */
+  let told: Error | null = null;
+  let wrote = false;
+  let written = false;
+  let cancelRequest = false;
+  const tell = (error: Error) => Reflect.apply(emit, socket, ['error', error]) as boolean;
+  const closeWhenQuiet = () => {
+    wrote = false;
+    // hadError false: the driver then fails what is still waiting on the connection (with an error, it leaves that to the error).
+    setImmediate(() => setImmediate(() => (wrote ? closeWhenQuiet() : Reflect.apply(emit, socket, ['close', false]))));
+  };
+  socket.emit = function (this: net.Socket, event: string | symbol, ...args: unknown[]) {
+    if (cancelRequest || (event !== 'error' && event !== 'close')) return Reflect.apply(emit, this, [event, ...args]) as boolean;
+    if (event === 'error') {
+      if (told) return true;
+      gone = true;
+      told = args[0] as Error;
+      return tell(told);
+    }
+    gone = true;
+    // Closed without an error (the server's end): told as a lost connection all the same.
+    if (!told) tell((told = Object.assign(new Error('the database connection closed'), { code: 'CONNECTION_CLOSED' })));
+    closeWhenQuiet();
+    return true;
+  } as net.Socket['emit'];
+  socket.write = function (this: net.Socket, ...args: unknown[]) {
+    if (!gone) {
+      if (!written) {
+        written = true;
+        const data = args[0];
+        cancelRequest = Buffer.isBuffer(data) && data.length === 16 && data.readInt32BE(4) === CANCEL_REQUEST_CODE;
+      }
+      return Reflect.apply(write, this, args) as boolean;
+    }
+    wrote = true;
+    const error = told;
+    const callback = args.findLast((arg) => typeof arg === 'function') as ((error?: Error) => void) | undefined;
+    process.nextTick(() => {
+      if (error) tell(error);
+      callback?.(error ?? failWith);
+    });
+    return true;
+  } as net.Socket['write'];
+  return socket;
+}
+
+/** The code of the protocol's CancelRequest message (after its length). */
+const CANCEL_REQUEST_CODE = 80877102;
 
 /**
  * A postgres.js client for `url`: as the driver makes it for a string with one host; for one
