@@ -514,6 +514,7 @@ describe.each(backends)('demo data (TEST_SIZE) on %s', (kind) => {
       expect(summary).toMatchObject({ users: SEED_OPTIONS.users, pools: SEED_OPTIONS.pools, streaks: SEED_OPTIONS.streaks });
     });
 
+    // A whole seed and two fingerprints: past the default 30 s on a busy machine (CI shares one).
     it('writes identical rows when seeded again into another database with the same options and now', async () => {
       const other = await createTestDatabase(kind);
       try {
@@ -522,7 +523,7 @@ describe.each(backends)('demo data (TEST_SIZE) on %s', (kind) => {
       } finally {
         await other.drop();
       }
-    });
+    }, 180_000);
 
     it('writes the rows it wrote when this digest was taken (a deliberate change to the demo data updates it)', async () => {
       // Pins the PRNG order across refactors of src/seed/: every column of every row counts.
