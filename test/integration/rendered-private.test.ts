@@ -43,6 +43,16 @@ const THROUGH_ROOT: Record<string, { query: string; variables: (v: Values) => Re
     query: `query($ids: [ID!]!) { nodes(ids: $ids) { id ... on User { ${PRIVATE} } ... on Pool { user { id ${PRIVATE} } } } }`,
     variables: (v) => ({ ids: [v.owner, v.pool] }),
   },
+  // A subgraph's entities (FEDERATION_SUBGRAPH): a router asks as anyone, and is answered as its viewer.
+  _entities: {
+    query: `query($r: [_Any!]!) { _entities(representations: $r) { ... on User { id ${PRIVATE} } ... on Pool { user { id ${PRIVATE} } } } }`,
+    variables: (v) => ({
+      r: [
+        { __typename: 'User', id: v.owner },
+        { __typename: 'Pool', id: v.pool },
+      ],
+    }),
+  },
   leaderboard: { query: `{ leaderboard(first: 3) { nodes { user { id ${PRIVATE} } } } }`, variables: () => ({}) },
   viewer: { query: `{ viewer { id ${PRIVATE} } }`, variables: () => ({}) },
   unreadNotificationCount: { query: `{ unreadNotificationCount viewer { id ${PRIVATE} } }`, variables: () => ({}) },
@@ -80,9 +90,9 @@ describe.each(backends)('private fields on planned roots on %s', (kind) => {
   let admin: SignedIn;
 
   beforeAll(async () => {
-    const config = testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '1000' });
+    const config = testConfig({ SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '1000', FEDERATION_SUBGRAPH: 'true' });
     t = await startTestApp(kind, { config });
-    executor = await createApp({ config: testConfig({ RENDERED_READS: 'false' }), database: t.database });
+    executor = await createApp({ config: testConfig({ RENDERED_READS: 'false', FEDERATION_SUBGRAPH: 'true' }), database: t.database });
     // The owner: the creator of the first pool of the first streak, with notifications and predictions.
     const found = await t.gql(`{ streaks(first: 1) { nodes { id pools(first: 1) { nodes { id user { id } } } } } }`);
     values.streak = found.data.streaks.nodes[0].id;
@@ -138,7 +148,7 @@ describe.each(backends)('private fields on planned roots on %s', (kind) => {
     // Admins read them all.
     expect(forbiddenPaths(asAdmin.json.errors)).toEqual([]);
     // The owner reads their own (the roots that reach the owner alone refuse nothing).
-    if (['user', 'userByWallet', 'node', 'pools', 'pool'].includes(root)) {
+    if (['user', 'userByWallet', 'node', 'pools', 'pool', '_entities'].includes(root)) {
       expect(forbiddenPaths(asOwner.json.errors)).toEqual([]);
       expect(JSON.stringify(asOwner.json.data)).toMatch(/"portfolio":\{"activeCount":\d+/);
     }
