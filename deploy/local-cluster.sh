@@ -16,7 +16,7 @@
 #   deploy/local-cluster.sh start-replica I           start replica I again
 #   deploy/local-cluster.sh postgres [streaming|failover]   start only Postgres (tests of read routing, of failover)
 #   deploy/local-cluster.sh stop-standby / start-standby   stop or start the standby (streaming: a standby outage)
-#   deploy/local-cluster.sh kill-primary    failover: kill -9 the node that is primary now (its keeper and Postgres); prints NODE=
+#   deploy/local-cluster.sh kill-primary    failover: kill -9 the node that is primary now (its keeper and Postgres); prints NODE= and KILLED_AT= (epoch ms)
 #   deploy/local-cluster.sh start-node NODE failover: start a killed node again; it rejoins as the standby
 #   deploy/local-cluster.sh state           failover: the monitor's view of the nodes
 #
@@ -239,13 +239,32 @@ AUTH_DOMAIN=127.0.0.1:$HTTP_PORT
 TRUST_PROXY=loopback
 SEED_DEMO_DATA=false
 RATE_LIMIT_QUERIES_PER_MINUTE=${CLUSTER_QUERIES_PER_MINUTE:-600}
+RATE_LIMIT_MUTATIONS_PER_MINUTE=${CLUSTER_MUTATIONS_PER_MINUTE:-60}
 ENV
 }
 
 start_replica() { # index
   local i=$1
-  (set -a; . "$DIR/replica.env"; set +a; PORT=$((APP_PORT + i)) exec node --import tsx src/main.ts) >"$DIR/replica-$i.log" 2>&1 &
+  # Appended: a replica started again keeps what the one before wrote.
+  (set -a; . "$DIR/replica.env"; set +a; PORT=$((APP_PORT + i)) exec node --import tsx src/main.ts) >>"$DIR/replica-$i.log" 2>&1 &
   echo $! >"$DIR/replica-$i.pid"
+}
+
+# Waits for replica I to answer /readyz. One that exits meanwhile is started again, as a
+# supervisor would, up to 3 times: on a loaded machine a start can fail on a dependency slow to
+# answer (the chain's first call has 5 s), and waiting out the deadline for a dead process helps no one.
+wait_replica() { # index, seconds
+  local i=$1 deadline=$((SECONDS + $2)) starts=1
+  until curl -sf "http://127.0.0.1:$((APP_PORT + i))/readyz" >/dev/null 2>&1; do
+    if ! kill -0 "$(cat "$DIR/replica-$i.pid")" 2>/dev/null; then
+      [ "$starts" -le 3 ] || return 1
+      step "replica $i exited ($(grep -E '^[A-Za-z]*Error' "$DIR/replica-$i.log" | tail -n 1 | cut -c1-160)); starting it again"
+      start_replica "$i"
+      starts=$((starts + 1))
+    fi
+    [ "$SECONDS" -lt "$deadline" ] || return 1
+    sleep 0.2
+  done
 }
 
 # A replica that never became ready: what it wrote, so the failure says why.
@@ -302,7 +321,7 @@ case "$cmd" in
     step "$n replicas on $APP_PORT-$((APP_PORT + n - 1)) (the first applies the migrations; about 20 s)"
     for i in $(seq 0 $((n - 1))); do start_replica "$i"; done
     for i in $(seq 0 $((n - 1))); do
-      wait_for "replica $i" 600 curl -sf "http://127.0.0.1:$((APP_PORT + i))/readyz" || replica_failed "$i"
+      wait_replica "$i" 600 || replica_failed "$i"
       step "replica $i ready"
     done
     start_haproxy "$n"
@@ -344,6 +363,7 @@ case "$cmd" in
     step "kill -9 of $node (port $(node_port "$node")): its keeper and its Postgres"
     kill -KILL -- "-$(cat "$DIR/$node.pid")"
     echo "NODE=$node"
+    echo "KILLED_AT=$(date +%s%3N)"
     ;;
   start-node)
     step "starting $2 again: it rejoins as the standby (pg_rewind, or a new copy)"
@@ -351,6 +371,6 @@ case "$cmd" in
     ;;
   state) as_postgres pg_autoctl show state --pgdata "$DIR/monitor" ;;
   kill-replica) stop_pid "$DIR/replica-$2.pid" "-${3:-KILL}" ;;
-  start-replica) start_replica "$2"; wait_for "replica $2" 300 curl -sf "http://127.0.0.1:$((APP_PORT + $2))/readyz" || replica_failed "$2" ;;
+  start-replica) start_replica "$2"; wait_replica "$2" 300 || replica_failed "$2" ;;
   *) sed -n '2,30p' "$0"; exit 2 ;;
 esac
