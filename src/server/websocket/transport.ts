@@ -105,6 +105,10 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   const subscriptionCap =
     config.http.maxSubscriptionsPerClient > 0 ? options.caps('subscriptions', config.http.maxSubscriptionsPerClient) : null;
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Node takes its own error listener off an upgraded socket, and ws adds one only in
+    // handleUpgrade: a peer resetting while the socket cap is asked (Redis, asynchronous)
+    // would be an unhandled 'error' that ends the process. The socket is destroyed either way.
+    socket.on('error', () => socket.destroy());
     const path = (request.url ?? '').split('?')[0];
     if (path !== options.path) {
       socket.destroy();
