@@ -102,6 +102,13 @@ describe.each(backends)('an Apollo Federation subgraph (FEDERATION_SUBGRAPH, %s)
       expect(body.errors).toBeUndefined();
       expect(body.data._entities).toMatchObject(expected);
     }
+    // Written in the document rather than given as a variable, alike.
+    const literal = `{ _entities(representations: [{ __typename: "Pool", id: "${first!.id}" }, { __typename: "User", id: "${first!.user.id}" }]) { __typename ... on Pool { id } ... on User { id } } }`;
+    const literalAnswer = [
+      { __typename: 'Pool', id: first!.id },
+      { __typename: 'User', id: first!.user.id },
+    ];
+    for (const app of [t.app, executed]) expect((await post(app, literal)).json().data._entities).toEqual(literalAnswer);
     let single: Awaited<ReturnType<typeof post>> | undefined;
     expect(await t.countStatements(async () => (single = await post(t.app, ENTITIES, { representations })))).toBe(1);
     expect(single!.json().data._entities).toMatchObject(expected);

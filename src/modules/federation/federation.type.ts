@@ -1,4 +1,4 @@
-import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import { GraphQLScalarType, valueFromASTUntyped } from 'graphql';
 import { createUnionType, Directive, Field, ObjectType } from 'type-graphql';
 import { nodeTypeOf } from '../node/node.type.js';
 import { Pool } from '../pools/pool.type.js';
@@ -28,25 +28,6 @@ export const EntityUnion = createUnionType({
   resolveType: (value) => nodeTypeOf(value as Parameters<typeof nodeTypeOf>[0]),
 });
 
-function literalValue(node: ValueNode): unknown {
-  switch (node.kind) {
-    case Kind.OBJECT:
-      return Object.fromEntries(node.fields.map((field) => [field.name.value, literalValue(field.value)]));
-    case Kind.LIST:
-      return node.values.map(literalValue);
-    case Kind.NULL:
-      return null;
-    case Kind.INT:
-    case Kind.FLOAT:
-      return Number(node.value);
-    case Kind.VARIABLE:
-      // Variables inside a representation literal are not resolved: a router always sends them whole.
-      return undefined;
-    default:
-      return node.value;
-  }
-}
-
 /**
  * A representation of an entity, as a router sends it: `{ __typename, id }`. Checked where
  * it is used (federation.service.ts: representationsOf), which names what is wrong.
@@ -56,7 +37,7 @@ export const AnyScalar = new GraphQLScalarType({
   description: 'A representation of an entity: its `__typename` and key fields.',
   serialize: (value) => value,
   parseValue: (value) => value,
-  parseLiteral: literalValue,
+  parseLiteral: (node, variables) => valueFromASTUntyped(node, variables),
 });
 
 @ObjectType('_Service', { description: 'This subgraph, as a router composing a supergraph reads it.' })
