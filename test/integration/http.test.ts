@@ -1,4 +1,5 @@
 import { runInNewContext } from 'node:vm';
+import { Client, fetchExchange, gql } from '@urql/core';
 import type { PoolRow } from '../../schema/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -41,6 +42,32 @@ describe.each(backends)('HTTP surface on %s', (kind) => {
     const post = await t.gql('{ pools(first: 2) { nodes { id } } }');
     expect(get.json().data).toEqual(post.data);
     expect(post.data.pools.nodes).toEqual([{ id: pools[0]!.id }, { id: pools[1]!.id }]);
+  });
+
+  it("refuses urql's default client with the fix in its message, and answers it configured as docs/api.md says", async () => {
+    const url = (await listen(t)).replace(/^ws/, 'http');
+    const query = gql`
+      {
+        pools(first: 2) {
+          nodes {
+            id
+          }
+        }
+      }
+    `;
+    // urql's defaults: a short query goes as GET, with no content type and no preflight header.
+    const refused = await new Client({ url, exchanges: [fetchExchange] }).query(query, {}).toPromise();
+    expect(refused.data).toBeUndefined();
+    expect(refused.error?.response?.status).toBe(400);
+    expect(refused.error?.message).toMatch(/apollo-require-preflight/);
+    for (const client of [
+      new Client({ url, exchanges: [fetchExchange], fetchOptions: { headers: { 'apollo-require-preflight': 'true' } } }),
+      new Client({ url, exchanges: [fetchExchange], preferGetMethod: false }),
+    ]) {
+      const answered = await client.query(query, {}).toPromise();
+      expect(answered.error).toBeUndefined();
+      expect(answered.data.pools.nodes).toHaveLength(2);
+    }
   });
 
   it('serves the explorer page to browsers, with every asset from this server', async () => {
