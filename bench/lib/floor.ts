@@ -22,7 +22,11 @@ const tokens = (units: string, decimals: string) => `(${units}::numeric * power(
  * (pool_id, created_at, id) index that stops after the page); the one-to-one relations
  * are correlated subqueries (index lookups whatever the planner's statistics say).
  */
-export const floorSql = (poolOrder: string, offset = 0) => `
+export const floorSql = (poolOrder: string, offset = 0) =>
+  poolsPageSql(poolOrder, offset ? deepPools(poolOrder) : `(select * from pools order by ${poolOrder} limit $1) p`, '$2');
+
+/** A page of the pools list read from `pools` (the page's rows as `p`), each pool with its `predictions` newest predictions. */
+const poolsPageSql = (poolOrder: string, pools: string, predictions: string) => `
 select json_build_object('data', json_build_object('pools', json_build_object('nodes', coalesce(json_agg(
   json_build_object(
     'id', p.id,
@@ -44,10 +48,10 @@ select json_build_object('data', json_build_object('pools', json_build_object('n
             from rewards w where w.prediction_id = x.id
           )
         ) order by x.created_at desc, x.id desc), '[]'::json)
-      from (select * from predictions where pool_id = p.id order by created_at desc, id desc limit $2) x
+      from (select * from predictions where pool_id = p.id order by created_at desc, id desc limit ${predictions}) x
     ))
   ) order by ${poolOrder.replace(/(^|, )/g, '$1p.')}), '[]'::json))))::text as body
-from ${offset ? deepPools(poolOrder) : `(select * from pools order by ${poolOrder} limit $1) p`}`;
+from ${pools}`;
 
 /**
  * The pools of a page far down the list ($3 rows skipped): the page's keys chosen first, by
@@ -200,6 +204,18 @@ select json_build_object('data', json_build_object('pool', (select json_build_ob
           order by created_at desc, id desc limit 20) x))
 ) from pools p where p.id = $1)))::text as body`;
 
+/**
+ * The deep creator page's floor ($1 the creator, $2 the rows skipped): as DEEP_OFFSET's, the
+ * page's keys chosen first, by the (created_by, created_at, id) index alone, then only its
+ * rows read and written.
+ */
+const deepCreatorFloorSql = poolsPageSql(
+  'created_at desc, id desc',
+  `(select pl.* from (select id from pools where created_by = $1 order by created_at desc, id desc limit ${POOLS_PER_PAGE} offset $2) k
+    join pools pl on pl.id = k.id) p`,
+  String(PREDICTIONS_PER_POOL),
+);
+
 /** A Relay refetch's floor ($1 a pool's id): the hand-written endpoint knows the type. */
 const nodeFloorSql = `
 select json_build_object('data', json_build_object('node', (select json_build_object(
@@ -213,6 +229,7 @@ select json_build_object('data', json_build_object('node', (select json_build_ob
 const FLOORS: Record<NonNullable<BenchShape['floor']>, { text: string; types: string[] }> = {
   POOL_DETAIL: { text: poolDetailFloorSql, types: ['uuid'] },
   DEEP_CURSOR: { text: deepCursorFloorSql, types: ['uuid', 'timestamptz', 'uuid'] },
+  DEEP_CREATOR_OFFSET: { text: deepCreatorFloorSql, types: ['uuid', 'int'] },
   USER_PROFILE: { text: userProfileFloorSql, types: ['uuid'] },
   STREAKS: { text: streaksFloorSql, types: [] },
   VIEWER: { text: viewerFloorSql, types: ['uuid'] },
@@ -239,6 +256,10 @@ async function paramsOf(shape: BenchShape, request: FastifyRequest, secret: Uint
     const { id, after } = (request.body as { variables: { id: string; after: string } }).variables;
     const [, createdAt, predictionId] = JSON.parse(Buffer.from(after, 'base64url').toString('utf8')) as [string, string, string];
     return [id, createdAt, predictionId];
+  }
+  if (shape.floor === 'DEEP_CREATOR_OFFSET') {
+    const { id, offset } = (request.body as { variables: { id: string; offset: number } }).variables;
+    return [id, offset];
   }
   if (shape.discover) return [(request.body as { variables: { id: string } }).variables.id];
   return [];

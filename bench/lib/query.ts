@@ -17,6 +17,10 @@
  * - NODE: a Relay refetch, `node(id)` of a pool with its fragment's fields and relations.
  * - DEEP_OFFSET: the pools list's CREATION_DATE page far down the list (`offset`, BENCH_OFFSET).
  * - DEEP_CURSOR: a page of the busiest pools' predictions far down their list (`after` a cursor).
+ * - DEEP_CREATOR_OFFSET: the busiest creators' pools (the pools list filtered by `createdBy`,
+ *   CREATION_DATE's selection) 80 % down their list (`offset`, found in the data at the start).
+ *   Nested connections take no `offset` (only `pools` and `streakPools` do), so a user's pools
+ *   paged by position are asked through the filter.
  */
 export const POOLS_PER_PAGE = 20;
 export const PREDICTIONS_PER_POOL = 10;
@@ -46,10 +50,21 @@ export const BENCH_SEED = Object.freeze({
  */
 export const DEEP_OFFSET = Number(process.env.BENCH_OFFSET ?? 800);
 
+/** A pool of the pools list's pages: user, image, streak, resolution, its newest predictions with user and reward. */
+const POOL_NODE =
+  'id title totalVolume user { id username } image { id url } streak { id title } resolution { id result } ' +
+  `predictions(first: ${PREDICTIONS_PER_POOL}) { nodes { id stake prediction user { id username } reward { id amount } } }`;
+
 const nestedRead = (sort: string, offset = 0) =>
-  `{ pools(first: ${POOLS_PER_PAGE}${offset ? `, offset: ${offset}` : ''}, sort: ${sort}) { nodes { id title totalVolume user { id username } image { id url } ` +
-  `streak { id title } resolution { id result } predictions(first: ${PREDICTIONS_PER_POOL}) { nodes { id stake prediction ` +
-  'user { id username } reward { id amount } } } } } }';
+  `{ pools(first: ${POOLS_PER_PAGE}${offset ? `, offset: ${offset}` : ''}, sort: ${sort}) { nodes { ${POOL_NODE} } } }`;
+
+/** A creator's pools, newest first, `$offset` rows down: a page far down a user's list (User.pools takes no offset). */
+const DEEP_CREATOR_OFFSET_PAGE =
+  `query CreatorPools($id: ID!, $offset: Int!) { pools(first: ${POOLS_PER_PAGE}, offset: $offset, sort: CREATION_DATE, ` +
+  `filter: { createdBy: $id }) { nodes { ${POOL_NODE} } } }`;
+
+/** How far down a creator's list DEEP_CREATOR_OFFSET starts: as far as DEEP_OFFSET's 800 of 1,000 pools. */
+const CREATOR_DEPTH = 0.8;
 
 export type ShapeName =
   | 'CREATION_DATE'
@@ -57,6 +72,7 @@ export type ShapeName =
   | 'DEEP_OFFSET'
   | 'POOL_DETAIL'
   | 'DEEP_CURSOR'
+  | 'DEEP_CREATOR_OFFSET'
   | 'USER_PROFILE'
   | 'STREAKS'
   | 'VIEWER'
@@ -159,6 +175,29 @@ export const SHAPES: readonly BenchShape[] = [
           .filter((pool: any) => pool.predictions.edges.length > 0)
           .slice(0, count)
           .map((pool: any) => ({ id: pool.id as string, after: pool.predictions.edges.at(-1).cursor as string })),
+    },
+  },
+  {
+    name: 'DEEP_CREATOR_OFFSET',
+    query: DEEP_CREATOR_OFFSET_PAGE,
+    poolOrder: null,
+    floor: 'DEEP_CREATOR_OFFSET',
+    // Of the creators of the newest and the largest 100 pools, those with at least half the
+    // busiest one's pools (the operators, who create the streaks' pools: about 120 pools each
+    // at the reference size, 1,200 at ten times it), each 80 % down its list.
+    discover: {
+      query:
+        '{ newest: pools(first: 100, sort: CREATION_DATE) { nodes { user { ...created } } } ' +
+        'largest: pools(first: 100, sort: VOLUME_HIGH) { nodes { user { ...created } } } } ' +
+        'fragment created on User { id pools(first: 1) { totalCount } }',
+      variables: (data: any, count: number) => {
+        const users = new Map<string, any>([...data.newest.nodes, ...data.largest.nodes].map((node) => [node.user.id, node.user]));
+        const busiest = [...users.values()].sort((a, b) => b.pools.totalCount - a.pools.totalCount || (a.id < b.id ? -1 : 1));
+        return busiest
+          .filter((user) => 2 * user.pools.totalCount >= busiest[0].pools.totalCount)
+          .slice(0, count)
+          .map((user) => ({ id: user.id as string, offset: Math.floor(user.pools.totalCount * CREATOR_DEPTH) }));
+      },
     },
   },
   {

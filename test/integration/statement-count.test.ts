@@ -288,6 +288,7 @@ const CORPUS: Record<Exclude<ShapeName, 'typename'>, { levels: number; statement
   DEEP_OFFSET: { levels: 2, statements: 1, rendered: true },
   POOL_DETAIL: { levels: 2, statements: 1, rendered: true },
   DEEP_CURSOR: { levels: 2, statements: 1, rendered: true },
+  DEEP_CREATOR_OFFSET: { levels: 2, statements: 1, rendered: true },
   USER_PROFILE: { levels: 2, statements: 1, rendered: true },
   STREAKS: { levels: 3, statements: 1, rendered: true },
   VIEWER: { levels: 2, statements: 1, rendered: true },
