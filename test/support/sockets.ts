@@ -5,9 +5,9 @@ import type { Database } from '../../src/db/client.js';
 import { EventHub } from '../../src/modules/events/event-hub.js';
 import type { TestApp } from './harness.js';
 
-/** Serves the test app on a real port (graphql-ws needs a socket); returns its ws:// URL. */
+/** Serves the test app on a real port (graphql-ws needs a socket), once; returns its ws:// URL. */
 export async function listen(t: Pick<TestApp, 'app'>): Promise<string> {
-  const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = t.app.server.listening ? t.app.listeningOrigin : await t.app.listen({ host: '127.0.0.1', port: 0 });
   return `${address.replace(/^http/, 'ws')}/graphql`;
 }
 
