@@ -159,7 +159,13 @@ export async function startAppOnScratchDatabase(databaseUrl: string | null, src:
   const seedNow = new Date();
   const database = await prepareDatabase(databaseUrl, seedNow);
   try {
-    const server = await startServer('graphql', { databaseUrl: database.url, seedNow, authSecret: randomBytes(32).toString('hex'), src });
+    const server = await startServer('graphql', {
+      databaseUrl: database.url,
+      seedNow,
+      authSecret: randomBytes(32).toString('hex'),
+      src,
+      nodeFlags: (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+    });
     return { database, server };
   } catch (error) {
     await database.drop();
