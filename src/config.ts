@@ -83,6 +83,10 @@ export const ENV_VARS = {
   MAX_QUERY_DIRECTIVES: 'directive uses in an operation, fragments expanded (default: 50; 0 = no limit)',
   MAX_QUERY_TOKENS: 'lexical tokens in a document (default: 2000; 0 = no limit)',
   MAX_QUERY_COST: 'cost budget of an operation: objects it can return, lists counted by their page size (default: 20000; 0 = no limit)',
+  LARGE_ANSWER_BYTES:
+    "estimated answer size (as MAX_QUERY_BYTES measures it) from which an operation's reads run one at a time per process, so the largest reads cannot take every core of the database from the rest (default: 1000000; 0 = never)",
+  MAX_QUERY_BYTES:
+    "size budget of an operation: its answer's bytes, estimated from the fields asked (a typical value each) and lists counted by their page size (default: 2000000; 0 = no limit)",
   BODY_LIMIT_BYTES: 'largest request body accepted (default: 102400)',
   REQUEST_TIMEOUT_MS: 'time budget of a request before it fails with OPERATION_TIMEOUT (default: 15000; 0 = none)',
   ALLOWED_ORIGINS:
@@ -288,6 +292,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxDirectives: integer('MAX_QUERY_DIRECTIVES', 50, 0),
       maxTokens: integer('MAX_QUERY_TOKENS', 2000, 0),
       maxCost: integer('MAX_QUERY_COST', 20_000, 0),
+      maxBytes: integer('MAX_QUERY_BYTES', 2_000_000, 0),
+      largeAnswerBytes: integer('LARGE_ANSWER_BYTES', 1_000_000, 0),
     },
     http: {
       bodyLimitBytes: integer('BODY_LIMIT_BYTES', 100 * 1024, 1024),

@@ -51,7 +51,11 @@ export const ERROR_CODES = {
   PERSISTED_QUERY_NOT_FOUND: spec(404, true, 'The hash of an automatic persisted query is unknown; send the document with its hash once.'),
   PERSISTED_QUERY_HASH_MISMATCH: spec(400, false, 'The persisted query hash is not the SHA-256 of the document sent with it.'),
   UNTRUSTED_DOCUMENT: spec(400, false, 'Trusted documents are on and the document (or hash) is not registered.'),
-  QUERY_TOO_COMPLEX: spec(400, false, 'The operation exceeds a size limit; `limit` names it (depth, aliases, directives, tokens, cost).'),
+  QUERY_TOO_COMPLEX: spec(
+    400,
+    false,
+    'The operation exceeds a size limit; `limit` names it (depth, aliases, directives, tokens, cost, bytes).',
+  ),
   // Who is asking.
   UNAUTHENTICATED: spec(401, false, 'The operation needs a signed-in viewer, or the credentials are invalid; `reason` says which.'),
   FORBIDDEN: spec(403, false, 'The viewer may not read or do this.'),

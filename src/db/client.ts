@@ -19,6 +19,7 @@ import * as schema from '../../schema/index.js';
 import { type EventChannel, inProcessEventChannel, postgresEventChannel } from './event-channel.js';
 import { postgresClient } from './hosts.js';
 import type { DatabaseLoad } from './load.js';
+import { LargeReadQueue } from './large-read-queue.js';
 import { PgliteWorkerClient } from './pglite-client.js';
 import { trackPostgresStatements } from './postgres-statements.js';
 import type { StatementScope } from './statement-scope.js';
@@ -260,8 +261,11 @@ function handle(database: Omit<Database, 'scopedTo' | 'shared'>, clientFor: (sco
 const PREPARED = { prepare: true, simple: false } as postgres.UnsafeQueryOptions;
 
 function postgresReadQuery(tracking: ReturnType<typeof trackPostgresStatements>): ReadQuery {
-  return <T>(text: string, params: readonly unknown[], scope?: StatementScope) =>
-    tracking.unsafe(scope ?? null, text, params.map(readParam) as never[], PREPARED) as unknown as Promise<T[]>;
+  const largeReads = new LargeReadQueue();
+  return <T>(text: string, params: readonly unknown[], scope?: StatementScope) => {
+    const run = () => tracking.unsafe(scope ?? null, text, params.map(readParam) as never[], PREPARED) as unknown as Promise<T[]>;
+    return scope?.large ? largeReads.run(scope, run) : run();
+  };
 }
 
 function pgliteReadQuery(client: PgliteWorkerClient): ReadQuery {

@@ -47,6 +47,12 @@ export class StatementScope {
   /** Statements the operation has started through the scope (a transaction's BEGIN and COMMIT are the client's own, not among them). */
   started = 0;
 
+  /**
+   * The operation's answer is estimated large (LARGE_ANSWER_BYTES): its read statements wait
+   * their turn behind other large reads (LargeReadQueue). Set by the checks before it runs.
+   */
+  large = false;
+
   constructor(readonly requestId: string | null = null) {}
 
   get cancelled(): boolean {
@@ -69,17 +75,31 @@ export class StatementScope {
       cancel();
       return () => {};
     }
-    const running = (this.running ??= new Set());
-    running.add(cancel);
+    const stopWatching = this.watch(cancel);
     this.live++;
     this.started++;
     let ended = false;
     return () => {
       if (ended) return;
       ended = true;
-      running.delete(cancel);
+      stopWatching();
       if (--this.live === 0 && this.whenIdle) for (const resolve of this.whenIdle.splice(0)) resolve();
     };
+  }
+
+  /**
+   * Calls `cancel` when the scope is cancelled (at once if it already is), for something the
+   * operation waits on before its statement starts: not a statement, so neither counted nor
+   * waited for by {@link ended}. Returns its unregistration.
+   */
+  watch(cancel: () => void): () => void {
+    if (this.cancelledBecause !== null) {
+      cancel();
+      return () => {};
+    }
+    const running = (this.running ??= new Set());
+    running.add(cancel);
+    return () => running.delete(cancel);
   }
 
   /** Throws the cancellation error if the scope was cancelled, or its time is up (before a statement starts). */

@@ -31,10 +31,18 @@ import { DEFAULT_PAGE_SIZE } from '../modules/common/pagination.js';
 export type { OperationLimits };
 
 /** Which limit an operation exceeded; `extensions.limit` of a QUERY_TOO_COMPLEX error. */
-export type LimitName = 'depth' | 'aliases' | 'directives' | 'tokens' | 'cost';
+export type LimitName = 'depth' | 'aliases' | 'directives' | 'tokens' | 'cost' | 'bytes';
 
 /** Items assumed in a list that has no `first` (private lists, introspection lists). */
 export const UNPAGED_LIST_SIZE = 10;
+
+/**
+ * Characters a leaf's JSON value is taken to have, by its type: typical values (an id, a
+ * title, an amount), not the longest, as cost counts a list by its page size.
+ */
+const LEAF_CHARACTERS: Readonly<Record<string, number>> = { ID: 40, String: 40, Int: 6, Float: 12, Boolean: 5 };
+/** Enums and the custom scalars (dates, amounts, addresses). */
+const OTHER_LEAF_CHARACTERS = 24;
 
 /** One operation's size, every fragment spread expanded. */
 export interface OperationMeasure {
@@ -50,11 +58,19 @@ export interface OperationMeasure {
    * any other list counts {@link UNPAGED_LIST_SIZE}.
    */
   cost: number;
+  /**
+   * The answer's size in characters, estimated: each field its key and a typical value
+   * (LEAF_CHARACTERS), each object its braces, lists counted like cost. What a request
+   * costs the process beyond the database (its JSON written, sent and collected) follows
+   * this, not the number of objects: a page of every field of every relation is larger than
+   * the same objects' ids by a hundred times.
+   */
+  bytes: number;
   /** True when a `first`, `last` or a list argument came from a variable, so the cost holds for these variables only. */
   costDependsOnVariables: boolean;
 }
 
-const ZERO: OperationMeasure = { depth: 0, aliases: 0, directives: 0, cost: 0, costDependsOnVariables: false };
+const ZERO: OperationMeasure = { depth: 0, aliases: 0, directives: 0, cost: 0, bytes: 0, costDependsOnVariables: false };
 
 /**
  * Measures one operation of a validated or unvalidated document. Fragments are expanded
@@ -138,6 +154,7 @@ export function measureOperation(
       total.aliases += part.aliases;
       total.directives += part.directives;
       total.cost += part.cost;
+      total.bytes += part.bytes;
       total.costDependsOnVariables ||= part.costDependsOnVariables;
     };
     for (const selection of selectionSet.selections) {
@@ -178,11 +195,15 @@ export function measureOperation(
     else childPageSize = page?.size ?? null;
     const children = measureSelections(field.selectionSet, type, childPageSize);
     const own = (type && isCompositeType(type)) || (!type && field.selectionSet) ? 1 : 0;
+    // `"key":` and a comma; a leaf's value, or an object's braces and members; a list's items each with a comma.
+    const value = own ? children.bytes + 2 : type ? (LEAF_CHARACTERS[type.name] ?? OTHER_LEAF_CHARACTERS) : 0;
+    const key = (field.alias ?? field.name).value.length + 4;
     return {
       depth: children.depth + 1,
       aliases: children.aliases + (field.alias ? 1 : 0),
       directives: children.directives,
       cost: own + factor * children.cost,
+      bytes: key + (isList ? 2 + factor * (value + 1) : value),
       costDependsOnVariables: children.costDependsOnVariables || (page?.fromVariable ?? false) || (named?.fromVariable ?? false),
     };
   }
@@ -214,6 +235,7 @@ export function limitError(limit: LimitName, actual: number | null, max: number)
     directives: `Query has ${actual} directives, more than the limit of ${max}`,
     tokens: `Query has more than ${max} tokens, the limit`,
     cost: `Query cost ${actual} exceeds the limit of ${max}`,
+    bytes: `Query could answer about ${actual} bytes, more than the limit of ${max}: ask for fewer items, or fewer fields of each`,
   };
   return new GraphQLError(messages[limit], {
     extensions: {
@@ -231,7 +253,13 @@ export function checkLimits(measure: OperationMeasure, limits: OperationLimits, 
   if (over(measure.depth, limits.maxDepth)) return limitError('depth', measure.depth, limits.maxDepth);
   if (over(measure.aliases, limits.maxAliases)) return limitError('aliases', measure.aliases, limits.maxAliases);
   if (over(measure.directives, limits.maxDirectives)) return limitError('directives', measure.directives, limits.maxDirectives);
-  if (include.cost && over(measure.cost, limits.maxCost)) return limitError('cost', Math.round(measure.cost), limits.maxCost);
+  return include.cost ? checkBudget(measure, limits) : null;
+}
+
+/** The first budget (cost, then size) `measure` exceeds, as an error; null when it fits. */
+function checkBudget(measure: OperationMeasure, limits: OperationLimits): GraphQLError | null {
+  if (limits.maxCost > 0 && measure.cost > limits.maxCost) return limitError('cost', Math.round(measure.cost), limits.maxCost);
+  if (limits.maxBytes > 0 && measure.bytes > limits.maxBytes) return limitError('bytes', Math.round(measure.bytes), limits.maxBytes);
   return null;
 }
 
@@ -282,34 +310,35 @@ export function isTokenLimitError(message: string): boolean {
 }
 
 /**
- * A check of the cost of the operation about to run, with its variables, before execution.
- * A cost that does not depend on variables is remembered per document, since the pipeline
- * hands the same parsed document to every request of the same query. Throws
- * QUERY_TOO_COMPLEX (HTTP 400) when over budget.
+ * A check of the cost and size of the operation about to run, with its variables, before
+ * execution: returns its measure (null when nothing is measured: every budget off), throws
+ * QUERY_TOO_COMPLEX (HTTP 400) when over budget. A measure that does not depend on variables
+ * is remembered per document, since the pipeline hands the same parsed document to every
+ * request of the same query.
  */
 export function createCostCheck(limits: OperationLimits) {
-  const known = new WeakMap<DocumentNode, Map<string, number>>();
+  const known = new WeakMap<DocumentNode, Map<string, OperationMeasure>>();
+  const measuring = limits.maxCost > 0 || limits.maxBytes > 0 || limits.largeAnswerBytes > 0;
   return (
     schema: GraphQLSchema,
     document: DocumentNode,
     operation: OperationDefinitionNode,
     variables: Readonly<Record<string, unknown>> | undefined,
-  ): void => {
-    if (limits.maxCost <= 0) return;
+  ): OperationMeasure | null => {
+    if (!measuring) return null;
     const key = operation.name?.value ?? '';
-    let cost = known.get(document)?.get(key);
-    if (cost === undefined) {
-      const measure = measureOperation(schema, operation, fragmentsOf(document), variables);
-      cost = measure.cost;
+    let measure = known.get(document)?.get(key);
+    if (measure === undefined) {
+      measure = measureOperation(schema, operation, fragmentsOf(document), variables);
       if (!measure.costDependsOnVariables) {
         let byOperation = known.get(document);
         if (!byOperation) known.set(document, (byOperation = new Map()));
-        byOperation.set(key, cost);
+        byOperation.set(key, measure);
       }
     }
-    if (cost <= limits.maxCost) return;
-    const { message, extensions } = limitError('cost', Math.round(cost), limits.maxCost);
-    const { code: _code, ...details } = extensions;
-    throw new AppError('QUERY_TOO_COMPLEX', message, details);
+    const error = checkBudget(measure, limits);
+    if (!error) return measure;
+    const { code: _code, ...details } = error.extensions;
+    throw new AppError('QUERY_TOO_COMPLEX', error.message, details);
   };
 }

@@ -17,7 +17,7 @@ function nestedQuery(poolId: string, levels: number): string {
  * work: 16 levels took 7.8 s, 20 levels ran past any budget. It is now only counted.
  */
 describe.each(backends)('a query nested 20 levels deep (%s)', (kind) => {
-  const settings = { MAX_QUERY_DEPTH: '0', MAX_QUERY_COST: '0', DATABASE_STATEMENT_TIMEOUT_MS: '5000' };
+  const settings = { MAX_QUERY_DEPTH: '0', MAX_QUERY_COST: '0', MAX_QUERY_BYTES: '0', DATABASE_STATEMENT_TIMEOUT_MS: '5000' };
   let t: TestApp;
   let executed: FastifyInstance;
   let query: string;

@@ -23,7 +23,7 @@ function deepAnswer(levels: number, poolId: string): unknown {
   return { pools: { nodes: [inner] } };
 }
 
-/** One document per limit (defaults: depth 15, aliases 30, directives 50, tokens 2000, cost 20000). */
+/** One document per limit (defaults: depth 15, aliases 30, directives 50, tokens 2000, cost 20000, bytes 2000000). */
 const OVER_THE_LIMIT: Array<{ limit: string; query: string; variables?: Record<string, unknown>; message: RegExp }> = [
   // pools(1) nodes(2) then 3 per user level, id last: 4 levels = depth 15, 5 levels = 18.
   { limit: 'depth', query: deep(5), message: /^Query depth 18 exceeds the limit of 15$/ },
@@ -54,6 +54,13 @@ const OVER_THE_LIMIT: Array<{ limit: string; query: string; variables?: Record<s
       'query($n: Int) { pools(first: $n) { nodes { predictions(first: $n) { nodes { user { pools(first: $n) { nodes { id } } } } } } } }',
     variables: { n: 100 },
     message: /^Query cost 30202 exceeds the limit of 20000$/,
+  },
+  {
+    // Within the cost (12,202 objects), but every field of each: about 2.3 MB of answer.
+    limit: 'bytes',
+    query:
+      '{ pools(first: 100) { nodes { id title description predictions(first: 60) { nodes { id stake prediction createdAt user { id username walletAddress } reward { id amount } } } } } }',
+    message: /^Query could answer about 2286122 bytes, more than the limit of 2000000: ask for fewer items, or fewer fields of each$/,
   },
 ];
 
@@ -136,6 +143,11 @@ describe.each(backends)('operation limits on %s', (kind) => {
       expect(response.errors, `${query.slice(0, 80)}: ${JSON.stringify(response.errors)}`).toBeUndefined();
       expect(response.data, query.slice(0, 80)).toEqual(data);
     }
+    // Every field of each, just inside the size budget (about 1.9 MB estimated for 100 pools of 50 predictions).
+    const sized = await t.gql(OVER_THE_LIMIT[6]!.query.replace('first: 60', 'first: 50'));
+    expect(sized.errors).toBeUndefined();
+    expect(sized.data.pools.nodes.map((node: { id: string }) => node.id)).toEqual([pool]);
+    expect(sized.data.pools.nodes[0].predictions.nodes).toHaveLength(2);
     // Newest prediction first: the predictor has created no pool, the creator the one.
     const small = await t.gql(OVER_THE_LIMIT[5]!.query, { n: 2 });
     expect(small.errors).toBeUndefined();

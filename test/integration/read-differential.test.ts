@@ -383,7 +383,12 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
 
   beforeAll(async () => {
     // Generated selections nest pages in pages, past the default cost budget; the budget has tests of its own.
-    const generous = { SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '1000', MAX_QUERY_COST: '10000000', FEDERATION_SUBGRAPH: 'true' };
+    const generous = {
+      SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '1000',
+      MAX_QUERY_COST: '10000000',
+      MAX_QUERY_BYTES: '0',
+      FEDERATION_SUBGRAPH: 'true',
+    };
     t = await startEmptyTestApp(kind, { config: testConfig(generous) });
     executor = await createApp({ config: testConfig({ ...generous, RENDERED_READS: 'false' }), database: t.database });
     world.data = await seedVariedPools(t.seed, t.database);

@@ -43,7 +43,7 @@ describe.each(backends)('nested relations on %s', (kind) => {
   beforeAll(async () => {
     // These queries ask for up to 100 pools x 100 predictions with their relations (a cost of
     // about 51,000, counted from the page sizes), beyond the default budget of 20,000.
-    t = await startEmptyTestApp(kind, { config: testConfig({ MAX_QUERY_COST: '100000' }) });
+    t = await startEmptyTestApp(kind, { config: testConfig({ MAX_QUERY_COST: '100000', MAX_QUERY_BYTES: '0' }) });
     world = await seedRelatedPools(t.seed, t.database);
     db = await readAll(t);
   });

@@ -143,7 +143,15 @@ describe('configuration', () => {
 
   it('reads the hardening settings, with limits on and test-mode defaults off where they would get in the way', () => {
     const config = loadConfig({});
-    expect(config.limits).toEqual({ maxDepth: 15, maxAliases: 30, maxDirectives: 50, maxTokens: 2000, maxCost: 20_000 });
+    expect(config.limits).toEqual({
+      maxDepth: 15,
+      maxAliases: 30,
+      maxDirectives: 50,
+      maxTokens: 2000,
+      maxCost: 20_000,
+      maxBytes: 2_000_000,
+      largeAnswerBytes: 1_000_000,
+    });
     expect(config.rateLimit).toEqual({
       queriesPerMinute: 600,
       mutationsPerMinute: 60,

@@ -58,8 +58,27 @@ describe('operation measure', () => {
     expect(measured).toMatchObject({ depth: 3, aliases: 4, directives: 2 });
   });
 
+  it("estimates the answer's bytes from the fields asked, lists by their page size, and within a few percent of the JSON", () => {
+    const ids = measure('{ pools(first: 20) { nodes { id } } }').bytes;
+    const more = measure('{ pools(first: 20) { nodes { id user { id } predictions(first: 5) { nodes { id } } } } }').bytes;
+    expect(more).toBeGreaterThan(5 * ids);
+    expect(measure('{ pools(first: 100) { nodes { id } } }').bytes).toBeGreaterThan(4.5 * ids);
+    // The estimate of a full page against the JSON of one whose ids are UUIDs (a typical value).
+    const id = '"0b9f6a2e-3c1d-4b5e-8f7a-9d0c1e2f3a4b"';
+    const answer = `{"pools":{"nodes":[${Array.from({ length: 20 }, () => `{"id":${id}}`).join(',')}]}}`;
+    expect(ids / answer.length).toBeGreaterThan(0.9);
+    expect(ids / answer.length).toBeLessThan(1.2);
+    const limits = { maxDepth: 0, maxAliases: 0, maxDirectives: 0, maxTokens: 0, maxCost: 0, maxBytes: ids + 1, largeAnswerBytes: 0 };
+    expect(checkLimits(measure('{ pools(first: 20) { nodes { id } } }'), limits, { cost: true })).toBeNull();
+    expect(checkLimits(measure('{ pools(first: 21) { nodes { id } } }'), limits, { cost: true })?.extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      limit: 'bytes',
+      max: ids + 1,
+    });
+  });
+
   it('names the first limit exceeded; 0 turns a limit off', () => {
-    const limits = { maxDepth: 2, maxAliases: 0, maxDirectives: 0, maxTokens: 0, maxCost: 1 };
+    const limits = { maxDepth: 2, maxAliases: 0, maxDirectives: 0, maxTokens: 0, maxCost: 1, maxBytes: 0, largeAnswerBytes: 0 };
     const measured = measure('{ a: pools { nodes { id } } }');
     expect(checkLimits(measured, limits, { cost: true })?.message).toBe('Query depth 3 exceeds the limit of 2');
     expect(checkLimits(measured, { ...limits, maxDepth: 0 }, { cost: true })?.extensions).toMatchObject({

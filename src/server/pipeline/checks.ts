@@ -32,15 +32,16 @@ export interface OperationChecksOptions {
  * anything of it runs, over HTTP, REST and graphql-ws alike: in order, a subscription over
  * HTTP is refused, then every page argument and cursor of the operation is read (so a bad
  * one nested in a list refuses the request before any resolver runs, rather than failing
- * one item while its siblings' promises are abandoned), then the operation's cost for these
- * variables, then the caller's rate limit (last, so a refused operation spends none of the
- * budget). Each throws the refusal
- * as an AppError. This is the one place to add a check that must hold before execution.
+ * one item while its siblings' promises are abandoned), then the operation's cost and size
+ * for these variables (a large answer marks its statements to queue), then the caller's
+ * rate limit (last, so a refused operation spends none of the budget). Each throws the
+ * refusal as an AppError. This is the one place to add a check that must hold before execution.
  */
 export function createOperationChecks(options: OperationChecksOptions): (operation: OperationToCheck) => Promise<void> {
   const costCheck = createCostCheck(options.limits);
   const rateLimitCheck = createRateLimitCheck(options.rateLimit, options.limiters);
   const { schema, webSocketPath } = options;
+  const { largeAnswerBytes } = options.limits;
   // Not async: only the rate limit waits; the other checks cost no promise.
   return ({ document, operation, variables, context, overHttp }) => {
     try {
@@ -55,7 +56,9 @@ export function createOperationChecks(options: OperationChecksOptions): (operati
       }
       const badArguments = pageArgumentErrors(schema, document, variables, operation.name?.value);
       if (badArguments.length) throw badArguments[0];
-      costCheck(schema, document, operation, variables);
+      const measure = costCheck(schema, document, operation, variables);
+      // A large answer's reads queue behind other large ones (LargeReadQueue).
+      if (measure && largeAnswerBytes > 0 && measure.bytes >= largeAnswerBytes) context.statements.large = true;
     } catch (error) {
       return Promise.reject(error);
     }
