@@ -11,7 +11,9 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    setupFiles: ['reflect-metadata'],
+    // graphql-js in its production build, as the entry points load it: a worker runs many
+    // files, and the first to import graphql would otherwise fix the build for the rest.
+    setupFiles: ['reflect-metadata', './src/server/graphql-production.ts'],
     // The integration suites' starting databases, made once per run (see the file).
     globalSetup: ['test/setup/database-templates.ts'],
     // A line at least every 30 s saying how far the run is and which files are running.
