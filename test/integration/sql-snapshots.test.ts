@@ -93,8 +93,12 @@ describe('the SQL of the bench corpus', () => {
       variables = shape.discover.variables(found.data, 1)[0];
     }
     const headers = shape.signedIn ? viewer.headers : {};
+    const ask = () => app.inject({ method: 'POST', url: '/graphql', headers, payload: { query: shape.query, variables } });
+    // The page as it is read again and again: a first read of a node learns its id's type
+    // (nodeTypeHints, kept by the process, so another suite in this worker may have taught it).
+    await ask();
     texts.length = 0;
-    const response = await app.inject({ method: 'POST', url: '/graphql', headers, payload: { query: shape.query, variables } });
+    const response = await ask();
     expect(response.json().errors, response.body).toBeUndefined();
     expect(texts).toHaveLength(1);
     await expect(layoutSql(texts[0]!)).toMatchFileSnapshot(`./sql-snapshots/${name}.sql`);

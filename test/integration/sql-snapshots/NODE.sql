@@ -1,4 +1,4 @@
-SELECT coalesce(
+SELECT
   (SELECT 'Pool' || concat('{"__typename":', '"Pool"', ',"id":', '"' || n."id"::text || '"', ',"title":', to_json(n."title")::text, ',"status":', '"' || n."status"::text || '"', ',"totalVolume":', replace((((n."total_volume")::text || 'e-' || (n."decimals")::text)::float8)::text, 'e', E'\x01e'), ',"predictionEndDate":', '"' || to_char(n."prediction_end_date" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', ',"user":', coalesce(
     (SELECT concat('{"id":', '"' || t1."id"::text || '"', ',"username":', to_json(t1."username")::text, '}')
       FROM "users" t1
@@ -10,22 +10,4 @@ SELECT coalesce(
       FROM "resolutions" t3
       WHERE t3."pool_id" = n."id"), 'null'), '}')
     FROM "pools" n
-    WHERE n."id" = $1::uuid),
-  (SELECT 'User' || concat('{"__typename":', '"User"', ',"id":', '"' || n."id"::text || '"', '}')
-    FROM "users" n
-    WHERE n."id" = $1::uuid),
-  (SELECT 'Reward' || concat('{"__typename":', '"Reward"', ',"id":', '"' || n."id"::text || '"', '}')
-    FROM "rewards" n
-    WHERE n."id" = $1::uuid),
-  (SELECT 'Prediction' || concat('{"__typename":', '"Prediction"', ',"id":', '"' || n."id"::text || '"', '}')
-    FROM "predictions" n
-    WHERE n."id" = $1::uuid),
-  (SELECT 'Image' || concat('{"__typename":', '"Image"', ',"id":', '"' || n."id"::text || '"', '}')
-    FROM "images" n
-    WHERE n."id" = $1::uuid),
-  (SELECT 'Streak' || concat('{"__typename":', '"Streak"', ',"id":', '"' || n."id"::text || '"', '}')
-    FROM "streaks" n
-    WHERE n."id" = $1::uuid),
-  (SELECT 'Resolution' || concat('{"__typename":', '"Resolution"', ',"id":', '"' || n."id"::text || '"', '}')
-    FROM "resolutions" n
-    WHERE n."id" = $1::uuid)) AS "0"
+    WHERE n."id" = $1::uuid) AS "0"
