@@ -84,7 +84,7 @@ export interface Database {
   scopedTo(scope: StatementScope): Database;
   /** The handle a scoped view belongs to; a handle's own is itself. */
   readonly shared: Database;
-  /** PGlite only: writes the database's files to `file` as a gzipped tarball, for `loadDataDir`. */
+  /** PGlite only: writes the database's files to `file` as a tarball, for `loadDataDir`. */
   dumpDataDir?(file: string): Promise<void>;
   close(): Promise<void>;
 }

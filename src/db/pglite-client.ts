@@ -159,7 +159,11 @@ export class PgliteWorkerClient {
     }
   }
 
-  /** Writes the database's files to `file` as a gzipped tarball (PGlite's dumpDataDir), for `loadDataDir`. */
+  /**
+   * Writes the database's files to `file` as a tarball (PGlite's dumpDataDir), for `loadDataDir`.
+   * Not compressed: a start from it then skips the gunzip, a third of its CPU (about 0.2 s of
+   * 0.65; the test suites start a database from one many times a run).
+   */
   async dumpDataDir(file: string): Promise<void> {
     await this.enqueue({ op: 'dump', file }, null, null);
   }

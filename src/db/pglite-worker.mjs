@@ -132,7 +132,7 @@ port.on('message', async (/** @type {any} */ message) => {
     } else if (message.op === 'exec') {
       result = (await database.exec(message.sql)).map(({ rows, affectedRows, fields }) => ({ rows, affectedRows, fields }));
     } else if (message.op === 'dump') {
-      writeFileSync(message.file, Buffer.from(await (await database.dumpDataDir('gzip')).arrayBuffer()));
+      writeFileSync(message.file, Buffer.from(await (await database.dumpDataDir('none')).arrayBuffer()));
       result = null;
     } else if (message.op === 'close') {
       await database.close();
