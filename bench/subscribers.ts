@@ -102,7 +102,8 @@ async function startServer(databaseUrl: string, port: number): Promise<ChildProc
   // BENCH_CPU_PROF=<dir>: the server writes a .cpuprofile there when it exits (bench/profile-summary.ts reads it).
   const profileFlags = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
   const child = spawn(process.execPath, [...snapshotFlags, ...profileFlags, '--import', 'tsx/esm', main], {
-    cwd: ROOT,
+    // In the checkout it runs: tsx compiles with the tsconfig it finds there (decorators on).
+    cwd: src ? resolve(src) : ROOT,
     env: {
       ...process.env,
       POOLGRAPH_MODE: 'test',
