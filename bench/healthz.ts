@@ -2,9 +2,10 @@
  * `npm run bench:healthz`: what the costliest read allowed does to everyone else on the same
  * process. BENCH_CLIENTS (default 2) clients loop the largest pools read the cost and size
  * budgets allow (BENCH_MAX_QUERY_BYTES: another size budget), every relation included, 100
- * pools, as many predictions each as the budgets let through, over REST (`GET /pools`) and then over GraphQL (the REST route's own document),
- * while a probe asks `/healthz` every 10 ms; reported: the probe's p50, p99 and max, the
- * readers' rate and response size, and `/healthz` with no load first. See bench/README.md.
+ * pools, as many predictions each as the budgets let through, over REST (`GET /pools`) and
+ * then over GraphQL (the REST route's own document), while a probe asks `/healthz` every
+ * 10 ms; reported: the probe's p50, p99 and max, the readers' rate and response size, and
+ * `/healthz` with no load first. See bench/README.md.
  */
 import { mkdirSync } from 'node:fs';
 import { execFile } from 'node:child_process';

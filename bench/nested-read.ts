@@ -16,7 +16,7 @@ import postgres from 'postgres';
 import { fetchOnce, type LoadResult, runLoad } from './lib/load.js';
 import { backendCpu, type CpuSnapshot, cpuBetween } from './lib/postgres-cpu.js';
 import { BENCH_SCALE, BENCH_SEED, type BenchShape, bodyOf, SHAPES } from './lib/query.js';
-import { prepareDatabase, type ServerProcess, startServer } from './lib/processes.js';
+import { BENCH_NODE_FLAGS, prepareDatabase, type ServerProcess, startServer } from './lib/processes.js';
 import type { Role } from './lib/server.js';
 
 const TARGET_RATIO = 0.7;
@@ -49,8 +49,7 @@ const settings = {
     .map((t) => t.trim()) as Role[],
   /** Profile this server (floor | graphql) during its first round; that round's figures then carry the profiler's cost. */
   cpuProfile: (process.env.BENCH_CPU_PROF || null) as Role | null,
-  /** Extra Node flags of the server processes, e.g. "--max-semi-space-size=32". */
-  nodeFlags: (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+  nodeFlags: BENCH_NODE_FLAGS,
   /** Modules the GraphQL server imports first (prototypes that monkeypatch, in scratch/). */
   graphqlImports: (process.env.BENCH_GRAPHQL_IMPORT ?? '').split(',').filter(Boolean),
   /**

@@ -15,6 +15,9 @@ import type { ChildMessage, ParentMessage, Role, ServerStats, ViewerSession } fr
 
 const SERVER_ENTRY = fileURLToPath(new URL('./server.ts', import.meta.url));
 
+/** BENCH_NODE_FLAGS: extra Node flags of the server processes, e.g. "--max-semi-space-size=32" or "--trace-gc". */
+export const BENCH_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+
 export interface BenchDatabase {
   /** What the servers connect to; null for PGlite (each server seeds its own in memory). */
   url: string | null;
@@ -164,7 +167,7 @@ export async function startAppOnScratchDatabase(databaseUrl: string | null, src:
       seedNow,
       authSecret: randomBytes(32).toString('hex'),
       src,
-      nodeFlags: (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+      nodeFlags: BENCH_NODE_FLAGS,
     });
     return { database, server };
   } catch (error) {
