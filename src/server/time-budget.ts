@@ -1,6 +1,6 @@
 import type { StatementScope } from '../db/statement-scope.js';
 
-/** What {@link withinBudget} resolves to when the budget ran out first. */
+/** What {@link TimeBudget.run} resolves to when the budget ran out first. */
 export const TIMED_OUT: unique symbol = Symbol('timed out');
 
 /**
@@ -10,40 +10,89 @@ export const TIMED_OUT: unique symbol = Symbol('timed out');
  */
 const CANCEL_WAIT_MS = 1000;
 
+/** An operation under its budget: when its time is up, and what running out does. */
+interface Running {
+  deadline: number;
+  expire(): void;
+}
+
 /**
- * `work`'s result, or {@link TIMED_OUT} once `budgetMs` have passed without one. Running out
- * of budget cancels the database statements the work's `scope` has running (Postgres
- * cancels them on the server; on PGlite the worker is freed) and refuses the ones it starts
- * later, from the deadline on even when the timer runs late on a busy event loop; the
- * answer waits (briefly) for the cancelled statements to end, so that no statement of an
- * answered request is left running. graphql-js itself cannot abandon an execution, so its
- * late result or failure is dropped.
+ * The time budget of a server's operations: {@link TimeBudget.run} gives `work`'s result,
+ * or {@link TIMED_OUT} once `budgetMs` have passed without one. Running out of budget
+ * cancels the database statements the work's `scope` has running (Postgres cancels them on
+ * the server; on PGlite the worker is freed) and refuses the ones it starts later, from the
+ * deadline on even when the timer runs late on a busy event loop; the answer waits (briefly)
+ * for the cancelled statements to end, so that no statement of an answered request is left
+ * running. graphql-js itself cannot abandon an execution, so its late result or failure is
+ * dropped.
  *
- * Every request passes here: one promise settled by whichever comes first, the work or
- * the timer, rather than an async function racing a promise of the timer.
+ * One timer serves every operation in flight, armed for the earliest deadline: every
+ * operation has the same budget, so the first of them in order of arrival (a Set keeps it)
+ * is the first to run out. A timer of its own per operation cost `{ __typename }` about 8 %
+ * of its rate. The timer rests while nothing runs.
  */
-export function withinBudget<T>(budgetMs: number, work: Promise<T>, scope?: StatementScope): Promise<T | typeof TIMED_OUT> {
-  if (budgetMs <= 0) return work;
-  const reason = `The statement was cancelled: its request ran past its time budget of ${budgetMs} ms`;
-  scope?.expireAt(performance.now() + budgetMs, reason);
-  return new Promise<T | typeof TIMED_OUT>((resolve, reject) => {
-    let late = false;
-    const timer = setTimeout(() => {
-      // The work's late result or failure settles nothing now (nor while its statements end): it is dropped.
-      late = true;
-      if (!scope) return resolve(TIMED_OUT);
-      scope.cancel(reason);
-      void scope.ended(CANCEL_WAIT_MS).then(() => resolve(TIMED_OUT));
-    }, budgetMs);
-    work.then(
-      (value) => {
-        clearTimeout(timer);
-        if (!late) resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        if (!late) reject(error);
-      },
-    );
-  });
+export class TimeBudget {
+  private readonly running = new Set<Running>();
+  private timer: NodeJS.Timeout | null = null;
+  private readonly reason: string;
+
+  constructor(readonly budgetMs: number) {
+    this.reason = `The statement was cancelled: its request ran past its time budget of ${budgetMs} ms`;
+  }
+
+  run<T>(work: Promise<T>, scope?: StatementScope): Promise<T | typeof TIMED_OUT> {
+    if (this.budgetMs <= 0) return work;
+    const deadline = performance.now() + this.budgetMs;
+    scope?.expireAt(deadline, this.reason);
+    return new Promise<T | typeof TIMED_OUT>((resolve, reject) => {
+      const running: Running = {
+        deadline,
+        expire: () => {
+          // The work's late result or failure settles nothing now (nor while its statements end): it is dropped.
+          if (!scope) return resolve(TIMED_OUT);
+          scope.cancel(this.reason);
+          void scope.ended(CANCEL_WAIT_MS).then(() => resolve(TIMED_OUT));
+        },
+      };
+      this.running.add(running);
+      // Unarmed, nothing else runs: this operation's deadline is the earliest.
+      this.timer ??= this.arm(this.budgetMs);
+      work.then(
+        (value) => {
+          if (this.ended(running)) resolve(value);
+        },
+        (error: unknown) => {
+          if (this.ended(running)) reject(error);
+        },
+      );
+    });
+  }
+
+  /** False if the operation's time had run out already; the last one to end puts the timer to rest. */
+  private ended(running: Running): boolean {
+    if (!this.running.delete(running)) return false;
+    if (this.running.size === 0 && this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    return true;
+  }
+
+  /** Ends the operations whose time is up, then waits for the next deadline (none: the timer rests). */
+  private readonly expire = (): void => {
+    this.timer = null;
+    const now = performance.now();
+    for (const running of this.running) {
+      if (running.deadline > now) {
+        this.timer = this.arm(running.deadline - now);
+        return;
+      }
+      this.running.delete(running);
+      running.expire();
+    }
+  };
+
+  private arm(ms: number): NodeJS.Timeout {
+    return setTimeout(this.expire, Math.ceil(ms));
+  }
 }

@@ -1,5 +1,4 @@
 import {
-  ApolloServer,
   type ApolloServerOptions,
   type ApolloServerPlugin,
   type GraphQLRequestListener,
@@ -14,6 +13,7 @@ import { limitParseOptions, type OperationLimits, structuralLimitRules } from '.
 import type { OperationRecord } from '../logging.js';
 import { rateLimitHeaders } from '../rate-limit.js';
 import type { OperationToCheck } from './checks.js';
+import { ApolloServer } from './apollo-server.js';
 import { type FormattedError, formatError, originalOf, retryAfterOf, statusOf } from './format-error.js';
 import { responseMediaType } from './media-type.js';
 import { plannedReadGateway, RenderedData } from './planned-read.js';

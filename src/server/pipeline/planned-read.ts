@@ -25,7 +25,7 @@ import { collectFields, type SelectionWalk } from '../../modules/common/selectio
 import { confirmViewer, type GraphQLContext, runOnItsDatabase } from '../context.js';
 import { ReadRenderer } from '../read-renderer.js';
 import { withEnumErrorsListingValues } from '../schema.js';
-import { TIMED_OUT, withinBudget } from '../time-budget.js';
+import { TIMED_OUT, TimeBudget } from '../time-budget.js';
 
 /**
  * A rendered read's whole `data`, already JSON (ReadRenderer's pieces): it stands in the
@@ -129,6 +129,7 @@ function willResolveFieldOf(context: GraphQLContext): WillResolveField | undefin
 
 function plannedReadExecutor(options: PlannedReadOptions, schema: GraphQLSchema): GatewayExecutor {
   const { budgetMs } = options;
+  const budget = new TimeBudget(budgetMs);
   const renderer = options.renderedReads ? new ReadRenderer(options.schema) : null;
 
   const answer = (rc: GatewayGraphQLRequestContext): Promise<ExecutionResult> => {
@@ -156,7 +157,7 @@ function plannedReadExecutor(options: PlannedReadOptions, schema: GraphQLSchema)
     if (!rc.operation) return execute({ schema, document: rc.document, operationName: rc.request.operationName });
     try {
       // Past the budget, the statements of the operation's scope are cancelled.
-      const outcome = await withinBudget(budgetMs, answer(rc), (rc.context as GraphQLContext).statements);
+      const outcome = await budget.run(answer(rc), (rc.context as GraphQLContext).statements);
       if (outcome === TIMED_OUT)
         throw new AppError('OPERATION_TIMEOUT', `The request did not complete within its time budget of ${budgetMs} ms`, { budgetMs });
       return outcome;

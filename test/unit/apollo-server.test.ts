@@ -1,0 +1,120 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { HeaderMap } from '@apollo/server';
+import type { GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
+import { buildSchema, parse } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { ApolloServer, gatewayRequestContext } from '../../src/server/pipeline/apollo-server.js';
+
+type MakeContext = typeof gatewayRequestContext;
+
+/** Apollo Server's own function, from its ECMAScript build (the one poolgraph replaces is in the CommonJS build). */
+async function apollosOwn(): Promise<MakeContext> {
+  const entry = createRequire(import.meta.url).resolve('@apollo/server');
+  const file = join(dirname(entry), '..', 'esm', 'utils', 'makeGatewayGraphQLRequestContext.js');
+  return ((await import(pathToFileURL(file).href)) as { makeGatewayGraphQLRequestContext: MakeContext }).makeGatewayGraphQLRequestContext;
+}
+
+const schema = buildSchema('type Query { ok: Boolean }');
+const document = parse('query Q { ok }');
+
+function requestContext(request: Record<string, unknown>) {
+  return {
+    request,
+    response: { http: { headers: new HeaderMap([['x-set', 'before']]), status: undefined as number | undefined } },
+    schema,
+    contextValue: { who: 'context' },
+    queryHash: 'hash',
+    document,
+    source: 'query Q { ok }',
+    operationName: 'Q',
+    operation: document.definitions[0],
+    errors: undefined,
+    metrics: { persistedQueryHit: false },
+    overallCachePolicy: { maxAge: 0 },
+    requestIsBatched: false,
+  } as unknown as Parameters<MakeContext>[0];
+}
+
+const server = { logger: console, cache: new Map() } as unknown as Parameters<MakeContext>[1];
+
+/** What a gateway executor can read of a context, and what its writes do to Apollo's response. */
+function usedAs(make: MakeContext, request: Record<string, unknown>) {
+  const given = requestContext(request);
+  const context = make(given, server, { includeStacktraceInErrorResponses: true });
+  const before = { status: context.response!.http!.status, header: context.response!.http!.headers.get('x-set') };
+  context.response!.http!.status = 418;
+  context.response!.http!.headers.append('x-set', 'after');
+  context.response!.http!.headers.set('x-new', '1');
+  const { request: gatewayRequest, response: _response, ...rest } = context;
+  const http = gatewayRequest.http && {
+    method: gatewayRequest.http.method,
+    url: gatewayRequest.http.url,
+    headers: [...gatewayRequest.http.headers],
+    accept: gatewayRequest.http.headers.get('accept'),
+  };
+  return {
+    request: { ...gatewayRequest, http },
+    rest,
+    before,
+    apollosResponse: { status: given.response.http.status, headers: [...given.response.http.headers] },
+  };
+}
+
+describe("Apollo Server's gateway request context, rebuilt without accessors closing over the request", () => {
+  const requests: Array<Record<string, unknown>> = [
+    {
+      query: '{ ok }',
+      operationName: 'Q',
+      variables: { a: 1 },
+      extensions: { e: true },
+      http: { method: 'POST', search: '', headers: new HeaderMap([['accept', 'application/json']]), body: {} },
+    },
+    { query: '{ ok }', http: { method: 'GET', search: '?query=%7Bok%7D', headers: new HeaderMap(), body: undefined } },
+    { query: '{ ok }', http: { method: 'GET', search: 'query=x', headers: new HeaderMap(), body: undefined } },
+    { extensions: { persistedQuery: { version: 1 } } },
+  ];
+
+  it("reads and writes as Apollo Server's own does, for every shape of request", async () => {
+    const own = await apollosOwn();
+    for (const request of requests) expect(usedAs(gatewayRequestContext, request)).toEqual(usedAs(own, request));
+  });
+
+  it('keeps its accessors on a prototype: nothing of a request is reachable from a function made for it', async () => {
+    const own = (await apollosOwn())(requestContext(requests[0]!), server, {});
+    const ours = gatewayRequestContext(requestContext(requests[0]!), server, {});
+    expect(Object.getOwnPropertyDescriptor(own.response!.http, 'status')?.get).toBeTypeOf('function');
+    expect(Object.getOwnPropertyDescriptor(ours.response!.http, 'status')).toBeUndefined();
+  });
+
+  it('is what Apollo Server hands a gateway executor', async () => {
+    const seen: GatewayGraphQLRequestContext[] = [];
+    const apollo = new ApolloServer({
+      gateway: {
+        load: async () => ({
+          executor: async (context) => {
+            seen.push(context);
+            context.response!.http!.status = 203;
+            return { data: { ok: true } };
+          },
+        }),
+        onSchemaLoadOrUpdate(callback) {
+          callback({ apiSchema: schema, coreSupergraphSdl: '' });
+          return () => {};
+        },
+        stop: async () => {},
+      },
+    });
+    await apollo.start();
+    try {
+      const response = await apollo.executeOperation({ query: '{ ok }' });
+      expect(response.http.status).toBe(203);
+      expect(response.body).toEqual({ kind: 'single', singleResult: { data: { ok: true } } });
+      expect(seen).toHaveLength(1);
+      expect(Object.getOwnPropertyDescriptor(seen[0]!.response!.http, 'status')).toBeUndefined();
+    } finally {
+      await apollo.stop();
+    }
+  });
+});

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { StatementScope } from '../../src/db/statement-scope.js';
+import { TIMED_OUT, TimeBudget } from '../../src/server/time-budget.js';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const never = () => new Promise<never>(() => {});
+const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+
+/** One timer for every operation in flight: each still runs out at its own deadline, and only then. */
+describe('TimeBudget', () => {
+  it('gives the work its result, or its failure, and leaves no timer once nothing runs', async () => {
+    const budget = new TimeBudget(5_000);
+    const before = timers();
+    const answered = budget.run(sleep(5).then(() => 'answer'));
+    const failed = budget.run(sleep(5).then(() => Promise.reject(new Error('failed'))));
+    expect(timers()).toBe(before + 3);
+    await expect(answered).resolves.toBe('answer');
+    await expect(failed).rejects.toThrow('failed');
+    expect(timers()).toBe(before);
+  });
+
+  it('runs each operation out at its own deadline, the later ones after the earlier, the finished ones never', async () => {
+    const budget = new TimeBudget(80);
+    const events: string[] = [];
+    const settle = (name: string, work: Promise<unknown>) =>
+      work.then((outcome) => events.push(`${name}: ${outcome === TIMED_OUT ? 'timed out' : String(outcome)}`));
+    const first = settle('first', budget.run(never()));
+    await sleep(10);
+    void settle('quick', budget.run(sleep(20).then(() => 'answered')));
+    await sleep(30);
+    const second = settle('second', budget.run(never()));
+    await first;
+    // The first ran out; the second, started 40 ms later, has not yet.
+    expect(events).toEqual(['quick: answered', 'first: timed out']);
+    await second;
+    expect(events).toEqual(['quick: answered', 'first: timed out', 'second: timed out']);
+  });
+
+  it("cancels the scope's running statements, waits for them to end, and drops the work's late result", async () => {
+    const budget = new TimeBudget(30);
+    const scope = new StatementScope();
+    let ended = () => {};
+    let cancelled = false;
+    ended = scope.track(() => {
+      cancelled = true;
+      // The driver tells of the cancelled statement's end a little later.
+      setTimeout(() => ended(), 20);
+    });
+    let finish: (value: string) => void = () => {};
+    const outcome = budget.run(new Promise<string>((resolve) => (finish = resolve)), scope);
+    await sleep(40);
+    expect([cancelled, scope.cancelled]).toEqual([true, true]);
+    finish('too late');
+    await expect(outcome).resolves.toBe(TIMED_OUT);
+    expect(() => scope.throwIfCancelled()).toThrow(/time budget of 30 ms/);
+  });
+
+  it('with no budget, is the work itself', () => {
+    const work = Promise.resolve(1);
+    expect(new TimeBudget(0).run(work)).toBe(work);
+  });
+});
