@@ -108,7 +108,9 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     // Node takes its own error listener off an upgraded socket, and ws adds one only in
     // handleUpgrade: a peer resetting while the socket cap is asked (Redis, asynchronous)
     // would be an unhandled 'error' that ends the process. The socket is destroyed either way.
-    socket.on('error', () => socket.destroy());
+    // A function of the module, not a closure here: it stays on the socket for its life, and a
+    // closure would keep this scope (the upgrade request, its headers and its head) with it.
+    socket.on('error', destroyOnError);
     const path = (request.url ?? '').split('?')[0];
     if (path !== options.path) {
       socket.destroy();
@@ -315,6 +317,11 @@ function refuseUpgrade(socket: Duplex, refused: { status: number; reason: string
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
   socket.end(`HTTP/1.1 ${refused.status} ${refused.reason}\r\n${headers}Connection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+/** An upgrading socket's error listener: `this` is the socket. */
+function destroyOnError(this: Duplex): void {
+  this.destroy();
 }
 
 // Outside onUpgrade, so that the socket's close listener does not keep the upgrade request (its scope) alive.
