@@ -44,8 +44,18 @@ export const SEND_BUFFER_LIMIT = 1 << 20;
 interface SharedResult {
   result: ExecutionResult | null;
   payload: string | null;
+  /**
+   * The `next` message of `payload` as bytes, per subscription id: made for the first
+   * subscriber with that id and written as is to every other (clients mostly number their
+   * operations alike, so a group of thousands needs one or a few), instead of a string
+   * concatenated and encoded per socket. Only ever shared within the group: the same viewer.
+   */
+  frames: Map<string, Buffer> | null;
   waiting: SocketSubscription[];
 }
+
+/** Text messages sent as bytes already encoded (ws sends a Buffer as is, with the text opcode). */
+const TEXT = { binary: false } as const;
 
 /**
  * A subscription's events, each executed by graphql-js with a context of its own: the subscription's viewer and transport, with the loaders and time of
@@ -170,11 +180,12 @@ class SocketSubscription implements StreamSink<unknown>, AsyncIterableIterator<E
     return true;
   }
 
-  private write({ result, payload }: SharedResult): void {
+  private write(shared: SharedResult): void {
+    const { result, payload } = shared;
     const { socket, id } = this.target;
     if (!this.open || socket.readyState !== socket.OPEN) return;
     try {
-      if (payload !== null) socket.send(`${this.framePrefix}${payload}}`);
+      if (payload !== null) socket.send(this.frameOf(shared, payload), TEXT);
       else
         socket.send(
           JSON.stringify({
@@ -191,15 +202,26 @@ class SocketSubscription implements StreamSink<unknown>, AsyncIterableIterator<E
       this.fail(new AppError('SUBSCRIBER_TOO_SLOW', 'The subscriber fell too far behind; subscribe again to resume'));
   }
 
+  /** The `next` message of a shared payload under this subscription's id, encoded once per id and result. */
+  private frameOf(shared: SharedResult, payload: string): Buffer {
+    const frames = (shared.frames ??= new Map());
+    let frame = frames.get(this.target.id);
+    if (!frame) frames.set(this.target.id, (frame = Buffer.from(`${this.framePrefix}${payload}}`)));
+    return frame;
+  }
+
   /** The shared result of `item` for this subscription's group: made by the first of them to get the item, found by the others. */
   private sharedResultOf(item: ScopedEvent<unknown>): SharedResult {
-    let results = resultsByEvent.get(item.scope);
-    if (!results) resultsByEvent.set(item.scope, (results = new Map()));
+    let groups = resultsByEvent.get(item.scope);
+    if (!groups) resultsByEvent.set(item.scope, (groups = new Map()));
+    let results = groups.get(this.sharedKey);
+    if (!results) groups.set(this.sharedKey, (results = new Map()));
     // The root is part of the key too: one event can yield different roots to different subscribers.
-    const key = `${this.sharedKey}\u0000${rootKey(item.root)}`;
+    // Two lookups of strings made once (a subscription's key, the root's id), not a key made per subscriber.
+    const key = rootKey(item.root);
     let shared = results.get(key);
     if (!shared) {
-      const made: SharedResult = (shared = { result: null, payload: null, waiting: [] });
+      const made: SharedResult = (shared = { result: null, payload: null, frames: null, waiting: [] });
       results.set(key, made);
       const context: GraphQLContext = { ...(this.args.contextValue as GraphQLContext), loaders: item.scope.loaders, now: item.scope.now };
       void Promise.resolve()
@@ -235,7 +257,7 @@ function subscribeContext(base: GraphQLContext): GraphQLContext {
 }
 
 /** Results of the events being delivered now, per event; dropped with the event. */
-const resultsByEvent = new WeakMap<object, Map<string, SharedResult>>();
+const resultsByEvent = new WeakMap<object, Map<string, Map<string, SharedResult>>>();
 
 /**
  * What a viewer may see: their user (their own private data) and role (an ADMIN sees
