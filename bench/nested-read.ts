@@ -391,6 +391,14 @@ function printTable(results: ShapeResult[]): void {
       `${r.shape}: baseline/floor ${r.baselineRatio?.toFixed(2) ?? '-'}x; graphql/baseline per round: ${r.overBaselineRoundRatios.map((x) => x.toFixed(2)).join(', ')} (median ${r.overBaselineMedian?.toFixed(2)}x)`,
     );
   }
+  const offset = results.find((r) => r.shape === 'DEEP_OFFSET');
+  const keyset = results.find((r) => r.shape === 'DEEP_KEYSET');
+  if (offset?.ratio && keyset?.ratio) {
+    // Their floors are one statement: the ratio of their ratios is the offset's cost, free of the drift between their runs.
+    console.log(
+      `the offset's cost: DEEP_OFFSET answers at ${(offset.ratio / keyset.ratio).toFixed(2)}x the rate of DEEP_KEYSET, the same rows by cursor (each against their common floor)`,
+    );
+  }
   console.log(
     'CPU %: the server process, of one core; PG CPU: its Postgres backends (/proc); machine %: all cores during the round; before %: all cores in the second before it',
   );

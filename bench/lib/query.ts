@@ -16,6 +16,8 @@
  * - LEADERBOARD: the first 20 of the board by payout, each with its user and avatar.
  * - NODE: a Relay refetch, `node(id)` of a pool with its fragment's fields and relations.
  * - DEEP_OFFSET: the pools list's CREATION_DATE page far down the list (`offset`, BENCH_OFFSET).
+ * - DEEP_KEYSET: the same rows as DEEP_OFFSET, reached `after` the cursor of the row before
+ *   them: the same answer without an offset, so DEEP_OFFSET against it is what the offset costs.
  * - DEEP_CURSOR: a page of the busiest pools' predictions far down their list (`after` a cursor).
  * - DEEP_CREATOR_OFFSET: the busiest creators' pools (the pools list filtered by `createdBy`,
  *   CREATION_DATE's selection) 80 % down their list (`offset`, found in the data at the start).
@@ -70,6 +72,7 @@ export type ShapeName =
   | 'CREATION_DATE'
   | 'VOLUME_HIGH'
   | 'DEEP_OFFSET'
+  | 'DEEP_KEYSET'
   | 'POOL_DETAIL'
   | 'DEEP_CURSOR'
   | 'DEEP_CREATOR_OFFSET'
@@ -88,7 +91,7 @@ export interface BenchShape {
   /** The pools list's rows skipped before the page (its floor's too). */
   offset?: number;
   /** A page other than the pools list: its own floor statement (lib/floor.ts, FLOORS). */
-  floor?: Exclude<ShapeName, 'CREATION_DATE' | 'VOLUME_HIGH' | 'DEEP_OFFSET' | 'typename'>;
+  floor?: Exclude<ShapeName, 'CREATION_DATE' | 'VOLUME_HIGH' | 'DEEP_OFFSET' | 'DEEP_KEYSET' | 'typename'>;
   /**
    * The page's variables (ids of the reference database), found by asking the GraphQL
    * server this query before the check: up to `count` sets (BENCH_IDS), which the load
@@ -160,6 +163,21 @@ export const SHAPES: readonly BenchShape[] = [
     query: nestedRead('CREATION_DATE', DEEP_OFFSET),
     poolOrder: 'created_at desc, id desc',
     offset: DEEP_OFFSET,
+  },
+  {
+    name: 'DEEP_KEYSET',
+    query: `query DeepKeyset($after: String!) { pools(first: ${POOLS_PER_PAGE}, after: $after, sort: CREATION_DATE) { nodes { ${POOL_NODE} } } }`,
+    // Its floor is DEEP_OFFSET's: the same rows.
+    poolOrder: 'created_at desc, id desc',
+    offset: DEEP_OFFSET,
+    // The cursor of the row before DEEP_OFFSET's first; on a database too small for it, of the
+    // last row (both pages are then empty).
+    discover: {
+      query:
+        `{ before: pools(first: 1, offset: ${Math.max(DEEP_OFFSET - 1, 0)}, sort: CREATION_DATE) { edges { cursor } } ` +
+        'last: pools(last: 1, sort: CREATION_DATE) { edges { cursor } } }',
+      variables: (data: any) => [{ after: (data.before.edges[0] ?? data.last.edges[0]).cursor as string }],
+    },
   },
   { name: 'POOL_DETAIL', query: POOL_DETAIL_PAGE, poolOrder: null, floor: 'POOL_DETAIL', discover: busiestPools },
   {

@@ -286,6 +286,7 @@ const CORPUS: Record<Exclude<ShapeName, 'typename'>, { levels: number; statement
   CREATION_DATE: { levels: 2, statements: 1, rendered: true },
   VOLUME_HIGH: { levels: 2, statements: 1, rendered: true },
   DEEP_OFFSET: { levels: 2, statements: 1, rendered: true },
+  DEEP_KEYSET: { levels: 2, statements: 1, rendered: true },
   POOL_DETAIL: { levels: 2, statements: 1, rendered: true },
   DEEP_CURSOR: { levels: 2, statements: 1, rendered: true },
   DEEP_CREATOR_OFFSET: { levels: 2, statements: 1, rendered: true },
