@@ -6,7 +6,8 @@
  * - delivery latency, p50 and p99, from the change's commit (the pool's `updatedAt`, set
  *   inside the mutation's transaction) to each subscriber's receipt;
  * - the server process's resident memory (and V8 heap in use) with the sockets open, and
- *   per subscriber;
+ *   per subscriber; and again after the events and BENCH_SETTLE_S (10) quiet seconds
+ *   (settledRssMiB, settledHeapMiB), when less of it is garbage waiting for the collector;
  * - the CPU the server and the bench's clients spent during the fan-out, per event;
  * - latency as ratios to the 1-subscriber baseline.
  * The server is `src/main.ts` (or BENCH_SRC's copy, for a before/after in one hour) in its
@@ -42,6 +43,7 @@ const clientKind: ClientKind = process.env.BENCH_CLIENT === 'graphql-ws' ? 'grap
 const clientProcesses = Math.max(1, Number(process.env.BENCH_CLIENT_PROCESSES ?? 1));
 const src = process.env.BENCH_SRC || null;
 const label = process.env.BENCH_LABEL || null;
+const settleMs = Number(process.env.BENCH_SETTLE_S ?? 10) * 1000;
 const heapSnapshotDir = process.env.BENCH_HEAP_SNAPSHOT ? resolve(process.env.BENCH_HEAP_SNAPSHOT) : null;
 const STATUSES = ['PREDICTIONS_FROZEN', 'ACTIVE'] as const;
 const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
@@ -227,6 +229,16 @@ async function main(): Promise<void> {
       const wallMs = performance.now() - started;
       const serverCpu = cpuMs(server.pid!) - serverCpuBefore;
       const taken = await Promise.all(groups.map((group) => group.take()));
+      // Again after the events and a quiet spell (BENCH_SETTLE_S, 10 s), every socket still
+      // open: what the subscribers hold once the collector has had its turn. Not before the
+      // events: the server pings each socket 12 s after it opened (graphql-ws's keep-alive),
+      // and a wait there would put those pings (sockets open 250 at a time) among the events.
+      await new Promise((done) => setTimeout(done, settleMs));
+      const settledRss = residentBytes(server.pid!);
+      const settledHeap = await metric(port, 'nodejs_heap_size_used_bytes');
+      // What V8 holds for its heap (used or not), and what Buffers hold outside it: the rest of the resident set is native.
+      const settledHeapTotal = await metric(port, 'nodejs_heap_size_total_bytes');
+      const settledExternal = await metric(port, 'nodejs_external_memory_bytes');
       const received = taken.flatMap((part) => part.latencies);
       const clientCpu = taken.reduce((sum, part) => sum + part.cpuMs, 0);
       const sorted = [...received].sort((x, y) => x - y);
@@ -239,6 +251,10 @@ async function main(): Promise<void> {
         p99Ms: percentile(sorted, 99),
         maxMs: sorted.at(-1) ?? NaN,
         serverRssMiB: Math.round((rss / 2 ** 20) * 10) / 10,
+        settledRssMiB: Math.round((settledRss / 2 ** 20) * 10) / 10,
+        settledHeapMiB: Math.round((settledHeap / 2 ** 20) * 10) / 10,
+        settledHeapTotalMiB: Math.round((settledHeapTotal / 2 ** 20) * 10) / 10,
+        settledExternalMiB: Math.round((settledExternal / 2 ** 20) * 10) / 10,
         rssPerSubscriberKiB: Math.round(((rss - idleRss) / count / 1024) * 10) / 10,
         heapPerSubscriberKiB: Math.round(((heap - idleHeap) / count / 1024) * 10) / 10,
         // Per event: the mutation, NOTIFY, execution and the writes to every socket (server), and reading them (bench).
