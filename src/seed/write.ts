@@ -98,6 +98,14 @@ export async function writeDemoRows(database: Database, rows: DemoRows, onProgre
     onProgress?.({ stage: 'derived tables', done: 1, total: 1 });
     await run('foreign keys', deferred.foreignKeys);
   });
+  // A bulk load leaves no visibility map (nor hint bits): until autovacuum comes by, the
+  // planner shuns index-only scans. At 10,000 pools a deep page's key selection (ORDER BY
+  // created_at, id OFFSET 8000) was a sequential scan and a sort, 5.4 ms, instead of 0.8 ms.
+  // Vacuumed, the database is as one that has been running. Outside the transaction: VACUUM
+  // runs in none.
+  onProgress?.({ stage: 'vacuum', done: 0, total: 1 });
+  await database.db.execute(sql`vacuum ${sql.join([...tables.map(([table]) => table), ...derived], sql`, `)}`);
+  onProgress?.({ stage: 'vacuum', done: 1, total: 1 });
 }
 
 /** What a bulk load defers: the statements dropping it, and those making it again. */
