@@ -192,6 +192,9 @@ export async function createApp({
     checkOperation,
     budgetMs: config.http.requestTimeoutMs,
     logger: app.log,
+    // Telemetry and the response cache follow no field; a deployment's plugin may, as Apollo's
+    // inline traces (a subgraph) and usage reporting (APOLLO_KEY, read by Apollo) do.
+    cacheControlAloneFollowsFields: plugins.length === 0 && !config.federationSubgraph && !process.env.APOLLO_KEY,
     plugins: [
       ...(telemetry ? [telemetry] : []),
       ...(config.responseCache ? [responseCache(redis && { shared: redis, keyPrefix: config.redis!.keyPrefix })] : []),

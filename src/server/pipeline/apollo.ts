@@ -47,6 +47,8 @@ export interface PoolgraphApolloOptions {
   budgetMs: number;
   /** The deployment's own Apollo plugins (src/server/apollo-plugins.ts), run after ours. */
   plugins?: ApolloServerPlugin<GraphQLContext>[];
+  /** No plugin but Apollo's cache control follows fields (see PlannedReadOptions). */
+  cacheControlAloneFollowsFields?: boolean;
   /** Where Apollo's own messages go (the process's log, so they are JSON lines like the rest); its console logger if none. */
   logger?: Logger;
 }

@@ -74,6 +74,13 @@ export interface PlannedReadOptions {
   renderedReads: boolean;
   /** Time budget of an operation's execution in ms (0 = none); past it, OPERATION_TIMEOUT and its statements cancelled. */
   budgetMs: number;
+  /**
+   * Apollo's cache-control plugin is the only one that follows fields (the deployment adds no
+   * plugin, the schema is no subgraph with inline traces, no usage reporting): a rendered read
+   * then restricts its request's cache policy by the verdict kept for its document and
+   * variables, rather than telling the plugin each field again.
+   */
+  cacheControlAloneFollowsFields?: boolean;
 }
 
 /**
@@ -88,7 +95,8 @@ export interface PlannedReadOptions {
  * A rendered read resolves no field, so the plugins that follow fields (cache control,
  * inline traces, usage reporting) are told of each field of its selection as the executor
  * would tell them: once per field and shape (list items are not told apart), with an
- * abstract type's fields told for each type its fragments apply to.
+ * abstract type's fields told for each type its fragments apply to. Where cache control
+ * alone follows fields, its verdict is kept instead (see tellRenderedFields).
  */
 export function plannedReadGateway(options: PlannedReadOptions): GatewayInterface {
   // Apollo's copy: with a plugin that follows fields, Apollo wraps every field of the schema
@@ -129,6 +137,7 @@ function willResolveFieldOf(context: GraphQLContext): WillResolveField | undefin
 
 function plannedReadExecutor(options: PlannedReadOptions, schema: GraphQLSchema): GatewayExecutor {
   const { budgetMs } = options;
+  const cacheControlAlone = options.cacheControlAloneFollowsFields ?? false;
   const budget = new TimeBudget(budgetMs);
   const renderer = options.renderedReads ? new ReadRenderer(options.schema) : null;
 
@@ -142,7 +151,7 @@ function plannedReadExecutor(options: PlannedReadOptions, schema: GraphQLSchema)
         if (pieces !== null) {
           context.transport.record!.rendered = true;
           const willResolveField = willResolveFieldOf(context);
-          if (willResolveField) tellRenderedFields(schema, document, operation, variables, context, willResolveField);
+          if (willResolveField) tellRenderedFields(schema, rc, willResolveField, cacheControlAlone);
           // Every transport writes the text as it is: HTTP's serializer, REST the part it answers, a socket its `next` frame.
           return { data: new RenderedData(pieces) as unknown as Record<string, unknown> };
         }
@@ -174,12 +183,26 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
 /** A field a rendered read answered, as the executor's listeners are told of it. */
 type ToldField = GraphQLResolveInfo;
 
+/** A cache policy as Apollo's cache-control plugin keeps one (@apollo/cache-control-types' CachePolicy). */
+interface CachePolicy {
+  maxAge?: number;
+  scope?: string;
+  restrict(hint: { maxAge?: number; scope?: string }): void;
+}
+
+/** What a rendered read's selection tells the listeners, for one document and set of variables. */
+interface RenderedFields {
+  fields: readonly ToldField[];
+  /** Cache control's verdict on them, once seen: the policy telling them made of an unrestricted one. */
+  verdict: { maxAge?: number; scope?: string } | null;
+}
+
 /**
  * The fields of a rendered read, per document and variables: walking the selection is the
  * cost, not telling the listeners, so the walk is kept (a few variable sets per document;
  * Apollo keeps each query's parsed document, so the same text finds its walks again).
  */
-const toldFieldsByDocument = new WeakMap<DocumentNode, Map<string, readonly ToldField[]>>();
+const renderedFieldsByDocument = new WeakMap<DocumentNode, Map<string, RenderedFields>>();
 const VARIABLE_SETS_KEPT = 64;
 
 /**
@@ -187,30 +210,41 @@ const VARIABLE_SETS_KEPT = 64;
  * would have (willResolveField, then its end at once): its parent type, return type, path
  * and nodes. __typename is not told, as graphql-js does not resolve it through the schema.
  * The walk is kept; each listener is given a copy of its info, as graphql-js gives each resolver its own.
+ *
+ * Where cache control is the only listener, what it concludes from the same fields is the
+ * same every time (the hints are the schema's; a rendered read runs no resolver to set one):
+ * the first telling's verdict is kept, and later requests restrict their policy by it. It
+ * costs a request one restriction instead of about a microsecond a field (POOL_DETAIL tells 45).
+ * A verdict is kept only from a policy nothing had restricted before, so it is the fields' alone.
  */
 function tellRenderedFields(
   schema: GraphQLSchema,
-  document: DocumentNode,
-  operation: OperationDefinitionNode,
-  inputs: Record<string, unknown> | undefined,
-  context: GraphQLContext,
+  rc: GatewayGraphQLRequestContext,
   willResolveField: WillResolveField,
+  cacheControlAlone: boolean,
 ): void {
-  let walks = toldFieldsByDocument.get(document);
-  if (!walks) toldFieldsByDocument.set(document, (walks = new Map()));
+  const { document, operation } = rc;
+  const inputs = rc.request.variables;
+  let walks = renderedFieldsByDocument.get(document);
+  if (!walks) renderedFieldsByDocument.set(document, (walks = new Map()));
   const key = `${operation.name?.value ?? ''}\u0000${inputs ? JSON.stringify(inputs) : ''}`;
-  let fields = walks.get(key);
-  if (!fields) {
+  let told = walks.get(key);
+  if (!told) {
     if (walks.size >= VARIABLE_SETS_KEPT) walks.clear();
-    walks.set(key, (fields = renderedFieldsOf(schema, document, operation, inputs)));
+    walks.set(key, (told = { fields: renderedFieldsOf(schema, document, operation, inputs), verdict: null }));
   }
-  for (const info of fields) {
+  const policy = rc.overallCachePolicy as CachePolicy;
+  if (cacheControlAlone && told.verdict) return policy.restrict(told.verdict);
+  const unrestricted = policy.maxAge === undefined && policy.scope === undefined;
+  const context = rc.context as GraphQLContext;
+  for (const info of told.fields) {
     // A copy per request: listeners write on the info (cache control its `cacheControl`, with
     // functions of the request), and a write on the kept one would hold that request until
     // the next of the same variables, promoting its every object out of the young generation.
     const done = willResolveField({ source: undefined, args: {}, contextValue: context, info: new FieldInfo(info) });
     if (typeof done === 'function') (done as (error: Error | null, result?: unknown) => void)(null, undefined);
   }
+  if (cacheControlAlone && unrestricted) told.verdict = { maxAge: policy.maxAge, scope: policy.scope };
 }
 
 /** A kept field's info, copied field by field (a class: one shape, cheaper than a spread). */
