@@ -44,6 +44,8 @@ const clientProcesses = Math.max(1, Number(process.env.BENCH_CLIENT_PROCESSES ??
 const src = process.env.BENCH_SRC || null;
 const label = process.env.BENCH_LABEL || null;
 const settleMs = Number(process.env.BENCH_SETTLE_S ?? 10) * 1000;
+/** Bytes in MiB, to a tenth. */
+const mib = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
 const heapSnapshotDir = process.env.BENCH_HEAP_SNAPSHOT ? resolve(process.env.BENCH_HEAP_SNAPSHOT) : null;
 const STATUSES = ['PREDICTIONS_FROZEN', 'ACTIVE'] as const;
 const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
@@ -250,11 +252,11 @@ async function main(): Promise<void> {
         p50Ms: percentile(sorted, 50),
         p99Ms: percentile(sorted, 99),
         maxMs: sorted.at(-1) ?? NaN,
-        serverRssMiB: Math.round((rss / 2 ** 20) * 10) / 10,
-        settledRssMiB: Math.round((settledRss / 2 ** 20) * 10) / 10,
-        settledHeapMiB: Math.round((settledHeap / 2 ** 20) * 10) / 10,
-        settledHeapTotalMiB: Math.round((settledHeapTotal / 2 ** 20) * 10) / 10,
-        settledExternalMiB: Math.round((settledExternal / 2 ** 20) * 10) / 10,
+        serverRssMiB: mib(rss),
+        settledRssMiB: mib(settledRss),
+        settledHeapMiB: mib(settledHeap),
+        settledHeapTotalMiB: mib(settledHeapTotal),
+        settledExternalMiB: mib(settledExternal),
         rssPerSubscriberKiB: Math.round(((rss - idleRss) / count / 1024) * 10) / 10,
         heapPerSubscriberKiB: Math.round(((heap - idleHeap) / count / 1024) * 10) / 10,
         // Per event: the mutation, NOTIFY, execution and the writes to every socket (server), and reading them (bench).
@@ -279,7 +281,7 @@ async function main(): Promise<void> {
       clientProcesses,
       machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
       loadAverageAtStart,
-      idleServerRssMiB: Math.round((idleRss / 2 ** 20) * 10) / 10,
+      idleServerRssMiB: mib(idleRss),
       rows: rows.map((row) => ({
         ...row,
         p50VsBaseline: Math.round((row.p50Ms! / Math.max(1, baseline.p50Ms!)) * 100) / 100,

@@ -117,7 +117,7 @@ class ResponseHead {
 }
 
 /** A HeaderMap seen as the Fetch API's Headers (the gateway interface's FetcherHeaders), as Apollo's own adapter does. */
-export class FetcherHeaders {
+class FetcherHeaders {
   constructor(private readonly map: HeaderMap) {}
 
   append(name: string, value: string): void {
