@@ -82,9 +82,9 @@ export interface OperationLimits {
   maxDirectives: number;
   /** Lexical tokens of the document, enforced by the parser (default 2000). */
   maxTokens: number;
-  /** Cost budget; see measureOperation in server/limits.ts (default 20000, MAX_QUERY_COST). */
+  /** Cost budget; see OperationMeasure in read/operation-walk.ts (default 20000, MAX_QUERY_COST). */
   maxCost: number;
-  /** The answer's estimated size in bytes; see measureOperation's `bytes` (default 2,000,000, MAX_QUERY_BYTES). */
+  /** The answer's estimated size in bytes; see OperationMeasure's `bytes` (default 2,000,000, MAX_QUERY_BYTES). */
   maxBytes: number;
   /** An answer estimated this large or larger has its reads queued one at a time per process (default 1,000,000, LARGE_ANSWER_BYTES; 0 = never). */
   largeAnswerBytes: number;

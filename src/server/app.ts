@@ -29,6 +29,8 @@ import { Metrics, registerMetricsRoute } from './metrics.js';
 import { createApolloServer } from './pipeline/apollo.js';
 import { responseCache } from './response-cache.js';
 import { createOperationChecks } from './pipeline/checks.js';
+import { ReadRenderer } from './read-renderer.js';
+import { OperationWalks } from '../read/operation-walks.js';
 import { registerGraphQLRoute } from './pipeline/http.js';
 import { TrustedDocumentStore } from './pipeline/persisted.js';
 import { registerRefusals } from './pipeline/refusals.js';
@@ -170,8 +172,11 @@ export async function createApp({
   }
   const trustedDocuments = config.trustedDocumentsPath ? loadTrustedDocuments(config.trustedDocumentsPath) : null;
   const schema = await getSchema({ devTokens: chain?.isDevchain ?? false, subgraph: config.federationSubgraph ?? false });
+  // Every operation is walked once per shape; the walk carries its checks and, for a query that renders, its rendered read.
+  const renderer = config.renderedReads ? new ReadRenderer(schema) : null;
+  const walks = new OperationWalks(schema, renderer?.planner);
   const checkOperation = createOperationChecks({
-    schema,
+    walks,
     limits: config.limits,
     rateLimit: config.rateLimit,
     webSocketPath: '/graphql',
@@ -186,7 +191,8 @@ export async function createApp({
     schema,
     limits: config.limits,
     introspection: config.introspection,
-    renderedReads: config.renderedReads,
+    walks,
+    renderer,
     exposeInternals,
     persistedQueries: trusted?.apolloCache,
     checkOperation,

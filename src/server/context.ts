@@ -6,6 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationTypeNode } from 'graphql';
 import type { Database } from '../db/client.js';
+import type { OperationWalk } from '../read/operation-walk.js';
 import { StatementScope } from '../db/statement-scope.js';
 import { AppError, rateLimited } from '../errors.js';
 import type { StatementGuard } from '../db/nested-read.js';
@@ -37,6 +38,12 @@ export interface Transport extends SessionCookies {
   record?: OperationRecord;
 }
 
+/** An operation past its checks: its walk and its coerced variables. */
+export interface CheckedOperation {
+  walk: OperationWalk;
+  variables: Record<string, unknown>;
+}
+
 /** The GraphQL context: what resolvers are given (modules/context.ts), plus what only the server uses. */
 export interface GraphQLContext extends ResolverContext {
   transport: Transport;
@@ -47,6 +54,11 @@ export interface GraphQLContext extends ResolverContext {
   statements: StatementScope;
   /** The budget the running operation was counted against; set by the rate-limit check before it runs. */
   rateLimit: OperationBudget | null;
+  /**
+   * The operation as the checks walked it (read/operation-walk.ts) with its coerced variables,
+   * set by them before it runs: the executor reads the same walk. Null before, and for variables that do not coerce.
+   */
+  checked: CheckedOperation | null;
   /**
    * The viewer's session while it is not yet read (see UnconfirmedSession), else null:
    * nothing of the operation may run before it is confirmed.
@@ -152,6 +164,7 @@ class RequestContext {
     this.unconfirmedSession ??= null;
     this.cachedLoaders = undefined;
     this.rateLimit = null;
+    this.checked = null;
   }
 
   /** Reads (and loaders made from now on) go to `database`, in the operation's statement scope. */

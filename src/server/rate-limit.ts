@@ -1,37 +1,8 @@
-import { type DocumentNode, Kind, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import type { OperationDefinitionNode } from 'graphql';
 import type { RateLimitConfig } from '../config.js';
 import { rateLimited } from '../errors.js';
 import { type Consumption, type Limiter, type LimiterFactory, memoryLimiters } from '../modules/common/limiter.js';
 import type { GraphQLContext } from './context.js';
-import { fragmentsOf } from './limits.js';
-
-/** Root fields that cost nothing: `__typename`, and `rateLimit`, so a client may ask its budget without spending it. */
-const FREE_ROOT_FIELDS = new Set(['__typename', 'rateLimit']);
-
-/**
- * The root fields an operation runs, fragments expanded: each response key counts once
- * (15 aliases of one mutation are 15), `__typename` and `rateLimit` count nothing.
- */
-export function rootFieldCount(document: DocumentNode, operation: OperationDefinitionNode): number {
-  const fragments = fragmentsOf(document);
-  const keys = new Set<string>();
-  const seen = new Set<string>();
-  const collect = (selectionSet: SelectionSetNode) => {
-    for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind.FIELD) {
-        if (!FREE_ROOT_FIELDS.has(selection.name.value)) keys.add(selection.alias?.value ?? selection.name.value);
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        collect(selection.selectionSet);
-      } else if (!seen.has(selection.name.value)) {
-        seen.add(selection.name.value);
-        const fragment = fragments.get(selection.name.value);
-        if (fragment) collect(fragment.selectionSet);
-      }
-    }
-  };
-  collect(operation.selectionSet);
-  return keys.size;
-}
 
 /**
  * Whose budget an operation is counted against: the signed-in user (all their sessions and
@@ -58,7 +29,7 @@ export interface OperationBudget {
   subject: BudgetSubject;
   /** Units per window. */
   limit: number;
-  /** Units this operation costs: its root fields (see rootFieldCount). */
+  /** Units this operation costs: its root fields (OperationWalk.rootFieldCount). */
   cost: number;
   /** Units left in the window, this operation's taken. */
   remaining: number;
@@ -102,14 +73,10 @@ export function createRateLimitCheck(config: RateLimitConfig, limiters: LimiterF
       address: budgetOf('mutationsPerAddress', config.mutationsPerAddressPerMinute),
     },
   };
-  // The pipeline hands the same parsed document to every request of a query: count it once.
-  const counted = new WeakMap<OperationDefinitionNode, number>();
-  return async (document: DocumentNode, operation: OperationDefinitionNode, context: GraphQLContext): Promise<void> => {
+  return async (operation: OperationDefinitionNode, context: GraphQLContext, units: number): Promise<void> => {
     const policy: BudgetPolicy = operation.operation === 'mutation' ? 'mutations' : 'queries';
     const { own, address } = budgets[policy];
     if (!own && !address) return;
-    let units = counted.get(operation);
-    if (units === undefined) counted.set(operation, (units = rootFieldCount(document, operation)));
     const applicable: Applicable[] = [];
     if (own) applicable.push({ limiter: own, ...rateLimitKey(context) });
     if (address) applicable.push({ limiter: address, key: context.clientAddress, subject: 'ADDRESS' });
@@ -131,7 +98,7 @@ export function createRateLimitCheck(config: RateLimitConfig, limiters: LimiterF
     const retryAfter = standing.retryAfterSeconds;
     const giveBack = async () => {
       if (units === 0) return;
-      for (const { limiter, key } of taken.splice(0)) await limiter.giveBack(key, units!);
+      for (const { limiter, key } of taken.splice(0)) await limiter.giveBack(key, units);
     };
     // Refused by one budget: what the others took goes back, so a refusal costs nothing.
     if (retryAfter !== null) await giveBack();

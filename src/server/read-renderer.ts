@@ -1,22 +1,10 @@
-import {
-  type DocumentNode,
-  type FieldNode,
-  type FragmentDefinitionNode,
-  getVariableValues,
-  type GraphQLSchema,
-  Kind,
-  type OperationDefinitionNode,
-} from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import { SharedStatement } from '../db/nested-read.js';
 import { EXPONENT_MARK, writeNumbersAsJavaScript } from '../db/rendered-columns.js';
 import type { RenderedColumn, RenderedRootField } from '../modules/common/rendered-read.js';
-import {
-  type ArgumentReader,
-  argumentReader,
-  collectFields,
-  type RenderRefusal,
-  type SelectionWalk,
-} from '../modules/common/selections.js';
+import { type ArgumentReader, argumentReader } from '../read/arguments.js';
+import type { OperationWalk, RenderRefusal } from '../read/operation-walk.js';
+import type { WalkPlanner } from '../read/operation-walks.js';
 import { ROOT_RENDERERS } from '../modules/rendered-reads.js';
 import type { SessionRow } from '../modules/auth/auth.service.js';
 import { confirmViewer, type GraphQLContext } from './context.js';
@@ -75,138 +63,52 @@ function fellBack(context: GraphQLContext, reason: RenderFallbackReason, error?:
   return null;
 }
 
-/** Plans kept per operation: one per value of what shapes them (at most this many; past it, planned per request). */
-const PLANS_PER_OPERATION = 16;
-
-const NO_VARIABLES: Record<string, unknown> = Object.freeze({});
-
-/**
- * The plans of one operation, each kept under the values of what it was made from: the
- * variables its planning read (a directive's condition, a nested page's size or cursor)
- * and what it derived from them (SelectionWalk.dependOn). A variable the planning never
- * read (a root field's id, which the plan reads at each request) is not in the key, so
- * the operation's requests share one plan whatever its value.
- */
-class OperationPlans {
-  /** The variables some planning read, by name. */
-  private readonly read = new Set<string>();
-  /** What some planning derived from the variables, by the field it depends for. */
-  private readonly derived = new Map<FieldNode, (variables: Record<string, unknown>) => unknown>();
-  private readonly plans = new Map<string, RenderedOperation | RenderRefusal>();
-
-  /** The plan kept for these variables (or why there is none), or undefined; may throw, as a derivation may. */
-  get(variables: Record<string, unknown>): RenderedOperation | RenderRefusal | undefined {
-    return this.plans.get(this.keyOf(variables));
-  }
-
-  /**
-   * Keeps `plan`, made from `dependencies`, for `variables`. A planning that read what no
-   * earlier one did makes the key longer: the plans kept under the shorter key are dropped.
-   */
-  keep(variables: Record<string, unknown>, plan: RenderedOperation | RenderRefusal, dependencies: PlanningDependencies): void {
-    const grown =
-      [...dependencies.read].some((name) => !this.read.has(name)) ||
-      [...dependencies.derived.keys()].some((source) => !this.derived.has(source));
-    if (grown) {
-      for (const name of dependencies.read) this.read.add(name);
-      for (const [source, derive] of dependencies.derived) if (!this.derived.has(source)) this.derived.set(source, derive);
-      this.plans.clear();
-    }
-    if (this.plans.size < PLANS_PER_OPERATION) this.plans.set(this.keyOf(variables), plan);
-  }
-
-  private keyOf(variables: Record<string, unknown>): string {
-    let key = '';
-    // JSON writes a control character escaped, so \u0000 separates the parts unambiguously; `-` is an absent variable.
-    for (const name of this.read) key += `${Object.hasOwn(variables, name) ? JSON.stringify(variables[name]) : '-'}\u0000`;
-    for (const derive of this.derived.values()) key += `${JSON.stringify(derive(variables)) ?? '-'}\u0000`;
-    return key;
-  }
-}
-
-/**
- * What one planning depends on: the variables it read, through a view of them that
- * records each name asked (present or not: an absent variable shapes a plan as much as a
- * present one), and what it derived. Closed once the plan is made: a plan that read the
- * variables later (at a request, through the walk it kept) would be kept for values it
- * did not record, so that read throws.
- */
-class PlanningDependencies {
-  readonly read = new Set<string>();
-  readonly derived = new Map<FieldNode, (variables: Record<string, unknown>) => unknown>();
-  private closed = false;
-  readonly variables: Record<string, unknown>;
-
-  constructor(variables: Record<string, unknown>) {
-    const record = (name: string | symbol) => {
-      if (this.closed) throw new Error('a rendered plan read the variables after its planning');
-      if (typeof name === 'string') this.read.add(name);
-    };
-    this.variables = new Proxy(variables, {
-      get: (target, name) => (record(name), Reflect.get(target, name)),
-      has: (target, name) => (record(name), Reflect.has(target, name)),
-      getOwnPropertyDescriptor: (target, name) => (record(name), Reflect.getOwnPropertyDescriptor(target, name)),
-      ownKeys: (target) => {
-        for (const name of Reflect.ownKeys(target)) record(name);
-        return Reflect.ownKeys(target);
-      },
-    });
-  }
-
-  dependOn<T>(source: FieldNode, derive: (variables: Record<string, unknown>) => T, variables: Record<string, unknown>): T {
-    if (this.closed) throw new Error('a rendered plan derived from the variables after its planning');
-    this.derived.set(source, derive);
-    return derive(variables);
-  }
-
-  close(): void {
-    this.closed = true;
-  }
-}
+/** A query's rendered read as planned with its walk: the plan, or why it does not render (and the error, where planning threw). */
+type RenderedPlan = RenderedOperation | { refusal: RenderFallbackReason; error?: unknown };
 
 /**
  * Answers a query without the executor when its whole root selection renders
  * (modules/common/rendered-read.ts): the statements write each root field's JSON (the
  * fields that are columns, such as an object by its key or a count, all in ONE statement;
  * a connection's page in its own), and the `data` text is joined from them in the
- * selection's order. Planned once per operation and shape (the variables that decide
- * directives, nested pages and the like; a root field's arguments are read at each
- * request), never for mutations. Off with RENDERED_READS=false; each answer is counted in
- * poolgraph_graphql_rendered_reads_total.
+ * selection's order. Planned with the operation's walk (read/operation-walks.ts), so once per
+ * operation and shape (the variables that decide directives, nested pages and the like; a root
+ * field's arguments are read at each request), never for mutations. Off with
+ * RENDERED_READS=false; each answer is counted in poolgraph_graphql_rendered_reads_total.
  */
 export class ReadRenderer {
-  /** By operation node: Apollo Server's document store keeps one parsed document per text, so plans live as long as it does. */
-  private readonly plans = new WeakMap<OperationDefinitionNode, OperationPlans>();
-
   constructor(private readonly schema: GraphQLSchema) {}
 
-  /**
-   * The `data` of `operation` (of `document`) as JSON text in pieces, or null when it does not
-   * render or its read failed: the caller then executes it, so any error comes out as execution reports it.
-   */
-  async answer(
-    document: DocumentNode,
-    operation: OperationDefinitionNode,
-    context: GraphQLContext,
-    inputs: Record<string, unknown> | undefined,
-  ): Promise<string[] | null> {
-    if (operation.operation !== 'query') return null;
-    let plan: RenderedOperation | RenderRefusal;
-    let args: Array<Record<string, unknown> | null>;
+  /** Plans a query's rendered read while its walk is made, keeping the plan on the walk; true when the plan is provisional. */
+  readonly planner: WalkPlanner = (walk) => {
+    let plan: RenderedPlan;
     try {
-      // Variables that do not coerce are the executor's to report (BAD_USER_INPUT).
-      const coerced = operation.variableDefinitions?.length
-        ? getVariableValues(this.schema, operation.variableDefinitions, inputs ?? {})
-        : { coerced: NO_VARIABLES };
-      if (coerced.errors) return fellBack(context, 'variables');
-      const variables = coerced.coerced;
-      plan = this.planOf(document, operation, variables);
-      if (typeof plan === 'string') return fellBack(context, plan);
-      // Each root field's arguments, as its resolver would receive them.
-      args = plan.parts.map((part) => ('args' in part ? part.args(variables) : null));
+      const planned = this.plan(walk);
+      plan = typeof planned === 'string' ? { refusal: planned } : planned;
     } catch (error) {
       // Variables the planner cannot read (nested past the stack's depth, say) or arguments
       // that do not coerce are the executor's to judge: it answers them as graphql-js does.
+      plan = { refusal: 'planning_error', error };
+    }
+    walk.plan = plan;
+    return 'parts' in plan && plan.provisional;
+  };
+
+  /**
+   * The `data` of the walked operation for this request's coerced `variables` as JSON text in
+   * pieces, or null when it does not render or its read failed: the caller then executes it,
+   * so any error comes out as execution reports it.
+   */
+  async answer(walk: OperationWalk, context: GraphQLContext, variables: Record<string, unknown>): Promise<string[] | null> {
+    if (walk.operation.operation !== 'query') return null;
+    const plan = walk.plan as RenderedPlan | undefined;
+    if (!plan) return fellBack(context, 'root_field');
+    if (!('parts' in plan)) return fellBack(context, plan.refusal, plan.error);
+    let args: Array<Record<string, unknown> | null>;
+    try {
+      // Each root field's arguments, as its resolver would receive them.
+      args = plan.parts.map((part) => ('args' in part ? part.args(variables) : null));
+    } catch (error) {
       return fellBack(context, 'planning_error', error);
     }
     const { parts, shared } = plan;
@@ -247,46 +149,12 @@ export class ReadRenderer {
     }
   }
 
-  private planOf(
-    document: DocumentNode,
-    operation: OperationDefinitionNode,
-    variables: Record<string, unknown>,
-  ): RenderedOperation | RenderRefusal {
-    let plans = this.plans.get(operation);
-    if (!plans) this.plans.set(operation, (plans = new OperationPlans()));
-    let plan = plans.get(variables);
-    if (plan === undefined) {
-      const dependencies = new PlanningDependencies(variables);
-      try {
-        plan = this.plan(document, operation, dependencies, variables);
-      } finally {
-        dependencies.close();
-      }
-      if (typeof plan === 'string' || !plan.provisional) plans.keep(variables, plan, dependencies);
-    }
-    return plan;
-  }
-
-  private plan(
-    document: DocumentNode,
-    operation: OperationDefinitionNode,
-    dependencies: PlanningDependencies,
-    variables: Record<string, unknown>,
-  ): RenderedOperation | RenderRefusal {
-    const fragments: Record<string, FragmentDefinitionNode> = {};
-    for (const definition of document.definitions)
-      if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
-    const walk: SelectionWalk = {
-      schema: this.schema,
-      fragments,
-      variables: dependencies.variables,
-      dependOn: (source, derive) => dependencies.dependOn(source, derive, variables),
-    };
+  private plan(walk: OperationWalk): RenderedOperation | RenderRefusal {
     const queryType = this.schema.getQueryType()!;
     const parts: RenderedOperation['parts'] = [];
     const columns: RenderedColumn[] = [];
-    for (const [key, nodes] of collectFields(queryType, [operation.selectionSet], walk)) {
-      const node = nodes[0] as FieldNode;
+    for (const [key, nodes] of walk.root) {
+      const node = nodes[0]!;
       const name = node.name.value;
       if (name === '__typename') {
         parts.push({ key, json: JSON.stringify(queryType.name) });

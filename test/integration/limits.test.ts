@@ -1,6 +1,7 @@
-import { parse, specifiedRules, validate } from 'graphql';
+import { getVariableValues, type OperationDefinitionNode, parse, specifiedRules, validate } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { limitParseOptions, operationLimitRules } from '../../src/server/limits.js';
+import { budgetError, limitParseOptions, shapeLimitRules } from '../../src/server/limits.js';
+import { OperationWalk } from '../../src/read/operation-walk.js';
 import { getSchema } from '../../src/server/schema.js';
 import { DAY } from '../support/fixtures/builders.js';
 import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
@@ -205,13 +206,20 @@ describe.each(backends)('operation limits on %s', (kind) => {
     await expectRefused('aliases', `{ ${times(31, (i) => `t${i}: __type(name: "Pool") { name }`)} }`);
   });
 
-  it('answers with the same errors when the rules run on their own, as a subscribe message would run them', async () => {
+  it('answers with the same errors when the checks run on their own: the shape by validation, the budgets from the walk', async () => {
     const schema = await getSchema();
     const { limits } = testConfig();
     for (const { limit, query, variables, message } of OVER_THE_LIMIT) {
       let errors;
       try {
-        errors = validate(schema, parse(query, limitParseOptions(limits)), [...specifiedRules, ...operationLimitRules(limits, variables)]);
+        const document = parse(query, limitParseOptions(limits));
+        errors = validate(schema, document, [...specifiedRules, ...shapeLimitRules(limits)]);
+        if (!errors.length) {
+          const operation = document.definitions[0] as OperationDefinitionNode;
+          const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}).coerced!;
+          const overBudget = budgetError(new OperationWalk(schema, document, operation, coerced).measure, limits);
+          errors = overBudget ? [overBudget] : [];
+        }
       } catch (syntaxError) {
         errors = [syntaxError as Error];
       }

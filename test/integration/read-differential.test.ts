@@ -22,7 +22,7 @@ import { chainSubmissions, notifications, streakRewards, type StreakRow, userStr
 import { READS_BY_TYPE } from '../../src/modules/common/read-specs.js';
 import { ROOT_RENDERERS } from '../../src/modules/rendered-reads.js';
 import { renderedObject } from '../../src/modules/common/rendered-read.js';
-import type { SelectionWalk } from '../../src/modules/common/selections.js';
+import { unwalkedSelection } from '../../src/read/operation-walk.js';
 import { createApp } from '../../src/server/app.js';
 import { getSchema } from '../../src/server/schema.js';
 import { transactionValues } from '../support/fixtures/values.js';
@@ -628,7 +628,7 @@ describe('each generated root plans every field of the type it answers', () => {
     const field = schema.getQueryType()!.getFields()[root]!;
     const args = requiredArgs(field).map((arg) => `${arg.name}: ${placeholder(arg.type)}`);
     const call = `${root}${args.length ? `(${args.join(', ')})` : ''}`;
-    const walk: SelectionWalk = { schema, fragments: {}, variables: {}, dependOn: (_source, derive) => derive({}) };
+    const walk = unwalkedSelection(schema, {}, {});
     const plans = (selection: string) => {
       const operation = parse(`{ ${call} ${selection} }`).definitions[0] as OperationDefinitionNode;
       return ROOT_RENDERERS[root]!(field, [operation.selectionSet.selections[0] as FieldNode], walk) !== null;
@@ -658,7 +658,7 @@ describe('the read graph plans every field of its types', () => {
     const schema = await getSchema();
     const type = schema.getType(typeName) as GraphQLObjectType;
     expect(isObjectType(type)).toBe(true);
-    const walk: SelectionWalk = { schema, fragments: {}, variables: {}, dependOn: (_source, derive) => derive({}) };
+    const walk = unwalkedSelection(schema, {}, {});
     const unplanned: string[] = [];
     for (const field of Object.values(type.getFields())) {
       const target = getNamedType(getNullableType(field.type));

@@ -17,7 +17,7 @@ import {
   print,
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { argumentReader } from '../../src/modules/common/selections.js';
+import { argumentReader } from '../../src/read/arguments.js';
 import { getSchema } from '../../src/server/schema.js';
 import { seededRandom } from '../support/seeded-random.js';
 

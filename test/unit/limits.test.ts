@@ -1,8 +1,9 @@
-import { buildSchema, parse } from 'graphql';
+import { buildSchema, getVariableValues, type OperationDefinitionNode, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { checkLimits, fragmentsOf, measureOperation, UNPAGED_LIST_SIZE } from '../../src/server/limits.js';
+import { budgetError, fragmentsOf, measureShape, shapeError } from '../../src/server/limits.js';
 import { FixedWindowLimiter } from '../../src/modules/common/fixed-window.js';
-import { rootFieldCount } from '../../src/server/rate-limit.js';
+import { OperationWalk, UNPAGED_LIST_SIZE } from '../../src/read/operation-walk.js';
+import { OperationWalks } from '../../src/read/operation-walks.js';
 
 const schema = buildSchema(`
   type Query { pools(first: Int = 20): PoolConnection! pool(id: ID!): Pool tags: [String!]! streak: Streak }
@@ -17,10 +18,24 @@ const schema = buildSchema(`
   type ApiKey { id: ID! }
 `);
 
-function measure(query: string, variables?: Record<string, unknown>) {
+function parsed(query: string) {
   const document = parse(query);
-  const operation = document.definitions.find((d) => d.kind === 'OperationDefinition')!;
-  return measureOperation(schema, operation as never, fragmentsOf(document), variables);
+  const operation = document.definitions.find((d) => d.kind === 'OperationDefinition') as OperationDefinitionNode;
+  return { document, operation };
+}
+
+/** The walk of `query`'s operation for `variables`, coerced as graphql-js coerces them. */
+function walk(query: string, variables: Record<string, unknown> = {}) {
+  const { document, operation } = parsed(query);
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
+  return new OperationWalk(schema, document, operation, coerced.coerced!);
+}
+
+const measure = (query: string, variables?: Record<string, unknown>) => walk(query, variables).measure;
+
+function shape(query: string) {
+  const { document, operation } = parsed(query);
+  return measureShape(operation, fragmentsOf(document));
 }
 
 describe('operation measure', () => {
@@ -37,7 +52,7 @@ describe('operation measure', () => {
 
   it('reads first from variables, their defaults and the argument default', () => {
     const query = 'query($n: Int = 7) { pools(first: $n) { nodes { user { id } } } }';
-    expect(measure(query, { n: 50 })).toMatchObject({ cost: 52, costDependsOnVariables: true });
+    expect(measure(query, { n: 50 }).cost).toBe(52);
     expect(measure(query, {}).cost).toBe(9);
     expect(measure('query($n: Int) { pools(first: $n) { nodes { user { id } } } }', {}).cost).toBe(22);
   });
@@ -45,17 +60,42 @@ describe('operation measure', () => {
   it('counts a backward page by its last, and a list with neither first nor last by the default page size', () => {
     expect(measure('{ streak { pools(last: 50) { nodes { id } } } }').cost).toBe(1 + 1 + 1 + 50 * 0);
     expect(measure('{ streak { pools(last: 50) { nodes { user { id } } } } }').cost).toBe(1 + 1 + 1 + 50);
-    expect(measure('query($n: Int) { streak { pools(last: $n) { nodes { user { id } } } } }', { n: 30 })).toMatchObject({
-      cost: 33,
-      costDependsOnVariables: true,
-    });
+    expect(measure('query($n: Int) { streak { pools(last: $n) { nodes { user { id } } } } }', { n: 30 }).cost).toBe(33);
     expect(measure('{ streak { pools { nodes { user { id } } } } }').cost).toBe(1 + 1 + 1 + 20);
   });
 
   it('measures depth, aliases and directives through fragments, once per use', () => {
-    const measured = measure(`{ a: pools { ...F } b: pools { ...F } }
+    const measured = shape(`{ a: pools { ...F } b: pools { ...F } }
       fragment F on PoolConnection { n: nodes @include(if: true) { id } }`);
-    expect(measured).toMatchObject({ depth: 3, aliases: 4, directives: 2 });
+    expect(measured).toEqual({ depth: 3, aliases: 4, directives: 2 });
+  });
+
+  it('costs what runs: a skipped field costs nothing, an abstract field its costliest type', () => {
+    const query = 'query($all: Boolean!) { pools(first: 5) { nodes { id user @include(if: $all) { id } } } }';
+    expect(measure(query, { all: true }).cost).toBe(1 + 1 + 5);
+    expect(measure(query, { all: false }).cost).toBe(1 + 1);
+    const abstract = buildSchema(`
+      type Query { things(first: Int = 20): [Thing!]! }
+      union Thing = A | B
+      type A { id: ID! one: X! }
+      type B { id: ID! one: X! two: X! three: X! }
+      type X { id: ID! }
+    `);
+    const document = parse('{ things(first: 4) { ... on A { one { id } } ... on B { one { id } two { id } three { id } } } }');
+    const walked = new OperationWalk(abstract, document, document.definitions[0] as OperationDefinitionNode, {});
+    // The list, and each of its four items an A or a B: B's three objects at most (both types' together would be four).
+    expect(walked.measure.cost).toBe(1 + 4 * 3);
+  });
+
+  it('is kept per value of the variables that shape it, not of the others', () => {
+    const walks = new OperationWalks(schema);
+    const { document, operation } = parsed('query($n: Int, $id: ID!) { pools(first: $n) { nodes { id } } pool(id: $id) { id } }');
+    const first = walks.of(document, operation, { n: 5, id: 'a' });
+    expect(walks.of(document, operation, { n: 5, id: 'b' })).toBe(first);
+    const other = walks.of(document, operation, { n: 6, id: 'a' });
+    expect(other).not.toBe(first);
+    expect([first.measure.cost, other.measure.cost]).toEqual([1 + 1 + 1 + 5 * 0, 1 + 1 + 1 + 6 * 0]);
+    expect(first.measure.bytes).toBeLessThan(other.measure.bytes);
   });
 
   it("estimates the answer's bytes from the fields asked, lists by their page size, and within a few percent of the JSON", () => {
@@ -69,8 +109,8 @@ describe('operation measure', () => {
     expect(ids / answer.length).toBeGreaterThan(0.9);
     expect(ids / answer.length).toBeLessThan(1.2);
     const limits = { maxDepth: 0, maxAliases: 0, maxDirectives: 0, maxTokens: 0, maxCost: 0, maxBytes: ids + 1, largeAnswerBytes: 0 };
-    expect(checkLimits(measure('{ pools(first: 20) { nodes { id } } }'), limits, { cost: true })).toBeNull();
-    expect(checkLimits(measure('{ pools(first: 21) { nodes { id } } }'), limits, { cost: true })?.extensions).toMatchObject({
+    expect(budgetError(measure('{ pools(first: 20) { nodes { id } } }'), limits)).toBeNull();
+    expect(budgetError(measure('{ pools(first: 21) { nodes { id } } }'), limits)?.extensions).toMatchObject({
       code: 'QUERY_TOO_COMPLEX',
       limit: 'bytes',
       max: ids + 1,
@@ -79,21 +119,18 @@ describe('operation measure', () => {
 
   it('names the first limit exceeded; 0 turns a limit off', () => {
     const limits = { maxDepth: 2, maxAliases: 0, maxDirectives: 0, maxTokens: 0, maxCost: 1, maxBytes: 0, largeAnswerBytes: 0 };
-    const measured = measure('{ a: pools { nodes { id } } }');
-    expect(checkLimits(measured, limits, { cost: true })?.message).toBe('Query depth 3 exceeds the limit of 2');
-    expect(checkLimits(measured, { ...limits, maxDepth: 0 }, { cost: true })?.extensions).toMatchObject({
-      code: 'QUERY_TOO_COMPLEX',
-      limit: 'cost',
-      max: 1,
-    });
-    expect(checkLimits(measured, { ...limits, maxDepth: 0 }, { cost: false })).toBeNull();
+    const query = '{ a: pools { nodes { id } } }';
+    expect(shapeError(shape(query), limits)?.message).toBe('Query depth 3 exceeds the limit of 2');
+    expect(shapeError(shape(query), { ...limits, maxDepth: 0 })).toBeNull();
+    expect(budgetError(measure(query), limits)?.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'cost', max: 1 });
+    expect(budgetError(measure(query), { ...limits, maxCost: 0 })).toBeNull();
   });
 });
 
 describe('rate-limit accounting', () => {
-  it('counts root response keys through fragments; __typename is free', () => {
-    const document = parse('mutation { a: act b: act act ...F __typename } fragment F on Mutation { c: act a: act }');
-    expect(rootFieldCount(document, document.definitions[0] as never)).toBe(4);
+  it('counts root response keys through fragments; __typename is free, and so is a skipped field', () => {
+    expect(walk('mutation { a: act b: act act ...F __typename } fragment F on Mutation { c: act a: act }').rootFieldCount).toBe(4);
+    expect(walk('mutation($no: Boolean!) { a: act b: act @skip(if: $no) }', { no: true }).rootFieldCount).toBe(1);
   });
 
   it('grants all of an operation or none, and reopens with the next window', () => {

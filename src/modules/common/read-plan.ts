@@ -1,14 +1,8 @@
-import {
-  type FieldNode,
-  getArgumentValues,
-  getNamedType,
-  type GraphQLObjectType,
-  type GraphQLResolveInfo,
-  type SelectionSetNode,
-} from 'graphql';
+import { type FieldNode, getArgumentValues, getNamedType, type GraphQLObjectType, type GraphQLResolveInfo } from 'graphql';
 import { allColumns, hasColumn, type ObjectSpec, type ReadPlan } from '../../db/nested-read.js';
 import { childPosition, pageKey, parseNewestFirstPage } from './loaders.js';
-import { collectFields, type SelectionWalk, walkOf } from './selections.js';
+import type { SelectionWalk } from '../../read/operation-walk.js';
+import { walkOf } from '../../read/operation-walks.js';
 
 /**
  * Turns a field's GraphQL selection into a read plan (db/nested-read.ts): the columns each
@@ -28,13 +22,13 @@ export function planOfObject(info: GraphQLResolveInfo, spec: ObjectSpec): ReadPl
   return planOfField(info, spec, addObject);
 }
 
-type AddSelections = (plan: ReadPlan, type: GraphQLObjectType, selections: SelectionSetNode, walk: SelectionWalk) => unknown;
+type AddSelections = (plan: ReadPlan, type: GraphQLObjectType, nodes: readonly FieldNode[], walk: SelectionWalk) => unknown;
 
 function planOfField(info: GraphQLResolveInfo, spec: ObjectSpec, add: AddSelections): ReadPlan {
   const plan = emptyPlan(spec);
   const type = getNamedType(info.returnType) as GraphQLObjectType;
   const walk = walkOf(info);
-  for (const node of info.fieldNodes) if (node.selectionSet) add(plan, type, node.selectionSet, walk);
+  add(plan, type, info.fieldNodes, walk);
   return plan;
 }
 
@@ -52,65 +46,60 @@ function emptyPlan(spec: ObjectSpec): ReadPlan {
 }
 
 /** Selections of a connection: `nodes`, `edges { node }` into `plan`; the rest needs no column. Returns whether totalCount is selected. */
-function addConnection(plan: ReadPlan, connection: GraphQLObjectType, selections: SelectionSetNode, walk: SelectionWalk): boolean {
+function addConnection(plan: ReadPlan, connection: GraphQLObjectType, nodes: readonly FieldNode[], walk: SelectionWalk): boolean {
   let counted = false;
-  forEachField(connection, selections, walk, (node) => {
-    const name = node.name.value;
+  for (const fieldNodes of walk.fieldsOf(connection, nodes).values()) {
+    const name = fieldNodes[0]!.name.value;
     if (name === 'totalCount') counted = true;
-    if (!node.selectionSet) return;
-    if (name === 'nodes') addObject(plan, getNamedType(connection.getFields().nodes!.type) as GraphQLObjectType, node.selectionSet, walk);
+    if (name === 'nodes') addObject(plan, getNamedType(connection.getFields().nodes!.type) as GraphQLObjectType, fieldNodes, walk);
     if (name === 'edges') {
       const edge = getNamedType(connection.getFields().edges!.type) as GraphQLObjectType;
-      forEachField(edge, node.selectionSet, walk, (inner) => {
-        if (inner.name.value === 'node' && inner.selectionSet)
-          addObject(plan, getNamedType(edge.getFields().node!.type) as GraphQLObjectType, inner.selectionSet, walk);
-      });
+      for (const inner of walk.fieldsOf(edge, fieldNodes).values())
+        if (inner[0]!.name.value === 'node') addObject(plan, getNamedType(edge.getFields().node!.type) as GraphQLObjectType, inner, walk);
     }
-  });
+  }
   return counted;
 }
 
-function addObject(plan: ReadPlan, type: GraphQLObjectType, selections: SelectionSetNode, walk: SelectionWalk): void {
-  forEachField(type, selections, walk, (node) => {
-    const name = node.name.value;
-    if (name === '__typename') return;
-    const relation = plan.spec.relations[name];
-    const field = type.getFields()[name];
-    if (relation && field && node.selectionSet) {
-      const target = getNamedType(field.type) as GraphQLObjectType;
-      if (relation.kind === 'one') {
-        let child = plan.relations.get(name);
-        if (!child) plan.relations.set(name, (child = { spec: relation, page: null, count: false, plan: emptyPlan(relation.target()) }));
-        addObject(child.plan, target, node.selectionSet, walk);
-        return;
-      }
-      let page;
-      try {
-        const args = getArgumentValues(field, node, walk.variables);
-        // Arguments past a plain page (a filter, another order): the resolver's own query.
-        if (relation.plain && !relation.plain(args)) return addWholeRow(plan);
-        page = parseNewestFirstPage(args);
-      } catch {
-        // Bad arguments: the relation's own resolver reports them, on its own path.
-        return addWholeRow(plan);
-      }
-      const key = pageKey(name, page);
-      let child = plan.relations.get(key);
-      const position = { size: page.size, backward: page.backward, cursor: childPosition(page) };
-      if (!child) plan.relations.set(key, (child = { spec: relation, page: position, count: false, plan: emptyPlan(relation.target()) }));
-      if (addConnection(child.plan, target, node.selectionSet, walk)) child.count = true;
+function addObject(plan: ReadPlan, type: GraphQLObjectType, nodes: readonly FieldNode[], walk: SelectionWalk): void {
+  for (const fieldNodes of walk.fieldsOf(type, nodes).values()) addField(plan, type, fieldNodes, walk);
+}
+
+function addField(plan: ReadPlan, type: GraphQLObjectType, nodes: readonly FieldNode[], walk: SelectionWalk): void {
+  const node = nodes[0]!;
+  const name = node.name.value;
+  if (name === '__typename') return;
+  const relation = plan.spec.relations[name];
+  const field = type.getFields()[name];
+  if (relation && field && node.selectionSet) {
+    const target = getNamedType(field.type) as GraphQLObjectType;
+    if (relation.kind === 'one') {
+      let child = plan.relations.get(name);
+      if (!child) plan.relations.set(name, (child = { spec: relation, page: null, count: false, plan: emptyPlan(relation.target()) }));
+      addObject(child.plan, target, nodes, walk);
       return;
     }
-    if (hasColumn(plan.spec.table, name)) plan.columns.add(name);
-    else addWholeRow(plan);
-  });
+    let page;
+    try {
+      const args = getArgumentValues(field, node, walk.variables);
+      // Arguments past a plain page (a filter, another order): the resolver's own query.
+      if (relation.plain && !relation.plain(args)) return addWholeRow(plan);
+      page = parseNewestFirstPage(args);
+    } catch {
+      // Bad arguments: the relation's own resolver reports them, on its own path.
+      return addWholeRow(plan);
+    }
+    const key = pageKey(name, page);
+    let child = plan.relations.get(key);
+    const position = { size: page.size, backward: page.backward, cursor: childPosition(page) };
+    if (!child) plan.relations.set(key, (child = { spec: relation, page: position, count: false, plan: emptyPlan(relation.target()) }));
+    if (addConnection(child.plan, target, nodes, walk)) child.count = true;
+    return;
+  }
+  if (hasColumn(plan.spec.table, name)) plan.columns.add(name);
+  else addWholeRow(plan);
 }
 
 function addWholeRow(plan: ReadPlan): void {
   for (const column of allColumns(plan.spec.table)) plan.columns.add(column);
-}
-
-/** Calls `visit` for each field of a selection set on `type` that is not skipped, fragments expanded. */
-function forEachField(type: GraphQLObjectType, selections: SelectionSetNode, walk: SelectionWalk, visit: (node: FieldNode) => void): void {
-  for (const nodes of collectFields(type, [selections], walk).values()) for (const node of nodes) visit(node);
 }

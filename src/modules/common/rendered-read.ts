@@ -20,7 +20,7 @@ import { MAX_RENDERED_KEYS, RENDERED, renderedByKeySql } from '../../db/nested-r
 import { READS_BY_TYPE } from './read-specs.js';
 import { type RenderedColumnKind, renderedColumn, renderedTokens } from '../../db/rendered-columns.js';
 import { childPosition, parseNewestFirstPage } from './loaders.js';
-import { collectFields, refuse, type SelectionWalk } from './selections.js';
+import { refuse, type SelectionWalk } from '../../read/operation-walk.js';
 import type { Page } from './pagination.js';
 import type { ServiceContext } from '../context.js';
 
@@ -85,7 +85,6 @@ const SCALAR_KINDS: Record<string, RenderedColumnKind> = {
   DateTime: 'timestamp',
 };
 
-export const subSelections = (nodes: readonly FieldNode[]) => nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
 /** A type name as JSON text in SQL (GraphQL names need no escaping in either). */
 const constant = (text: string) => (_alias: string) => `'"${text}"'`;
 
@@ -110,7 +109,7 @@ export function renderedObject(
   walk: SelectionWalk,
   owned?: OwnedRendering,
 ): RenderedObject | null {
-  const collected = collectFields(type, subSelections(nodes), walk);
+  const collected = walk.fieldsOf(type, nodes);
   if (collected.size > MAX_RENDERED_KEYS) return refuse(walk, 'too_many_keys');
   const fields: RenderedField[] = [];
   for (const [key, fieldNodes] of collected) {
@@ -191,7 +190,7 @@ function renderedPageFields(
   walk: SelectionWalk,
 ): RenderedConnectionField[] | null {
   const fields: RenderedConnectionField[] = [];
-  for (const [key, fieldNodes] of collectFields(connection, subSelections(nodes), walk)) {
+  for (const [key, fieldNodes] of walk.fieldsOf(connection, nodes)) {
     const name = fieldNodes[0]!.name.value;
     if (name === '__typename') fields.push({ key, kind: 'value', sql: constant(connection.name) });
     else if (name === 'totalCount') fields.push({ key, kind: 'totalCount' });
@@ -263,7 +262,7 @@ export function connectionParts(
 ): ConnectionPart[] | null {
   const typename = (type: GraphQLObjectType) => ({ kind: 'constant' as const, json: JSON.stringify(type.name) });
   const fields: ConnectionPart[] = [];
-  for (const [key, fieldNodes] of collectFields(connection, subSelections(nodes), walk)) {
+  for (const [key, fieldNodes] of walk.fieldsOf(connection, nodes)) {
     const name = fieldNodes[0]!.name.value;
     if (name === '__typename') fields.push({ key, ...typename(connection) });
     else if (name === 'totalCount') fields.push({ key, kind: 'totalCount' });
@@ -274,7 +273,7 @@ export function connectionParts(
     } else if (name === 'edges') {
       const edgeType = getNamedType(connection.getFields().edges!.type) as GraphQLObjectType;
       const edgeFields: Extract<ConnectionPart, { kind: 'edges' }>['fields'] = [];
-      for (const [edgeKey, edgeNodes] of collectFields(edgeType, subSelections(fieldNodes), walk)) {
+      for (const [edgeKey, edgeNodes] of walk.fieldsOf(edgeType, fieldNodes)) {
         const edgeName = edgeNodes[0]!.name.value;
         if (edgeName === '__typename') edgeFields.push({ key: edgeKey, ...typename(edgeType) });
         else if (edgeName === 'cursor') edgeFields.push({ key: edgeKey, kind: 'cursor' });
@@ -288,7 +287,7 @@ export function connectionParts(
     } else if (name === 'pageInfo') {
       const infoType = getNamedType(connection.getFields().pageInfo!.type) as GraphQLObjectType;
       const infoFields: Extract<ConnectionPart, { kind: 'pageInfo' }>['fields'] = [];
-      for (const [infoKey, infoNodes] of collectFields(infoType, subSelections(fieldNodes), walk)) {
+      for (const [infoKey, infoNodes] of walk.fieldsOf(infoType, fieldNodes)) {
         const infoName = infoNodes[0]!.name.value;
         if (infoName === '__typename') infoFields.push({ key: infoKey, ...typename(infoType) });
         else if (PAGE_INFO_FIELDS.has(infoName)) infoFields.push({ key: infoKey, kind: infoName as PageInfoFlag });

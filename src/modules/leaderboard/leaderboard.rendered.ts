@@ -2,15 +2,8 @@ import { type FieldNode, getNamedType, type GraphQLObjectType } from 'graphql';
 import { renderedRowSql, type RenderedObject } from '../../db/nested-read.js';
 import { toTokens } from '../common/amounts.js';
 import { USER_READ } from '../common/read-specs.js';
-import {
-  connectionParts,
-  type ConnectionPart,
-  renderedObject,
-  type RootFieldRenderer,
-  subSelections,
-  writeConnection,
-} from '../common/rendered-read.js';
-import { collectFields, type SelectionWalk } from '../common/selections.js';
+import { connectionParts, type ConnectionPart, renderedObject, type RootFieldRenderer, writeConnection } from '../common/rendered-read.js';
+import type { SelectionWalk } from '../../read/operation-walk.js';
 import { leaderboard, type LeaderboardEntryRow, type LeaderboardPage } from './leaderboard.service.js';
 
 /** How an entry's field is written from its row: the board's own values as the resolvers give them, the user as the statement wrote it. */
@@ -35,7 +28,7 @@ function entryWriter(
   users: RenderedObject[],
 ): ((row: LeaderboardEntryRow) => string) | null {
   const parts: EntryPart[] = [];
-  for (const [key, fieldNodes] of collectFields(entryType, subSelections(nodes), walk)) {
+  for (const [key, fieldNodes] of walk.fieldsOf(entryType, nodes)) {
     const name = fieldNodes[0]!.name.value;
     const value = ENTRY_VALUES[name];
     if (name === '__typename') parts.push({ key, json: () => JSON.stringify(entryType.name) });

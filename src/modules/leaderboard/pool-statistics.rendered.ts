@@ -1,13 +1,12 @@
 import { type FieldNode, getArgumentValues, getNamedType, type GraphQLField, type GraphQLObjectType } from 'graphql';
 import { jsonNumber, tokensJson } from '../../db/rendered-columns.js';
-import { collectFields, type SelectionWalk } from '../common/selections.js';
+import type { SelectionWalk } from '../../read/operation-walk.js';
 import { bucketOfSql, isBucketCount, stakeWeightedMedianSql } from './pool-statistics.service.js';
 
 /** `{"k":v,...}` as SQL from (response key, SQL of its JSON) pairs, in order; null for an unknown field. */
 function objectSql(type: GraphQLObjectType, nodes: readonly FieldNode[], walk: SelectionWalk, value: (name: string) => string | null) {
   const entries: string[] = [];
-  const sets = nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
-  for (const [key, fieldNodes] of collectFields(type, sets, walk)) {
+  for (const [key, fieldNodes] of walk.fieldsOf(type, nodes)) {
     const name = fieldNodes[0]!.name.value;
     const sql = name === '__typename' ? `'"${type.name}"'` : value(name);
     if (sql === null) return null;
@@ -49,11 +48,7 @@ export function renderedPoolStatistics(
       return null;
     });
   // The buckets' selection (merged from every node selecting it).
-  const bucketSelections = nodes.flatMap((node) =>
-    [...collectFields(type, node.selectionSet ? [node.selectionSet] : [], walk)]
-      .filter(([, fieldNodes]) => fieldNodes[0]!.name.value === 'buckets')
-      .flatMap(([, fieldNodes]) => fieldNodes),
-  );
+  const bucketSelections = [...walk.fieldsOf(type, nodes).values()].filter(([node]) => node!.name.value === 'buckets').flat();
   if (bucketSelections.length) {
     bucketsSql = (a) => {
       const bucket = objectSql(bucketType, bucketSelections, walk, (name) => {

@@ -1,8 +1,9 @@
 import { type FieldNode, getNamedType, type GraphQLAbstractType, type GraphQLField, type GraphQLObjectType, isLeafType } from 'graphql';
 import type { RenderedObject } from '../../db/nested-read.js';
 import { READS_BY_TYPE } from '../common/read-specs.js';
-import { renderedObject, type RootFieldRenderer, subSelections } from '../common/rendered-read.js';
-import { argumentReader, collectFields, type SelectionWalk } from '../common/selections.js';
+import { renderedObject, type RootFieldRenderer } from '../common/rendered-read.js';
+import { argumentReader } from '../../read/arguments.js';
+import type { SelectionWalk } from '../../read/operation-walk.js';
 import {
   findRenderedNodes,
   isPublicNodeType,
@@ -82,7 +83,7 @@ export function renderedNodeObjects(
     const spec = READS_BY_TYPE[type.name];
     const object = spec && isPublicNodeType(type.name) && renderedObject(type, spec, nodes, walk);
     if (object) rendered.push([type.name, object]);
-    else if ([...collectFields(type, subSelections(nodes), walk).values()].some(([node]) => hasCachePolicy(type, node!))) return null;
+    else if ([...walk.fieldsOf(type, nodes).values()].some(([node]) => hasCachePolicy(type, node!))) return null;
   }
   if (!rendered.length) return null;
   return Object.fromEntries(rendered.sort(([, a], [, b]) => b.fields.length - a.fields.length));

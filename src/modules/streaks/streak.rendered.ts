@@ -10,10 +10,8 @@ import {
   renderedObject,
   renderedOf,
   type RootFieldRenderer,
-  subSelections,
   writeConnection,
 } from '../common/rendered-read.js';
-import { collectFields } from '../common/selections.js';
 import { parseId } from '../common/ids.js';
 import {
   listStreaks,
@@ -34,7 +32,7 @@ const renderStreakPools: RootFieldRenderer = (field, nodes, walk) => {
   const parts: Array<{ key: string; kind: '__typename' | 'streak' | 'pools' }> = [];
   let streak: RenderedObject | null = null;
   let pools: RenderedConnection | null = null;
-  for (const [key, fieldNodes] of collectFields(type, subSelections(nodes), walk)) {
+  for (const [key, fieldNodes] of walk.fieldsOf(type, nodes)) {
     const name = fieldNodes[0]!.name.value;
     const target = getNamedType(type.getFields()[name]?.type ?? type) as GraphQLObjectType;
     if (name === '__typename') parts.push({ key, kind: name });
@@ -91,7 +89,7 @@ const renderStreakUserDetails: RootFieldRenderer = (field, nodes, walk) => {
   const type = getNamedType(field.type) as GraphQLObjectType;
   const rendering: UserStreakDetailsRendering = { streak: [], rewards: [] };
   const parts: Array<{ key: string; json: (result: UserStreakDetailsResult) => string }> = [];
-  for (const [key, fieldNodes] of collectFields(type, subSelections(nodes), walk)) {
+  for (const [key, fieldNodes] of walk.fieldsOf(type, nodes)) {
     const name = fieldNodes[0]!.name.value;
     const definition = type.getFields()[name];
     const target = definition && (getNamedType(definition.type) as GraphQLObjectType);

@@ -1,7 +1,6 @@
 import { type FieldNode, getNamedType, type GraphQLField, type GraphQLObjectType } from 'graphql';
 import { tokensJson } from '../../db/rendered-columns.js';
-import { subSelections } from '../common/rendered-read.js';
-import { collectFields, type SelectionWalk } from '../common/selections.js';
+import type { SelectionWalk } from '../../read/operation-walk.js';
 import { portfolioSumsSql } from './money.service.js';
 
 /** Base units over the sums' row `s`, in whole tokens as JSON (toTokens: the exact decimal `<units>e-<decimals>`, rounded once to a double). */
@@ -31,7 +30,7 @@ export function renderedPortfolio(
 ): ((alias: string) => string) | null {
   const type = getNamedType(definition.type) as GraphQLObjectType;
   const entries: string[] = [];
-  for (const [key, fieldNodes] of collectFields(type, subSelections(nodes), walk)) {
+  for (const [key, fieldNodes] of walk.fieldsOf(type, nodes)) {
     const name = fieldNodes[0]!.name.value;
     const value = name === '__typename' ? `'"${type.name}"'` : PORTFOLIO_FIELDS[name];
     if (!value) return null;

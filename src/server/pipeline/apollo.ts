@@ -9,7 +9,7 @@ import { ApolloServerPluginLandingPageDisabled, ApolloServerPluginSchemaReportin
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { confirmViewer, type GraphQLContext, type Transport } from '../context.js';
-import { limitParseOptions, type OperationLimits, structuralLimitRules } from '../limits.js';
+import { limitParseOptions, type OperationLimits, shapeLimitRules } from '../limits.js';
 import type { OperationRecord } from '../logging.js';
 import { rateLimitHeaders } from '../rate-limit.js';
 import type { OperationToCheck } from './checks.js';
@@ -17,6 +17,8 @@ import { ApolloServer } from './apollo-server.js';
 import { type FormattedError, formatError, originalOf, retryAfterOf, statusOf } from './format-error.js';
 import { responseMediaType } from './media-type.js';
 import { plannedReadGateway, RenderedData } from './planned-read.js';
+import type { OperationWalks } from '../../read/operation-walks.js';
+import type { ReadRenderer } from '../read-renderer.js';
 
 /** Apollo Server's logger interface (pino's matches it). */
 type Logger = NonNullable<ApolloServerOptions<GraphQLContext>['logger']>;
@@ -35,8 +37,10 @@ export interface PoolgraphApolloOptions {
   schema: GraphQLSchema;
   limits: OperationLimits;
   introspection: boolean;
-  /** Queries answered by rendered reads where they render (ReadRenderer); off, every operation is executed. */
-  renderedReads: boolean;
+  /** The server's walks of its operations, which the checks made (read/operation-walks.ts). */
+  walks: OperationWalks;
+  /** Answers the queries that render (ReadRenderer); null, every operation is executed. */
+  renderer: ReadRenderer | null;
   /** Messages and stack traces of unexpected errors in responses (development only). */
   exposeInternals: boolean;
   /** With trusted documents, their store (TrustedDocumentStore.apolloCache); else Apollo's own cache holds automatic persisted queries. */
@@ -69,7 +73,7 @@ export function createApolloServer(options: PoolgraphApolloOptions): ApolloServe
     gateway: plannedReadGateway(options),
     introspection: options.introspection,
     hideSchemaDetailsFromClientErrors: !options.introspection,
-    validationRules: structuralLimitRules(options.limits),
+    validationRules: shapeLimitRules(options.limits),
     parseOptions: limitParseOptions(options.limits),
     persistedQueries: { cache: options.persistedQueries },
     csrfPrevention: true,

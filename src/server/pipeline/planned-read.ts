@@ -1,14 +1,11 @@
 import { mapSchema } from '@graphql-tools/utils';
 import type { GatewayExecutor, GatewayGraphQLRequestContext, GatewayInterface } from '@apollo/server-gateway-interface';
 import {
-  type DocumentNode,
   execute,
   type ExecutionResult,
   type FieldNode,
-  type FragmentDefinitionNode,
   getNamedType,
   getNullableType,
-  getVariableValues,
   GraphQLError,
   type GraphQLObjectType,
   type GraphQLResolveInfo,
@@ -16,14 +13,13 @@ import {
   isCompositeType,
   isListType,
   isObjectType,
-  Kind,
   type OperationDefinitionNode,
-  type SelectionSetNode,
 } from 'graphql';
 import { AppError } from '../../errors.js';
-import { collectFields, type SelectionWalk } from '../../modules/common/selections.js';
-import { confirmViewer, type GraphQLContext, runOnItsDatabase } from '../context.js';
-import { ReadRenderer } from '../read-renderer.js';
+import type { OperationWalk } from '../../read/operation-walk.js';
+import type { OperationWalks } from '../../read/operation-walks.js';
+import { type CheckedOperation, confirmViewer, type GraphQLContext, runOnItsDatabase } from '../context.js';
+import type { ReadRenderer } from '../read-renderer.js';
 import { withEnumErrorsListingValues } from '../schema.js';
 import { TIMED_OUT, TimeBudget } from '../time-budget.js';
 
@@ -70,8 +66,10 @@ const DATA_OPEN = '{"data":';
 
 export interface PlannedReadOptions {
   schema: GraphQLSchema;
-  /** Queries answered by rendered reads where they render (ReadRenderer); off, every operation is executed. */
-  renderedReads: boolean;
+  /** The server's walks of its operations: the checks made the operation's, the executor reads it (read/operation-walks.ts). */
+  walks: OperationWalks;
+  /** Answers the queries that render (their plans made with their walks); null, every operation is executed. */
+  renderer: ReadRenderer | null;
   /** Time budget of an operation's execution in ms (0 = none); past it, OPERATION_TIMEOUT and its statements cancelled. */
   budgetMs: number;
   /**
@@ -136,28 +134,43 @@ function willResolveFieldOf(context: GraphQLContext): WillResolveField | undefin
 }
 
 function plannedReadExecutor(options: PlannedReadOptions, schema: GraphQLSchema): GatewayExecutor {
-  const { budgetMs } = options;
+  const { budgetMs, walks, renderer } = options;
   const cacheControlAlone = options.cacheControlAloneFollowsFields ?? false;
   const budget = new TimeBudget(budgetMs);
-  const renderer = options.renderedReads ? new ReadRenderer(options.schema) : null;
+
+  /** The walk the checks made of this request's operation, or one made now (an operation past no checks); null for variables that do not coerce. */
+  const checkedOf = (rc: GatewayGraphQLRequestContext, context: GraphQLContext): CheckedOperation | null => {
+    if (context.checked?.walk.operation === rc.operation) return context.checked;
+    const variables = walks.coerce(rc.operation, rc.request.variables);
+    return variables && { walk: walks.of(rc.document, rc.operation, variables), variables };
+  };
 
   const answer = (rc: GatewayGraphQLRequestContext): Promise<ExecutionResult> => {
     const context = rc.context as GraphQLContext;
     const { document, operation } = rc;
     const variables = rc.request.variables;
     return runOnItsDatabase(context, operation.operation, async () => {
-      if (renderer) {
-        const pieces = await renderer.answer(document, operation, context, variables);
+      const checked = checkedOf(rc, context);
+      if (renderer && checked) {
+        const pieces = await renderer.answer(checked.walk, context, checked.variables);
         if (pieces !== null) {
           context.transport.record!.rendered = true;
           const willResolveField = willResolveFieldOf(context);
-          if (willResolveField) tellRenderedFields(schema, rc, willResolveField, cacheControlAlone);
+          if (willResolveField) tellRenderedFields(schema, rc, checked, willResolveField, cacheControlAlone);
           // Every transport writes the text as it is: HTTP's serializer, REST the part it answers, a socket its `next` frame.
           return { data: new RenderedData(pieces) as unknown as Record<string, unknown> };
         }
       }
       await confirmViewer(context);
-      return execute({ schema, document, operationName: rc.request.operationName, contextValue: context, variableValues: variables });
+      // The walk as the root value: the resolvers' read plans read the selection through it (read/operation-walks.ts, walkOf).
+      return execute({
+        schema,
+        document,
+        rootValue: checked?.walk,
+        operationName: rc.request.operationName,
+        contextValue: context,
+        variableValues: variables,
+      });
     });
   };
 
@@ -198,18 +211,11 @@ interface RenderedFields {
 }
 
 /**
- * The fields of a rendered read, per document and variables: walking the selection is the
- * cost, not telling the listeners, so the walk is kept (a few variable sets per document;
- * Apollo keeps each query's parsed document, so the same text finds its walks again).
- */
-const renderedFieldsByDocument = new WeakMap<DocumentNode, Map<string, RenderedFields>>();
-const VARIABLE_SETS_KEPT = 64;
-
-/**
  * Tells the execution listeners of each field a rendered read answered, as the executor
  * would have (willResolveField, then its end at once): its parent type, return type, path
  * and nodes. __typename is not told, as graphql-js does not resolve it through the schema.
- * The walk is kept; each listener is given a copy of its info, as graphql-js gives each resolver its own.
+ * The fields are the walk's, kept with it; each listener is given a copy of its info with
+ * the request's variables, as graphql-js gives each resolver its own.
  *
  * Where cache control is the only listener, what it concludes from the same fields is the
  * same every time (the hints are the schema's; a rendered read runs no resolver to set one):
@@ -220,19 +226,13 @@ const VARIABLE_SETS_KEPT = 64;
 function tellRenderedFields(
   schema: GraphQLSchema,
   rc: GatewayGraphQLRequestContext,
+  checked: CheckedOperation,
   willResolveField: WillResolveField,
   cacheControlAlone: boolean,
 ): void {
-  const { document, operation } = rc;
-  const inputs = rc.request.variables;
-  let walks = renderedFieldsByDocument.get(document);
-  if (!walks) renderedFieldsByDocument.set(document, (walks = new Map()));
-  const key = `${operation.name?.value ?? ''}\u0000${inputs ? JSON.stringify(inputs) : ''}`;
-  let told = walks.get(key);
-  if (!told) {
-    if (walks.size >= VARIABLE_SETS_KEPT) walks.clear();
-    walks.set(key, (told = { fields: renderedFieldsOf(schema, document, operation, inputs), verdict: null }));
-  }
+  const { walk, variables } = checked;
+  let told = renderedFields.get(walk);
+  if (!told) renderedFields.set(walk, (told = { fields: renderedFieldsOf(schema, walk), verdict: null }));
   const policy = rc.overallCachePolicy as CachePolicy;
   if (cacheControlAlone && told.verdict) return policy.restrict(told.verdict);
   const unrestricted = policy.maxAge === undefined && policy.scope === undefined;
@@ -240,12 +240,15 @@ function tellRenderedFields(
   for (const info of told.fields) {
     // A copy per request: listeners write on the info (cache control its `cacheControl`, with
     // functions of the request), and a write on the kept one would hold that request until
-    // the next of the same variables, promoting its every object out of the young generation.
-    const done = willResolveField({ source: undefined, args: {}, contextValue: context, info: new FieldInfo(info) });
+    // the next of the same walk, promoting its every object out of the young generation.
+    const done = willResolveField({ source: undefined, args: {}, contextValue: context, info: new FieldInfo(info, variables) });
     if (typeof done === 'function') (done as (error: Error | null, result?: unknown) => void)(null, undefined);
   }
   if (cacheControlAlone && unrestricted) told.verdict = { maxAge: policy.maxAge, scope: policy.scope };
 }
+
+/** What each walk's rendered read tells the listeners, kept as long as the walk is. */
+const renderedFields = new WeakMap<OperationWalk, RenderedFields>();
 
 /** A kept field's info, copied field by field (a class: one shape, cheaper than a spread). */
 class FieldInfo implements GraphQLResolveInfo {
@@ -260,7 +263,7 @@ class FieldInfo implements GraphQLResolveInfo {
   readonly operation: OperationDefinitionNode;
   readonly variableValues: GraphQLResolveInfo['variableValues'];
 
-  constructor(kept: GraphQLResolveInfo) {
+  constructor(kept: GraphQLResolveInfo, variables: GraphQLResolveInfo['variableValues']) {
     this.fieldName = kept.fieldName;
     this.fieldNodes = kept.fieldNodes;
     this.returnType = kept.returnType;
@@ -270,28 +273,16 @@ class FieldInfo implements GraphQLResolveInfo {
     this.fragments = kept.fragments;
     this.rootValue = kept.rootValue;
     this.operation = kept.operation;
-    this.variableValues = kept.variableValues;
+    this.variableValues = variables;
   }
 }
 
-function renderedFieldsOf(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operation: OperationDefinitionNode,
-  inputs: Record<string, unknown> | undefined,
-): ToldField[] {
-  // The renderer coerced these variables already (it answered): they coerce.
-  const variables = operation.variableDefinitions?.length
-    ? (getVariableValues(schema, operation.variableDefinitions, inputs ?? {}).coerced ?? {})
-    : {};
-  const fragments: Record<string, FragmentDefinitionNode> = {};
-  for (const definition of document.definitions)
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
-  const walk: SelectionWalk = { schema, fragments, variables, dependOn: (_source, derive) => derive(variables) };
-  const base = { schema, fragments, rootValue: undefined, operation, variableValues: variables };
+/** The fields of a walked query as the executor would resolve them: every field of its selections, on each type that may stand there. */
+function renderedFieldsOf(schema: GraphQLSchema, walk: OperationWalk): ToldField[] {
+  const base = { schema, fragments: walk.fragments, rootValue: undefined, operation: walk.operation, variableValues: {} };
   const fields: ToldField[] = [];
-  const visit = (type: GraphQLObjectType, selectionSets: readonly SelectionSetNode[], path: GraphQLResolveInfo['path'] | undefined) => {
-    for (const [key, nodes] of collectFields(type, selectionSets, walk)) {
+  const visit = (type: GraphQLObjectType, collected: Map<string, FieldNode[]>, path: GraphQLResolveInfo['path'] | undefined) => {
+    for (const [key, nodes] of collected) {
       const name = nodes[0]!.name.value;
       const field = type.getFields()[name];
       if (!field) continue;
@@ -299,19 +290,19 @@ function renderedFieldsOf(
       fields.push({
         ...base,
         fieldName: name,
-        fieldNodes: nodes as FieldNode[],
+        fieldNodes: nodes,
         returnType: field.type,
         parentType: type,
         path: fieldPath,
       } as GraphQLResolveInfo);
       const named = getNamedType(field.type);
       if (isCompositeType(named)) {
-        const sets = nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
         const itemPath = isListType(getNullableType(field.type)) ? { prev: fieldPath, key: 0, typename: undefined } : fieldPath;
-        for (const possible of isObjectType(named) ? [named] : schema.getPossibleTypes(named)) visit(possible, sets, itemPath);
+        for (const possible of isObjectType(named) ? [named] : schema.getPossibleTypes(named))
+          visit(possible, walk.fieldsOf(possible, nodes), itemPath);
       }
     }
   };
-  visit(schema.getQueryType()!, [operation.selectionSet], undefined);
+  visit(schema.getQueryType()!, walk.root, undefined);
   return fields;
 }

@@ -1,0 +1,448 @@
+import {
+  type FieldNode,
+  type FragmentDefinitionNode,
+  getArgumentValues,
+  getDirectiveValues,
+  getNamedType,
+  getNullableType,
+  GraphQLError,
+  type GraphQLField,
+  GraphQLIncludeDirective,
+  type GraphQLNamedType,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  GraphQLSkipDirective,
+  isAbstractType,
+  isCompositeType,
+  isListType,
+  isObjectType,
+  Kind,
+  type DocumentNode,
+  type OperationDefinitionNode,
+  SchemaMetaFieldDef,
+  type SelectionSetNode,
+  TypeMetaFieldDef,
+  TypeNameMetaFieldDef,
+  typeFromAST,
+} from 'graphql';
+import { DEFAULT_PAGE_SIZE } from '../modules/common/pagination.js';
+import { PAGE_ARGUMENTS, type PageArgumentsReader } from '../modules/common/page-arguments.js';
+import { type ArgumentReader, argumentReader, hasVariables } from './arguments.js';
+
+/**
+ * (Over 300 lines: the one walk of an operation's selection and everything read from it, which
+ * is the point of having one.)
+ *
+ * THE walk of an operation: its fields by response key, fragments expanded where their type
+ * condition applies and fields skipped by @skip/@include left out, as graphql-js's executor
+ * collects them, for every object type a selection may meet. Everything that reads a
+ * selection reads it here, so each sees the same fields:
+ * - the cost and the answer's estimated size ({@link OperationMeasure}); the document's shape
+ *   (depth, aliases, directives) is validated before, as written (server/limits.ts);
+ * - the page-argument checks of every connection field that will run ({@link OperationWalk.argumentErrors});
+ * - the root fields the rate limit counts ({@link OperationWalk.rootFieldCount});
+ * - the rendered read's plan and the fields it tells Apollo's listeners (server/read-renderer.ts,
+ *   server/pipeline/planned-read.ts), and the read plans of executed resolvers (common/read-plan.ts),
+ *   through {@link SelectionWalk.fieldsOf}.
+ *
+ * A walk is made for the values of the variables it read (a directive's condition, a page's
+ * size) and what was derived from them (SelectionWalk.dependOn), and kept per operation for
+ * those (OperationWalks): the requests of a query share it whatever their other variables
+ * (a root field's id, a cursor), which are read at each request instead.
+ */
+
+/** Items assumed in a list that has no `first` (private lists, introspection lists). */
+export const UNPAGED_LIST_SIZE = 10;
+
+/**
+ * Characters a leaf's JSON value is taken to have, by its type: typical values (an id, a
+ * title, an amount), not the longest, as cost counts a list by its page size.
+ */
+const LEAF_CHARACTERS: Readonly<Record<string, number>> = { ID: 40, String: 40, Int: 6, Float: 12, Boolean: 5 };
+/** Enums and the custom scalars (dates, amounts, addresses). */
+const OTHER_LEAF_CHARACTERS = 24;
+
+/** What an operation will cost, as it will run with its variables. */
+export interface OperationMeasure {
+  /**
+   * Objects the operation can return: each field of object type costs 1 (leaf fields cost
+   * nothing, since they come with their object), times the number of items of every list
+   * it is inside. A list counts by the `first` (or `last`) of its connection (or of itself),
+   * from the literal, the variable or the argument's default; a list whose items a list
+   * argument names (`nodes(ids)`, `_entities(representations)`) counts one per item given;
+   * any other list counts {@link UNPAGED_LIST_SIZE}. A field of an abstract type costs what
+   * its costliest possible type's selection costs.
+   */
+  cost: number;
+  /**
+   * The answer's size in characters, estimated: each field its key and a typical value
+   * (LEAF_CHARACTERS), each object its braces, lists counted like cost. What a request
+   * costs the process beyond the database (its JSON written, sent and collected) follows
+   * this, not the number of objects.
+   */
+  bytes: number;
+}
+
+const ZERO: OperationMeasure = { cost: 0, bytes: 0 };
+
+/** What the consumers of a selection read it through: its fields, and the variables that shaped it. */
+export interface SelectionWalk {
+  schema: GraphQLSchema;
+  fragments: Record<string, FragmentDefinitionNode>;
+  /**
+   * The operation's coerced variables. While a kept walk is being made, reading one makes the
+   * walk that value's (see OperationWalks); what a plan needs only as a value, it reads at
+   * each request instead (argumentReader).
+   */
+  variables: Record<string, unknown>;
+  /** The fields of the merged selection of `nodes` (one response key's field nodes) on `type`, by response key. */
+  fieldsOf(type: GraphQLObjectType, nodes: readonly FieldNode[]): Map<string, FieldNode[]>;
+  /**
+   * What `derive` makes of the variables, where a plan depends on that rather than on them
+   * (a `node` id's remembered type, not the id): a kept walk is reused for the variables
+   * `derive` gives the same for. `source` names the dependency (its field).
+   */
+  dependOn<T>(source: FieldNode, derive: (variables: Record<string, unknown>) => T): T;
+  /** Why the selection does not render, where a planner said (the first reason it gave): see {@link refuse}. */
+  refusal?: RenderRefusal;
+}
+
+/**
+ * Why a rendered read's planner left a selection to the executor: a label of the fallback
+ * counter (poolgraph_graphql_render_fallbacks_total), so a fixed set.
+ */
+export type RenderRefusal =
+  /** A root field no module renders, or whose module declined its selection. */
+  | 'root_field'
+  /** More keys in one object than one concat() writes. */
+  | 'too_many_keys'
+  /** A field the type does not have (the executor reports it). */
+  | 'unknown_field'
+  /** A field with logic of its own: a resolver, arguments, a list, or a value no column holds as the serializer writes it. */
+  | 'resolver_field'
+  /** A computed or module field whose selection does not render (statistics' buckets, a leaderboard entry's parts). */
+  | 'computed_field'
+  /** A nested page's arguments that do not parse, or ask for more than the newest-first page (a filter, another order). */
+  | 'page_arguments'
+  /** A part of a nested page's connection other than nodes, totalCount and __typename (pageInfo, edges and their cursors). */
+  | 'page_field';
+
+/** Notes why `walk`'s selection does not render (the first reason given wins) and answers null, as a planner that declines does. */
+export function refuse(walk: SelectionWalk, reason: RenderRefusal): null {
+  walk.refusal ??= reason;
+  return null;
+}
+
+/** Root fields the rate limit does not count: `__typename`, and `rateLimit`, so a client may ask its budget without spending it. */
+const FREE_ROOT_FIELDS = new Set(['__typename', 'rateLimit']);
+
+/** A connection field whose page arguments are read by its resolver's reader, checked before execution. */
+interface ArgumentCheck {
+  node: FieldNode;
+  read: PageArgumentsReader;
+  /** The field's arguments at a request (null: given as literals, checked once: see `constant`). */
+  args: ArgumentReader | null;
+  /** With literal arguments, the check's one outcome: its error, or null. */
+  constant: GraphQLError | null;
+}
+
+/** The fields collected of one selection on one type, and what was measured of them, by the list size they inherit. */
+interface Collected {
+  fields: Map<string, FieldNode[]>;
+  measured?: Map<number | null, OperationMeasure>;
+}
+
+/**
+ * One operation walked for one set of variables (see the file's comment): made once for the
+ * values of what it read and kept for them, or made for one request.
+ */
+export class OperationWalk implements SelectionWalk {
+  readonly fragments: Record<string, FragmentDefinitionNode> = {};
+  refusal?: RenderRefusal;
+  /** The root type's fields. */
+  readonly root: Map<string, FieldNode[]>;
+  readonly measure: OperationMeasure;
+  /** The root fields the rate limit counts: each response key once, `__typename` and `rateLimit` free. */
+  readonly rootFieldCount: number;
+  /**
+   * What a planner made of the walk (the rendered read's plan), kept with it: it was made
+   * from the same variables, and reads no other.
+   */
+  plan: unknown = undefined;
+  private readonly checks: ArgumentCheck[] = [];
+  /** Collected selections by their first field node, then by type name: a resolver's info finds the walk's own. */
+  private readonly collected = new Map<FieldNode, Array<{ nodes: readonly FieldNode[]; byType: Map<string, Collected> }>>();
+  /** Set while the walk is being made: selections met later (a request's resolver) are collected for that request alone. */
+  private open = true;
+
+  constructor(
+    readonly schema: GraphQLSchema,
+    document: DocumentNode,
+    readonly operation: OperationDefinitionNode,
+    /** The variables as the walk reads them (through a recording view, while it is kept for their values). */
+    readonly variables: Record<string, unknown>,
+    private readonly derive: <T>(source: FieldNode, derive: (variables: Record<string, unknown>) => T) => T = (_source, d) => d(variables),
+  ) {
+    for (const definition of document.definitions)
+      if (definition.kind === Kind.FRAGMENT_DEFINITION) this.fragments[definition.name.value] = definition;
+    const rootType = schema.getRootType(operation.operation);
+    const root: Collected = rootType ? this.collect(rootType, [operation.selectionSet]) : { fields: new Map() };
+    this.root = root.fields;
+    let count = 0;
+    for (const nodes of root.fields.values()) if (!FREE_ROOT_FIELDS.has(nodes[0]!.name.value)) count++;
+    this.rootFieldCount = count;
+    this.measure = rootType ? this.measureCollected(rootType, root, null) : ZERO;
+  }
+
+  /** Ends the making of the walk: what it collects from now on is a request's alone. */
+  close(): void {
+    this.open = false;
+  }
+
+  dependOn<T>(source: FieldNode, derive: (variables: Record<string, unknown>) => T): T {
+    return this.derive(source, derive);
+  }
+
+  fieldsOf(type: GraphQLObjectType, nodes: readonly FieldNode[]): Map<string, FieldNode[]> {
+    return this.collectedOf(type, nodes, this.variables).fields;
+  }
+
+  /**
+   * The first error of the page arguments of the connection fields the operation runs, each
+   * read by the function its resolver reads them with (modules/common/page-arguments.ts), for
+   * one request's variables: checked before execution starts, since a resolver that throws
+   * while earlier items of a list are still pending makes graphql-js abandon their promises.
+   * Null when they are fine, and for arguments the executor refuses itself.
+   */
+  argumentError(variables: Record<string, unknown>): GraphQLError | null {
+    for (const check of this.checks) {
+      if (!check.args) {
+        if (check.constant) return check.constant;
+        continue;
+      }
+      const error = checkArguments(check, () => check.args!(variables));
+      if (error) return error;
+    }
+    return null;
+  }
+
+  /**
+   * The fields of `nodes`' selection on `type` as a request with `variables` sees them: the
+   * walk's own where it collected them (the same variables shape them), else collected now,
+   * and kept only while the walk is being made.
+   */
+  collectedOf(type: GraphQLObjectType, nodes: readonly FieldNode[], variables: Record<string, unknown>): Collected {
+    const first = nodes[0];
+    if (!first) return { fields: new Map() };
+    let entries = this.collected.get(first);
+    let entry = entries?.find((e) => e.nodes.length === nodes.length && e.nodes.every((node, i) => node === nodes[i]));
+    let collected = entry?.byType.get(type.name);
+    if (collected) return collected;
+    const sets = subSelections(nodes);
+    if (!this.open) return collectFields(this.schema, this.fragments, variables, type, sets);
+    collected = this.collect(type, sets);
+    if (!entry) {
+      if (!entries) this.collected.set(first, (entries = []));
+      entries.push((entry = { nodes, byType: new Map() }));
+    }
+    entry.byType.set(type.name, collected);
+    return collected;
+  }
+
+  private collect(type: GraphQLObjectType, sets: readonly SelectionSetNode[]): Collected {
+    return collectFields(this.schema, this.fragments, this.variables, type, sets);
+  }
+
+  /** The measure of a collected selection on `type`, its lists inheriting `inherited` items; each field's checks noted once. */
+  private measureCollected(type: GraphQLObjectType, collected: Collected, inherited: number | null): OperationMeasure {
+    const known = collected.measured?.get(inherited);
+    if (known) return known;
+    const total = { ...ZERO };
+    for (const [key, nodes] of collected.fields) {
+      const part = this.measureField(type, key, nodes, inherited);
+      total.cost += part.cost;
+      total.bytes += part.bytes;
+    }
+    (collected.measured ??= new Map()).set(inherited, total);
+    return total;
+  }
+
+  private measureField(parent: GraphQLObjectType, key: string, nodes: FieldNode[], inherited: number | null): OperationMeasure {
+    const node = nodes[0]!;
+    const definition = fieldDefinition(parent, node.name.value);
+    if (!definition) return ZERO; // validation refused it
+    this.noteCheck(definition, node);
+    const type = getNamedType(definition.type);
+    const isList = isListType(getNullableType(definition.type));
+    const page = this.pageSizeOf(node, definition);
+    const named = isList && !page ? this.itemsNamedBy(node, definition) : null;
+    let factor = 1;
+    let childPageSize: number | null = null;
+    if (isList) factor = page ?? named ?? inherited ?? UNPAGED_LIST_SIZE;
+    else childPageSize = page;
+    let children = ZERO;
+    if (isCompositeType(type)) {
+      // An object is one of the possible types: it costs what the costliest one's selection costs.
+      for (const possible of isObjectType(type) ? [type] : this.schema.getPossibleTypes(type)) {
+        const measured = this.measureCollected(possible, this.collectedOf(possible, nodes, this.variables), childPageSize);
+        children = { cost: Math.max(children.cost, measured.cost), bytes: Math.max(children.bytes, measured.bytes) };
+      }
+    }
+    const own = isCompositeType(type) ? 1 : 0;
+    // `"key":` and a comma; a leaf's value, or an object's braces and members; a list's items each with a comma.
+    const value = own ? children.bytes + 2 : (LEAF_CHARACTERS[type.name] ?? OTHER_LEAF_CHARACTERS);
+    return {
+      cost: own + factor * children.cost,
+      bytes: key.length + 4 + (isList ? 2 + factor * (value + 1) : value),
+    };
+  }
+
+  /** Notes the page-argument check of a connection field met by the walk (once per field node and reader). */
+  private noteCheck(definition: GraphQLField<unknown, unknown>, node: FieldNode): void {
+    const read = definition.extensions[PAGE_ARGUMENTS] as PageArgumentsReader | undefined;
+    if (!read || this.checks.some((check) => check.node === node && check.read === read)) return;
+    if ((node.arguments ?? []).some((argument) => hasVariables(argument.value))) {
+      this.checks.push({ node, read, args: argumentReader(definition, node), constant: null });
+      return;
+    }
+    const check: ArgumentCheck = { node, read, args: null, constant: null };
+    check.constant = checkArguments(check, () => getArgumentValues(definition, node, {}));
+    this.checks.push(check);
+  }
+
+  /**
+   * The page size of a field with a `first` argument (and `last`, paging backward): the
+   * larger of the two given, else the argument's default, else DEFAULT_PAGE_SIZE; null for a
+   * field without one. (A query giving both is refused when it runs.)
+   */
+  private pageSizeOf(node: FieldNode, definition: GraphQLField<unknown, unknown>): number | null {
+    const argument = definition.args.find((a) => a.name === 'first');
+    if (!argument) return null;
+    let size: number | null = null;
+    for (const name of ['first', 'last']) {
+      if (!definition.args.some((a) => a.name === name)) continue;
+      const value = this.argumentValue(node, name);
+      if (typeof value === 'number' && Number.isInteger(value) && value >= 0) size = Math.max(size ?? 0, value);
+    }
+    return size ?? (typeof argument.defaultValue === 'number' ? argument.defaultValue : DEFAULT_PAGE_SIZE);
+  }
+
+  /** The items a list field's list argument names (`nodes(ids)`: one object per id); null for a field without one given. */
+  private itemsNamedBy(node: FieldNode, definition: GraphQLField<unknown, unknown>): number | null {
+    const argument = definition.args.find((a) => isListType(getNullableType(a.type)));
+    const given = argument && node.arguments?.find((a) => a.name.value === argument.name)?.value;
+    if (!given) return null;
+    if (given.kind === Kind.LIST) return given.values.length;
+    if (given.kind !== Kind.VARIABLE) return 1;
+    // The walk depends on the list's length alone, not its items: a variable's one value is coerced to a list of it.
+    const name = given.name.value;
+    return this.dependOn(given as never, (variables) => {
+      const value = variables[name];
+      return Array.isArray(value) ? value.length : 1;
+    });
+  }
+
+  /** An argument's value as given: a literal Int, or its variable's (coerced, so its default applied); undefined otherwise. */
+  private argumentValue(node: FieldNode, name: string): unknown {
+    const given = node.arguments?.find((a) => a.name.value === name)?.value;
+    if (given?.kind === Kind.VARIABLE) return this.variables[given.name.value];
+    return given?.kind === Kind.INT ? Number(given.value) : undefined;
+  }
+}
+
+/** The check's error for the arguments `args` gives (null when they are fine, or do not coerce: the executor says so). */
+function checkArguments(check: Pick<ArgumentCheck, 'node' | 'read'>, args: () => Record<string, unknown>): GraphQLError | null {
+  let values: Record<string, unknown>;
+  try {
+    values = args();
+  } catch {
+    return null; // an argument the executor refuses itself, before any resolver runs
+  }
+  try {
+    check.read(values);
+    return null;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return new GraphQLError(message, { nodes: [check.node], originalError: error instanceof Error ? error : undefined });
+  }
+}
+
+function fieldDefinition(parent: GraphQLObjectType, name: string): GraphQLField<unknown, unknown> | undefined {
+  if (name === '__typename') return TypeNameMetaFieldDef;
+  if (name === '__schema') return SchemaMetaFieldDef;
+  if (name === '__type') return TypeMetaFieldDef;
+  return parent.getFields()[name];
+}
+
+/**
+ * graphql-js's CollectFields: the fields of `sets` on `type` by response key, in order,
+ * fragments expanded where their type condition applies (each fragment once), fields skipped
+ * by @skip/@include left out.
+ */
+function collectFields(
+  schema: GraphQLSchema,
+  fragments: Record<string, FragmentDefinitionNode>,
+  variables: Record<string, unknown>,
+  type: GraphQLObjectType,
+  sets: readonly SelectionSetNode[],
+): Collected {
+  const fields = new Map<string, FieldNode[]>();
+  const visited = new Set<string>();
+  const collect = (selections: SelectionSetNode) => {
+    for (const selection of selections.selections) {
+      if (!included(selection, variables)) continue;
+      if (selection.kind === Kind.FIELD) {
+        const key = selection.alias?.value ?? selection.name.value;
+        const list = fields.get(key);
+        if (list) list.push(selection);
+        else fields.set(key, [selection]);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        if (!selection.typeCondition || applies(schema, selection.typeCondition, type)) collect(selection.selectionSet);
+      } else {
+        const name = selection.name.value;
+        const fragment = fragments[name];
+        if (visited.has(name) || !fragment || !applies(schema, fragment.typeCondition, type)) continue;
+        visited.add(name);
+        collect(fragment.selectionSet);
+      }
+    }
+  };
+  for (const set of sets) collect(set);
+  return { fields };
+}
+
+/**
+ * A selection read outside any operation's walk (a resolver run by an executor given none, a
+ * planner tried on a field alone): each selection collected when asked, nothing kept.
+ */
+export function unwalkedSelection(
+  schema: GraphQLSchema,
+  fragments: Record<string, FragmentDefinitionNode>,
+  variables: Record<string, unknown>,
+): SelectionWalk {
+  return {
+    schema,
+    fragments,
+    variables,
+    fieldsOf: (type, nodes) => collectFields(schema, fragments, variables, type, subSelections(nodes)).fields,
+    dependOn: (_source, derive) => derive(variables),
+  };
+}
+
+/** The selection sets of one response key's field nodes. */
+export const subSelections = (nodes: readonly FieldNode[]) => nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
+
+/** Whether a fragment's type condition applies to `type` (by name: a walk serves the schema Apollo instruments too). */
+function applies(schema: GraphQLSchema, condition: Parameters<typeof typeFromAST>[1], type: GraphQLObjectType): boolean {
+  const conditional = typeFromAST(schema, condition) as GraphQLNamedType | undefined;
+  if (!conditional) return false;
+  if (conditional.name === type.name) return true;
+  const own = schema.getType(type.name);
+  return isAbstractType(conditional) && isObjectType(own) && schema.isSubType(conditional, own);
+}
+
+function included(node: Parameters<typeof getDirectiveValues>[1], variables: Record<string, unknown>): boolean {
+  if (!node.directives?.length) return true;
+  if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return false;
+  return getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if !== false;
+}

@@ -1,0 +1,171 @@
+import {
+  type DocumentNode,
+  type FieldNode,
+  getVariableValues,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import { OperationWalk, type SelectionWalk, unwalkedSelection } from './operation-walk.js';
+
+/**
+ * The walks of a server's operations (read/operation-walk.ts), each kept under the values of
+ * what shaped it, and what a planner made of it with it (the rendered read's plan): made once
+ * per operation and shape, then found again by every check and read of its requests.
+ */
+
+/** Walks kept per operation: one per value of what shapes them (at most this many; past it, walked per request). */
+const WALKS_PER_OPERATION = 16;
+
+/** Plans a walk's operation while the walk is being made (so what it reads of the variables shapes the walk too); true: provisional. */
+export type WalkPlanner = (walk: OperationWalk) => boolean;
+
+/**
+ * The walks of one server's operations. By operation node: Apollo Server's document store
+ * keeps one parsed document per text, so walks live as long as it does.
+ */
+export class OperationWalks {
+  private readonly byOperation = new WeakMap<OperationDefinitionNode, KeptWalks>();
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    /** Plans queries with their walk (the rendered read), where reads render. */
+    private readonly planner: WalkPlanner | null = null,
+  ) {}
+
+  /** An operation's variables coerced as graphql-js coerces them, or null when they do not coerce (the executor reports it). */
+  coerce(operation: OperationDefinitionNode, inputs: Readonly<Record<string, unknown>> | undefined): Record<string, unknown> | null {
+    if (!operation.variableDefinitions?.length) return NO_VARIABLES;
+    const coerced = getVariableValues(this.schema, operation.variableDefinitions, inputs ?? {});
+    return coerced.errors ? null : coerced.coerced;
+  }
+
+  /**
+   * The walk of `operation` (of `document`) for these coerced variables: the one kept for the
+   * values of what shaped it, or a new one (kept, unless its plan is provisional). May throw, as
+   * a derivation or a planner may.
+   */
+  of(document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>): OperationWalk {
+    let kept = this.byOperation.get(operation);
+    if (!kept) this.byOperation.set(operation, (kept = new KeptWalks()));
+    const found = kept.get(variables);
+    if (found) return found;
+    const dependencies = new WalkDependencies(variables);
+    let walk: OperationWalk | undefined;
+    let provisional = false;
+    try {
+      walk = new OperationWalk(this.schema, document, operation, dependencies.variables, (source, derive) =>
+        dependencies.dependOn(source, derive, variables),
+      );
+      if (this.planner && operation.operation === 'query') provisional = this.planner(walk);
+    } finally {
+      dependencies.close();
+      walk?.close();
+    }
+    if (!provisional) kept.keep(variables, walk, dependencies);
+    return walk;
+  }
+}
+
+const NO_VARIABLES: Record<string, unknown> = Object.freeze({});
+
+/**
+ * The walks of one operation, each kept under the values of what it was made from: the
+ * variables its making read (a directive's condition, a page's size, a nested page's cursor)
+ * and what it derived from them (SelectionWalk.dependOn). A variable never read (a root
+ * field's id, which a plan reads at each request) is not in the key, so the operation's
+ * requests share one walk whatever its value.
+ */
+class KeptWalks {
+  /** The variables some making read, by name. */
+  private readonly read = new Set<string>();
+  /** What some making derived from the variables, by the field it depends for. */
+  private readonly derived = new Map<FieldNode, (variables: Record<string, unknown>) => unknown>();
+  private readonly walks = new Map<string, OperationWalk>();
+
+  /** The walk kept for these variables, or undefined; may throw, as a derivation may. */
+  get(variables: Record<string, unknown>): OperationWalk | undefined {
+    return this.walks.get(this.keyOf(variables));
+  }
+
+  /**
+   * Keeps `walk`, made from `dependencies`, for `variables`. A making that read what no
+   * earlier one did makes the key longer: the walks kept under the shorter key are dropped.
+   */
+  keep(variables: Record<string, unknown>, walk: OperationWalk, dependencies: WalkDependencies): void {
+    const grown =
+      [...dependencies.read].some((name) => !this.read.has(name)) ||
+      [...dependencies.derived.keys()].some((source) => !this.derived.has(source));
+    if (grown) {
+      for (const name of dependencies.read) this.read.add(name);
+      for (const [source, derive] of dependencies.derived) if (!this.derived.has(source)) this.derived.set(source, derive);
+      this.walks.clear();
+    }
+    if (this.walks.size < WALKS_PER_OPERATION) this.walks.set(this.keyOf(variables), walk);
+  }
+
+  private keyOf(variables: Record<string, unknown>): string {
+    let key = '';
+    // JSON writes a control character escaped, so \u0000 separates the parts unambiguously; `-` is an absent variable.
+    for (const name of this.read) key += `${Object.hasOwn(variables, name) ? JSON.stringify(variables[name]) : '-'}\u0000`;
+    for (const derive of this.derived.values()) key += `${JSON.stringify(derive(variables)) ?? '-'}\u0000`;
+    return key;
+  }
+}
+
+/**
+ * What the making of one walk depends on: the variables it read, through a view of them that
+ * records each name asked (present or not: an absent variable shapes a walk as much as a
+ * present one), and what it derived. Closed once the walk is made: a kept walk read at a
+ * later request would be kept for values it did not record, so that read throws.
+ */
+class WalkDependencies {
+  readonly read = new Set<string>();
+  readonly derived = new Map<FieldNode, (variables: Record<string, unknown>) => unknown>();
+  private closed = false;
+  readonly variables: Record<string, unknown>;
+
+  constructor(variables: Record<string, unknown>) {
+    const record = (name: string | symbol) => {
+      if (this.closed) throw new Error('a kept walk read the variables after its making');
+      if (typeof name === 'string') this.read.add(name);
+    };
+    this.variables = new Proxy(variables, {
+      get: (target, name) => (record(name), Reflect.get(target, name)),
+      has: (target, name) => (record(name), Reflect.has(target, name)),
+      getOwnPropertyDescriptor: (target, name) => (record(name), Reflect.getOwnPropertyDescriptor(target, name)),
+      ownKeys: (target) => {
+        for (const name of Reflect.ownKeys(target)) record(name);
+        return Reflect.ownKeys(target);
+      },
+    });
+  }
+
+  dependOn<T>(source: FieldNode, derive: (variables: Record<string, unknown>) => T, variables: Record<string, unknown>): T {
+    if (this.closed) throw new Error('a kept walk derived from the variables after its making');
+    this.derived.set(source, derive);
+    return derive(variables);
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+}
+
+/**
+ * The walk a resolver's selection is read through, for its request: the operation's own walk
+ * where the executor was given it (as the root value: server/pipeline/planned-read.ts), so a
+ * resolver's read plan sees the fields the checks and the cost saw; else one made for this request.
+ */
+export function walkOf(info: GraphQLResolveInfo): SelectionWalk {
+  const variables = info.variableValues;
+  const walk = info.rootValue instanceof OperationWalk && info.rootValue.operation === info.operation ? info.rootValue : null;
+  if (!walk) return unwalkedSelection(info.schema, info.fragments, variables);
+  return {
+    schema: info.schema,
+    fragments: walk.fragments,
+    variables,
+    fieldsOf: (type, nodes) => walk.collectedOf(type, nodes, variables).fields,
+    dependOn: (_source, derive) => derive(variables),
+  };
+}
