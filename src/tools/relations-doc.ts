@@ -6,35 +6,31 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { columnName, type ObjectSpec, type RelationSpec } from '../db/nested-read.js';
-import { NOTIFICATION_READ, READS_BY_TYPE } from '../modules/common/read-specs.js';
+import { READ_GRAPH, typeNameOf } from '../modules/common/read-specs.js';
 
 export const API_DOC_PATH = fileURLToPath(new URL('../../docs/api.md', import.meta.url));
 export const RELATIONS_START = '<!-- relations: generated from src/modules/common/read-specs.ts by `npm run docs:relations` -->';
 export const RELATIONS_END = '<!-- relations: end -->';
 
-/** Every type of the read graph by its GraphQL name (notifications render only under `viewer`, so they have no root of their own). */
-const TYPES: Record<string, ObjectSpec> = { ...READS_BY_TYPE, Notification: NOTIFICATION_READ };
-const nameOf = (spec: ObjectSpec) => Object.entries(TYPES).find(([, s]) => s === spec)![0];
-
 /** How a relation joins, in the tables' column names: `child = parent`, or a page's parent column. */
 function joinOf(parent: ObjectSpec, relation: RelationSpec): string {
   const target = relation.target();
-  const child = `${nameOf(target)}.${columnName(target.table, relation.kind === 'one' ? relation.childKey : relation.parentKey)}`;
-  if (relation.kind === 'page') return `${child} = ${nameOf(parent)}.id, newest first`;
-  if (!relation.through) return `${child} = ${nameOf(parent)}.${columnName(parent.table, relation.parentKey)}`;
+  const child = `${typeNameOf(target)}.${columnName(target.table, relation.kind === 'one' ? relation.childKey : relation.parentKey)}`;
+  if (relation.kind === 'page') return `${child} = ${typeNameOf(parent)}.id, newest first`;
+  if (!relation.through) return `${child} = ${typeNameOf(parent)}.${columnName(parent.table, relation.parentKey)}`;
   const via = relation.through.target();
-  return `${child} = ${nameOf(via)}.${columnName(via.table, relation.parentKey)}, through ${joinOf(parent, relation.through)}`;
+  return `${child} = ${typeNameOf(via)}.${columnName(via.table, relation.parentKey)}, through ${joinOf(parent, relation.through)}`;
 }
 
 /** The relations' table: one row per relation of the graph, public then owned, types in the graph's order. */
 export function renderRelationsTable(): string {
-  const rows = Object.entries(TYPES).flatMap(([type, spec]) =>
+  const rows = Object.entries(READ_GRAPH).flatMap(([type, spec]) =>
     [
       ...Object.entries(spec.relations).map(([field, relation]) => ({ field, relation, owned: false })),
       ...Object.entries(spec.owned ?? {}).map(([field, relation]) => ({ field, relation, owned: true })),
     ].map(
       ({ field, relation, owned }) =>
-        `| ${type} | \`${field}\` | ${relation.kind === 'one' ? 'one' : 'page'}${owned ? ' (the owner only)' : ''} | ${nameOf(relation.target())} | ${joinOf(spec, relation)} |`,
+        `| ${type} | \`${field}\` | ${relation.kind === 'one' ? 'one' : 'page'}${owned ? ' (the owner only)' : ''} | ${typeNameOf(relation.target())} | ${joinOf(spec, relation)} |`,
     ),
   );
   return [RELATIONS_START, '', '| type | field | kind | of type | joined on |', '|---|---|---|---|---|', ...rows, '', RELATIONS_END].join(

@@ -19,6 +19,7 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PRIVATE_FIELD } from '../../src/modules/auth/viewer.js';
 import { registerRest } from '../../src/server/rest/index.js';
+import { embedsOf } from '../../src/server/rest/mapping.js';
 import { buildOpenApiDocument } from '../../src/server/rest/openapi.js';
 import { fragmentName, REST_RESOURCES, restResources } from '../../src/server/rest/resources.js';
 import type { RunOperation } from '../../src/server/rest/run-operation.js';
@@ -111,7 +112,7 @@ describe('the REST resources, derived from the GraphQL types', () => {
       }
       // The rest of the properties are the relations REST embeds, none of them required.
       const embedded = Object.keys(json.properties).filter((name) => !fields.some((field) => snake(field.name) === name));
-      expect(embedded, resource).toEqual(Object.keys(REST_RESOURCES[resource]!.embeds ?? {}).map(snake));
+      expect(embedded, resource).toEqual(embedsOf(resource).map((embed) => snake(embed.field)));
     }
     expect(ownRecordOnly('User')).toEqual(['email']);
     expect(schemaOf('User').properties.email).toEqual({ type: ['string', 'null'], description: 'Only in your own record (GET /auth/me).' });

@@ -1,23 +1,58 @@
 import { images, notifications, pools, predictions, resolutions, rewards, streakRewards, streaks, users } from '../../../schema/index.js';
-import { oneRelation, oneRelationThrough, type ObjectSpec, pageRelation } from '../../db/nested-read.js';
+import {
+  oneRelation,
+  oneRelationThrough,
+  type ObjectSpec,
+  type OneRelationSpec,
+  pageRelation,
+  type RelationSpec,
+} from '../../db/nested-read.js';
 import { renderedPoolStatistics } from '../leaderboard/pool-statistics.rendered.js';
+
+/** A relation of the graph as the GraphQL field answering it describes it. */
+export type DescribedRelation = RelationSpec & { description: string };
+
+/** `relation` with its GraphQL field's description (the schema requires a real one on every field). */
+function described<R extends RelationSpec>(description: string, relation: R): R & { description: string } {
+  return Object.assign(relation, { description });
+}
+
+/** A described one-to-one relation (db/nested-read.ts, oneRelation). */
+const one = (description: string, target: () => ObjectSpec, parentKey: string, childKey: string) =>
+  described(description, oneRelation(target, parentKey, childKey));
+
+/** A described one-to-one relation through another (db/nested-read.ts, oneRelationThrough). */
+const oneThrough = (description: string, through: OneRelationSpec, target: () => ObjectSpec, parentKey: string, childKey: string) =>
+  described(description, oneRelationThrough(through, target, parentKey, childKey));
+
+/** A described page relation (db/nested-read.ts, pageRelation). */
+const page = (description: string, target: () => ObjectSpec, parentKey: string) => described(description, pageRelation(target, parentKey));
+
+/** The description of a relation of the graph, where its entry gives one. */
+export const descriptionOf = (relation: RelationSpec): string | undefined => (relation as Partial<DescribedRelation>).description;
 
 /**
  * The read graph: each type of the API read from a table, once. A type's relations (by the
- * GraphQL field answering them, joined on the columns named here) and its token amounts
- * (by field, to the base-units column) are the one definition from which the read plans'
- * SQL, the rendered reads' JSON, the relations' loaders and the REST form's description of
- * amounts (server/rest/resources.ts) all derive; the field
- * resolvers read a relation through `relationOne` / `relationPage` (common/loaders.ts),
- * prefetched when a plan read it and through the derived loader otherwise. A field that
- * is a plain column needs no entry: the table's columns are its definition.
+ * GraphQL field answering them, joined on the columns named here, with that field's
+ * description) and its token amounts (by field, to the base-units column) are the one
+ * definition from which the read plans' SQL, the rendered reads' JSON, the relations'
+ * loaders, the relations' GraphQL fields (common/relation-fields.ts: type, nullability,
+ * page arguments, and a resolver reading through `relationOne` / `relationPage`,
+ * prefetched when a plan read it and through the derived loader otherwise), the REST
+ * form's includes and embedded properties (server/rest/mapping.ts, resources.ts,
+ * documents.ts), its description of amounts and docs/api.md's table of relations
+ * (`npm run docs:relations`) all derive. Adding a relation here adds all of those. A field
+ * that is a plain column needs no entry: the table's columns are its definition.
+ *
+ * The order of a type's relations is the order of their GraphQL fields (the SDL's).
  */
 export const USER_READ: ObjectSpec = {
   table: users,
   relations: {
-    avatar: oneRelation(() => IMAGE_READ, 'avatarId', 'id'),
-    pools: pageRelation(() => POOL_READ, 'createdBy'),
-    // Only the plain newest-first page; a filter or another order is the service's query.
+    avatar: one("The user's avatar image; null when they have none.", () => IMAGE_READ, 'avatarId', 'id'),
+    pools: page('Pools the user created, newest first.', () => POOL_READ, 'createdBy'),
+    // Only the plain newest-first page; a filter or another order is the service's query (the
+    // field takes those arguments, so its module writes it: user.resolver.ts).
     predictions: pageRelation(
       () => PREDICTION_READ,
       'userId',
@@ -34,13 +69,16 @@ export const USER_READ: ObjectSpec = {
   },
 };
 
-export const NOTIFICATION_READ: ObjectSpec = { table: notifications, relations: { user: oneRelation(() => USER_READ, 'userId', 'id') } };
+export const NOTIFICATION_READ: ObjectSpec = {
+  table: notifications,
+  relations: { user: one('The user notified.', () => USER_READ, 'userId', 'id') },
+};
 
 export const IMAGE_READ: ObjectSpec = {
   table: images,
   relations: {
-    user: oneRelation(() => USER_READ, 'userId', 'id'),
-    pools: pageRelation(() => POOL_READ, 'imageId'),
+    user: one('The user who uploaded the image.', () => USER_READ, 'userId', 'id'),
+    pools: page('Pools that show the image, newest first.', () => POOL_READ, 'imageId'),
   },
 };
 
@@ -48,8 +86,13 @@ export const STREAK_READ: ObjectSpec = {
   table: streaks,
   amounts: { totalAccumulated: 'totalAccumulated', availableBalance: 'availableBalance', onchainBalance: 'onchainBalance' },
   relations: {
-    lastProcessedPool: oneRelation(() => POOL_READ, 'lastProcessedPoolId', 'id'),
-    pools: pageRelation(() => POOL_READ, 'streakId'),
+    lastProcessedPool: one(
+      'The last resolved pool the streak processor has applied; null before the first.',
+      () => POOL_READ,
+      'lastProcessedPoolId',
+      'id',
+    ),
+    pools: page('Pools of the streak, newest first.', () => POOL_READ, 'streakId'),
   },
 };
 
@@ -63,46 +106,46 @@ export const STREAK_REWARD_READ: ObjectSpec = {
   amounts: { amount: 'amount' },
   amountDecimals: (a) => `(SELECT rs."decimals" FROM "streaks" rs WHERE rs."id" = ${a}."streak_id")`,
   relations: {
-    streak: oneRelation(() => STREAK_READ, 'streakId', 'id'),
-    user: oneRelation(() => USER_READ, 'userWalletAddress', 'walletAddress'),
+    streak: one('The streak that granted the reward.', () => STREAK_READ, 'streakId', 'id'),
+    user: one('The rewarded user: the owner of userWalletAddress.', () => USER_READ, 'userWalletAddress', 'walletAddress'),
   },
 };
 
 export const RESOLUTION_READ: ObjectSpec = {
   table: resolutions,
   amounts: { protocolFee: 'protocolFee', leftover: 'leftover' },
-  relations: { pool: oneRelation(() => POOL_READ, 'poolId', 'id') },
+  relations: { pool: one('The resolved pool.', () => POOL_READ, 'poolId', 'id') },
 };
 
 export const REWARD_READ: ObjectSpec = {
   table: rewards,
   amounts: { amount: 'amount' },
-  relations: { prediction: oneRelation(() => PREDICTION_READ, 'predictionId', 'id') },
+  relations: { prediction: one('The prediction rewarded.', () => PREDICTION_READ, 'predictionId', 'id') },
 };
 
 export const POOL_READ: ObjectSpec = {
   table: pools,
   amounts: { minStake: 'minStake', maxStake: 'maxStake', totalVolume: 'totalVolume' },
   relations: {
-    user: oneRelation(() => USER_READ, 'createdBy', 'id'),
-    image: oneRelation(() => IMAGE_READ, 'imageId', 'id'),
-    streak: oneRelation(() => STREAK_READ, 'streakId', 'id'),
-    resolution: oneRelation(() => RESOLUTION_READ, 'id', 'poolId'),
-    predictions: pageRelation(() => PREDICTION_READ, 'poolId'),
+    user: one('The user who created the pool.', () => USER_READ, 'createdBy', 'id'),
+    image: one("The pool's picture; null when it has none.", () => IMAGE_READ, 'imageId', 'id'),
+    streak: one('The streak the pool counts towards; null when it is in none.', () => STREAK_READ, 'streakId', 'id'),
+    resolution: one('The outcome and its fees; null until the pool is resolved.', () => RESOLUTION_READ, 'id', 'poolId'),
+    predictions: page('Predictions on the pool, newest first.', () => PREDICTION_READ, 'poolId'),
   },
   computed: { statistics: renderedPoolStatistics },
 };
 
-const PREDICTION_POOL = oneRelation(() => POOL_READ, 'poolId', 'id');
+const PREDICTION_POOL = one('The pool predicted on.', () => POOL_READ, 'poolId', 'id');
 
 export const PREDICTION_READ: ObjectSpec = {
   table: predictions,
   amounts: { stake: 'stake' },
   relations: {
-    user: oneRelation(() => USER_READ, 'userId', 'id'),
-    reward: oneRelation(() => REWARD_READ, 'id', 'predictionId'),
+    user: one('The user who predicted.', () => USER_READ, 'userId', 'id'),
     pool: PREDICTION_POOL,
-    streak: oneRelationThrough(PREDICTION_POOL, () => STREAK_READ, 'streakId', 'id'),
+    reward: one('What the prediction earned; null until the pool is resolved.', () => REWARD_READ, 'id', 'predictionId'),
+    streak: oneThrough("The streak of the prediction's pool, if any.", PREDICTION_POOL, () => STREAK_READ, 'streakId', 'id'),
   },
 };
 
@@ -117,3 +160,13 @@ export const READS_BY_TYPE: Record<string, ObjectSpec> = {
   Pool: POOL_READ,
   Prediction: PREDICTION_READ,
 };
+
+/** Every type of the read graph by its GraphQL name: those of READS_BY_TYPE and a notification (read only under `viewer`). */
+export const READ_GRAPH: Record<string, ObjectSpec> = { ...READS_BY_TYPE, Notification: NOTIFICATION_READ };
+
+/** The GraphQL name of a type of the read graph. */
+export function typeNameOf(spec: ObjectSpec): string {
+  const name = Object.keys(READ_GRAPH).find((type) => READ_GRAPH[type] === spec);
+  if (!name) throw new Error('a relation of the read graph leads to a type not in READ_GRAPH');
+  return name;
+}

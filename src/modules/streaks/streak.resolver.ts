@@ -1,15 +1,13 @@
 import { Arg, Args, ArgsType, Ctx, Directive, Field, FieldResolver, Float, ID, Query, Resolver, Root } from 'type-graphql';
 import { PUBLIC } from '../common/cache-hints.js';
-import type { PoolRow, StreakRewardRow, StreakRow, UserRow } from '../../../schema/index.js';
-import { User } from '../users/user.type.js';
+import type { StreakRewardRow, StreakRow } from '../../../schema/index.js';
 import type { ResolverContext } from '../context.js';
 import { toTokens } from '../common/amounts.js';
-import { parseNewestFirstPage, relationOne, relationPage } from '../common/loaders.js';
-import { STREAK_READ, STREAK_REWARD_READ } from '../common/read-specs.js';
+import { parseNewestFirstPage } from '../common/loaders.js';
 import { OffsetPageArgs, PageArgs } from '../common/page.args.js';
 import { ReadsPageArguments } from '../common/page-arguments.js';
+import { RelationFields } from '../common/relation-fields.js';
 import { parseStreakPoolsPage } from '../pools/pool.service.js';
-import { Pool, PoolConnection } from '../pools/pool.type.js';
 import { findStreak, listStreaks, streakPools, userStreakDetails } from './streak.service.js';
 import { Streak, StreakConnection, StreakPools, StreakReward, UserStreakDetails } from './streak.type.js';
 
@@ -22,6 +20,8 @@ class StreakPoolsArgs extends OffsetPageArgs {
   pastOnly?: boolean | null;
 }
 
+/** Also a streak's relations, from the read graph (lastProcessedPool, pools, ...). */
+@RelationFields()
 @Resolver(() => Streak)
 export class StreakResolver {
   @Query(() => Streak, { nullable: true, description: 'A streak by id; null when there is none.' })
@@ -69,37 +69,15 @@ export class StreakResolver {
   onchainBalance(@Root() streak: StreakRow) {
     return toTokens(streak.onchainBalance, streak.decimals);
   }
-
-  @FieldResolver(() => Pool, {
-    nullable: true,
-    description: 'The last resolved pool the streak processor has applied; null before the first.',
-  })
-  lastProcessedPool(@Root() streak: StreakRow, @Ctx() ctx: ResolverContext) {
-    return relationOne<PoolRow>(ctx.loaders.graph, streak, STREAK_READ, 'lastProcessedPool');
-  }
-
-  @ReadsPageArguments(parseNewestFirstPage)
-  @FieldResolver(() => PoolConnection, { description: 'Pools of the streak, newest first.' })
-  pools(@Root() streak: StreakRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ResolverContext) {
-    return relationPage<PoolRow>(ctx.loaders.graph, streak, STREAK_READ, 'pools', args);
-  }
 }
 
+/** Also a streak reward's relations, from the read graph (streak, user, ...). */
+@RelationFields()
 @Resolver(() => StreakReward)
 export class StreakRewardResolver {
   @FieldResolver(() => Float, { description: 'The reward, in whole tokens.' })
   async amount(@Root() reward: StreakRewardRow, @Ctx() ctx: ResolverContext) {
     const streak = await ctx.loaders.streakById.load(reward.streakId);
     return toTokens(reward.amount, streak!.decimals);
-  }
-
-  @FieldResolver(() => Streak, { description: 'The streak that granted the reward.' })
-  streak(@Root() reward: StreakRewardRow, @Ctx() ctx: ResolverContext) {
-    return relationOne<StreakRow>(ctx.loaders.graph, reward, STREAK_REWARD_READ, 'streak');
-  }
-
-  @FieldResolver(() => User, { nullable: true, description: 'The rewarded user: the owner of userWalletAddress.' })
-  user(@Root() reward: StreakRewardRow, @Ctx() ctx: ResolverContext) {
-    return relationOne<UserRow>(ctx.loaders.graph, reward, STREAK_REWARD_READ, 'user');
   }
 }

@@ -1,26 +1,15 @@
 import { Arg, Args, Ctx, Directive, Field, FieldResolver, ID, InputType, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { PRIVATE } from '../common/cache-hints.js';
-import type {
-  DeviceTokenRow,
-  ImageRow,
-  NotificationRow,
-  PoolRow,
-  PredictionRow,
-  ReferralCodeRow,
-  ReferralRedemptionRow,
-  SettingsRow,
-  UserRow,
-} from '../../../schema/index.js';
+import type { DeviceTokenRow, PredictionRow, ReferralCodeRow, ReferralRedemptionRow, SettingsRow, UserRow } from '../../../schema/index.js';
 import type { ResolverContext } from '../context.js';
 import { ApiKey, RefreshToken } from '../auth/auth.type.js';
 import { PRIVATE_FIELD } from '../auth/viewer.js';
-import { isPlainPage, parseNewestFirstPage, relationOne, relationPage } from '../common/loaders.js';
-import { IMAGE_READ, USER_READ } from '../common/read-specs.js';
-import { PageArgs } from '../common/page.args.js';
+import { isPlainPage, parseNewestFirstPage, relationPage } from '../common/loaders.js';
+import { USER_READ } from '../common/read-specs.js';
 import { ReadsPageArguments } from '../common/page-arguments.js';
+import { RelationFields } from '../common/relation-fields.js';
 import { NotificationsArgs } from '../notifications/notification.args.js';
 import { DeviceToken, Notification, NotificationConnection } from '../notifications/notification.type.js';
-import { PoolConnection } from '../pools/pool.type.js';
 import { PredictionConnection } from '../predictions/prediction.type.js';
 import { listUserNotifications } from '../notifications/notification.service.js';
 import {
@@ -50,6 +39,11 @@ class UpdateProfileInput {
   hasSeenTour?: boolean | null;
 }
 
+/**
+ * Also a user's relations, from the read graph (avatar, pools, ...), before `predictions`,
+ * whose filters and orders are the history service's: written here.
+ */
+@RelationFields()
 @Resolver(() => User)
 export class UserResolver {
   @Directive(PRIVATE)
@@ -72,17 +66,6 @@ export class UserResolver {
     @Ctx() ctx: ResolverContext,
   ) {
     return redeemReferralCode(ctx, code);
-  }
-
-  @FieldResolver(() => Image, { nullable: true, description: "The user's avatar image; null when they have none." })
-  avatar(@Root() user: UserRow, @Ctx() ctx: ResolverContext) {
-    return relationOne<ImageRow>(ctx.loaders.graph, user, USER_READ, 'avatar');
-  }
-
-  @ReadsPageArguments(parseNewestFirstPage)
-  @FieldResolver(() => PoolConnection, { description: 'Pools the user created, newest first.' })
-  pools(@Root() user: UserRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ResolverContext) {
-    return relationPage<PoolRow>(ctx.loaders.graph, user, USER_READ, 'pools', args);
   }
 
   @ReadsPageArguments(parseUserPredictionsPage)
@@ -160,19 +143,10 @@ export class UserResolver {
   }
 }
 
+/** An image's relations, from the read graph (user, pools, ...). */
+@RelationFields()
 @Resolver(() => Image)
-export class ImageResolver {
-  @FieldResolver(() => User, { description: 'The user who uploaded the image.' })
-  user(@Root() image: ImageRow, @Ctx() ctx: ResolverContext) {
-    return relationOne<UserRow>(ctx.loaders.graph, image, IMAGE_READ, 'user');
-  }
-
-  @ReadsPageArguments(parseNewestFirstPage)
-  @FieldResolver(() => PoolConnection, { description: 'Pools that show the image, newest first.' })
-  pools(@Root() image: ImageRow, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ResolverContext) {
-    return relationPage<PoolRow>(ctx.loaders.graph, image, IMAGE_READ, 'pools', args);
-  }
-}
+export class ImageResolver {}
 
 @Resolver(() => Settings)
 export class SettingsResolver {
@@ -225,13 +199,10 @@ export class ReferralRedemptionResolver {
   }
 }
 
+/** A notification's relations, from the read graph (user, ...). */
+@RelationFields()
 @Resolver(() => Notification)
-export class NotificationResolver {
-  @FieldResolver(() => User, { description: 'The user notified.' })
-  user(@Root() notification: NotificationRow, @Ctx() ctx: ResolverContext) {
-    return ctx.loaders.userById.load(notification.userId);
-  }
-}
+export class NotificationResolver {}
 
 @Resolver(() => DeviceToken)
 export class DeviceTokenResolver {

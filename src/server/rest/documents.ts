@@ -1,33 +1,57 @@
+import { type Include, POOL_INCLUDES } from './mapping.js';
+import { fragmentName } from './resources.js';
+
 /**
- * The fixed GraphQL documents of the REST routes (trusted documents: written here once,
- * never built from a request). Embedded relations are chosen with `@include` variables,
- * so each route has exactly one document whatever its `includes`. A resource's fields are
- * its fragment, spread as `...PoolFields`: derived from its GraphQL type, its definition is
- * appended when the route is registered (resources.ts).
+ * The fixed GraphQL documents of the REST routes (trusted documents: made here once, at
+ * start, never built from a request). Embedded relations are chosen with `@include`
+ * variables, so each route has exactly one document whatever its `includes`. A resource's
+ * fields are its fragment, spread as `...PoolFields`: derived from its GraphQL type, its
+ * definition is appended when the route is registered (resources.ts).
  */
 
-/** A pool with the relations its `includes` variables ask for. */
-const POOL_WITH_RELATIONS = `fragment PoolWithRelations on Pool {
-  ...PoolFields
-  user @include(if: $user) { ...UserFields }
-  resolution @include(if: $resolution) { ...ResolutionFields }
-  image @include(if: $image) { ...ImageFields }
-  streak @include(if: $streak) { ...StreakFields }
-  predictions(first: $predictionsFirst) @include(if: $predictions) {
-    nodes {
-      ...PredictionFields
-      user @include(if: $predictionsUser) { ...UserFields }
-      reward @include(if: $predictionsReward) { ...RewardFields }
-      streak @include(if: $predictionsStreak) { ...StreakFields }
-      pool @include(if: $predictionsPool) { ...PoolFields }
+/** The selections of `includes`, each under its `@include` variable, a page by its size variable. */
+function includeSelections(includes: readonly Include[], indent: string): string[] {
+  return includes.flatMap((include) => {
+    const fields = `...${fragmentName(include.type)}`;
+    if (include.page) {
+      return [
+        `${indent}${include.field}(first: $${include.page.variable}) @include(if: $${include.variable}) {`,
+        `${indent}  nodes {`,
+        `${indent}    ${fields}`,
+        ...includeSelections(include.children, `${indent}    `),
+        `${indent}  }`,
+        `${indent}}`,
+      ];
     }
-  }
-}`;
+    if (include.children.length === 0) return [`${indent}${include.field} @include(if: $${include.variable}) { ${fields} }`];
+    return [
+      `${indent}${include.field} @include(if: $${include.variable}) {`,
+      `${indent}  ${fields}`,
+      ...includeSelections(include.children, `${indent}  `),
+      `${indent}}`,
+    ];
+  });
+}
+
+/** The definitions of the variables of `includes`: each `Boolean! = false`, a page's size `Int = 1`. */
+function includeVariableDefinitions(includes: readonly Include[]): string[] {
+  return includes.flatMap((include) => [
+    `$${include.variable}: Boolean! = false`,
+    ...(include.page ? [`$${include.page.variable}: Int = 1`] : []),
+    ...includeVariableDefinitions(include.children),
+  ]);
+}
+
+/** A pool with the relations its `includes` variables ask for (mapping.ts, POOL_INCLUDES). */
+const POOL_WITH_RELATIONS = [
+  'fragment PoolWithRelations on Pool {',
+  '  ...PoolFields',
+  ...includeSelections(POOL_INCLUDES, '  '),
+  '}',
+].join('\n');
 
 /** The variables of {@link POOL_WITH_RELATIONS}, declared by every document that uses it. */
-const INCLUDE_VARIABLES = `$user: Boolean! = false, $resolution: Boolean! = false, $image: Boolean! = false, $streak: Boolean! = false,
-  $predictions: Boolean! = false, $predictionsFirst: Int = 1, $predictionsUser: Boolean! = false,
-  $predictionsReward: Boolean! = false, $predictionsStreak: Boolean! = false, $predictionsPool: Boolean! = false`;
+const INCLUDE_VARIABLES = includeVariableDefinitions(POOL_INCLUDES).join(', ');
 
 export const LIST_POOLS =
   `query RestListPools($first: Int, $offset: Int, $after: String, $filter: PoolFilter, $sort: PoolSort, $search: ` +

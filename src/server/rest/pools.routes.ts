@@ -2,13 +2,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE } from '../../modules/common/pagination.js';
 import { POOL_SORTS, POOL_STATUS_FILTERS } from '../../modules/pools/pool.service.js';
 import { GET_POOL, LIST_POOLS } from './documents.js';
-import { INCLUDABLE, type Includable, includeVariables } from './mapping.js';
+import { INCLUDABLE, type Include, type Includable, includeVariables, POOL_INCLUDES, snakeCaseName } from './mapping.js';
 import { ref } from './resources.schema.js';
 import { RestError } from './rest-error.js';
 import type { RestRoute } from './route.js';
 
-/** Embedded predictions per pool when `predictions_limit` is not given. */
-const DEFAULT_EMBEDDED_PREDICTIONS = 20;
+/** Embedded rows per page (predictions per pool) when its `<page>_limit` is not given. */
+const DEFAULT_EMBEDDED_PAGE = 20;
 
 export const includesParameter = {
   type: 'array',
@@ -18,13 +18,29 @@ export const includesParameter = {
     'Repeated, `includes[]=` or comma-separated (`includes=user,predictions`).',
 } as const;
 
-export const predictionsLimitParameter = {
-  type: 'integer',
-  minimum: 1,
-  maximum: MAX_PAGE_SIZE,
-  default: DEFAULT_EMBEDDED_PREDICTIONS,
-  description: 'Embedded predictions per pool (newest first) when `includes` has predictions.',
-} as const;
+/** The size parameter of each page among `includes` (`predictions_limit`: embedded predictions per pool), by parameter name. */
+function pageSizeParametersOf(
+  includes: readonly Include[],
+  parent: string,
+  parameters: Record<string, object> = {},
+): Record<string, object> {
+  for (const include of includes) {
+    if (include.page) {
+      parameters[include.page.parameter] = {
+        type: 'integer',
+        minimum: 1,
+        maximum: MAX_PAGE_SIZE,
+        default: DEFAULT_EMBEDDED_PAGE,
+        description: `Embedded ${include.field} per ${parent} (newest first) when \`includes\` has ${include.path}.`,
+      };
+    }
+    // A type's name in words: `StreakReward` is a streak reward.
+    pageSizeParametersOf(include.children, snakeCaseName(include.type).slice(1).replaceAll('_', ' '), parameters);
+  }
+  return parameters;
+}
+
+export const pageSizeParameters = pageSizeParametersOf(POOL_INCLUDES, 'pool');
 
 /** `offset`/`limit` or `cursor`/`limit` paging, shared by the lists of pools. */
 export const pagingParameters = {
@@ -79,7 +95,6 @@ interface ListPoolsQuery extends PagingQuery {
   reference_date?: string;
   created_by?: string;
   includes?: Includable[];
-  predictions_limit: number;
 }
 
 const listPools: RestRoute = {
@@ -112,7 +127,7 @@ const listPools: RestRoute = {
           description: 'Accepted as the interface’s clients send it: every pool here stakes the one stake mint (`stake_token_mint`).',
         },
         includes: includesParameter,
-        predictions_limit: predictionsLimitParameter,
+        ...pageSizeParameters,
         ...pagingParameters,
       },
     },
@@ -134,7 +149,7 @@ const listPools: RestRoute = {
         sort: query.sort_by,
         search: query.query,
         filter,
-        ...includeVariables(query.includes, query.predictions_limit),
+        ...includeVariables(query.includes, query),
       },
     };
   },
@@ -154,17 +169,17 @@ const getPool: RestRoute = {
     querystring: {
       type: 'object',
       additionalProperties: false,
-      properties: { includes: includesParameter, predictions_limit: predictionsLimitParameter },
+      properties: { includes: includesParameter, ...pageSizeParameters },
     },
     response: { 200: ref('Pool') },
   },
   operation(request) {
     const { id } = request.params as { id: string };
-    const query = request.query as { includes?: Includable[]; predictions_limit: number };
+    const query = request.query as { includes?: Includable[] };
     return {
       query: GET_POOL,
       operationName: 'RestGetPool',
-      variables: { id, ...includeVariables(query.includes, query.predictions_limit) },
+      variables: { id, ...includeVariables(query.includes, query) },
     };
   },
   async respond(data, _reply, request) {

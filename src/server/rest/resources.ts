@@ -16,7 +16,7 @@ import {
   visit,
 } from 'graphql';
 import { READS_BY_TYPE } from '../../modules/common/read-specs.js';
-import { snakeCaseName } from './mapping.js';
+import { embedsOf, snakeCaseName } from './mapping.js';
 import { boolean, dateTime, id, integer, nullable, nullableRef, number, object, ref, type Schema, string } from './resources.schema.js';
 
 /**
@@ -27,9 +27,11 @@ import { boolean, dateTime, id, integer, nullable, nullableRef, number, object, 
  * its JSON schema (the response schema fastify serializes with, so a key it does not list
  * would be dropped, and the OpenAPI component), in snake_case, with the JSON type, format and
  * nullability of the field's type; every one is required. Token amounts are described as
- * whole tokens, from the read graph's list of them (common/read-specs.ts, `amounts`). So a
- * field added to a type is in the REST answers and the OpenAPI document with no change here;
- * REST_RESOURCES holds all that is REST's own.
+ * whole tokens, from the read graph's list of them (common/read-specs.ts, `amounts`). Its
+ * embedded relations are optional properties, those of the read graph REST embeds
+ * (mapping.ts, REST_EMBEDS). So a field added to a type is in the REST answers and the
+ * OpenAPI document with no change here, and so is a relation added to the graph where the
+ * type embeds every relation; REST_RESOURCES holds all that is REST's own of the fields.
  */
 
 /** How a resource's REST form differs from its GraphQL type, on purpose. */
@@ -38,12 +40,6 @@ interface ResourceForm {
   description?: string;
   /** Fields REST shows otherwise than derived. */
   fields?: Record<string, FieldForm>;
-  /**
-   * Relations a route may embed: optional properties, present when its document selects them
-   * (the pool routes' `includes`). The JSON shape follows the field's type: an object, or
-   * nullable; a connection as the array of its nodes, as the answers are mapped (mapping.ts).
-   */
-  embeds?: Record<string, { description?: string }>;
 }
 
 interface FieldForm {
@@ -72,13 +68,12 @@ export const REST_RESOURCES: Record<string, ResourceForm> = {
   Resolution: {},
   Streak: {},
   Reward: {},
-  Prediction: { embeds: { user: {}, reward: {}, streak: {}, pool: { description: 'Its pool, without relations.' } } },
+  Prediction: {},
   Pool: {
     // The relations of a REST pool come only when asked for.
     description: 'A pool asking for a numeric outcome; embedded relations appear only when listed in `includes`.',
-    embeds: { user: {}, resolution: {}, image: {}, streak: {}, predictions: { description: 'Newest first, at most `predictions_limit`.' } },
   },
-  StreakReward: { embeds: { streak: {} } },
+  StreakReward: {},
   // POST /auth/api-keys answers the key beside its record: the hash is not the key.
   ApiKey: { fields: { keyHash: { description: 'SHA-256 of the key, hex.' } } },
 };
@@ -158,9 +153,10 @@ function resourceOf(type: GraphQLObjectType, form: ResourceForm): { schema: Sche
     (fieldForm?.ownRecordOnly ? optional : required)[snakeCaseName(field.name)] = description ? { ...property, description } : property;
     if (!fieldForm?.ownRecordOnly) selected.push(field.name);
   }
-  for (const [name, { description }] of Object.entries(form.embeds ?? {})) {
-    const shape = embeddedSchema(type, name);
-    optional[snakeCaseName(name)] = description ? { ...shape, description } : shape;
+  // Relations a route may embed: optional properties, present when its document selects them (the pool routes' `includes`).
+  for (const { field, description } of embedsOf(type.name)) {
+    const shape = embeddedSchema(type, field);
+    optional[snakeCaseName(field)] = description ? { ...shape, description } : shape;
   }
   return {
     schema: object(type.name, form.description ?? type.description ?? '', required, optional),
@@ -183,7 +179,10 @@ function valueSchema(type: GraphQLOutputType, coordinate: string): Schema {
   return isNonNullType(type) ? schema : nullable(schema);
 }
 
-/** The JSON schema of relation `name` of `type` embedded: its resource, or an array of it (a list, or a connection's nodes). */
+/**
+ * The JSON schema of relation `name` of `type` embedded: its resource, or an array of it (a
+ * list, or a connection's nodes, as the answers are mapped: mapping.ts); nullable as the field is.
+ */
 function embeddedSchema(type: GraphQLObjectType, name: string): Schema {
   const field = type.getFields()[name];
   if (!field) throw new Error(`REST resource ${type.name}: it has no relation ${name}`);

@@ -4,10 +4,10 @@ import { type Includable, includeVariables, toSnakeCase } from './mapping.js';
 import {
   includesParameter,
   pagingHeaders,
+  pageSizeParameters,
   pagingParameters,
   type PagingQuery,
   pagingVariables,
-  predictionsLimitParameter,
   setPagingHeaders,
 } from './pools.routes.js';
 import { objectOf } from './json-text.js';
@@ -18,7 +18,6 @@ interface StreakPoolsQuery extends PagingQuery {
   streak_id: string;
   past_only?: boolean;
   includes?: Includable[];
-  predictions_limit: number;
 }
 
 const streakPools: RestRoute = {
@@ -44,7 +43,7 @@ const streakPools: RestRoute = {
             'so `true` is refused rather than ignored.',
         },
         includes: includesParameter,
-        predictions_limit: predictionsLimitParameter,
+        ...pageSizeParameters,
         ...pagingParameters,
       },
     },
@@ -67,7 +66,7 @@ const streakPools: RestRoute = {
         streakId: query.streak_id,
         pastOnly: query.past_only,
         ...pagingVariables(query),
-        ...includeVariables(query.includes, query.predictions_limit),
+        ...includeVariables(query.includes, query),
       },
     };
   },

@@ -1,0 +1,129 @@
+import { getTableColumns } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { Args, Ctx, FieldResolver, getMetadataStorage, Root } from 'type-graphql';
+import type { ObjectSpec, OneRelationSpec, RelationSpec } from '../../db/nested-read.js';
+import type { ResolverContext } from '../context.js';
+import { parseNewestFirstPage, relationOne, relationPage } from './loaders.js';
+import { PageArgs } from './page.args.js';
+import { ReadsPageArguments } from './page-arguments.js';
+import { descriptionOf, READ_GRAPH, typeNameOf } from './read-specs.js';
+
+/**
+ * The GraphQL fields of the read graph's relations (common/read-specs.ts), made from their
+ * entries: no relation has a field resolver written for it. `@RelationFields()` on a type's
+ * resolver class (above its `@Resolver`) gives the type one field per public relation of
+ * its read, as a `@FieldResolver` of that class with an explicit type function:
+ * - a one-to-one relation answers its target's type, non-null when the row always has one
+ *   (its key column is NOT NULL and names the target's primary key, through every relation
+ *   it goes through), nullable otherwise; read with `relationOne`;
+ * - a page answers the target's connection (`<Type>Connection`) and takes the page
+ *   arguments (PageArgs, read by parseNewestFirstPage before execution); read with
+ *   `relationPage`;
+ * - its description is the entry's.
+ * A page whose field takes arguments of its own (an entry with `plain`: a filter, another
+ * order) is written by its module, which answers the plain page through `relationPage`;
+ * so are the owned relations, whose service checks the viewer. The fields take the
+ * graph's order: those made go before the first relation the class writes itself that
+ * follows them in it, otherwise after the class's own fields.
+ */
+export function RelationFields(): ClassDecorator {
+  return (target) => {
+    const storage = getMetadataStorage();
+    const resolver = storage.resolverClasses.find((metadata) => metadata.target === target);
+    if (!resolver) throw new Error(`@RelationFields() on ${target.name}: put it above @Resolver(() => Type)`);
+    const typeClass = resolver.getObjectType();
+    const typeName = storage.objectTypes.find((type) => type.target === typeClass)?.name;
+    const spec = typeName ? READ_GRAPH[typeName] : undefined;
+    if (!typeName || !spec) throw new Error(`@RelationFields() on ${target.name}: ${typeName ?? 'its type'} has no read in the read graph`);
+    const prototype = target.prototype as Record<string, unknown>;
+    const written = (field: string) =>
+      storage.fieldResolvers.find((metadata) => metadata.target === target && metadata.schemaName === field);
+    const made: string[] = [];
+    for (const [field, relation] of Object.entries(spec.relations)) {
+      if (written(field)) continue;
+      if (relation.kind === 'page' && relation.plain)
+        throw new Error(`${typeName}.${field} takes arguments of its own (its entry has \`plain\`): ${target.name} must write its field`);
+      if (Object.hasOwn(prototype, field))
+        throw new Error(`${typeName}.${field}: ${target.name} has a method ${field} that is no field resolver`);
+      const description = descriptionOf(relation);
+      if (!description) throw new Error(`${typeName}.${field} has no description in the read graph (common/read-specs.ts)`);
+      defineRelationField(prototype, spec, field, relation, description);
+      made.push(field);
+      MADE_RELATION_FIELDS.add(`${typeName}.${field}`);
+    }
+    keepGraphOrder(target, Object.keys(spec.relations), made);
+  };
+}
+
+/** The relation fields made so far, as `Type.field`. */
+export const MADE_RELATION_FIELDS = new Set<string>();
+
+/** Defines `field`'s resolver method on `prototype` and declares it to type-graphql, as the decorators of a written one would. */
+function defineRelationField(
+  prototype: Record<string, unknown>,
+  spec: ObjectSpec,
+  field: string,
+  relation: RelationSpec,
+  description: string,
+) {
+  const target = relation.target();
+  const targetName = typeNameOf(target);
+  const define = (method: (...params: never[]) => unknown): PropertyDescriptor => {
+    const descriptor = { value: method, writable: true, configurable: true, enumerable: false };
+    Object.defineProperty(prototype, field, descriptor);
+    return descriptor;
+  };
+  if (relation.kind === 'one') {
+    const method = define((row: object, ctx: ResolverContext) => relationOne(ctx.loaders.graph, row, spec, field));
+    const nullable = !alwaysFinds(spec.table, relation);
+    FieldResolver(() => objectTypeNamed(targetName), { nullable, description })(prototype, field, method);
+    Root()(prototype, field, 0);
+    Ctx()(prototype, field, 1);
+    return;
+  }
+  const method = define((row: { id: string }, args: PageArgs, ctx: ResolverContext) =>
+    relationPage(ctx.loaders.graph, row, spec, field, args as Record<string, unknown>),
+  );
+  ReadsPageArguments(parseNewestFirstPage)(prototype, field, method);
+  FieldResolver(() => objectTypeNamed(`${targetName}Connection`), { description })(prototype, field, method);
+  Root()(prototype, field, 0);
+  Args(() => PageArgs)(prototype, field, 1);
+  Ctx()(prototype, field, 2);
+}
+
+/**
+ * Moves each field made to just before the first field the class writes itself that follows
+ * it in the graph's order (type-graphql lists a type's fields in the order they were declared).
+ */
+function keepGraphOrder(target: Function, order: string[], made: string[]) {
+  const resolvers = getMetadataStorage().fieldResolvers;
+  const indexOf = (field: string) => resolvers.findIndex((metadata) => metadata.target === target && metadata.schemaName === field);
+  for (const field of made) {
+    const next = order.slice(order.indexOf(field) + 1).find((later) => !made.includes(later) && indexOf(later) >= 0);
+    if (next === undefined) continue;
+    const [metadata] = resolvers.splice(indexOf(field), 1);
+    resolvers.splice(indexOf(next), 0, metadata!);
+  }
+}
+
+/** Whether a one-to-one relation finds a row for every parent: its key is NOT NULL and is the target's primary key, all the way. */
+function alwaysFinds(parent: PgTable, relation: OneRelationSpec): boolean {
+  if (relation.through && !alwaysFinds(parent, relation.through)) return false;
+  const holder = relation.through ? relation.through.target().table : parent;
+  const key = columnOf(holder, relation.parentKey);
+  const found = columnOf(relation.target().table, relation.childKey);
+  return key.notNull && found.primary;
+}
+
+function columnOf(table: PgTable, property: string): PgColumn {
+  const column = (getTableColumns(table) as Record<string, PgColumn>)[property];
+  if (!column) throw new Error(`the read graph names a column ${property} its table does not have`);
+  return column;
+}
+
+/** The class of the type-graphql object type named `name` (looked up when the schema is built). */
+function objectTypeNamed(name: string): Function {
+  const types = getMetadataStorage().objectTypes.filter((type) => type.name === name);
+  if (types.length !== 1) throw new Error(`${types.length} object types are named ${name}; a relation's field needs exactly one`);
+  return types[0]!.target;
+}

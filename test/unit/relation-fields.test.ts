@@ -1,0 +1,90 @@
+import { getNamedType, type GraphQLObjectType, type GraphQLSchema, isNonNullType } from 'graphql';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PAGE_ARGUMENTS } from '../../src/modules/common/page-arguments.js';
+import { descriptionOf, READ_GRAPH, typeNameOf } from '../../src/modules/common/read-specs.js';
+import { MADE_RELATION_FIELDS } from '../../src/modules/common/relation-fields.js';
+import { getSchema } from '../../src/server/schema.js';
+
+/**
+ * The GraphQL field of each relation of the read graph is made from its entry
+ * (src/modules/common/relation-fields.ts), not written: its type, its description, its page
+ * arguments. (schema-sdl.test.ts holds the SDL itself: the fields made are the ones written
+ * before, to the byte.)
+ */
+
+/** Whether a one-to-one relation always finds a row, as the schema says it: written apart from the derivation. */
+const NON_NULL_ONES = [
+  'Image.user',
+  'StreakReward.streak',
+  'Resolution.pool',
+  'Reward.prediction',
+  'Pool.user',
+  'Prediction.user',
+  'Prediction.pool',
+  'Notification.user',
+];
+
+describe('the relations’ GraphQL fields', () => {
+  let schema: GraphQLSchema;
+  beforeAll(async () => {
+    schema = await getSchema();
+  });
+
+  const relations = Object.entries(READ_GRAPH).flatMap(([type, spec]) =>
+    Object.entries(spec.relations).map(([field, relation]) => ({ type, field, relation, coordinate: `${type}.${field}` })),
+  );
+
+  it('are made for every public relation of the graph but those whose field takes arguments of its own', () => {
+    expect(relations.length).toBeGreaterThan(15);
+    for (const { coordinate, relation } of relations) {
+      const written = relation.kind === 'page' && relation.plain !== undefined;
+      expect(MADE_RELATION_FIELDS.has(coordinate), coordinate).toBe(!written);
+    }
+    // One is written by its module: a user's predictions, which its history service filters and sorts.
+    expect(relations.filter(({ coordinate }) => !MADE_RELATION_FIELDS.has(coordinate)).map(({ coordinate }) => coordinate)).toEqual([
+      'User.predictions',
+    ]);
+  });
+
+  it('answer the target’s type (a page its connection, with the page arguments), described as the entry describes them', () => {
+    for (const { type, field, relation, coordinate } of relations) {
+      if (!MADE_RELATION_FIELDS.has(coordinate)) continue;
+      const definition = (schema.getType(type) as GraphQLObjectType).getFields()[field]!;
+      expect(definition, coordinate).toBeDefined();
+      expect(definition.description, coordinate).toBe(descriptionOf(relation));
+      const target = typeNameOf(relation.target());
+      if (relation.kind === 'one') {
+        expect(getNamedType(definition.type).name, coordinate).toBe(target);
+        expect(definition.args, coordinate).toEqual([]);
+        expect(isNonNullType(definition.type), coordinate).toBe(NON_NULL_ONES.includes(coordinate));
+      } else {
+        expect(getNamedType(definition.type).name, coordinate).toBe(`${target}Connection`);
+        expect(isNonNullType(definition.type), coordinate).toBe(true);
+        expect(
+          definition.args.map((arg) => arg.name),
+          coordinate,
+        ).toEqual(['first', 'after', 'last', 'before']);
+        // Its page arguments are read, and refused, before execution starts.
+        expect(typeof definition.extensions[PAGE_ARGUMENTS], coordinate).toBe('function');
+      }
+      expect(definition.resolve, coordinate).toBeTypeOf('function');
+    }
+  });
+
+  it('are answered by the read graph: prefetched by a plan, or through the relation’s loader', async () => {
+    // A relation field reads through relationOne/relationPage: with no plan and no row behind the key, its answer is null or empty.
+    const made = (schema.getType('Prediction') as GraphQLObjectType).getFields().streak!;
+    const lookups: Array<[unknown, string]> = [];
+    const unique = (_table: unknown, column: { name: string }) => ({
+      load: async (key: string) => {
+        lookups.push([key, column.name]);
+        return null;
+      },
+    });
+    const context = { loaders: { graph: { unique } } };
+    const prediction = { id: 'p', poolId: 'pool-1' };
+    expect(await made.resolve!(prediction, {}, context, {} as never)).toBeNull();
+    // Through its pool: the pool by id first, and no streak looked up for a pool not found.
+    expect(lookups).toEqual([['pool-1', 'id']]);
+  });
+});
