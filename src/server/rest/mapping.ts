@@ -170,7 +170,7 @@ export function includeVariables(includes: readonly Includable[] = [], pageSizes
     for (const include of tree) {
       const included = includes.some((path) => path === include.path || path.startsWith(`${include.path}.`));
       variables[include.variable] = included;
-      // The cost limit counts a skipped list too: keep it at one row when not included.
+      // Not included: one row, the least the argument takes (the walk counts no skipped field).
       if (include.page) variables[include.page.variable] = included ? sizeOf(include.page.parameter) : 1;
       visit(include.children);
     }
