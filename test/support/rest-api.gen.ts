@@ -81,7 +81,7 @@ export interface paths {
                     /** @description Accepted as the interface’s clients send it: every pool here stakes the one stake mint (`stake_token_mint`). */
                     mint_address?: string;
                     /** @description Relations to embed; dotted paths embed a relation of the predictions (and the predictions with them). Repeated, `includes[]=` or comma-separated (`includes=user,predictions`). */
-                    includes?: ("user" | "resolution" | "image" | "streak" | "predictions" | "predictions.user" | "predictions.reward" | "predictions.streak" | "predictions.pool")[];
+                    includes?: ("user" | "resolution" | "image" | "streak" | "predictions" | "predictions.user" | "predictions.reward" | "predictions.streak" | "predictions.pool" | "predictions.resolution")[];
                     /** @description Embedded predictions per pool (newest first) when `includes` has predictions. */
                     predictions_limit?: number;
                     /** @description Page size. */
@@ -152,7 +152,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description Relations to embed; dotted paths embed a relation of the predictions (and the predictions with them). Repeated, `includes[]=` or comma-separated (`includes=user,predictions`). */
-                    includes?: ("user" | "resolution" | "image" | "streak" | "predictions" | "predictions.user" | "predictions.reward" | "predictions.streak" | "predictions.pool")[];
+                    includes?: ("user" | "resolution" | "image" | "streak" | "predictions" | "predictions.user" | "predictions.reward" | "predictions.streak" | "predictions.pool" | "predictions.resolution")[];
                     /** @description Embedded predictions per pool (newest first) when `includes` has predictions. */
                     predictions_limit?: number;
                 };
@@ -221,7 +221,7 @@ export interface paths {
                     /** @description Only `false` (or absent) is served: the list is never filtered by the caller’s participation, so `true` is refused rather than ignored. */
                     participated_only?: false;
                     /** @description Relations to embed; dotted paths embed a relation of the predictions (and the predictions with them). Repeated, `includes[]=` or comma-separated (`includes=user,predictions`). */
-                    includes?: ("user" | "resolution" | "image" | "streak" | "predictions" | "predictions.user" | "predictions.reward" | "predictions.streak" | "predictions.pool")[];
+                    includes?: ("user" | "resolution" | "image" | "streak" | "predictions" | "predictions.user" | "predictions.reward" | "predictions.streak" | "predictions.pool" | "predictions.resolution")[];
                     /** @description Embedded predictions per pool (newest first) when `includes` has predictions. */
                     predictions_limit?: number;
                     /** @description Page size. */
@@ -1807,6 +1807,7 @@ export interface components {
             reward?: components["schemas"]["Reward"] | null;
             streak?: components["schemas"]["Streak"] | null;
             pool?: components["schemas"]["Pool"];
+            resolution?: components["schemas"]["Resolution"] | null;
         };
         /** @description A pool asking for a numeric outcome; embedded relations appear only when listed in `includes`. */
         Pool: {

@@ -146,6 +146,8 @@ export const PREDICTION_READ: ObjectSpec = {
     pool: PREDICTION_POOL,
     reward: one('What the prediction earned; null until the pool is resolved.', () => REWARD_READ, 'id', 'predictionId'),
     streak: oneThrough("The streak of the prediction's pool, if any.", PREDICTION_POOL, () => STREAK_READ, 'streakId', 'id'),
+    // The back-reference a wallet's history needs beside each prediction: its pool's result, public as the pool's is.
+    resolution: one("The outcome of the prediction's pool; null until the pool is resolved.", () => RESOLUTION_READ, 'poolId', 'poolId'),
   },
 };
 
