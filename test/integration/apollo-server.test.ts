@@ -101,8 +101,8 @@ describe.each(backends)('Apollo Server as the GraphQL engine on %s', (kind) => {
       code: 'QUERY_TOO_COMPLEX',
       httpStatus: 400,
       http: () => post({ query: EXPENSIVE }),
-      // The list document asks for every relation its `includes` may name: 100 pools of it cost more than 500.
-      rest: () => rest('/pools?limit=100'),
+      // 100 pools with 50 predictions each and their users cost more than 500 (a relation not included costs nothing).
+      rest: () => rest('/pools?limit=100&includes=predictions.user&predictions_limit=50'),
       ws: (s) => overSocket(s, EXPENSIVE),
     },
     {
