@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -5,7 +6,7 @@ import { HeaderMap } from '@apollo/server';
 import type { GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
 import { buildSchema, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { ApolloServer, gatewayRequestContext } from '../../src/server/pipeline/apollo-server.js';
+import { ApolloServer, gatewayRequestContext, KeptDigest } from '../../src/server/pipeline/apollo-server.js';
 
 type MakeContext = typeof gatewayRequestContext;
 
@@ -113,6 +114,58 @@ describe("Apollo Server's gateway request context, rebuilt without accessors clo
       expect(response.body).toEqual({ kind: 'single', singleResult: { data: { ok: true } } });
       expect(seen).toHaveLength(1);
       expect(Object.getOwnPropertyDescriptor(seen[0]!.response!.http, 'status')).toBeUndefined();
+    } finally {
+      await apollo.stop();
+    }
+  });
+});
+
+describe("Apollo's createHash, with the hashes of texts it has seen kept", () => {
+  const node = (kind: string, parts: Array<string | Buffer>, encoding: 'hex' | 'base64') => {
+    const hash = createHash(kind);
+    for (const part of parts) hash.update(part);
+    return hash.digest(encoding);
+  };
+
+  it("answers Node's hash for every use: a text whole, again, in parts, a Buffer, another encoding and kind", () => {
+    const texts = ['{ __typename }', 'query Q($id: ID!) { pool(id: $id) { id title } }', '', 'ü ✓ 𝄞'];
+    for (const text of texts)
+      for (let again = 0; again < 3; again++)
+        expect(new KeptDigest('sha256').update(text).digest('hex')).toBe(node('sha256', [text], 'hex'));
+    expect(new KeptDigest('sha256').update('{ a').update(' }').digest('hex')).toBe(node('sha256', ['{ a }'], 'hex'));
+    expect(new KeptDigest('sha256').update(Buffer.from('x')).digest('hex')).toBe(node('sha256', ['x'], 'hex'));
+    expect(new KeptDigest('sha256').update('{ b }').digest('base64')).toBe(node('sha256', ['{ b }'], 'base64'));
+    // The same text of another kind is not the kept sha256.
+    expect(new KeptDigest('sha512').update('{ __typename }').digest('hex')).toBe(node('sha512', ['{ __typename }'], 'hex'));
+  });
+
+  it('keeps at most a million characters of texts, and answers right past them', () => {
+    const long = 'x'.repeat(300_000);
+    for (let i = 0; i < 8; i++) {
+      const text = `${long}${i}`;
+      expect(new KeptDigest('sha256').update(text).digest('hex')).toBe(node('sha256', [text], 'hex'));
+    }
+  });
+
+  it('is what Apollo Server hashes a query with', async () => {
+    const apollo = new ApolloServer({ typeDefs: 'type Query { ok: Boolean }' });
+    await apollo.start();
+    try {
+      const response = await apollo.executeOperation({ query: '{ ok }' }, { contextValue: {} });
+      expect(response.body.kind).toBe('single');
+      const created: string[] = [];
+      const original = KeptDigest.prototype.digest;
+      KeptDigest.prototype.digest = function (this: KeptDigest, encoding: string) {
+        const digest = original.call(this, encoding);
+        created.push(digest);
+        return digest;
+      };
+      try {
+        await apollo.executeOperation({ query: '{ ok }' });
+      } finally {
+        KeptDigest.prototype.digest = original;
+      }
+      expect(created).toContain(node('sha256', ['{ ok }'], 'hex'));
     } finally {
       await apollo.stop();
     }

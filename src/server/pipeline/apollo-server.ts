@@ -1,6 +1,7 @@
 /**
  * Apollo Server's class as poolgraph runs it: from its CommonJS build, with the one function
- * of its execution phase that made every request's objects outlive it replaced.
+ * of its execution phase that made every request's objects outlive it replaced, and the
+ * hashes of the query texts it has seen kept (see {@link KeptDigest}).
  *
  * Why: Apollo Server (5.5.1) hands a gateway executor (our planned read, planned-read.ts)
  * a context made by `makeGatewayGraphQLRequestContext`, whose `response.http` is an object
@@ -20,6 +21,7 @@
  * an upgrade of Apollo Server that moves it fails here, at start, rather than running
  * slowly unnoticed; test/unit/apollo-server.test.ts holds that the executor gets this context.
  */
+import { createHash, type Hash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type * as Apollo from '@apollo/server';
@@ -40,6 +42,15 @@ if (typeof gatewayContextModule.makeGatewayGraphQLRequestContext !== 'function')
     `Apollo Server's ${gatewayContextFile} no longer exports makeGatewayGraphQLRequestContext: see src/server/pipeline/apollo-server.ts`,
   );
 gatewayContextModule.makeGatewayGraphQLRequestContext = gatewayRequestContext;
+
+interface CreateHashModule {
+  createHash: (kind: string) => { update(data: string | Buffer): unknown; digest(encoding: string): string };
+}
+const createHashFile = require.resolve('@apollo/utils.createhash', { paths: [dirname(entry)] });
+const createHashModule = require(createHashFile) as CreateHashModule;
+if (typeof createHashModule.createHash !== 'function')
+  throw new Error(`${createHashFile} no longer exports createHash: see src/server/pipeline/apollo-server.ts`);
+createHashModule.createHash = (kind) => new KeptDigest(kind);
 
 export const ApolloServer = apollo.ApolloServer;
 export type ApolloServer<TContext extends Apollo.BaseContext> = Apollo.ApolloServer<TContext>;
@@ -155,5 +166,54 @@ class FetcherHeaders {
 
   [Symbol.iterator](): Iterator<[string, string]> {
     return this.map.entries();
+  }
+}
+
+/** The characters of query texts whose hashes are kept; past it, the kept ones are dropped and keeping starts again. */
+const KEPT_TEXT_CHARACTERS = 1_000_000;
+const keptHashes = new Map<string, Map<string, string>>();
+let keptCharacters = 0;
+
+/**
+ * What Apollo's `createHash` (@apollo/utils.createhash) returns, for every use Apollo makes
+ * of it: Apollo hashes each request's query text (sha256, its parsed-document cache key), and
+ * its createHash requires Node's crypto module at every call. About 13 µs a request, 4 % of
+ * `{ __typename }`'s CPU, for the same few texts again and again: a text hashed whole (one
+ * string, hex) takes its kept hash; anything else is Node's hash of what was given.
+ */
+export class KeptDigest {
+  private readonly parts: Array<string | Buffer> = [];
+
+  constructor(private readonly kind: string) {}
+
+  update(data: string | Buffer): this {
+    this.parts.push(data);
+    return this;
+  }
+
+  digest(encoding: string): string {
+    const only = this.parts[0];
+    if (this.parts.length !== 1 || typeof only !== 'string' || encoding !== 'hex') return this.hashed().digest(encoding as 'hex');
+    let kept = keptHashes.get(this.kind);
+    if (!kept) keptHashes.set(this.kind, (kept = new Map()));
+    let hash = kept.get(only);
+    if (hash === undefined) {
+      hash = this.hashed().digest('hex');
+      if (keptCharacters + only.length > KEPT_TEXT_CHARACTERS) {
+        keptHashes.clear();
+        keptHashes.set(this.kind, kept);
+        kept.clear();
+        keptCharacters = 0;
+      }
+      kept.set(only, hash);
+      keptCharacters += only.length;
+    }
+    return hash;
+  }
+
+  private hashed(): Hash {
+    const hash = createHash(this.kind);
+    for (const part of this.parts) hash.update(part);
+    return hash;
   }
 }
