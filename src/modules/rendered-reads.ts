@@ -1,4 +1,4 @@
-import type { RootFieldRenderer } from './common/rendered-read.js';
+import type { RootFieldRenderer } from '../read/rendered-read.js';
 import { USER_ROOT_RENDERERS } from './discovery/user.rendered.js';
 import { FEDERATION_ROOT_RENDERERS } from './federation/federation.rendered.js';
 import { LEADERBOARD_ROOT_RENDERERS } from './leaderboard/leaderboard.rendered.js';

@@ -9,7 +9,7 @@ import type { Database } from '../db/client.js';
 import type { OperationWalk } from '../read/operation-walk.js';
 import { StatementScope } from '../db/statement-scope.js';
 import { AppError, rateLimited } from '../errors.js';
-import type { StatementGuard } from '../db/nested-read.js';
+import type { StatementGuard } from '../read/nested-read.js';
 import {
   confirmSession,
   type Credentials,

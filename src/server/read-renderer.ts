@@ -1,7 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
-import { SharedStatement } from '../db/nested-read.js';
-import { EXPONENT_MARK, writeNumbersAsJavaScript } from '../db/rendered-columns.js';
-import type { RenderedColumn, RenderedRootField } from '../modules/common/rendered-read.js';
+import { SharedStatement } from '../read/nested-read.js';
+import { EXPONENT_MARK, writeNumbersAsJavaScript } from '../read/rendered-columns.js';
+import type { RenderedColumn, RenderedRootField } from '../read/rendered-read.js';
 import { type ArgumentReader, argumentReader } from '../read/arguments.js';
 import type { OperationWalk, RenderRefusal } from '../read/operation-walk.js';
 import type { WalkPlanner } from '../read/operation-walks.js';
@@ -68,7 +68,7 @@ type RenderedPlan = RenderedOperation | { refusal: RenderFallbackReason; error?:
 
 /**
  * Answers a query without the executor when its whole root selection renders
- * (modules/common/rendered-read.ts): the statements write each root field's JSON (the
+ * (read/rendered-read.ts): the statements write each root field's JSON (the
  * fields that are columns, such as an object by its key or a count, all in ONE statement;
  * a connection's page in its own), and the `data` text is joined from them in the
  * selection's order. Planned with the operation's walk (read/operation-walks.ts), so once per

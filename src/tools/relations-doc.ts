@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { columnName, type ObjectSpec, type RelationSpec } from '../db/nested-read.js';
+import { columnName, type ObjectSpec, type RelationSpec } from '../read/nested-read.js';
 import { READ_GRAPH, typeNameOf } from '../modules/common/read-specs.js';
 
 export const API_DOC_PATH = fileURLToPath(new URL('../../docs/api.md', import.meta.url));

@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainSubmissions, notifications, streakRewards, type StreakRow, userStreaks, users } from '../../schema/index.js';
 import { READS_BY_TYPE } from '../../src/modules/common/read-specs.js';
 import { ROOT_RENDERERS } from '../../src/modules/rendered-reads.js';
-import { renderedObject } from '../../src/modules/common/rendered-read.js';
+import { renderedObject } from '../../src/read/rendered-read.js';
 import { unwalkedSelection } from '../../src/read/operation-walk.js';
 import { createApp } from '../../src/server/app.js';
 import { getSchema } from '../../src/server/schema.js';

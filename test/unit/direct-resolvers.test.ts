@@ -1,6 +1,6 @@
 import { type GraphQLObjectType, type GraphQLResolveInfo } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { PREFETCHED } from '../../src/db/nested-read.js';
+import { PREFETCHED } from '../../src/read/nested-read.js';
 import { pageKey, parseNewestFirstPage } from '../../src/modules/common/loaders.js';
 import { getSchema } from '../../src/server/schema.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
-import { keysetClauses } from '../../src/db/keyset.js';
+import { keysetClauses } from '../../src/read/keyset.js';
 import { encodeCursor, isIsoDate, pageOf, parseOffset, parsePageRequest } from '../../src/modules/common/pagination.js';
 
 const id = '7b0f8d4e-1c2a-4b3c-8d4e-5f6a7b8c9d0e';

@@ -1,7 +1,7 @@
 import { eq, getTableName } from 'drizzle-orm';
 import { apiKeys, refreshTokens, users } from '../../../schema/index.js';
 import type { Database } from '../../db/client.js';
-import type { StatementGuard } from '../../db/nested-read.js';
+import type { StatementGuard } from '../../read/nested-read.js';
 import type { ServiceDependencies } from '../context.js';
 import { findActiveApiKey } from './api-key.service.js';
 import { unauthenticated } from './session.service.js';

@@ -1,5 +1,5 @@
 import type { ReadQuery } from '../../db/client.js';
-import { keysetClauses, type KeysetOrder } from '../../db/keyset.js';
+import { keysetClauses, type KeysetOrder } from '../../read/keyset.js';
 import { MAX_PAGE_SIZE, type Page, pageOf, type PageRequest } from './pagination.js';
 import { Conditions } from './sql-conditions.js';
 

@@ -8,9 +8,9 @@ import {
   countByParent,
   parentsWithChildBeyond,
   rowsByKeys,
-} from '../../db/batch.js';
+} from '../../read/batch.js';
 import type { Db } from '../../db/client.js';
-import { type ObjectSpec, type OneRelationSpec, prefetchedOf, type PrefetchedPage } from '../../db/nested-read.js';
+import { type ObjectSpec, type OneRelationSpec, prefetchedOf, type PrefetchedPage } from '../../read/nested-read.js';
 import { encodeCursor, isIsoDate, type Page, type PageArguments, pageOf, type PageRequest, parsePageRequest } from './pagination.js';
 
 /**
@@ -128,7 +128,7 @@ export function pageKey(field: string, page: PageRequest): string {
 }
 
 /**
- * What a read plan prefetched for relation `field` of `row` (db/nested-read.ts), or
+ * What a read plan prefetched for relation `field` of `row` (read/nested-read.ts), or
  * undefined when the plan did not read it and the loader must.
  */
 export function prefetchedOne<T>(row: object, field: string): T | null | undefined {

@@ -6,7 +6,7 @@ import {
   type OneRelationSpec,
   pageRelation,
   type RelationSpec,
-} from '../../db/nested-read.js';
+} from '../../read/nested-read.js';
 import { renderedPoolStatistics } from '../leaderboard/pool-statistics.rendered.js';
 
 /** A relation of the graph as the GraphQL field answering it describes it. */
@@ -17,15 +17,15 @@ function described<R extends RelationSpec>(description: string, relation: R): R 
   return Object.assign(relation, { description });
 }
 
-/** A described one-to-one relation (db/nested-read.ts, oneRelation). */
+/** A described one-to-one relation (read/nested-read.ts, oneRelation). */
 const one = (description: string, target: () => ObjectSpec, parentKey: string, childKey: string) =>
   described(description, oneRelation(target, parentKey, childKey));
 
-/** A described one-to-one relation through another (db/nested-read.ts, oneRelationThrough). */
+/** A described one-to-one relation through another (read/nested-read.ts, oneRelationThrough). */
 const oneThrough = (description: string, through: OneRelationSpec, target: () => ObjectSpec, parentKey: string, childKey: string) =>
   described(description, oneRelationThrough(through, target, parentKey, childKey));
 
-/** A described page relation (db/nested-read.ts, pageRelation). */
+/** A described page relation (read/nested-read.ts, pageRelation). */
 const page = (description: string, target: () => ObjectSpec, parentKey: string) => described(description, pageRelation(target, parentKey));
 
 /** The description of a relation of the graph, where its entry gives one. */

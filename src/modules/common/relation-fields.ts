@@ -1,7 +1,7 @@
 import { getTableColumns } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { Args, Ctx, FieldResolver, getMetadataStorage, Root } from 'type-graphql';
-import type { ObjectSpec, OneRelationSpec, RelationSpec } from '../../db/nested-read.js';
+import type { ObjectSpec, OneRelationSpec, RelationSpec } from '../../read/nested-read.js';
 import type { ResolverContext } from '../context.js';
 import { parseNewestFirstPage, relationOne, relationPage } from './loaders.js';
 import { PageArgs } from './page.args.js';

@@ -1,6 +1,6 @@
 import { requireViewer } from '../auth/viewer.js';
 import { parseId } from '../common/ids.js';
-import { objectRoot, type RootFieldRenderer } from '../common/rendered-read.js';
+import { objectRoot, type RootFieldRenderer } from '../../read/rendered-read.js';
 import { walletAddressOf } from './user-lookup.service.js';
 import { renderedPortfolio } from '../viewer/portfolio.rendered.js';
 

@@ -1,4 +1,4 @@
-import type { RootFieldRenderer } from '../common/rendered-read.js';
+import type { RootFieldRenderer } from '../../read/rendered-read.js';
 import { renderedNodeObjects, unrendered } from '../node/node.rendered.js';
 import { findRenderedEntities, representationsOf } from './federation.service.js';
 import { ENTITY_TYPE_NAMES } from './federation.type.js';

@@ -1,5 +1,5 @@
-import type { RenderedObject } from '../../db/nested-read.js';
-import { readRenderedByIds } from '../../db/nested-read.js';
+import type { RenderedObject } from '../../read/nested-read.js';
+import { readRenderedByIds } from '../../read/nested-read.js';
 import { badInput } from '../../errors.js';
 import { isUuid } from '../common/ids.js';
 import type { ServiceContext } from '../context.js';

@@ -1,4 +1,4 @@
-import { type RenderedObject, renderedRowSql } from '../../db/nested-read.js';
+import { type RenderedObject, renderedRowSql } from '../../read/nested-read.js';
 import { badInput } from '../../errors.js';
 import { encodeCursor, isIntegerString, Page, type PageArguments, parsePageRequest } from '../common/pagination.js';
 import type { ServiceContext } from '../context.js';

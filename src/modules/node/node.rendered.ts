@@ -1,7 +1,7 @@
 import { type FieldNode, getNamedType, type GraphQLAbstractType, type GraphQLField, type GraphQLObjectType, isLeafType } from 'graphql';
-import type { RenderedObject } from '../../db/nested-read.js';
+import type { RenderedObject } from '../../read/nested-read.js';
 import { READS_BY_TYPE } from '../common/read-specs.js';
-import { renderedObject, type RootFieldRenderer } from '../common/rendered-read.js';
+import { renderedObject, type RootFieldRenderer } from '../../read/rendered-read.js';
 import { argumentReader } from '../../read/arguments.js';
 import type { SelectionWalk } from '../../read/operation-walk.js';
 import {

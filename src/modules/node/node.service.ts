@@ -18,7 +18,7 @@ import {
   users,
 } from '../../../schema/index.js';
 import { getTableName } from 'drizzle-orm';
-import { readRenderedByIds, renderedByIdSql, type RenderedObject } from '../../db/nested-read.js';
+import { readRenderedByIds, renderedByIdSql, type RenderedObject } from '../../read/nested-read.js';
 import { badInput } from '../../errors.js';
 import { canReadPrivate } from '../auth/viewer.js';
 import { isUuid } from '../common/ids.js';
@@ -159,7 +159,7 @@ export function objectsForIds(objects: Record<string, RenderedObject>, ids: read
 /**
  * Of `objects` (by type name), those of `types` (each of which `objects` has), the same
  * record each time for the same types: a plan's statement text is kept per record
- * (publicObjects, db/nested-read.ts), so it is made once per set of types.
+ * (publicObjects, read/nested-read.ts), so it is made once per set of types.
  */
 export function subsetOf(objects: Record<string, RenderedObject>, types: ReadonlySet<string>): Record<string, RenderedObject> {
   if (types.size === Object.keys(objects).length) return objects;
@@ -241,7 +241,7 @@ export const NOT_RENDERED = '';
 const NODE_TYPE_HINTS = 10_000;
 export const nodeTypeHints = new NodeTypeHints(NODE_TYPE_HINTS);
 
-/** The objects of a plan as one array (so a statement's text is made once: db/nested-read.ts keeps it by the array), public types only. */
+/** The objects of a plan as one array (so a statement's text is made once: read/nested-read.ts keeps it by the array), public types only. */
 export function publicObjects(objects: Record<string, RenderedObject>): RenderedObject[] {
   let list = objectLists.get(objects);
   if (!list) {

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { notifications, type NotificationRow } from '../../../schema/index.js';
-import { type ChildCondition, statement, tableReader } from '../../db/batch.js';
+import { type ChildCondition, statement, tableReader } from '../../read/batch.js';
 import { type Db, readQueryOf } from '../../db/client.js';
 import { childPageLoader, countLoader, uniqueLoader } from '../common/loaders.js';
 import type { PageRequest } from '../common/pagination.js';

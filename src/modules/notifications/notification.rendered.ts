@@ -1,7 +1,7 @@
 import { getTableName } from 'drizzle-orm';
 import { notifications } from '../../../schema/index.js';
 import { requireViewer } from '../auth/viewer.js';
-import type { RootFieldRenderer } from '../common/rendered-read.js';
+import type { RootFieldRenderer } from '../../read/rendered-read.js';
 import { UNREAD } from './notification.loaders.js';
 
 /**

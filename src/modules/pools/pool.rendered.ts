@@ -1,5 +1,5 @@
 import { parseId } from '../common/ids.js';
-import { connectionRoot, objectRoot, type RootFieldRenderer } from '../common/rendered-read.js';
+import { connectionRoot, objectRoot, type RootFieldRenderer } from '../../read/rendered-read.js';
 import { type ListPoolsInput, listPools } from './pool.service.js';
 
 /**

@@ -4,7 +4,7 @@ import { PUBLIC } from '../common/cache-hints.js';
 import type { PoolRow, ResolutionRow } from '../../../schema/index.js';
 import type { ResolverContext } from '../context.js';
 import { toTokens } from '../common/amounts.js';
-import { planOfConnection, planOfObject } from '../common/read-plan.js';
+import { planOfConnection, planOfObject } from '../../read/read-plan.js';
 import { POOL_READ } from '../common/read-specs.js';
 import { ReadsPageArguments } from '../common/page-arguments.js';
 import { RelationFields } from '../common/relation-fields.js';

@@ -1,5 +1,5 @@
 import { getNamedType, getNullableType, type GraphQLLeafType, type GraphQLObjectType, type GraphQLOutputType, isListType } from 'graphql';
-import type { ReadPlan, RenderedObject } from '../../db/nested-read.js';
+import type { ReadPlan, RenderedObject } from '../../read/nested-read.js';
 import type { PageArguments } from '../common/pagination.js';
 import { POOL_READ, STREAK_READ, STREAK_REWARD_READ } from '../common/read-specs.js';
 import {
@@ -11,7 +11,7 @@ import {
   renderedOf,
   type RootFieldRenderer,
   writeConnection,
-} from '../common/rendered-read.js';
+} from '../../read/rendered-read.js';
 import { parseId } from '../common/ids.js';
 import {
   listStreaks,

@@ -1,16 +1,16 @@
 import { getTableColumns } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { type PoolRow, streakRewards, type StreakRewardRow, type StreakRow, userStreaks } from '../../../schema/index.js';
-import { columnRead, tableReader } from '../../db/batch.js';
+import { columnRead, tableReader } from '../../read/batch.js';
 import { requireViewer } from '../auth/viewer.js';
 import { AppError } from '../../errors.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
-import { compileSelect, type ReadPlan, readByKey, type RenderedObject, renderedRowSql } from '../../db/nested-read.js';
-import { wholeRowPlan } from '../common/read-plan.js';
+import { compileSelect, type ReadPlan, readByKey, type RenderedObject, renderedRowSql } from '../../read/nested-read.js';
+import { wholeRowPlan } from '../../read/read-plan.js';
 import { STREAK_READ } from '../common/read-specs.js';
 import { keysetPage } from '../common/keyset-page.js';
-import { newestFirstOrder } from '../../db/keyset.js';
+import { newestFirstOrder } from '../../read/keyset.js';
 import { newestFirstCursor, parseNewestFirstPage } from '../common/loaders.js';
 import type { Page, PageArguments } from '../common/pagination.js';
 import { listStreakPools } from '../pools/pool.service.js';
@@ -77,7 +77,7 @@ export interface UserStreakDetailsResult {
 
 /**
  * What a rendered read writes of the details: the streak as each object of `streak` writes
- * it (db/nested-read.ts, RenderedObject; under RENDERED on the result's streak row), and the
+ * it (read/nested-read.ts, RenderedObject; under RENDERED on the result's streak row), and the
  * rewards as each SQL of `rewards` ({@link rewardJsonSql}) writes them.
  */
 export interface UserStreakDetailsRendering {

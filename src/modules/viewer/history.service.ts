@@ -1,8 +1,8 @@
 import DataLoader from 'dataloader';
 import { and, eq, inArray } from 'drizzle-orm';
 import { type ChainSubmissionRow, type PredictionRow, predictions } from '../../../schema/index.js';
-import { tableReader } from '../../db/batch.js';
-import { newestFirstOrder } from '../../db/keyset.js';
+import { tableReader } from '../../read/batch.js';
+import { newestFirstOrder } from '../../read/keyset.js';
 import { badInput } from '../../errors.js';
 import { requireViewer } from '../auth/viewer.js';
 import { keysetPage } from '../common/keyset-page.js';

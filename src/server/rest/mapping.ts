@@ -1,4 +1,4 @@
-import type { RelationSpec } from '../../db/nested-read.js';
+import type { RelationSpec } from '../../read/nested-read.js';
 import { READ_GRAPH, typeNameOf } from '../../modules/common/read-specs.js';
 
 /**

@@ -1,7 +1,7 @@
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { keysetClauses, newestFirstOrder } from './keyset.js';
-import { type Db, readQueryOf } from './client.js';
+import { type Db, readQueryOf } from '../db/client.js';
 
 /**
  * Batched reads behind the DataLoaders: each function answers many parents with one

@@ -1,7 +1,7 @@
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { type ChildPosition, columnRead } from './batch.js';
-import type { ReadQuery } from './client.js';
+import type { ReadQuery } from '../db/client.js';
 import { keysetClauses, newestFirstOrder } from './keyset.js';
 
 /**
@@ -23,7 +23,7 @@ export interface ObjectSpec {
   relations: Record<string, RelationSpec>;
   /**
    * Relations private to the row's owner (and admins): never in a decoded plan, rendered only
-   * where the GraphQL side knows the row is the viewer's own (modules/common/rendered-read.ts).
+   * where the GraphQL side knows the row is the viewer's own (read/rendered-read.ts).
    */
   owned?: Record<string, RelationSpec>;
   /**
@@ -105,7 +105,7 @@ function joinSql(parent: PgTable, relation: OneRelationSpec, parentAlias: string
 /** The child's column holding its parent's id, of a page relation. */
 const parentColumnOf = (relation: Extract<RelationSpec, { kind: 'page' }>) => columnName(relation.target().table, relation.parentKey);
 
-/** A page of children in the newest-first order: `size` rows, forward or backward from `cursor` (see db/keyset.ts). */
+/** A page of children in the newest-first order: `size` rows, forward or backward from `cursor` (see read/keyset.ts). */
 export interface PagePosition {
   size: number;
   backward: boolean;
@@ -128,7 +128,7 @@ export interface ReadPlan {
  * A row the statement writes as its response JSON (a rendered read), with the bytes
  * JSON.stringify would write: the response keys in order, each a value (a column's rendering or a constant, as SQL
  * over the row's alias), a one-to-one relation, or a page of a relation with its
- * connection's fields. The GraphQL-aware side (modules/common/rendered-read.ts) decides
+ * connection's fields. The GraphQL-aware side (read/rendered-read.ts) decides
  * what renders how; this side only writes the SQL, with the same relation subqueries the
  * decoded plans use.
  */

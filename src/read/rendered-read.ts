@@ -15,18 +15,18 @@ import {
   isListType,
   isObjectType,
 } from 'graphql';
-import type { ObjectSpec, ReadPlan, RenderedConnectionField, RenderedField, RenderedObject } from '../../db/nested-read.js';
-import { MAX_RENDERED_KEYS, RENDERED, renderedByKeySql } from '../../db/nested-read.js';
-import { READS_BY_TYPE } from './read-specs.js';
-import { type RenderedColumnKind, renderedColumn, renderedTokens } from '../../db/rendered-columns.js';
-import { childPosition, parseNewestFirstPage } from './loaders.js';
-import { refuse, type SelectionWalk } from '../../read/operation-walk.js';
-import type { Page } from './pagination.js';
-import type { ServiceContext } from '../context.js';
+import type { ObjectSpec, ReadPlan, RenderedConnectionField, RenderedField, RenderedObject } from './nested-read.js';
+import { MAX_RENDERED_KEYS, RENDERED, renderedByKeySql } from './nested-read.js';
+import { READS_BY_TYPE } from '../modules/common/read-specs.js';
+import { type RenderedColumnKind, renderedColumn, renderedTokens } from './rendered-columns.js';
+import { childPosition, parseNewestFirstPage } from '../modules/common/loaders.js';
+import { refuse, type SelectionWalk } from './operation-walk.js';
+import type { Page } from '../modules/common/pagination.js';
+import type { ServiceContext } from '../modules/context.js';
 
 /**
  * Rendered reads: which selections the statement can write as the response's JSON itself
- * (db/nested-read.ts, RenderedObject), so no resolver runs and nothing is parsed or
+ * (read/nested-read.ts, RenderedObject), so no resolver runs and nothing is parsed or
  * serialized again in Node. A selection renders when every field in it is a plain column
  * (a field without a resolver, of a type whose value Postgres writes exactly as the
  * serializer would), a token amount, `__typename`, or a relation of the read specs
@@ -51,7 +51,7 @@ export type RenderedRootField = (ctx: ServiceContext, args: RootArguments) => Pr
 
 /**
  * A root field answered by a column of the operation's one shared statement
- * (db/nested-read.ts, SharedStatement): a scalar subquery writing its JSON text, so the
+ * (read/nested-read.ts, SharedStatement): a scalar subquery writing its JSON text, so the
  * operation's root fields of this kind cost one statement together.
  */
 export interface RenderedColumn {

@@ -2,8 +2,8 @@ import { getTableColumns } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 
 /**
- * Columns as a rendered read writes them (db/nested-read.ts, RenderedObject): the JSON
- * value the response would hold after the row decoder (db/batch.ts, columnRead) and
+ * Columns as a rendered read writes them (read/nested-read.ts, RenderedObject): the JSON
+ * value the response would hold after the row decoder (read/batch.ts, columnRead) and
  * GraphQL's serializers, written by Postgres instead.
  */
 

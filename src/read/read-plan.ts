@@ -1,11 +1,11 @@
 import { type FieldNode, getArgumentValues, getNamedType, type GraphQLObjectType, type GraphQLResolveInfo } from 'graphql';
-import { allColumns, hasColumn, type ObjectSpec, type ReadPlan } from '../../db/nested-read.js';
-import { childPosition, pageKey, parseNewestFirstPage } from './loaders.js';
-import type { SelectionWalk } from '../../read/operation-walk.js';
-import { walkOf } from '../../read/operation-walks.js';
+import { allColumns, hasColumn, type ObjectSpec, type ReadPlan } from './nested-read.js';
+import { childPosition, pageKey, parseNewestFirstPage } from '../modules/common/loaders.js';
+import type { SelectionWalk } from './operation-walk.js';
+import { walkOf } from './operation-walks.js';
 
 /**
- * Turns a field's GraphQL selection into a read plan (db/nested-read.ts): the columns each
+ * Turns a field's GraphQL selection into a read plan (read/nested-read.ts): the columns each
  * type's selected fields need, and the relations of `ObjectSpec.relations` selected under
  * it. Resolvers call it; services receive the plan and know nothing of GraphQL.
  *
