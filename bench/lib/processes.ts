@@ -104,6 +104,19 @@ export function startServer(role: Role, options: ServerOptions): Promise<ServerP
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  return serverProcess(role, child);
+}
+
+/**
+ * A server child process speaking lib/server.ts's messages (stats, profiles, stop), once it
+ * says it is ready: a server of startServer, or the REST floor (lib/rest-floor.ts), which
+ * gives `adoptSession` as it has it.
+ */
+export function serverProcess(
+  role: Role,
+  child: ChildProcess,
+  own: Partial<Pick<ServerProcess, 'adoptSession'>> = {},
+): Promise<ServerProcess> {
   const next = (type: ChildMessage['type']) =>
     new Promise<ChildMessage>((resolve, reject) => {
       const onMessage = (message: ChildMessage) => {
@@ -126,18 +139,20 @@ export function startServer(role: Role, options: ServerOptions): Promise<ServerP
   return next('ready').then((ready) => ({
     role,
     port: (ready as { port: number }).port,
-    viewer: (ready as { viewer: ViewerSession | null }).viewer,
+    viewer: (ready as { viewer?: ViewerSession | null }).viewer ?? null,
     child,
     async stats() {
       const reply = next('stats');
       ask({ type: 'stats' });
       return (await reply) as ServerStats;
     },
-    async adoptSession(session) {
-      const adopted = next('session-adopted');
-      ask({ type: 'adopt-session', session });
-      await adopted;
-    },
+    adoptSession:
+      own.adoptSession ??
+      (async (session) => {
+        const adopted = next('session-adopted');
+        ask({ type: 'adopt-session', session });
+        await adopted;
+      }),
     async profile(file) {
       const started = next('profile-started');
       ask({ type: 'profile-start' });

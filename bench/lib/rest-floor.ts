@@ -12,8 +12,7 @@ import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyInstance } from 'fastify';
 import postgres from 'postgres';
 import { writeNumbersAsJavaScript } from '../../src/read/rendered-columns.js';
-import type { ServerProcess } from './processes.js';
-import type { ChildMessage, ParentMessage } from './server.js';
+import { type ServerProcess, serverProcess } from './processes.js';
 
 /** What the floor answers, and nothing else: the bench's includes, one sort of two, no filter, no offset or cursor. */
 export const REST_FLOOR_INCLUDES = ['user', 'image', 'streak', 'resolution', 'predictions.user', 'predictions.reward'] as const;
@@ -210,51 +209,7 @@ export function startRestFloor(databaseUrl: string, nodeFlags: string[] = []): P
     env: { ...process.env, BENCH_DB_URL: databaseUrl },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const next = <T extends ChildMessage['type']>(type: T) =>
-    new Promise<Extract<ChildMessage, { type: T }>>((resolve, reject) => {
-      const onMessage = (message: ChildMessage) => {
-        if (message.type !== type) return;
-        cleanup();
-        resolve(message as Extract<ChildMessage, { type: T }>);
-      };
-      const onExit = (code: number | null) => {
-        cleanup();
-        reject(new Error(`the REST floor exited (code ${code}) before "${type}"`));
-      };
-      const cleanup = () => {
-        child.off('message', onMessage);
-        child.off('exit', onExit);
-      };
-      child.on('message', onMessage);
-      child.on('exit', onExit);
-    });
-  const ask = (message: ParentMessage) => child.send(message);
-  return next('ready').then(({ port }): ServerProcess => ({
-    role: 'floor',
-    port,
-    viewer: null,
-    child,
-    async stats() {
-      const reply = next('stats');
-      ask({ type: 'stats' });
-      return reply;
-    },
+  return serverProcess('floor', child, {
     adoptSession: () => Promise.reject(new Error('the REST floor reads Postgres only')),
-    async profile(file) {
-      const started = next('profile-started');
-      ask({ type: 'profile-start' });
-      await started;
-      return async () => {
-        const written = next('profile-written');
-        ask({ type: 'profile-stop', file });
-        await written;
-      };
-    },
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      ask({ type: 'stop' });
-      await exited;
-    },
-  }));
+  });
 }

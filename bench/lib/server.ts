@@ -11,9 +11,6 @@
  * with CPU, RSS and GC time; closes and exits on {type: 'stop'}.
  */
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
-import { PerformanceObserver } from 'node:perf_hooks';
 import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { resolve } from 'node:path';
@@ -22,6 +19,7 @@ import type { Database } from '../../src/db/client.js';
 import { seedDemoData } from '../../src/seed/index.js';
 import { users } from '../../schema/index.js';
 import type { AuthConfig } from '../../src/config.js';
+import { answerParent, countGc } from './child.js';
 import { createFloorApp } from './floor.js';
 import { BENCH_SEED, VIEWER_CHOICE_SQL } from './query.js';
 
@@ -65,7 +63,6 @@ const role = process.env.BENCH_ROLE as Role;
 if (role !== 'floor' && role !== 'graphql' && role !== 'baseline')
   throw new Error(`BENCH_ROLE must be floor, graphql or baseline, got ${role}`);
 if (!process.send) throw new Error('lib/server.ts runs as a child of bench/nested-read.ts (IPC channel needed)');
-const send = (message: ChildMessage) => process.send!(message);
 
 /** The checkout whose app this server runs: this repository, or BENCH_SRC's / BENCH_BASELINE_SRC's copy. */
 const appSrc = (role === 'baseline' ? process.env.BENCH_BASELINE_SRC : role === 'graphql' ? process.env.BENCH_SRC : undefined) || undefined;
@@ -147,62 +144,25 @@ async function openViewerSession(database: Database, auth: AuthConfig, openSessi
   return { userId: user!.id, accessToken: session.accessToken, sessionId: row!.id };
 }
 
-let gcMs = 0;
-let gcCount = 0;
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) {
-    gcMs += entry.duration;
-    gcCount++;
-  }
-}).observe({ entryTypes: ['gc'] });
-
+countGc();
 const database = await openBenchDatabase();
 const app = await createServer(database);
 await app.listen({ host: '127.0.0.1', port: 0 });
 const address = app.server.address();
 if (!address || typeof address === 'string') throw new Error('no TCP address');
 
-let profiler: Session | undefined;
-async function handle(message: ParentMessage): Promise<void> {
-  if (message.type === 'stats') {
-    const memory = process.memoryUsage();
-    send({ type: 'stats', cpu: process.cpuUsage(), rss: memory.rss, heapUsed: memory.heapUsed, gcMs, gcCount });
-  } else if (message.type === 'profile-start') {
-    // The V8 sampling profiler over the measured window only (no start-up, no warm-up),
-    // at --cpu-prof's default interval of 1 ms.
-    profiler ??= new Session();
-    profiler.connect();
-    await profiler.post('Profiler.enable');
-    await profiler.post('Profiler.setSamplingInterval', { interval: 1000 });
-    await profiler.post('Profiler.start');
-    send({ type: 'profile-started' });
-  } else if (message.type === 'profile-stop' && profiler) {
-    const { profile } = await profiler.post('Profiler.stop');
-    profiler.disconnect();
-    writeFileSync(message.file, JSON.stringify(profile));
-    send({ type: 'profile-written' });
-  } else if (message.type === 'adopt-session') {
-    // PGlite: each server has its own database, so the floor's is given the GraphQL server's
-    // session row (the floor checks it per request, as the app does).
-    await database.rows(
-      sql`INSERT INTO refresh_tokens (id, user_id, version, expires_at) VALUES (${message.session.sessionId}, ${message.session.userId}, 'bench', now() + interval '1 day') ON CONFLICT DO NOTHING`,
-    );
-    send({ type: 'session-adopted' });
-  } else if (message.type === 'stop') {
+answerParent({
+  port: address.port,
+  viewer: viewerSession,
+  close: async () => {
     await app.close();
     await database.close();
-    send({ type: 'stopped' });
-    // A normal exit, so --cpu-prof writes its profile.
-    process.exit(0);
-  }
-}
-// A failed step ends the bench server, saying why, instead of leaving the parent waiting.
-process.on('message', (message: ParentMessage) => {
-  handle(message).catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
+  },
+  // PGlite: each server has its own database, so the floor's is given the GraphQL server's
+  // session row (the floor checks it per request, as the app does).
+  adoptSession: async (session) => {
+    await database.rows(
+      sql`INSERT INTO refresh_tokens (id, user_id, version, expires_at) VALUES (${session.sessionId}, ${session.userId}, 'bench', now() + interval '1 day') ON CONFLICT DO NOTHING`,
+    );
+  },
 });
-// The parent going away (crash, Ctrl-C) takes this process with it.
-process.on('disconnect', () => process.exit(0));
-send({ type: 'ready', port: address.port, viewer: viewerSession });
