@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyInstance } from 'fastify';
 import postgres from 'postgres';
 import { writeNumbersAsJavaScript } from '../../src/read/rendered-columns.js';
+import { PREPARED } from './floor.js';
 import { type ServerProcess, serverProcess } from './processes.js';
 
 /** What the floor answers, and nothing else: the bench's includes, one sort of two, no filter, no offset or cursor. */
@@ -134,13 +135,6 @@ function listOf(query: Record<string, unknown>, name: string): string[] {
   const raw = query[name] ?? query[`${name}[]`];
   return (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).flatMap((v) => String(v).split(','));
 }
-
-/**
- * A statement prepared once per connection and planned once: postgres.js sends one without
- * parameters as a simple query (planned at every execution) unless told otherwise (`simple`,
- * which its types leave out).
- */
-const PREPARED = { prepare: true, simple: false };
 
 /** The floor's app: `GET /pools?sort_by=…&includes=<REST_FLOOR_INCLUDES>&limit=…&predictions_limit=…`, anything else 400. */
 export function createRestFloorApp(databaseUrl: string, applicationName: string): FastifyInstance {
