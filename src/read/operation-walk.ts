@@ -1,4 +1,5 @@
 import {
+  type ASTNode,
   type FieldNode,
   type FragmentDefinitionNode,
   getArgumentValues,
@@ -100,9 +101,9 @@ export interface SelectionWalk {
   /**
    * What `derive` makes of the variables, where a plan depends on that rather than on them
    * (a `node` id's remembered type, not the id): a kept walk is reused for the variables
-   * `derive` gives the same for. `source` names the dependency (its field).
+   * `derive` gives the same for. `source` names the dependency (the node it is read for: a field, a variable).
    */
-  dependOn<T>(source: FieldNode, derive: (variables: Record<string, unknown>) => T): T;
+  dependOn<T>(source: ASTNode, derive: (variables: Record<string, unknown>) => T): T;
   /** Why the selection does not render, where a planner said (the first reason it gave): see {@link refuse}. */
   refusal?: RenderRefusal;
 }
@@ -181,7 +182,7 @@ export class OperationWalk implements SelectionWalk {
     readonly operation: OperationDefinitionNode,
     /** The variables as the walk reads them (through a recording view, while it is kept for their values). */
     readonly variables: Record<string, unknown>,
-    private readonly derive: <T>(source: FieldNode, derive: (variables: Record<string, unknown>) => T) => T = (_source, d) => d(variables),
+    private readonly derive: <T>(source: ASTNode, derive: (variables: Record<string, unknown>) => T) => T = (_source, d) => d(variables),
   ) {
     for (const definition of document.definitions)
       if (definition.kind === Kind.FRAGMENT_DEFINITION) this.fragments[definition.name.value] = definition;
@@ -199,7 +200,7 @@ export class OperationWalk implements SelectionWalk {
     this.open = false;
   }
 
-  dependOn<T>(source: FieldNode, derive: (variables: Record<string, unknown>) => T): T {
+  dependOn<T>(source: ASTNode, derive: (variables: Record<string, unknown>) => T): T {
     return this.derive(source, derive);
   }
 
@@ -336,7 +337,7 @@ export class OperationWalk implements SelectionWalk {
     if (given.kind !== Kind.VARIABLE) return 1;
     // The walk depends on the list's length alone, not its items: a variable's one value is coerced to a list of it.
     const name = given.name.value;
-    return this.dependOn(given as never, (variables) => {
+    return this.dependOn(given, (variables) => {
       const value = variables[name];
       return Array.isArray(value) ? value.length : 1;
     });

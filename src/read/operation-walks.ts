@@ -1,6 +1,6 @@
 import {
+  type ASTNode,
   type DocumentNode,
-  type FieldNode,
   getVariableValues,
   type GraphQLResolveInfo,
   type GraphQLSchema,
@@ -85,8 +85,8 @@ const NO_VARIABLES: Record<string, unknown> = Object.freeze({});
 class KeptWalks {
   /** The variables some making read, by name. */
   private readonly read = new Set<string>();
-  /** What some making derived from the variables, by the field it depends for. */
-  private readonly derived = new Map<FieldNode, (variables: Record<string, unknown>) => unknown>();
+  /** What some making derived from the variables, by the node it is read for. */
+  private readonly derived = new Map<ASTNode, (variables: Record<string, unknown>) => unknown>();
   private readonly walks = new Map<string, OperationWalk>();
 
   /** The walk kept for these variables, or undefined; may throw, as a derivation may. */
@@ -127,7 +127,7 @@ class KeptWalks {
  */
 class WalkDependencies {
   readonly read = new Set<string>();
-  readonly derived = new Map<FieldNode, (variables: Record<string, unknown>) => unknown>();
+  readonly derived = new Map<ASTNode, (variables: Record<string, unknown>) => unknown>();
   private closed = false;
   readonly variables: Record<string, unknown>;
 
@@ -147,7 +147,7 @@ class WalkDependencies {
     });
   }
 
-  dependOn<T>(source: FieldNode, derive: (variables: Record<string, unknown>) => T, variables: Record<string, unknown>): T {
+  dependOn<T>(source: ASTNode, derive: (variables: Record<string, unknown>) => T, variables: Record<string, unknown>): T {
     if (this.closed) throw new Error('a kept walk derived from the variables after its making');
     this.derived.set(source, derive);
     return derive(variables);
