@@ -75,8 +75,8 @@ export interface PlannedReadOptions {
   /**
    * Apollo's cache-control plugin is the only one that follows fields (the deployment adds no
    * plugin, the schema is no subgraph with inline traces, no usage reporting): a rendered read
-   * then restricts its request's cache policy by the verdict kept for its document and
-   * variables, rather than telling the plugin each field again.
+   * then restricts its request's cache policy by the verdict kept with its operation's walk
+   * (read/operation-walks.ts), rather than telling the plugin each field again.
    */
   cacheControlAloneFollowsFields?: boolean;
 }
