@@ -140,7 +140,8 @@ export interface RenderedObject {
 export type RenderedField =
   | { key: string; kind: 'value'; sql: (alias: string) => string }
   | { key: string; kind: 'one'; relation: string; object: RenderedObject }
-  | { key: string; kind: 'page'; relation: string; page: PagePosition; fields: RenderedConnectionField[] };
+  /** With `nodesOnly`, the page is written as the array of its one `nodes` field's objects (the REST form), not as a connection. */
+  | { key: string; kind: 'page'; relation: string; page: PagePosition; fields: RenderedConnectionField[]; nodesOnly?: boolean };
 
 /** A field of a rendered page's connection: its nodes, its total count, or a constant (`__typename`). */
 export type RenderedConnectionField =
@@ -418,7 +419,7 @@ function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string,
       pageRowsSql(relation, target, field.page, alias, nodeAlias, params, row, { limit: field.page.size, listOrder: true, text: true }),
     ];
   });
-  return jsonObjectSql(entries);
+  return field.nodesOnly ? entries[0]![1] : jsonObjectSql(entries);
 }
 
 function relationDecoder(relation: RelationPlan): (value: unknown) => unknown {

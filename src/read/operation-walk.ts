@@ -29,6 +29,7 @@ import {
 import { DEFAULT_PAGE_SIZE } from '../modules/common/pagination.js';
 import { PAGE_ARGUMENTS, type PageArgumentsReader } from '../modules/common/page-arguments.js';
 import { type ArgumentReader, argumentReader, hasVariables } from './arguments.js';
+import type { AnswerForm } from './answer-form.js';
 
 /**
  * (Over 300 lines: the one walk of an operation's selection and everything read from it, which
@@ -106,6 +107,8 @@ export interface SelectionWalk {
   dependOn<T>(source: ASTNode, derive: (variables: Record<string, unknown>) => T): T;
   /** Why the selection does not render, where a planner said (the first reason it gave): see {@link refuse}. */
   refusal?: RenderRefusal;
+  /** The form a rendered read writes its answer in (GraphQL's where absent): see read/answer-form.ts. */
+  form?: AnswerForm;
 }
 
 /**
@@ -126,7 +129,9 @@ export type RenderRefusal =
   /** A nested page's arguments that do not parse, or ask for more than the newest-first page (a filter, another order). */
   | 'page_arguments'
   /** A part of a nested page's connection other than nodes, totalCount and __typename (pageInfo, edges and their cursors). */
-  | 'page_field';
+  | 'page_field'
+  /** A computed object (its keys written by its own SQL, in GraphQL's form) in a read answered in the REST form. */
+  | 'answer_form';
 
 /** Notes why `walk`'s selection does not render (the first reason given wins) and answers null, as a planner that declines does. */
 export function refuse(walk: SelectionWalk, reason: RenderRefusal): null {
@@ -183,6 +188,8 @@ export class OperationWalk implements SelectionWalk {
     /** The variables as the walk reads them (through a recording view, while it is kept for their values). */
     readonly variables: Record<string, unknown>,
     private readonly derive: <T>(source: ASTNode, derive: (variables: Record<string, unknown>) => T) => T = (_source, d) => d(variables),
+    /** The form its rendered read writes (a REST route's operation: the REST form). */
+    readonly form: AnswerForm = 'graphql',
   ) {
     for (const definition of document.definitions)
       if (definition.kind === Kind.FRAGMENT_DEFINITION) this.fragments[definition.name.value] = definition;

@@ -6,6 +6,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
+import type { AnswerForm } from './answer-form.js';
 import { OperationWalk, type SelectionWalk, unwalkedSelection } from './operation-walk.js';
 
 /**
@@ -28,10 +29,15 @@ export type WalkPlanner = (walk: OperationWalk) => boolean;
 
 /**
  * The walks of one server's operations. By operation node: Apollo Server's document store
- * keeps one parsed document per text, so walks live as long as it does.
+ * keeps one parsed document per text, so walks live as long as it does. And by the form
+ * their answers are written in: a REST route's document sent to /graphql as it is answers
+ * GraphQL's form there.
  */
 export class OperationWalks {
-  private readonly byOperation = new WeakMap<OperationDefinitionNode, KeptWalks>();
+  private readonly byOperation: Record<AnswerForm, WeakMap<OperationDefinitionNode, KeptWalks>> = {
+    graphql: new WeakMap(),
+    rest: new WeakMap(),
+  };
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -47,21 +53,32 @@ export class OperationWalks {
   }
 
   /**
-   * The walk of `operation` (of `document`) for these coerced variables: the one kept for the
-   * values of what shaped it, or a new one (kept, unless its plan is provisional). May throw, as
-   * a derivation or a planner may.
+   * The walk of `operation` (of `document`) for these coerced variables, answered in `form`:
+   * the one kept for the values of what shaped it, or a new one (kept, unless its plan is
+   * provisional). May throw, as a derivation or a planner may.
    */
-  of(document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>): OperationWalk {
-    let kept = this.byOperation.get(operation);
-    if (!kept) this.byOperation.set(operation, (kept = new KeptWalks()));
+  of(
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    variables: Record<string, unknown>,
+    form: AnswerForm = 'graphql',
+  ): OperationWalk {
+    const byOperation = this.byOperation[form];
+    let kept = byOperation.get(operation);
+    if (!kept) byOperation.set(operation, (kept = new KeptWalks()));
     const found = kept.get(variables);
     if (found) return found;
     const dependencies = new WalkDependencies(variables);
     let walk: OperationWalk | undefined;
     let provisional = false;
     try {
-      walk = new OperationWalk(this.schema, document, operation, dependencies.variables, (source, derive) =>
-        dependencies.dependOn(source, derive, variables),
+      walk = new OperationWalk(
+        this.schema,
+        document,
+        operation,
+        dependencies.variables,
+        (source, derive) => dependencies.dependOn(source, derive, variables),
+        form,
       );
       if (this.planner && operation.operation === 'query') provisional = this.planner(walk);
     } finally {

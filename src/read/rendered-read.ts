@@ -20,6 +20,7 @@ import { MAX_RENDERED_KEYS, RENDERED, renderedByKeySql } from './nested-read.js'
 import { READS_BY_TYPE } from '../modules/common/read-specs.js';
 import { type RenderedColumnKind, renderedColumn, renderedTokens } from './rendered-columns.js';
 import { childPosition, parseNewestFirstPage } from '../modules/common/loaders.js';
+import { snakeCaseKey } from './answer-form.js';
 import { refuse, type SelectionWalk } from './operation-walk.js';
 import type { Page } from '../modules/common/pagination.js';
 import type { ServiceContext } from '../modules/context.js';
@@ -113,7 +114,7 @@ export function renderedObject(
   if (collected.size > MAX_RENDERED_KEYS) return refuse(walk, 'too_many_keys');
   const fields: RenderedField[] = [];
   for (const [key, fieldNodes] of collected) {
-    const field = renderedField(type, spec, key, fieldNodes, walk, owned);
+    const field = renderedField(type, spec, writtenKey(walk, key), fieldNodes, walk, owned);
     if (!field) return null;
     fields.push(field);
   }
@@ -133,6 +134,8 @@ function renderedField(
   const definition = type.getFields()[name];
   if (!definition) return refuse(walk, 'unknown_field');
   const computed = owned?.values[name] ?? spec.computed?.[name];
+  // Its SQL writes an object's keys as GraphQL names them.
+  if (computed && walk.form === 'rest' && isObjectType(getNamedType(definition.type))) return refuse(walk, 'answer_form');
   if (computed) {
     const sql = computed(definition, nodes, walk);
     return sql ? { key, kind: 'value', sql } : refuse(walk, 'computed_field');
@@ -154,15 +157,16 @@ function renderedField(
       return refuse(walk, 'page_arguments'); // the resolver reports bad arguments, on its own path
     }
     const fields = renderedPageFields(target, relation.target(), nodes, walk);
-    return (
-      fields && {
-        key,
-        kind: 'page',
-        relation: name,
-        page: { size: page.size, backward: page.backward, cursor: childPosition(page) },
-        fields,
-      }
-    );
+    if (!fields) return null;
+    return {
+      key,
+      kind: 'page',
+      relation: name,
+      page: { size: page.size, backward: page.backward, cursor: childPosition(page) },
+      fields,
+      // The REST form embeds a page selected as `{ nodes }` as the array of its nodes.
+      nodesOnly: walk.form === 'rest' && fields.length === 1 && fields[0]!.kind === 'nodes',
+    };
   }
   const amount = spec.amounts?.[name];
   if (amount) {
@@ -179,6 +183,9 @@ function renderedField(
   return column.kind === wanted ? { key, kind: 'value', sql: column.sql } : refuse(walk, 'resolver_field');
 }
 
+/** A response key as an object of the read graph writes it: in snake_case in the REST form (read/answer-form.ts). */
+const writtenKey = (walk: SelectionWalk, key: string) => (walk.form === 'rest' ? snakeCaseKey(key) : key);
+
 /** An enum whose GraphQL names are its stored values, so the column's text is what serialize returns. */
 const isIdentityEnum = (type: GraphQLEnumType) => type.getValues().every((value) => value.value === value.name);
 
@@ -190,7 +197,8 @@ function renderedPageFields(
   walk: SelectionWalk,
 ): RenderedConnectionField[] | null {
   const fields: RenderedConnectionField[] = [];
-  for (const [key, fieldNodes] of walk.fieldsOf(connection, nodes)) {
+  for (const [responseKey, fieldNodes] of walk.fieldsOf(connection, nodes)) {
+    const key = writtenKey(walk, responseKey);
     const name = fieldNodes[0]!.name.value;
     if (name === '__typename') fields.push({ key, kind: 'value', sql: constant(connection.name) });
     else if (name === 'totalCount') fields.push({ key, kind: 'totalCount' });

@@ -6,6 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationTypeNode } from 'graphql';
 import type { Database } from '../db/client.js';
+import type { AnswerForm } from '../read/answer-form.js';
 import type { OperationWalk } from '../read/operation-walk.js';
 import { StatementScope } from '../db/statement-scope.js';
 import { AppError, rateLimited } from '../errors.js';
@@ -59,6 +60,8 @@ export interface GraphQLContext extends ResolverContext {
    * set by them before it runs: the executor reads the same walk. Null before, and for variables that do not coerce.
    */
   checked: CheckedOperation | null;
+  /** The form a rendered read writes the answer in: GraphQL's, or the REST form for a REST route's operation (rest/run-operation.ts). */
+  answerForm: AnswerForm;
   /**
    * The viewer's session while it is not yet read (see UnconfirmedSession), else null:
    * nothing of the operation may run before it is confirmed.
@@ -165,6 +168,7 @@ class RequestContext {
     this.cachedLoaders = undefined;
     this.rateLimit = null;
     this.checked = null;
+    this.answerForm = 'graphql';
   }
 
   /** Reads (and loaders made from now on) go to `database`, in the operation's statement scope. */

@@ -17,6 +17,8 @@ export function responseCache(redis: { shared: SharedRedis; keyPrefix: string } 
   return responseCachePlugin<GraphQLContext>({
     ...(redis ? { cache: new RedisKeyValueCache(redis.shared, `${redis.keyPrefix}:response-cache:`) } : {}),
     sessionId: async ({ contextValue }) => contextValue.viewer?.userId ?? null,
+    // A REST route's operation is answered in the REST form (read/answer-form.ts): never served to /graphql, nor GraphQL's to REST.
+    extraCacheKeyData: async ({ contextValue }) => contextValue.answerForm,
   });
 }
 

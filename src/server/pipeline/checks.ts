@@ -61,7 +61,7 @@ export function createOperationChecks(options: OperationChecksOptions): (operati
       }
       const coerced = walks.coerce(operation, variables);
       if (coerced) {
-        const walk = walks.of(document, operation, coerced);
+        const walk = walks.of(document, operation, coerced, context.answerForm);
         const badArgument = walk.argumentError(coerced);
         if (badArgument) throw badArgument;
         const overBudget = budgetError(walk.measure, limits);

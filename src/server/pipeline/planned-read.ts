@@ -16,6 +16,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { AppError } from '../../errors.js';
+import type { AnswerForm } from '../../read/answer-form.js';
 import type { OperationWalk } from '../../read/operation-walk.js';
 import type { OperationWalks } from '../../read/operation-walks.js';
 import { type CheckedOperation, confirmViewer, type GraphQLContext, runOnItsDatabase } from '../context.js';
@@ -32,7 +33,11 @@ import { TIMED_OUT, TimeBudget } from '../time-budget.js';
 export class RenderedData {
   private joined: string | undefined;
 
-  constructor(private readonly pieces: string[]) {}
+  constructor(
+    private readonly pieces: string[],
+    /** The form SQL wrote it in: a REST route's operation is written in the REST form (read/answer-form.ts). */
+    readonly form: AnswerForm = 'graphql',
+  ) {}
 
   /** The data's JSON text (REST reads the part it answers from it). */
   json(): string {
@@ -142,7 +147,7 @@ function plannedReadExecutor(options: PlannedReadOptions, schema: GraphQLSchema)
   const checkedOf = (rc: GatewayGraphQLRequestContext, context: GraphQLContext): CheckedOperation | null => {
     if (context.checked?.walk.operation === rc.operation) return context.checked;
     const variables = walks.coerce(rc.operation, rc.request.variables);
-    return variables && { walk: walks.of(rc.document, rc.operation, variables), variables };
+    return variables && { walk: walks.of(rc.document, rc.operation, variables, context.answerForm), variables };
   };
 
   const answer = (rc: GatewayGraphQLRequestContext): Promise<ExecutionResult> => {
@@ -158,7 +163,7 @@ function plannedReadExecutor(options: PlannedReadOptions, schema: GraphQLSchema)
           const willResolveField = willResolveFieldOf(context);
           if (willResolveField) tellRenderedFields(schema, rc, checked, willResolveField, cacheControlAlone);
           // Every transport writes the text as it is: HTTP's serializer, REST the part it answers, a socket its `next` frame.
-          return { data: new RenderedData(pieces) as unknown as Record<string, unknown> };
+          return { data: new RenderedData(pieces, checked.walk.form) as unknown as Record<string, unknown> };
         }
       }
       await confirmViewer(context);

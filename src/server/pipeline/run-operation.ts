@@ -43,6 +43,8 @@ export function createRunOperation(options: {
       const { error: refused, http } = formatRefusal(error, request.id, record, options.exposeInternals);
       return resultOf(http, { errors: [refused] });
     }
+    // A rendered read writes the REST form itself (read/answer-form.ts): the route sends its text as it is.
+    contextValue.answerForm = 'rest';
     const response = await options.apollo.executeOperation(operation, { contextValue });
     if (response.body.kind !== 'single') throw new Error('a REST operation answered incrementally');
     const { data, errors } = response.body.singleResult;

@@ -1,22 +1,12 @@
 import type { RelationSpec } from '../../read/nested-read.js';
 import { READ_GRAPH, typeNameOf } from '../../modules/common/read-specs.js';
+import { snakeCaseKey, snakeCaseName } from '../../read/answer-form.js';
 
 /**
  * The REST form's names: GraphQL answers (camelCase) become the interface's snake_case, the
  * argument names of GraphQL errors become the REST parameters they came from, and the read
  * graph's relations become the `includes` paths of the pool routes.
  */
-
-/** A GraphQL (camelCase) name in the interface's snake_case. */
-export const snakeCaseName = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-
-/** The snake_case of each name met: a schema has a few hundred, and a large answer repeats them thousands of times. */
-const snakeCaseNames = new Map<string, string>();
-export const snakeCaseKey = (name: string) => {
-  let snake = snakeCaseNames.get(name);
-  if (snake === undefined) snakeCaseNames.set(name, (snake = snakeCaseName(name)));
-  return snake;
-};
 
 /**
  * Deep copy of a GraphQL result with snake_case keys. A connection selected as `{ nodes }`

@@ -16,7 +16,8 @@ import {
   visit,
 } from 'graphql';
 import { READS_BY_TYPE } from '../../modules/common/read-specs.js';
-import { embedsOf, snakeCaseName } from './mapping.js';
+import { embedsOf } from './mapping.js';
+import { snakeCaseName } from '../../read/answer-form.js';
 import { boolean, dateTime, id, integer, nullable, nullableRef, number, object, ref, type Schema, string } from './resources.schema.js';
 
 /**
