@@ -43,12 +43,19 @@ import type { ServiceContext } from '../modules/context.js';
  */
 export type RootArguments = Record<string, unknown>;
 
+/** Pieces from..to (exclusive) of a rendered answer's text. */
+export type PieceRange = readonly [number, number];
+
 /**
- * A root field answered by a rendered read, for one request's context and arguments: its
  * JSON text in pieces, in order (the rows' texts as the driver gave them, never joined: the
- * response is encoded from the pieces once, see pipeline/http.ts).
+ * response is encoded from the pieces once, see pipeline/http.ts). A connection's also says
+ * where each of its members lies among them, so a REST route takes its nodes without looking
+ * for them in the text.
  */
-export type RenderedRootField = (ctx: ServiceContext, args: RootArguments) => Promise<string[]>;
+export type RenderedPieces = string[] & { members?: ReadonlyMap<string, PieceRange> };
+
+/** A root field answered by a rendered read, for one request's context and arguments: its JSON text in pieces. */
+export type RenderedRootField = (ctx: ServiceContext, args: RootArguments) => Promise<RenderedPieces>;
 
 /**
  * A root field answered by a column of the operation's one shared statement
@@ -311,13 +318,17 @@ export function connectionParts(
   return fields;
 }
 
-/** Writes a top-level connection's JSON in pieces from `page`, whose rows hold their rendered objects' texts in `renderedOf(row)`. */
+/**
+ * Writes a top-level connection's JSON in pieces from `page`, whose rows hold their rendered
+ * objects' texts in `renderedOf(row)`, with where each member's value lies among them.
+ */
 export async function writeConnection<T extends { id: string }>(
   page: Page<T>,
   connection: Pick<RenderedConnection, 'fields'>,
   renderedOf: (row: T) => string[],
-): Promise<string[]> {
+): Promise<RenderedPieces> {
   const out: string[] = ['{'];
+  const members = new Map<string, PieceRange>();
   const key = (name: string, index: number) => out.push(`${index ? ',' : ''}${JSON.stringify(name)}:`);
   const list = <E>(items: readonly E[], write: (item: E) => void) => {
     out.push('[');
@@ -329,6 +340,7 @@ export async function writeConnection<T extends { id: string }>(
   };
   for (const [index, field] of connection.fields.entries()) {
     key(field.key, index);
+    const from = out.length;
     if (field.kind === 'constant') out.push(field.json);
     else if (field.kind === 'page') out.push(field.write(page));
     else if (field.kind === 'totalCount') out.push(JSON.stringify(await page.totalCount));
@@ -351,9 +363,10 @@ export async function writeConnection<T extends { id: string }>(
       }
       out.push('}');
     }
+    members.set(field.key, [from, out.length]);
   }
   out.push('}');
-  return out;
+  return Object.assign(out, { members });
 }
 
 /** The rendered objects' JSON texts a row of a rendered plan holds, in the plan's order. */

@@ -1,7 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import { SharedStatement } from '../read/nested-read.js';
 import { EXPONENT_MARK, writeNumbersAsJavaScript } from '../read/rendered-columns.js';
-import type { RenderedColumn, RenderedRootField } from '../read/rendered-read.js';
+import type { PieceRange, RenderedColumn, RenderedPieces, RenderedRootField } from '../read/rendered-read.js';
 import { type ArgumentReader, argumentReader } from '../read/arguments.js';
 import type { OperationWalk, RenderRefusal } from '../read/operation-walk.js';
 import type { WalkPlanner } from '../read/operation-walks.js';
@@ -63,6 +63,12 @@ function fellBack(context: GraphQLContext, reason: RenderFallbackReason, error?:
   return null;
 }
 
+/** A rendered read's `data` in pieces, and where each root field, and each member of a root connection, lies among them (by dotted path). */
+export interface RenderedAnswer {
+  pieces: string[];
+  parts: Map<string, PieceRange>;
+}
+
 /** A query's rendered read as planned with its walk: the plan, or why it does not render (and the error, where planning threw). */
 type RenderedPlan = RenderedOperation | { refusal: RenderFallbackReason; error?: unknown };
 
@@ -99,7 +105,7 @@ export class ReadRenderer {
    * pieces, or null when it does not render or its read failed: the caller then executes it,
    * so any error comes out as execution reports it.
    */
-  async answer(walk: OperationWalk, context: GraphQLContext, variables: Record<string, unknown>): Promise<string[] | null> {
+  async answer(walk: OperationWalk, context: GraphQLContext, variables: Record<string, unknown>): Promise<RenderedAnswer | null> {
     if (walk.operation.operation !== 'query') return null;
     const plan = walk.plan as RenderedPlan | undefined;
     if (!plan) return fellBack(context, 'root_field');
@@ -117,7 +123,7 @@ export class ReadRenderer {
     const guard = session && shared && !plan.reads ? session.guardOn(context.database) : undefined;
     if (session && !guard) await confirmViewer(context);
     let written: { columns: Array<string | null>; guardRow?: SessionRow } | null;
-    let read: Array<string[] | null> | null = null;
+    let read: Array<RenderedPieces | null> | null = null;
     try {
       const statement = shared && shared.statement.run(context.database.query, columnValues(parts, context, args), guard);
       // Root fields' own reads run beside the shared statement; most operations have none,
@@ -135,15 +141,22 @@ export class ReadRenderer {
     if (guard) await session!.judge(context, written!.guardRow!);
     try {
       const out = ['{'];
+      const where = new Map<string, PieceRange>();
       for (let i = 0; i < parts.length; i++) {
         const part = parts[i]!;
         out.push(plan.heads[i]!);
+        const from = out.length;
         if ('json' in part) out.push(part.json);
-        else if ('read' in part) for (const piece of read![i]!) out.push(asJavaScriptNumbers(piece));
-        else out.push(asJavaScriptNumbers(part.column.write(written!.columns[part.index]!, args[i]!)));
+        else if ('read' in part) {
+          const pieces = read![i]!;
+          for (const piece of pieces) out.push(asJavaScriptNumbers(piece));
+          if (pieces.members)
+            for (const [member, [start, end]] of pieces.members) where.set(`${part.key}.${member}`, [from + start, from + end]);
+        } else out.push(asJavaScriptNumbers(part.column.write(written!.columns[part.index]!, args[i]!)));
+        where.set(part.key, [from, out.length]);
       }
       out.push('}');
-      return out;
+      return { pieces: out, parts: where };
     } catch (error) {
       return fellBack(context, 'write_failed', error);
     }

@@ -1,9 +1,13 @@
+import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { createApp } from '../../src/server/app.js';
+import type { GraphQLContext } from '../../src/server/context.js';
+import { RenderedData } from '../../src/server/pipeline/planned-read.js';
 import { ReadRenderer } from '../../src/server/read-renderer.js';
+import { textAt } from '../../src/server/rest/json-text.js';
 import { seedVariedPools } from '../support/fixtures/varied-pools.js';
 import { backends, renderedReadsServed, startEmptyTestApp, type TestApp, testConfig } from '../support/harness.js';
 
@@ -267,6 +271,39 @@ describe.each(backends)('rendered reads on %s', (kind) => {
     expect(rendered.response.data).toEqual(executed.response.data);
     // The same bytes: keys in the same order at every level, JSON.stringify's spacing and number forms.
     expect(rendered.body).toBe(executed.body);
+  });
+
+  it('says where each root field and each member of a root connection lies in its text, for every read of the corpus', async () => {
+    const answered: RenderedData[] = [];
+    const recorder: ApolloServerPlugin<GraphQLContext> = {
+      async requestDidStart() {
+        return {
+          async willSendResponse({ response }) {
+            const data = response.body.kind === 'single' ? response.body.singleResult.data : undefined;
+            if (data instanceof RenderedData) answered.push(data);
+          },
+        };
+      },
+    };
+    const app = await createApp({ config: testConfig(), database: t.database, plugins: [recorder] });
+    try {
+      for (const { query, variables } of Object.values(RENDERED))
+        await app.inject({ method: 'POST', url: '/graphql', payload: { query, variables: variables?.(values) } });
+    } finally {
+      await app.close();
+    }
+    expect(answered.length).toBe(Object.keys(RENDERED).length);
+    let members = 0;
+    for (const data of answered) {
+      const json = data.json();
+      expect(data.parts.size).toBeGreaterThan(0);
+      for (const path of data.parts.keys()) {
+        if (path.includes('.')) members++;
+        expect(data.piecesAt(path)!.join(''), path).toBe(textAt(json, path.split('.')));
+      }
+    }
+    // Root connections' members were among them, not only root fields.
+    expect(members).toBeGreaterThan(10);
   });
 
   it.each(Object.entries(EXECUTED))('%s: executed as before', async (_name, query) => {

@@ -18,6 +18,7 @@ import {
 import { AppError } from '../../errors.js';
 import type { AnswerForm } from '../../read/answer-form.js';
 import type { OperationWalk } from '../../read/operation-walk.js';
+import type { PieceRange } from '../../read/rendered-read.js';
 import type { OperationWalks } from '../../read/operation-walks.js';
 import { type CheckedOperation, confirmViewer, type GraphQLContext, runOnItsDatabase } from '../context.js';
 import type { ReadRenderer } from '../read-renderer.js';
@@ -37,6 +38,8 @@ export class RenderedData {
     private readonly pieces: string[],
     /** The form SQL wrote it in: a REST route's operation is written in the REST form (read/answer-form.ts). */
     readonly form: AnswerForm = 'graphql',
+    /** Where the text of each root field, and of each member of a root connection, lies among the pieces, by dotted path. */
+    readonly parts: ReadonlyMap<string, PieceRange> = NO_PARTS,
   ) {}
 
   /** The data's JSON text (REST reads the part it answers from it). */
@@ -44,27 +47,41 @@ export class RenderedData {
     return (this.joined ??= this.pieces.join(''));
   }
 
+  /** The pieces of the value at a dotted path, where the read knows where it lies (see `parts`); else undefined. */
+  piecesAt(path: string): string[] | undefined {
+    const range = this.parts.get(path);
+    return range && this.pieces.slice(range[0], range[1]);
+  }
+
   /**
    * The response body, `{"data":…}` (with `extensions` when a plugin added some), encoded
-   * once from the pieces into one Buffer: joining them first would copy the whole body into
-   * a new string, then encode it again.
+   * once from the pieces into one Buffer.
    */
   body(extensions?: unknown): Buffer {
-    const pieces = this.pieces;
     const tail = extensions === undefined ? '}' : `,"extensions":${JSON.stringify(extensions)}}`;
-    let length = DATA_OPEN.length + Buffer.byteLength(tail);
-    for (const piece of pieces) length += Buffer.byteLength(piece);
-    const body = Buffer.allocUnsafe(length);
-    let offset = body.write(DATA_OPEN, 0);
-    for (const piece of pieces) offset += body.write(piece, offset);
-    body.write(tail, offset);
-    return body;
+    return encodePieces(this.pieces, DATA_OPEN, tail);
   }
 
   /** The data as a value, for a plugin that reads it (a response cache storing it, say). */
   toJSON(): unknown {
     return JSON.parse(this.json());
   }
+}
+
+const NO_PARTS: ReadonlyMap<string, PieceRange> = new Map();
+
+/**
+ * JSON text in pieces encoded into one Buffer, between `head` and `tail`: joining them first
+ * would copy the whole text into a new string, then encode it again.
+ */
+export function encodePieces(pieces: readonly string[], head = '', tail = ''): Buffer {
+  let length = Buffer.byteLength(head) + Buffer.byteLength(tail);
+  for (const piece of pieces) length += Buffer.byteLength(piece);
+  const encoded = Buffer.allocUnsafe(length);
+  let offset = encoded.write(head, 0);
+  for (const piece of pieces) offset += encoded.write(piece, offset);
+  encoded.write(tail, offset);
+  return encoded;
 }
 
 const DATA_OPEN = '{"data":';
@@ -157,13 +174,13 @@ function plannedReadExecutor(options: PlannedReadOptions, schema: GraphQLSchema)
     return runOnItsDatabase(context, operation.operation, async () => {
       const checked = checkedOf(rc, context);
       if (renderer && checked) {
-        const pieces = await renderer.answer(checked.walk, context, checked.variables);
-        if (pieces !== null) {
+        const rendered = await renderer.answer(checked.walk, context, checked.variables);
+        if (rendered !== null) {
           context.transport.record!.rendered = true;
           const willResolveField = willResolveFieldOf(context);
           if (willResolveField) tellRenderedFields(schema, rc, checked, willResolveField, cacheControlAlone);
           // Every transport writes the text as it is: HTTP's serializer, REST the part it answers, a socket its `next` frame.
-          return { data: new RenderedData(pieces, checked.walk.form) as unknown as Record<string, unknown> };
+          return { data: new RenderedData(rendered.pieces, checked.walk.form, rendered.parts) as unknown as Record<string, unknown> };
         }
       }
       await confirmViewer(context);

@@ -1,5 +1,5 @@
-import { RenderedData } from '../pipeline/planned-read.js';
-import { encodedTextAt, textAt } from './json-text.js';
+import { encodePieces, RenderedData } from '../pipeline/planned-read.js';
+import { encodedTextAt, JsonText, textAt } from './json-text.js';
 import { toSnakeCase } from './mapping.js';
 
 /**
@@ -16,13 +16,13 @@ export class OperationAnswer {
    * root connection's members (totalCount, pageInfo, nodes) have their GraphQL names in either form.
    */
   value(path: string): any {
-    const keys = path.split('.');
     if (this.data instanceof RenderedData) {
-      const text = textAt(this.data.json(), keys);
+      const pieces = this.data.piecesAt(path);
+      const text = pieces ? pieces.join('') : textAt(this.data.json(), path.split('.'));
       return text === undefined ? undefined : JSON.parse(text);
     }
     let value: any = this.data;
-    for (const key of keys) value = value?.[key];
+    for (const key of path.split('.')) value = value?.[key];
     return value;
   }
 
@@ -35,7 +35,9 @@ export class OperationAnswer {
    */
   async rest(path: string): Promise<unknown> {
     if (this.data instanceof RenderedData && this.data.form === 'rest') {
-      const text = await encodedTextAt(this.data.json(), path.split('.'));
+      // Where the read says where the value lies (a root field, a root connection's nodes), taken from its pieces; else found in the text.
+      const pieces = this.data.piecesAt(path);
+      const text = pieces ? new JsonText(encodePieces(pieces)) : await encodedTextAt(this.data.json(), path.split('.'));
       return text?.isNull() ? null : text;
     }
     return toSnakeCase(this.value(path));
