@@ -48,9 +48,9 @@ export type PieceRange = readonly [number, number];
 
 /**
  * JSON text in pieces, in order (the rows' texts as the driver gave them, never joined: the
- * response is encoded from the pieces once, see pipeline/http.ts). A connection's also says
- * where each of its members lies among them, so a REST route takes its nodes without looking
- * for them in the text.
+ * response is encoded from the pieces once, see pipeline/http.ts). A connection's (or an
+ * object holding one) also says where its members lie among them, by dotted path, so a REST
+ * route takes its nodes without looking for them in the text.
  */
 export type RenderedPieces = string[] & { members?: ReadonlyMap<string, PieceRange> };
 

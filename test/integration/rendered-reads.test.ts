@@ -287,12 +287,18 @@ describe.each(backends)('rendered reads on %s', (kind) => {
     };
     const app = await createApp({ config: testConfig(), database: t.database, plugins: [recorder] });
     try {
-      for (const { query, variables } of Object.values(RENDERED))
+      // The corpus, and a connection inside a root object (REST's streak pools).
+      const streakPools = {
+        query: `query ($streakId: ID!) { streakPools(streakId: $streakId, first: 3) { streak { id } pools { totalCount nodes { id } } } }`,
+        variables: () => ({ streakId: values.streakId }),
+      };
+      for (const { query, variables } of [...Object.values(RENDERED), streakPools])
         await app.inject({ method: 'POST', url: '/graphql', payload: { query, variables: variables?.(values) } });
     } finally {
       await app.close();
     }
-    expect(answered.length).toBe(Object.keys(RENDERED).length);
+    expect(answered.length).toBe(Object.keys(RENDERED).length + 1);
+    expect([...answered.at(-1)!.parts.keys()]).toContain('streakPools.pools.nodes');
     let members = 0;
     for (const data of answered) {
       const json = data.json();

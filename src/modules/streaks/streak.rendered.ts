@@ -10,6 +10,7 @@ import {
   renderedObject,
   renderedOf,
   type RootFieldRenderer,
+  type PieceRange,
   writeConnection,
 } from '../../read/rendered-read.js';
 import { parseId } from '../common/ids.js';
@@ -50,14 +51,21 @@ const renderStreakPools: RootFieldRenderer = (field, nodes, walk) => {
     const { streakId, ...page } = args;
     const result = await streakPools(ctx, streakId as string, page, plans);
     const out = ['{'];
+    const members = new Map<string, PieceRange>();
     for (const [i, part] of parts.entries()) {
       out.push(`${i ? ',' : ''}${JSON.stringify(part.key)}:`);
+      const from = out.length;
       if (part.kind === '__typename') out.push(JSON.stringify(type.name));
       else if (part.kind === 'streak') out.push(renderedOf(result.streak)[0]!);
-      else out.push(...(await writeConnection(result.pools, pools!, renderedOf)));
+      else {
+        const connection = await writeConnection(result.pools, pools!, renderedOf);
+        for (const [member, [start, end]] of connection.members!) members.set(`${part.key}.${member}`, [from + start, from + end]);
+        out.push(...connection);
+      }
+      members.set(part.key, [from, out.length]);
     }
     out.push('}');
-    return out;
+    return Object.assign(out, { members });
   };
 };
 
