@@ -63,10 +63,14 @@ function fellBack(context: GraphQLContext, reason: RenderFallbackReason, error?:
   return null;
 }
 
-/** A rendered read's `data` in pieces, and where each root field, and each member of a root connection, lies among them (by dotted path). */
+/**
+ * A rendered read's `data` in pieces, and where each root field, and each member of a root
+ * connection, lies among them (by dotted path): worked out when asked (a REST route asks;
+ * GraphQL's transports send the whole).
+ */
 export interface RenderedAnswer {
   pieces: string[];
-  parts: Map<string, PieceRange>;
+  locate: () => Map<string, PieceRange>;
 }
 
 /** A query's rendered read as planned with its walk: the plan, or why it does not render (and the error, where planning threw). */
@@ -141,22 +145,29 @@ export class ReadRenderer {
     if (guard) await session!.judge(context, written!.guardRow!);
     try {
       const out = ['{'];
-      const where = new Map<string, PieceRange>();
+      // Where each part's pieces start; it ends where the next part's head begins.
+      const starts: number[] = [];
       for (let i = 0; i < parts.length; i++) {
         const part = parts[i]!;
         out.push(plan.heads[i]!);
-        const from = out.length;
+        starts.push(out.length);
         if ('json' in part) out.push(part.json);
-        else if ('read' in part) {
-          const pieces = read![i]!;
-          for (const piece of pieces) out.push(asJavaScriptNumbers(piece));
-          if (pieces.members)
-            for (const [member, [start, end]] of pieces.members) where.set(`${part.key}.${member}`, [from + start, from + end]);
-        } else out.push(asJavaScriptNumbers(part.column.write(written!.columns[part.index]!, args[i]!)));
-        where.set(part.key, [from, out.length]);
+        else if ('read' in part) for (const piece of read![i]!) out.push(asJavaScriptNumbers(piece));
+        else out.push(asJavaScriptNumbers(part.column.write(written!.columns[part.index]!, args[i]!)));
       }
       out.push('}');
-      return { pieces: out, parts: where };
+      const locate = () => {
+        const where = new Map<string, PieceRange>();
+        for (let i = 0; i < parts.length; i++) {
+          const { key } = parts[i]!;
+          const from = starts[i]!;
+          where.set(key, [from, i + 1 < parts.length ? starts[i + 1]! - 1 : out.length - 1]);
+          const members = read?.[i]?.members;
+          if (members) for (const [member, [start, end]] of members) where.set(`${key}.${member}`, [from + start, from + end]);
+        }
+        return where;
+      };
+      return { pieces: out, locate };
     } catch (error) {
       return fellBack(context, 'write_failed', error);
     }

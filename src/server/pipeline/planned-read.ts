@@ -33,14 +33,20 @@ import { TIMED_OUT, TimeBudget } from '../time-budget.js';
  */
 export class RenderedData {
   private joined: string | undefined;
+  private located: ReadonlyMap<string, PieceRange> | undefined;
 
   constructor(
     private readonly pieces: string[],
     /** The form SQL wrote it in: a REST route's operation is written in the REST form (read/answer-form.ts). */
     readonly form: AnswerForm = 'graphql',
-    /** Where the text of each root field, and of each member of a root connection, lies among the pieces, by dotted path. */
-    readonly parts: ReadonlyMap<string, PieceRange> = NO_PARTS,
+    /** Works out where each root field, and each member of a root connection, lies among the pieces. */
+    private readonly locate: () => ReadonlyMap<string, PieceRange> = () => NO_PARTS,
   ) {}
+
+  /** Where the text of each root field, and of each member of a root connection, lies among the pieces, by dotted path. */
+  get parts(): ReadonlyMap<string, PieceRange> {
+    return (this.located ??= this.locate());
+  }
 
   /** The data's JSON text (REST reads the part it answers from it). */
   json(): string {
@@ -180,7 +186,7 @@ function plannedReadExecutor(options: PlannedReadOptions, schema: GraphQLSchema)
           const willResolveField = willResolveFieldOf(context);
           if (willResolveField) tellRenderedFields(schema, rc, checked, willResolveField, cacheControlAlone);
           // Every transport writes the text as it is: HTTP's serializer, REST the part it answers, a socket its `next` frame.
-          return { data: new RenderedData(rendered.pieces, checked.walk.form, rendered.parts) as unknown as Record<string, unknown> };
+          return { data: new RenderedData(rendered.pieces, checked.walk.form, rendered.locate) as unknown as Record<string, unknown> };
         }
       }
       await confirmViewer(context);
