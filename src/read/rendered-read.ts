@@ -54,6 +54,16 @@ export type PieceRange = readonly [number, number];
  */
 export type RenderedPieces = string[] & { members?: ReadonlyMap<string, PieceRange> };
 
+/** Notes in `into` where `members` (ranges within a value whose pieces start at `from`) lie, under `key`: `key.member`. */
+export function nestMembers(
+  into: Map<string, PieceRange>,
+  key: string,
+  from: number,
+  members: ReadonlyMap<string, PieceRange> | undefined,
+): void {
+  if (members) for (const [member, [start, end]] of members) into.set(`${key}.${member}`, [from + start, from + end]);
+}
+
 /** A root field answered by a rendered read, for one request's context and arguments: its JSON text in pieces. */
 export type RenderedRootField = (ctx: ServiceContext, args: RootArguments) => Promise<RenderedPieces>;
 

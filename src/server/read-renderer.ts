@@ -1,7 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import { SharedStatement } from '../read/nested-read.js';
 import { EXPONENT_MARK, writeNumbersAsJavaScript } from '../read/rendered-columns.js';
-import type { PieceRange, RenderedColumn, RenderedPieces, RenderedRootField } from '../read/rendered-read.js';
+import { nestMembers, type PieceRange, type RenderedColumn, type RenderedPieces, type RenderedRootField } from '../read/rendered-read.js';
 import { type ArgumentReader, argumentReader } from '../read/arguments.js';
 import type { OperationWalk, RenderRefusal } from '../read/operation-walk.js';
 import type { WalkPlanner } from '../read/operation-walks.js';
@@ -106,8 +106,8 @@ export class ReadRenderer {
 
   /**
    * The `data` of the walked operation for this request's coerced `variables` as JSON text in
-   * pieces, or null when it does not render or its read failed: the caller then executes it,
-   * so any error comes out as execution reports it.
+   * pieces (with where its parts lie), or null when it does not render or its read failed: the
+   * caller then executes it, so any error comes out as execution reports it.
    */
   async answer(walk: OperationWalk, context: GraphQLContext, variables: Record<string, unknown>): Promise<RenderedAnswer | null> {
     if (walk.operation.operation !== 'query') return null;
@@ -162,8 +162,7 @@ export class ReadRenderer {
           const { key } = parts[i]!;
           const from = starts[i]!;
           where.set(key, [from, i + 1 < parts.length ? starts[i + 1]! - 1 : out.length - 1]);
-          const members = read?.[i]?.members;
-          if (members) for (const [member, [start, end]] of members) where.set(`${key}.${member}`, [from + start, from + end]);
+          nestMembers(where, key, from, read?.[i]?.members);
         }
         return where;
       };

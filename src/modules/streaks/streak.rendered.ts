@@ -10,6 +10,7 @@ import {
   renderedObject,
   renderedOf,
   type RootFieldRenderer,
+  nestMembers,
   type PieceRange,
   writeConnection,
 } from '../../read/rendered-read.js';
@@ -59,7 +60,7 @@ const renderStreakPools: RootFieldRenderer = (field, nodes, walk) => {
       else if (part.kind === 'streak') out.push(renderedOf(result.streak)[0]!);
       else {
         const connection = await writeConnection(result.pools, pools!, renderedOf);
-        for (const [member, [start, end]] of connection.members!) members.set(`${part.key}.${member}`, [from + start, from + end]);
+        nestMembers(members, part.key, from, connection.members);
         out.push(...connection);
       }
       members.set(part.key, [from, out.length]);
