@@ -26,11 +26,7 @@ const devchain = await startDevchain({
   log: (line) => console.error(line),
 });
 
-console.log(`devchain JSON-RPC  ${devchain.url}`);
-console.log(`devchain websocket ${devchain.wsUrl}`);
-console.log(`stake mint         ${devchain.stakeMint.toBase58()} (${devchain.stakeMintDecimals} decimals)`);
-console.log(`data               ${dataDir === 'memory' ? 'in memory (not persisted)' : dataDir}`);
-
+// The handlers go in before the ready lines: whoever waits for those lines may signal at once.
 let stopping = false;
 const stop = (signal: string) => {
   if (stopping) return;
@@ -46,3 +42,8 @@ const stop = (signal: string) => {
 };
 process.on('SIGINT', () => stop('SIGINT'));
 process.on('SIGTERM', () => stop('SIGTERM'));
+
+console.log(`devchain JSON-RPC  ${devchain.url}`);
+console.log(`devchain websocket ${devchain.wsUrl}`);
+console.log(`stake mint         ${devchain.stakeMint.toBase58()} (${devchain.stakeMintDecimals} decimals)`);
+console.log(`data               ${dataDir === 'memory' ? 'in memory (not persisted)' : dataDir}`);
