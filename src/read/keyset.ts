@@ -15,6 +15,9 @@ export interface KeysetOrder {
   keyType: string;
 }
 
+/** The name of that order in its cursors (pagination.ts, encodeCursor). */
+export const NEWEST_FIRST = 'NEWEST_FIRST';
+
 /** The order of every child list (and streaks, transactions): newest first over `alias`, its created_at then id. */
 export const newestFirstOrder = (alias: string): KeysetOrder => ({
   key: `${alias}."created_at"`,

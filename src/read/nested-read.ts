@@ -2,7 +2,8 @@ import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { type ChildPosition, columnRead } from './batch.js';
 import type { ReadQuery } from '../db/client.js';
-import { keysetClauses, newestFirstOrder } from './keyset.js';
+import { keysetClauses, NEWEST_FIRST, newestFirstOrder } from './keyset.js';
+import { isoTimestampSql } from './rendered-columns.js';
 
 /**
  * (Over 300 lines: the one compiler of a subtree's SQL, both for rows decoded by Node and
@@ -141,13 +142,36 @@ export type RenderedField =
   | { key: string; kind: 'value'; sql: (alias: string) => string }
   | { key: string; kind: 'one'; relation: string; object: RenderedObject }
   /** With `nodesOnly`, the page is written as the array of its one `nodes` field's objects (the REST form), not as a connection. */
-  | { key: string; kind: 'page'; relation: string; page: PagePosition; fields: RenderedConnectionField[]; nodesOnly?: boolean };
+  | { key: string; kind: 'page'; relation: string; page: PagePosition; connection: RenderedConnection; nodesOnly?: boolean };
 
-/** A field of a rendered page's connection: its nodes, its total count, or a constant (`__typename`). */
-export type RenderedConnectionField =
-  | { key: string; kind: 'nodes'; object: RenderedObject }
+/**
+ * A connection's selection as a rendered read writes it: the distinct node selections
+ * (`nodes`, `edges { node }`) as objects, and its parts in response order, each naming its
+ * objects by index. A root connection's parts are written in Node from its page
+ * (read/rendered-read.ts, writeConnection); a nested page's by its statement.
+ */
+export interface RenderedConnection {
+  objects: RenderedObject[];
+  fields: ConnectionPart[];
+}
+
+export type ConnectionPart =
+  | { key: string; kind: 'nodes'; object: number }
+  | {
+      key: string;
+      kind: 'edges';
+      fields: Array<{ key: string; kind: 'cursor' } | { key: string; kind: 'node'; object: number } | Constant>;
+    }
+  | { key: string; kind: 'pageInfo'; fields: Array<{ key: string; kind: PageInfoFlag } | Constant> }
   | { key: string; kind: 'totalCount' }
-  | { key: string; kind: 'value'; sql: (alias: string) => string };
+  | Constant
+  /** A field of the page beyond the Relay ones (the leaderboard's viewerEntry), written in Node from the page: root connections only. */
+  | { key: string; kind: 'page'; write: (page: unknown) => string };
+
+/** A value known when planning (`__typename`), as its JSON text. */
+type Constant = { key: string; kind: 'constant'; json: string };
+
+export type PageInfoFlag = 'hasNextPage' | 'hasPreviousPage' | 'startCursor' | 'endCursor';
 
 /** Where a row of a plan with rendered objects keeps their JSON texts, in the plan's order. */
 export const RENDERED = Symbol('rendered objects');
@@ -300,18 +324,27 @@ function relationSql(parent: PgTable, relation: RelationPlan, parentAlias: strin
     rowsWritten: relation.plan.relations.size ? page.size : undefined,
   });
   const count = relation.count ? countSql(spec, relation.plan.spec, parentAlias, child) : 'NULL';
-  let beyond = 'NULL';
-  if (page.cursor) {
-    const table = getTableName(relation.plan.spec.table);
-    const far = keysetClauses(
-      newestFirstOrder(`${child}b`),
-      page.backward,
-      { key: page.cursor.createdAt, id: page.cursor.id },
-      paramOf(params),
-    ).beyond;
-    beyond = `EXISTS (SELECT 1 FROM "${table}" ${child}b WHERE ${child}b."${parentColumnOf(spec)}" = ${parentAlias}."id" AND ${far})`;
-  }
+  const beyond = beyondCursorSql(spec, relation.plan.spec, page, parentAlias, `${child}b`, params) ?? 'NULL';
   return `json_build_array(${rows}, ${count}, ${beyond})`;
+}
+
+/** Whether the parent has children on the other side of the page's cursor (a boolean); null without a cursor, where there are none. */
+function beyondCursorSql(
+  spec: Extract<RelationSpec, { kind: 'page' }>,
+  target: ObjectSpec,
+  page: PagePosition,
+  parentAlias: string,
+  child: string,
+  params: unknown[],
+): string | null {
+  if (!page.cursor) return null;
+  const far = keysetClauses(
+    newestFirstOrder(child),
+    page.backward,
+    { key: page.cursor.createdAt, id: page.cursor.id },
+    paramOf(params),
+  ).beyond;
+  return `EXISTS (SELECT 1 FROM "${getTableName(target.table)}" ${child} WHERE ${child}."${parentColumnOf(spec)}" = ${parentAlias}."id" AND ${far})`;
 }
 
 const paramOf = (params: unknown[]) => (value: unknown, type: string) => {
@@ -345,36 +378,95 @@ function pageRowsSql(
     rowsWritten?: number;
   },
 ): string {
-  const table = getTableName(target.table);
-  const param = paramOf(params);
-  // The page size is written into the text (an integer the page arguments bounded), not a
-  // parameter: with LIMIT $n Postgres' generic plan guesses a tenth of the table, judges it
-  // dearer than the custom plans and plans the whole statement again at every execution.
-  if (!Number.isSafeInteger(options.limit) || options.limit < 0) throw new Error(`a page of ${options.limit} rows`);
-  const limit = String(options.limit);
-  const keyset = keysetClauses(
-    newestFirstOrder(child),
-    page.backward,
-    page.cursor && { key: page.cursor.createdAt, id: page.cursor.id },
-    param,
-  );
-  const position = keyset.past ? ` AND ${keyset.past}` : '';
-  const aggregateOrder = options.listOrder ? keysetClauses(newestFirstOrder(child), false, null, param).orderBy : keyset.orderBy;
   const { rowsWritten } = options;
   if (rowsWritten !== undefined && (options.text || !Number.isSafeInteger(rowsWritten)))
     throw new Error('rows written as null: decoded rows only');
+  const source = pageSource(spec, target, page, parentAlias, child, params, options.limit, rowsWritten !== undefined);
   // A CASE evaluates its branch for the rows it takes alone, so the rows past `rowsWritten` read nothing more.
   const written = rowsWritten === undefined ? row() : `CASE WHEN ${child}."rn" <= ${rowsWritten} THEN ${row()} END`;
-  const numbered = rowsWritten === undefined ? '' : `, row_number() OVER (ORDER BY ${keyset.orderBy}) AS "rn"`;
+  const aggregateOrder = options.listOrder ? listOrderSql(child, false) : source.readOrder;
   // As JSON text (rendered rows), joined with bare commas as JSON.stringify joins them; else a json array.
   const aggregate = options.text
     ? `'[' || coalesce(string_agg(${written}, ',' ORDER BY ${aggregateOrder}), '') || ']'`
     : `coalesce(json_agg(${written} ORDER BY ${aggregateOrder}), '[]'::json)`;
-  return (
-    `(SELECT ${aggregate} FROM ` +
-    `(SELECT *${numbered} FROM "${table}" ${child} WHERE ${child}."${parentColumnOf(spec)}" = ${parentAlias}."id"${position} ` +
-    `ORDER BY ${keyset.orderBy} LIMIT ${limit}) ${child})`
+  return `(SELECT ${aggregate} FROM ${source.from})`;
+}
+
+/**
+ * A page's rows as a FROM item aliased `child`: `limit` of the parent's children past the
+ * page's cursor, walking the (parent, created_at, id) index in the reading direction
+ * (`readOrder`); `numbered`, each with its place in that order as "rn".
+ */
+function pageSource(
+  spec: Extract<RelationSpec, { kind: 'page' }>,
+  target: ObjectSpec,
+  page: PagePosition,
+  parentAlias: string,
+  child: string,
+  params: unknown[],
+  limit: number,
+  numbered = false,
+): { from: string; readOrder: string } {
+  // The page size is written into the text (an integer the page arguments bounded), not a
+  // parameter: with LIMIT $n Postgres' generic plan guesses a tenth of the table, judges it
+  // dearer than the custom plans and plans the whole statement again at every execution.
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`a page of ${limit} rows`);
+  const keyset = keysetClauses(
+    newestFirstOrder(child),
+    page.backward,
+    page.cursor && { key: page.cursor.createdAt, id: page.cursor.id },
+    paramOf(params),
   );
+  const position = keyset.past ? ` AND ${keyset.past}` : '';
+  const rowNumber = numbered ? `, row_number() OVER (ORDER BY ${keyset.orderBy}) AS "rn"` : '';
+  return {
+    from:
+      `(SELECT *${rowNumber} FROM "${getTableName(target.table)}" ${child} WHERE ${child}."${parentColumnOf(spec)}" = ${parentAlias}."id"${position} ` +
+      `ORDER BY ${keyset.orderBy} LIMIT ${limit}) ${child}`,
+    readOrder: keyset.orderBy,
+  };
+}
+
+/** The list's own order over `alias` (newest first), or its `reverse`. */
+const listOrderSql = (alias: string, reverse: boolean) => keysetClauses(newestFirstOrder(alias), reverse, null, () => '').orderBy;
+
+/**
+ * A page's pageInfo flag as JSON text, as pageOf (modules/common/pagination.ts) answers it:
+ * rows ahead in the reading direction (one more row than the page, read), rows on the
+ * cursor's other side (none without a cursor), or the cursor of the page's first or last row
+ * in the list's order (null for an empty page).
+ */
+function pageInfoSql(
+  spec: Extract<RelationSpec, { kind: 'page' }>,
+  target: ObjectSpec,
+  page: PagePosition,
+  parentAlias: string,
+  child: string,
+  params: unknown[],
+  flag: PageInfoFlag,
+): string {
+  const truth = (condition: string) => `CASE WHEN ${condition} THEN 'true' ELSE 'false' END`;
+  if (flag === 'startCursor' || flag === 'endCursor') {
+    const { from } = pageSource(spec, target, page, parentAlias, child, params, page.size);
+    const order = listOrderSql(child, flag === 'endCursor');
+    return `coalesce((SELECT ${newestFirstCursorSql(child)} FROM ${from} ORDER BY ${order} LIMIT 1), 'null')`;
+  }
+  if ((flag === 'hasNextPage') !== page.backward) {
+    const { from } = pageSource(spec, target, page, parentAlias, child, params, page.size + 1);
+    return truth(`(SELECT count(*) FROM ${from}) > ${page.size}`);
+  }
+  const beyond = beyondCursorSql(spec, target, page, parentAlias, child, params);
+  return beyond ? truth(beyond) : `'false'`;
+}
+
+/**
+ * A child's newest-first cursor as JSON text over `alias`: the bytes of encodeCursor
+ * (modules/common/pagination.ts), base64url (no padding) of `["NEWEST_FIRST","<created_at>","<id>"]`.
+ * Postgres' base64 breaks its lines every 76 characters; translate() drops the breaks.
+ */
+function newestFirstCursorSql(alias: string): string {
+  const json = `concat('["${NEWEST_FIRST}","', ${isoTimestampSql(`${alias}."created_at"`)}, '","', ${alias}."id", '"]')`;
+  return `'"' || rtrim(translate(encode(convert_to(${json}, 'UTF8'), 'base64'), E'+/\\n', '-_'), '=') || '"'`;
 }
 
 /** How many children the parent has in all. */
@@ -408,19 +500,62 @@ function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string,
   if (field.kind !== 'page' || relation.kind !== 'page')
     throw new Error(`rendered field ${field.key}: relation ${field.relation} is not a ${field.kind}`);
   const target = relation.target();
-  const entries = field.fields.map((f): [string, string] => {
-    if (f.kind === 'value') return [f.key, f.sql(alias)];
-    if (f.kind === 'totalCount') return [f.key, `${countSql(relation, target, alias, `${child}${f.key}`)}::text`];
-    // Exactly the page's rows, in the list's order (a backward page read backwards, turned back here).
+  const { page, connection } = field;
+  const object = (index: number, nodeAlias: string) => renderedObjectSql(connection.objects[index]!, nodeAlias, params, counter);
+  // Exactly the page's rows, in the list's order (a backward page read backwards, turned back here), each as `row` writes it.
+  const rows = (row: (nodeAlias: string) => string) => {
     const nodeAlias = `${child}n${++counter.next}`;
-    const row = () => renderedObjectSql(f.object, nodeAlias, params, counter);
-    return [
-      f.key,
-      pageRowsSql(relation, target, field.page, alias, nodeAlias, params, row, { limit: field.page.size, listOrder: true, text: true }),
-    ];
+    return pageRowsSql(relation, target, page, alias, nodeAlias, params, () => row(nodeAlias), {
+      limit: page.size,
+      listOrder: true,
+      text: true,
+    });
+  };
+  const entries = connection.fields.map((part): [string, string] => {
+    switch (part.kind) {
+      case 'constant':
+        return [part.key, sqlLiteral(part.json)];
+      case 'totalCount':
+        return [part.key, `${countSql(relation, target, alias, `${child}${part.key}`)}::text`];
+      case 'nodes':
+        return [part.key, rows((nodeAlias) => object(part.object, nodeAlias))];
+      case 'edges':
+        return [
+          part.key,
+          rows((nodeAlias) =>
+            jsonObjectSql(
+              part.fields.map((f) => [
+                f.key,
+                f.kind === 'constant'
+                  ? sqlLiteral(f.json)
+                  : f.kind === 'cursor'
+                    ? newestFirstCursorSql(nodeAlias)
+                    : object(f.object, nodeAlias),
+              ]),
+            ),
+          ),
+        ];
+      case 'pageInfo':
+        return [
+          part.key,
+          jsonObjectSql(
+            part.fields.map((f) => [
+              f.key,
+              f.kind === 'constant'
+                ? sqlLiteral(f.json)
+                : pageInfoSql(relation, target, page, alias, `${child}i${++counter.next}`, params, f.kind),
+            ]),
+          ),
+        ];
+      case 'page':
+        throw new Error(`rendered page ${field.key}: ${part.key} is written from a root page only`);
+    }
   });
   return field.nodesOnly ? entries[0]![1] : jsonObjectSql(entries);
 }
+
+/** A text constant as a SQL literal. */
+const sqlLiteral = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 function relationDecoder(relation: RelationPlan): (value: unknown) => unknown {
   const decodeRow = jsonRowDecoder(relation.plan);

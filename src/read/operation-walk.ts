@@ -128,8 +128,6 @@ export type RenderRefusal =
   | 'computed_field'
   /** A nested page's arguments that do not parse, or ask for more than the newest-first page (a filter, another order). */
   | 'page_arguments'
-  /** A part of a nested page's connection other than nodes, totalCount and __typename (pageInfo, edges and their cursors). */
-  | 'page_field'
   /** A computed object (its keys written by its own SQL, in GraphQL's form) in a read answered in the REST form. */
   | 'answer_form';
 

@@ -40,12 +40,15 @@ export function renderedColumn(table: PgTable, property: string): { kind: Render
       if (!(column as PgColumn & { withTimezone?: boolean }).withTimezone) return null;
       return {
         kind: 'timestamp',
-        sql: orNull((a) => `'"' || to_char(${a}.${name} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"'`),
+        sql: orNull((a) => `'"' || ${isoTimestampSql(`${a}.${name}`)} || '"'`),
       };
     default:
       return null;
   }
 }
+
+/** A timestamptz as `Date.toISOString()` writes it (text, unquoted). */
+export const isoTimestampSql = (sql: string) => `to_char(${sql} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 export type RenderedColumnKind = 'text' | 'int' | 'boolean' | 'float' | 'enum' | 'timestamp';
 

@@ -15,7 +15,15 @@ import {
   isListType,
   isObjectType,
 } from 'graphql';
-import type { ObjectSpec, ReadPlan, RenderedConnectionField, RenderedField, RenderedObject } from './nested-read.js';
+import type {
+  ConnectionPart,
+  ObjectSpec,
+  PageInfoFlag,
+  ReadPlan,
+  RenderedConnection,
+  RenderedField,
+  RenderedObject,
+} from './nested-read.js';
 import { MAX_RENDERED_KEYS, RENDERED, renderedByKeySql } from './nested-read.js';
 import { READS_BY_TYPE } from '../modules/common/read-specs.js';
 import { type RenderedColumnKind, renderedColumn, renderedTokens } from './rendered-columns.js';
@@ -32,7 +40,7 @@ import type { ServiceContext } from '../modules/context.js';
  * (a field without a resolver, of a type whose value Postgres writes exactly as the
  * serializer would), a token amount, `__typename`, or a relation of the read specs
  * (common/read-specs.ts) whose own selection renders; anything else (a field with logic or
- * access checks in its resolver, bad arguments, pageInfo or edges of a nested page) makes
+ * access checks in its resolver, bad arguments, a nested page with a filter) makes
  * the planner answer null, and the operation is executed as usual.
  */
 
@@ -173,14 +181,18 @@ function renderedField(
     } catch {
       return refuse(walk, 'page_arguments'); // the resolver reports bad arguments, on its own path
     }
-    const fields = renderedPageFields(target, relation.target(), nodes, walk);
-    if (!fields) return null;
+    const connection = renderedConnection(target, relation.target(), nodes, walk, (responseKey) => writtenKey(walk, responseKey));
+    if (!connection) return null;
+    const { fields } = connection;
+    // Each of its objects is one concat() of the statement, as a node's.
+    const objects = [fields, ...fields.map((part) => (part.kind === 'edges' || part.kind === 'pageInfo' ? part.fields : []))];
+    if (objects.some((keys) => keys.length > MAX_RENDERED_KEYS)) return refuse(walk, 'too_many_keys');
     return {
       key,
       kind: 'page',
       relation: name,
       page: { size: page.size, backward: page.backward, cursor: childPosition(page) },
-      fields,
+      connection,
       // The REST form embeds a page selected as `{ nodes }` as the array of its nodes.
       nodesOnly: walk.form === 'rest' && fields.length === 1 && fields[0]!.kind === 'nodes',
     };
@@ -206,72 +218,30 @@ const writtenKey = (walk: SelectionWalk, key: string) => (walk.form === 'rest' ?
 /** An enum whose GraphQL names are its stored values, so the column's text is what serialize returns. */
 const isIdentityEnum = (type: GraphQLEnumType) => type.getValues().every((value) => value.value === value.name);
 
-/** A nested page's connection fields: nodes, totalCount and __typename render; pageInfo and edges (cursors) do not. */
-function renderedPageFields(
-  connection: GraphQLObjectType,
-  spec: ObjectSpec,
-  nodes: readonly FieldNode[],
-  walk: SelectionWalk,
-): RenderedConnectionField[] | null {
-  const fields: RenderedConnectionField[] = [];
-  for (const [responseKey, fieldNodes] of walk.fieldsOf(connection, nodes)) {
-    const key = writtenKey(walk, responseKey);
-    const name = fieldNodes[0]!.name.value;
-    if (name === '__typename') fields.push({ key, kind: 'value', sql: constant(connection.name) });
-    else if (name === 'totalCount') fields.push({ key, kind: 'totalCount' });
-    else if (name === 'nodes') {
-      const object = renderedObject(getNamedType(connection.getFields().nodes!.type) as GraphQLObjectType, spec, fieldNodes, walk);
-      if (!object) return null;
-      fields.push({ key, kind: 'nodes', object });
-    } else return refuse(walk, 'page_field');
-  }
-  return fields.length > MAX_RENDERED_KEYS ? refuse(walk, 'too_many_keys') : fields;
-}
-
 /**
- * A top-level connection answered from a page whose rows the statement rendered: the nodes'
- * JSON comes from the rows (`objects`, one per distinct `nodes` or `edges { node }`
- * selection), cursors, page flags and the count from the page, as the resolvers would.
+ * The rendering of a connection's selection, or null when some part does not render. A root
+ * connection's keys are GraphQL's in either answer form (a REST route finds its members by
+ * them); a nested page's are written as its object's (`keyOf`).
  */
-export interface RenderedConnection {
-  objects: RenderedObject[];
-  fields: ConnectionPart[];
-}
-
-export type ConnectionPart =
-  | { key: string; kind: 'nodes'; object: number }
-  | {
-      key: string;
-      kind: 'edges';
-      fields: Array<
-        { key: string; kind: 'cursor' } | { key: string; kind: 'node'; object: number } | { key: string; kind: 'constant'; json: string }
-      >;
-    }
-  | { key: string; kind: 'pageInfo'; fields: Array<{ key: string; kind: PageInfoFlag | 'constant'; json?: string }> }
-  | { key: string; kind: 'totalCount' }
-  | { key: string; kind: 'constant'; json: string }
-  /** A field of the page beyond the Relay ones (the leaderboard's viewerEntry), written from the page. */
-  | { key: string; kind: 'page'; write: (page: unknown) => string };
-
-type PageInfoFlag = 'hasNextPage' | 'hasPreviousPage' | 'startCursor' | 'endCursor';
-const PAGE_INFO_FIELDS = new Set<string>(['hasNextPage', 'hasPreviousPage', 'startCursor', 'endCursor']);
-
-/** The rendering of a top-level connection's selection, or null when some part does not render. */
 export function renderedConnection(
   connection: GraphQLObjectType,
   spec: ObjectSpec,
   nodes: readonly FieldNode[],
   walk: SelectionWalk,
+  keyOf?: (responseKey: string) => string,
 ): RenderedConnection | null {
   const objects: RenderedObject[] = [];
   const nodeType = getNamedType(connection.getFields().nodes!.type) as GraphQLObjectType;
-  const fields = connectionParts(connection, nodes, walk, (fieldNodes) => {
+  const addNode = (fieldNodes: readonly FieldNode[]) => {
     const object = renderedObject(nodeType, spec, fieldNodes, walk);
     if (object) objects.push(object);
     return object ? objects.length - 1 : null;
-  });
+  };
+  const fields = connectionParts(connection, nodes, walk, addNode, undefined, keyOf);
   return fields && { objects, fields };
 }
+
+const PAGE_INFO_FIELDS = new Set<string>(['hasNextPage', 'hasPreviousPage', 'startCursor', 'endCursor'] satisfies PageInfoFlag[]);
 
 /**
  * A connection's parts: `addNode` renders one distinct `nodes` or `edges { node }` selection
@@ -284,10 +254,13 @@ export function connectionParts(
   walk: SelectionWalk,
   addNode: (fieldNodes: readonly FieldNode[]) => number | null,
   extra: (key: string, fieldNodes: FieldNode[]) => ConnectionPart | null = () => null,
+  keyOf: (responseKey: string) => string = (responseKey) => responseKey,
 ): ConnectionPart[] | null {
   const typename = (type: GraphQLObjectType) => ({ kind: 'constant' as const, json: JSON.stringify(type.name) });
   const fields: ConnectionPart[] = [];
-  for (const [key, fieldNodes] of walk.fieldsOf(connection, nodes)) {
+  const fieldsOf = (type: GraphQLObjectType, selected: readonly FieldNode[]) =>
+    [...walk.fieldsOf(type, selected)].map(([responseKey, fieldNodes]) => [keyOf(responseKey), fieldNodes] as const);
+  for (const [key, fieldNodes] of fieldsOf(connection, nodes)) {
     const name = fieldNodes[0]!.name.value;
     if (name === '__typename') fields.push({ key, ...typename(connection) });
     else if (name === 'totalCount') fields.push({ key, kind: 'totalCount' });
@@ -298,7 +271,7 @@ export function connectionParts(
     } else if (name === 'edges') {
       const edgeType = getNamedType(connection.getFields().edges!.type) as GraphQLObjectType;
       const edgeFields: Extract<ConnectionPart, { kind: 'edges' }>['fields'] = [];
-      for (const [edgeKey, edgeNodes] of walk.fieldsOf(edgeType, fieldNodes)) {
+      for (const [edgeKey, edgeNodes] of fieldsOf(edgeType, fieldNodes)) {
         const edgeName = edgeNodes[0]!.name.value;
         if (edgeName === '__typename') edgeFields.push({ key: edgeKey, ...typename(edgeType) });
         else if (edgeName === 'cursor') edgeFields.push({ key: edgeKey, kind: 'cursor' });
@@ -312,7 +285,7 @@ export function connectionParts(
     } else if (name === 'pageInfo') {
       const infoType = getNamedType(connection.getFields().pageInfo!.type) as GraphQLObjectType;
       const infoFields: Extract<ConnectionPart, { kind: 'pageInfo' }>['fields'] = [];
-      for (const [infoKey, infoNodes] of walk.fieldsOf(infoType, fieldNodes)) {
+      for (const [infoKey, infoNodes] of fieldsOf(infoType, fieldNodes)) {
         const infoName = infoNodes[0]!.name.value;
         if (infoName === '__typename') infoFields.push({ key: infoKey, ...typename(infoType) });
         else if (PAGE_INFO_FIELDS.has(infoName)) infoFields.push({ key: infoKey, kind: infoName as PageInfoFlag });

@@ -104,7 +104,11 @@ class Document {
   readonly variables = new Map<string, { type: string; value: unknown; redraw: () => unknown }>();
   private names = 0;
 
-  constructor(readonly random: Random) {}
+  /** `childCursor`: a newest-first cursor (a prediction's) that nested pages sometimes start from. */
+  constructor(
+    readonly random: Random,
+    private readonly childCursor?: string,
+  ) {}
 
   /** A variable of the document; `redraw` gives it another value of the same kind (the same document asked again). */
   variable(name: string, type: string, value: unknown, redraw: () => unknown = () => value): string {
@@ -179,27 +183,39 @@ class Document {
   /**
    * Optional arguments of a nested field, sometimes: a page size forward or backward, and
    * any enum argument (a list's filter or order: the viewer's predictions by lifecycle or
-   * stake, their notifications read or unread), each at one of its values.
+   * stake, their notifications read or unread), each at one of its values; without one, a cursor sometimes.
    */
   private arguments(field: GraphQLField<unknown, unknown>): string {
     const r = this.random;
     const args: string[] = [];
-    if (field.args.some((a) => a.name === 'first') && r.chance(0.7)) args.push(`${r.chance(0.5) ? 'first' : 'last'}: ${r.int(1, 4)}`);
+    let backward: boolean | null = null;
+    if (field.args.some((a) => a.name === 'first') && r.chance(0.7)) {
+      backward = r.chance(0.5);
+      args.push(`${backward ? 'last' : 'first'}: ${r.int(1, 4)}`);
+    }
+    const paged = args.length;
     for (const arg of field.args) {
       const type = getNullableType(arg.type);
       if (type instanceof GraphQLEnumType && r.chance(0.35)) args.push(`${arg.name}: ${r.pick(type.getValues()).name}`);
     }
+    // In the newest-first order alone (no filter, no other order), from a cursor in the middle
+    // of a busy pool's predictions: rows past it, and rows on its other side.
+    const cursor = this.childCursor;
+    if (backward !== null && args.length === paged && cursor && r.chance(0.3))
+      args.push(
+        `${backward ? 'before' : 'after'}: ${this.variable('childCursor', 'String', cursor, () => (r.chance(0.6) ? cursor : null))}`,
+      );
     return args.length ? `(${args.join(', ')})` : '';
   }
 
-  /** A connection's selection: nodes and totalCount mostly, edges and pageInfo sometimes (always renderable at the root). */
+  /** A connection's selection: nodes and totalCount mostly, edges and pageInfo sometimes. */
   connection(type: GraphQLObjectType, depth: number, root: boolean): string {
     const r = this.random;
     const node = getNamedType(type.getFields().nodes!.type) as GraphQLObjectType;
     const parts = [`nodes { ${this.selection(node, depth)} }`];
     if (r.chance(0.4)) parts.push('totalCount');
-    if (r.chance(root ? 0.3 : 0.1)) parts.push(`edges { cursor node { id } }`);
-    if (r.chance(root ? 0.3 : 0.1)) parts.push('pageInfo { hasNextPage hasPreviousPage startCursor endCursor }');
+    if (r.chance(root ? 0.3 : 0.2)) parts.push(`edges { cursor node { id } }`);
+    if (r.chance(root ? 0.3 : 0.2)) parts.push('pageInfo { hasNextPage hasPreviousPage startCursor endCursor }');
     return parts.join(' ');
   }
 }
@@ -277,7 +293,7 @@ function generate(
   random: Random,
   world: World,
 ): { query: string; variables: Record<string, unknown>; redrawn: () => Record<string, unknown> } {
-  const doc = new Document(random);
+  const doc = new Document(random, world.cursors.child);
   const field = schema.getQueryType()!.getFields()[root]!;
   const type = getNamedType(field.type);
   const page = (cursorKey: string) => {
@@ -387,6 +403,7 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
       SIGN_IN_ATTEMPTS_PER_CLIENT_PER_MINUTE: '1000',
       MAX_QUERY_COST: '10000000',
       MAX_QUERY_BYTES: '0',
+      MAX_QUERY_ALIASES: '0',
       FEDERATION_SUBGRAPH: 'true',
     };
     t = await startEmptyTestApp(kind, { config: testConfig(generous) });
@@ -407,6 +424,13 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
       id: busiest,
     });
     world.cursors.streakPools = inStreak.data.streakPools.pools.edges[3].cursor;
+    // Read by the executor, so the cursor does not depend on what is tested.
+    const child = await executor.inject({
+      method: 'POST',
+      url: '/graphql',
+      payload: { query: '{ pools(first: 1, sort: VOLUME_HIGH) { nodes { predictions(first: 3) { edges { cursor } } } } }' },
+    });
+    world.cursors.child = child.json().data.pools.nodes[0].predictions.edges[1].cursor;
   });
   afterAll(async () => {
     await executor?.close();

@@ -37,6 +37,7 @@ const RENDERED: Record<
       creator: string;
       poolId: string;
       predictionIds: string[];
+      childCursor: string;
     }) => Record<string, unknown>;
   }
 > = {
@@ -119,6 +120,15 @@ const RENDERED: Record<
     query: `{ pools(first: 20, sort: CREATION_DATE) { nodes { id p1: predictions(first: 1) { totalCount nodes { id reward { id } } }
       p2: predictions(last: 2) { nodes { id createdAt } } p3: predictions { totalCount } } } }`,
   },
+  'nested edges, cursors and pageInfo: every flag, both directions, from a cursor, empty pages': {
+    query: `query($c: String) { pools(first: 20, sort: VOLUME_HIGH) { nodes { id
+      a: predictions(first: 2) { __typename edges { __typename cursor node { id stake } } pageInfo { __typename hasNextPage hasPreviousPage startCursor endCursor } }
+      b: predictions(last: 2) { pageInfo { hasNextPage hasPreviousPage startCursor endCursor } nodes { id } }
+      c: predictions(first: 2, after: $c) { edges { cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }
+      d: predictions(last: 1, before: $c) { totalCount edges { node { id } cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }
+      e: predictions(first: 100) { pageInfo { hasNextPage endCursor } } } } }`,
+    variables: (v) => ({ c: v.childCursor }),
+  },
   'only __typename': { query: '{ __typename }' },
   'pool by id, the bench selection': {
     query: `query($id: ID!) { pool(id: $id) { ${NESTED} } }`,
@@ -162,7 +172,6 @@ const RENDERED: Record<
 const EXECUTED: Record<string, string> = {
   'a private field': `{ pools(first: 2) { nodes { user { email } } } }`,
   "the signed-in viewer's own prediction, a field with its own resolver logic": `{ pools(first: 2) { nodes { viewerPrediction { id } } } }`,
-  'nested pageInfo': `{ pools(first: 2) { nodes { predictions(first: 2) { pageInfo { hasNextPage } } } } }`,
   'a bad page size': `{ pools(first: 500) { nodes { id } } }`,
   'a bad nested page size': `{ pools(first: 2) { nodes { predictions(first: 0) { nodes { id } } } } }`,
   'a root field without a rendering': `{ pools(first: 2) { nodes { id } } rateLimit { __typename } }`,
@@ -178,7 +187,7 @@ describe.each(backends)('rendered reads on %s', (kind) => {
   let t: TestApp;
   /** The same server with RENDERED_READS=false: every operation executed. */
   let executor: FastifyInstance;
-  const values = { cursor: '', streakId: '', creator: '', poolId: '', predictionIds: [] as string[] };
+  const values = { cursor: '', streakId: '', creator: '', poolId: '', predictionIds: [] as string[], childCursor: '' };
 
   /** The answer of one request, executed (by `executor`) or rendered where it can be (by `t.app`), and how many were rendered. */
   async function answer(query: string, variables: Record<string, unknown> | undefined, rendered: boolean) {
@@ -226,6 +235,15 @@ describe.each(backends)('rendered reads on %s', (kind) => {
     const onStreak = predicted.find((pool) => pool.streak !== null);
     const offStreak = predicted.find((pool) => pool.streak === null);
     values.predictionIds = [onStreak.predictions.nodes[0].id, offStreak.predictions.nodes[0].id];
+    // A prediction's cursor in the middle of the busiest pool's, read by the executor.
+    const busiest = await executor.inject({
+      method: 'POST',
+      url: '/graphql',
+      payload: { query: '{ pools(first: 1, sort: VOLUME_HIGH) { nodes { predictions(first: 5) { edges { cursor } } } } }' },
+    });
+    const childEdges = busiest.json().data.pools.nodes[0].predictions.edges;
+    expect(childEdges.length).toBeGreaterThanOrEqual(3);
+    values.childCursor = childEdges[1].cursor;
   });
   afterAll(async () => {
     await executor?.close();

@@ -10,6 +10,7 @@ import {
   rowsByKeys,
 } from '../../read/batch.js';
 import type { Db } from '../../db/client.js';
+import { NEWEST_FIRST } from '../../read/keyset.js';
 import { type ObjectSpec, type OneRelationSpec, prefetchedOf, type PrefetchedPage } from '../../read/nested-read.js';
 import { encodeCursor, isIsoDate, type Page, type PageArguments, pageOf, type PageRequest, parsePageRequest } from './pagination.js';
 
@@ -35,9 +36,7 @@ export function groupLoader<TRow extends Record<string, unknown> & { createdAt: 
   });
 }
 
-/** The order of every child connection: newest first, ties broken by id. */
-export const NEWEST_FIRST = 'NEWEST_FIRST';
-
+/** A page request of a child connection, in its one order: newest first, ties broken by id. */
 export function parseNewestFirstPage(args: PageArguments): PageRequest {
   return parsePageRequest(args, NEWEST_FIRST, isIsoDate);
 }

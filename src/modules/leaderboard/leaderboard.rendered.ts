@@ -1,8 +1,8 @@
 import { type FieldNode, getNamedType, type GraphQLObjectType } from 'graphql';
-import { renderedRowSql, type RenderedObject } from '../../read/nested-read.js';
+import { type ConnectionPart, renderedRowSql, type RenderedObject } from '../../read/nested-read.js';
 import { toTokens } from '../common/amounts.js';
 import { USER_READ } from '../common/read-specs.js';
-import { connectionParts, type ConnectionPart, renderedObject, type RootFieldRenderer, writeConnection } from '../../read/rendered-read.js';
+import { connectionParts, renderedObject, type RootFieldRenderer, writeConnection } from '../../read/rendered-read.js';
 import type { SelectionWalk } from '../../read/operation-walk.js';
 import { leaderboard, type LeaderboardEntryRow, type LeaderboardPage } from './leaderboard.service.js';
 

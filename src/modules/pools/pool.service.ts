@@ -1,11 +1,10 @@
 import type { PoolRow } from '../../../schema/index.js';
-import type { KeysetOrder } from '../../read/keyset.js';
+import { type KeysetOrder, NEWEST_FIRST } from '../../read/keyset.js';
 import { compileSelect, type ReadPlan, readByKey } from '../../read/nested-read.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
 import { requireStorableDate } from '../common/input.js';
 import { badInput } from '../../errors.js';
-import { NEWEST_FIRST } from '../common/loaders.js';
 import { wholeRowPlan } from '../../read/read-plan.js';
 import { keysetPage, type KeysetList } from '../common/keyset-page.js';
 import type { Conditions } from '../common/sql-conditions.js';

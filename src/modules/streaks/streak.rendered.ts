@@ -1,11 +1,10 @@
 import { getNamedType, getNullableType, type GraphQLLeafType, type GraphQLObjectType, type GraphQLOutputType, isListType } from 'graphql';
-import type { ReadPlan, RenderedObject } from '../../read/nested-read.js';
+import type { ReadPlan, RenderedConnection, RenderedObject } from '../../read/nested-read.js';
 import type { PageArguments } from '../common/pagination.js';
 import { POOL_READ, STREAK_READ, STREAK_REWARD_READ } from '../common/read-specs.js';
 import {
   connectionRoot,
   objectRoot,
-  type RenderedConnection,
   renderedConnection,
   renderedObject,
   renderedOf,
