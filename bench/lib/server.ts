@@ -118,6 +118,8 @@ async function createServer(database: Database): Promise<FastifyInstance> {
     LOAD_SHED_DATABASE_WAIT_MS: '0',
     // BENCH_MAX_QUERY_BYTES: another size budget than the default (bench:healthz's costliest read follows it).
     ...(process.env.BENCH_MAX_QUERY_BYTES ? { MAX_QUERY_BYTES: process.env.BENCH_MAX_QUERY_BYTES } : {}),
+    // BENCH_RENDERED_READS=false: every operation executed (the executor's path, measured alone).
+    ...(process.env.BENCH_RENDERED_READS ? { RENDERED_READS: process.env.BENCH_RENDERED_READS } : {}),
   });
   // From the same copy as the app (type-graphql keeps one copy's metadata per process).
   const { openSession } = (await import(new URL('src/modules/auth/session.service.js', root).href)) as SessionModule;

@@ -1,8 +1,11 @@
-import { Arg, Args, Ctx, Directive, FieldResolver, Float, ID, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, Ctx, Directive, FieldResolver, Float, ID, Info, Query, Resolver, Root } from 'type-graphql';
 import { PUBLIC } from '../common/cache-hints.js';
 import type { PoolRow, ResolutionRow } from '../../../schema/index.js';
 import type { ResolverContext } from '../context.js';
 import { toTokens } from '../common/amounts.js';
+import { planOfConnection, planOfObject } from '../../read/read-plan.js';
+import { POOL_READ } from '../common/read-specs.js';
 import { ReadsPageArguments } from '../common/page-arguments.js';
 import { RelationFields } from '../common/relation-fields.js';
 import { PoolsArgs } from './pool.args.js';
@@ -16,13 +19,13 @@ export class PoolResolver {
   @ReadsPageArguments(parsePoolsPage)
   @Directive(PUBLIC)
   @Query(() => PoolConnection, { description: 'Pools, filtered, searched and sorted, a page at a time.' })
-  pools(@Args(() => PoolsArgs) args: PoolsArgs, @Ctx() ctx: ResolverContext) {
-    return listPools(ctx, args);
+  pools(@Args(() => PoolsArgs) args: PoolsArgs, @Ctx() ctx: ResolverContext, @Info() info: GraphQLResolveInfo) {
+    return listPools(ctx, args, planOfConnection(info, POOL_READ));
   }
 
   @Query(() => Pool, { nullable: true, description: 'A pool by id; null when there is none.' })
-  pool(@Arg('id', () => ID, { description: 'Id of the pool.' }) id: string, @Ctx() ctx: ResolverContext) {
-    return findPool(ctx, id);
+  pool(@Arg('id', () => ID, { description: 'Id of the pool.' }) id: string, @Ctx() ctx: ResolverContext, @Info() info: GraphQLResolveInfo) {
+    return findPool(ctx, id, planOfObject(info, POOL_READ));
   }
 
   @FieldResolver(() => Float, { description: 'Smallest stake, in whole tokens.' })

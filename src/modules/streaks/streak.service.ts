@@ -6,7 +6,8 @@ import { requireViewer } from '../auth/viewer.js';
 import { AppError } from '../../errors.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
-import { compileSelect, type ReadPlan, readByKey, type RenderedObject, renderedRowSql, wholeRowPlan } from '../../read/nested-read.js';
+import { compileSelect, type ReadPlan, readByKey, type RenderedObject, renderedRowSql } from '../../read/nested-read.js';
+import { wholeRowPlan } from '../../read/read-plan.js';
 import { STREAK_READ } from '../common/read-specs.js';
 import { keysetPage } from '../common/keyset-page.js';
 import { newestFirstOrder } from '../../read/keyset.js';
@@ -14,14 +15,14 @@ import { newestFirstCursor, parseNewestFirstPage } from '../common/loaders.js';
 import type { Page, PageArguments } from '../common/pagination.js';
 import { listStreakPools } from '../pools/pool.service.js';
 
-/** The streak of `id`, or null: with `plan` (a rendered read's), as it writes it; without, through the request's loader. */
+/** The streak of `id`, or null: with `plan`, it and the plan's relations in one statement; without, through the request's loader. */
 export async function findStreak(ctx: ServiceContext, id: string, plan?: ReadPlan): Promise<StreakRow | null> {
   const streakId = parseId(id, 'id');
   if (!plan) return ctx.loaders.streakById.load(streakId);
   return (await readByKey(ctx.database.query, plan, 'id', streakId)) as StreakRow | null;
 }
 
-/** Every streak, newest first; `plan` says what to read of them (the whole rows by default). */
+/** Every streak, newest first; `plan` says what to read of them and their relations (the whole rows by default). */
 export function listStreaks(
   ctx: ServiceContext,
   input: PageArguments,
@@ -113,7 +114,7 @@ export async function userStreakDetails(
   const id = parseId(streakId, 'streakId');
   const params: unknown[] = [];
   const plan: ReadPlan = rendering
-    ? { spec: STREAK_READ, columns: new Set(['id']), rendered: rendering.streak }
+    ? { spec: STREAK_READ, columns: new Set(['id']), relations: new Map(), rendered: rendering.streak }
     : wholeRowPlan(STREAK_READ);
   // First: a rendered plan's select list brings its own parameters, numbered from $1.
   const streak = compileSelect(plan, 's', params);
