@@ -314,37 +314,17 @@ function relationSql(parent: PgTable, relation: RelationPlan, parentAlias: strin
   const row = () => jsonRow(relation.plan, child, params, counter);
   if (relation.spec.kind === 'one') return oneSql(parent, relation.spec, relation.plan.spec, parentAlias, child, row);
   const page = relation.page!;
-  const spec = relation.spec;
+  const of = childPage(relation.spec, parentAlias, page, params);
   // The rows in the reading direction, one more than the page (the resolver turns them back and tells whether more exist).
   // That one is only counted, so with relations of its own it is written as null, not
   // followed: else every level of nesting would read its relations twice over (2^depth).
-  const rows = pageRowsSql(spec, relation.plan.spec, page, parentAlias, child, params, row, {
-    limit: page.size + 1,
-    listOrder: false,
-    rowsWritten: relation.plan.relations.size ? page.size : undefined,
-  });
-  const count = relation.count ? countSql(spec, relation.plan.spec, parentAlias, child) : 'NULL';
-  const beyond = beyondCursorSql(spec, relation.plan.spec, page, parentAlias, `${child}b`, params) ?? 'NULL';
+  const written = relation.plan.relations.size ? page.size : page.size + 1;
+  const source = childRowsSql(of, child, page.size + 1, written <= page.size);
+  const value = written <= page.size ? `CASE WHEN ${child}."rn" <= ${written} THEN ${row()} END` : row();
+  const rows = `(SELECT coalesce(json_agg(${value} ORDER BY ${source.readOrder}), '[]'::json) FROM ${source.from})`;
+  const count = relation.count ? countSql(of, child) : 'NULL';
+  const beyond = beyondCursorSql(of, `${child}b`) ?? 'NULL';
   return `json_build_array(${rows}, ${count}, ${beyond})`;
-}
-
-/** Whether the parent has children on the other side of the page's cursor (a boolean); null without a cursor, where there are none. */
-function beyondCursorSql(
-  spec: Extract<RelationSpec, { kind: 'page' }>,
-  target: ObjectSpec,
-  page: PagePosition,
-  parentAlias: string,
-  child: string,
-  params: unknown[],
-): string | null {
-  if (!page.cursor) return null;
-  const far = keysetClauses(
-    newestFirstOrder(child),
-    page.backward,
-    { key: page.cursor.createdAt, id: page.cursor.id },
-    paramOf(params),
-  ).beyond;
-  return `EXISTS (SELECT 1 FROM "${getTableName(target.table)}" ${child} WHERE ${child}."${parentColumnOf(spec)}" = ${parentAlias}."id" AND ${far})`;
 }
 
 const paramOf = (params: unknown[]) => (value: unknown, type: string) => {
@@ -357,72 +337,41 @@ function oneSql(parent: PgTable, spec: OneRelationSpec, target: ObjectSpec, pare
   return `(SELECT ${row()} FROM "${getTableName(target.table)}" ${child} WHERE ${joinSql(parent, spec, parentAlias, child)})`;
 }
 
-/**
- * A page of a parent's children as a JSON array of what `row` writes: `limit` rows past the
- * page's cursor, walking the (parent, created_at, id) index in the reading direction, and
- * aggregated in that direction or (`listOrder`) in the list's own newest-first order.
- */
-function pageRowsSql(
-  spec: Extract<RelationSpec, { kind: 'page' }>,
-  target: ObjectSpec,
-  page: PagePosition,
+/** A page of a parent's children, as a statement reads it: their table, the parent's row they belong to, the page, the statement's parameters. */
+interface ChildPage {
+  table: string;
+  /** SQL over a child's alias: whether it is the parent's. */
+  ofParent: (child: string) => string;
+  page: PagePosition;
+  params: unknown[];
+}
+
+function childPage(
+  relation: Extract<RelationSpec, { kind: 'page' }>,
   parentAlias: string,
-  child: string,
+  page: PagePosition,
   params: unknown[],
-  row: () => string,
-  options: {
-    limit: number;
-    listOrder: boolean;
-    text?: boolean;
-    /** Rows written by `row`; those past them, in the reading order, are written as null. */
-    rowsWritten?: number;
-  },
-): string {
-  const { rowsWritten } = options;
-  if (rowsWritten !== undefined && (options.text || !Number.isSafeInteger(rowsWritten)))
-    throw new Error('rows written as null: decoded rows only');
-  const source = pageSource(spec, target, page, parentAlias, child, params, options.limit, rowsWritten !== undefined);
-  // A CASE evaluates its branch for the rows it takes alone, so the rows past `rowsWritten` read nothing more.
-  const written = rowsWritten === undefined ? row() : `CASE WHEN ${child}."rn" <= ${rowsWritten} THEN ${row()} END`;
-  const aggregateOrder = options.listOrder ? listOrderSql(child, false) : source.readOrder;
-  // As JSON text (rendered rows), joined with bare commas as JSON.stringify joins them; else a json array.
-  const aggregate = options.text
-    ? `'[' || coalesce(string_agg(${written}, ',' ORDER BY ${aggregateOrder}), '') || ']'`
-    : `coalesce(json_agg(${written} ORDER BY ${aggregateOrder}), '[]'::json)`;
-  return `(SELECT ${aggregate} FROM ${source.from})`;
+): ChildPage {
+  const column = parentColumnOf(relation);
+  return { table: getTableName(relation.target().table), ofParent: (child) => `${child}."${column}" = ${parentAlias}."id"`, page, params };
 }
 
 /**
- * A page's rows as a FROM item aliased `child`: `limit` of the parent's children past the
+ * The page's rows as a FROM item aliased `child`: `limit` of the parent's children past the
  * page's cursor, walking the (parent, created_at, id) index in the reading direction
  * (`readOrder`); `numbered`, each with its place in that order as "rn".
  */
-function pageSource(
-  spec: Extract<RelationSpec, { kind: 'page' }>,
-  target: ObjectSpec,
-  page: PagePosition,
-  parentAlias: string,
-  child: string,
-  params: unknown[],
-  limit: number,
-  numbered = false,
-): { from: string; readOrder: string } {
+function childRowsSql({ table, ofParent, page, params }: ChildPage, child: string, limit: number, numbered = false) {
   // The page size is written into the text (an integer the page arguments bounded), not a
   // parameter: with LIMIT $n Postgres' generic plan guesses a tenth of the table, judges it
   // dearer than the custom plans and plans the whole statement again at every execution.
   if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`a page of ${limit} rows`);
-  const keyset = keysetClauses(
-    newestFirstOrder(child),
-    page.backward,
-    page.cursor && { key: page.cursor.createdAt, id: page.cursor.id },
-    paramOf(params),
-  );
+  const cursor = page.cursor && { key: page.cursor.createdAt, id: page.cursor.id };
+  const keyset = keysetClauses(newestFirstOrder(child), page.backward, cursor, paramOf(params));
   const position = keyset.past ? ` AND ${keyset.past}` : '';
   const rowNumber = numbered ? `, row_number() OVER (ORDER BY ${keyset.orderBy}) AS "rn"` : '';
   return {
-    from:
-      `(SELECT *${rowNumber} FROM "${getTableName(target.table)}" ${child} WHERE ${child}."${parentColumnOf(spec)}" = ${parentAlias}."id"${position} ` +
-      `ORDER BY ${keyset.orderBy} LIMIT ${limit}) ${child}`,
+    from: `(SELECT *${rowNumber} FROM "${table}" ${child} WHERE ${ofParent(child)}${position} ORDER BY ${keyset.orderBy} LIMIT ${limit}) ${child}`,
     readOrder: keyset.orderBy,
   };
 }
@@ -431,31 +380,44 @@ function pageSource(
 const listOrderSql = (alias: string, reverse: boolean) => keysetClauses(newestFirstOrder(alias), reverse, null, () => '').orderBy;
 
 /**
- * A page's pageInfo flag as JSON text, as pageOf (modules/common/pagination.ts) answers it:
- * rows ahead in the reading direction (one more row than the page, read), rows on the
- * cursor's other side (none without a cursor), or the cursor of the page's first or last row
- * in the list's order (null for an empty page).
+ * The page as JSON text: an array of what `row` writes over each child's alias, exactly the
+ * page's rows in the list's order (a backward page is read backwards, turned back here),
+ * joined with bare commas as JSON.stringify joins them.
  */
-function pageInfoSql(
-  spec: Extract<RelationSpec, { kind: 'page' }>,
-  target: ObjectSpec,
-  page: PagePosition,
-  parentAlias: string,
-  child: string,
-  params: unknown[],
-  flag: PageInfoFlag,
-): string {
+function pageRowsSql(of: ChildPage, child: string, row: (child: string) => string): string {
+  const { from } = childRowsSql(of, child, of.page.size);
+  return `(SELECT '[' || coalesce(string_agg(${row(child)}, ',' ORDER BY ${listOrderSql(child, false)}), '') || ']' FROM ${from})`;
+}
+
+/** How many children the parent has in all (an int). */
+function countSql({ table, ofParent }: ChildPage, child: string): string {
+  return `(SELECT count(*)::int FROM "${table}" ${child}c WHERE ${ofParent(`${child}c`)})`;
+}
+
+/** Whether the parent has children on the other side of the page's cursor (a boolean); null without a cursor, where there are none. */
+function beyondCursorSql({ table, ofParent, page, params }: ChildPage, child: string): string | null {
+  if (!page.cursor) return null;
+  const cursor = { key: page.cursor.createdAt, id: page.cursor.id };
+  const beyond = keysetClauses(newestFirstOrder(child), page.backward, cursor, paramOf(params)).beyond;
+  return `EXISTS (SELECT 1 FROM "${table}" ${child} WHERE ${ofParent(child)} AND ${beyond})`;
+}
+
+/**
+ * A pageInfo flag as JSON text, as pageOf (modules/common/pagination.ts) answers it: rows
+ * ahead in the reading direction (one more row than the page, read), rows on the cursor's
+ * other side (none without a cursor), or the cursor of the page's first or last row in the
+ * list's order (null for an empty page).
+ */
+function pageInfoSql(of: ChildPage, child: string, flag: PageInfoFlag): string {
+  const { page } = of;
   const truth = (condition: string) => `CASE WHEN ${condition} THEN 'true' ELSE 'false' END`;
   if (flag === 'startCursor' || flag === 'endCursor') {
-    const { from } = pageSource(spec, target, page, parentAlias, child, params, page.size);
-    const order = listOrderSql(child, flag === 'endCursor');
-    return `coalesce((SELECT ${newestFirstCursorSql(child)} FROM ${from} ORDER BY ${order} LIMIT 1), 'null')`;
+    const { from } = childRowsSql(of, child, page.size);
+    return `coalesce((SELECT ${newestFirstCursorSql(child)} FROM ${from} ORDER BY ${listOrderSql(child, flag === 'endCursor')} LIMIT 1), 'null')`;
   }
-  if ((flag === 'hasNextPage') !== page.backward) {
-    const { from } = pageSource(spec, target, page, parentAlias, child, params, page.size + 1);
-    return truth(`(SELECT count(*) FROM ${from}) > ${page.size}`);
-  }
-  const beyond = beyondCursorSql(spec, target, page, parentAlias, child, params);
+  if ((flag === 'hasNextPage') !== page.backward)
+    return truth(`(SELECT count(*) FROM ${childRowsSql(of, child, page.size + 1).from}) > ${page.size}`);
+  const beyond = beyondCursorSql(of, child);
   return beyond ? truth(beyond) : `'false'`;
 }
 
@@ -467,11 +429,6 @@ function pageInfoSql(
 function newestFirstCursorSql(alias: string): string {
   const json = `concat('["${NEWEST_FIRST}","', ${isoTimestampSql(`${alias}."created_at"`)}, '","', ${alias}."id", '"]')`;
   return `'"' || rtrim(translate(encode(convert_to(${json}, 'UTF8'), 'base64'), E'+/\\n', '-_'), '=') || '"'`;
-}
-
-/** How many children the parent has in all. */
-function countSql(spec: Extract<RelationSpec, { kind: 'page' }>, target: ObjectSpec, parentAlias: string, child: string): string {
-  return `(SELECT count(*)::int FROM "${getTableName(target.table)}" ${child}c WHERE ${child}c."${parentColumnOf(spec)}" = ${parentAlias}."id")`;
 }
 
 /**
@@ -499,54 +456,30 @@ function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string,
   }
   if (field.kind !== 'page' || relation.kind !== 'page')
     throw new Error(`rendered field ${field.key}: relation ${field.relation} is not a ${field.kind}`);
-  const target = relation.target();
-  const { page, connection } = field;
-  const object = (index: number, nodeAlias: string) => renderedObjectSql(connection.objects[index]!, nodeAlias, params, counter);
-  // Exactly the page's rows, in the list's order (a backward page read backwards, turned back here), each as `row` writes it.
-  const rows = (row: (nodeAlias: string) => string) => {
-    const nodeAlias = `${child}n${++counter.next}`;
-    return pageRowsSql(relation, target, page, alias, nodeAlias, params, () => row(nodeAlias), {
-      limit: page.size,
-      listOrder: true,
-      text: true,
-    });
-  };
+  const { connection } = field;
+  const of = childPage(relation, alias, field.page, params);
+  const object = (index: number, node: string) => renderedObjectSql(connection.objects[index]!, node, params, counter);
   const entries = connection.fields.map((part): [string, string] => {
     switch (part.kind) {
       case 'constant':
         return [part.key, sqlLiteral(part.json)];
       case 'totalCount':
-        return [part.key, `${countSql(relation, target, alias, `${child}${part.key}`)}::text`];
+        return [part.key, `${countSql(of, `${child}${part.key}`)}::text`];
       case 'nodes':
-        return [part.key, rows((nodeAlias) => object(part.object, nodeAlias))];
-      case 'edges':
-        return [
-          part.key,
-          rows((nodeAlias) =>
-            jsonObjectSql(
-              part.fields.map((f) => [
-                f.key,
-                f.kind === 'constant'
-                  ? sqlLiteral(f.json)
-                  : f.kind === 'cursor'
-                    ? newestFirstCursorSql(nodeAlias)
-                    : object(f.object, nodeAlias),
-              ]),
-            ),
-          ),
-        ];
-      case 'pageInfo':
-        return [
-          part.key,
-          jsonObjectSql(
-            part.fields.map((f) => [
-              f.key,
-              f.kind === 'constant'
-                ? sqlLiteral(f.json)
-                : pageInfoSql(relation, target, page, alias, `${child}i${++counter.next}`, params, f.kind),
-            ]),
-          ),
-        ];
+        return [part.key, pageRowsSql(of, `${child}n${++counter.next}`, (node) => object(part.object, node))];
+      case 'edges': {
+        const edge = (node: string) =>
+          part.fields.map((f): [string, string] => [
+            f.key,
+            f.kind === 'constant' ? sqlLiteral(f.json) : f.kind === 'cursor' ? newestFirstCursorSql(node) : object(f.object, node),
+          ]);
+        return [part.key, pageRowsSql(of, `${child}n${++counter.next}`, (node) => jsonObjectSql(edge(node)))];
+      }
+      case 'pageInfo': {
+        const flag = (f: (typeof part.fields)[number]) =>
+          f.kind === 'constant' ? sqlLiteral(f.json) : pageInfoSql(of, `${child}i${++counter.next}`, f.kind);
+        return [part.key, jsonObjectSql(part.fields.map((f) => [f.key, flag(f)]))];
+      }
       case 'page':
         throw new Error(`rendered page ${field.key}: ${part.key} is written from a root page only`);
     }
