@@ -156,9 +156,15 @@ export type Includable = string;
 export function includeVariables(includes: readonly Includable[] = [], pageSizes: number | object): Record<string, unknown> {
   const variables: Record<string, unknown> = {};
   const sizeOf = (parameter: string) => (typeof pageSizes === 'number' ? pageSizes : (pageSizes as Record<string, unknown>)[parameter]);
+  // A path asks for each relation on its way too (`predictions.user` for `predictions`).
+  const asked = new Set<string>();
+  for (const path of includes) {
+    for (let dot = path.indexOf('.'); dot !== -1; dot = path.indexOf('.', dot + 1)) asked.add(path.slice(0, dot));
+    asked.add(path);
+  }
   const visit = (tree: readonly Include[]) => {
     for (const include of tree) {
-      const included = includes.some((path) => path === include.path || path.startsWith(`${include.path}.`));
+      const included = asked.has(include.path);
       variables[include.variable] = included;
       // Not included: one row, the least the argument takes (the walk counts no skipped field).
       if (include.page) variables[include.page.variable] = included ? sizeOf(include.page.parameter) : 1;

@@ -82,10 +82,12 @@ export function setPagingHeaders(
   const { hasNextPage, endCursor } = pageInfo;
   if (!hasNextPage || !endCursor) return;
   reply.header('x-next-cursor', endCursor);
-  const next = new URL(request.url, 'http://host');
-  next.searchParams.delete('offset');
-  next.searchParams.set('cursor', endCursor);
-  reply.header('link', `<${next.pathname}${next.search}>; rel="next"`);
+  // The request's own path and query (no URL parsed: only the query changes).
+  const question = request.url.indexOf('?');
+  const next = new URLSearchParams(question === -1 ? '' : request.url.slice(question + 1));
+  next.delete('offset');
+  next.set('cursor', endCursor);
+  reply.header('link', `<${question === -1 ? request.url : request.url.slice(0, question)}?${next}>; rel="next"`);
 }
 
 interface ListPoolsQuery extends PagingQuery {

@@ -27,10 +27,7 @@ const LIST_SUFFIX = /\[\d*\]$/;
 
 function normalizeValue(value: string, schema: ParameterSchema | undefined): unknown {
   if (!schema) return value;
-  if (schema.enum) {
-    const wanted = value.trim().toUpperCase();
-    return schema.enum.find((option) => typeof option === 'string' && option.toUpperCase() === wanted) ?? value;
-  }
+  if (schema.enum) return enumLookup(schema.enum).get(value.trim().toUpperCase()) ?? value;
   if (schema.type === 'boolean') {
     const lower = value.trim().toLowerCase();
     if (lower === 'true' || lower === '1') return true;
@@ -40,6 +37,20 @@ function normalizeValue(value: string, schema: ParameterSchema | undefined): unk
   if (schema.format === 'date-time' && DATE_ONLY.test(value)) return `${value}T00:00:00.000Z`;
   return value;
 }
+
+/** An enum's string options by their upper case, made once per schema (a request's values are looked up, not compared with each). */
+function enumLookup(options: readonly unknown[]): Map<string, unknown> {
+  let lookup = enumLookups.get(options);
+  if (!lookup) {
+    lookup = new Map();
+    for (const option of options)
+      if (typeof option === 'string' && !lookup.has(option.toUpperCase())) lookup.set(option.toUpperCase(), option);
+    enumLookups.set(options, lookup);
+  }
+  return lookup;
+}
+
+const enumLookups = new WeakMap<readonly unknown[], Map<string, unknown>>();
 
 function refuse(parameter: string, message: string): never {
   throw new RestError('BAD_USER_INPUT', message, { argumentName: parameter });
@@ -52,13 +63,17 @@ export function normalizeQuery(request: FastifyRequest): void {
   const querystring = request.routeOptions.schema?.querystring as { properties?: Record<string, ParameterSchema> } | undefined;
   const properties = querystring?.properties ?? {};
   const given = new Map<string, string[]>();
-  for (const [key, raw] of Object.entries(query)) {
-    const name = key.replace(LIST_SUFFIX, '');
+  for (const key of Object.keys(query)) {
+    const raw = query[key];
+    const name = key.endsWith(']') ? key.replace(LIST_SUFFIX, '') : key;
     if (!Object.hasOwn(properties, name)) {
       const known = Object.keys(properties);
       refuse(name, `Unknown query parameter "${name}"; ${known.length ? `this route takes ${known.join(', ')}` : 'this route takes none'}`);
     }
-    given.set(name, [...(given.get(name) ?? []), ...[raw].flat().map(String)]);
+    let values = given.get(name);
+    if (!values) given.set(name, (values = []));
+    if (Array.isArray(raw)) for (const value of raw) values.push(String(value));
+    else values.push(String(raw));
   }
   const normalized: Record<string, unknown> = {};
   for (const [name, values] of given) {
@@ -71,7 +86,7 @@ export function normalizeQuery(request: FastifyRequest): void {
       normalized[name] = items.map((item) => normalizeValue(item, schema.items));
       continue;
     }
-    const distinct = [...new Set(values)];
+    const distinct = values.length === 1 ? values : [...new Set(values)];
     if (distinct.length > 1) refuse(name, `The query parameter "${name}" takes one value; it was given ${distinct.length}`);
     normalized[name] = normalizeValue(distinct[0]!, schema);
   }
