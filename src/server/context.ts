@@ -82,8 +82,8 @@ export function createContext(deps: ContextDependencies, parts: ContextParts): G
  * The context class of one set of dependencies: they sit on its prototype, shared, so a
  * request's context holds only what is its own. Apollo Server copies the context it is given
  * (cloneObject, property by property onto an object of the same prototype) at every request;
- * with the ten dependencies own properties, that copy and the constructor's were a twentieth
- * of `{ __typename }`'s time in Node.
+ * with the ten dependencies own properties, that copy alone was about 2 % of `{ __typename }`'s
+ * time in Node, and the constructor copied them first.
  */
 function contextClassOf(deps: ContextDependencies): new (database: Database, parts: ContextParts) => RequestContext {
   let made = contextClasses.get(deps);
