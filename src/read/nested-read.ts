@@ -318,9 +318,9 @@ function relationSql(parent: PgTable, relation: RelationPlan, parentAlias: strin
   // The rows in the reading direction, one more than the page (the resolver turns them back and tells whether more exist).
   // That one is only counted, so with relations of its own it is written as null, not
   // followed: else every level of nesting would read its relations twice over (2^depth).
-  const written = relation.plan.relations.size ? page.size : page.size + 1;
-  const source = childRowsSql(of, child, page.size + 1, written <= page.size);
-  const value = written <= page.size ? `CASE WHEN ${child}."rn" <= ${written} THEN ${row()} END` : row();
+  const onlyCounted = relation.plan.relations.size > 0;
+  const source = childRowsSql(of, child, page.size + 1, onlyCounted);
+  const value = onlyCounted ? `CASE WHEN ${child}."rn" <= ${page.size} THEN ${row()} END` : row();
   const rows = `(SELECT coalesce(json_agg(${value} ORDER BY ${source.readOrder}), '[]'::json) FROM ${source.from})`;
   const count = relation.count ? countSql(of, child) : 'NULL';
   const beyond = beyondCursorSql(of, `${child}b`) ?? 'NULL';

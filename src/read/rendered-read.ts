@@ -184,9 +184,9 @@ function renderedField(
     const connection = renderedConnection(target, relation.target(), nodes, walk, (responseKey) => writtenKey(walk, responseKey));
     if (!connection) return null;
     const { fields } = connection;
-    // Each of its objects is one concat() of the statement, as a node's.
-    const objects = [fields, ...fields.map((part) => (part.kind === 'edges' || part.kind === 'pageInfo' ? part.fields : []))];
-    if (objects.some((keys) => keys.length > MAX_RENDERED_KEYS)) return refuse(walk, 'too_many_keys');
+    // The page, each edge and its pageInfo are each one concat() of the statement, as a node is.
+    const keyLists = [fields, ...fields.map((part) => (part.kind === 'edges' || part.kind === 'pageInfo' ? part.fields : []))];
+    if (keyLists.some((keys) => keys.length > MAX_RENDERED_KEYS)) return refuse(walk, 'too_many_keys');
     return {
       key,
       kind: 'page',
