@@ -65,7 +65,7 @@ export const ENV_VARS = {
   OTEL_SERVICE_NAME: 'service.name of the exported spans (default: poolgraph)',
   LOG_LEVEL: 'pino log level (default: info; silent in test)',
   AUTH_SECRET:
-    'service secret, at least 32 characters of about 90 bits estimated entropy (`openssl rand -hex 32`); the ' +
+    'service secret, at least 32 characters of about 72 bits estimated entropy (`openssl rand -hex 32`); the ' +
     'access-token and proof keys derive from it (required in production, beyond loopback HOST and with ' +
     'SOLANA_RPC_URL; generated into AUTH_SECRET_FILE in development otherwise)',
   AUTH_SECRET_FILE:

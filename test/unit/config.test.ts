@@ -92,6 +92,9 @@ describe('configuration', () => {
         /AUTH_SECRET is too predictable: about \d+ bits.*openssl rand -hex 32/,
       );
     }
+    // A generated secret from the estimate's tail (one in about 50,000 of 16 random bytes in hex
+    // estimates under 86 bits); a threshold of 90 once refused such a one.
+    expect(loadConfig({ AUTH_SECRET: '25a8962283cba9877264dd30404d4222' }).auth.secret.length).toBe(32);
     // As the documented command makes them (openssl rand -hex 32), and shorter generated ones.
     for (let i = 0; i < 200; i++) {
       for (const generated of [randomBytes(32).toString('hex'), randomBytes(16).toString('hex'), randomBytes(24).toString('base64')]) {
