@@ -171,3 +171,93 @@ describe("Apollo's createHash, with the hashes of texts it has seen kept", () =>
     }
   });
 });
+
+describe("Apollo's content negotiation, kept per header value", () => {
+  const require = createRequire(import.meta.url);
+  const entry = require.resolve('@apollo/server');
+  type PreventCsrf = (headers: HeaderMap, required: string[]) => void;
+
+  it("refuses a cross-site request exactly as Apollo's own CSRF check does, for every content type and preflight header", async () => {
+    const own = ((await import(pathToFileURL(join(dirname(entry), '..', 'esm', 'preventCsrf.js')).href)) as { preventCsrf: PreventCsrf })
+      .preventCsrf;
+    // What Apollo Server calls (the CommonJS build's export), as apollo-server.ts left it.
+    const ours = (require(join(dirname(entry), 'preventCsrf.js')) as { preventCsrf: PreventCsrf }).preventCsrf;
+    expect(ours).not.toBe(own);
+    const outcome = (check: PreventCsrf, headers: HeaderMap) => {
+      try {
+        check(headers, ['x-apollo-operation-name', 'apollo-require-preflight']);
+        return 'allowed';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    const contentTypes = [
+      undefined,
+      'application/json',
+      'APPLICATION/JSON; charset=utf-8',
+      'text/plain',
+      'Text/Plain;charset=UTF-8',
+      'multipart/form-data; boundary=x',
+      'application/x-www-form-urlencoded',
+      '',
+      'not a type',
+      'text/plain/extra',
+    ];
+    const preflights: Array<Array<[string, string]>> = [
+      [],
+      [['apollo-require-preflight', '']],
+      [['apollo-require-preflight', '1']],
+      [['x-apollo-operation-name', 'Q']],
+    ];
+    let refused = 0;
+    for (let again = 0; again < 2; again++)
+      for (const contentType of contentTypes)
+        for (const preflight of preflights) {
+          const headers = new HeaderMap([
+            ...(contentType === undefined ? [] : [['content-type', contentType] as [string, string]]),
+            ...preflight,
+          ]);
+          const expected = outcome(own, headers);
+          if (expected !== 'allowed') refused++;
+          expect(outcome(ours, headers), `${contentType} ${JSON.stringify(preflight)}`).toBe(expected);
+        }
+    // The cases reach both answers: a form's content type or none, without a preflight header, is refused.
+    expect(refused).toBeGreaterThanOrEqual(2 * 5 * 2);
+  });
+
+  it('chooses the media type negotiator chooses, for every Accept header and list offered, again and again', () => {
+    const Negotiator = require(require.resolve('negotiator', { paths: [dirname(entry)] })) as new (request: {
+      headers: { accept?: string };
+    }) => { mediaType(available?: string[]): string | undefined };
+    const preferred = require(require.resolve('negotiator/lib/mediaType', { paths: [dirname(entry)] })) as (
+      accept: string | undefined,
+      available?: string[],
+    ) => string[];
+    const accepts = [
+      undefined,
+      '',
+      '*/*',
+      'application/json',
+      'application/graphql-response+json, application/json;q=0.9',
+      'multipart/mixed;deferSpec=20220824, application/json',
+      'multipart/mixed; deferSpec=20220824',
+      'text/html;q=0.1, */*;q=0.2',
+    ];
+    const offers = [
+      ['multipart/mixed; deferSpec=20220824', 'multipart/mixed; incrementalSpec=v0.2'],
+      ['application/graphql-response+json', 'application/json'],
+      ['application/json', 'application/graphql-response+json'],
+    ];
+    const chosen = new Set<string | undefined>();
+    for (let again = 0; again < 2; again++)
+      for (const accept of accepts)
+        for (const offer of offers) {
+          const answer = new Negotiator({ headers: { accept } }).mediaType(offer);
+          expect(answer, `${accept} of ${offer.join(', ')}`).toBe(preferred(accept === undefined ? undefined : accept, offer)[0]);
+          chosen.add(answer);
+        }
+    // Every offered type and none were chosen somewhere: the cases tell the answers apart.
+    expect(chosen.size).toBeGreaterThanOrEqual(4);
+    expect(new Negotiator({ headers: { accept: 'application/json' } }).mediaType()).toBe('application/json');
+  });
+});

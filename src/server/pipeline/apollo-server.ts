@@ -1,7 +1,9 @@
 /**
  * Apollo Server's class as poolgraph runs it: from its CommonJS build, with the one function
- * of its execution phase that made every request's objects outlive it replaced, and the
- * hashes of the query texts it has seen kept (see {@link KeptDigest}).
+ * of its execution phase that made every request's objects outlive it replaced, and what it
+ * computes anew at every request from the same few inputs kept: the hashes of the query texts
+ * it has seen (see {@link KeptDigest}), the CSRF verdict per Content-Type, and the media type
+ * negotiated per Accept header.
  *
  * Why: Apollo Server (5.5.1) hands a gateway executor (our planned read, planned-read.ts)
  * a context made by `makeGatewayGraphQLRequestContext`, whose `response.http` is an object
@@ -14,11 +16,11 @@
  * context from classes (the accessors on a prototype, the request reached through a field):
  * the same fields, the same reads and writes through to Apollo's response.
  *
- * Only the CommonJS build can be given it: its modules call each other through their
+ * Only the CommonJS build can be given them: its modules call each other through their
  * exports objects, where ECMAScript modules' bindings are fixed. Every other import of
  * `@apollo/server` (types, HeaderMap, plugins) may come from either build: Apollo checks
- * headers as a Map and plugins as plain objects. The function is looked up by its file, so
- * an upgrade of Apollo Server that moves it fails here, at start, rather than running
+ * headers as a Map and plugins as plain objects. Each function is looked up by its file, so
+ * an upgrade of Apollo Server that moves one fails here, at start, rather than running
  * slowly unnoticed; test/unit/apollo-server.test.ts holds that the executor gets this context.
  */
 import { createHash, type Hash } from 'node:crypto';
@@ -51,6 +53,79 @@ const createHashModule = require(createHashFile) as CreateHashModule;
 if (typeof createHashModule.createHash !== 'function')
   throw new Error(`${createHashFile} no longer exports createHash: see src/server/pipeline/apollo-server.ts`);
 createHashModule.createHash = (kind) => new KeptDigest(kind);
+
+/**
+ * Values computed from a request header, kept by its text: a service sees few distinct
+ * values, and a client sending a new one at every request only empties the map now and then.
+ */
+class KeptValues<K, V> {
+  private readonly kept = new Map<K, V>();
+
+  of(key: K, compute: () => V): V {
+    if (this.kept.has(key)) return this.kept.get(key)!;
+    const value = compute();
+    if (this.kept.size >= KEPT_VALUES) this.kept.clear();
+    this.kept.set(key, value);
+    return value;
+  }
+}
+const KEPT_VALUES = 1_000;
+
+/**
+ * Apollo's CSRF check (preventCsrf.js), with the essence of each content type kept: Apollo
+ * parses the request's Content-Type with whatwg-mimetype at every request (about 5 µs, 2 %
+ * of `{ __typename }`'s CPU) to ask whether a browser could send it without a preflight, and
+ * a service sees a handful of values. The rule is Apollo's, word for word: a content type
+ * that does not parse, or is not one of the three a form can send, needs no header; else
+ * one of the preflight headers must be non-empty.
+ */
+interface PreventCsrfModule {
+  preventCsrf: (headers: HeaderMap, requiredHeaders: string[]) => void;
+}
+const preventCsrfFile = join(dirname(entry), 'preventCsrf.js');
+const preventCsrfModule = require(preventCsrfFile) as PreventCsrfModule;
+const apolloPreventCsrf = preventCsrfModule.preventCsrf;
+if (typeof apolloPreventCsrf !== 'function')
+  throw new Error(`Apollo Server's ${preventCsrfFile} no longer exports preventCsrf: see src/server/pipeline/apollo-server.ts`);
+const NON_PREFLIGHTED_CONTENT_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain']);
+const MimeType = require(require.resolve('whatwg-mimetype', { paths: [dirname(entry)] })) as {
+  parse(text: string): { essence: string } | null;
+};
+const simpleContentTypes = new KeptValues<string, boolean>();
+const isSimpleContentType = (contentType: string) => {
+  const essence = MimeType.parse(contentType)?.essence;
+  return essence !== undefined && NON_PREFLIGHTED_CONTENT_TYPES.has(essence);
+};
+preventCsrfModule.preventCsrf = (headers, requiredHeaders) => {
+  const contentType = headers.get('content-type');
+  if (contentType !== undefined && !simpleContentTypes.of(contentType, () => isSimpleContentType(contentType))) return;
+  // Apollo's own check words the refusal.
+  apolloPreventCsrf(headers, requiredHeaders);
+};
+
+/**
+ * Apollo's incremental-delivery check (requestPipeline.js) builds a Negotiator of the
+ * request's Accept header before every execution, and negotiator parses the header anew at
+ * every call (about 7 µs, 3 % of `{ __typename }`'s CPU). The answer of `mediaType` depends
+ * only on the header and the types offered, so it is kept per both: the same answer, for
+ * Apollo and for anything else in the process that negotiates a media type.
+ */
+interface NegotiatorClass {
+  prototype: { request: { headers: { accept?: string } }; mediaType(available?: string[]): string | undefined };
+}
+const Negotiator = require(require.resolve('negotiator', { paths: [dirname(entry)] })) as NegotiatorClass;
+const negotiateMediaType = Negotiator.prototype.mediaType;
+if (typeof negotiateMediaType !== 'function')
+  throw new Error('negotiator no longer has mediaType: see src/server/pipeline/apollo-server.ts');
+const keptMediaTypes = new KeptValues<string, string | undefined>();
+Negotiator.prototype.mediaType = function keptMediaType(available) {
+  if (!available) return negotiateMediaType.call(this, available);
+  // negotiator reads a missing header as */* and an empty one as accepting nothing.
+  const accept = this.request.headers.accept;
+  return keptMediaTypes.of(`${accept === undefined ? '*/*' : accept}\n${available.join('\n')}`, () =>
+    negotiateMediaType.call(this, available),
+  );
+};
 
 export const ApolloServer = apollo.ApolloServer;
 export type ApolloServer<TContext extends Apollo.BaseContext> = Apollo.ApolloServer<TContext>;
