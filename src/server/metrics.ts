@@ -118,7 +118,7 @@ export class Metrics {
     name: 'poolgraph_graphql_render_fallbacks_total',
     help:
       'GraphQL queries the rendered-read planner left to the executor, by reason (a field it cannot write, bad variables, ' +
-      'a failed statement; see server/read-renderer.ts)',
+      "the request's own error such as signed out, a failed statement; see server/read-renderer.ts)",
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });

@@ -7,6 +7,7 @@ import type { OperationWalk, RenderRefusal } from '../read/operation-walk.js';
 import type { WalkPlanner } from '../read/operation-walks.js';
 import { ROOT_RENDERERS } from '../modules/rendered-reads.js';
 import type { SessionRow } from '../modules/auth/auth.service.js';
+import { AppError } from '../errors.js';
 import { confirmViewer, type GraphQLContext } from './context.js';
 
 /**
@@ -47,11 +48,12 @@ const asJavaScriptNumbers = (piece: string) => (piece.includes(EXPONENT_MARK) ? 
 
 /**
  * Why a query went to the executor rather than a rendered read: the planner's reason, or
- * variables that do not coerce, planning that threw, a statement that failed, a column
- * whose JSON could not be written. Counted in poolgraph_graphql_render_fallbacks_total and
- * logged at debug with the operation (logging.ts).
+ * variables that do not coerce, planning that threw, a read that answers the request's own
+ * error (`request_error`: signed out, not found; the executor words it), a statement that
+ * failed otherwise, a column whose JSON could not be written. Counted in
+ * poolgraph_graphql_render_fallbacks_total and logged at debug with the operation (logging.ts).
  */
-export type RenderFallbackReason = RenderRefusal | 'variables' | 'planning_error' | 'read_failed' | 'write_failed';
+export type RenderFallbackReason = RenderRefusal | 'variables' | 'planning_error' | 'request_error' | 'read_failed' | 'write_failed';
 
 /** Notes on the operation's record why it was not rendered (and the error, if one made it so); answers null, as the renderer does then. */
 function fellBack(context: GraphQLContext, reason: RenderFallbackReason, error?: unknown): null {
@@ -139,7 +141,8 @@ export class ReadRenderer {
         ]);
       else written = statement && (await statement);
     } catch (error) {
-      return fellBack(context, 'read_failed', error);
+      // The request's own error (a 4xx) is not the read failing: a signed-out viewer's page would count as failures.
+      return fellBack(context, error instanceof AppError && error.status < 500 ? 'request_error' : 'read_failed', error);
     }
     // Outside the catches: an ended session refuses the request before anything is read from the statement.
     if (guard) await session!.judge(context, written!.guardRow!);

@@ -9,7 +9,7 @@ import { RenderedData } from '../../src/server/pipeline/planned-read.js';
 import { ReadRenderer } from '../../src/server/read-renderer.js';
 import { textAt } from '../../src/server/rest/json-text.js';
 import { seedVariedPools } from '../support/fixtures/varied-pools.js';
-import { backends, renderedReadsServed, startEmptyTestApp, type TestApp, testConfig } from '../support/harness.js';
+import { backends, renderFallbacks, renderedReadsServed, startEmptyTestApp, type TestApp, testConfig } from '../support/harness.js';
 
 /**
  * Rendered reads (src/server/read-renderer.ts): a query whose root selection renders is
@@ -339,6 +339,23 @@ describe.each(backends)('rendered reads on %s', (kind) => {
       data: executed.response.data,
       errors: executed.response.errors,
     });
+  });
+
+  it("a read refused for the request's own fault (signed out) falls back counted as request_error, not as a failed read", async () => {
+    const query = '{ unreadNotificationCount pools(first: 1) { nodes { id } } }';
+    const executed = await answer(query, undefined, false);
+    const before = await renderFallbacks(t.app);
+    const fallback = await answer(query, undefined, true);
+    const after = await renderFallbacks(t.app);
+    expect(fallback.rendered).toBe(0);
+    expect(fallback.response.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect({ status: fallback.response.status, data: fallback.response.data, errors: fallback.response.errors }).toEqual({
+      status: executed.response.status,
+      data: executed.response.data,
+      errors: executed.response.errors,
+    });
+    expect((after.request_error ?? 0) - (before.request_error ?? 0)).toBe(1);
+    expect(after.read_failed ?? 0).toBe(before.read_failed ?? 0);
   });
 
   it('variables nested 40,000 levels deep are answered as the executor answers them, not 500', async () => {
