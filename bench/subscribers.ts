@@ -10,7 +10,9 @@
  *   (settledRssMiB, settledHeapMiB), when less of it is garbage waiting for the collector;
  * - the CPU the server and the bench's clients spent during the fan-out, per event;
  * - latency as ratios to the 1-subscriber baseline.
- * The server is `src/main.ts` (or BENCH_SRC's copy, for a before/after in one hour) in its
+ * The server runs as production runs it (`npm run start:prod`: the compiled `dist/src/main.js`
+ * of this checkout, or of BENCH_SRC's, built, for a before/after in one run; BENCH_APP=source
+ * runs `src/main.ts` under tsx as `npm start` does, which holds about 90 MiB more) in its
  * own process on Postgres (BENCH_DATABASE_URL, default the local server's `postgres`
  * database to create a scratch database from), so the clients' memory and CPU are not
  * counted as the server's. BENCH_CLIENT: `raw` (default; the protocol over plain `ws`, what
@@ -42,6 +44,9 @@ const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://root@127.0.0.1:54
 const clientKind: ClientKind = process.env.BENCH_CLIENT === 'graphql-ws' ? 'graphql-ws' : 'raw';
 const clientProcesses = Math.max(1, Number(process.env.BENCH_CLIENT_PROCESSES ?? 1));
 const src = process.env.BENCH_SRC || null;
+const runsSource = process.env.BENCH_APP === 'source';
+if (!runsSource && process.env.BENCH_APP && process.env.BENCH_APP !== 'dist')
+  throw new Error(`BENCH_APP must be dist or source, got "${process.env.BENCH_APP}"`);
 const label = process.env.BENCH_LABEL || null;
 const settleMs = Number(process.env.BENCH_SETTLE_S ?? 10) * 1000;
 /** Bytes in MiB, to a tenth. */
@@ -100,14 +105,16 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function startServer(databaseUrl: string, port: number): Promise<ChildProcess> {
-  const main = src ? resolve(src, 'src/main.ts') : 'src/main.ts';
+  const checkout = src ? resolve(src) : ROOT;
+  const main = resolve(checkout, runsSource ? 'src/main.ts' : 'dist/src/main.js');
+  if (!existsSync(main)) throw new Error(`${main} is missing: build ${checkout} first (npm run build)`);
   // BENCH_HEAP_SNAPSHOT=<dir>: the server writes a heap snapshot there on SIGUSR2 (sent once each count's sockets are subscribed).
   const snapshotFlags = heapSnapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapSnapshotDir}`] : [];
   // BENCH_CPU_PROF=<dir>: the server writes a .cpuprofile there when it exits (bench/profile-summary.ts reads it).
   const profileFlags = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
-  const child = spawn(process.execPath, [...snapshotFlags, ...profileFlags, '--import', 'tsx/esm', main], {
+  const child = spawn(process.execPath, [...snapshotFlags, ...profileFlags, ...(runsSource ? ['--import', 'tsx/esm'] : []), main], {
     // In the checkout it runs: tsx compiles with the tsconfig it finds there (decorators on).
-    cwd: src ? resolve(src) : ROOT,
+    cwd: checkout,
     env: {
       ...process.env,
       POOLGRAPH_MODE: 'test',
@@ -277,6 +284,7 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       label,
       src,
+      app: runsSource ? 'source (tsx)' : 'dist',
       client: clientKind,
       clientProcesses,
       machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
