@@ -56,12 +56,15 @@ createHashModule.createHash = (kind) => new KeptDigest(kind);
 
 /**
  * Values computed from a request header, kept by its text: a service sees few distinct
- * values, and a client sending a new one at every request only empties the map now and then.
+ * values. A client sending a new one at every request only empties the map now and then, and
+ * a long one (past KEPT_KEY_CHARACTERS) is computed every time, never kept: at most a
+ * thousand short texts are held, whatever clients send.
  */
-class KeptValues<K, V> {
-  private readonly kept = new Map<K, V>();
+class KeptValues<V> {
+  private readonly kept = new Map<string, V>();
 
-  of(key: K, compute: () => V): V {
+  of(key: string, compute: () => V): V {
+    if (key.length > KEPT_KEY_CHARACTERS) return compute();
     if (this.kept.has(key)) return this.kept.get(key)!;
     const value = compute();
     if (this.kept.size >= KEPT_VALUES) this.kept.clear();
@@ -70,6 +73,7 @@ class KeptValues<K, V> {
   }
 }
 const KEPT_VALUES = 1_000;
+const KEPT_KEY_CHARACTERS = 512;
 
 /**
  * Apollo's CSRF check (preventCsrf.js), with the essence of each content type kept: Apollo
@@ -91,7 +95,7 @@ const NON_PREFLIGHTED_CONTENT_TYPES = new Set(['application/x-www-form-urlencode
 const MimeType = require(require.resolve('whatwg-mimetype', { paths: [dirname(entry)] })) as {
   parse(text: string): { essence: string } | null;
 };
-const simpleContentTypes = new KeptValues<string, boolean>();
+const simpleContentTypes = new KeptValues<boolean>();
 const isSimpleContentType = (contentType: string) => {
   const essence = MimeType.parse(contentType)?.essence;
   return essence !== undefined && NON_PREFLIGHTED_CONTENT_TYPES.has(essence);
@@ -117,7 +121,7 @@ const Negotiator = require(require.resolve('negotiator', { paths: [dirname(entry
 const negotiateMediaType = Negotiator.prototype.mediaType;
 if (typeof negotiateMediaType !== 'function')
   throw new Error('negotiator no longer has mediaType: see src/server/pipeline/apollo-server.ts');
-const keptMediaTypes = new KeptValues<string, string | undefined>();
+const keptMediaTypes = new KeptValues<string | undefined>();
 Negotiator.prototype.mediaType = function keptMediaType(available) {
   if (!available) return negotiateMediaType.call(this, available);
   // negotiator reads a missing header as */* and an empty one as accepting nothing.
