@@ -147,13 +147,7 @@ const listPools: RestRoute = {
     return {
       query: LIST_POOLS,
       operationName: 'RestListPools',
-      variables: {
-        ...pagingVariables(query),
-        sort: query.sort_by,
-        search: query.query,
-        filter,
-        ...includeVariables(query.includes, query),
-      },
+      variables: includeVariables(query.includes, query, { sort: query.sort_by, search: query.query, filter, ...pagingVariables(query) }),
     };
   },
   respond(data, reply, request) {
@@ -182,7 +176,7 @@ const getPool: RestRoute = {
     return {
       query: GET_POOL,
       operationName: 'RestGetPool',
-      variables: { id, ...includeVariables(query.includes, query) },
+      variables: includeVariables(query.includes, query, { id }),
     };
   },
   async respond(data, _reply, request) {

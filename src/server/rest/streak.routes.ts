@@ -62,12 +62,11 @@ const streakPools: RestRoute = {
     return {
       query: STREAK_POOLS,
       operationName: 'RestStreakPools',
-      variables: {
+      variables: includeVariables(query.includes, query, {
         streakId: query.streak_id,
         pastOnly: query.past_only,
         ...pagingVariables(query),
-        ...includeVariables(query.includes, query),
-      },
+      }),
     };
   },
   async respond(data, reply, request) {
