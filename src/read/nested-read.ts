@@ -488,7 +488,7 @@ function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string,
 }
 
 /** A text constant as a SQL literal. */
-const sqlLiteral = (text: string) => `'${text.replaceAll("'", "''")}'`;
+export const sqlLiteral = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 function relationDecoder(relation: RelationPlan): (value: unknown) => unknown {
   const decodeRow = jsonRowDecoder(relation.plan);

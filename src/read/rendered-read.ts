@@ -24,7 +24,7 @@ import type {
   RenderedField,
   RenderedObject,
 } from './nested-read.js';
-import { MAX_RENDERED_KEYS, RENDERED, renderedByKeySql } from './nested-read.js';
+import { MAX_RENDERED_KEYS, RENDERED, renderedByKeySql, sqlLiteral } from './nested-read.js';
 import { READS_BY_TYPE } from '../modules/common/read-specs.js';
 import { type RenderedColumnKind, renderedColumn, renderedTokens } from './rendered-columns.js';
 import { childPosition, parseNewestFirstPage } from '../modules/common/loaders.js';
@@ -111,9 +111,6 @@ const SCALAR_KINDS: Record<string, RenderedColumnKind> = {
   DateTime: 'timestamp',
 };
 
-/** A type name as JSON text in SQL (GraphQL names need no escaping in either). */
-const constant = (text: string) => (_alias: string) => `'"${text}"'`;
-
 /**
  * What a rendered read may write of a row that is the viewer's own (the root field says so:
  * `viewer`), besides its public fields: the spec's owned relations, and these fields, each
@@ -155,7 +152,7 @@ function renderedField(
   owned: OwnedRendering | undefined,
 ): RenderedField | null {
   const name = nodes[0]!.name.value;
-  if (name === '__typename') return { key, kind: 'value', sql: constant(type.name) };
+  if (name === '__typename') return { key, kind: 'value', sql: () => sqlLiteral(JSON.stringify(type.name)) };
   const definition = type.getFields()[name];
   if (!definition) return refuse(walk, 'unknown_field');
   const computed = owned?.values[name] ?? spec.computed?.[name];
