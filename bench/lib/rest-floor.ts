@@ -11,7 +11,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyInstance } from 'fastify';
 import postgres from 'postgres';
-import { writeNumbersAsJavaScript } from '../../src/read/rendered-columns.js';
+import { writeNumbersAsJavaScript } from '../../src/read/columns.js';
 import { PREPARED } from './floor.js';
 import { type ServerProcess, serverProcess } from './processes.js';
 

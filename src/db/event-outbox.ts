@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { chainSubmissions, notifications, pools } from '../../schema/index.js';
-import { tableReader } from '../read/batch.js';
+import { tableReader } from '../read/columns.js';
 import { EVENT_CHANNEL } from './event-channel.js';
 import { arrayLiteral, type Db, resultRows } from './client.js';
 

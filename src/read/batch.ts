@@ -1,6 +1,7 @@
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { keysetClauses, newestFirstOrder } from './keyset.js';
+import { beyondCursorSql, type ChildPage, childRowsSql, countSql, type PagePosition } from './keyset.js';
+import { tableReader } from './columns.js';
 import { type Db, readQueryOf } from '../db/client.js';
 
 /**
@@ -8,74 +9,10 @@ import { type Db, readQueryOf } from '../db/client.js';
  * statement, so the statements a query runs depend on its shape, not on its rows. Every
  * statement text is built once per process (see `statement`), takes its keys as ONE array
  * parameter and runs through the database's read query (prepared on Postgres); rows come
- * back under their property names and are typed by `TableReader.decode`, not by the ORM.
+ * back under their property names and are typed by `TableReader.decode` (read/columns.ts),
+ * not by the ORM. A page's rows, count and far-side flag are the planned read's own SQL
+ * (read/keyset.ts), over the batch's parents rather than one parent row.
  */
-
-/**
- * How one table is read: its columns as a select list (`"created_at" AS "createdAt"`,
- * int8 as exact text, numeric as float8, generated search vectors left out), and the
- * decoder turning int8 text back into bigint. Drizzle's table definition supplies the
- * names and types once; the ORM takes no part in the reads themselves.
- */
-export interface TableReader {
-  name: string;
-  /** The select list, with every column qualified by `alias`. */
-  columns(alias: string): string;
-  /** Turns a driver row into the table's row type, in place. */
-  decode<T>(row: Record<string, unknown>): T;
-}
-
-/** What the reader selects of a column, and how it converts the value (null when unchanged). */
-export function columnRead(column: PgColumn): { cast: string; convert: ((value: unknown) => unknown) | null } | null {
-  switch (column.columnType) {
-    case 'PgCustomColumn':
-      return null; // tsvector: only ever searched, never read
-    case 'PgBigInt64':
-      return { cast: '::text', convert: (value) => BigInt(value as string) };
-    case 'PgNumeric':
-    case 'PgNumericNumber':
-      // float8 of a numeric rounds its decimal text once, as Number() of that text does.
-      return { cast: '::float8', convert: null };
-    case 'PgEnumColumn':
-      return { cast: '::text', convert: null };
-    case 'PgTimestamp':
-      // Text on postgres.js (Drizzle's driver turns its date parser off) and in JSON; Date on PGlite.
-      return { cast: '', convert: toDate };
-    default:
-      return { cast: '', convert: null };
-  }
-}
-
-const toDate = (value: unknown) => (value instanceof Date ? value : new Date(value as string));
-
-const readers = new WeakMap<PgTable, TableReader>();
-
-export function tableReader(table: PgTable): TableReader {
-  let reader = readers.get(table);
-  if (reader) return reader;
-  const parts: string[] = [];
-  const conversions: Array<[string, (value: unknown) => unknown]> = [];
-  for (const [property, column] of Object.entries(getTableColumns(table)) as Array<[string, PgColumn]>) {
-    const read = columnRead(column);
-    if (!read) continue;
-    parts.push(`{a}."${column.name}"${read.cast} AS "${property}"`);
-    if (read.convert) conversions.push([property, read.convert]);
-  }
-  const list = parts.join(', ');
-  reader = {
-    name: getTableName(table),
-    columns: (alias) => list.replaceAll('{a}', alias),
-    decode<T>(row: Record<string, unknown>): T {
-      for (const [property, convert] of conversions) {
-        const value = row[property];
-        if (value !== null && value !== undefined) row[property] = convert(value);
-      }
-      return row as T;
-    },
-  };
-  readers.set(table, reader);
-  return reader;
-}
 
 const statements = new Map<string, string>();
 
@@ -111,66 +48,54 @@ export async function rowsByKeys<TRow extends Record<string, unknown>>(
   );
 }
 
-/** A keyset position in the newest-first order of a parent's children: the row's (createdAt, id). */
-export interface ChildPosition {
-  createdAt: Date;
-  id: string;
-}
-
 /**
- * A condition on a child table, as SQL over the alias `c` (e.g. `c."read_at" IS NULL`),
- * with a name that keys its statements. Written by hand, never from input.
+ * A condition on a child table besides its parent, as SQL over the child's alias (e.g.
+ * `read_at IS NULL`), with a name that keys its statements. Written by hand, never from input.
  */
 export interface ChildCondition {
   name: string;
-  sql: string;
-}
-
-/** Which children of each parent a page reads, in the newest-first order of every child list. */
-export interface ChildPageRead {
-  /** Rows per parent (the page's size + 1, to tell whether more exist). */
-  limit: number;
-  /** Read oldest first: the page ends at `cursor`, or at the list's end (`last`/`before`). */
-  backward: boolean;
-  /** Rows strictly past this position in the reading direction. */
-  cursor: ChildPosition | null;
+  sql: (child: string) => string;
 }
 
 /**
- * The first `limit` rows of each parent in the read's direction, optionally past a cursor
- * and restricted by `where`, in one statement: a lateral join over the parent ids (one array
- * parameter) lets each parent use the (parent, created_at, id) index, forwards or backwards,
- * and stop after `limit` rows however large it grows.
+ * The children of a batch's parents (`parents.parent_id`, unnested from $1) as the planned
+ * read pages them, `where` holding too; the statement's parameters after $1 are numbered by `param`.
+ */
+function batchChildPage(table: PgTable, parentColumn: PgColumn, page: PagePosition, where: ChildCondition | undefined): ChildPage {
+  let next = 1;
+  return {
+    table: getTableName(table),
+    ofParent: (child) => `${child}."${parentColumn.name}" = parents.parent_id${where ? ` AND ${where.sql(child)}` : ''}`,
+    page,
+    param: (_value, type) => `$${++next}::${type}`,
+  };
+}
+
+const PARENTS = 'unnest($1::uuid[]) AS parents(parent_id)';
+const statementKey = (kind: string, table: PgTable, parentColumn: PgColumn, where: ChildCondition | undefined, ...rest: unknown[]) =>
+  [kind, getTableName(table), parentColumn.name, where?.name ?? '', ...rest].join(':');
+
+/**
+ * A page of each parent's children (the first `page.size + 1` rows in the reading direction,
+ * to tell whether more exist), in one statement: a lateral join over the parent ids lets
+ * each parent use the (parent, created_at, id) index, forwards or backwards, and stop after
+ * the page however large it grows.
  */
 export async function childrenByParent<TRow extends Record<string, unknown>>(
   db: Db,
   table: PgTable,
   parentColumn: PgColumn,
   parentIds: readonly string[],
-  read: ChildPageRead,
+  page: PagePosition,
   where?: ChildCondition,
 ): Promise<Map<string, TRow[]>> {
   const reader = tableReader(table);
-  const key = `children:${reader.name}.${parentColumn.name}:${where?.name ?? ''}:${read.backward ? 'backward' : ''}:${read.cursor ? 'cursor' : ''}`;
+  const key = statementKey('children', table, parentColumn, where, page.size, page.backward, page.cursor !== null);
   const text = statement(key, () => {
-    let next = 2; // $1 parent ids, $2 limit, then the cursor's key and id
-    const keyset = keysetClauses(
-      newestFirstOrder('c'),
-      read.backward,
-      read.cursor && { key: null, id: '' },
-      (_value, type) => `$${++next}::${type}`,
-    );
-    const conditions = [`c."${parentColumn.name}" = parents.parent_id`];
-    if (where) conditions.push(where.sql);
-    if (keyset.past) conditions.push(keyset.past);
-    return (
-      `SELECT ${reader.columns('c')} FROM unnest($1::uuid[]) AS parents(parent_id) CROSS JOIN LATERAL ` +
-      `(SELECT * FROM "${reader.name}" c WHERE ${conditions.join(' AND ')} ORDER BY ${keyset.orderBy} LIMIT $2) c`
-    );
+    const { from } = childRowsSql(batchChildPage(table, parentColumn, page, where), 'c', page.size + 1);
+    return `SELECT ${reader.columns('c')} FROM ${PARENTS} CROSS JOIN LATERAL ${from}`;
   });
-  const params: unknown[] = [parentIds, read.limit];
-  if (read.cursor) params.push(read.cursor.createdAt, read.cursor.id);
-  const rows = await readQueryOf(db)<Record<string, unknown>>(text, params);
+  const rows = await readQueryOf(db)<Record<string, unknown>>(text, [parentIds, ...cursorValues(page)]);
   return groupBy(
     rows.map((row) => reader.decode<TRow>(row)),
     propertyOf(parentColumn),
@@ -178,31 +103,23 @@ export async function childrenByParent<TRow extends Record<string, unknown>>(
 }
 
 /**
- * Which parents have a child (matching `where`) on the far side of `cursor` from a page read
- * in `backward`'s direction: at or before it going forward, at or after it going backward.
- * One statement per batch; each parent stops at its first such row.
+ * Which parents have a child (matching `where`) on the far side of the page's cursor: at or
+ * before it going forward, at or after it going backward. One statement per batch; each
+ * parent stops at its first such row.
  */
 export async function parentsWithChildBeyond(
   db: Db,
   table: PgTable,
   parentColumn: PgColumn,
   parentIds: readonly string[],
-  backward: boolean,
-  cursor: ChildPosition,
+  page: PagePosition,
   where?: ChildCondition,
 ): Promise<Set<string>> {
-  const name = getTableName(table);
-  const text = statement(`childBeyond:${name}.${parentColumn.name}:${where?.name ?? ''}:${backward ? 'backward' : ''}`, () => {
-    let next = 1; // $1 parent ids, then the cursor's key and id
-    const keyset = keysetClauses(newestFirstOrder('c'), backward, { key: null, id: '' }, (_value, type) => `$${++next}::${type}`);
-    const conditions = [`c."${parentColumn.name}" = parents.parent_id`, keyset.beyond!];
-    if (where) conditions.push(where.sql);
-    return (
-      `SELECT parents.parent_id::text AS "parentId" FROM unnest($1::uuid[]) AS parents(parent_id) WHERE EXISTS ` +
-      `(SELECT 1 FROM "${name}" c WHERE ${conditions.join(' AND ')})`
-    );
+  const text = statement(statementKey('childBeyond', table, parentColumn, where, page.backward), () => {
+    const beyond = beyondCursorSql(batchChildPage(table, parentColumn, page, where), 'c')!;
+    return `SELECT parents.parent_id::text AS "parentId" FROM ${PARENTS} WHERE ${beyond}`;
   });
-  const rows = await readQueryOf(db)<{ parentId: string }>(text, [parentIds, cursor.createdAt, cursor.id]);
+  const rows = await readQueryOf(db)<{ parentId: string }>(text, [parentIds, ...cursorValues(page)]);
   return new Set(rows.map((row) => row.parentId));
 }
 
@@ -214,17 +131,16 @@ export async function countByParent(
   parentIds: readonly string[],
   where?: ChildCondition,
 ): Promise<Map<string, number>> {
-  const name = getTableName(table);
-  const text = statement(`countByParent:${name}.${parentColumn.name}:${where?.name ?? ''}`, () => {
-    const condition = where ? ` AND ${where.sql}` : '';
-    return (
-      `SELECT c."${parentColumn.name}" AS "parentId", count(*)::int AS "total" FROM "${name}" c ` +
-      `WHERE c."${parentColumn.name}" = ANY($1::uuid[])${condition} GROUP BY c."${parentColumn.name}"`
-    );
+  const text = statement(statementKey('countByParent', table, parentColumn, where), () => {
+    const count = countSql(batchChildPage(table, parentColumn, { size: 0, backward: false, cursor: null }, where), 'c');
+    return `SELECT parents.parent_id::text AS "parentId", ${count} AS "total" FROM ${PARENTS}`;
   });
   const rows = await readQueryOf(db)<{ parentId: string; total: number }>(text, [parentIds]);
   return new Map(rows.map((row) => [row.parentId, row.total]));
 }
+
+/** The values of a page's cursor parameters, in the order keysetClauses numbers them: its key, then its id. */
+const cursorValues = (page: PagePosition) => (page.cursor ? [page.cursor.createdAt, page.cursor.id] : []);
 
 function groupBy<TRow extends Record<string, unknown>>(rows: TRow[], key: string): Map<string, TRow[]> {
   const groups = new Map<string, TRow[]>();

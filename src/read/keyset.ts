@@ -52,3 +52,62 @@ export function keysetClauses(
     orderBy,
   };
 }
+
+/** A keyset position in the newest-first order of a parent's children: the row's (createdAt, id). */
+export interface ChildPosition {
+  createdAt: Date;
+  id: string;
+}
+
+/** A page of children in the newest-first order: `size` rows, forward or backward from `cursor`. */
+export interface PagePosition {
+  size: number;
+  backward: boolean;
+  cursor: ChildPosition | null;
+}
+
+/**
+ * A page of a parent's children as a statement reads it, for the planned read's correlated
+ * subqueries (read/nested-read.ts) and the loaders' batches (read/batch.ts) alike: their
+ * table, the condition over a child's alias making it the parent's (and any other the list
+ * has), the page, and how a value becomes a parameter.
+ */
+export interface ChildPage {
+  table: string;
+  ofParent: (child: string) => string;
+  page: PagePosition;
+  param: (value: unknown, type: string) => string;
+}
+
+/**
+ * The page's rows as a FROM item aliased `child`: `limit` of the parent's children past the
+ * page's cursor, walking the (parent, created_at, id) index in the reading direction
+ * (`readOrder`); `numbered`, each with its place in that order as "rn".
+ */
+export function childRowsSql({ table, ofParent, page, param }: ChildPage, child: string, limit: number, numbered = false) {
+  // The page size is written into the text (an integer the page arguments bounded), not a
+  // parameter: with LIMIT $n Postgres' generic plan guesses a tenth of the table, judges it
+  // dearer than the custom plans and plans the whole statement again at every execution.
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`a page of ${limit} rows`);
+  const cursor = page.cursor && { key: page.cursor.createdAt, id: page.cursor.id };
+  const keyset = keysetClauses(newestFirstOrder(child), page.backward, cursor, param);
+  const position = keyset.past ? ` AND ${keyset.past}` : '';
+  const rowNumber = numbered ? `, row_number() OVER (ORDER BY ${keyset.orderBy}) AS "rn"` : '';
+  return {
+    from: `(SELECT *${rowNumber} FROM "${table}" ${child} WHERE ${ofParent(child)}${position} ORDER BY ${keyset.orderBy} LIMIT ${limit}) ${child}`,
+    readOrder: keyset.orderBy,
+  };
+}
+
+/** How many children the parent has in all (an int). */
+export function countSql({ table, ofParent }: ChildPage, child: string): string {
+  return `(SELECT count(*)::int FROM "${table}" ${child}c WHERE ${ofParent(`${child}c`)})`;
+}
+
+/** Whether the parent has children on the other side of the page's cursor (a boolean); null without a cursor, where there are none. */
+export function beyondCursorSql({ table, ofParent, page, param }: ChildPage, child: string): string | null {
+  if (!page.cursor) return null;
+  const cursor = { key: page.cursor.createdAt, id: page.cursor.id };
+  const beyond = keysetClauses(newestFirstOrder(child), page.backward, cursor, param).beyond;
+  return `EXISTS (SELECT 1 FROM "${table}" ${child} WHERE ${ofParent(child)} AND ${beyond})`;
+}

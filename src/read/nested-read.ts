@@ -1,9 +1,17 @@
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { type ChildPosition, columnRead } from './batch.js';
 import type { ReadQuery } from '../db/client.js';
-import { keysetClauses, NEWEST_FIRST, newestFirstOrder } from './keyset.js';
-import { isoTimestampSql } from './rendered-columns.js';
+import {
+  beyondCursorSql,
+  type ChildPage,
+  childRowsSql,
+  countSql,
+  keysetClauses,
+  NEWEST_FIRST,
+  newestFirstOrder,
+  type PagePosition,
+} from './keyset.js';
+import { type Column, columnsOf, isoTimestampSql } from './columns.js';
 
 /**
  * (Over 300 lines: the one compiler of a subtree's SQL, both for rows decoded by Node and
@@ -106,13 +114,6 @@ function joinSql(parent: PgTable, relation: OneRelationSpec, parentAlias: string
 /** The child's column holding its parent's id, of a page relation. */
 const parentColumnOf = (relation: Extract<RelationSpec, { kind: 'page' }>) => columnName(relation.target().table, relation.parentKey);
 
-/** A page of children in the newest-first order: `size` rows, forward or backward from `cursor` (see read/keyset.ts). */
-export interface PagePosition {
-  size: number;
-  backward: boolean;
-  cursor: ChildPosition | null;
-}
-
 /** What to read of one type: columns (by property), and relations by their key. */
 export interface ReadPlan {
   spec: ObjectSpec;
@@ -204,28 +205,6 @@ export interface PrefetchedPage {
 
 export function prefetchedOf(row: object): Prefetched | undefined {
   return (row as { [PREFETCHED]?: Prefetched })[PREFETCHED];
-}
-
-interface Column {
-  property: string;
-  name: string;
-  cast: string;
-  convert: ((value: unknown) => unknown) | null;
-}
-
-const columnsByTable = new WeakMap<PgTable, Map<string, Column>>();
-
-function columnsOf(table: PgTable): Map<string, Column> {
-  let columns = columnsByTable.get(table);
-  if (!columns) {
-    columns = new Map();
-    for (const [property, column] of Object.entries(getTableColumns(table)) as Array<[string, PgColumn]>) {
-      const read = columnRead(column);
-      if (read) columns.set(property, { property, name: column.name, ...read });
-    }
-    columnsByTable.set(table, columns);
-  }
-  return columns;
 }
 
 /** Every readable column of a table, by property. */
@@ -337,15 +316,6 @@ function oneSql(parent: PgTable, spec: OneRelationSpec, target: ObjectSpec, pare
   return `(SELECT ${row()} FROM "${getTableName(target.table)}" ${child} WHERE ${joinSql(parent, spec, parentAlias, child)})`;
 }
 
-/** A page of a parent's children, as a statement reads it: their table, the parent's row they belong to, the page, the statement's parameters. */
-interface ChildPage {
-  table: string;
-  /** SQL over a child's alias: whether it is the parent's. */
-  ofParent: (child: string) => string;
-  page: PagePosition;
-  params: unknown[];
-}
-
 function childPage(
   relation: Extract<RelationSpec, { kind: 'page' }>,
   parentAlias: string,
@@ -353,26 +323,11 @@ function childPage(
   params: unknown[],
 ): ChildPage {
   const column = parentColumnOf(relation);
-  return { table: getTableName(relation.target().table), ofParent: (child) => `${child}."${column}" = ${parentAlias}."id"`, page, params };
-}
-
-/**
- * The page's rows as a FROM item aliased `child`: `limit` of the parent's children past the
- * page's cursor, walking the (parent, created_at, id) index in the reading direction
- * (`readOrder`); `numbered`, each with its place in that order as "rn".
- */
-function childRowsSql({ table, ofParent, page, params }: ChildPage, child: string, limit: number, numbered = false) {
-  // The page size is written into the text (an integer the page arguments bounded), not a
-  // parameter: with LIMIT $n Postgres' generic plan guesses a tenth of the table, judges it
-  // dearer than the custom plans and plans the whole statement again at every execution.
-  if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`a page of ${limit} rows`);
-  const cursor = page.cursor && { key: page.cursor.createdAt, id: page.cursor.id };
-  const keyset = keysetClauses(newestFirstOrder(child), page.backward, cursor, paramOf(params));
-  const position = keyset.past ? ` AND ${keyset.past}` : '';
-  const rowNumber = numbered ? `, row_number() OVER (ORDER BY ${keyset.orderBy}) AS "rn"` : '';
   return {
-    from: `(SELECT *${rowNumber} FROM "${table}" ${child} WHERE ${ofParent(child)}${position} ORDER BY ${keyset.orderBy} LIMIT ${limit}) ${child}`,
-    readOrder: keyset.orderBy,
+    table: getTableName(relation.target().table),
+    ofParent: (child) => `${child}."${column}" = ${parentAlias}."id"`,
+    page,
+    param: paramOf(params),
   };
 }
 
@@ -387,19 +342,6 @@ const listOrderSql = (alias: string, reverse: boolean) => keysetClauses(newestFi
 function pageRowsSql(of: ChildPage, child: string, row: (child: string) => string): string {
   const { from } = childRowsSql(of, child, of.page.size);
   return `(SELECT '[' || coalesce(string_agg(${row(child)}, ',' ORDER BY ${listOrderSql(child, false)}), '') || ']' FROM ${from})`;
-}
-
-/** How many children the parent has in all (an int). */
-function countSql({ table, ofParent }: ChildPage, child: string): string {
-  return `(SELECT count(*)::int FROM "${table}" ${child}c WHERE ${ofParent(`${child}c`)})`;
-}
-
-/** Whether the parent has children on the other side of the page's cursor (a boolean); null without a cursor, where there are none. */
-function beyondCursorSql({ table, ofParent, page, params }: ChildPage, child: string): string | null {
-  if (!page.cursor) return null;
-  const cursor = { key: page.cursor.createdAt, id: page.cursor.id };
-  const beyond = keysetClauses(newestFirstOrder(child), page.backward, cursor, paramOf(params)).beyond;
-  return `EXISTS (SELECT 1 FROM "${table}" ${child} WHERE ${ofParent(child)} AND ${beyond})`;
 }
 
 /**

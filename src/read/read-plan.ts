@@ -1,6 +1,6 @@
 import { type FieldNode, getArgumentValues, getNamedType, type GraphQLObjectType, type GraphQLResolveInfo } from 'graphql';
 import { allColumns, hasColumn, type ObjectSpec, type ReadPlan } from './nested-read.js';
-import { childPosition, pageKey, parseNewestFirstPage } from '../modules/common/loaders.js';
+import { pageKey, pagePosition, parseNewestFirstPage } from '../modules/common/loaders.js';
 import type { SelectionWalk } from './operation-walk.js';
 import { walkOf } from './operation-walks.js';
 
@@ -91,8 +91,8 @@ function addField(plan: ReadPlan, type: GraphQLObjectType, nodes: readonly Field
     }
     const key = pageKey(name, page);
     let child = plan.relations.get(key);
-    const position = { size: page.size, backward: page.backward, cursor: childPosition(page) };
-    if (!child) plan.relations.set(key, (child = { spec: relation, page: position, count: false, plan: emptyPlan(relation.target()) }));
+    if (!child)
+      plan.relations.set(key, (child = { spec: relation, page: pagePosition(page), count: false, plan: emptyPlan(relation.target()) }));
     if (addConnection(child.plan, target, nodes, walk)) child.count = true;
     return;
   }

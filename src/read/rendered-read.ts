@@ -26,8 +26,8 @@ import type {
 } from './nested-read.js';
 import { MAX_RENDERED_KEYS, RENDERED, renderedByKeySql, sqlLiteral } from './nested-read.js';
 import { READS_BY_TYPE } from '../modules/common/read-specs.js';
-import { type RenderedColumnKind, renderedColumn, renderedTokens } from './rendered-columns.js';
-import { childPosition, parseNewestFirstPage } from '../modules/common/loaders.js';
+import { type RenderedColumnKind, renderedColumn, renderedTokens } from './columns.js';
+import { pagePosition, parseNewestFirstPage } from '../modules/common/loaders.js';
 import { snakeCaseKey } from './answer-form.js';
 import { refuse, type SelectionWalk } from './operation-walk.js';
 import type { Page } from '../modules/common/pagination.js';
@@ -188,7 +188,7 @@ function renderedField(
       key,
       kind: 'page',
       relation: name,
-      page: { size: page.size, backward: page.backward, cursor: childPosition(page) },
+      page: pagePosition(page),
       connection,
       // The REST form embeds a page selected as `{ nodes }` as the array of its nodes.
       nodesOnly: walk.form === 'rest' && fields.length === 1 && fields[0]!.kind === 'nodes',

@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import { SharedStatement } from '../read/nested-read.js';
-import { EXPONENT_MARK, writeNumbersAsJavaScript } from '../read/rendered-columns.js';
+import { EXPONENT_MARK, writeNumbersAsJavaScript } from '../read/columns.js';
 import { nestMembers, type PieceRange, type RenderedColumn, type RenderedPieces, type RenderedRootField } from '../read/rendered-read.js';
 import { type ArgumentReader, argumentReader } from '../read/arguments.js';
 import type { OperationWalk, RenderRefusal } from '../read/operation-walk.js';

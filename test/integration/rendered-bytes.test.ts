@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pools, users } from '../../schema/index.js';
-import { EXPONENT_MARK, renderedColumn, renderedTokens, writeNumbersAsJavaScript } from '../../src/read/rendered-columns.js';
+import { EXPONENT_MARK, renderedColumn, renderedTokens, writeNumbersAsJavaScript } from '../../src/read/columns.js';
 import { toTokens } from '../../src/modules/common/amounts.js';
 import { backends, createTestDatabase, type TestDatabase } from '../support/harness.js';
 import { seededRandom } from '../support/seeded-random.js';
 
 /**
- * A rendered read writes its JSON in SQL (src/read/rendered-columns.ts); the executor writes
+ * A rendered read writes its JSON in SQL (src/read/columns.ts); the executor writes
  * JSON.stringify of what the decoder and serializers give. On generated values, each
  * column rendering must write exactly JSON.stringify's bytes: number forms (`1e-8`, not
  * Postgres' `1e-08`; decimals from 1e-7 up to 1e21), string escapes, nulls and timestamps.

@@ -1,16 +1,9 @@
 import DataLoader from 'dataloader';
 import { getTableColumns } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import {
-  type ChildCondition,
-  type ChildPosition,
-  childrenByParent,
-  countByParent,
-  parentsWithChildBeyond,
-  rowsByKeys,
-} from '../../read/batch.js';
+import { type ChildCondition, childrenByParent, countByParent, parentsWithChildBeyond, rowsByKeys } from '../../read/batch.js';
 import type { Db } from '../../db/client.js';
-import { NEWEST_FIRST } from '../../read/keyset.js';
+import { NEWEST_FIRST, type PagePosition } from '../../read/keyset.js';
 import { type ObjectSpec, type OneRelationSpec, prefetchedOf, type PrefetchedPage } from '../../read/nested-read.js';
 import { encodeCursor, isIsoDate, type Page, type PageArguments, pageOf, type PageRequest, parsePageRequest } from './pagination.js';
 
@@ -41,9 +34,13 @@ export function parseNewestFirstPage(args: PageArguments): PageRequest {
   return parsePageRequest(args, NEWEST_FIRST, isIsoDate);
 }
 
-/** The keyset position of a newest-first cursor. */
-export function childPosition(page: PageRequest): ChildPosition | null {
-  return page.cursor ? { createdAt: new Date(page.cursor.key), id: page.cursor.id } : null;
+/** A newest-first page request as the statements read it: its size, direction and the keyset position of its cursor. */
+export function pagePosition(page: PageRequest): PagePosition {
+  return {
+    size: page.size,
+    backward: page.backward,
+    cursor: page.cursor ? { createdAt: new Date(page.cursor.key), id: page.cursor.id } : null,
+  };
 }
 
 /** How many rows (of those matching `where`) each parent has: one `GROUP BY` statement per batch. */
@@ -80,22 +77,15 @@ export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable
     const signature = pageSignature(page);
     let loader = loaders.get(signature);
     if (!loader) {
-      const cursor = childPosition(page);
-      const beyond = cursor
+      const position = pagePosition(page);
+      const beyond = position.cursor
         ? new DataLoader<string, boolean>(async (parentIds) => {
-            const found = await parentsWithChildBeyond(db, table, parentColumn, parentIds, page.backward, cursor, where);
+            const found = await parentsWithChildBeyond(db, table, parentColumn, parentIds, position, where);
             return parentIds.map((id) => found.has(id));
           })
         : null;
       loader = new DataLoader<string, Page<TRow>>(async (parentIds) => {
-        const groups = await childrenByParent<TRow>(
-          db,
-          table,
-          parentColumn,
-          parentIds,
-          { limit: page.size + 1, backward: page.backward, cursor },
-          where,
-        );
+        const groups = await childrenByParent<TRow>(db, table, parentColumn, parentIds, position, where);
         return parentIds.map((parentId) =>
           pageOf(
             groups.get(parentId) ?? [],

@@ -1,6 +1,6 @@
 import type { ChainSubmissionRow, NotificationRow, PoolRow } from '../../../schema/index.js';
 import { chainSubmissions, notifications, pools } from '../../../schema/index.js';
-import { tableReader } from '../../read/batch.js';
+import { tableReader } from '../../read/columns.js';
 import type { Db } from '../../db/client.js';
 import type { CommittedRows } from '../../db/event-outbox.js';
 import { isUuid } from '../common/ids.js';

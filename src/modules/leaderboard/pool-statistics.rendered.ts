@@ -1,5 +1,5 @@
 import { type FieldNode, getArgumentValues, getNamedType, type GraphQLField, type GraphQLObjectType } from 'graphql';
-import { jsonNumber, tokensJson } from '../../read/rendered-columns.js';
+import { jsonNumber, tokensJson } from '../../read/columns.js';
 import type { SelectionWalk } from '../../read/operation-walk.js';
 import { bucketOfSql, isBucketCount, stakeWeightedMedianSql } from './pool-statistics.service.js';
 

@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import { notifications, type NotificationRow } from '../../../schema/index.js';
-import { type ChildCondition, statement, tableReader } from '../../read/batch.js';
+import { type ChildCondition, statement } from '../../read/batch.js';
+import { tableReader } from '../../read/columns.js';
 import { type Db, readQueryOf } from '../../db/client.js';
 import { childPageLoader, countLoader, uniqueLoader } from '../common/loaders.js';
 import type { PageRequest } from '../common/pagination.js';
@@ -9,8 +10,8 @@ import type { PageRequest } from '../common/pagination.js';
 export const NOTIFICATION_FILTERS = ['READ', 'UNREAD'] as const;
 export type NotificationFilter = (typeof NOTIFICATION_FILTERS)[number];
 
-export const UNREAD: ChildCondition = { name: 'unread', sql: 'c."read_at" IS NULL' };
-const READ: ChildCondition = { name: 'read', sql: 'c."read_at" IS NOT NULL' };
+export const UNREAD: ChildCondition = { name: 'unread', sql: (c) => `${c}."read_at" IS NULL` };
+const READ: ChildCondition = { name: 'read', sql: (c) => `${c}."read_at" IS NOT NULL` };
 
 /** The notifications' loaders: part of every request's loaders (modules/loaders.ts). */
 export function createNotificationLoaders(db: Db) {

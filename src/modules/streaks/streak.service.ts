@@ -1,7 +1,7 @@
 import { getTableColumns } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { type PoolRow, streakRewards, type StreakRewardRow, type StreakRow, userStreaks } from '../../../schema/index.js';
-import { columnRead, tableReader } from '../../read/batch.js';
+import { columnsOf, tableReader } from '../../read/columns.js';
 import { requireViewer } from '../auth/viewer.js';
 import { AppError } from '../../errors.js';
 import type { ServiceContext } from '../context.js';
@@ -126,7 +126,7 @@ export async function userStreakDetails(
     const column = (getTableColumns(userStreaks) as Record<string, PgColumn>)[property]!;
     // The array as JSON, which both drivers parse (postgres.js runs without array types).
     if (column.columnType === 'PgArray') return { property, sql: `to_json(us."${column.name}")`, convert: null };
-    const { cast, convert } = columnRead(column)!;
+    const { cast, convert } = columnsOf(userStreaks).get(property)!;
     return { property, sql: `us."${column.name}"${cast}`, convert };
   });
   // Each rendered reward list as JSON text, its rows joined as JSON.stringify joins them.

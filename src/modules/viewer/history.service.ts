@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import { and, eq, inArray } from 'drizzle-orm';
 import { type ChainSubmissionRow, type PredictionRow, predictions } from '../../../schema/index.js';
-import { tableReader } from '../../read/batch.js';
+import { tableReader } from '../../read/columns.js';
 import { NEWEST_FIRST, newestFirstOrder } from '../../read/keyset.js';
 import { badInput } from '../../errors.js';
 import { requireViewer } from '../auth/viewer.js';

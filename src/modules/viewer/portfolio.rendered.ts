@@ -1,5 +1,5 @@
 import { type FieldNode, getNamedType, type GraphQLField, type GraphQLObjectType } from 'graphql';
-import { tokensJson } from '../../read/rendered-columns.js';
+import { tokensJson } from '../../read/columns.js';
 import type { SelectionWalk } from '../../read/operation-walk.js';
 import { portfolioSumsSql } from './money.service.js';
 
