@@ -41,7 +41,10 @@ export interface ObjectSpec {
    * row's alias, or null when that selection does not render (the resolver answers it).
    */
   computed?: Record<string, (definition: any, nodes: readonly any[], walk: any) => ((alias: string) => string) | null>;
-  /** Fields in whole tokens, by field: the base-units column (property), converted with the row's `decimals`. */
+  /**
+   * Fields in whole tokens, by field (each the base-units column of the same property,
+   * converted with the row's `decimals`): the field's description.
+   */
   amounts?: Record<string, string>;
   /** The SQL of the amounts' decimals over the row's alias, for a table without a `decimals` column of its own. */
   amountDecimals?: (alias: string) => string;

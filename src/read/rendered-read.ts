@@ -194,9 +194,8 @@ function renderedField(
       nodesOnly: walk.form === 'rest' && fields.length === 1 && fields[0]!.kind === 'nodes',
     };
   }
-  const amount = spec.amounts?.[name];
-  if (amount) {
-    const sql = renderedTokens(spec.table, amount, spec.amountDecimals);
+  if (spec.amounts && Object.hasOwn(spec.amounts, name)) {
+    const sql = renderedTokens(spec.table, name, spec.amountDecimals);
     return sql ? { key, kind: 'value', sql } : refuse(walk, 'computed_field');
   }
   if (definition.resolve || nodes[0]!.arguments?.length) return refuse(walk, 'resolver_field');

@@ -34,9 +34,10 @@ export const descriptionOf = (relation: RelationSpec): string | undefined => (re
 /**
  * The read graph: each type of the API read from a table, once. A type's relations (by the
  * GraphQL field answering them, joined on the columns named here, with that field's
- * description) and its token amounts (by field, to the base-units column) are the one
- * definition from which the read plans' SQL, the rendered reads' JSON, the relations'
- * loaders, the relations' GraphQL fields (common/relation-fields.ts: type, nullability,
+ * description) and its token amounts (by field, the base-units column of that name, with the
+ * field's description) are the one definition from which the read plans' SQL, the rendered
+ * reads' JSON, the relations' loaders, the amounts' and relations' GraphQL fields
+ * (common/read-graph-fields.ts: type, nullability,
  * page arguments, and a resolver reading through `relationOne` / `relationPage`,
  * prefetched when a plan read it and through the derived loader otherwise), the REST
  * form's includes and embedded properties (server/rest/mapping.ts, resources.ts,
@@ -84,7 +85,11 @@ export const IMAGE_READ: ObjectSpec = {
 
 export const STREAK_READ: ObjectSpec = {
   table: streaks,
-  amounts: { totalAccumulated: 'totalAccumulated', availableBalance: 'availableBalance', onchainBalance: 'onchainBalance' },
+  amounts: {
+    totalAccumulated: 'Tokens funded into the accumulator over the life of the streak, in whole tokens.',
+    availableBalance: 'Funded tokens not yet granted as streak rewards, in whole tokens; rewards are paid from it.',
+    onchainBalance: 'Balance of the accumulator account on-chain at lastSyncAt, in whole tokens.',
+  },
   relations: {
     lastProcessedPool: one(
       'The last resolved pool the streak processor has applied; null before the first.',
@@ -103,7 +108,7 @@ export const STREAK_READ: ObjectSpec = {
  */
 export const STREAK_REWARD_READ: ObjectSpec = {
   table: streakRewards,
-  amounts: { amount: 'amount' },
+  amounts: { amount: 'The reward, in whole tokens.' },
   amountDecimals: (a) => `(SELECT rs."decimals" FROM "streaks" rs WHERE rs."id" = ${a}."streak_id")`,
   relations: {
     streak: one('The streak that granted the reward.', () => STREAK_READ, 'streakId', 'id'),
@@ -113,19 +118,27 @@ export const STREAK_REWARD_READ: ObjectSpec = {
 
 export const RESOLUTION_READ: ObjectSpec = {
   table: resolutions,
-  amounts: { protocolFee: 'protocolFee', leftover: 'leftover' },
+  amounts: {
+    protocolFee:
+      'Protocol fee kept from the volume (volume × platformFeeRate, rounded down; 0 when every payout is a refund), in whole tokens.',
+    leftover: 'Volume left after the protocol fee and every payout, in whole tokens.',
+  },
   relations: { pool: one('The resolved pool.', () => POOL_READ, 'poolId', 'id') },
 };
 
 export const REWARD_READ: ObjectSpec = {
   table: rewards,
-  amounts: { amount: 'amount' },
+  amounts: { amount: 'Payout (or refund), in whole tokens.' },
   relations: { prediction: one('The prediction rewarded.', () => PREDICTION_READ, 'predictionId', 'id') },
 };
 
 export const POOL_READ: ObjectSpec = {
   table: pools,
-  amounts: { minStake: 'minStake', maxStake: 'maxStake', totalVolume: 'totalVolume' },
+  amounts: {
+    minStake: 'Smallest stake, in whole tokens.',
+    maxStake: 'Largest stake, in whole tokens.',
+    totalVolume: 'Sum of all stakes, in whole tokens.',
+  },
   relations: {
     user: one('The user who created the pool.', () => USER_READ, 'createdBy', 'id'),
     image: one("The pool's picture; null when it has none.", () => IMAGE_READ, 'imageId', 'id'),
@@ -140,7 +153,7 @@ const PREDICTION_POOL = one('The pool predicted on.', () => POOL_READ, 'poolId',
 
 export const PREDICTION_READ: ObjectSpec = {
   table: predictions,
-  amounts: { stake: 'stake' },
+  amounts: { stake: 'The staked amount, in whole tokens.' },
   relations: {
     user: one('The user who predicted.', () => USER_READ, 'userId', 'id'),
     pool: PREDICTION_POOL,

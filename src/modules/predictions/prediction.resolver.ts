@@ -1,25 +1,13 @@
-import { FieldResolver, Float, Resolver, Root } from 'type-graphql';
-import type { PredictionRow, RewardRow } from '../../../schema/index.js';
-import { toTokens } from '../common/amounts.js';
-import { RelationFields } from '../common/relation-fields.js';
+import { Resolver } from 'type-graphql';
+import { ReadGraphFields } from '../common/read-graph-fields.js';
 import { Prediction, Reward } from './prediction.type.js';
 
-/** Also a prediction's relations, from the read graph (user, pool, reward, streak, ...). */
-@RelationFields()
+/** A prediction's fields beyond its columns: its amount and relations, from the read graph (stake, user, pool, reward, streak, ...). */
+@ReadGraphFields()
 @Resolver(() => Prediction)
-export class PredictionResolver {
-  @FieldResolver(() => Float, { description: 'The staked amount, in whole tokens.' })
-  stake(@Root() prediction: PredictionRow) {
-    return toTokens(prediction.stake, prediction.decimals);
-  }
-}
+export class PredictionResolver {}
 
-/** Also a reward's relations, from the read graph (prediction, ...). */
-@RelationFields()
+/** A reward's fields beyond its columns: its amount and relations, from the read graph (amount, prediction). */
+@ReadGraphFields()
 @Resolver(() => Reward)
-export class RewardResolver {
-  @FieldResolver(() => Float, { description: 'Payout (or refund), in whole tokens.' })
-  amount(@Root() reward: RewardRow) {
-    return toTokens(reward.amount, reward.decimals);
-  }
-}
+export class RewardResolver {}

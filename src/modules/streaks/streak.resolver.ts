@@ -1,12 +1,12 @@
 import { Arg, Args, ArgsType, Ctx, Directive, Field, FieldResolver, Float, ID, Query, Resolver, Root } from 'type-graphql';
 import { PUBLIC } from '../common/cache-hints.js';
-import type { StreakRewardRow, StreakRow } from '../../../schema/index.js';
+import type { StreakRewardRow } from '../../../schema/index.js';
 import type { ResolverContext } from '../context.js';
 import { toTokens } from '../common/amounts.js';
 import { parseNewestFirstPage } from '../common/loaders.js';
 import { OffsetPageArgs, PageArgs } from '../common/page.args.js';
 import { ReadsPageArguments } from '../common/page-arguments.js';
-import { RelationFields } from '../common/relation-fields.js';
+import { ReadGraphFields } from '../common/read-graph-fields.js';
 import { parseStreakPoolsPage } from '../pools/pool.service.js';
 import { findStreak, listStreaks, streakPools, userStreakDetails } from './streak.service.js';
 import { Streak, StreakConnection, StreakPools, StreakReward, UserStreakDetails } from './streak.type.js';
@@ -20,8 +20,8 @@ class StreakPoolsArgs extends OffsetPageArgs {
   pastOnly?: boolean | null;
 }
 
-/** Also a streak's relations, from the read graph (lastProcessedPool, pools, ...). */
-@RelationFields()
+/** Also a streak's amounts and relations, from the read graph (totalAccumulated, ..., lastProcessedPool, pools). */
+@ReadGraphFields()
 @Resolver(() => Streak)
 export class StreakResolver {
   @Query(() => Streak, { nullable: true, description: 'A streak by id; null when there is none.' })
@@ -52,27 +52,10 @@ export class StreakResolver {
   ) {
     return userStreakDetails(ctx, streakId, isClaimed);
   }
-
-  @FieldResolver(() => Float, { description: 'Tokens funded into the accumulator over the life of the streak, in whole tokens.' })
-  totalAccumulated(@Root() streak: StreakRow) {
-    return toTokens(streak.totalAccumulated, streak.decimals);
-  }
-
-  @FieldResolver(() => Float, {
-    description: 'Funded tokens not yet granted as streak rewards, in whole tokens; rewards are paid from it.',
-  })
-  availableBalance(@Root() streak: StreakRow) {
-    return toTokens(streak.availableBalance, streak.decimals);
-  }
-
-  @FieldResolver(() => Float, { description: 'Balance of the accumulator account on-chain at lastSyncAt, in whole tokens.' })
-  onchainBalance(@Root() streak: StreakRow) {
-    return toTokens(streak.onchainBalance, streak.decimals);
-  }
 }
 
-/** Also a streak reward's relations, from the read graph (streak, user, ...). */
-@RelationFields()
+/** Also a streak reward's relations, from the read graph (streak, user); its amount is in its streak's decimals (a reward row has none of its own). */
+@ReadGraphFields()
 @Resolver(() => StreakReward)
 export class StreakRewardResolver {
   @FieldResolver(() => Float, { description: 'The reward, in whole tokens.' })

@@ -7,7 +7,7 @@ import { PRIVATE_FIELD } from '../auth/viewer.js';
 import { isPlainPage, parseNewestFirstPage, relationPage } from '../common/loaders.js';
 import { USER_READ } from '../common/read-specs.js';
 import { ReadsPageArguments } from '../common/page-arguments.js';
-import { RelationFields } from '../common/relation-fields.js';
+import { ReadGraphFields } from '../common/read-graph-fields.js';
 import { NotificationsArgs } from '../notifications/notification.args.js';
 import { DeviceToken, Notification, NotificationConnection } from '../notifications/notification.type.js';
 import { PredictionConnection } from '../predictions/prediction.type.js';
@@ -43,7 +43,7 @@ class UpdateProfileInput {
  * Also a user's relations, from the read graph (avatar, pools, ...), before `predictions`,
  * whose filters and orders are the history service's: written here.
  */
-@RelationFields()
+@ReadGraphFields()
 @Resolver(() => User)
 export class UserResolver {
   @Directive(PRIVATE)
@@ -144,7 +144,7 @@ export class UserResolver {
 }
 
 /** An image's relations, from the read graph (user, pools, ...). */
-@RelationFields()
+@ReadGraphFields()
 @Resolver(() => Image)
 export class ImageResolver {}
 
@@ -200,7 +200,7 @@ export class ReferralRedemptionResolver {
 }
 
 /** A notification's relations, from the read graph (user, ...). */
-@RelationFields()
+@ReadGraphFields()
 @Resolver(() => Notification)
 export class NotificationResolver {}
 

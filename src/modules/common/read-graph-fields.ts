@@ -1,18 +1,22 @@
 import { getTableColumns } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { Args, Ctx, FieldResolver, getMetadataStorage, Root } from 'type-graphql';
+import { Args, Ctx, FieldResolver, Float, getMetadataStorage, Root } from 'type-graphql';
 import type { ObjectSpec, OneRelationSpec, RelationSpec } from '../../read/nested-read.js';
 import type { ResolverContext } from '../context.js';
+import { toTokens } from './amounts.js';
 import { parseNewestFirstPage, relationOne, relationPage } from './loaders.js';
 import { PageArgs } from './page.args.js';
 import { ReadsPageArguments } from './page-arguments.js';
 import { descriptionOf, READ_GRAPH, typeNameOf } from './read-specs.js';
 
 /**
- * The GraphQL fields of the read graph's relations (common/read-specs.ts), made from their
- * entries: no relation has a field resolver written for it. `@RelationFields()` on a type's
- * resolver class (above its `@Resolver`) gives the type one field per public relation of
- * its read, as a `@FieldResolver` of that class with an explicit type function:
+ * The GraphQL fields of the read graph's token amounts and relations (common/read-specs.ts),
+ * made from their entries: none has a field resolver written for it. `@ReadGraphFields()` on
+ * a type's resolver class (above its `@Resolver`) gives the type one field per token amount
+ * of its read (a Float in whole tokens: the base units converted with the row's `decimals`,
+ * described as its entry says; a type whose amounts take their decimals elsewhere writes its
+ * own, as a streak reward does), then one per public relation, each as a `@FieldResolver` of
+ * that class with an explicit type function:
  * - a one-to-one relation answers its target's type, non-null when the row always has one
  *   (its key column is NOT NULL and names the target's primary key, through every relation
  *   it goes through), nullable otherwise; read with `relationOne`;
@@ -26,18 +30,26 @@ import { descriptionOf, READ_GRAPH, typeNameOf } from './read-specs.js';
  * graph's order: those made go before the first relation the class writes itself that
  * follows them in it, otherwise after the class's own fields.
  */
-export function RelationFields(): ClassDecorator {
+export function ReadGraphFields(): ClassDecorator {
   return (target) => {
     const storage = getMetadataStorage();
     const resolver = storage.resolverClasses.find((metadata) => metadata.target === target);
-    if (!resolver) throw new Error(`@RelationFields() on ${target.name}: put it above @Resolver(() => Type)`);
+    if (!resolver) throw new Error(`@ReadGraphFields() on ${target.name}: put it above @Resolver(() => Type)`);
     const typeClass = resolver.getObjectType();
     const typeName = storage.objectTypes.find((type) => type.target === typeClass)?.name;
     const spec = typeName ? READ_GRAPH[typeName] : undefined;
-    if (!typeName || !spec) throw new Error(`@RelationFields() on ${target.name}: ${typeName ?? 'its type'} has no read in the read graph`);
+    if (!typeName || !spec)
+      throw new Error(`@ReadGraphFields() on ${target.name}: ${typeName ?? 'its type'} has no read in the read graph`);
     const prototype = target.prototype as Record<string, unknown>;
     const written = (field: string) =>
       storage.fieldResolvers.find((metadata) => metadata.target === target && metadata.schemaName === field);
+    for (const [field, description] of Object.entries(spec.amounts ?? {})) {
+      if (written(field)) continue;
+      if (Object.hasOwn(prototype, field))
+        throw new Error(`${typeName}.${field}: ${target.name} has a method ${field} that is no field resolver`);
+      defineAmountField(prototype, field, description);
+      MADE_READ_GRAPH_FIELDS.add(`${typeName}.${field}`);
+    }
     const made: string[] = [];
     for (const [field, relation] of Object.entries(spec.relations)) {
       if (written(field)) continue;
@@ -49,14 +61,28 @@ export function RelationFields(): ClassDecorator {
       if (!description) throw new Error(`${typeName}.${field} has no description in the read graph (common/read-specs.ts)`);
       defineRelationField(prototype, spec, field, relation, description);
       made.push(field);
-      MADE_RELATION_FIELDS.add(`${typeName}.${field}`);
+      MADE_READ_GRAPH_FIELDS.add(`${typeName}.${field}`);
     }
     keepGraphOrder(target, Object.keys(spec.relations), made);
   };
 }
 
-/** The relation fields made so far, as `Type.field`. */
-export const MADE_RELATION_FIELDS = new Set<string>();
+/** The fields made so far (amounts and relations), as `Type.field`. */
+export const MADE_READ_GRAPH_FIELDS = new Set<string>();
+
+/** Defines a property's resolver method on `prototype` as a plain method would be, for type-graphql's decorators. */
+function defineMethod(prototype: Record<string, unknown>, field: string, method: (...params: never[]) => unknown): PropertyDescriptor {
+  const descriptor = { value: method, writable: true, configurable: true, enumerable: false };
+  Object.defineProperty(prototype, field, descriptor);
+  return descriptor;
+}
+
+/** Defines a token amount's field: its base units, in whole tokens. */
+function defineAmountField(prototype: Record<string, unknown>, field: string, description: string) {
+  const method = defineMethod(prototype, field, (row: Record<string, unknown>) => toTokens(row[field] as bigint, row.decimals as number));
+  FieldResolver(() => Float, { description })(prototype, field, method);
+  Root()(prototype, field, 0);
+}
 
 /** Defines `field`'s resolver method on `prototype` and declares it to type-graphql, as the decorators of a written one would. */
 function defineRelationField(
@@ -68,11 +94,7 @@ function defineRelationField(
 ) {
   const target = relation.target();
   const targetName = typeNameOf(target);
-  const define = (method: (...params: never[]) => unknown): PropertyDescriptor => {
-    const descriptor = { value: method, writable: true, configurable: true, enumerable: false };
-    Object.defineProperty(prototype, field, descriptor);
-    return descriptor;
-  };
+  const define = (method: (...params: never[]) => unknown) => defineMethod(prototype, field, method);
   if (relation.kind === 'one') {
     const method = define((row: object, ctx: ResolverContext) => relationOne(ctx.loaders.graph, row, spec, field));
     const nullable = !alwaysFinds(spec.table, relation);

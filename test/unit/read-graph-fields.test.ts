@@ -2,12 +2,12 @@ import { getNamedType, type GraphQLObjectType, type GraphQLSchema, isNonNullType
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_ARGUMENTS } from '../../src/modules/common/page-arguments.js';
 import { descriptionOf, READ_GRAPH, typeNameOf } from '../../src/modules/common/read-specs.js';
-import { MADE_RELATION_FIELDS } from '../../src/modules/common/relation-fields.js';
+import { MADE_READ_GRAPH_FIELDS } from '../../src/modules/common/read-graph-fields.js';
 import { getSchema } from '../../src/server/schema.js';
 
 /**
  * The GraphQL field of each relation of the read graph is made from its entry
- * (src/modules/common/relation-fields.ts), not written: its type, its description, its page
+ * (src/modules/common/read-graph-fields.ts), not written: its type, its description, its page
  * arguments. (schema-sdl.test.ts holds the SDL itself: the fields made are the ones written
  * before, to the byte.)
  */
@@ -38,17 +38,17 @@ describe('the relations’ GraphQL fields', () => {
     expect(relations.length).toBeGreaterThan(15);
     for (const { coordinate, relation } of relations) {
       const written = relation.kind === 'page' && relation.plain !== undefined;
-      expect(MADE_RELATION_FIELDS.has(coordinate), coordinate).toBe(!written);
+      expect(MADE_READ_GRAPH_FIELDS.has(coordinate), coordinate).toBe(!written);
     }
     // One is written by its module: a user's predictions, which its history service filters and sorts.
-    expect(relations.filter(({ coordinate }) => !MADE_RELATION_FIELDS.has(coordinate)).map(({ coordinate }) => coordinate)).toEqual([
+    expect(relations.filter(({ coordinate }) => !MADE_READ_GRAPH_FIELDS.has(coordinate)).map(({ coordinate }) => coordinate)).toEqual([
       'User.predictions',
     ]);
   });
 
   it('answer the target’s type (a page its connection, with the page arguments), described as the entry describes them', () => {
     for (const { type, field, relation, coordinate } of relations) {
-      if (!MADE_RELATION_FIELDS.has(coordinate)) continue;
+      if (!MADE_READ_GRAPH_FIELDS.has(coordinate)) continue;
       const definition = (schema.getType(type) as GraphQLObjectType).getFields()[field]!;
       expect(definition, coordinate).toBeDefined();
       expect(definition.description, coordinate).toBe(descriptionOf(relation));
@@ -86,5 +86,33 @@ describe('the relations’ GraphQL fields', () => {
     expect(await made.resolve!(prediction, {}, context, {} as never)).toBeNull();
     // Through its pool: the pool by id first, and no streak looked up for a pool not found.
     expect(lookups).toEqual([['pool-1', 'id']]);
+  });
+});
+
+describe('the token amounts’ GraphQL fields', () => {
+  let schema: GraphQLSchema;
+  beforeAll(async () => {
+    schema = await getSchema();
+  });
+
+  const amounts = Object.entries(READ_GRAPH).flatMap(([type, spec]) =>
+    Object.entries(spec.amounts ?? {}).map(([field, description]) => ({ type, field, description, coordinate: `${type}.${field}` })),
+  );
+
+  it('are made for every amount of the graph, as whole tokens described as the entry says, but a streak reward’s', () => {
+    expect(amounts.length).toBeGreaterThanOrEqual(10);
+    for (const { type, field, description, coordinate } of amounts) {
+      const definition = (schema.getType(type) as GraphQLObjectType).getFields()[field]!;
+      expect(definition.description, coordinate).toBe(description);
+      expect(String(definition.type), coordinate).toBe('Float!');
+      expect(MADE_READ_GRAPH_FIELDS.has(coordinate), coordinate).toBe(coordinate !== 'StreakReward.amount');
+    }
+  });
+
+  it('convert the base units with the row’s decimals', () => {
+    const totalVolume = (schema.getType('Pool') as GraphQLObjectType).getFields().totalVolume!;
+    expect(totalVolume.resolve!({ totalVolume: 123_456_789n, decimals: 6 }, {}, {}, {} as never)).toBe(123.456789);
+    const stake = (schema.getType('Prediction') as GraphQLObjectType).getFields().stake!;
+    expect(stake.resolve!({ stake: 5n, decimals: 0 }, {}, {}, {} as never)).toBe(5);
   });
 });
