@@ -69,6 +69,13 @@ function codecOf(column: PgColumn): Codec | null {
   }
 }
 
+/** `table`'s column `property` (Drizzle's); throws when it has none, as a read graph naming a wrong one must. */
+export function pgColumn(table: PgTable, property: string): PgColumn {
+  const column = (getTableColumns(table) as Record<string, PgColumn>)[property];
+  if (!column) throw new Error(`${getTableName(table)} has no column ${property}`);
+  return column;
+}
+
 const columnsByTable = new WeakMap<PgTable, Map<string, Column>>();
 
 /** A table's readable columns, by property. */

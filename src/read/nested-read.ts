@@ -1,5 +1,5 @@
-import { getTableColumns, getTableName } from 'drizzle-orm';
-import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { getTableName } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
 import type { ReadQuery } from '../db/client.js';
 import {
   beyondCursorSql,
@@ -11,7 +11,7 @@ import {
   newestFirstOrder,
   type PagePosition,
 } from './keyset.js';
-import { type Column, columnsOf, isoTimestampSql } from './columns.js';
+import { type Column, columnsOf, isoTimestampSql, pgColumn } from './columns.js';
 
 /**
  * (Over 300 lines: the one compiler of a subtree's SQL, both for rows decoded by Node and
@@ -94,11 +94,7 @@ export function pageRelation(
 }
 
 /** The SQL name of `table`'s column `property`. */
-export function columnName(table: PgTable, property: string): string {
-  const column = (getTableColumns(table) as Record<string, PgColumn>)[property];
-  if (!column) throw new Error(`${getTableName(table)} has no column ${property}`);
-  return column.name;
-}
+export const columnName = (table: PgTable, property: string): string => pgColumn(table, property).name;
 
 /**
  * The join of a one-to-one relation from a row of `parent` (alias `parentAlias`) to its child
@@ -489,7 +485,7 @@ export async function readByKey(
 ): Promise<Record<string, unknown> | null> {
   const params: unknown[] = [];
   const select = compileSelect(plan, 't', params);
-  const column = (getTableColumns(plan.spec.table) as Record<string, PgColumn>)[property]!;
+  const column = pgColumn(plan.spec.table, property);
   params.push(value);
   const text = `SELECT ${select.list} FROM "${getTableName(plan.spec.table)}" t WHERE t."${column.name}" = $${params.length}::${column.getSQLType()}`;
   const [row] = await query<Record<string, unknown>>(text, params);
@@ -523,7 +519,7 @@ function rowJsonSql(object: RenderedObject, columnName: string, keySql: string, 
  * none), as a scalar subquery; writes the object's own parameters onto `params`.
  */
 export function renderedByKeySql(object: RenderedObject, property: string, keySql: (type: string) => string, params: unknown[]): string {
-  const column = (getTableColumns(object.spec.table) as Record<string, PgColumn>)[property]!;
+  const column = pgColumn(object.spec.table, property);
   return rowJsonSql(object, column.name, keySql(column.getSQLType()), params);
 }
 

@@ -1,9 +1,9 @@
 import DataLoader from 'dataloader';
-import { getTableColumns } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { type ChildCondition, childrenByParent, countByParent, parentsWithChildBeyond, rowsByKeys } from '../../read/batch.js';
 import type { Db } from '../../db/client.js';
 import { NEWEST_FIRST, type PagePosition } from '../../read/keyset.js';
+import { pgColumn } from '../../read/columns.js';
 import { type ObjectSpec, type OneRelationSpec, prefetchedOf, type PrefetchedPage } from '../../read/nested-read.js';
 import { encodeCursor, isIsoDate, type Page, type PageArguments, pageOf, type PageRequest, parsePageRequest } from './pagination.js';
 
@@ -188,8 +188,6 @@ export function loaderGraph(db: Db) {
 
 export type LoaderGraph = ReturnType<typeof loaderGraph>;
 
-const columnOf = (table: PgTable, property: string) => (getTableColumns(table) as Record<string, PgColumn>)[property]!;
-
 /**
  * Relation `field` of `row` (a row of `spec`'s table), as the read graph defines it: what a
  * read plan prefetched, else through the relation's loader; null when the key is null.
@@ -216,7 +214,7 @@ function loadByKey<T>(graph: LoaderGraph, holder: object, relation: OneRelationS
   const key = (holder as Record<string, unknown>)[relation.parentKey] as string | null;
   if (key == null) return null;
   const target = relation.target().table;
-  return graph.unique<Record<string, unknown>>(target, columnOf(target, relation.childKey)).load(key) as Promise<T | null>;
+  return graph.unique<Record<string, unknown>>(target, pgColumn(target, relation.childKey)).load(key) as Promise<T | null>;
 }
 
 /** A page of relation `field` of `row` for `args`, as the read graph defines it: prefetched by a read plan, else through its loader. */
@@ -230,7 +228,7 @@ export function relationPage<T extends ChildRow>(
   const relation = spec.relations[field];
   if (relation?.kind !== 'page') throw new Error(`${field} is no page relation of the read graph`);
   const table = relation.target().table as ChildTable;
-  const column = columnOf(table, relation.parentKey);
+  const column = pgColumn(table, relation.parentKey);
   const page = parseNewestFirstPage(args);
   return (
     prefetchedPage<T>(row, field, page, () => graph.count(table, column).load(row.id)) ?? graph.pages<T>(table, column)(page).load(row.id)

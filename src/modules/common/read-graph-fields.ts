@@ -1,9 +1,9 @@
-import { getTableColumns } from 'drizzle-orm';
-import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { PgTable } from 'drizzle-orm/pg-core';
 import { Args, Ctx, FieldResolver, Float, getMetadataStorage, Root } from 'type-graphql';
 import type { ObjectSpec, OneRelationSpec, RelationSpec } from '../../read/nested-read.js';
 import type { ResolverContext } from '../context.js';
 import { toTokens } from './amounts.js';
+import { pgColumn } from '../../read/columns.js';
 import { parseNewestFirstPage, relationOne, relationPage } from './loaders.js';
 import { PageArgs } from './page.args.js';
 import { ReadsPageArguments } from './page-arguments.js';
@@ -132,15 +132,9 @@ function keepGraphOrder(target: Function, order: string[], made: string[]) {
 function alwaysFinds(parent: PgTable, relation: OneRelationSpec): boolean {
   if (relation.through && !alwaysFinds(parent, relation.through)) return false;
   const holder = relation.through ? relation.through.target().table : parent;
-  const key = columnOf(holder, relation.parentKey);
-  const found = columnOf(relation.target().table, relation.childKey);
+  const key = pgColumn(holder, relation.parentKey);
+  const found = pgColumn(relation.target().table, relation.childKey);
   return key.notNull && found.primary;
-}
-
-function columnOf(table: PgTable, property: string): PgColumn {
-  const column = (getTableColumns(table) as Record<string, PgColumn>)[property];
-  if (!column) throw new Error(`the read graph names a column ${property} its table does not have`);
-  return column;
 }
 
 /** The class of the type-graphql object type named `name` (looked up when the schema is built). */

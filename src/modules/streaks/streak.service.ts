@@ -1,7 +1,5 @@
-import { getTableColumns } from 'drizzle-orm';
-import type { PgColumn } from 'drizzle-orm/pg-core';
 import { type PoolRow, streakRewards, type StreakRewardRow, type StreakRow, userStreaks } from '../../../schema/index.js';
-import { columnsOf, tableReader } from '../../read/columns.js';
+import { columnsOf, pgColumn, tableReader } from '../../read/columns.js';
 import { requireViewer } from '../auth/viewer.js';
 import { AppError } from '../../errors.js';
 import type { ServiceContext } from '../context.js';
@@ -123,7 +121,7 @@ export async function userStreakDetails(
   // Only where a rendered reward list reads it: a parameter no clause uses has no type.
   const claimed = isClaimed == null || !rendering?.rewards.length ? null : param(isClaimed, 'boolean');
   const state = STATE_COLUMNS.map((property) => {
-    const column = (getTableColumns(userStreaks) as Record<string, PgColumn>)[property]!;
+    const column = pgColumn(userStreaks, property);
     // The array as JSON, which both drivers parse (postgres.js runs without array types).
     if (column.columnType === 'PgArray') return { property, sql: `to_json(us."${column.name}")`, convert: null };
     const { cast, convert } = columnsOf(userStreaks).get(property)!;
