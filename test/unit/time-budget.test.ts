@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { StatementScope } from '../../src/db/statement-scope.js';
 import { TIMED_OUT, TimeBudget } from '../../src/server/time-budget.js';
 
@@ -23,20 +23,28 @@ describe('TimeBudget', () => {
   });
 
   it('runs each operation out at its own deadline, the later ones after the earlier, the finished ones never', async () => {
-    const budget = new TimeBudget(80);
-    const events: string[] = [];
-    const settle = (name: string, work: Promise<unknown>) =>
-      work.then((outcome) => events.push(`${name}: ${outcome === TIMED_OUT ? 'timed out' : String(outcome)}`));
-    const first = settle('first', budget.run(never()));
-    await sleep(10);
-    void settle('quick', budget.run(sleep(20).then(() => 'answered')));
-    await sleep(30);
-    const second = settle('second', budget.run(never()));
-    await first;
-    // The first ran out; the second, started 40 ms later, has not yet.
-    expect(events).toEqual(['quick: answered', 'first: timed out']);
-    await second;
-    expect(events).toEqual(['quick: answered', 'first: timed out', 'second: timed out']);
+    // On the test's own clock: a loaded machine that stalls the event loop past a deadline must not reorder what the budget does.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const budget = new TimeBudget(80);
+      const events: string[] = [];
+      const settle = (name: string, work: Promise<unknown>) =>
+        work.then((outcome) => events.push(`${name}: ${outcome === TIMED_OUT ? 'timed out' : String(outcome)}`));
+      void settle('first', budget.run(never()));
+      await vi.advanceTimersByTimeAsync(10);
+      void settle('quick', budget.run(sleep(20).then(() => 'answered')));
+      await vi.advanceTimersByTimeAsync(30);
+      void settle('second', budget.run(never()));
+      await vi.advanceTimersByTimeAsync(40);
+      // At 80 ms the first ran out; the second, started 40 ms later, has not yet.
+      expect(events).toEqual(['quick: answered', 'first: timed out']);
+      await vi.advanceTimersByTimeAsync(39);
+      expect(events).toEqual(['quick: answered', 'first: timed out']);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(events).toEqual(['quick: answered', 'first: timed out', 'second: timed out']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("cancels the scope's running statements, waits for them to end, and drops the work's late result", async () => {
