@@ -10,7 +10,10 @@
  * completes. Rounds alternate the four; the answers are checked first: the floor's body
  * byte-equal to the route's (and its paging and cache headers equal), GraphQL's data
  * JSON-equal to REST's in snake_case with connections as arrays, graphql-ws's equal to
- * HTTP's. See bench/README.md.
+ * HTTP's. With BENCH_BASELINE_SRC (another commit's built `dist`), the same URL is also asked
+ * of that app, beside this one on the same database, in the same rounds ("baseline", its body
+ * checked byte-equal): REST before and after a change, neither run's floor in between. See
+ * bench/README.md.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -38,7 +41,9 @@ const settings = {
   durationSeconds: number('BENCH_DURATION_S', 8),
   rounds: number('BENCH_ROUNDS', 3),
   src: process.env.BENCH_SRC === '.' ? null : process.env.BENCH_SRC || 'dist',
-  /** `rest`, `floor`, `graphql` or `socket`: a .cpuprofile of its server during that target's first round (results/profiles/). */
+  /** Another commit's built `dist`: its REST route measured as the target "baseline". */
+  baselineSrc: process.env.BENCH_BASELINE_SRC || null,
+  /** `rest`, `floor`, `graphql`, `socket` or `baseline`: a .cpuprofile of its server during that target's first round (results/profiles/). */
   cpuProfile: process.env.BENCH_CPU_PROF || null,
   label: process.env.BENCH_LABEL || null,
   overwrite: process.env.BENCH_OVERWRITE === '1',
@@ -98,14 +103,14 @@ interface Measured {
   postgresCpuMsPerRequest: number | null;
 }
 
-const TARGETS = ['rest', 'floor', 'graphql', 'socket'] as const;
+const TARGETS = ['rest', 'floor', 'graphql', 'socket', 'baseline'] as const;
 type Target = (typeof TARGETS)[number];
 /** Each server's Postgres backends, by the application name its pool connects with (lib/server.ts, lib/rest-floor-server.ts). */
-const APPLICATION_NAME = { app: 'poolgraph_bench_graphql', floor: 'poolgraph_bench_rest_floor' };
+const APPLICATION_NAME = { app: 'poolgraph_bench_graphql', floor: 'poolgraph_bench_rest_floor', baseline: 'poolgraph_bench_baseline' };
 
 let admin: postgres.Sql | null = null;
 const postgresCpu = (target: Target) =>
-  admin ? backendCpu(admin, APPLICATION_NAME[target === 'floor' ? 'floor' : 'app']) : Promise.resolve(null);
+  admin ? backendCpu(admin, APPLICATION_NAME[target === 'floor' || target === 'baseline' ? target : 'app']) : Promise.resolve(null);
 const perRequest = (ms: number, requests: number) => Math.round((ms / Math.max(1, requests)) * 1000) / 1000;
 
 async function measure(server: ServerProcess, target: Target, page: { rest: string; graphql: string; restBytes: number }, seconds: number) {
@@ -138,18 +143,18 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 console.log(`bench:transports on ${backend}: seeding ${BENCH_SEED.pools} pools, ${BENCH_SEED.users} users`);
-const { database, server } = await startAppOnScratchDatabase(settings.databaseUrl, settings.src);
+const { database, server, baseline } = await startAppOnScratchDatabase(settings.databaseUrl, settings.src, settings.baselineSrc);
 // REST's floor reads Postgres: on PGlite (each server's own database) there is none.
 const floor = database.url
   ? await startRestFloor(database.url, BENCH_NODE_FLAGS).catch(async (error: unknown) => {
-      await server.stop();
+      await Promise.all([server.stop(), baseline?.stop()]);
       await database.drop();
       throw error;
     })
   : null;
 if (settings.databaseUrl) admin = postgres(settings.databaseUrl, { max: 1, onnotice: () => {} });
-const targets = TARGETS.filter((target) => target !== 'floor' || floor);
-const serverOf = (target: Target) => (target === 'floor' ? floor! : server);
+const targets = TARGETS.filter((target) => (target === 'floor' ? floor : target === 'baseline' ? baseline : true));
+const serverOf = (target: Target) => (target === 'floor' ? floor! : target === 'baseline' ? baseline! : server);
 const results = [];
 try {
   for (const sort of SORTS) {
@@ -159,6 +164,8 @@ try {
     if (rest.status !== 200 || graphql.status !== 200)
       throw new Error(`${sort}: REST ${rest.status} ${rest.body.toString().slice(0, 300)}; GraphQL ${graphql.status}`);
     if (floor) checkFloor(sort, rest, await getOnce(floor.port, page.rest));
+    if (baseline && !(await getOnce(baseline.port, page.rest)).body.equals(rest.body))
+      throw new Error(`${sort}: the baseline's REST body differs from this app's`);
     const { data } = JSON.parse(graphql.text) as { data: { pools: { nodes: unknown } } };
     if (!isDeepStrictEqual(JSON.parse(rest.body.toString()), restShape(data.pools.nodes)))
       throw new Error(`${sort}: REST and GraphQL answer different data`);
@@ -190,6 +197,7 @@ try {
         restOfGraphql: of('rest', 'graphql'),
         socketOfHttp: of('socket', 'graphql'),
         ...(floor ? { graphqlOfFloor: of('graphql', 'floor') } : {}),
+        ...(baseline ? { restOfBaseline: of('rest', 'baseline') } : {}),
       };
       rounds.push({ ...measured, ratios });
       const line = (target: Target) =>
@@ -218,7 +226,7 @@ try {
     );
   }
 } finally {
-  await Promise.all([server.stop(), floor?.stop()]);
+  await Promise.all([server.stop(), floor?.stop(), baseline?.stop()]);
   await admin?.end();
   await database.drop();
 }

@@ -172,20 +172,23 @@ export function serverProcess(
   }));
 }
 
-/** One GraphQL server of this checkout's app (or `src`'s) on a fresh scratch database: what the single-server benches measure. */
-export async function startAppOnScratchDatabase(databaseUrl: string | null, src: string | null) {
+/**
+ * One GraphQL server of this checkout's app (or `src`'s) on a fresh scratch database: what the
+ * single-server benches measure; with `baselineSrc`, a second server of that built app beside it
+ * on the same database (the "baseline", another commit measured in the same rounds).
+ */
+export async function startAppOnScratchDatabase(databaseUrl: string | null, src: string | null, baselineSrc: string | null = null) {
   const seedNow = new Date();
   const database = await prepareDatabase(databaseUrl, seedNow);
+  const options = { databaseUrl: database.url, seedNow, authSecret: randomBytes(32).toString('hex'), nodeFlags: BENCH_NODE_FLAGS };
+  const started: ServerProcess[] = [];
   try {
-    const server = await startServer('graphql', {
-      databaseUrl: database.url,
-      seedNow,
-      authSecret: randomBytes(32).toString('hex'),
-      src,
-      nodeFlags: BENCH_NODE_FLAGS,
-    });
-    return { database, server };
+    const server = await startServer('graphql', { ...options, src });
+    started.push(server);
+    const baseline = baselineSrc ? await startServer('baseline', { ...options, src: baselineSrc }) : null;
+    return { database, server, baseline };
   } catch (error) {
+    await Promise.all(started.map((server) => server.stop()));
     await database.drop();
     throw error;
   }
