@@ -57,18 +57,18 @@ export interface ChildCondition {
   sql: (child: string) => string;
 }
 
-/**
- * The children of a batch's parents (`parents.parent_id`, unnested from $1) as the planned
- * read pages them, `where` holding too; the statement's parameters after $1 are numbered by `param`.
- */
-function batchChildPage(table: PgTable, parentColumn: PgColumn, page: PagePosition, where: ChildCondition | undefined): ChildPage {
-  let next = 1;
+/** The children of a batch's parents (`parents.parent_id`, unnested from $1), `where` holding too. */
+function batchChildren(table: PgTable, parentColumn: PgColumn, where: ChildCondition | undefined): Pick<ChildPage, 'table' | 'ofParent'> {
   return {
     table: getTableName(table),
     ofParent: (child) => `${child}."${parentColumn.name}" = parents.parent_id${where ? ` AND ${where.sql(child)}` : ''}`,
-    page,
-    param: (_value, type) => `$${++next}::${type}`,
   };
+}
+
+/** A page of them as the planned read pages children; the statement's parameters after $1 are numbered by `param`. */
+function batchChildPage(table: PgTable, parentColumn: PgColumn, page: PagePosition, where: ChildCondition | undefined): ChildPage {
+  let next = 1;
+  return { ...batchChildren(table, parentColumn, where), page, param: (_value, type) => `$${++next}::${type}` };
 }
 
 const PARENTS = 'unnest($1::uuid[]) AS parents(parent_id)';
@@ -132,7 +132,7 @@ export async function countByParent(
   where?: ChildCondition,
 ): Promise<Map<string, number>> {
   const text = statement(statementKey('countByParent', table, parentColumn, where), () => {
-    const count = countSql(batchChildPage(table, parentColumn, { size: 0, backward: false, cursor: null }, where), 'c');
+    const count = countSql(batchChildren(table, parentColumn, where), 'c');
     return `SELECT parents.parent_id::text AS "parentId", ${count} AS "total" FROM ${PARENTS}`;
   });
   const rows = await readQueryOf(db)<{ parentId: string; total: number }>(text, [parentIds]);

@@ -100,7 +100,7 @@ export function childRowsSql({ table, ofParent, page, param }: ChildPage, child:
 }
 
 /** How many children the parent has in all (an int). */
-export function countSql({ table, ofParent }: ChildPage, child: string): string {
+export function countSql({ table, ofParent }: Pick<ChildPage, 'table' | 'ofParent'>, child: string): string {
   return `(SELECT count(*)::int FROM "${table}" ${child}c WHERE ${ofParent(`${child}c`)})`;
 }
 

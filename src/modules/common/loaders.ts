@@ -43,7 +43,7 @@ export function pagePosition(page: PageRequest): PagePosition {
   };
 }
 
-/** How many rows (of those matching `where`) each parent has: one `GROUP BY` statement per batch. */
+/** How many rows (of those matching `where`) each parent has: one statement per batch. */
 export function countLoader(db: Db, table: PgTable, parentColumn: PgColumn, where?: ChildCondition) {
   return new DataLoader<string, number>(async (parentIds) => {
     const totals = await countByParent(db, table, parentColumn, parentIds, where);

@@ -29,6 +29,7 @@ import { dirname, join } from 'node:path';
 import type * as Apollo from '@apollo/server';
 import type { GraphQLRequestContext } from '@apollo/server';
 import type { GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
+import { KeptValues } from './kept-values.js';
 
 const require = createRequire(import.meta.url);
 const entry = require.resolve('@apollo/server');
@@ -53,27 +54,6 @@ const createHashModule = require(createHashFile) as CreateHashModule;
 if (typeof createHashModule.createHash !== 'function')
   throw new Error(`${createHashFile} no longer exports createHash: see src/server/pipeline/apollo-server.ts`);
 createHashModule.createHash = (kind) => new KeptDigest(kind);
-
-/**
- * Values computed from a request header, kept by its text: a service sees few distinct
- * values. A client sending a new one at every request only empties the map now and then, and
- * a long one (past KEPT_KEY_CHARACTERS) is computed every time, never kept: at most a
- * thousand short texts are held, whatever clients send.
- */
-class KeptValues<V> {
-  private readonly kept = new Map<string, V>();
-
-  of(key: string, compute: () => V): V {
-    if (key.length > KEPT_KEY_CHARACTERS) return compute();
-    if (this.kept.has(key)) return this.kept.get(key)!;
-    const value = compute();
-    if (this.kept.size >= KEPT_VALUES) this.kept.clear();
-    this.kept.set(key, value);
-    return value;
-  }
-}
-const KEPT_VALUES = 1_000;
-const KEPT_KEY_CHARACTERS = 512;
 
 /**
  * Apollo's CSRF check (preventCsrf.js), with the essence of each content type kept: Apollo

@@ -1,4 +1,5 @@
 import Negotiator from 'negotiator';
+import { KeptValues } from './kept-values.js';
 
 /**
  * The media types Apollo Server answers a single result in, in the order it offers them to
@@ -10,8 +11,7 @@ const SINGLE_RESULT_MEDIA_TYPES = [
   'application/json; callbackSpec=1.0; charset=utf-8',
 ];
 
-const ACCEPT_HEADERS_KEPT = 256;
-const chosen = new Map<string, string | null>();
+const chosen = new KeptValues<string | null>();
 
 /**
  * The Content-Type of a GraphQL response to a request with this `Accept`: Apollo Server's
@@ -20,15 +20,11 @@ const chosen = new Map<string, string | null>();
  *
  * Apollo negotiates at every request, after executing, unless the response already has a
  * Content-Type; the negotiation is a quarter of its own cost per request. Clients send the
- * same few Accept headers, so each is negotiated once (a bounded number kept), refused
+ * same few Accept headers, so each is negotiated once (kept-values.ts bounds what is kept), refused
  * before anything runs when it allows nothing, and its choice set on the response by the
  * plugin (poolgraphPlugin's willSendResponse).
  */
 export function responseMediaType(accept: string | undefined): string | null {
   if (!accept) return SINGLE_RESULT_MEDIA_TYPES[0]!;
-  const known = chosen.get(accept);
-  if (known !== undefined) return known;
-  const choice = new Negotiator({ headers: { accept } }).mediaType(SINGLE_RESULT_MEDIA_TYPES) ?? null;
-  if (chosen.size < ACCEPT_HEADERS_KEPT) chosen.set(accept, choice);
-  return choice;
+  return chosen.of(accept, () => new Negotiator({ headers: { accept } }).mediaType(SINGLE_RESULT_MEDIA_TYPES) ?? null);
 }
