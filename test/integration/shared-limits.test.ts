@@ -40,7 +40,12 @@ describe.runIf(process.env.TEST_DATABASE_URL)('limits shared by two replicas in 
   async function replicas(redisUrl: string | null) {
     const env: Record<string, string> = { RATE_LIMIT_QUERIES_PER_MINUTE: String(LIMIT) };
     if (redisUrl) Object.assign(env, { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `test-${process.pid}-${Date.now()}` });
-    return Promise.all([1, 2].map(() => createApp({ config: testConfig(env), database: fixture.database.database })));
+    const apps = await Promise.all([1, 2].map(() => createApp({ config: testConfig(env), database: fixture.database.database })));
+    // A budget asked before a replica's connection is up falls back to memory by design: wait for Redis to answer each.
+    if (redisUrl)
+      for (const app of apps)
+        await until(async () => (await app.inject({ url: '/readyz' })).json().redis === 'ok', 10_000, 'Redis to answer the replica');
+    return apps;
   }
 
   /** `n` queries from one client address, alternating the replicas: the statuses answered. */
