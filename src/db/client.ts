@@ -116,7 +116,8 @@ class ScopedDatabase implements Database {
     return this.shared.events;
   }
   get query(): ReadQuery {
-    return (this.scopedQuery ??= <T>(text: string, params: readonly unknown[]) => this.shared.query<T>(text, params, this.scope));
+    return (this.scopedQuery ??= <T>(text: string, params: readonly unknown[]) =>
+      this.shared.query<T>(text, this.scope.bind(params), this.scope));
   }
   get db(): Db {
     if (!this.drizzle) {

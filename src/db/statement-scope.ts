@@ -24,6 +24,15 @@ export function hasSqlState(error: unknown, state: string): boolean {
 }
 
 /**
+ * A statement parameter standing for the signed-in user's id (null signed out). A read's
+ * statement text and parameters are made once per operation and shape and kept for all its
+ * requests (read/nested-read.ts), whoever asks; what depends on the asker is this marker among
+ * the kept parameters, bound by the request's scoped database ({@link StatementScope.bind})
+ * when the statement runs. A statement run outside a request's scope fails on it.
+ */
+export const VIEWER_USER_ID: unique symbol = Symbol('the signed-in user id');
+
+/**
  * The statements one operation has running, so it can be cancelled as a whole when its
  * time budget runs out. The operation's context holds it, and every statement goes
  * through the context's database, a view scoped to it ({@link Database.scopedTo}), which
@@ -53,7 +62,17 @@ export class StatementScope {
    */
   large = false;
 
-  constructor(readonly requestId: string | null = null) {}
+  constructor(
+    readonly requestId: string | null = null,
+    /** The signed-in user's id (null signed out): what {@link VIEWER_USER_ID} stands for in this operation's statements. */
+    readonly viewerUserId: string | null = null,
+  ) {}
+
+  /** `params` with this request's values in place of the markers that stand for them ({@link VIEWER_USER_ID}). */
+  bind(params: readonly unknown[]): readonly unknown[] {
+    if (!params.includes(VIEWER_USER_ID)) return params;
+    return params.map((value) => (value === VIEWER_USER_ID ? this.viewerUserId : value));
+  }
 
   get cancelled(): boolean {
     return this.cancelledBecause !== null;

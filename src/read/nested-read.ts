@@ -40,7 +40,15 @@ export interface ObjectSpec {
    * selection nodes and the walk (GraphQL's, opaque here), the SQL writing its JSON over the
    * row's alias, or null when that selection does not render (the resolver answers it).
    */
-  computed?: Record<string, (definition: any, nodes: readonly any[], walk: any) => ((alias: string) => string) | null>;
+  computed?: Record<string, (definition: any, nodes: readonly any[], walk: any) => ValueSql | null>;
+  /**
+   * The signed-in user's own row of another table, by field: the `target` row whose
+   * `parentKey` column is the parent's id and whose `viewerKey` column the viewer's user id
+   * (properties; null where none, or signed out). Their GraphQL fields are their modules'; a
+   * rendered read binds the viewer at each run (db/statement-scope.ts, VIEWER_USER_ID), so one
+   * plan serves every viewer.
+   */
+  viewerRows?: Record<string, { target: () => ObjectSpec; parentKey: string; viewerKey: string }>;
   /**
    * Fields in whole tokens, by field (each the base-units column of the same property,
    * converted with the row's `decimals`): the field's description.
@@ -139,10 +147,21 @@ export interface RenderedObject {
 }
 
 export type RenderedField =
-  | { key: string; kind: 'value'; sql: (alias: string) => string }
+  | { key: string; kind: 'value'; sql: ValueSql }
   | { key: string; kind: 'one'; relation: string; object: RenderedObject }
   /** With `nodesOnly`, the page is written as the array of its one `nodes` field's objects (the REST form), not as a connection. */
   | { key: string; kind: 'page'; relation: string; page: PagePosition; connection: RenderedConnection; nodesOnly?: boolean };
+
+/** The SQL of a value's JSON text over its row's alias, written into a statement through `statement`. */
+export type ValueSql = (alias: string, statement: StatementWriter) => string;
+
+/** What the SQL of a value may add to the statement it is written into. */
+export interface StatementWriter {
+  /** The placeholder of a parameter of SQL type `type` (a marker such as VIEWER_USER_ID is bound at each run: db/statement-scope.ts). */
+  param(value: unknown, type: string): string;
+  /** `object`'s JSON text for the row of its table that `where` (SQL over the row's alias) finds, as a scalar subquery; `null` where none does. */
+  rowWhere(object: RenderedObject, where: (alias: string) => string): string;
+}
 
 /**
  * A connection's selection as a rendered read writes it: the distinct node selections
@@ -381,6 +400,17 @@ function renderedObjectSql(object: RenderedObject, alias: string, params: unknow
   return jsonObjectSql(object.fields.map((field) => [field.key, renderedFieldSql(object.spec, field, alias, params, counter)]));
 }
 
+function statementWriter(params: unknown[], counter: { next: number }): StatementWriter {
+  return {
+    param: paramOf(params),
+    rowWhere: (object, where) => {
+      const row = `t${++counter.next}`;
+      const json = renderedObjectSql(object, row, params, counter);
+      return `coalesce((SELECT ${json} FROM "${getTableName(object.spec.table)}" ${row} WHERE ${where(row)}), 'null')`;
+    },
+  };
+}
+
 /** `{"k":v,...}` from keys (GraphQL names, which need no escaping) and SQL writing each value's JSON text. */
 function jsonObjectSql(entries: Array<[string, string]>): string {
   if (!entries.length) return `'{}'`;
@@ -389,7 +419,7 @@ function jsonObjectSql(entries: Array<[string, string]>): string {
 }
 
 function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string, params: unknown[], counter: { next: number }): string {
-  if (field.kind === 'value') return field.sql(alias);
+  if (field.kind === 'value') return field.sql(alias, statementWriter(params, counter));
   const relation = (spec.relations[field.relation] ?? spec.owned?.[field.relation])!;
   const child = `t${++counter.next}`;
   if (field.kind === 'one' && relation.kind === 'one') {

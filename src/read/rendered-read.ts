@@ -23,8 +23,10 @@ import type {
   RenderedConnection,
   RenderedField,
   RenderedObject,
+  ValueSql,
 } from './nested-read.js';
-import { MAX_RENDERED_KEYS, RENDERED, renderedByKeySql, sqlLiteral } from './nested-read.js';
+import { columnName, MAX_RENDERED_KEYS, RENDERED, renderedByKeySql, sqlLiteral } from './nested-read.js';
+import { VIEWER_USER_ID } from '../db/statement-scope.js';
 import { READS_BY_TYPE } from '../modules/common/read-specs.js';
 import { type RenderedColumnKind, renderedColumn, renderedTokens } from './columns.js';
 import { pagePosition, parseNewestFirstPage } from '../modules/common/loaders.js';
@@ -118,10 +120,7 @@ const SCALAR_KINDS: Record<string, RenderedColumnKind> = {
  * Nothing below the row is owned: its relations' rows render their public fields only.
  */
 export interface OwnedRendering {
-  values: Record<
-    string,
-    (definition: GraphQLField<unknown, unknown>, nodes: readonly FieldNode[], walk: SelectionWalk) => ((alias: string) => string) | null
-  >;
+  values: Record<string, (definition: GraphQLField<unknown, unknown>, nodes: readonly FieldNode[], walk: SelectionWalk) => ValueSql | null>;
 }
 
 /** The rendering of `type`'s selection `nodes` (one response key's fields, merged), or null when some field does not render. */
@@ -161,6 +160,22 @@ function renderedField(
   if (computed) {
     const sql = computed(definition, nodes, walk);
     return sql ? { key, kind: 'value', sql } : refuse(walk, 'computed_field');
+  }
+  const viewerRow = spec.viewerRows?.[name];
+  if (viewerRow) {
+    const target = getNamedType(definition.type);
+    if (!isObjectType(target)) return refuse(walk, 'resolver_field');
+    const object = renderedObject(target, viewerRow.target(), nodes, walk);
+    if (!object) return null;
+    const table = object.spec.table;
+    const sql: ValueSql = (alias, statement) =>
+      statement.rowWhere(
+        object,
+        (row) =>
+          `${row}."${columnName(table, viewerRow.parentKey)}" = ${alias}."id" AND ` +
+          `${row}."${columnName(table, viewerRow.viewerKey)}" = ${statement.param(VIEWER_USER_ID, 'uuid')}`,
+      );
+    return { key, kind: 'value', sql };
   }
   const relation = spec.relations[name] ?? (owned ? spec.owned?.[name] : undefined);
   if (relation) {

@@ -33,6 +33,14 @@ describe.each(backends)('Cache-Control from the cache hints, on %s', (kind) => {
     ['streaks', '{ streaks(first: 3) { nodes { title pools(first: 2) { nodes { title } } } } }', false, PUBLIC],
     ['a public read, signed in', '{ pools(first: 5) { nodes { id } } }', true, PUBLIC],
     ["the viewer's own prediction", 'query($id: ID!) { pool(id: $id) { title viewerPrediction { stake } } }', true, 'no-store'],
+    // By the selection, not the rows: kept by no shared cache where no pool came back to hold one, rendered or executed alike.
+    [
+      "the viewer's prediction in an empty page",
+      '{ pools(first: 2, search: "zzzqqq") { nodes { viewerPrediction { stake } } } }',
+      true,
+      'no-store',
+    ],
+    ["the viewer's prediction, signed out", '{ pools(first: 2) { nodes { id viewerPrediction { stake } } } }', false, 'no-store'],
     ['the viewer', '{ viewer { username } }', true, 'no-store'],
     ["the viewer's private field", '{ viewer { email } }', true, 'no-store'],
     ['a count of the viewer', '{ unreadNotificationCount }', true, 'no-store'],

@@ -277,9 +277,11 @@ describe.each(backends)('node and nodes on %s', (kind) => {
     const publicIds = samples.filter((s) => s.public).map((s) => s.object.id as string);
     const mixed = await t.countStatements(() => t.gql(`query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids: publicIds }));
     expect(mixed).toBe(1);
-    // Executed (a pool's viewerPrediction has logic of its own, so nothing renders): the type lookup, then one batched load per type.
+    // Executed (a user's predictions filtered by lifecycle are the service's query, so nothing renders): the type lookup, then one batched load per type.
     const executedMixed = await t.countStatements(() =>
-      t.gql(`query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Pool { viewerPrediction { id } } } }`, { ids: publicIds }),
+      t.gql(`query($ids: [ID!]!) { nodes(ids: $ids) { id ... on User { predictions(filter: ACTIVE) { totalCount } } } }`, {
+        ids: publicIds,
+      }),
     );
     expect(executedMixed).toBeGreaterThanOrEqual(1 + publicIds.length);
   });

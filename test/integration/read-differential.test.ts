@@ -614,7 +614,6 @@ const NOT_PLANNED: Record<string, Record<string, string>> = {
     portfolio: 'private',
     transactions: 'private',
   },
-  Pool: { viewerPrediction: "the signed-in viewer's own prediction" },
 };
 
 /**

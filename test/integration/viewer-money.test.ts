@@ -8,7 +8,7 @@ import { resultRows } from '../../src/db/client.js';
 import { type ChainFixture, startChainFixture, TestKeypairWallet } from '../support/chain-fixture.js';
 import { syncCustodyAccounts } from '../../src/modules/transactions/custody-sync.js';
 import { UNIT } from '../support/fixtures/builders.js';
-import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { backends, renderedReadsServed, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
 import {
   BUILD_PREDICTION,
   BUILD_STAKE,
@@ -191,10 +191,12 @@ describe.each(backends)("the viewer's money on %s", (kind) => {
     });
 
     const viewerPrediction = `query($p: ID!) { pool(id: $p) { viewerPrediction { id stake } } }`;
-    expect((await t.gql(viewerPrediction, { p: pool.id }, user.headers)).data.pool.viewerPrediction).toEqual({
-      id: placed.prediction.id,
-      stake: lower,
-    });
+    // Written by the pool's one statement, the viewer bound at the run (a plan serves every viewer); the executor answers the same.
+    const rendered = await renderedReadsServed(t.app);
+    let answer: { data?: { pool: { viewerPrediction: unknown } } } | undefined;
+    expect(await t.countStatements(async () => (answer = await t.gql(viewerPrediction, { p: pool.id }, user.headers)))).toBe(1);
+    expect(await renderedReadsServed(t.app)).toBe(rendered + 1);
+    expect(answer!.data?.pool.viewerPrediction).toEqual({ id: placed.prediction.id, stake: lower });
     expect((await t.gql(viewerPrediction, { p: pool.id }, admin.headers)).data.pool.viewerPrediction).toBeNull();
     expect((await t.gql(viewerPrediction, { p: pool.id })).data.pool.viewerPrediction).toBeNull();
     // Another user's money is theirs alone.

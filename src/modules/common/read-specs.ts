@@ -147,6 +147,8 @@ export const POOL_READ: ObjectSpec = {
     predictions: page('Predictions on the pool, newest first.', () => PREDICTION_READ, 'poolId'),
   },
   computed: { statistics: renderedPoolStatistics },
+  // The signed-in user's own prediction in the pool (a user predicts once per pool); its field is the viewer module's.
+  viewerRows: { viewerPrediction: { target: () => PREDICTION_READ, parentKey: 'poolId', viewerKey: 'userId' } },
 };
 
 const PREDICTION_POOL = one('The pool predicted on.', () => POOL_READ, 'poolId', 'id');

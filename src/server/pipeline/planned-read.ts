@@ -13,6 +13,7 @@ import {
   isCompositeType,
   isListType,
   isObjectType,
+  Kind,
   type OperationDefinitionNode,
 } from 'graphql';
 import { AppError } from '../../errors.js';
@@ -185,11 +186,13 @@ function plannedReadExecutor(options: PlannedReadOptions, schema: GraphQLSchema)
           context.transport.record!.rendered = true;
           const willResolveField = willResolveFieldOf(context);
           if (willResolveField) tellRenderedFields(schema, rc, checked, willResolveField, cacheControlAlone);
+          keepPrivateIfSelected(schema, rc, checked.walk);
           // Every transport writes the text as it is: HTTP's serializer, REST the part it answers, a socket its `next` frame.
           return { data: new RenderedData(rendered.pieces, checked.walk.form, rendered.locate) as unknown as Record<string, unknown> };
         }
       }
       await confirmViewer(context);
+      if (checked) keepPrivateIfSelected(schema, rc, checked.walk);
       // The walk as the root value: the resolvers' read plans read the selection through it (read/operation-walks.ts, walkOf).
       return execute({
         schema,
@@ -273,6 +276,33 @@ function tellRenderedFields(
     if (typeof done === 'function') (done as (error: Error | null, result?: unknown) => void)(null, undefined);
   }
   if (cacheControlAlone && unrestricted) told.verdict = { maxAge: policy.maxAge, scope: policy.scope };
+}
+
+/**
+ * An answer whose selection holds a field private to its viewer (a cache hint of scope
+ * PRIVATE, on the field or the type it returns: a pool's viewerPrediction, say) is kept by
+ * no shared cache, whatever rows it found. The executor alone would tell cache control of
+ * that field only where it resolved it (not under a null parent, or in an empty page), a
+ * rendered read of every field it selects: by the selection, both answer the same policy.
+ */
+function keepPrivateIfSelected(schema: GraphQLSchema, rc: GatewayGraphQLRequestContext, walk: OperationWalk): void {
+  let selects = selectsPrivate.get(walk);
+  if (selects === undefined) selectsPrivate.set(walk, (selects = renderedFieldsOf(schema, walk).some(isPrivateField)));
+  if (selects) (rc.overallCachePolicy as CachePolicy).restrict({ maxAge: 0, scope: 'PRIVATE' });
+}
+
+/** Whether each walk's selection holds a field private to its viewer, kept as long as the walk is. */
+const selectsPrivate = new WeakMap<OperationWalk, boolean>();
+
+/** Whether a field, or the type it returns, carries a cache hint of scope PRIVATE (modules/common/cache-hints.ts). */
+function isPrivateField(info: ToldField): boolean {
+  const field = info.parentType.getFields()[info.fieldName];
+  const hints = [...(field?.astNode?.directives ?? []), ...(getNamedType(info.returnType).astNode?.directives ?? [])];
+  return hints.some(
+    (hint) =>
+      hint.name.value === 'cacheControl' &&
+      hint.arguments?.some((arg) => arg.name.value === 'scope' && arg.value.kind === Kind.ENUM && arg.value.value === 'PRIVATE'),
+  );
 }
 
 /** What each walk's rendered read tells the listeners, kept as long as the walk is. */
