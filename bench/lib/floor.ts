@@ -181,6 +181,18 @@ select json_build_object('data', json_build_object('viewer', json_build_object(
 ), 'unreadNotificationCount', (select count(*)::int from notifications n where n.user_id = u.id and n.read_at is null)))::text as body
 from refresh_tokens t join users u on u.id = t.user_id where t.id = $1 and t.revoked_at is null`;
 
+/** The viewer's feed's floor (lib/query.ts, VIEWER_POOLS_PAGE): the largest pools, each with its creator and the session's user's prediction in it. */
+const viewerPoolsFloorSql = `
+select json_build_object('data', json_build_object('pools', json_build_object('nodes', (select ${aggregate(
+  `json_build_object('id', x.id, 'title', x.title, 'totalVolume', ${tokens('x.total_volume', 'x.decimals')},
+    'user', ${userObject('u', 'x.created_by')},
+    'viewerPrediction', (select json_build_object('id', v.id, 'stake', ${tokens('v.stake', 'v.decimals')}, 'prediction', v.prediction::float8)
+      from predictions v where v.pool_id = x.id and v.user_id = t.user_id))`,
+  'x.total_volume desc, x.id desc',
+)}
+    from (select * from pools order by total_volume desc, id desc limit ${POOLS_PER_PAGE}) x))))::text as body
+from refresh_tokens t where t.id = $1 and t.revoked_at is null`;
+
 /** The leaderboard's floor: the first 20 by payout (leaderboard.service.ts: ties share a rank, ordered by user id), the board's size, each user with avatar. */
 const leaderboardFloorSql = `
 with ranked as (
@@ -240,6 +252,7 @@ const FLOORS: Record<NonNullable<BenchShape['floor']>, { text: string; types: st
   USER_PROFILE: { text: userProfileFloorSql, types: ['uuid'] },
   STREAKS: { text: streaksFloorSql, types: [] },
   VIEWER: { text: viewerFloorSql, types: ['uuid'] },
+  VIEWER_POOLS: { text: viewerPoolsFloorSql, types: ['uuid'] },
   LEADERBOARD: { text: leaderboardFloorSql, types: [] },
   NODE: { text: nodeFloorSql, types: ['uuid'] },
 };

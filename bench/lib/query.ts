@@ -13,6 +13,8 @@
  * - STREAKS: 10 streaks, each with its 10 newest pools, each with its 5 newest predictions.
  * - VIEWER: the signed-in viewer's portfolio, 10 newest notifications with the unread
  *   count, and 10 newest predictions with their pools (a session's bearer token).
+ * - VIEWER_POOLS: the signed-in viewer's feed: the 20 largest pools, each with its creator and
+ *   the viewer's own prediction in it (null where none).
  * - LEADERBOARD: the first 20 of the board by payout, each with its user and avatar.
  * - NODE: a Relay refetch, `node(id)` of a pool with its fragment's fields and relations.
  * - DEEP_OFFSET: the pools list's CREATION_DATE page far down the list (`offset`, BENCH_OFFSET).
@@ -79,6 +81,7 @@ export type ShapeName =
   | 'USER_PROFILE'
   | 'STREAKS'
   | 'VIEWER'
+  | 'VIEWER_POOLS'
   | 'LEADERBOARD'
   | 'NODE'
   | 'typename';
@@ -136,6 +139,10 @@ const VIEWER_PAGE =
   'notifications(first: 10) { nodes { id createdAt type title message readAt } } ' +
   'predictions(first: 10) { nodes { id stake prediction pool { id title } reward { id amount } } } } ' +
   'unreadNotificationCount }';
+
+const VIEWER_POOLS_PAGE =
+  `{ pools(first: ${POOLS_PER_PAGE}, sort: VOLUME_HIGH) { nodes { id title totalVolume user { id username } ` +
+  'viewerPrediction { id stake prediction } } } }';
 
 const LEADERBOARD_PAGE =
   '{ leaderboard(first: 20) { totalCount nodes { rank payout staked precision predictionCount user { id username avatar { id url } } } } }';
@@ -241,6 +248,7 @@ export const SHAPES: readonly BenchShape[] = [
   },
   { name: 'STREAKS', query: STREAKS_PAGE, poolOrder: null, floor: 'STREAKS' },
   { name: 'VIEWER', query: VIEWER_PAGE, poolOrder: null, floor: 'VIEWER', signedIn: true },
+  { name: 'VIEWER_POOLS', query: VIEWER_POOLS_PAGE, poolOrder: null, floor: 'VIEWER_POOLS', signedIn: true },
   { name: 'LEADERBOARD', query: LEADERBOARD_PAGE, poolOrder: null, floor: 'LEADERBOARD' },
   { name: 'NODE', query: NODE_PAGE, poolOrder: null, floor: 'NODE', discover: busiestPools },
   { name: 'typename', query: '{ __typename }', poolOrder: null },
