@@ -22,7 +22,7 @@ import type { DatabaseLoad } from './load.js';
 import { LargeReadQueue } from './large-read-queue.js';
 import { PgliteWorkerClient } from './pglite-client.js';
 import { trackPostgresStatements } from './postgres-statements.js';
-import type { StatementScope } from './statement-scope.js';
+import type { FirstStatementCheck, StatementScope } from './statement-scope.js';
 
 export type Schema = typeof schema;
 /** The one Drizzle type every module codes against, whichever backend is underneath. */
@@ -116,8 +116,18 @@ class ScopedDatabase implements Database {
     return this.shared.events;
   }
   get query(): ReadQuery {
-    return (this.scopedQuery ??= <T>(text: string, params: readonly unknown[]) =>
-      this.shared.query<T>(text, this.scope.bind(params), this.scope));
+    return (this.scopedQuery ??= <T>(text: string, params: readonly unknown[]) => {
+      const bound = this.scope.bind(params);
+      const check = this.scope.takeFirstStatementCheck();
+      if (check) {
+        const read = checkedRead<T>(this.shared.query, text, bound, this.scope, check);
+        this.scope.judgment = read;
+        return read;
+      }
+      const judgment = this.scope.judgment;
+      if (!judgment) return this.shared.query<T>(text, bound, this.scope);
+      return judgment.then(() => this.shared.query<T>(text, bound, this.scope));
+    });
   }
   get db(): Db {
     if (!this.drizzle) {
@@ -146,6 +156,33 @@ class ScopedDatabase implements Database {
   }
   /** A view closes nothing: its handle's owner does. */
   async close(): Promise<void> {}
+}
+
+/**
+ * `text` run with `check` folded in (StatementScope.checkWithFirstStatement): the check's row
+ * is read beside the statement, whose rows are computed only where the check holds (a
+ * one-time filter: nothing of them where it fails); the row is judged before any row is
+ * returned. The statement's rows keep their order (one outer row, joined laterally).
+ */
+async function checkedRead<T>(
+  query: ReadQuery,
+  text: string,
+  params: readonly unknown[],
+  scope: StatementScope,
+  check: FirstStatementCheck,
+): Promise<T[]> {
+  let next = params.length;
+  const { row, holds } = check.write((type) => `$${++next}::${type}`);
+  const rows = await query<Record<string, unknown>>(
+    `SELECT q.*, to_json(g)::text AS "$check" FROM (SELECT 1) one LEFT JOIN LATERAL (${row}) g ON true ` +
+      `LEFT JOIN LATERAL (SELECT o.*, true AS "$row" FROM (${text}) o WHERE ${holds}) q ON true`,
+    [...params, ...check.values],
+    scope,
+  );
+  const checked = rows[0]?.$check;
+  await check.judge(typeof checked === 'string' ? (JSON.parse(checked) as Record<string, unknown>) : undefined);
+  // Where the statement found no row, the one row there is carries the check's alone.
+  return rows.filter((r) => r.$row !== null).map(({ $check: _check, $row: _row, ...own }) => own as T);
 }
 
 interface DrizzleSession {

@@ -33,6 +33,18 @@ export function hasSqlState(error: unknown, state: string): boolean {
 export const VIEWER_USER_ID: unique symbol = Symbol('the signed-in user id');
 
 /**
+ * A check of the request (a signed-in request's session) read by the operation's first read
+ * statement: the row it reads and the condition on it (on `g`), numbering their parameters
+ * with `param(type)`, the values of those, and the judgment of the row read (undefined where
+ * none was found), which throws the request's refusal. See {@link StatementScope.checkWithFirstStatement}.
+ */
+export interface FirstStatementCheck {
+  write(param: (type: string) => string): { row: string; holds: string };
+  values: readonly unknown[];
+  judge(row: Record<string, unknown> | undefined): Promise<void>;
+}
+
+/**
  * The statements one operation has running, so it can be cancelled as a whole when its
  * time budget runs out. The operation's context holds it, and every statement goes
  * through the context's database, a view scoped to it ({@link Database.scopedTo}), which
@@ -67,6 +79,29 @@ export class StatementScope {
     /** The signed-in user's id (null signed out): what {@link VIEWER_USER_ID} stands for in this operation's statements. */
     readonly viewerUserId: string | null = null,
   ) {}
+
+  /** A check waiting for the operation's first read statement to carry it. */
+  private firstStatementCheck: FirstStatementCheck | null = null;
+  /** While the first read statement carries the check and until it is judged: the later read statements wait for it (and fail with it). */
+  judgment: Promise<unknown> | null = null;
+
+  /**
+   * Folds `check` into the operation's next read statement (db/client.ts, ScopedDatabase):
+   * that statement computes its own rows only where the check holds, and answers only once
+   * its row is judged; read statements started meanwhile wait for the judgment. Null drops a
+   * check not yet carried (a read that fell back confirms its session alone).
+   */
+  checkWithFirstStatement(check: FirstStatementCheck | null): void {
+    this.firstStatementCheck = check;
+    this.judgment = null;
+  }
+
+  /** The check the next read statement carries (once), or null. */
+  takeFirstStatementCheck(): FirstStatementCheck | null {
+    const check = this.firstStatementCheck;
+    this.firstStatementCheck = null;
+    return check;
+  }
 
   /** `params` with this request's values in place of the markers that stand for them ({@link VIEWER_USER_ID}). */
   bind(params: readonly unknown[]): readonly unknown[] {

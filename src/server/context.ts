@@ -8,7 +8,7 @@ import type { OperationTypeNode } from 'graphql';
 import type { Database } from '../db/client.js';
 import type { AnswerForm } from '../read/answer-form.js';
 import type { OperationWalk } from '../read/operation-walk.js';
-import { StatementScope } from '../db/statement-scope.js';
+import { type FirstStatementCheck, StatementScope } from '../db/statement-scope.js';
 import { AppError, rateLimited } from '../errors.js';
 import type { StatementGuard } from '../read/nested-read.js';
 import {
@@ -249,7 +249,8 @@ async function refuseCredential(error: unknown, clientAddress: string, failures:
  * A bearer token's session not read yet. The token's signature and expiry hold, so the
  * operation is counted against its user's rate limit; the session row still decides, before
  * anything of the operation runs: read alone ({@link confirmViewer}), or as the guard of a
- * rendered read's one statement, which computes nothing for an ended session. Refused, the
+ * rendered read's one statement (or of the first statement of its one root read), which
+ * computes nothing for an ended session. Refused, the
  * request answers what the credentials step answers (UNAUTHENTICATED, counted against the
  * address), and the units the operation took go back to the user's budget: a stale token
  * never spends its user's budget.
@@ -270,6 +271,19 @@ export class UnconfirmedSession {
     return database.shared === this.database.shared ? sessionGuard(this.claims) : undefined;
   }
 
+  /**
+   * The session check folded into the operation's first read statement on `database`
+   * (StatementScope.checkWithFirstStatement), judged as {@link judge} judges; undefined on
+   * another database than the session's own, as {@link guardOn}.
+   */
+  firstStatementCheck(database: Database, context: GraphQLContext): FirstStatementCheck | undefined {
+    const guard = this.guardOn(database);
+    return guard && { write: guard.write, values: guard.values, judge: (row) => this.judge(context, row as unknown as SessionRow) };
+  }
+
+  /** The refusal this session answered, once it has (a read that carried its check rethrows it rather than falling back). */
+  refusal: unknown = undefined;
+
   /** Reads the session; throws the refusal (see the class) when it is not open or not the token's. */
   async confirm(context: GraphQLContext): Promise<void> {
     await this.settle(context, () => confirmSession(this.database.scopedTo(context.statements), this.claims));
@@ -287,7 +301,12 @@ export class UnconfirmedSession {
       const taken = context.rateLimit;
       context.rateLimit = null;
       await taken?.giveBack();
-      await this.refuse(error);
+      try {
+        await this.refuse(error);
+      } catch (refusal) {
+        this.refusal = refusal;
+        throw refusal;
+      }
     }
     if (context.unconfirmedSession === this) context.unconfirmedSession = null;
   }

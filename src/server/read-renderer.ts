@@ -22,8 +22,8 @@ interface RenderedOperation {
     | { key: string; column: RenderedColumn; index: number; args: ArgumentReader }
   >;
   shared: { statement: SharedStatement; columns: RenderedColumn[] } | null;
-  /** Whether a part is a root field's own read. */
-  reads: boolean;
+  /** How many parts are root fields' own reads. */
+  reads: number;
   /** What comes before each part's JSON in `data`: its key (after a comma past the first). */
   heads: string[];
   /** A column is provisional (RenderedColumn): the plan is made again at the next request. */
@@ -124,10 +124,13 @@ export class ReadRenderer {
       return fellBack(context, 'planning_error', error);
     }
     const { parts, shared } = plan;
-    // A session not yet read is read by the one statement, as its guard, when that statement is all the read runs; else first, alone.
+    // A session not yet read is read by the one statement, as its guard, when that statement is all the read runs; by the
+    // first statement of a root field's read when that read is all (a list's page); else first, alone.
     const session = context.unconfirmedSession;
     const guard = session && shared && !plan.reads ? session.guardOn(context.database) : undefined;
-    if (session && !guard) await confirmViewer(context);
+    const check = session && !shared && plan.reads === 1 ? session.firstStatementCheck(context.database, context) : undefined;
+    if (check) context.statements.checkWithFirstStatement(check);
+    else if (session && !guard) await confirmViewer(context);
     let written: { columns: Array<string | null>; guardRow?: SessionRow } | null;
     let read: Array<RenderedPieces | null> | null = null;
     try {
@@ -140,7 +143,15 @@ export class ReadRenderer {
           Promise.all(parts.map((part, i) => ('read' in part ? part.read(context, args[i]!) : NOT_READ))),
         ]);
       else written = statement && (await statement);
+      // A read that ran no statement carried no check: the session is read now, alone, before anything is answered.
+      if (check && context.unconfirmedSession === session) {
+        context.statements.checkWithFirstStatement(null);
+        await confirmViewer(context);
+      }
     } catch (error) {
+      // The session the read's statement carried refused the request: that is the answer (a fallback would refuse it twice).
+      if (check && error === session!.refusal) throw error;
+      if (check) context.statements.checkWithFirstStatement(null);
       // The request's own error (a 4xx) is not the read failing: a signed-out viewer's page would count as failures.
       return fellBack(context, error instanceof AppError && error.status < 500 ? 'request_error' : 'read_failed', error);
     }
@@ -193,7 +204,7 @@ export class ReadRenderer {
       if (typeof read === 'function') parts.push({ key, read, args });
       else parts.push({ key, column: read, index: columns.push(read) - 1, args });
     }
-    const reads = parts.some((part) => 'read' in part);
+    const reads = parts.filter((part) => 'read' in part).length;
     const heads = parts.map((part, i) => `${i ? ',' : ''}${JSON.stringify(part.key)}:`);
     if (!columns.length) return { parts, shared: null, reads, heads, provisional: false };
     const statement = new SharedStatement();

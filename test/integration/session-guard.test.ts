@@ -24,7 +24,9 @@ const config = testConfig({
 const OPERATIONS = {
   /** Every root field a column of one statement: the session guards it. */
   guarded: '{ viewer { id username } unreadNotificationCount }',
-  /** Rendered, but a list runs its own statement: the session is read first. */
+  /** Rendered, a list alone: its page's statement carries the session's check (and, ending, computes nothing). */
+  list: '{ pools(first: 2) { nodes { id viewerPrediction { id } } } }',
+  /** Rendered, but a list runs its own statement beside the shared one: the session is read first. */
   renderedWithList: '{ viewer { id } pools(first: 1) { nodes { id } } }',
   /** Not rendered (`rateLimit` is not a read of the database): executed after the session is read. */
   executed: '{ viewer { id } rateLimit { remaining } }',
@@ -145,6 +147,8 @@ describe.each(backends)('a bearer token session read by its operation, on %s', (
     expect(statements).toBe(1);
     // Read first: the session check, then the list's own statement beside the shared one.
     expect(await t.countStatements(() => send(t.app, OPERATIONS.renderedWithList, session.headers, nextAddress()))).toBe(3);
+    // A list alone: its one statement reads the session too.
+    expect(await t.countStatements(() => send(t.app, OPERATIONS.list, session.headers, nextAddress()))).toBe(1);
   });
 
   it('reads the session before anything else where a deployment plugin could see the viewer first', async () => {

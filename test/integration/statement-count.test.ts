@@ -293,8 +293,8 @@ const CORPUS: Record<Exclude<ShapeName, 'typename'>, { levels: number; statement
   USER_PROFILE: { levels: 2, statements: 1, rendered: true },
   STREAKS: { levels: 3, statements: 1, rendered: true },
   VIEWER: { levels: 2, statements: 1, rendered: true },
-  // The session is read first, alone: a page of a connection holds no guard.
-  VIEWER_POOLS: { levels: 2, statements: 2, rendered: true },
+  // The page's statement reads the session too.
+  VIEWER_POOLS: { levels: 2, statements: 1, rendered: true },
   LEADERBOARD: { levels: 2, statements: 1, rendered: true },
   NODE: { levels: 1, statements: 1, rendered: true },
 };
