@@ -250,10 +250,9 @@ async function refuseCredential(error: unknown, clientAddress: string, failures:
  * operation is counted against its user's rate limit; the session row still decides, before
  * anything of the operation runs: read alone ({@link confirmViewer}), or as the guard of a
  * rendered read's one statement (or of the first statement of its one root read), which
- * computes nothing for an ended session. Refused, the
- * request answers what the credentials step answers (UNAUTHENTICATED, counted against the
- * address), and the units the operation took go back to the user's budget: a stale token
- * never spends its user's budget.
+ * computes nothing for an ended session. Refused, the request answers what the credentials
+ * step answers (UNAUTHENTICATED, counted against the address), and the units the operation
+ * took go back to the user's budget: a stale token never spends its user's budget.
  */
 export class UnconfirmedSession {
   constructor(
