@@ -9,14 +9,13 @@
  * Server can reach on `{ __typename }`. See bench/README.md.
  */
 import { fork } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import Fastify from 'fastify';
 import { buildSchema } from 'graphql';
 import { runLoad } from './lib/load.js';
+import { machineFacts, resultsFile, writeResults } from './lib/results.js';
 
 type Target = 'floor' | 'apollo';
 const TARGETS: Target[] = ['floor', 'apollo'];
@@ -58,8 +57,8 @@ if (process.env.BENCH_APOLLO_TARGET) {
     durationSeconds: Number(process.env.BENCH_DURATION_S || 5),
     rounds: Number(process.env.BENCH_ROUNDS || 3),
     label: process.env.BENCH_LABEL || null,
-    overwrite: process.env.BENCH_OVERWRITE === '1',
   };
+  const file = resultsFile('apollo-overhead', settings.label);
   const start = (target: Target, port: number) =>
     new Promise<{ pid: number; kill(): void }>((resolve, reject) => {
       const child = fork(fileURLToPath(import.meta.url), [], {
@@ -107,16 +106,13 @@ if (process.env.BENCH_APOLLO_TARGET) {
   const ratios = rounds.map((r) => r.apollo.requestsPerSecond / r.floor.requestsPerSecond).sort((a, b) => a - b);
   const median = ratios[Math.floor(ratios.length / 2)]!;
   console.log(`apollo/floor: median ${median.toFixed(2)}x (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')})`);
-  const file = fileURLToPath(
-    new URL(settings.label ? `./results/apollo-overhead-${settings.label}.json` : './results/latest/apollo-overhead.json', import.meta.url),
-  );
-  if (settings.label && existsSync(file) && !settings.overwrite)
-    throw new Error(`${file} exists: choose another BENCH_LABEL, or set BENCH_OVERWRITE=1`);
-  mkdirSync(dirname(file), { recursive: true });
-  const machine = { cpus: os.cpus().length, model: os.cpus()[0]?.model, loadAverage: os.loadavg() };
-  writeFileSync(
-    file,
-    `${JSON.stringify({ benchmark: 'apollo-overhead', date: new Date().toISOString(), node: process.version, machine, settings, rounds, median }, null, 2)}\n`,
-  );
-  console.log(`written ${file}`);
+  writeResults(file, {
+    benchmark: 'apollo-overhead',
+    date: new Date().toISOString(),
+    node: process.version,
+    machine: machineFacts(),
+    settings,
+    rounds,
+    median,
+  });
 }

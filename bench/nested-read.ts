@@ -7,8 +7,7 @@
  * and the latest figures. (Over 300 lines: one script, read top to bottom.)
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
@@ -17,10 +16,10 @@ import { fetchOnce, type LoadResult, runLoad } from './lib/load.js';
 import { backendCpu, type CpuSnapshot, cpuBetween } from './lib/postgres-cpu.js';
 import { BENCH_SCALE, BENCH_SEED, type BenchShape, bodyOf, SHAPES } from './lib/query.js';
 import { BENCH_NODE_FLAGS, prepareDatabase, type ServerProcess, startServer } from './lib/processes.js';
+import { resultsFile, writeResults } from './lib/results.js';
 import type { Role } from './lib/server.js';
 
 const TARGET_RATIO = 0.7;
-const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 const PROFILES_DIR = fileURLToPath(new URL('./results/profiles/', import.meta.url));
 const pathOf = (role: Role, shape: BenchShape) => (role === 'floor' ? `/floor/${shape.name}` : '/graphql');
 
@@ -77,7 +76,6 @@ const settings = {
    * figures unless asked. An existing labelled file is kept unless BENCH_OVERWRITE=1.
    */
   label: process.env.BENCH_LABEL || null,
-  overwrite: process.env.BENCH_OVERWRITE === '1',
 };
 for (const target of settings.targets) {
   if (target !== 'floor' && target !== 'graphql' && target !== 'baseline')
@@ -451,17 +449,9 @@ async function runShape(shape: BenchShape, servers: Partial<Record<Role, ServerP
   };
 }
 
-function resultsFile(): string {
-  if (!settings.label) return `${RESULTS_DIR}latest/nested-read-${backend}.json`;
-  const file = `${RESULTS_DIR}nested-read-${backend}-${settings.label}.json`;
-  if (existsSync(file) && !settings.overwrite)
-    throw new Error(`${file} exists: choose another BENCH_LABEL, or set BENCH_OVERWRITE=1 to replace it`);
-  return file;
-}
-
 // ---------------------------------------------------------------------------------------
 
-const file = resultsFile();
+const file = resultsFile(`nested-read-${backend}`, settings.label);
 const seedNow = new Date();
 console.log(
   `backend ${backend}; building the database (${BENCH_SEED.pools} pools, ${BENCH_SEED.users} users) and starting the servers ...`,
@@ -493,7 +483,6 @@ try {
   const results: ShapeResult[] = [];
   for (const shape of settings.shapes) results.push(await runShape(shape, byRoleServer));
   printTable(results);
-  mkdirSync(dirname(file), { recursive: true });
   const cpus = os.cpus();
   const report = {
     benchmark: 'nested-read',
@@ -518,8 +507,7 @@ try {
     targetRatio: TARGET_RATIO,
     shapes: results,
   };
-  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`written ${file}`);
+  writeResults(file, report);
 } finally {
   await Promise.all(servers.map((server) => server.stop()));
   await admin?.end();

@@ -22,7 +22,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import { resolve } from 'node:path';
@@ -34,10 +34,10 @@ import postgres from 'postgres';
 import * as tables from '../schema/index.js';
 import { openDatabase } from '../src/db/client.js';
 import { seedDemoData } from '../src/seed/index.js';
+import { resultsFile, writeResults } from './lib/results.js';
 import { childGroup, type ClientKind, localGroup } from './lib/subscriber-clients.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 const counts = (process.env.BENCH_SUBSCRIBERS ?? '1,1000,10000').split(',').map((n) => Number(n.trim()));
 const events = Number(process.env.BENCH_EVENTS ?? 20);
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
@@ -54,15 +54,6 @@ const mib = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
 const heapSnapshotDir = process.env.BENCH_HEAP_SNAPSHOT ? resolve(process.env.BENCH_HEAP_SNAPSHOT) : null;
 const STATUSES = ['PREDICTIONS_FROZEN', 'ACTIVE'] as const;
 const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-
-/** Without BENCH_LABEL a run writes results/latest/ (not committed); with one, results/subscribers-<label>.json, never replacing it unless BENCH_OVERWRITE=1. */
-function resultsFile(): string {
-  if (!label) return `${RESULTS_DIR}latest/subscribers.json`;
-  const file = `${RESULTS_DIR}subscribers-${label}.json`;
-  if (existsSync(file) && process.env.BENCH_OVERWRITE !== '1')
-    throw new Error(`${file} exists: choose another BENCH_LABEL, or set BENCH_OVERWRITE=1 to replace it`);
-  return file;
-}
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -175,7 +166,7 @@ async function heapSnapshot(server: ChildProcess): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const file = resultsFile();
+  const file = resultsFile('subscribers', label);
   const loadAverageAtStart = os.loadavg().map((n) => Math.round(n * 100) / 100);
   const name = `poolgraph_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
@@ -297,9 +288,7 @@ async function main(): Promise<void> {
       })),
     };
     console.table(report.rows);
-    mkdirSync(`${RESULTS_DIR}latest`, { recursive: true });
-    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-    console.log(`written to ${file}`);
+    writeResults(file, report);
   } finally {
     if (server && server.exitCode === null) {
       const exited = new Promise((resolve) => server!.once('exit', resolve));

@@ -15,9 +15,7 @@
  * checked byte-equal): REST before and after a change, neither run's floor in between. See
  * bench/README.md.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import { dirname } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import postgres from 'postgres';
@@ -29,6 +27,7 @@ import { fetchOnce, type LoadResult, runLoad } from './lib/load.js';
 import { backendCpu, cpuBetween } from './lib/postgres-cpu.js';
 import { BENCH_NODE_FLAGS, type ServerProcess, startAppOnScratchDatabase } from './lib/processes.js';
 import { REST_FLOOR_INCLUDES, startRestFloor } from './lib/rest-floor.js';
+import { machineFacts, resultsFile, writeResults } from './lib/results.js';
 import { runSocketLoad, socketOnce } from './lib/socket-load.js';
 import { BENCH_SEED, POOLS_PER_PAGE, PREDICTIONS_PER_POOL } from './lib/query.js';
 
@@ -46,9 +45,9 @@ const settings = {
   /** `rest`, `floor`, `graphql`, `socket` or `baseline`: a .cpuprofile of its server during that target's first round (results/profiles/). */
   cpuProfile: process.env.BENCH_CPU_PROF || null,
   label: process.env.BENCH_LABEL || null,
-  overwrite: process.env.BENCH_OVERWRITE === '1',
 };
 const backend = settings.databaseUrl ? 'postgres' : 'pglite';
+const file = resultsFile(`transports-${backend}`, settings.label);
 const SORTS = ['CREATION_DATE', 'VOLUME_HIGH'] as const;
 const INCLUDES = REST_FLOOR_INCLUDES;
 
@@ -231,15 +230,12 @@ try {
   await database.drop();
 }
 
-const file = settings.label
-  ? `${RESULTS_DIR}transports-${backend}-${settings.label}.json`
-  : `${RESULTS_DIR}latest/transports-${backend}.json`;
-if (settings.label && existsSync(file) && !settings.overwrite)
-  throw new Error(`${file} exists: choose another BENCH_LABEL, or set BENCH_OVERWRITE=1`);
-mkdirSync(dirname(file), { recursive: true });
-const machine = { cpus: os.cpus().length, model: os.cpus()[0]?.model, loadAverage: os.loadavg() };
-writeFileSync(
-  file,
-  `${JSON.stringify({ benchmark: 'transports', backend, date: new Date().toISOString(), node: process.version, machine, settings, results }, null, 2)}\n`,
-);
-console.log(`written ${file}`);
+writeResults(file, {
+  benchmark: 'transports',
+  backend,
+  date: new Date().toISOString(),
+  node: process.version,
+  machine: machineFacts(),
+  settings,
+  results,
+});
