@@ -234,11 +234,23 @@ interface CachePolicy {
   restrict(hint: { maxAge?: number; scope?: string }): void;
 }
 
-/** What a rendered read's selection tells the listeners, for one document and set of variables. */
+/** What a walk's selection tells the listeners, for one document and set of variables. */
 interface RenderedFields {
   fields: readonly ToldField[];
   /** Cache control's verdict on them, once seen: the policy telling them made of an unrestricted one. */
   verdict: { maxAge?: number; scope?: string } | null;
+  /** Whether one of them is private to its viewer (keepPrivateIfSelected). */
+  selectsPrivate: boolean;
+}
+
+/** The fields of a walk's selection and what follows from them, made once and kept as long as the walk is. */
+function renderedFieldsOfWalk(schema: GraphQLSchema, walk: OperationWalk): RenderedFields {
+  let told = renderedFields.get(walk);
+  if (!told) {
+    const fields = renderedFieldsOf(schema, walk);
+    renderedFields.set(walk, (told = { fields, verdict: null, selectsPrivate: fields.some(isPrivateField) }));
+  }
+  return told;
 }
 
 /**
@@ -262,8 +274,7 @@ function tellRenderedFields(
   cacheControlAlone: boolean,
 ): void {
   const { walk, variables } = checked;
-  let told = renderedFields.get(walk);
-  if (!told) renderedFields.set(walk, (told = { fields: renderedFieldsOf(schema, walk), verdict: null }));
+  const told = renderedFieldsOfWalk(schema, walk);
   const policy = rc.overallCachePolicy as CachePolicy;
   if (cacheControlAlone && told.verdict) return policy.restrict(told.verdict);
   const unrestricted = policy.maxAge === undefined && policy.scope === undefined;
@@ -286,13 +297,8 @@ function tellRenderedFields(
  * rendered read of every field it selects: by the selection, both answer the same policy.
  */
 function keepPrivateIfSelected(schema: GraphQLSchema, rc: GatewayGraphQLRequestContext, walk: OperationWalk): void {
-  let selects = selectsPrivate.get(walk);
-  if (selects === undefined) selectsPrivate.set(walk, (selects = renderedFieldsOf(schema, walk).some(isPrivateField)));
-  if (selects) (rc.overallCachePolicy as CachePolicy).restrict({ maxAge: 0, scope: 'PRIVATE' });
+  if (renderedFieldsOfWalk(schema, walk).selectsPrivate) (rc.overallCachePolicy as CachePolicy).restrict({ maxAge: 0, scope: 'PRIVATE' });
 }
-
-/** Whether each walk's selection holds a field private to its viewer, kept as long as the walk is. */
-const selectsPrivate = new WeakMap<OperationWalk, boolean>();
 
 /** Whether a field, or the type it returns, carries a cache hint of scope PRIVATE (modules/common/cache-hints.ts). */
 function isPrivateField(info: ToldField): boolean {
