@@ -92,7 +92,7 @@ export async function childrenByParent<TRow extends Record<string, unknown>>(
   const reader = tableReader(table);
   const key = statementKey('children', table, parentColumn, where, page.size, page.backward, page.cursor !== null);
   const text = statement(key, () => {
-    const { from } = childRowsSql(batchChildPage(table, parentColumn, page, where), 'c', page.size + 1);
+    const from = childRowsSql(batchChildPage(table, parentColumn, page, where), 'c', page.size + 1);
     return `SELECT ${reader.columns('c')} FROM ${PARENTS} CROSS JOIN LATERAL ${from}`;
   });
   const rows = await readQueryOf(db)<Record<string, unknown>>(text, [parentIds, ...cursorValues(page)]);

@@ -67,7 +67,7 @@ export interface PagePosition {
 }
 
 /**
- * A page of a parent's children as a statement reads it, for the planned read's correlated
+ * A page of a parent's children as a statement reads it, for the rendered read's correlated
  * subqueries (read/nested-read.ts) and the loaders' batches (read/batch.ts) alike: their
  * table, the condition over a child's alias making it the parent's (and any other the list
  * has), the page, and how a value becomes a parameter.
@@ -81,10 +81,9 @@ export interface ChildPage {
 
 /**
  * The page's rows as a FROM item aliased `child`: `limit` of the parent's children past the
- * page's cursor, walking the (parent, created_at, id) index in the reading direction
- * (`readOrder`); `numbered`, each with its place in that order as "rn".
+ * page's cursor, walking the (parent, created_at, id) index in the reading direction.
  */
-export function childRowsSql({ table, ofParent, page, param }: ChildPage, child: string, limit: number, numbered = false) {
+export function childRowsSql({ table, ofParent, page, param }: ChildPage, child: string, limit: number): string {
   // The page size is written into the text (an integer the page arguments bounded), not a
   // parameter: with LIMIT $n Postgres' generic plan guesses a tenth of the table, judges it
   // dearer than the custom plans and plans the whole statement again at every execution.
@@ -92,11 +91,7 @@ export function childRowsSql({ table, ofParent, page, param }: ChildPage, child:
   const cursor = page.cursor && { key: page.cursor.createdAt, id: page.cursor.id };
   const keyset = keysetClauses(newestFirstOrder(child), page.backward, cursor, param);
   const position = keyset.past ? ` AND ${keyset.past}` : '';
-  const rowNumber = numbered ? `, row_number() OVER (ORDER BY ${keyset.orderBy}) AS "rn"` : '';
-  return {
-    from: `(SELECT *${rowNumber} FROM "${table}" ${child} WHERE ${ofParent(child)}${position} ORDER BY ${keyset.orderBy} LIMIT ${limit}) ${child}`,
-    readOrder: keyset.orderBy,
-  };
+  return `(SELECT * FROM "${table}" ${child} WHERE ${ofParent(child)}${position} ORDER BY ${keyset.orderBy} LIMIT ${limit}) ${child}`;
 }
 
 /** How many children the parent has in all (an int). */

@@ -14,16 +14,15 @@ import {
 import { type Column, columnsOf, isoTimestampSql, pgColumn } from './columns.js';
 
 /**
- * (Over 300 lines: the one compiler of a subtree's SQL, both for rows decoded by Node and
- * for rows rendered as response JSON by the statement, sharing the relation subqueries.)
+ * (Over 300 lines: the one compiler of a read's SQL.)
  *
- * One statement for a read subtree (as PostGraphile plans one): the rows of a list, and
- * for each planned relation a correlated subquery building its rows as JSON arrays (one
- * `json_build_array` per row, positions instead of keys), so a list with its relations
- * and their relations costs one round trip. Only the columns a plan names are read.
+ * One statement for a read subtree (as PostGraphile plans one): the rows of a list, each
+ * written as its response JSON by the statement, with a correlated subquery per relation
+ * writing the relation's JSON in place, so a list with its relations and their relations
+ * costs one round trip and Node never decodes their rows.
  *
  * The statement's text depends on the plan's shape alone (values are parameters), so equal
- * shapes share one prepared statement. Relations a plan leaves out are loaded as before.
+ * shapes share one prepared statement.
  */
 
 /** How a type is read: its table, the relations a plan may follow, and its token amounts. */
@@ -31,8 +30,8 @@ export interface ObjectSpec {
   table: PgTable;
   relations: Record<string, RelationSpec>;
   /**
-   * Relations private to the row's owner (and admins): never in a decoded plan, rendered only
-   * where the GraphQL side knows the row is the viewer's own (read/rendered-read.ts).
+   * Relations private to the row's owner (and admins): rendered only where the GraphQL side
+   * knows the row is the viewer's own (read/rendered-read.ts).
    */
   owned?: Record<string, RelationSpec>;
   /**
@@ -121,16 +120,20 @@ function joinSql(parent: PgTable, relation: OneRelationSpec, parentAlias: string
 /** The child's column holding its parent's id, of a page relation. */
 const parentColumnOf = (relation: Extract<RelationSpec, { kind: 'page' }>) => columnName(relation.target().table, relation.parentKey);
 
-/** What to read of one type: columns (by property), and relations by their key. */
+/** What to read of one type's rows: columns (by property), decoded by Node, and objects the statement writes as JSON. */
 export interface ReadPlan {
   spec: ObjectSpec;
   columns: Set<string>;
-  relations: Map<string, RelationPlan>;
   /**
    * Objects the statement writes as JSON text itself (a rendered read, see
-   * {@link RenderedObject}): the row keeps them in order under {@link RENDERED}. Top level only.
+   * {@link RenderedObject}): the row keeps them in order under {@link RENDERED}.
    */
   rendered?: RenderedObject[];
+}
+
+/** A plan reading `spec`'s whole rows, as the loaders do, and nothing rendered. */
+export function wholeRowPlan(spec: ObjectSpec): ReadPlan {
+  return { spec, columns: new Set(columnsOf(spec.table).keys()) };
 }
 
 /**
@@ -138,8 +141,7 @@ export interface ReadPlan {
  * JSON.stringify would write: the response keys in order, each a value (a column's rendering or a constant, as SQL
  * over the row's alias), a one-to-one relation, or a page of a relation with its
  * connection's fields. The GraphQL-aware side (read/rendered-read.ts) decides
- * what renders how; this side only writes the SQL, with the same relation subqueries the
- * decoded plans use.
+ * what renders how; this side only writes the SQL.
  */
 export interface RenderedObject {
   spec: ObjectSpec;
@@ -198,52 +200,21 @@ export const RENDERED = Symbol('rendered objects');
 /** The most keys one rendered object may have: concat() takes at most 100 arguments, two per key and the closing brace. */
 export const MAX_RENDERED_KEYS = 49;
 
-export interface RelationPlan {
-  spec: RelationSpec;
-  page: PagePosition | null;
-  /** Whether the page's total count is read too. */
-  count: boolean;
-  plan: ReadPlan;
-}
-
-/** Where a row keeps what a plan read of its relations, by relation key. */
-export const PREFETCHED = Symbol('prefetched relations');
-export type Prefetched = Record<string, unknown>;
-
-/**
- * A page as read by a plan: the rows in the reading direction (size + 1 of them, to tell
- * whether more exist), the count when asked, and with a cursor whether rows lie on its far side.
- */
-export interface PrefetchedPage {
-  /** The page's rows in the reading order, and one more when there are more (null when it was only counted). */
-  rows: Array<Record<string, unknown> | null>;
-  total: number | null;
-  beyondCursor: boolean | null;
-}
-
-export function prefetchedOf(row: object): Prefetched | undefined {
-  return (row as { [PREFETCHED]?: Prefetched })[PREFETCHED];
-}
-
-/** Every readable column of a table, by property. */
-export const allColumns = (table: PgTable) => [...columnsOf(table).keys()];
-export const hasColumn = (table: PgTable, property: string) => columnsOf(table).has(property);
-
-/** Decodes one row of a plan: from the driver (flat) or from a JSON array (nested). */
+/** Decodes one row of a plan, as the driver gave it. */
 type Decoder = (source: any) => Record<string, unknown>;
 
 export interface CompiledSelect {
-  /** The select list over `alias`: columns, then one subquery per relation. */
+  /** The select list over `alias`: the columns, then one JSON text per rendered object. */
   list: string;
   decode: Decoder;
 }
 
 /**
- * Compiles the top level of a plan: its select list over `alias` (the caller writes FROM,
- * WHERE, ORDER BY and LIMIT), pushing the relations' parameters onto `params`.
+ * Compiles a plan: its select list over `alias` (the caller writes FROM, WHERE, ORDER BY and
+ * LIMIT), pushing the rendered objects' parameters onto `params`.
  */
 export function compileSelect(plan: ReadPlan, alias: string, params: unknown[]): CompiledSelect {
-  if (!plan.rendered || plan.relations.size > 0 || params.length > 0) return compileUncached(plan, alias, params);
+  if (!plan.rendered || params.length > 0) return compileUncached(plan, alias, params);
   // A rendered plan is made once per operation and variables (read-renderer.ts): its
   // select list and parameters are kept with its objects, so a request neither rebuilds
   // the text (a twentieth of a rendered read's Node time) nor hashes a new string to find
@@ -267,11 +238,6 @@ function compileUncached(plan: ReadPlan, alias: string, params: unknown[]): Comp
   const counter = { next: 0 };
   const columns = planColumns(plan);
   const parts = columns.map((c) => `${alias}."${c.name}"${c.cast} AS "${c.property}"`);
-  const relations = [...plan.relations].map(([key, relation], index) => {
-    const column = `$r${index}`;
-    parts.push(`${relationSql(plan.spec.table, relation, alias, params, counter)} AS "${column}"`);
-    return { key, column, decode: relationDecoder(relation) };
-  });
   const rendered = (plan.rendered ?? []).map((object, index) => {
     const column = `$j${index}`;
     parts.push(`${renderedObjectSql(object, alias, params, counter)} AS "${column}"`);
@@ -282,13 +248,6 @@ function compileUncached(plan: ReadPlan, alias: string, params: unknown[]): Comp
       if (c.convert && row[c.property] != null) row[c.property] = c.convert(row[c.property]);
     }
     if (rendered.length) row[RENDERED] = rendered.map((column) => row[column]);
-    if (relations.length) {
-      const prefetched: Prefetched = {};
-      for (const r of relations) {
-        prefetched[r.key] = r.decode(row[r.column]);
-      }
-      row[PREFETCHED] = prefetched;
-    }
     return row;
   };
   return { list: parts.join(', '), decode };
@@ -297,31 +256,6 @@ function compileUncached(plan: ReadPlan, alias: string, params: unknown[]): Comp
 function planColumns(plan: ReadPlan): Column[] {
   const all = columnsOf(plan.spec.table);
   return [...plan.columns].map((property) => all.get(property)!);
-}
-
-/** A nested row as `json_build_array(columns..., relations...)` over `alias`. */
-function jsonRow(plan: ReadPlan, alias: string, params: unknown[], counter: { next: number }): string {
-  const parts = planColumns(plan).map((c) => `${alias}."${c.name}"${c.cast}`);
-  for (const relation of plan.relations.values()) parts.push(relationSql(plan.spec.table, relation, alias, params, counter));
-  return `json_build_array(${parts.join(', ')})`;
-}
-
-function relationSql(parent: PgTable, relation: RelationPlan, parentAlias: string, params: unknown[], counter: { next: number }): string {
-  const child = `t${++counter.next}`;
-  const row = () => jsonRow(relation.plan, child, params, counter);
-  if (relation.spec.kind === 'one') return oneSql(parent, relation.spec, relation.plan.spec, parentAlias, child, row);
-  const page = relation.page!;
-  const of = childPage(relation.spec, parentAlias, page, params);
-  // The rows in the reading direction, one more than the page (the resolver turns them back and tells whether more exist).
-  // That one is only counted, so with relations of its own it is written as null, not
-  // followed: else every level of nesting would read its relations twice over (2^depth).
-  const onlyCounted = relation.plan.relations.size > 0;
-  const source = childRowsSql(of, child, page.size + 1, onlyCounted);
-  const value = onlyCounted ? `CASE WHEN ${child}."rn" <= ${page.size} THEN ${row()} END` : row();
-  const rows = `(SELECT coalesce(json_agg(${value} ORDER BY ${source.readOrder}), '[]'::json) FROM ${source.from})`;
-  const count = relation.count ? countSql(of, child) : 'NULL';
-  const beyond = beyondCursorSql(of, `${child}b`) ?? 'NULL';
-  return `json_build_array(${rows}, ${count}, ${beyond})`;
 }
 
 const paramOf = (params: unknown[]) => (value: unknown, type: string) => {
@@ -358,7 +292,7 @@ const listOrderSql = (alias: string, reverse: boolean) => keysetClauses(newestFi
  * joined with bare commas as JSON.stringify joins them.
  */
 function pageRowsSql(of: ChildPage, child: string, row: (child: string) => string): string {
-  const { from } = childRowsSql(of, child, of.page.size);
+  const from = childRowsSql(of, child, of.page.size);
   return `(SELECT '[' || coalesce(string_agg(${row(child)}, ',' ORDER BY ${listOrderSql(child, false)}), '') || ']' FROM ${from})`;
 }
 
@@ -372,11 +306,11 @@ function pageInfoSql(of: ChildPage, child: string, flag: PageInfoFlag): string {
   const { page } = of;
   const truth = (condition: string) => `CASE WHEN ${condition} THEN 'true' ELSE 'false' END`;
   if (flag === 'startCursor' || flag === 'endCursor') {
-    const { from } = childRowsSql(of, child, page.size);
+    const from = childRowsSql(of, child, page.size);
     return `coalesce((SELECT ${newestFirstCursorSql(child)} FROM ${from} ORDER BY ${listOrderSql(child, flag === 'endCursor')} LIMIT 1), 'null')`;
   }
   if ((flag === 'hasNextPage') !== page.backward)
-    return truth(`(SELECT count(*) FROM ${childRowsSql(of, child, page.size + 1).from}) > ${page.size}`);
+    return truth(`(SELECT count(*) FROM ${childRowsSql(of, child, page.size + 1)}) > ${page.size}`);
   const beyond = beyondCursorSql(of, child);
   return beyond ? truth(beyond) : `'false'`;
 }
@@ -461,51 +395,9 @@ function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string,
 /** A text constant as a SQL literal. */
 export const sqlLiteral = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
-function relationDecoder(relation: RelationPlan): (value: unknown) => unknown {
-  const decodeRow = jsonRowDecoder(relation.plan);
-  if (relation.spec.kind === 'one') return (value) => (value == null ? null : decodeRow(value));
-  return (value) => {
-    const [rows, total, beyondCursor] = value as [unknown[], number | null, boolean | null];
-    // A null row is the one past the page, only counted (relationSql).
-    return { rows: rows.map((row) => (row === null ? null : decodeRow(row))), total, beyondCursor } satisfies PrefetchedPage;
-  };
-}
-
-function jsonRowDecoder(plan: ReadPlan): Decoder {
-  const columns = planColumns(plan);
-  const buildRow = rowBuilder(columns);
-  const relations = [...plan.relations].map(([key, relation]) => ({ key, decode: relationDecoder(relation) }));
-  const first = columns.length;
-  return (values: unknown[]) => {
-    const row = buildRow(values);
-    if (relations.length) {
-      const prefetched: Prefetched = {};
-      let i = first;
-      for (const r of relations) prefetched[r.key] = r.decode(values[i++]);
-      row[PREFETCHED] = prefetched;
-    }
-    return row as Record<string, unknown>;
-  };
-}
-
-/**
- * Builds a row of a plan's columns from its JSON array in one object literal, so every row
- * of a plan gets the same shape at once (set key by key, each store was a megamorphic keyed
- * store and the object grew its property storage as it went: a tenth of a 200-prediction
- * read's Node time went to building rows). The keys are the table's column properties
- * (Drizzle's schema, never request input), quoted by JSON.stringify.
- */
-function rowBuilder(columns: readonly Column[]): (values: unknown[]) => Record<string | symbol, unknown> {
-  const convert = columns.map((c) => c.convert);
-  const properties = columns.map(
-    (c, i) => `${JSON.stringify(c.property)}: values[${i}] == null ? null : ${c.convert ? `convert[${i}](values[${i}])` : `values[${i}]`}`,
-  );
-  return new Function('convert', `return function buildRow(values) { return { ${properties.join(', ')} }; };`)(convert);
-}
-
 /**
  * The row of `plan`'s table whose unique column `property` is `value`, with what the plan
- * reads of it and its relations, in one statement; null when there is none.
+ * reads and renders of it, in one statement; null when there is none.
  */
 export async function readByKey(
   query: ReadQuery,

@@ -44,8 +44,7 @@ import type { AnswerForm } from './answer-form.js';
  * - the page-argument checks of every connection field that will run ({@link OperationWalk.argumentErrors});
  * - the root fields the rate limit counts ({@link OperationWalk.rootFieldCount});
  * - the rendered read's plan and the fields it tells Apollo's listeners (server/read-renderer.ts,
- *   server/pipeline/planned-read.ts), and the read plans of executed resolvers (read/read-plan.ts),
- *   through {@link SelectionWalk.fieldsOf}.
+ *   server/pipeline/planned-read.ts), through {@link SelectionWalk.fieldsOf}.
  *
  * A walk is made for the values of the variables it read (a directive's condition, a page's
  * size) and what was derived from them (SelectionWalk.dependOn), and kept per operation for
@@ -418,8 +417,8 @@ function collectFields(
 }
 
 /**
- * A selection read outside any operation's walk (a resolver run by an executor given none, a
- * planner tried on a field alone): each selection collected when asked, nothing kept.
+ * A selection read outside any operation's walk (a planner tried on a field alone): each
+ * selection collected when asked, nothing kept.
  */
 export function unwalkedSelection(
   schema: GraphQLSchema,

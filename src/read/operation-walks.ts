@@ -1,13 +1,6 @@
-import {
-  type ASTNode,
-  type DocumentNode,
-  getVariableValues,
-  type GraphQLResolveInfo,
-  type GraphQLSchema,
-  type OperationDefinitionNode,
-} from 'graphql';
+import { type ASTNode, type DocumentNode, getVariableValues, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { AnswerForm } from './answer-form.js';
-import { OperationWalk, type SelectionWalk, unwalkedSelection } from './operation-walk.js';
+import { OperationWalk } from './operation-walk.js';
 
 /**
  * The walks of a server's operations (read/operation-walk.ts), each kept under the values of
@@ -173,22 +166,4 @@ class WalkDependencies {
   close(): void {
     this.closed = true;
   }
-}
-
-/**
- * The walk a resolver's selection is read through, for its request: the operation's own walk
- * where the executor was given it (as the root value: server/pipeline/planned-read.ts), so a
- * resolver's read plan sees the fields the checks and the cost saw; else one made for this request.
- */
-export function walkOf(info: GraphQLResolveInfo): SelectionWalk {
-  const variables = info.variableValues;
-  const walk = info.rootValue instanceof OperationWalk && info.rootValue.operation === info.operation ? info.rootValue : null;
-  if (!walk) return unwalkedSelection(info.schema, info.fragments, variables);
-  return {
-    schema: info.schema,
-    fragments: walk.fragments,
-    variables,
-    fieldsOf: (type, nodes) => walk.collectedOf(type, nodes, variables).fields,
-    dependOn: (_source, derive) => derive(variables),
-  };
 }

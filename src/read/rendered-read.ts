@@ -403,7 +403,7 @@ export function connectionRoot<T extends { id: string }>(
     const spec = READS_BY_TYPE[(getNamedType(type.getFields().nodes!.type) as GraphQLObjectType).name];
     const connection = spec && renderedConnection(type, spec, nodes, walk);
     if (!spec || !connection) return null;
-    const plan: ReadPlan = { spec, columns: new Set(['id', 'createdAt']), relations: new Map(), rendered: connection.objects };
+    const plan: ReadPlan = { spec, columns: new Set(['id', 'createdAt']), rendered: connection.objects };
     return async (ctx, args) => writeConnection(await list(ctx, args, plan), connection, renderedOf);
   };
 }

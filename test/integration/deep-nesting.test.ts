@@ -11,10 +11,12 @@ function nestedQuery(poolId: string, levels: number): string {
 }
 
 /**
- * With MAX_QUERY_DEPTH raised, a deep query costs what it returns. The executed read's one
- * statement reads a page with one row more than asked (to tell whether more exist); that row
- * used to be followed through its relations as well, so each level of nesting doubled the
- * work: 16 levels took 7.8 s, 20 levels ran past any budget. It is now only counted.
+ * With MAX_QUERY_DEPTH raised, a deep query costs what it returns. A nested page reads one
+ * row more than asked (to tell whether more exist); that row was once followed through its
+ * relations as well, so each level of nesting doubled the work: 16 levels took 7.8 s, 20
+ * levels ran past any budget. Rendered, the read is one statement; executed, its loaders
+ * read at most one statement per relation and level (fewer where a level asks rows already
+ * loaded).
  */
 describe.each(backends)('a query nested 20 levels deep (%s)', (kind) => {
   const settings = { MAX_QUERY_DEPTH: '0', MAX_QUERY_COST: '0', MAX_QUERY_BYTES: '0', DATABASE_STATEMENT_TIMEOUT_MS: '5000' };
@@ -32,7 +34,7 @@ describe.each(backends)('a query nested 20 levels deep (%s)', (kind) => {
     await t?.close();
   });
 
-  it('is answered, executed and rendered alike, in one statement each, within the statement budget', async () => {
+  it('is answered, executed and rendered alike, within the statement budget', async () => {
     const answers = [];
     for (const app of [executed, t.app]) {
       let body: { data?: unknown; errors?: unknown } | undefined;
@@ -40,7 +42,9 @@ describe.each(backends)('a query nested 20 levels deep (%s)', (kind) => {
         body = (await app.inject({ method: 'POST', url: '/graphql', payload: { query } })).json();
       });
       expect(body!.errors).toBeUndefined();
-      expect(statements).toBe(1);
+      // Per level: the user, a page of their pools, its count.
+      if (app === executed) expect(statements).toBeLessThanOrEqual(1 + 3 * 20);
+      else expect(statements).toBe(1);
       answers.push(body!.data);
     }
     expect(answers[0]).toEqual(answers[1]);

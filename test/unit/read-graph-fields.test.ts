@@ -71,8 +71,8 @@ describe('the relations’ GraphQL fields', () => {
     }
   });
 
-  it('are answered by the read graph: prefetched by a plan, or through the relation’s loader', async () => {
-    // A relation field reads through relationOne/relationPage: with no plan and no row behind the key, its answer is null or empty.
+  it('are answered by the read graph, through the relation’s loader', async () => {
+    // A relation field reads through relationOne/relationPage: with no row behind the key, its answer is null or empty.
     const made = (schema.getType('Prediction') as GraphQLObjectType).getFields().streak!;
     const lookups: Array<[unknown, string]> = [];
     const unique = (_table: unknown, column: { name: string }) => ({

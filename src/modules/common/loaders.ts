@@ -4,7 +4,7 @@ import { type ChildCondition, childrenByParent, countByParent, parentsWithChildB
 import type { Db } from '../../db/client.js';
 import { NEWEST_FIRST, type PagePosition } from '../../read/keyset.js';
 import { pgColumn } from '../../read/columns.js';
-import { type ObjectSpec, type OneRelationSpec, prefetchedOf, type PrefetchedPage } from '../../read/nested-read.js';
+import type { ObjectSpec, OneRelationSpec } from '../../read/nested-read.js';
 import { encodeCursor, isIsoDate, type Page, type PageArguments, pageOf, type PageRequest, parsePageRequest } from './pagination.js';
 
 /**
@@ -111,35 +111,6 @@ export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable
 const pageSignature = (page: PageRequest) =>
   `${page.size}:${page.backward ? 'b' : 'f'}:${page.cursor ? `${page.cursor.key}/${page.cursor.id}` : ''}`;
 
-/** The key a page of relation `field` has among a row's prefetched relations (one per page request). */
-export function pageKey(field: string, page: PageRequest): string {
-  return `${field}:${pageSignature(page)}`;
-}
-
-/**
- * What a read plan prefetched for relation `field` of `row` (read/nested-read.ts), or
- * undefined when the plan did not read it and the loader must.
- */
-export function prefetchedOne<T>(row: object, field: string): T | null | undefined {
-  return prefetchedOf(row)?.[field] as T | null | undefined;
-}
-
-/**
- * The prefetched page of relation `field` for `page`, as a connection's Page; undefined
- * when the plan did not read it. `count` answers totalCount when the plan did not count.
- */
-export function prefetchedPage<T extends ChildRow>(
-  row: object,
-  field: string,
-  page: PageRequest,
-  count: () => Promise<number>,
-): Page<T> | undefined {
-  const found = prefetchedOf(row)?.[pageKey(field, page)] as PrefetchedPage | undefined;
-  if (!found) return undefined;
-  // pageOf keeps the page's rows alone: the one past it, which may be null, is only counted.
-  return pageOf(found.rows as T[], page, newestFirstCursor, found.total ?? count, found.beyondCursor ?? false);
-}
-
 /** The cursor of a row in the newest-first order. */
 export const newestFirstCursor = (row: { id: string; createdAt: Date }) => encodeCursor(NEWEST_FIRST, row.createdAt.toISOString(), row.id);
 
@@ -189,12 +160,10 @@ export function loaderGraph(db: Db) {
 export type LoaderGraph = ReturnType<typeof loaderGraph>;
 
 /**
- * Relation `field` of `row` (a row of `spec`'s table), as the read graph defines it: what a
- * read plan prefetched, else through the relation's loader; null when the key is null.
+ * Relation `field` of `row` (a row of `spec`'s table), as the read graph defines it, through
+ * the relation's loader; null when the key is null.
  */
 export function relationOne<T>(graph: LoaderGraph, row: object, spec: ObjectSpec, field: string): T | null | Promise<T | null> {
-  const prefetched = prefetchedOne<T>(row, field);
-  if (prefetched !== undefined) return prefetched;
   const relation = spec.relations[field];
   if (relation?.kind !== 'one') throw new Error(`${field} is no one-to-one relation of the read graph`);
   return loadOne<T>(graph, row, relation);
@@ -217,22 +186,19 @@ function loadByKey<T>(graph: LoaderGraph, holder: object, relation: OneRelationS
   return graph.unique<Record<string, unknown>>(target, pgColumn(target, relation.childKey)).load(key) as Promise<T | null>;
 }
 
-/** A page of relation `field` of `row` for `args`, as the read graph defines it: prefetched by a read plan, else through its loader. */
+/** A page of relation `field` of `row` for `args`, as the read graph defines it, through its loader. */
 export function relationPage<T extends ChildRow>(
   graph: LoaderGraph,
   row: { id: string },
   spec: ObjectSpec,
   field: string,
   args: PageArguments,
-): Page<T> | Promise<Page<T>> {
+): Promise<Page<T>> {
   const relation = spec.relations[field];
   if (relation?.kind !== 'page') throw new Error(`${field} is no page relation of the read graph`);
   const table = relation.target().table as ChildTable;
   const column = pgColumn(table, relation.parentKey);
-  const page = parseNewestFirstPage(args);
-  return (
-    prefetchedPage<T>(row, field, page, () => graph.count(table, column).load(row.id)) ?? graph.pages<T>(table, column)(page).load(row.id)
-  );
+  return graph.pages<T>(table, column)(parseNewestFirstPage(args)).load(row.id);
 }
 
 /** Whether `args` ask relation `field` of `spec` for its plain page (the one the read graph defines and plans). */

@@ -190,7 +190,7 @@ export function pageOf<T extends { id: string }>(
   offset = 0,
 ): Page<T> {
   const more = rows.length > request.size;
-  // A copy: prefetched rows are shared by every alias of the same page.
+  // The page's rows alone: the one past them only tells that more lie ahead.
   const nodes = rows.slice(0, request.size);
   if (request.backward) nodes.reverse();
   let otherSide: PageFlag = false;

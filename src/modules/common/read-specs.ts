@@ -35,11 +35,11 @@ export const descriptionOf = (relation: RelationSpec): string | undefined => (re
  * The read graph: each type of the API read from a table, once. A type's relations (by the
  * GraphQL field answering them, joined on the columns named here, with that field's
  * description) and its token amounts (by field, the base-units column of that name, with the
- * field's description) are the one definition from which the read plans' SQL, the rendered
- * reads' JSON, the relations' loaders, the amounts' and relations' GraphQL fields
+ * field's description) are the one definition from which the rendered reads' SQL and JSON,
+ * the relations' loaders, the amounts' and relations' GraphQL fields
  * (common/read-graph-fields.ts: type, nullability,
- * page arguments, and a resolver reading through `relationOne` / `relationPage`,
- * prefetched when a plan read it and through the derived loader otherwise), the REST
+ * page arguments, and a resolver reading through `relationOne` / `relationPage`, through
+ * the derived loader), the REST
  * form's includes and embedded properties (server/rest/mapping.ts, resources.ts,
  * documents.ts), its description of amounts and docs/api.md's table of relations
  * (`npm run docs:relations`) all derive. Adding a relation here adds all of those. A field

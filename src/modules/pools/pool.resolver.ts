@@ -1,9 +1,6 @@
-import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Args, Ctx, Directive, ID, Info, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Ctx, Directive, ID, Query, Resolver } from 'type-graphql';
 import { PUBLIC } from '../common/cache-hints.js';
 import type { ResolverContext } from '../context.js';
-import { planOfConnection, planOfObject } from '../../read/read-plan.js';
-import { POOL_READ } from '../common/read-specs.js';
 import { ReadsPageArguments } from '../common/page-arguments.js';
 import { ReadGraphFields } from '../common/read-graph-fields.js';
 import { PoolsArgs } from './pool.args.js';
@@ -17,13 +14,13 @@ export class PoolResolver {
   @ReadsPageArguments(parsePoolsPage)
   @Directive(PUBLIC)
   @Query(() => PoolConnection, { description: 'Pools, filtered, searched and sorted, a page at a time.' })
-  pools(@Args(() => PoolsArgs) args: PoolsArgs, @Ctx() ctx: ResolverContext, @Info() info: GraphQLResolveInfo) {
-    return listPools(ctx, args, planOfConnection(info, POOL_READ));
+  pools(@Args(() => PoolsArgs) args: PoolsArgs, @Ctx() ctx: ResolverContext) {
+    return listPools(ctx, args);
   }
 
   @Query(() => Pool, { nullable: true, description: 'A pool by id; null when there is none.' })
-  pool(@Arg('id', () => ID, { description: 'Id of the pool.' }) id: string, @Ctx() ctx: ResolverContext, @Info() info: GraphQLResolveInfo) {
-    return findPool(ctx, id, planOfObject(info, POOL_READ));
+  pool(@Arg('id', () => ID, { description: 'Id of the pool.' }) id: string, @Ctx() ctx: ResolverContext) {
+    return findPool(ctx, id);
   }
 }
 

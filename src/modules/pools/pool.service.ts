@@ -1,11 +1,10 @@
 import type { PoolRow } from '../../../schema/index.js';
 import { type KeysetOrder, NEWEST_FIRST } from '../../read/keyset.js';
-import { compileSelect, type ReadPlan, readByKey } from '../../read/nested-read.js';
+import { compileSelect, type ReadPlan, wholeRowPlan } from '../../read/nested-read.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
 import { requireStorableDate } from '../common/input.js';
 import { badInput } from '../../errors.js';
-import { wholeRowPlan } from '../../read/read-plan.js';
 import { keysetPage, type KeysetList } from '../common/keyset-page.js';
 import type { Conditions } from '../common/sql-conditions.js';
 import { POOL_READ } from '../common/read-specs.js';
@@ -140,7 +139,7 @@ function filterConditions(c: Conditions, ctx: ServiceContext, input: ListPoolsIn
 
 /**
  * One page of pools matching `filter` in `ordering` from the page's cursor on (forward or
- * backward), with what `plan` reads of them and their relations: one statement, +1 count
+ * backward), with what `plan` reads and renders of them: one statement, +1 count
  * when selected, +1 for the page flag on the cursor's far side when selected.
  */
 function pageOfPools(
@@ -177,7 +176,7 @@ function withColumn(plan: ReadPlan, property: string): ReadPlan {
   return { ...plan, columns: new Set([...plan.columns, property]) };
 }
 
-/** A page of pools; `plan` says what to read of them and their relations (the whole rows by default). */
+/** A page of pools; `plan` says what to read and render of them (the whole rows by default). */
 export async function listPools(
   ctx: ServiceContext,
   input: ListPoolsInput,
@@ -202,14 +201,9 @@ function poolsPage(input: PageArguments & { offset?: number | null }, ordering: 
   return { ordering, offset, page: parsePageRequest(input, ordering.name, ordering.isValidKey) };
 }
 
-/**
- * The pool of `id`, or null when there is none: with `plan`, it and the plan's relations in
- * one statement (as a page of pools reads them); without, through the request's loader.
- */
-export async function findPool(ctx: ServiceContext, id: string, plan?: ReadPlan): Promise<PoolRow | null> {
-  const poolId = parseId(id, 'id');
-  if (!plan) return ctx.loaders.poolById.load(poolId);
-  return (await readByKey(ctx.database.query, plan, 'id', poolId)) as PoolRow | null;
+/** The pool of `id`, or null when there is none, through the request's loader. */
+export async function findPool(ctx: ServiceContext, id: string): Promise<PoolRow | null> {
+  return ctx.loaders.poolById.load(parseId(id, 'id'));
 }
 
 /** The pools of a streak, newest first; `pastOnly` keeps those whose prediction window has ended. */

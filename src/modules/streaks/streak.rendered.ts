@@ -44,8 +44,8 @@ const renderStreakPools: RootFieldRenderer = (field, nodes, walk) => {
     else return null;
   }
   const plans: { streak: ReadPlan; pools: ReadPlan } = {
-    streak: { spec: STREAK_READ, columns: new Set(['id']), relations: new Map(), rendered: streak ? [streak] : [] },
-    pools: { spec: POOL_READ, columns: new Set(['id', 'createdAt']), relations: new Map(), rendered: pools?.objects ?? [] },
+    streak: { spec: STREAK_READ, columns: new Set(['id']), rendered: streak ? [streak] : [] },
+    pools: { spec: POOL_READ, columns: new Set(['id', 'createdAt']), rendered: pools?.objects ?? [] },
   };
   return async (ctx, args) => {
     const { streakId, ...page } = args;

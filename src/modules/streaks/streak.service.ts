@@ -4,8 +4,7 @@ import { requireViewer } from '../auth/viewer.js';
 import { AppError } from '../../errors.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
-import { compileSelect, type ReadPlan, readByKey, type RenderedObject, renderedRowSql } from '../../read/nested-read.js';
-import { wholeRowPlan } from '../../read/read-plan.js';
+import { compileSelect, type ReadPlan, readByKey, wholeRowPlan, type RenderedObject, renderedRowSql } from '../../read/nested-read.js';
 import { STREAK_READ } from '../common/read-specs.js';
 import { keysetPage } from '../common/keyset-page.js';
 import { newestFirstOrder } from '../../read/keyset.js';
@@ -13,14 +12,12 @@ import { newestFirstCursor, parseNewestFirstPage } from '../common/loaders.js';
 import type { Page, PageArguments } from '../common/pagination.js';
 import { listStreakPools } from '../pools/pool.service.js';
 
-/** The streak of `id`, or null: with `plan`, it and the plan's relations in one statement; without, through the request's loader. */
-export async function findStreak(ctx: ServiceContext, id: string, plan?: ReadPlan): Promise<StreakRow | null> {
-  const streakId = parseId(id, 'id');
-  if (!plan) return ctx.loaders.streakById.load(streakId);
-  return (await readByKey(ctx.database.query, plan, 'id', streakId)) as StreakRow | null;
+/** The streak of `id`, or null, through the request's loader. */
+export async function findStreak(ctx: ServiceContext, id: string): Promise<StreakRow | null> {
+  return ctx.loaders.streakById.load(parseId(id, 'id'));
 }
 
-/** Every streak, newest first; `plan` says what to read of them and their relations (the whole rows by default). */
+/** Every streak, newest first; `plan` says what to read and render of them (the whole rows by default). */
 export function listStreaks(
   ctx: ServiceContext,
   input: PageArguments,
@@ -55,7 +52,10 @@ export async function streakPools(
   plans?: { streak: ReadPlan; pools: ReadPlan },
 ): Promise<StreakPoolsResult> {
   const id = parseId(streakId, 'streakId');
-  const streak = await (plans ? findStreak(ctx, id, plans.streak) : ctx.loaders.streakById.load(id));
+  // Rendered: the streak's JSON written by the statement reading it.
+  const streak = plans
+    ? ((await readByKey(ctx.database.query, plans.streak, 'id', id)) as StreakRow | null)
+    : await ctx.loaders.streakById.load(id);
   if (!streak) throw new AppError('NOT_FOUND', `No streak has id ${streakId}`, { argumentName: 'streakId' });
   return { streak, pools: await listStreakPools(ctx, streak.id, input, plans?.pools) };
 }
@@ -112,7 +112,7 @@ export async function userStreakDetails(
   const id = parseId(streakId, 'streakId');
   const params: unknown[] = [];
   const plan: ReadPlan = rendering
-    ? { spec: STREAK_READ, columns: new Set(['id']), relations: new Map(), rendered: rendering.streak }
+    ? { spec: STREAK_READ, columns: new Set(['id']), rendered: rendering.streak }
     : wholeRowPlan(STREAK_READ);
   // First: a rendered plan's select list brings its own parameters, numbered from $1.
   const streak = compileSelect(plan, 's', params);

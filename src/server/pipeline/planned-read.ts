@@ -193,11 +193,9 @@ function plannedReadExecutor(options: PlannedReadOptions, schema: GraphQLSchema)
       }
       await confirmViewer(context);
       if (checked) keepPrivateIfSelected(schema, rc, checked.walk);
-      // The walk as the root value: the resolvers' read plans read the selection through it (read/operation-walks.ts, walkOf).
       return execute({
         schema,
         document,
-        rootValue: checked?.walk,
         operationName: rc.request.operationName,
         contextValue: context,
         variableValues: variables,
