@@ -1,4 +1,14 @@
 import { eq } from 'drizzle-orm';
+import {
+  getNamedType,
+  getNullableType,
+  type GraphQLField,
+  type GraphQLObjectType,
+  isEnumType,
+  isLeafType,
+  isNonNullType,
+  isObjectType,
+} from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import type { PoolRow } from '../../schema/index.js';
@@ -18,6 +28,8 @@ import {
 } from '../support/harness.js';
 import { type SignedIn, signInAs } from '../support/sessions.js';
 import { SHAPES as BENCH_SHAPES, type ShapeName, VIEWER_CHOICE_SQL } from '../../bench/lib/query.js';
+import { READ_GRAPH } from '../../src/modules/common/read-specs.js';
+import { getSchema } from '../../src/server/schema.js';
 
 const POOLS = 30;
 const RESOLVED_POOLS = 12;
@@ -275,6 +287,95 @@ describe.each(backends)('the nested read on %s: statements, prepared', (kind) =>
     const missing = await read('00000000-0000-4000-8000-000000000000');
     expect(missing).toEqual({ statements: 1, pool: null });
   });
+});
+
+/**
+ * Every field of every type of the read graph, generated from the schema, selected under a
+ * list of its type's objects twice: with 2 rows at the top of the list and with 20. The
+ * statements must be the same: a field whose resolver reads per parent (a query per row of
+ * the list above it) fails here, whatever field is added later. Signed in as an admin, so
+ * private fields read their rows too. A connection is selected with its totalCount and once
+ * per value of each enum argument (its filters and sorts), each a statement text of its own.
+ */
+const LISTS_OF: Record<string, (selection: string) => string> = {
+  Pool: (x) => `pools(first: $n, sort: VOLUME_HIGH) { nodes { ${x} } }`,
+  Prediction: (x) => LISTS_OF.Pool!(`predictions(first: 5) { nodes { ${x} } }`),
+  User: (x) => LISTS_OF.Prediction!(`user { ${x} }`),
+  Image: (x) => LISTS_OF.Pool!(`image { ${x} }`),
+  Streak: (x) => LISTS_OF.Pool!(`streak { ${x} }`),
+  Resolution: (x) => LISTS_OF.Pool!(`resolution { ${x} }`),
+  Reward: (x) => LISTS_OF.Prediction!(`reward { ${x} }`),
+  StreakReward: (x) => LISTS_OF.User!(`claimable { streakRewards { ${x} } }`),
+  Notification: (x) => LISTS_OF.User!(`notifications(first: 3) { nodes { ${x} } }`),
+};
+
+/** The selections of `field` generated: itself (a leaf), its object's typename, or its connection's pages. */
+function selectionsOf(field: GraphQLField<unknown, unknown>): string[] {
+  const target = getNamedType(field.type);
+  if (isLeafType(target)) return [field.name];
+  if (!(isObjectType(target) && target.name.endsWith('Connection'))) return [`${field.name} { __typename }`];
+  const page = (args: string) => `${field.name}(first: 2${args}) { totalCount nodes { __typename } }`;
+  return [
+    page(''),
+    ...field.args.flatMap((arg) => {
+      const type = getNullableType(arg.type);
+      return isEnumType(type) ? type.getValues().map((value) => page(`, ${arg.name}: ${value.name}`)) : [];
+    }),
+  ];
+}
+
+describe.each(backends)('every field under a list on %s: statements', (kind) => {
+  let t: TestApp;
+  let admin: SignedIn;
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    const [user] = await t.database.query<{ id: string }>('SELECT id FROM users ORDER BY id LIMIT 1', []);
+    admin = await signInAs(t, user!.id, 'ADMIN');
+  });
+  afterAll(() => t.close());
+
+  it('has a list for every type of the read graph', () => {
+    expect(Object.keys(LISTS_OF).sort()).toEqual(Object.keys(READ_GRAPH).sort());
+  });
+
+  it.each(Object.keys(LISTS_OF))(
+    '%s: the same statements for 2 rows at the top as for 20',
+    async (typeName) => {
+      const schema = await getSchema();
+      const run = async (selection: string, n: number) => {
+        let body: GraphQLResponse | undefined;
+        const statements = await t.countStatements(async () => {
+          body = await t.gql(`query($n: Int) { ${LISTS_OF[typeName]!(selection)} }`, { n }, admin.headers);
+        });
+        // The test app runs without a chain: a balance answers CHAIN_UNAVAILABLE, whatever the rows.
+        const codes = (body!.errors ?? []).map((error) => (error as { extensions?: { code?: string } }).extensions?.code);
+        expect(
+          codes.filter((code) => code !== 'CHAIN_UNAVAILABLE'),
+          JSON.stringify(body!.errors),
+        ).toEqual([]);
+        return { statements, body: JSON.stringify(body!.data) };
+      };
+      // Not vacuous: the larger list reaches more of the type's objects, and at least two.
+      const reached = async (n: number) => (await run('__typename', n)).body.split(`"__typename":"${typeName}"`).length - 1;
+      const [few, many] = [await reached(2), await reached(20)];
+      expect(many).toBeGreaterThan(few);
+      expect(few).toBeGreaterThanOrEqual(1);
+      const type = schema.getType(typeName) as GraphQLObjectType;
+      const selections = Object.values(type.getFields())
+        .filter((field) => !field.args.some((arg) => isNonNullType(arg.type)))
+        .flatMap(selectionsOf);
+      const perRow: string[] = [];
+      for (const selection of selections) {
+        await run(selection, 2); // the first use of a statement text may prepare it
+        const small = await run(selection, 2);
+        const large = await run(selection, 20);
+        if (large.statements !== small.statements) perRow.push(`${typeName}.${selection}: ${small.statements} -> ${large.statements}`);
+      }
+      expect(perRow).toEqual([]);
+      expect(selections.length).toBeGreaterThan(3);
+    },
+    120_000,
+  );
 });
 
 /**

@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import type { ReadQuery } from '../../db/client.js';
 import { keysetClauses, type KeysetOrder } from '../../read/keyset.js';
 import { MAX_PAGE_SIZE, type Page, pageOf, type PageRequest } from './pagination.js';
@@ -34,6 +35,23 @@ function pageLimit(rows: number): string {
   return String(rows);
 }
 
+/** The page's select list, conditions (the filter's, then the cursor's) and order over `c`. */
+function pageClauses<T extends { id: string }>(list: KeysetList<T>, request: PageRequest, c: Conditions) {
+  const select = list.select(c);
+  list.filter(c);
+  const keyset = keysetClauses(list.order, request.backward, request.cursor, (value, type) => c.param(value, type));
+  if (keyset.past) c.add(keyset.past);
+  const rowsFrom = `${list.from}${list.selectJoins ? ` ${list.selectJoins}` : ''}`;
+  return { select, rowsFrom, orderBy: keyset.orderBy, limit: `LIMIT ${pageLimit(request.size + 1)}` };
+}
+
+/** The conditions on `c` of the list's rows matching its filter (`beyondCursor`: on the far side of the page's cursor), for a count or a probe. */
+function matching<T extends { id: string }>(list: KeysetList<T>, c: Conditions, request: PageRequest, beyondCursor: boolean): Conditions {
+  list.filter(c);
+  if (beyondCursor) c.add(keysetClauses(list.order, request.backward, request.cursor, (value, type) => c.param(value, type)).beyond!);
+  return c;
+}
+
 /**
  * A page of `list` for `request`: one statement, forward or backward (the reversed order,
  * LIMIT size + 1, turned back by pageOf), `offset` rows skipped when paging forward by
@@ -47,37 +65,83 @@ export async function keysetPage<T extends { id: string }>(
   offset = 0,
 ): Promise<Page<T>> {
   const c = new Conditions();
-  const select = list.select(c);
-  list.filter(c);
-  const keyset = keysetClauses(list.order, request.backward, request.cursor, (value, type) => c.param(value, type));
-  if (keyset.past) c.add(keyset.past);
-  const rowsFrom = `${list.from}${list.selectJoins ? ` ${list.selectJoins}` : ''}`;
-  const limit = `LIMIT ${pageLimit(request.size + 1)}`;
+  const { select, rowsFrom, orderBy, limit } = pageClauses(list, request, c);
   // Past an offset, the page's keys are chosen first and only its rows are written: in one
   // select with the select list, Postgres computes the list (the rendered JSON and its
   // subqueries) for every skipped row too, so a deep page cost its whole offset.
   const text = offset
     ? `SELECT ${select.list} FROM ${rowsFrom} WHERE ${list.order.id} = ANY (ARRAY(SELECT ${list.order.id} FROM ${list.from}${c.where()} ` +
-      `ORDER BY ${keyset.orderBy} ${limit} OFFSET ${c.param(offset, 'int')})) ORDER BY ${keyset.orderBy}`
-    : `SELECT ${select.list} FROM ${rowsFrom}${c.where()} ORDER BY ${keyset.orderBy} ${limit}`;
+      `ORDER BY ${orderBy} ${limit} OFFSET ${c.param(offset, 'int')})) ORDER BY ${orderBy}`
+    : `SELECT ${select.list} FROM ${rowsFrom}${c.where()} ORDER BY ${orderBy} ${limit}`;
   const rows = (await query<Record<string, unknown>>(text, c.params)).map(select.decode);
-  const matching = (extra?: (c: Conditions) => void) => {
-    const m = new Conditions();
-    list.filter(m);
-    extra?.(m);
-    return m;
-  };
   const countAll = async () => {
-    const m = matching();
+    const m = matching(list, new Conditions(), request, false);
     const [row] = await query<{ total: number }>(`SELECT count(*)::int AS "total" FROM ${list.from}${m.where()}`, m.params);
     return row?.total ?? 0;
   };
   const beyondCursor = async () => {
-    const m = matching((m) =>
-      m.add(keysetClauses(list.order, request.backward, request.cursor, (value, type) => m.param(value, type)).beyond!),
-    );
+    const m = matching(list, new Conditions(), request, true);
     const [row] = await query<{ found: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${list.from}${m.where()}) AS "found"`, m.params);
     return row?.found === true;
   };
   return pageOf(rows, request, list.cursorOf, countAll, beyondCursor, offset);
+}
+
+/** A keyset list kept per parent: `ofParent(parentId)` (SQL of the parent's id) is the condition making a row the parent's. */
+export interface ParentedList<T extends { id: string }> extends KeysetList<T> {
+  ofParent: (parentId: string) => string;
+}
+
+/** The batch's parents, their ids the statement's first parameter. */
+const PARENTS = 'unnest($1::uuid[]) AS parents(parent_id)';
+
+/**
+ * The page `request` of each parent's rows of `list`, for every parent a request asks in one
+ * tick: one statement per batch (a lateral join over the parents' ids, each parent's page
+ * read on its own index path and stopped after the page), where a resolver calling
+ * {@link keysetPage} per parent cost one per row of the list above it. totalCount and the
+ * far-side page flag, when selected, are one batched statement each.
+ */
+export function keysetPageLoader<T extends { id: string }>(
+  query: ReadQuery,
+  list: ParentedList<T>,
+  request: PageRequest,
+): DataLoader<string, Page<T>> {
+  const ofParents = (c: Conditions) => c.add(list.ofParent('parents.parent_id'));
+  /** One value per parent, written by `value` over the conditions of the rows it counts. */
+  const perParent = <V>(beyondCursor: boolean, value: (where: string) => string) =>
+    new DataLoader<string, V>(async (parentIds) => {
+      const c = matching(list, new Conditions([parentIds]), request, beyondCursor);
+      ofParents(c);
+      const rows = await query<{ parentId: string; value: V }>(
+        `SELECT parents.parent_id::text AS "parentId", ${value(c.where())} AS "value" FROM ${PARENTS}`,
+        c.params,
+      );
+      const byParent = new Map(rows.map((row) => [row.parentId, row.value]));
+      return parentIds.map((id) => byParent.get(id)!);
+    });
+  const counts = perParent<number>(false, (where) => `(SELECT count(*)::int FROM ${list.from}${where})`);
+  const beyond = perParent<boolean>(true, (where) => `EXISTS (SELECT 1 FROM ${list.from}${where})`);
+  return new DataLoader<string, Page<T>>(async (parentIds) => {
+    const c = new Conditions([parentIds]);
+    const { select, rowsFrom, orderBy, limit } = pageClauses(list, request, c);
+    ofParents(c);
+    // The lateral subquery's rows come in its order, parent by parent, as the loaders' child pages read theirs (read/batch.ts).
+    const text = `SELECT parents.parent_id::text AS "$parent", l.* FROM ${PARENTS} CROSS JOIN LATERAL (SELECT ${select.list} FROM ${rowsFrom}${c.where()} ORDER BY ${orderBy} ${limit}) l`;
+    const byParent = new Map<string, T[]>();
+    for (const { $parent, ...row } of await query<Record<string, unknown> & { $parent: string }>(text, c.params)) {
+      const rows = byParent.get($parent);
+      if (rows) rows.push(select.decode(row));
+      else byParent.set($parent, [select.decode(row)]);
+    }
+    return parentIds.map((id) =>
+      pageOf(
+        byParent.get(id) ?? [],
+        request,
+        list.cursorOf,
+        () => counts.load(id),
+        () => beyond.load(id),
+      ),
+    );
+  });
 }

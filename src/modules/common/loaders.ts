@@ -108,7 +108,8 @@ export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable
   return Object.assign(pageLoader, { clearAll });
 }
 
-const pageSignature = (page: PageRequest) =>
+/** A page request as a key: its size, direction and cursor. */
+export const pageSignature = (page: PageRequest) =>
   `${page.size}:${page.backward ? 'b' : 'f'}:${page.cursor ? `${page.cursor.key}/${page.cursor.id}` : ''}`;
 
 /** The cursor of a row in the newest-first order. */

@@ -5,8 +5,8 @@ import { tableReader } from '../../read/columns.js';
 import { NEWEST_FIRST, newestFirstOrder } from '../../read/keyset.js';
 import { badInput } from '../../errors.js';
 import { requireViewer } from '../auth/viewer.js';
-import { keysetPage } from '../common/keyset-page.js';
-import { newestFirstCursor, parseNewestFirstPage } from '../common/loaders.js';
+import { keysetPageLoader } from '../common/keyset-page.js';
+import { newestFirstCursor, pageSignature, parseNewestFirstPage } from '../common/loaders.js';
 import { encodeCursor, isIntegerString, isIsoDate, type Page, type PageArguments, parsePageRequest } from '../common/pagination.js';
 import type { Conditions } from '../common/sql-conditions.js';
 import type { ServiceContext } from '../context.js';
@@ -27,21 +27,29 @@ export interface UserTransaction extends Pick<
   streakRewardId: string | null;
 }
 
-/** The user's chain submissions, newest first: one statement per page, whatever its size. */
+/**
+ * The user's chain submissions, newest first: one statement per page, whatever its size,
+ * and for every user a request lists (an admin's), batched into one.
+ */
 export function userTransactions(ctx: ServiceContext, userId: string, args: PageArguments): Promise<Page<UserTransaction>> {
+  const page = parseNewestFirstPage(args);
   const chainDecimals = ctx.chain?.accounts.decimals ?? null;
-  return keysetPage(
-    ctx.database.query,
-    {
-      select: () => ({ list: TRANSACTION_COLUMNS, decode: (row) => transactionOf(row, chainDecimals) }),
-      from: '"chain_submissions" s',
-      selectJoins: TRANSACTION_JOINS,
-      filter: (c) => c.add(`s."user_id" = ${c.param(userId, 'uuid')}`),
-      order: newestFirstOrder('s'),
-      cursorOf: newestFirstCursor,
-    },
-    parseNewestFirstPage(args),
+  const pages = requestScoped(ctx, `userTransactions:${pageSignature(page)}`, () =>
+    keysetPageLoader(
+      ctx.database.query,
+      {
+        select: () => ({ list: TRANSACTION_COLUMNS, decode: (row) => transactionOf(row, chainDecimals) }),
+        from: '"chain_submissions" s',
+        selectJoins: TRANSACTION_JOINS,
+        filter: () => {},
+        ofParent: (id) => `s."user_id" = ${id}`,
+        order: newestFirstOrder('s'),
+        cursorOf: newestFirstCursor,
+      },
+      page,
+    ),
   );
+  return pages.load(userId);
 }
 
 /** What a transaction's record shows, and the records it produced, over the submission `s` and TRANSACTION_JOINS. */
@@ -135,7 +143,8 @@ export function parseUserPredictionsPage(args: PageArguments & { filter?: Predic
 /**
  * A user's predictions (alias `c`, their pools `p`) whose pool is in a lifecycle state (the
  * pools' own ACTIVE, ENDED and RESOLVED filters), or whose reward is still to be claimed
- * (CLAIMABLE), in a sort order with keyset cursors, forward or backward.
+ * (CLAIMABLE), in a sort order with keyset cursors, forward or backward: one statement for
+ * every user a request lists with the same arguments.
  */
 export function userPredictions(
   ctx: ServiceContext,
@@ -143,21 +152,25 @@ export function userPredictions(
   args: PageArguments & { filter?: PredictionFilter | null; sort?: PredictionSort | null },
 ): Promise<Page<PredictionRow>> {
   const { sort, cursorSort, page } = parseUserPredictionsPage(args);
+  const { filter } = args;
   const reader = tableReader(predictions);
-  return keysetPage(
-    ctx.database.query,
-    {
-      select: () => ({ list: reader.columns('c'), decode: (row) => reader.decode<PredictionRow>(row) }),
-      from: '"predictions" c JOIN "pools" p ON p."id" = c."pool_id"',
-      filter: (c) => {
-        c.add(`c."user_id" = ${c.param(userId, 'uuid')}`);
-        if (args.filter != null) c.add(predictionFilter(ctx, c, args.filter));
+  const pages = requestScoped(ctx, `userPredictions:${filter ?? ''}:${cursorSort}:${pageSignature(page)}`, () =>
+    keysetPageLoader(
+      ctx.database.query,
+      {
+        select: () => ({ list: reader.columns('c'), decode: (row) => reader.decode<PredictionRow>(row) }),
+        from: '"predictions" c JOIN "pools" p ON p."id" = c."pool_id"',
+        filter: (c) => {
+          if (filter != null) c.add(predictionFilter(ctx, c, filter));
+        },
+        ofParent: (id) => `c."user_id" = ${id}`,
+        order: { key: `c."${sort.column}"`, id: 'c."id"', descending: sort.descending, keyType: sort.keyType },
+        cursorOf: (row) => encodeCursor(cursorSort, sort.keyOf(row), row.id),
       },
-      order: { key: `c."${sort.column}"`, id: 'c."id"', descending: sort.descending, keyType: sort.keyType },
-      cursorOf: (row) => encodeCursor(cursorSort, sort.keyOf(row), row.id),
-    },
-    page,
+      page,
+    ),
   );
+  return pages.load(userId);
 }
 
 function predictionFilter(ctx: ServiceContext, c: Conditions, filter: PredictionFilter): string {
