@@ -32,6 +32,9 @@ export function hasSqlState(error: unknown, state: string): boolean {
  */
 export const VIEWER_USER_ID: unique symbol = Symbol('the signed-in user id');
 
+/** A statement parameter standing for the request's clock (its one `now`), bound as {@link VIEWER_USER_ID} is. */
+export const REQUEST_NOW: unique symbol = Symbol("the request's now");
+
 /**
  * A check of the request (a signed-in request's session) read by the operation's first read
  * statement: the row it reads and the condition on it (on `g`), numbering their parameters
@@ -78,6 +81,8 @@ export class StatementScope {
     readonly requestId: string | null = null,
     /** The signed-in user's id (null signed out): what {@link VIEWER_USER_ID} stands for in this operation's statements. */
     readonly viewerUserId: string | null = null,
+    /** The request's clock: what {@link REQUEST_NOW} stands for. */
+    readonly now: Date | null = null,
   ) {}
 
   /** A check waiting for the operation's first read statement to carry it. */
@@ -103,10 +108,10 @@ export class StatementScope {
     return check;
   }
 
-  /** `params` with this request's values in place of the markers that stand for them ({@link VIEWER_USER_ID}). */
+  /** `params` with this request's values in place of the markers that stand for them ({@link VIEWER_USER_ID}, {@link REQUEST_NOW}). */
   bind(params: readonly unknown[]): readonly unknown[] {
-    if (!params.includes(VIEWER_USER_ID)) return params;
-    return params.map((value) => (value === VIEWER_USER_ID ? this.viewerUserId : value));
+    if (!params.includes(VIEWER_USER_ID) && !params.includes(REQUEST_NOW)) return params;
+    return params.map((value) => (value === VIEWER_USER_ID ? this.viewerUserId : value === REQUEST_NOW ? this.now : value));
   }
 
   get cancelled(): boolean {

@@ -1,6 +1,6 @@
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { beyondCursorSql, type ChildPage, childRowsSql, countSql, type PagePosition } from './keyset.js';
+import { beyondCursorSql, type ChildPage, childRowsSql, countSql, newestFirstOrder, type PagePosition } from './keyset.js';
 import { tableReader } from './columns.js';
 import { type Db, readQueryOf } from '../db/client.js';
 
@@ -65,10 +65,10 @@ function batchChildren(table: PgTable, parentColumn: PgColumn, where: ChildCondi
   };
 }
 
-/** A page of them as the planned read pages children; the statement's parameters after $1 are numbered by `param`. */
+/** A page of them newest first, as the rendered read pages children; the statement's parameters after $1 are numbered by `param`. */
 function batchChildPage(table: PgTable, parentColumn: PgColumn, page: PagePosition, where: ChildCondition | undefined): ChildPage {
   let next = 1;
-  return { ...batchChildren(table, parentColumn, where), page, param: (_value, type) => `$${++next}::${type}` };
+  return { ...batchChildren(table, parentColumn, where), order: newestFirstOrder, page, param: (_value, type) => `$${++next}::${type}` };
 }
 
 const PARENTS = 'unnest($1::uuid[]) AS parents(parent_id)';
@@ -140,7 +140,7 @@ export async function countByParent(
 }
 
 /** The values of a page's cursor parameters, in the order keysetClauses numbers them: its key, then its id. */
-const cursorValues = (page: PagePosition) => (page.cursor ? [page.cursor.createdAt, page.cursor.id] : []);
+const cursorValues = (page: PagePosition) => (page.cursor ? [page.cursor.key, page.cursor.id] : []);
 
 function groupBy<TRow extends Record<string, unknown>>(rows: TRow[], key: string): Map<string, TRow[]> {
   const groups = new Map<string, TRow[]>();

@@ -1,3 +1,5 @@
+import { isoTimestampSql } from './columns.js';
+
 /**
  * Keyset paging's SQL, in one place for every list (pools and their sorts, child lists,
  * the nested read, the services' own lists): a page reads the rows strictly past a cursor
@@ -53,43 +55,64 @@ export function keysetClauses(
   };
 }
 
-/** A keyset position in the newest-first order of a parent's children: the row's (createdAt, id). */
-export interface ChildPosition {
-  createdAt: Date;
+/** A keyset position in a list's order: the row's key (its order's key, as the cursor holds it) and id. */
+export interface KeysetPosition {
+  key: unknown;
   id: string;
 }
 
-/** A page of children in the newest-first order: `size` rows, forward or backward from `cursor`. */
+/**
+ * How a parent's children are listed (newest first, {@link NEWEST_FIRST_LIST}, unless a field's
+ * arguments ask otherwise: a user's predictions by stake, or filtered by their pool's state):
+ * the order over a child's alias, its cursors' name and key (encodeCursor's first two
+ * elements, the key as SQL writing its text over the alias), and the rows it keeps, as SQL
+ * over the alias, its values numbered by `param`.
+ */
+export interface ChildList {
+  name: string;
+  order: (alias: string) => KeysetOrder;
+  cursorKey: (alias: string) => string;
+  where?: (alias: string, param: (value: unknown, type: string) => string) => string;
+}
+
+/** Every child list's default: newest first, its cursors' key the row's created_at as toISOString() writes it. */
+export const NEWEST_FIRST_LIST: ChildList = {
+  name: NEWEST_FIRST,
+  order: newestFirstOrder,
+  cursorKey: (alias) => isoTimestampSql(`${alias}."created_at"`),
+};
+
+/** A page of children in their list's order: `size` rows, forward or backward from `cursor`. */
 export interface PagePosition {
   size: number;
   backward: boolean;
-  cursor: ChildPosition | null;
+  cursor: KeysetPosition | null;
 }
 
 /**
  * A page of a parent's children as a statement reads it, for the rendered read's correlated
  * subqueries (read/nested-read.ts) and the loaders' batches (read/batch.ts) alike: their
  * table, the condition over a child's alias making it the parent's (and any other the list
- * has), the page, and how a value becomes a parameter.
+ * has), the list's order, the page, and how a value becomes a parameter.
  */
 export interface ChildPage {
   table: string;
   ofParent: (child: string) => string;
+  order: (child: string) => KeysetOrder;
   page: PagePosition;
   param: (value: unknown, type: string) => string;
 }
 
 /**
  * The page's rows as a FROM item aliased `child`: `limit` of the parent's children past the
- * page's cursor, walking the (parent, created_at, id) index in the reading direction.
+ * page's cursor, walking the (parent, key, id) index in the reading direction.
  */
-export function childRowsSql({ table, ofParent, page, param }: ChildPage, child: string, limit: number): string {
+export function childRowsSql({ table, ofParent, order, page, param }: ChildPage, child: string, limit: number): string {
   // The page size is written into the text (an integer the page arguments bounded), not a
   // parameter: with LIMIT $n Postgres' generic plan guesses a tenth of the table, judges it
   // dearer than the custom plans and plans the whole statement again at every execution.
   if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`a page of ${limit} rows`);
-  const cursor = page.cursor && { key: page.cursor.createdAt, id: page.cursor.id };
-  const keyset = keysetClauses(newestFirstOrder(child), page.backward, cursor, param);
+  const keyset = keysetClauses(order(child), page.backward, page.cursor, param);
   const position = keyset.past ? ` AND ${keyset.past}` : '';
   return `(SELECT * FROM "${table}" ${child} WHERE ${ofParent(child)}${position} ORDER BY ${keyset.orderBy} LIMIT ${limit}) ${child}`;
 }
@@ -100,9 +123,8 @@ export function countSql({ table, ofParent }: Pick<ChildPage, 'table' | 'ofParen
 }
 
 /** Whether the parent has children on the other side of the page's cursor (a boolean); null without a cursor, where there are none. */
-export function beyondCursorSql({ table, ofParent, page, param }: ChildPage, child: string): string | null {
+export function beyondCursorSql({ table, ofParent, order, page, param }: ChildPage, child: string): string | null {
   if (!page.cursor) return null;
-  const cursor = { key: page.cursor.createdAt, id: page.cursor.id };
-  const beyond = keysetClauses(newestFirstOrder(child), page.backward, cursor, param).beyond;
+  const beyond = keysetClauses(order(child), page.backward, page.cursor, param).beyond;
   return `EXISTS (SELECT 1 FROM "${table}" ${child} WHERE ${ofParent(child)} AND ${beyond})`;
 }

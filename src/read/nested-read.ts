@@ -3,15 +3,15 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import type { ReadQuery } from '../db/client.js';
 import {
   beyondCursorSql,
+  type ChildList,
   type ChildPage,
   childRowsSql,
   countSql,
   keysetClauses,
-  NEWEST_FIRST,
-  newestFirstOrder,
+  NEWEST_FIRST_LIST,
   type PagePosition,
 } from './keyset.js';
-import { type Column, columnsOf, isoTimestampSql, pgColumn } from './columns.js';
+import { type Column, columnsOf, pgColumn } from './columns.js';
 
 /**
  * (Over 300 lines: the one compiler of a read's SQL.)
@@ -67,9 +67,17 @@ export type RelationSpec =
   /**
    * A newest-first page of the children whose `parentKey` column (a property) is the parent's
    * id. `plain` tells whether the field's arguments ask for that page alone (no filter, no
-   * other order); otherwise the field is left to its resolver.
+   * other order); otherwise `listed` gives the list they ask and its page (throwing on bad
+   * arguments; `now` is the value lifecycle filters compare with), or the field is left to
+   * its resolver.
    */
-  | { kind: 'page'; target: () => ObjectSpec; parentKey: string; plain?: (args: Record<string, unknown>) => boolean };
+  | {
+      kind: 'page';
+      target: () => ObjectSpec;
+      parentKey: string;
+      plain?: (args: Record<string, unknown>) => boolean;
+      listed?: (args: Record<string, unknown>, now: unknown) => { list: ChildList; page: PagePosition };
+    };
 
 export type OneRelationSpec = Extract<RelationSpec, { kind: 'one' }>;
 
@@ -91,13 +99,14 @@ export function oneRelationThrough(
   return { kind: 'one', target, parentKey, childKey, through };
 }
 
-/** A newest-first page of the `target` rows whose `parentKey` column (a property) is the parent's id. */
+/** A newest-first page of the `target` rows whose `parentKey` column (a property) is the parent's id; for `plain` and `listed`, see {@link RelationSpec}. */
 export function pageRelation(
   target: () => ObjectSpec,
   parentKey: string,
   plain?: (args: Record<string, unknown>) => boolean,
+  listed?: Extract<RelationSpec, { kind: 'page' }>['listed'],
 ): RelationSpec {
-  return plain ? { kind: 'page', target, parentKey, plain } : { kind: 'page', target, parentKey };
+  return { kind: 'page', target, parentKey, ...(plain && { plain }), ...(listed && { listed }) };
 }
 
 /** The SQL name of `table`'s column `property`. */
@@ -151,8 +160,19 @@ export interface RenderedObject {
 export type RenderedField =
   | { key: string; kind: 'value'; sql: ValueSql }
   | { key: string; kind: 'one'; relation: string; object: RenderedObject }
-  /** With `nodesOnly`, the page is written as the array of its one `nodes` field's objects (the REST form), not as a connection. */
-  | { key: string; kind: 'page'; relation: string; page: PagePosition; connection: RenderedConnection; nodesOnly?: boolean };
+  /**
+   * With `nodesOnly`, the page is written as the array of its one `nodes` field's objects (the REST form), not as a connection;
+   * with `list`, the children are listed as it says (another order, a filter), not newest first.
+   */
+  | {
+      key: string;
+      kind: 'page';
+      relation: string;
+      page: PagePosition;
+      connection: RenderedConnection;
+      nodesOnly?: boolean;
+      list?: ChildList;
+    };
 
 /** The SQL of a value's JSON text over its row's alias, written into a statement through `statement`. */
 export type ValueSql = (alias: string, statement: StatementWriter) => string;
@@ -273,18 +293,22 @@ function childPage(
   parentAlias: string,
   page: PagePosition,
   params: unknown[],
+  list: ChildList,
 ): ChildPage {
   const column = parentColumnOf(relation);
+  const param = paramOf(params);
+  const { where } = list;
   return {
     table: getTableName(relation.target().table),
-    ofParent: (child) => `${child}."${column}" = ${parentAlias}."id"`,
+    ofParent: (child) => `${child}."${column}" = ${parentAlias}."id"${where ? ` AND ${where(child, param)}` : ''}`,
+    order: list.order,
     page,
-    param: paramOf(params),
+    param,
   };
 }
 
-/** The list's own order over `alias` (newest first), or its `reverse`. */
-const listOrderSql = (alias: string, reverse: boolean) => keysetClauses(newestFirstOrder(alias), reverse, null, () => '').orderBy;
+/** The list's own order over `alias`, or its `reverse`. */
+const listOrderSql = (of: ChildPage, alias: string, reverse: boolean) => keysetClauses(of.order(alias), reverse, null, () => '').orderBy;
 
 /**
  * The page as JSON text: an array of what `row` writes over each child's alias, exactly the
@@ -293,7 +317,7 @@ const listOrderSql = (alias: string, reverse: boolean) => keysetClauses(newestFi
  */
 function pageRowsSql(of: ChildPage, child: string, row: (child: string) => string): string {
   const from = childRowsSql(of, child, of.page.size);
-  return `(SELECT '[' || coalesce(string_agg(${row(child)}, ',' ORDER BY ${listOrderSql(child, false)}), '') || ']' FROM ${from})`;
+  return `(SELECT '[' || coalesce(string_agg(${row(child)}, ',' ORDER BY ${listOrderSql(of, child, false)}), '') || ']' FROM ${from})`;
 }
 
 /**
@@ -302,12 +326,12 @@ function pageRowsSql(of: ChildPage, child: string, row: (child: string) => strin
  * other side (none without a cursor), or the cursor of the page's first or last row in the
  * list's order (null for an empty page).
  */
-function pageInfoSql(of: ChildPage, child: string, flag: PageInfoFlag): string {
+function pageInfoSql(of: ChildPage, list: ChildList, child: string, flag: PageInfoFlag): string {
   const { page } = of;
   const truth = (condition: string) => `CASE WHEN ${condition} THEN 'true' ELSE 'false' END`;
   if (flag === 'startCursor' || flag === 'endCursor') {
     const from = childRowsSql(of, child, page.size);
-    return `coalesce((SELECT ${newestFirstCursorSql(child)} FROM ${from} ORDER BY ${listOrderSql(child, flag === 'endCursor')} LIMIT 1), 'null')`;
+    return `coalesce((SELECT ${cursorSql(list, child)} FROM ${from} ORDER BY ${listOrderSql(of, child, flag === 'endCursor')} LIMIT 1), 'null')`;
   }
   if ((flag === 'hasNextPage') !== page.backward)
     return truth(`(SELECT count(*) FROM ${childRowsSql(of, child, page.size + 1)}) > ${page.size}`);
@@ -316,12 +340,13 @@ function pageInfoSql(of: ChildPage, child: string, flag: PageInfoFlag): string {
 }
 
 /**
- * A child's newest-first cursor as JSON text over `alias`: the bytes of encodeCursor
- * (modules/common/pagination.ts), base64url (no padding) of `["NEWEST_FIRST","<created_at>","<id>"]`.
+ * A child's cursor in `list` as JSON text over `alias`: the bytes of encodeCursor
+ * (modules/common/pagination.ts), base64url (no padding) of `["<list's name>","<key>","<id>"]`
+ * (a name and keys that need no escaping: constants, timestamps, integers).
  * Postgres' base64 breaks its lines every 76 characters; translate() drops the breaks.
  */
-function newestFirstCursorSql(alias: string): string {
-  const json = `concat('["${NEWEST_FIRST}","', ${isoTimestampSql(`${alias}."created_at"`)}, '","', ${alias}."id", '"]')`;
+function cursorSql(list: ChildList, alias: string): string {
+  const json = `concat('["${list.name}","', ${list.cursorKey(alias)}, '","', ${alias}."id", '"]')`;
   return `'"' || rtrim(translate(encode(convert_to(${json}, 'UTF8'), 'base64'), E'+/\\n', '-_'), '=') || '"'`;
 }
 
@@ -362,7 +387,8 @@ function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string,
   if (field.kind !== 'page' || relation.kind !== 'page')
     throw new Error(`rendered field ${field.key}: relation ${field.relation} is not a ${field.kind}`);
   const { connection } = field;
-  const of = childPage(relation, alias, field.page, params);
+  const list = field.list ?? NEWEST_FIRST_LIST;
+  const of = childPage(relation, alias, field.page, params, list);
   const object = (index: number, node: string) => renderedObjectSql(connection.objects[index]!, node, params, counter);
   const entries = connection.fields.map((part): [string, string] => {
     switch (part.kind) {
@@ -376,13 +402,13 @@ function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string,
         const edge = (node: string) =>
           part.fields.map((f): [string, string] => [
             f.key,
-            f.kind === 'constant' ? sqlLiteral(f.json) : f.kind === 'cursor' ? newestFirstCursorSql(node) : object(f.object, node),
+            f.kind === 'constant' ? sqlLiteral(f.json) : f.kind === 'cursor' ? cursorSql(list, node) : object(f.object, node),
           ]);
         return [part.key, pageRowsSql(of, `${child}n${++counter.next}`, (node) => jsonObjectSql(edge(node)))];
       }
       case 'pageInfo': {
         const flag = (f: (typeof part.fields)[number]) =>
-          f.kind === 'constant' ? sqlLiteral(f.json) : pageInfoSql(of, `${child}i${++counter.next}`, f.kind);
+          f.kind === 'constant' ? sqlLiteral(f.json) : pageInfoSql(of, list, `${child}i${++counter.next}`, f.kind);
         return [part.key, jsonObjectSql(part.fields.map((f) => [f.key, flag(f)]))];
       }
       case 'page':

@@ -125,7 +125,7 @@ export type RenderRefusal =
   | 'resolver_field'
   /** A computed or module field whose selection does not render (statistics' buckets, a leaderboard entry's parts). */
   | 'computed_field'
-  /** A nested page's arguments that do not parse, or ask for more than the newest-first page (a filter, another order). */
+  /** A nested page's arguments that do not parse, or ask for a list no SQL writes (a filter or order its relation does not list). */
   | 'page_arguments'
   /** A computed object (its keys written by its own SQL, in GraphQL's form) in a read answered in the REST form. */
   | 'answer_form';

@@ -26,7 +26,7 @@ import type {
   ValueSql,
 } from './nested-read.js';
 import { columnName, MAX_RENDERED_KEYS, RENDERED, renderedByKeySql, sqlLiteral } from './nested-read.js';
-import { VIEWER_USER_ID } from '../db/statement-scope.js';
+import { REQUEST_NOW, VIEWER_USER_ID } from '../db/statement-scope.js';
 import { READS_BY_TYPE } from '../modules/common/read-specs.js';
 import { type RenderedColumnKind, renderedColumn, renderedTokens } from './columns.js';
 import { pagePosition, parseNewestFirstPage } from '../modules/common/loaders.js';
@@ -185,11 +185,12 @@ function renderedField(
       const object = renderedObject(target, relation.target(), nodes, walk);
       return object && { key, kind: 'one', relation: name, object };
     }
-    let page;
+    let listed;
     try {
       const args = getArgumentValues(definition, nodes[0]!, walk.variables);
-      if (relation.plain && !relation.plain(args)) return refuse(walk, 'page_arguments');
-      page = parseNewestFirstPage(args);
+      if (!relation.plain || relation.plain(args)) listed = { page: pagePosition(parseNewestFirstPage(args)), list: undefined };
+      else if (relation.listed) listed = relation.listed(args, REQUEST_NOW);
+      else return refuse(walk, 'page_arguments');
     } catch {
       return refuse(walk, 'page_arguments'); // the resolver reports bad arguments, on its own path
     }
@@ -203,7 +204,8 @@ function renderedField(
       key,
       kind: 'page',
       relation: name,
-      page: pagePosition(page),
+      page: listed.page,
+      ...(listed.list && { list: listed.list }),
       connection,
       // The REST form embeds a page selected as `{ nodes }` as the array of its nodes.
       nodesOnly: walk.form === 'rest' && fields.length === 1 && fields[0]!.kind === 'nodes',

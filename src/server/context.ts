@@ -180,7 +180,7 @@ class RequestContext {
     this.now = parts.now;
     this.transport = parts.transport;
     this.unconfirmedSession = parts.unconfirmedSession ?? null;
-    this.statements = new StatementScope(parts.transport.requestId, parts.viewer?.userId ?? null);
+    this.statements = new StatementScope(parts.transport.requestId, parts.viewer?.userId ?? null, parts.now);
     this.database = database.scopedTo(this.statements);
     this.cachedLoaders = undefined;
     this.rateLimit = null;

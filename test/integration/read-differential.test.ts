@@ -104,10 +104,14 @@ class Document {
   readonly variables = new Map<string, { type: string; value: unknown; redraw: () => unknown }>();
   private names = 0;
 
-  /** `childCursor`: a newest-first cursor (a prediction's) that nested pages sometimes start from. */
+  /**
+   * `childCursor`: a newest-first cursor (a prediction's) that nested pages sometimes start
+   * from; `sortCursors`: a cursor of a user's predictions in each of their other sorts, by sort.
+   */
   constructor(
     readonly random: Random,
     private readonly childCursor?: string,
+    private readonly sortCursors: Record<string, string> = {},
   ) {}
 
   /** A variable of the document; `redraw` gives it another value of the same kind (the same document asked again). */
@@ -193,18 +197,21 @@ class Document {
       backward = r.chance(0.5);
       args.push(`${backward ? 'last' : 'first'}: ${r.int(1, 4)}`);
     }
-    const paged = args.length;
+    let sort: string | undefined;
     for (const arg of field.args) {
       const type = getNullableType(arg.type);
-      if (type instanceof GraphQLEnumType && r.chance(0.35)) args.push(`${arg.name}: ${r.pick(type.getValues()).name}`);
+      if (!(type instanceof GraphQLEnumType && r.chance(0.35))) continue;
+      const value = r.pick(type.getValues()).name;
+      if (arg.name === 'sort') sort = value;
+      args.push(`${arg.name}: ${value}`);
     }
-    // In the newest-first order alone (no filter, no other order), from a cursor in the middle
-    // of a busy pool's predictions: rows past it, and rows on its other side.
-    const cursor = this.childCursor;
-    if (backward !== null && args.length === paged && cursor && r.chance(0.3))
-      args.push(
-        `${backward ? 'before' : 'after'}: ${this.variable('childCursor', 'String', cursor, () => (r.chance(0.6) ? cursor : null))}`,
-      );
+    // From a cursor in the middle of a busy pool's predictions (newest first), or of a user's
+    // predictions in the sort asked (any filter keeps the cursor's position): rows past it, and
+    // rows on its other side.
+    const cursor = sort && sort !== 'NEWEST' ? this.sortCursors[sort] : this.childCursor;
+    const name = sort && sort !== 'NEWEST' ? `cursor${sort}` : 'childCursor';
+    if (backward !== null && cursor && r.chance(0.3))
+      args.push(`${backward ? 'before' : 'after'}: ${this.variable(name, 'String', cursor, () => (r.chance(0.6) ? cursor : null))}`);
     return args.length ? `(${args.join(', ')})` : '';
   }
 
@@ -223,8 +230,8 @@ class Document {
 interface World {
   data: VariedPools;
   viewer: SignedIn;
-  /** A cursor in the middle of each sort of `pools`, and of `streaks`. */
-  cursors: Record<string, string>;
+  /** A cursor in the middle of each sort of `pools`, and of `streaks`; `predictionSorts`, of a user's predictions in their other sorts. */
+  cursors: Record<string, string> & { predictionSorts?: Record<string, string> };
 }
 
 const ids = (rows: ReadonlyArray<{ id: string }>) => rows.map((row) => row.id);
@@ -293,7 +300,7 @@ function generate(
   random: Random,
   world: World,
 ): { query: string; variables: Record<string, unknown>; redrawn: () => Record<string, unknown> } {
-  const doc = new Document(random, world.cursors.child);
+  const doc = new Document(random, world.cursors.child, world.cursors.predictionSorts);
   const field = schema.getQueryType()!.getFields()[root]!;
   const type = getNamedType(field.type);
   const page = (cursorKey: string) => {
@@ -431,6 +438,18 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
       payload: { query: '{ pools(first: 1, sort: VOLUME_HIGH) { nodes { predictions(first: 3) { edges { cursor } } } } }' },
     });
     world.cursors.child = child.json().data.pools.nodes[0].predictions.edges[1].cursor;
+    world.cursors.predictionSorts = {};
+    for (const sort of ['OLDEST', 'STAKE_HIGH', 'STAKE_LOW']) {
+      const sorted = await executor.inject({
+        method: 'POST',
+        url: '/graphql',
+        payload: {
+          query: `query($id: ID!) { user(id: $id) { predictions(first: 3, sort: ${sort}) { edges { cursor } } } }`,
+          variables: { id: world.data.predictors[0]!.id },
+        },
+      });
+      world.cursors.predictionSorts[sort] = sorted.json().data.user.predictions.edges[1].cursor;
+    }
   });
   afterAll(async () => {
     await executor?.close();

@@ -100,6 +100,11 @@ const RENDERED: Record<
     variables: (v) => ({ ids: v.predictionIds }),
   },
   search: { query: `{ pools(first: 10, search: "will") { totalCount nodes { id title } } }` },
+  "a user's predictions filtered by lifecycle and sorted, with cursors": {
+    query: `{ pools(first: 4) { nodes { user { a: predictions(filter: ACTIVE) { totalCount nodes { id } }
+      b: predictions(first: 2, sort: STAKE_HIGH) { edges { cursor node { id stake } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }
+      c: predictions(last: 2, filter: RESOLVED, sort: OLDEST) { totalCount nodes { id } pageInfo { hasPreviousPage startCursor } } } } } }`,
+  },
   "each pool's viewerPrediction, signed out": { query: `{ pools(first: 5) { nodes { id viewerPrediction { id stake user { id } } } } }` },
   'an empty page and an empty search': {
     query: `{ a: pools(first: 5, search: "zzzzqqqq") { totalCount nodes { id } edges { cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }
@@ -172,7 +177,6 @@ const RENDERED: Record<
 /** Queries that must be executed: a field with logic or access checks, nested cursors, bad arguments. */
 const EXECUTED: Record<string, string> = {
   'a private field': `{ pools(first: 2) { nodes { user { email } } } }`,
-  "a user's predictions filtered by lifecycle, the service's own query": `{ pools(first: 2) { nodes { user { predictions(filter: ACTIVE) { totalCount } } } } }`,
   'a bad page size': `{ pools(first: 500) { nodes { id } } }`,
   'a bad nested page size': `{ pools(first: 2) { nodes { predictions(first: 0) { nodes { id } } } } }`,
   'a root field without a rendering': `{ pools(first: 2) { nodes { id } } rateLimit { __typename } }`,

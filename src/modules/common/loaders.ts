@@ -34,13 +34,9 @@ export function parseNewestFirstPage(args: PageArguments): PageRequest {
   return parsePageRequest(args, NEWEST_FIRST, isIsoDate);
 }
 
-/** A newest-first page request as the statements read it: its size, direction and the keyset position of its cursor. */
+/** A page request as the statements read it: its size, direction and the keyset position of its cursor (its key as the cursor holds it, cast by the statement). */
 export function pagePosition(page: PageRequest): PagePosition {
-  return {
-    size: page.size,
-    backward: page.backward,
-    cursor: page.cursor ? { createdAt: new Date(page.cursor.key), id: page.cursor.id } : null,
-  };
+  return { size: page.size, backward: page.backward, cursor: page.cursor && { key: page.cursor.key, id: page.cursor.id } };
 }
 
 /** How many rows (of those matching `where`) each parent has: one statement per batch. */

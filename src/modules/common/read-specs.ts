@@ -8,6 +8,8 @@ import {
   type RelationSpec,
 } from '../../read/nested-read.js';
 import { renderedPoolStatistics } from '../leaderboard/pool-statistics.rendered.js';
+import { type UserPredictionsArguments, userPredictionsList } from '../predictions/prediction-lists.js';
+import { pagePosition } from './loaders.js';
 
 /** A relation of the graph as the GraphQL field answering it describes it. */
 export type DescribedRelation = RelationSpec & { description: string };
@@ -52,12 +54,16 @@ export const USER_READ: ObjectSpec = {
   relations: {
     avatar: one("The user's avatar image; null when they have none.", () => IMAGE_READ, 'avatarId', 'id'),
     pools: page('Pools the user created, newest first.', () => POOL_READ, 'createdBy'),
-    // Only the plain newest-first page; a filter or another order is the service's query (the
-    // field takes those arguments, so its module writes it: user.resolver.ts).
+    // A filter or another order lists them as predictions/prediction-lists.ts says (the field
+    // takes those arguments, so its module writes it: user.resolver.ts).
     predictions: pageRelation(
       () => PREDICTION_READ,
       'userId',
       (args) => args.filter == null && (args.sort ?? 'NEWEST') === 'NEWEST',
+      (args, now) => {
+        const { list, page } = userPredictionsList(args as UserPredictionsArguments, now);
+        return { list, page: pagePosition(page) };
+      },
     ),
   },
   // Private to the user (and admins): rendered only under `viewer`, the signed-in user's own row.

@@ -1,7 +1,8 @@
 import { ArgsType, Field, ID, InputType, registerEnumType } from 'type-graphql';
 import { OffsetPageArgs } from '../common/page.args.js';
 import { DateTime } from '../common/scalars.js';
-import { POOL_SORTS, POOL_STATUS_FILTERS, type PoolSort, type PoolStatusFilter } from './pool.service.js';
+import { POOL_SORTS, type PoolSort } from './pool.service.js';
+import { POOL_STATUS_FILTERS, type PoolStatusFilter } from './pool-status.js';
 import { enumObject } from '../common/enums.js';
 
 const PoolStatusFilterEnum = enumObject(POOL_STATUS_FILTERS);

@@ -8,6 +8,7 @@ import { badInput } from '../../errors.js';
 import { keysetPage, type KeysetList } from '../common/keyset-page.js';
 import type { Conditions } from '../common/sql-conditions.js';
 import { POOL_READ } from '../common/read-specs.js';
+import { type PoolStatusFilter, statusCondition } from './pool-status.js';
 import {
   encodeCursor,
   isIntegerString,
@@ -18,9 +19,6 @@ import {
   parseOffset,
   parsePageRequest,
 } from '../common/pagination.js';
-
-export const POOL_STATUS_FILTERS = ['ACTIVE', 'ENDED', 'RESOLVED', 'NOT_RESOLVED'] as const;
-export type PoolStatusFilter = (typeof POOL_STATUS_FILTERS)[number];
 
 export const POOL_SORTS = ['END_DATE', 'CREATION_DATE', 'OLD_CREATION_DATE', 'VOLUME_HIGH', 'VOLUME_LOW'] as const;
 export type PoolSort = (typeof POOL_SORTS)[number];
@@ -81,25 +79,6 @@ const ORDERINGS: Record<PoolSort | typeof NEWEST_FIRST, Ordering> = {
   // Streak pools share the cursor format of every other newest-first child list.
   [NEWEST_FIRST]: byDate(NEWEST_FIRST, 'createdAt', 'created_at', true),
 };
-
-const HAS_RESOLUTION = 'EXISTS (SELECT 1 FROM "resolutions" r WHERE r."pool_id" = p."id")';
-
-/**
- * The one definition of the lifecycle filters, as SQL over the pools alias `p`; `now`
- * gives the SQL of the request's time (a parameter, or a literal where no parameters run).
- */
-export function statusCondition(now: () => string, status: PoolStatusFilter): string {
-  switch (status) {
-    case 'ACTIVE':
-      return `(p."status" = 'ACTIVE' AND NOT p."is_closed" AND p."prediction_start_date" <= ${now()} AND p."prediction_end_date" > ${now()})`;
-    case 'ENDED':
-      return `p."prediction_end_date" <= ${now()}`;
-    case 'RESOLVED':
-      return HAS_RESOLUTION;
-    case 'NOT_RESOLVED':
-      return `(p."prediction_end_date" <= ${now()} AND NOT ${HAS_RESOLUTION})`;
-  }
-}
 
 export const MAX_SEARCH_LENGTH = 200;
 export const MAX_SEARCH_WORDS = 8;

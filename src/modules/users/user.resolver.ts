@@ -23,7 +23,8 @@ import {
   userSettings,
 } from './private.service.js';
 import { findViewer, redeemReferralCode, updateProfile } from './user.service.js';
-import { parseUserPredictionsPage, userPredictions } from '../viewer/history.service.js';
+import { userPredictions } from '../viewer/history.service.js';
+import { parseUserPredictionsPage } from '../predictions/prediction-lists.js';
 import { UserPredictionsArgs } from '../viewer/viewer-money.type.js';
 import { Image, NotificationPreferences, ReferralCode, ReferralRedemption, Settings, User } from './user.type.js';
 
@@ -41,7 +42,7 @@ class UpdateProfileInput {
 
 /**
  * Also a user's relations, from the read graph (avatar, pools, ...), before `predictions`,
- * whose filters and orders are the history service's: written here.
+ * whose filters and orders (predictions/prediction-lists.ts) the history service reads: written here.
  */
 @ReadGraphFields()
 @Resolver(() => User)

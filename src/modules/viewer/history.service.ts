@@ -2,15 +2,13 @@ import DataLoader from 'dataloader';
 import { and, eq, inArray } from 'drizzle-orm';
 import { type ChainSubmissionRow, type PredictionRow, predictions } from '../../../schema/index.js';
 import { tableReader } from '../../read/columns.js';
-import { NEWEST_FIRST, newestFirstOrder } from '../../read/keyset.js';
-import { badInput } from '../../errors.js';
+import { newestFirstOrder } from '../../read/keyset.js';
 import { requireViewer } from '../auth/viewer.js';
 import { keysetPageLoader } from '../common/keyset-page.js';
 import { newestFirstCursor, pageSignature, parseNewestFirstPage } from '../common/loaders.js';
-import { encodeCursor, isIntegerString, isIsoDate, type Page, type PageArguments, parsePageRequest } from '../common/pagination.js';
-import type { Conditions } from '../common/sql-conditions.js';
+import { encodeCursor, type Page, type PageArguments } from '../common/pagination.js';
 import type { ServiceContext } from '../context.js';
-import { statusCondition } from '../pools/pool.service.js';
+import { type UserPredictionsArguments, userPredictionsList } from '../predictions/prediction-lists.js';
 import { requestScoped } from './request-scoped.js';
 
 /** A user's transactions through the service, and their predictions by lifecycle. */
@@ -101,82 +99,31 @@ export async function transactionsByIds(ctx: ServiceContext, ids: readonly strin
   return ids.map((id) => byId.get(id) ?? null);
 }
 
-export const PREDICTION_FILTERS = ['ACTIVE', 'ENDED', 'RESOLVED', 'CLAIMABLE'] as const;
-export type PredictionFilter = (typeof PREDICTION_FILTERS)[number];
-export const PREDICTION_SORTS = ['NEWEST', 'OLDEST', 'STAKE_HIGH', 'STAKE_LOW'] as const;
-export type PredictionSort = (typeof PREDICTION_SORTS)[number];
-
-const SORTS: Record<
-  PredictionSort,
-  { column: string; descending: boolean; keyOf: (row: PredictionRow) => string; isValidKey: (key: string) => boolean; keyType: string }
-> = {
-  NEWEST: {
-    column: 'created_at',
-    descending: true,
-    keyOf: (row) => row.createdAt.toISOString(),
-    isValidKey: isIsoDate,
-    keyType: 'timestamptz',
-  },
-  OLDEST: {
-    column: 'created_at',
-    descending: false,
-    keyOf: (row) => row.createdAt.toISOString(),
-    isValidKey: isIsoDate,
-    keyType: 'timestamptz',
-  },
-  STAKE_HIGH: { column: 'stake', descending: true, keyOf: (row) => row.stake.toString(), isValidKey: isIntegerString, keyType: 'bigint' },
-  STAKE_LOW: { column: 'stake', descending: false, keyOf: (row) => row.stake.toString(), isValidKey: isIntegerString, keyType: 'bigint' },
-};
-
-/** The order and the page a user's predictions' arguments ask for; throws BAD_USER_INPUT. */
-export function parseUserPredictionsPage(args: PageArguments & { filter?: PredictionFilter | null; sort?: PredictionSort | null }) {
-  const sortName = args.sort ?? 'NEWEST';
-  const sort = SORTS[sortName];
-  if (!sort) throw badInput('sort', `sort must be one of ${PREDICTION_SORTS.join(', ')}`);
-  if (args.filter != null && !PREDICTION_FILTERS.includes(args.filter))
-    throw badInput('filter', `filter must be one of ${PREDICTION_FILTERS.join(', ')}`);
-  // NEWEST shares the cursors of the unfiltered newest-first list.
-  const cursorSort = sortName === 'NEWEST' ? NEWEST_FIRST : `PREDICTIONS_${sortName}`;
-  return { sort, cursorSort, page: parsePageRequest(args, cursorSort, sort.isValidKey) };
-}
-
 /**
- * A user's predictions (alias `c`, their pools `p`) whose pool is in a lifecycle state (the
- * pools' own ACTIVE, ENDED and RESOLVED filters), or whose reward is still to be claimed
- * (CLAIMABLE), in a sort order with keyset cursors, forward or backward: one statement for
- * every user a request lists with the same arguments.
+ * A user's predictions, filtered and sorted as the arguments ask (predictions/prediction-lists.ts),
+ * with keyset cursors, forward or backward: one statement for every user a request lists
+ * with the same arguments.
  */
-export function userPredictions(
-  ctx: ServiceContext,
-  userId: string,
-  args: PageArguments & { filter?: PredictionFilter | null; sort?: PredictionSort | null },
-): Promise<Page<PredictionRow>> {
-  const { sort, cursorSort, page } = parseUserPredictionsPage(args);
-  const { filter } = args;
+export function userPredictions(ctx: ServiceContext, userId: string, args: UserPredictionsArguments): Promise<Page<PredictionRow>> {
+  const { list, sort, page } = userPredictionsList(args, ctx.now);
   const reader = tableReader(predictions);
-  const pages = requestScoped(ctx, `userPredictions:${filter ?? ''}:${cursorSort}:${pageSignature(page)}`, () =>
+  const pages = requestScoped(ctx, `userPredictions:${args.filter ?? ''}:${list.name}:${pageSignature(page)}`, () =>
     keysetPageLoader(
       ctx.database.query,
       {
         select: () => ({ list: reader.columns('c'), decode: (row) => reader.decode<PredictionRow>(row) }),
-        from: '"predictions" c JOIN "pools" p ON p."id" = c."pool_id"',
+        from: '"predictions" c',
         filter: (c) => {
-          if (filter != null) c.add(predictionFilter(ctx, c, filter));
+          if (list.where) c.add(list.where('c', (value, type) => c.param(value, type)));
         },
         ofParent: (id) => `c."user_id" = ${id}`,
-        order: { key: `c."${sort.column}"`, id: 'c."id"', descending: sort.descending, keyType: sort.keyType },
-        cursorOf: (row) => encodeCursor(cursorSort, sort.keyOf(row), row.id),
+        order: list.order('c'),
+        cursorOf: (row) => encodeCursor(list.name, sort.keyOf(row), row.id),
       },
       page,
     ),
   );
   return pages.load(userId);
-}
-
-function predictionFilter(ctx: ServiceContext, c: Conditions, filter: PredictionFilter): string {
-  // The pools filters' own definition, over the alias `p` the list joins.
-  if (filter !== 'CLAIMABLE') return statusCondition(() => c.param(ctx.now, 'timestamptz'), filter);
-  return 'EXISTS (SELECT 1 FROM "rewards" rw WHERE rw."prediction_id" = c."id" AND NOT rw."is_claimed" AND rw."amount" > 0)';
 }
 
 /** The viewer's prediction in each pool (null where none, or when signed out): one statement per request. */

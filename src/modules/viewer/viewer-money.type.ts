@@ -5,7 +5,7 @@ import { Node } from '../node/node.type.js';
 import { DateTime } from '../common/scalars.js';
 import { Prediction, Reward } from '../predictions/prediction.type.js';
 import { StreakReward } from '../streaks/streak.type.js';
-import { PREDICTION_FILTERS, PREDICTION_SORTS, type PredictionFilter, type PredictionSort } from './history.service.js';
+import { PREDICTION_FILTERS, PREDICTION_SORTS, type PredictionFilter, type PredictionSort } from '../predictions/prediction-lists.js';
 import { enumObject } from '../common/enums.js';
 
 @ObjectType({

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE } from '../../modules/common/pagination.js';
-import { POOL_SORTS, POOL_STATUS_FILTERS } from '../../modules/pools/pool.service.js';
+import { POOL_SORTS } from '../../modules/pools/pool.service.js';
+import { POOL_STATUS_FILTERS } from '../../modules/pools/pool-status.js';
 import { GET_POOL, LIST_POOLS } from './documents.js';
 import { INCLUDABLE, type Include, type Includable, includeVariables, POOL_INCLUDES } from './mapping.js';
 import { snakeCaseName } from '../../read/answer-form.js';
