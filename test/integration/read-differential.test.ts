@@ -81,9 +81,9 @@ const NOT_GENERATED_FIELDS: Record<string, string> = {
 
 /**
  * Private fields of a user that a rendered read writes for the viewer's own row (USER_READ's
- * owned relations, and the portfolio: src/modules/discovery/user.rendered.ts).
+ * owned relations, the portfolio and the email: src/modules/discovery/user.rendered.ts).
  */
-const OWNED_RENDERED = new Set(['notifications', 'portfolio']);
+const OWNED_RENDERED = new Set(['notifications', 'portfolio', 'email']);
 
 /** Whether a field of `type` is planned by the read graph (a type it reads, the field not among the exceptions). */
 function isPlanned(type: GraphQLObjectType, field: GraphQLField<unknown, unknown>): boolean {

@@ -9,7 +9,9 @@ import {
 } from '../../read/nested-read.js';
 import { renderedPoolStatistics } from '../leaderboard/pool-statistics.rendered.js';
 import { type UserPredictionsArguments, userPredictionsList } from '../predictions/prediction-lists.js';
-import { pagePosition } from './loaders.js';
+import { pagePosition, parseNewestFirstPage } from './loaders.js';
+import { NOTIFICATION_CONDITIONS, type NotificationFilter } from '../notifications/notification.loaders.js';
+import { NEWEST_FIRST_LIST } from '../../read/keyset.js';
 
 /** A relation of the graph as the GraphQL field answering it describes it. */
 export type DescribedRelation = RelationSpec & { description: string };
@@ -72,6 +74,10 @@ export const USER_READ: ObjectSpec = {
       () => NOTIFICATION_READ,
       'userId',
       (args) => args.filter == null,
+      (args) => ({
+        list: { ...NEWEST_FIRST_LIST, where: NOTIFICATION_CONDITIONS[args.filter as NotificationFilter].sql },
+        page: pagePosition(parseNewestFirstPage(args)),
+      }),
     ),
   },
 };

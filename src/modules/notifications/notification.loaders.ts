@@ -12,6 +12,8 @@ export type NotificationFilter = (typeof NOTIFICATION_FILTERS)[number];
 
 export const UNREAD: ChildCondition = { name: 'unread', sql: (c) => `${c}."read_at" IS NULL` };
 const READ: ChildCondition = { name: 'read', sql: (c) => `${c}."read_at" IS NOT NULL` };
+/** The notifications each filter keeps, as the loaders and the rendered read (common/read-specs.ts) both list them. */
+export const NOTIFICATION_CONDITIONS: Readonly<Record<NotificationFilter, ChildCondition>> = { READ, UNREAD };
 
 /** The notifications' loaders: part of every request's loaders (modules/loaders.ts). */
 export function createNotificationLoaders(db: Db) {
@@ -25,11 +27,12 @@ export function createNotificationLoaders(db: Db) {
     if (filter === 'UNREAD') {
       // totalCount of the unread list shares the unread count's cache.
       return (unread ??= childPageLoader<NotificationRow>(db, notifications, notifications.userId, {
-        where: UNREAD,
+        where: NOTIFICATION_CONDITIONS.UNREAD,
         counts: unreadNotificationCountByUser,
       }));
     }
-    if (filter === 'READ') return (read ??= childPageLoader<NotificationRow>(db, notifications, notifications.userId, { where: READ }));
+    if (filter === 'READ')
+      return (read ??= childPageLoader<NotificationRow>(db, notifications, notifications.userId, { where: NOTIFICATION_CONDITIONS.READ }));
     return all;
   };
   const poolCreatedLoaders = new Map<string, DataLoader<string, NotificationRow | null>>();
