@@ -130,10 +130,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('pool sorts use an index on post
   }
 
   it("the viewer's transactions: first page, after a cursor, last page and before a cursor, by the (user_id, created_at, id) index", async () => {
-    const ctx = { database, chain: null } as unknown as ServiceContext;
     const userId = randomUUID();
     const cursor = newestFirstCursor({ id: randomUUID(), createdAt: new Date() });
     for (const page of [{ first: 5 }, { first: 5, after: cursor }, { last: 5 }, { last: 5, before: cursor }]) {
+      // A request's own loaders (the page loader is kept per request): a fresh scope per page.
+      const ctx = { database, chain: null, loaders: {} } as unknown as ServiceContext;
       statements = [];
       await userTransactions(ctx, userId, page);
       const read = statements.find((s) => s.text.includes('FROM "chain_submissions" s'));
