@@ -151,6 +151,25 @@ select json_build_object('data', json_build_object('user', (select json_build_ob
 ) from users u where u.id = $1)))::text as body`;
 
 /**
+ * A user's largest stakes in resolved pools ($1 the user): 20 predictions whose pool has a
+ * resolution, by stake then id, each with its pool and reward, and their count.
+ */
+const userStakesFloorSql = `
+select json_build_object('data', json_build_object('user', (select json_build_object(
+  'id', u.id, 'username', u.username,
+  'predictions', json_build_object(
+    'totalCount', (select count(*)::int from predictions c where c.user_id = u.id and exists (select 1 from resolutions r where r.pool_id = c.pool_id)),
+    'nodes', (select ${aggregate(
+      `json_build_object('id', x.id, 'stake', ${tokens('x.stake', 'x.decimals')}, 'prediction', x.prediction::float8,
+      'pool', (select json_build_object('id', pl.id, 'title', pl.title) from pools pl where pl.id = x.pool_id),
+      'reward', ${rewardObject('w', 'x.id')})`,
+      'x.stake desc, x.id desc',
+    )}
+      from (select * from predictions c where c.user_id = u.id and exists (select 1 from resolutions r where r.pool_id = c.pool_id)
+        order by stake desc, id desc limit 20) x))
+) from users u where u.id = $1)))::text as body`;
+
+/**
  * The viewer page's floor ($1 the session id of the bearer token, which the route verifies
  * as the app does): the session must be open, as the app checks per request; then the
  * portfolio (money.service.ts: predictions by whether their pool is resolved, stakes and
@@ -250,6 +269,7 @@ const FLOORS: Record<NonNullable<BenchShape['floor']>, { text: string; types: st
   DEEP_CURSOR: { text: deepCursorFloorSql, types: ['uuid', 'timestamptz', 'uuid'] },
   DEEP_CREATOR_OFFSET: { text: deepCreatorFloorSql, types: ['uuid', 'int'] },
   USER_PROFILE: { text: userProfileFloorSql, types: ['uuid'] },
+  USER_STAKES: { text: userStakesFloorSql, types: ['uuid'] },
   STREAKS: { text: streaksFloorSql, types: [] },
   VIEWER: { text: viewerFloorSql, types: ['uuid'] },
   VIEWER_POOLS: { text: viewerPoolsFloorSql, types: ['uuid'] },

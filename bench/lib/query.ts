@@ -10,6 +10,8 @@
  *   newest predictions with users and rewards and their count, and its statistics.
  * - USER_PROFILE: a user's public profile: 20 predictions each with its pool and reward,
  *   and the 10 newest pools the user created, with both counts.
+ * - USER_STAKES: a user's 20 largest stakes in resolved pools (their predictions filtered
+ *   RESOLVED, sorted STAKE_HIGH), each with its pool and reward, and their count.
  * - STREAKS: 10 streaks, each with its 10 newest pools, each with its 5 newest predictions.
  * - VIEWER: the signed-in viewer's portfolio, 10 newest notifications with the unread
  *   count, and 10 newest predictions with their pools (a session's bearer token).
@@ -79,6 +81,7 @@ export type ShapeName =
   | 'DEEP_CURSOR'
   | 'DEEP_CREATOR_OFFSET'
   | 'USER_PROFILE'
+  | 'USER_STAKES'
   | 'STREAKS'
   | 'VIEWER'
   | 'VIEWER_POOLS'
@@ -133,6 +136,10 @@ const USER_PROFILE_PAGE =
   'predictions(first: 20) { totalCount nodes { id createdAt stake prediction pool { id title status } reward { id amount } } } ' +
   'pools(first: 10) { totalCount nodes { id title totalVolume predictionEndDate } } } }';
 
+const USER_STAKES_PAGE =
+  'query UserStakes($id: ID!) { user(id: $id) { id username predictions(first: 20, filter: RESOLVED, sort: STAKE_HIGH) ' +
+  '{ totalCount nodes { id stake prediction pool { id title } reward { id amount } } } } }';
+
 const VIEWER_PAGE =
   'query Portfolio { viewer { id username ' +
   'portfolio { activeCount activeStake totalStaked resolvedCount resolvedStake totalPayout realizedPnl } ' +
@@ -160,6 +167,24 @@ const DEEP_CURSOR_PAGE =
 const busiestPools = {
   query: '{ pools(first: 100, sort: VOLUME_HIGH) { nodes { id } } }',
   variables: (data: any, count: number) => data.pools.nodes.slice(0, count).map((pool: any) => ({ id: pool.id as string })),
+};
+
+/**
+ * Of the creators of the 100 largest pools and the board's first 20, the ones with the most
+ * predictions and pools: profiles with every part filled.
+ */
+const profileUsers = {
+  query:
+    '{ pools(first: 100, sort: VOLUME_HIGH) { nodes { user { ...counts } } } leaderboard(first: 20) { nodes { user { ...counts } } } } ' +
+    'fragment counts on User { id predictions(first: 1) { totalCount } pools(first: 1) { totalCount } }',
+  variables: (data: any, count: number) => {
+    const users = new Map<string, any>([...data.pools.nodes, ...data.leaderboard.nodes].map((node) => [node.user.id, node.user]));
+    const score = (user: any) => Math.min(user.predictions.totalCount, 20) + Math.min(user.pools.totalCount, 10);
+    return [...users.values()]
+      .sort((a, b) => score(b) - score(a))
+      .slice(0, count)
+      .map((user) => ({ id: user.id as string }));
+  },
 };
 
 export const SHAPES: readonly BenchShape[] = [
@@ -230,22 +255,10 @@ export const SHAPES: readonly BenchShape[] = [
     query: USER_PROFILE_PAGE,
     poolOrder: null,
     floor: 'USER_PROFILE',
-    // Of the creators of the 100 largest pools and the board's first 20, the ones with the most
-    // predictions and pools: profiles with every part filled.
-    discover: {
-      query:
-        '{ pools(first: 100, sort: VOLUME_HIGH) { nodes { user { ...counts } } } leaderboard(first: 20) { nodes { user { ...counts } } } } ' +
-        'fragment counts on User { id predictions(first: 1) { totalCount } pools(first: 1) { totalCount } }',
-      variables: (data: any, count: number) => {
-        const users = new Map<string, any>([...data.pools.nodes, ...data.leaderboard.nodes].map((node) => [node.user.id, node.user]));
-        const score = (user: any) => Math.min(user.predictions.totalCount, 20) + Math.min(user.pools.totalCount, 10);
-        return [...users.values()]
-          .sort((a, b) => score(b) - score(a))
-          .slice(0, count)
-          .map((user) => ({ id: user.id as string }));
-      },
-    },
+    discover: profileUsers,
   },
+  // The same users as USER_PROFILE's: profiles with many predictions, so a resolved pool's among them.
+  { name: 'USER_STAKES', query: USER_STAKES_PAGE, poolOrder: null, floor: 'USER_STAKES', discover: profileUsers },
   { name: 'STREAKS', query: STREAKS_PAGE, poolOrder: null, floor: 'STREAKS' },
   { name: 'VIEWER', query: VIEWER_PAGE, poolOrder: null, floor: 'VIEWER', signedIn: true },
   { name: 'VIEWER_POOLS', query: VIEWER_POOLS_PAGE, poolOrder: null, floor: 'VIEWER_POOLS', signedIn: true },

@@ -395,6 +395,7 @@ const CORPUS: Record<Exclude<ShapeName, 'typename'>, { levels: number; statement
   DEEP_CURSOR: { levels: 2, statements: 1, rendered: true },
   DEEP_CREATOR_OFFSET: { levels: 2, statements: 1, rendered: true },
   USER_PROFILE: { levels: 2, statements: 1, rendered: true },
+  USER_STAKES: { levels: 2, statements: 1, rendered: true },
   STREAKS: { levels: 3, statements: 1, rendered: true },
   VIEWER: { levels: 2, statements: 1, rendered: true },
   // The page's statement reads the session too.
