@@ -255,6 +255,38 @@ describe.each(backends)('rendered reads on %s', (kind) => {
     await t.close();
   });
 
+  it("a user's predictions filtered by lifecycle follow the request's clock, rendered as executed", async () => {
+    const query = `{ pools(first: 30, sort: CREATION_DATE) { nodes { user { id all: predictions(first: 1) { totalCount }
+      active: predictions(filter: ACTIVE) { totalCount } ended: predictions(filter: ENDED, first: 2) { totalCount nodes { id } } } } } }`;
+    type Lists = Record<'all' | 'active' | 'ended', { totalCount: number }>;
+    const totals = (body: string) => {
+      const users = (JSON.parse(body).data.pools.nodes as Array<{ user: Lists }>).map((pool) => pool.user);
+      const sum = (list: keyof Lists) => users.reduce((n, user) => n + user[list].totalCount, 0);
+      return { all: sum('all'), active: sum('active'), ended: sum('ended') };
+    };
+    const now = await answer(query, undefined, true);
+    expect(now.rendered).toBe(1);
+    expect(now.body).toBe((await answer(query, undefined, false)).body);
+    // Ten years on, by the request's clock (not the database's): every pool has ended, none is active.
+    const later = () => new Date(Date.now() + 10 * 365 * 24 * 3600 * 1000);
+    const rendering = await createApp({ config: testConfig(), database: t.database, clock: later });
+    const executing = await createApp({ config: testConfig({ RENDERED_READS: 'false' }), database: t.database, clock: later });
+    try {
+      const before = await renderedReadsServed(rendering);
+      const [rendered, executed] = await Promise.all(
+        [rendering, executing].map((app) => app.inject({ method: 'POST', url: '/graphql', payload: { query } })),
+      );
+      expect((await renderedReadsServed(rendering)) - before).toBe(1);
+      expect(rendered!.body).toBe(executed!.body);
+      expect(totals(now.body).active).toBeGreaterThan(0);
+      const { all } = totals(now.body);
+      expect(totals(rendered!.body)).toEqual({ all, active: 0, ended: all });
+    } finally {
+      await rendering.close();
+      await executing.close();
+    }
+  });
+
   it('the corpus has the nulls it claims: pools without image, streak or resolution, predictions without reward, empty pages', async () => {
     const { response } = await answer(
       `{ pools(first: 100, sort: CREATION_DATE) { nodes { image { id } streak { id } resolution { id } predictions(first: 10) { nodes { reward { id } } } } } }`,
