@@ -207,7 +207,7 @@ describe.each(backends)('the nested read on %s: statements, prepared', (kind) =>
       [sort, 'rendered'],
       [sort, 'executed'],
     ]),
-  )('sort %s, %s: the same statements whatever the rows, each prepared and planned once', async (sort, path) => {
+  )('sort %s, %s: statements bounded whatever the rows, each prepared and planned once', async (sort, path) => {
     const rendered = path === 'rendered';
     await run(sort, 20, rendered); // the connection's first use opens it
     const small = await run(sort, 2, rendered);
@@ -222,9 +222,11 @@ describe.each(backends)('the nested read on %s: statements, prepared', (kind) =>
       expect(large.rewards).toBe(RESOLVED_POOLS * 3);
     }
     expect(large.predictions).toBeGreaterThan(small.predictions);
-    expect(large.statements).toBe(small.statements);
-    // Rendered, the plan folds the whole subtree into one statement; executed, the loaders batch each relation's rows.
-    expect(large.statements).toBe(rendered ? 1 : RELATIONS_SELECTED + 1);
+    // Rendered, the plan folds the whole subtree into one statement; executed, the loaders batch
+    // each relation's rows, at most one statement per relation (two relations' loads of one
+    // table may share one, as the loads' timing has it).
+    if (rendered) expect({ small: small.statements, large: large.statements }).toEqual({ small: 1, large: 1 });
+    else expect(Math.max(small.statements, large.statements)).toBeLessThanOrEqual(RELATIONS_SELECTED + 1);
 
     // postgres.js names and prepares each text once per connection, then only binds and
     // executes it, and on PGlite the worker does the same in its one session

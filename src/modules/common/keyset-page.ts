@@ -45,10 +45,13 @@ function pageClauses<T extends { id: string }>(list: KeysetList<T>, request: Pag
   return { select, rowsFrom, orderBy: keyset.orderBy, limit: `LIMIT ${pageLimit(request.size + 1)}` };
 }
 
-/** The conditions on `c` of the list's rows matching its filter (`beyondCursor`: on the far side of the page's cursor), for a count or a probe. */
-function matching<T extends { id: string }>(list: KeysetList<T>, c: Conditions, request: PageRequest, beyondCursor: boolean): Conditions {
+/** The conditions on `c` of the list's rows matching its filter (with `beyondCursorOf`, on the far side of that page's cursor), for a count or a probe. */
+function matching<T extends { id: string }>(list: KeysetList<T>, c: Conditions, beyondCursorOf?: PageRequest): Conditions {
   list.filter(c);
-  if (beyondCursor) c.add(keysetClauses(list.order, request.backward, request.cursor, (value, type) => c.param(value, type)).beyond!);
+  if (beyondCursorOf) {
+    const { backward, cursor } = beyondCursorOf;
+    c.add(keysetClauses(list.order, backward, cursor, (value, type) => c.param(value, type)).beyond!);
+  }
   return c;
 }
 
@@ -75,12 +78,12 @@ export async function keysetPage<T extends { id: string }>(
     : `SELECT ${select.list} FROM ${rowsFrom}${c.where()} ORDER BY ${orderBy} ${limit}`;
   const rows = (await query<Record<string, unknown>>(text, c.params)).map(select.decode);
   const countAll = async () => {
-    const m = matching(list, new Conditions(), request, false);
+    const m = matching(list, new Conditions());
     const [row] = await query<{ total: number }>(`SELECT count(*)::int AS "total" FROM ${list.from}${m.where()}`, m.params);
     return row?.total ?? 0;
   };
   const beyondCursor = async () => {
-    const m = matching(list, new Conditions(), request, true);
+    const m = matching(list, new Conditions(), request);
     const [row] = await query<{ found: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${list.from}${m.where()}) AS "found"`, m.params);
     return row?.found === true;
   };
@@ -92,8 +95,36 @@ export interface ParentedList<T extends { id: string }> extends KeysetList<T> {
   ofParent: (parentId: string) => string;
 }
 
-/** The batch's parents, their ids the statement's first parameter. */
+/** The batch's parents, their ids the statement's first parameter, and the SQL of one's id. */
 const PARENTS = 'unnest($1::uuid[]) AS parents(parent_id)';
+const PARENT_ID = 'parents.parent_id';
+
+/**
+ * One value per parent, written by `value` over the conditions of the parent's rows of `list`
+ * (with `beyondCursorOf`, those on the far side of that page's cursor): one statement per batch.
+ */
+function perParentLoader<V, T extends { id: string }>(
+  query: ReadQuery,
+  list: ParentedList<T>,
+  value: (where: string) => string,
+  beyondCursorOf?: PageRequest,
+): DataLoader<string, V> {
+  return new DataLoader<string, V>(async (parentIds) => {
+    const c = matching(list, new Conditions([parentIds]), beyondCursorOf);
+    c.add(list.ofParent(PARENT_ID));
+    const rows = await query<{ parentId: string; value: V }>(
+      `SELECT ${PARENT_ID}::text AS "parentId", ${value(c.where())} AS "value" FROM ${PARENTS}`,
+      c.params,
+    );
+    const byParent = new Map(rows.map((row) => [row.parentId, row.value]));
+    return parentIds.map((id) => byParent.get(id)!);
+  });
+}
+
+/** How many rows of `list` each parent has: one statement per batch. */
+export function parentCountLoader<T extends { id: string }>(query: ReadQuery, list: ParentedList<T>): DataLoader<string, number> {
+  return perParentLoader<number, T>(query, list, (where) => `(SELECT count(*)::int FROM ${list.from}${where})`);
+}
 
 /**
  * The page `request` of each parent's rows of `list`, for every parent a request asks in one
@@ -106,28 +137,17 @@ export function keysetPageLoader<T extends { id: string }>(
   query: ReadQuery,
   list: ParentedList<T>,
   request: PageRequest,
+  /** The loader answering totalCount, when another counts the same rows (so they share its cache). */
+  counts?: DataLoader<string, number>,
 ): DataLoader<string, Page<T>> {
-  const ofParents = (c: Conditions) => c.add(list.ofParent('parents.parent_id'));
-  /** One value per parent, written by `value` over the conditions of the rows it counts. */
-  const perParent = <V>(beyondCursor: boolean, value: (where: string) => string) =>
-    new DataLoader<string, V>(async (parentIds) => {
-      const c = matching(list, new Conditions([parentIds]), request, beyondCursor);
-      ofParents(c);
-      const rows = await query<{ parentId: string; value: V }>(
-        `SELECT parents.parent_id::text AS "parentId", ${value(c.where())} AS "value" FROM ${PARENTS}`,
-        c.params,
-      );
-      const byParent = new Map(rows.map((row) => [row.parentId, row.value]));
-      return parentIds.map((id) => byParent.get(id)!);
-    });
-  const counts = perParent<number>(false, (where) => `(SELECT count(*)::int FROM ${list.from}${where})`);
-  const beyond = perParent<boolean>(true, (where) => `EXISTS (SELECT 1 FROM ${list.from}${where})`);
+  counts ??= parentCountLoader(query, list);
+  const beyond = perParentLoader<boolean, T>(query, list, (where) => `EXISTS (SELECT 1 FROM ${list.from}${where})`, request);
   return new DataLoader<string, Page<T>>(async (parentIds) => {
     const c = new Conditions([parentIds]);
     const { select, rowsFrom, orderBy, limit } = pageClauses(list, request, c);
-    ofParents(c);
-    // The lateral subquery's rows come in its order, parent by parent, as the loaders' child pages read theirs (read/batch.ts).
-    const text = `SELECT parents.parent_id::text AS "$parent", l.* FROM ${PARENTS} CROSS JOIN LATERAL (SELECT ${select.list} FROM ${rowsFrom}${c.where()} ORDER BY ${orderBy} ${limit}) l`;
+    c.add(list.ofParent(PARENT_ID));
+    // The rows come parent by parent, each parent's in its subquery's order (a nested loop over the parents).
+    const text = `SELECT ${PARENT_ID}::text AS "$parent", l.* FROM ${PARENTS} CROSS JOIN LATERAL (SELECT ${select.list} FROM ${rowsFrom}${c.where()} ORDER BY ${orderBy} ${limit}) l`;
     const byParent = new Map<string, T[]>();
     for (const { $parent, ...row } of await query<Record<string, unknown> & { $parent: string }>(text, c.params)) {
       const rows = byParent.get($parent);
@@ -139,7 +159,7 @@ export function keysetPageLoader<T extends { id: string }>(
         byParent.get(id) ?? [],
         request,
         list.cursorOf,
-        () => counts.load(id),
+        () => counts!.load(id),
         () => beyond.load(id),
       ),
     );

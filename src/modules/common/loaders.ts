@@ -1,11 +1,12 @@
 import DataLoader from 'dataloader';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { type ChildCondition, childrenByParent, countByParent, parentsWithChildBeyond, rowsByKeys } from '../../read/batch.js';
-import type { Db } from '../../db/client.js';
-import { NEWEST_FIRST, type PagePosition } from '../../read/keyset.js';
-import { pgColumn } from '../../read/columns.js';
+import { type ChildCondition, rowsByKeys } from '../../read/batch.js';
+import { type Db, readQueryOf } from '../../db/client.js';
+import { NEWEST_FIRST, newestFirstOrder, type PagePosition } from '../../read/keyset.js';
+import { pgColumn, tableReader } from '../../read/columns.js';
+import { keysetPageLoader, parentCountLoader, type ParentedList } from './keyset-page.js';
 import type { ObjectSpec, OneRelationSpec } from '../../read/nested-read.js';
-import { encodeCursor, isIsoDate, type Page, type PageArguments, pageOf, type PageRequest, parsePageRequest } from './pagination.js';
+import { encodeCursor, isIsoDate, type Page, type PageArguments, type PageRequest, parsePageRequest } from './pagination.js';
 
 /**
  * Loader building blocks shared by the modules. Every loader is created per request
@@ -40,11 +41,8 @@ export function pagePosition(page: PageRequest): PagePosition {
 }
 
 /** How many rows (of those matching `where`) each parent has: one statement per batch. */
-export function countLoader(db: Db, table: PgTable, parentColumn: PgColumn, where?: ChildCondition) {
-  return new DataLoader<string, number>(async (parentIds) => {
-    const totals = await countByParent(db, table, parentColumn, parentIds, where);
-    return parentIds.map((id) => totals.get(id) ?? 0);
-  });
+export function countLoader(db: Db, table: ChildTable, parentColumn: PgColumn, where?: ChildCondition) {
+  return parentCountLoader(readQueryOf(db), childList(table, parentColumn, where));
 }
 
 type ChildRow = Record<string, unknown> & { id: string; createdAt: Date };
@@ -57,43 +55,39 @@ export interface ChildPageOptions {
   counts?: DataLoader<string, number>;
 }
 
+/** A parent's children (alias `c`) whose `parentColumn` is its id, `where` holding too, newest first. */
+function childList<TRow extends ChildRow>(table: ChildTable, parentColumn: PgColumn, where?: ChildCondition): ParentedList<TRow> {
+  const reader = tableReader(table);
+  return {
+    select: () => ({ list: reader.columns('c'), decode: (row) => reader.decode<TRow>(row) }),
+    from: `"${reader.name}" c`,
+    filter: (c) => {
+      if (where) c.add(where.sql('c'));
+    },
+    ofParent: (id) => `c."${parentColumn.name}" = ${id}`,
+    order: newestFirstOrder('c'),
+    cursorOf: newestFirstCursor,
+  };
+}
+
 /**
  * Pages of a parent's children (newest first) for many parents at once. Each distinct
- * page request (size, direction, cursor) gets its own DataLoader, so aliases with
- * different arguments still batch per argument set; totalCount is one more batched
- * statement, run only when a query selects it, and so is the page flag on a cursor's far
- * side. Cursors are positions in the newest-first order, so a cursor stays valid however
- * the rows before it change, and with a `where` it skips to the next matching row.
+ * page request (size, direction, cursor) gets its own DataLoader (a keyset-page loader:
+ * common/keyset-page.ts), so aliases with different arguments still batch per argument set;
+ * totalCount is one more batched statement, run only when a query selects it, and so is the
+ * page flag on a cursor's far side. Cursors are positions in the newest-first order, so a
+ * cursor stays valid however the rows before it change, and with a `where` it skips to the
+ * next matching row.
  */
 export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable, parentColumn: PgColumn, options: ChildPageOptions = {}) {
   const { where } = options;
   const counts = options.counts ?? countLoader(db, table, parentColumn, where);
+  const list = childList<TRow>(table, parentColumn, where);
   const loaders = new Map<string, DataLoader<string, Page<TRow>>>();
   const pageLoader = (page: PageRequest): DataLoader<string, Page<TRow>> => {
     const signature = pageSignature(page);
     let loader = loaders.get(signature);
-    if (!loader) {
-      const position = pagePosition(page);
-      const beyond = position.cursor
-        ? new DataLoader<string, boolean>(async (parentIds) => {
-            const found = await parentsWithChildBeyond(db, table, parentColumn, parentIds, position, where);
-            return parentIds.map((id) => found.has(id));
-          })
-        : null;
-      loader = new DataLoader<string, Page<TRow>>(async (parentIds) => {
-        const groups = await childrenByParent<TRow>(db, table, parentColumn, parentIds, position, where);
-        return parentIds.map((parentId) =>
-          pageOf(
-            groups.get(parentId) ?? [],
-            page,
-            newestFirstCursor,
-            () => counts.load(parentId),
-            () => beyond!.load(parentId),
-          ),
-        );
-      });
-      loaders.set(signature, loader);
-    }
+    if (!loader) loaders.set(signature, (loader = keysetPageLoader(readQueryOf(db), list, page, counts)));
     return loader;
   };
   /** Forgets every page and count read so far, as DataLoader's clearAll does for one loader. */
@@ -135,7 +129,7 @@ export function loaderGraph(db: Db) {
       return loader;
     },
     /** How many rows each parent id has in `parentColumn`. */
-    count(table: PgTable, parentColumn: PgColumn): DataLoader<string, number> {
+    count(table: ChildTable, parentColumn: PgColumn): DataLoader<string, number> {
       let loader = counts.get(parentColumn);
       if (!loader) counts.set(parentColumn, (loader = countLoader(db, table, parentColumn)));
       return loader;
