@@ -90,9 +90,13 @@ export async function keysetPage<T extends { id: string }>(
   return pageOf(rows, request, list.cursorOf, countAll, beyondCursor, offset);
 }
 
-/** A keyset list kept per parent: `ofParent(parentId)` (SQL of the parent's id) is the condition making a row the parent's. */
+/**
+ * A keyset list kept per parent: `ofParent(parentId)` (SQL of the parent's id) is the
+ * condition making a row the parent's, and `parentOf` reads that id from a decoded row.
+ */
 export interface ParentedList<T extends { id: string }> extends KeysetList<T> {
   ofParent: (parentId: string) => string;
+  parentOf: (row: T) => string;
 }
 
 /** The batch's parents, their ids the statement's first parameter, and the SQL of one's id. */
@@ -147,12 +151,13 @@ export function keysetPageLoader<T extends { id: string }>(
     const { select, rowsFrom, orderBy, limit } = pageClauses(list, request, c);
     c.add(list.ofParent(PARENT_ID));
     // The rows come parent by parent, each parent's in its subquery's order (a nested loop over the parents).
-    const text = `SELECT ${PARENT_ID}::text AS "$parent", l.* FROM ${PARENTS} CROSS JOIN LATERAL (SELECT ${select.list} FROM ${rowsFrom}${c.where()} ORDER BY ${orderBy} ${limit}) l`;
+    const text = `SELECT l.* FROM ${PARENTS} CROSS JOIN LATERAL (SELECT ${select.list} FROM ${rowsFrom}${c.where()} ORDER BY ${orderBy} ${limit}) l`;
     const byParent = new Map<string, T[]>();
-    for (const { $parent, ...row } of await query<Record<string, unknown> & { $parent: string }>(text, c.params)) {
-      const rows = byParent.get($parent);
-      if (rows) rows.push(select.decode(row));
-      else byParent.set($parent, [select.decode(row)]);
+    for (const raw of await query<Record<string, unknown>>(text, c.params)) {
+      const row = select.decode(raw);
+      const rows = byParent.get(list.parentOf(row));
+      if (rows) rows.push(row);
+      else byParent.set(list.parentOf(row), [row]);
     }
     return parentIds.map((id) =>
       pageOf(

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { type ChildCondition, rowsByKeys } from '../../read/batch.js';
+import { type ChildCondition, propertyOf, rowsByKeys } from '../../read/batch.js';
 import { type Db, readQueryOf } from '../../db/client.js';
 import { NEWEST_FIRST, newestFirstOrder, type PagePosition } from '../../read/keyset.js';
 import { pgColumn, tableReader } from '../../read/columns.js';
@@ -58,6 +58,7 @@ export interface ChildPageOptions {
 /** A parent's children (alias `c`) whose `parentColumn` is its id, `where` holding too, newest first. */
 function childList<TRow extends ChildRow>(table: ChildTable, parentColumn: PgColumn, where?: ChildCondition): ParentedList<TRow> {
   const reader = tableReader(table);
+  const parent = propertyOf(parentColumn);
   return {
     select: () => ({ list: reader.columns('c'), decode: (row) => reader.decode<TRow>(row) }),
     from: `"${reader.name}" c`,
@@ -65,6 +66,7 @@ function childList<TRow extends ChildRow>(table: ChildTable, parentColumn: PgCol
       if (where) c.add(where.sql('c'));
     },
     ofParent: (id) => `c."${parentColumn.name}" = ${id}`,
+    parentOf: (row) => row[parent] as string,
     order: newestFirstOrder('c'),
     cursorOf: newestFirstCursor,
   };

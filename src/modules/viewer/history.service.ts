@@ -41,6 +41,7 @@ export function userTransactions(ctx: ServiceContext, userId: string, args: Page
         selectJoins: TRANSACTION_JOINS,
         filter: () => {},
         ofParent: (id) => `s."user_id" = ${id}`,
+        parentOf: (row) => row.userId,
         order: newestFirstOrder('s'),
         cursorOf: newestFirstCursor,
       },
@@ -117,6 +118,7 @@ export function userPredictions(ctx: ServiceContext, userId: string, args: UserP
           if (list.where) c.add(list.where('c', (value, type) => c.param(value, type)));
         },
         ofParent: (id) => `c."user_id" = ${id}`,
+        parentOf: (row) => row.userId,
         order: list.order('c'),
         cursorOf: (row) => encodeCursor(list.name, sort.keyOf(row), row.id),
       },
