@@ -104,8 +104,9 @@ export interface SelectionWalk {
    * `derive` gives the same for. `source` names the dependency (the node it is read for: a field, a variable).
    */
   dependOn<T>(source: ASTNode, derive: (variables: Record<string, unknown>) => T): T;
-  /** Why the selection does not render, where a planner said (the first reason it gave): see {@link refuse}. */
+  /** Why the selection does not render, where a planner said (the first reason it gave), and the field it was for: see {@link refuse}. */
   refusal?: RenderRefusal;
+  refusedAt?: string;
   /** The form a rendered read writes its answer in (GraphQL's where absent): see read/answer-form.ts. */
   form?: AnswerForm;
 }
@@ -130,9 +131,15 @@ export type RenderRefusal =
   /** A computed object (its keys written by its own SQL, in GraphQL's form) in a read answered in the REST form. */
   | 'answer_form';
 
-/** Notes why `walk`'s selection does not render (the first reason given wins) and answers null, as a planner that declines does. */
-export function refuse(walk: SelectionWalk, reason: RenderRefusal): null {
-  walk.refusal ??= reason;
+/**
+ * Notes why `walk`'s selection does not render, and at which field (`Type.field`) where one is
+ * to blame (the first reason given wins), and answers null, as a planner that declines does.
+ */
+export function refuse(walk: SelectionWalk, reason: RenderRefusal, field?: string): null {
+  if (walk.refusal === undefined) {
+    walk.refusal = reason;
+    walk.refusedAt = field;
+  }
   return null;
 }
 
@@ -162,6 +169,7 @@ interface Collected {
 export class OperationWalk implements SelectionWalk {
   readonly fragments: Record<string, FragmentDefinitionNode> = {};
   refusal?: RenderRefusal;
+  refusedAt?: string;
   /** The root type's fields. */
   readonly root: Map<string, FieldNode[]>;
   readonly measure: OperationMeasure;

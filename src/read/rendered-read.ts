@@ -31,7 +31,7 @@ import { READS_BY_TYPE } from '../modules/common/read-specs.js';
 import { type RenderedColumnKind, renderedColumn, renderedTokens } from './columns.js';
 import { pagePosition, parseNewestFirstPage } from '../modules/common/loaders.js';
 import { snakeCaseKey } from './answer-form.js';
-import { refuse, type SelectionWalk } from './operation-walk.js';
+import { refuse, type RenderRefusal, type SelectionWalk } from './operation-walk.js';
 import type { Page } from '../modules/common/pagination.js';
 import type { ServiceContext } from '../modules/context.js';
 
@@ -151,20 +151,22 @@ function renderedField(
   owned: OwnedRendering | undefined,
 ): RenderedField | null {
   const name = nodes[0]!.name.value;
+  // A refusal names the field it is for, so a fallback's log line says which.
+  const refused = (reason: RenderRefusal) => refuse(walk, reason, `${type.name}.${name}`);
   if (name === '__typename') return { key, kind: 'value', sql: () => sqlLiteral(JSON.stringify(type.name)) };
   const definition = type.getFields()[name];
-  if (!definition) return refuse(walk, 'unknown_field');
+  if (!definition) return refused('unknown_field');
   const computed = owned?.values[name] ?? spec.computed?.[name];
   // Its SQL writes an object's keys as GraphQL names them.
-  if (computed && walk.form === 'rest' && isObjectType(getNamedType(definition.type))) return refuse(walk, 'answer_form');
+  if (computed && walk.form === 'rest' && isObjectType(getNamedType(definition.type))) return refused('answer_form');
   if (computed) {
     const sql = computed(definition, nodes, walk);
-    return sql ? { key, kind: 'value', sql } : refuse(walk, 'computed_field');
+    return sql ? { key, kind: 'value', sql } : refused('computed_field');
   }
   const viewerRow = spec.viewerRows?.[name];
   if (viewerRow) {
     const target = getNamedType(definition.type);
-    if (!isObjectType(target)) return refuse(walk, 'resolver_field');
+    if (!isObjectType(target)) return refused('resolver_field');
     const object = renderedObject(target, viewerRow.target(), nodes, walk);
     if (!object) return null;
     const table = object.spec.table;
@@ -180,7 +182,7 @@ function renderedField(
   const relation = spec.relations[name] ?? (owned ? spec.owned?.[name] : undefined);
   if (relation) {
     const target = getNamedType(definition.type);
-    if (!isObjectType(target)) return refuse(walk, 'resolver_field');
+    if (!isObjectType(target)) return refused('resolver_field');
     if (relation.kind === 'one') {
       const object = renderedObject(target, relation.target(), nodes, walk);
       return object && { key, kind: 'one', relation: name, object };
@@ -190,16 +192,16 @@ function renderedField(
       const args = getArgumentValues(definition, nodes[0]!, walk.variables);
       if (!relation.plain || relation.plain(args)) listed = { page: pagePosition(parseNewestFirstPage(args)), list: undefined };
       else if (relation.listed) listed = relation.listed(args, REQUEST_NOW);
-      else return refuse(walk, 'page_arguments');
+      else return refused('page_arguments');
     } catch {
-      return refuse(walk, 'page_arguments'); // the resolver reports bad arguments, on its own path
+      return refused('page_arguments'); // the resolver reports bad arguments, on its own path
     }
     const connection = renderedConnection(target, relation.target(), nodes, walk, (responseKey) => writtenKey(walk, responseKey));
     if (!connection) return null;
     const { fields } = connection;
     // The page, each edge and its pageInfo are each one concat() of the statement, as a node is.
     const keyLists = [fields, ...fields.map((part) => (part.kind === 'edges' || part.kind === 'pageInfo' ? part.fields : []))];
-    if (keyLists.some((keys) => keys.length > MAX_RENDERED_KEYS)) return refuse(walk, 'too_many_keys');
+    if (keyLists.some((keys) => keys.length > MAX_RENDERED_KEYS)) return refused('too_many_keys');
     return {
       key,
       kind: 'page',
@@ -213,16 +215,16 @@ function renderedField(
   }
   if (spec.amounts && Object.hasOwn(spec.amounts, name)) {
     const sql = renderedTokens(spec.table, name, spec.amountDecimals);
-    return sql ? { key, kind: 'value', sql } : refuse(walk, 'computed_field');
+    return sql ? { key, kind: 'value', sql } : refused('computed_field');
   }
-  if (definition.resolve || nodes[0]!.arguments?.length) return refuse(walk, 'resolver_field');
+  if (definition.resolve || nodes[0]!.arguments?.length) return refused('resolver_field');
   const valueType = getNullableType(definition.type);
-  if (isListType(valueType)) return refuse(walk, 'resolver_field');
+  if (isListType(valueType)) return refused('resolver_field');
   const column = renderedColumn(spec.table, name);
-  if (!column) return refuse(walk, 'resolver_field');
+  if (!column) return refused('resolver_field');
   const wanted =
     valueType instanceof GraphQLEnumType ? (isIdentityEnum(valueType) ? 'enum' : null) : SCALAR_KINDS[getNamedType(valueType).name];
-  return column.kind === wanted ? { key, kind: 'value', sql: column.sql } : refuse(walk, 'resolver_field');
+  return column.kind === wanted ? { key, kind: 'value', sql: column.sql } : refused('resolver_field');
 }
 
 /** A response key as an object of the read graph writes it: in snake_case in the REST form (read/answer-form.ts). */

@@ -15,6 +15,8 @@ export interface OperationRecord {
   rendered: boolean;
   /** A query the renderer left to the executor: why (RenderFallbackReason, server/read-renderer.ts); null otherwise. */
   renderFallback: string | null;
+  /** The field the rendered read refused, as `Type.field`, where one was to blame. */
+  renderFallbackField?: string;
   /** The error that made the renderer fall back, when one did (a failed statement): for the debug line only. */
   renderFallbackError?: unknown;
 }
@@ -83,12 +85,13 @@ export function logRequest(request: FastifyRequest, reply: FastifyReply, record:
   else request.log.info(line, 'graphql operation');
 }
 
-/** A query the renderer left to the executor, at debug level: which operation, why, and the error if one made it so. */
+/** A query the renderer left to the executor, at debug level: which operation, why, at which field, and the error if one made it so. */
 function logRenderFallback(request: FastifyRequest, record: OperationRecord): void {
   if ((request.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.('debug') === false) return;
   const line = {
     operation: record.name,
     reason: record.renderFallback,
+    ...(record.renderFallbackField ? { field: record.renderFallbackField } : {}),
     ...(record.renderFallbackError ? { err: record.renderFallbackError } : {}),
   };
   request.log.debug(line, 'rendered read fell back to execution');

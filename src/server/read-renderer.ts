@@ -3,7 +3,7 @@ import { SharedStatement } from '../read/nested-read.js';
 import { EXPONENT_MARK, writeNumbersAsJavaScript } from '../read/columns.js';
 import { nestMembers, type PieceRange, type RenderedColumn, type RenderedPieces, type RenderedRootField } from '../read/rendered-read.js';
 import { type ArgumentReader, argumentReader } from '../read/arguments.js';
-import type { OperationWalk, RenderRefusal } from '../read/operation-walk.js';
+import { type OperationWalk, refuse, type RenderRefusal } from '../read/operation-walk.js';
 import type { WalkPlanner } from '../read/operation-walks.js';
 import { ROOT_RENDERERS } from '../modules/rendered-reads.js';
 import type { SessionRow } from '../modules/auth/auth.service.js';
@@ -55,11 +55,15 @@ const asJavaScriptNumbers = (piece: string) => (piece.includes(EXPONENT_MARK) ? 
  */
 export type RenderFallbackReason = RenderRefusal | 'variables' | 'planning_error' | 'request_error' | 'read_failed' | 'write_failed';
 
-/** Notes on the operation's record why it was not rendered (and the error, if one made it so); answers null, as the renderer does then. */
-function fellBack(context: GraphQLContext, reason: RenderFallbackReason, error?: unknown): null {
+/**
+ * Notes on the operation's record why it was not rendered (the field to blame, if any, and the
+ * error, if one made it so); answers null, as the renderer does then.
+ */
+function fellBack(context: GraphQLContext, reason: RenderFallbackReason, error?: unknown, field?: string): null {
   const record = context.transport.record;
   if (record) {
     record.renderFallback = reason;
+    if (field !== undefined) record.renderFallbackField = field;
     if (error !== undefined) record.renderFallbackError = error;
   }
   return null;
@@ -75,8 +79,8 @@ export interface RenderedAnswer {
   locate: () => Map<string, PieceRange>;
 }
 
-/** A query's rendered read as planned with its walk: the plan, or why it does not render (and the error, where planning threw). */
-type RenderedPlan = RenderedOperation | { refusal: RenderFallbackReason; error?: unknown };
+/** A query's rendered read as planned with its walk: the plan, or why it does not render (at which field, and the error where planning threw). */
+type RenderedPlan = RenderedOperation | { refusal: RenderFallbackReason; field?: string; error?: unknown };
 
 /**
  * Answers a query without the executor when its whole root selection renders
@@ -96,7 +100,7 @@ export class ReadRenderer {
     let plan: RenderedPlan;
     try {
       const planned = this.plan(walk);
-      plan = typeof planned === 'string' ? { refusal: planned } : planned;
+      plan = typeof planned === 'string' ? { refusal: planned, field: walk.refusedAt } : planned;
     } catch (error) {
       // Variables the planner cannot read (nested past the stack's depth, say) or arguments
       // that do not coerce are the executor's to judge: it answers them as graphql-js does.
@@ -115,7 +119,7 @@ export class ReadRenderer {
     if (walk.operation.operation !== 'query') return null;
     const plan = walk.plan as RenderedPlan | undefined;
     if (!plan) return fellBack(context, 'root_field');
-    if (!('parts' in plan)) return fellBack(context, plan.refusal, plan.error);
+    if (!('parts' in plan)) return fellBack(context, plan.refusal, plan.error, plan.field);
     let args: Array<Record<string, unknown> | null>;
     try {
       // Each root field's arguments, as its resolver would receive them.
@@ -199,7 +203,11 @@ export class ReadRenderer {
       }
       const field = queryType.getFields()[name];
       const read = field && ROOT_RENDERERS[name]?.(field, nodes, walk);
-      if (!read) return walk.refusal ?? 'root_field';
+      if (!read) {
+        // Unless a field below said why, the root field itself: no module renders it, or its module declined.
+        refuse(walk, 'root_field', `${queryType.name}.${name}`);
+        return walk.refusal!;
+      }
       const args = argumentReader(field, node);
       if (typeof read === 'function') parts.push({ key, read, args });
       else parts.push({ key, column: read, index: columns.push(read) - 1, args });

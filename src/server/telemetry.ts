@@ -34,6 +34,8 @@ export const SPAN_ATTRIBUTES = {
   rendered: 'poolgraph.rendered',
   /** A query the renderer left to the executor: why (RenderFallbackReason, server/read-renderer.ts). */
   renderFallback: 'poolgraph.render_fallback',
+  /** The field the renderer refused, as `Type.field`, where one was to blame. */
+  renderFallbackField: 'poolgraph.render_fallback_field',
   /** SQL statements the operation sent to the database. */
   statementCount: 'poolgraph.statement_count',
   /** `extensions.code` of each error of the answer, in order (only when there are errors). */
@@ -136,6 +138,7 @@ function endSpan(span: Span, rc: GraphQLRequestContext<GraphQLContext>, statemen
   const record = rc.contextValue.transport.record;
   span.setAttribute(SPAN_ATTRIBUTES.rendered, record?.rendered === true);
   if (record?.renderFallback) span.setAttribute(SPAN_ATTRIBUTES.renderFallback, record.renderFallback);
+  if (record?.renderFallbackField) span.setAttribute(SPAN_ATTRIBUTES.renderFallbackField, record.renderFallbackField);
   span.setAttribute(SPAN_ATTRIBUTES.statementCount, statementCount);
   const body = rc.response.body;
   // What the client was answered: the errors as formatted, each with its catalogue code.

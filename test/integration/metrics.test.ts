@@ -127,4 +127,40 @@ describe('metrics access and logs', () => {
       await t.close();
     }
   });
+
+  it('logs a read that fell back to execution at debug, with its reason and the field to blame, and counts it', async () => {
+    const lines: Array<Record<string, any>> = [];
+    const logStream = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const t = await startEmptyTestApp('pglite');
+    await t.seed.user().withPool();
+    const app = await createApp({ config: testConfig({ LOG_LEVEL: 'debug' }), database: t.database, logStream });
+    try {
+      // A private field outside `viewer`: the executor answers it (null and FORBIDDEN for a stranger).
+      const cases = [
+        { query: 'query Private { pools(first: 1) { nodes { id user { email } } } }', reason: 'resolver_field', field: 'User.email' },
+        {
+          query: 'query Budget { pools(first: 1) { nodes { id } } rateLimit { remaining } }',
+          reason: 'root_field',
+          field: 'Query.rateLimit',
+        },
+      ];
+      for (const [i, { query, reason, field }] of cases.entries()) {
+        const response = await app.inject({ method: 'POST', url: '/graphql', headers: { 'x-request-id': `fb-${i}` }, payload: { query } });
+        expect(response.statusCode).toBe(200);
+        const fellBack = lines.filter((line) => line.reqId === `fb-${i}` && line.msg === 'rendered read fell back to execution');
+        expect(fellBack).toEqual([expect.objectContaining({ level: 20, operation: query.split(' ')[1], reason, field })]);
+      }
+      const metrics = (await app.inject({ url: '/metrics' })).body;
+      expect(sample(metrics, 'poolgraph_graphql_render_fallbacks_total', { reason: 'resolver_field' })).toBe(1);
+      expect(sample(metrics, 'poolgraph_graphql_render_fallbacks_total', { reason: 'root_field' })).toBe(1);
+    } finally {
+      await app.close();
+      await t.close();
+    }
+  });
 });
