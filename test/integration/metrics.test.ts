@@ -3,6 +3,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/app.js';
 import { backends, metricSample as sample, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
 
+/** A log stream for an app, and the JSON lines written to it. */
+function capturedLog(): { lines: Array<Record<string, any>>; logStream: Writable } {
+  const lines: Array<Record<string, any>> = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { lines, logStream };
+}
+
 describe.each(backends)('metrics on %s', (kind) => {
   let t: TestApp;
   let url: string;
@@ -83,13 +95,7 @@ describe('metrics access and logs', () => {
   });
 
   it('writes one structured line per operation, with its request id and name', async () => {
-    const lines: Array<Record<string, any>> = [];
-    const logStream = new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
-        done();
-      },
-    });
+    const { lines, logStream } = capturedLog();
     // Three pools, each with two predictions (from the same two users), for the nested operation to read.
     const t = await startEmptyTestApp('pglite');
     const { pools } = await t.seed.user().withPool().withPool().withPool();
@@ -129,13 +135,7 @@ describe('metrics access and logs', () => {
   });
 
   it('logs a read that fell back to execution at debug, with its reason and the field to blame, and counts it', async () => {
-    const lines: Array<Record<string, any>> = [];
-    const logStream = new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
-        done();
-      },
-    });
+    const { lines, logStream } = capturedLog();
     const t = await startEmptyTestApp('pglite');
     await t.seed.user().withPool();
     const app = await createApp({ config: testConfig({ LOG_LEVEL: 'debug' }), database: t.database, logStream });
