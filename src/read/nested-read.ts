@@ -183,6 +183,8 @@ export interface StatementWriter {
   param(value: unknown, type: string): string;
   /** `object`'s JSON text for the row of its table that `where` (SQL over the row's alias) finds, as a scalar subquery; `null` where none does. */
   rowWhere(object: RenderedObject, where: (alias: string) => string): string;
+  /** The JSON array of `object`'s JSON for every row of its table that `where` finds, in `order` (SQL over the row's alias); `[]` where none does. */
+  rowsWhere(object: RenderedObject, where: (alias: string) => string, order: (alias: string) => string): string;
 }
 
 /**
@@ -366,6 +368,11 @@ function statementWriter(params: unknown[], counter: { next: number }): Statemen
       const row = `t${++counter.next}`;
       const json = renderedObjectSql(object, row, params, counter);
       return `coalesce((SELECT ${json} FROM "${getTableName(object.spec.table)}" ${row} WHERE ${where(row)}), 'null')`;
+    },
+    rowsWhere: (object, where, order) => {
+      const row = `t${++counter.next}`;
+      const json = renderedObjectSql(object, row, params, counter);
+      return `(SELECT '[' || coalesce(string_agg(${json}, ',' ORDER BY ${order(row)}), '') || ']' FROM "${getTableName(object.spec.table)}" ${row} WHERE ${where(row)})`;
     },
   };
 }

@@ -81,9 +81,10 @@ const NOT_GENERATED_FIELDS: Record<string, string> = {
 
 /**
  * Private fields of a user that a rendered read writes for the viewer's own row (USER_READ's
- * owned relations, the portfolio and the email: src/modules/discovery/user.rendered.ts).
+ * owned relations, the portfolio, the email and the lists of the user's own rows:
+ * src/modules/discovery/user.rendered.ts).
  */
-const OWNED_RENDERED = new Set(['notifications', 'portfolio', 'email']);
+const OWNED_RENDERED = new Set(['notifications', 'portfolio', 'email', 'refreshTokens', 'deviceTokens', 'apiKeys', 'createdReferralCodes']);
 
 /** Whether a field of `type` is planned by the read graph (a type it reads, the field not among the exceptions). */
 function isPlanned(type: GraphQLObjectType, field: GraphQLField<unknown, unknown>): boolean {
@@ -546,10 +547,16 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
       `query($s: ID!) { streakUserDetails(streakId: $s) { streak { id title pools(first: 5) { nodes { id title } } } currentStreakCount
       lastStreakEvent currentStreakScores streakRewards { id amount isClaimed streak { title } user { username } } } }`,
     ],
+    [
+      "the viewer's account: email, sessions, devices, API keys and referral codes",
+      `{ viewer { id email refreshTokens { id version expiresAt revokedAt user { username } } deviceTokens { id platform createdAt }
+      apiKeys { id name keyHash isActive lastUsedAt } createdReferralCodes { id code notes } } }`,
+    ],
   ])('%s is one statement, rendered', async (_name, query) => {
     const variables = { id: world.data.predictors[0]!.id, s: world.data.streaks[0]!.id };
     const used = Object.fromEntries(Object.entries(variables).filter(([name]) => query.includes(`$${name}:`)));
-    const headers = query.includes('streakUserDetails') ? world.viewer.headers : {};
+    const signedIn = /streakUserDetails|viewer/.test(query);
+    const headers = signedIn ? world.viewer.headers : {};
     const send = (text = query) => t.app.inject({ method: 'POST', url: '/graphql', headers, payload: { query: text, variables: used } });
     await send();
     // What the request costs before any read (signed in: the credentials' check), counted alike.
@@ -565,8 +572,12 @@ describe.each(backends)('generated selections, rendered against executed, on %s'
     expect((await renderedReadsServed(t.app)) - before).toBe(1);
     // streakPools reads its streak, then the page of its pools: two statements. Signed in, the
     // viewer's details are one statement that reads the session too: the credentials' check of `{ __typename }` costs nothing more.
-    if (query.includes('streakUserDetails')) expect({ statements, baseline }).toEqual({ statements: 1, baseline: 1 });
+    if (signedIn) expect({ statements, baseline }).toEqual({ statements: 1, baseline: 1 });
     else expect(statements - baseline).toBe(query.includes('streakPools') ? 2 : 1);
+    // The bytes the executor answers; not vacuous: the viewer's own lists hold rows (a session at least: the one asking).
+    const executed = await executor.inject({ method: 'POST', url: '/graphql', headers, payload: { query, variables: used } });
+    expect(reply!.body).toBe(executed.body);
+    if (query.includes('refreshTokens')) expect(reply!.json().data.viewer.refreshTokens.length).toBeGreaterThan(0);
   });
 
   it.each(GENERATED_ROOTS)('%s: every generated selection answers the same bytes rendered and executed', async (root) => {

@@ -22,11 +22,16 @@ export function uniqueLoader<TRow extends Record<string, unknown>>(db: Db, table
   });
 }
 
-/** Every row (oldest first) whose `column` is the key, for many keys at once. */
-export function groupLoader<TRow extends Record<string, unknown> & { createdAt: Date }>(db: Db, table: PgTable, column: PgColumn) {
+/** Every row (oldest first, ties by id) whose `column` is the key, for many keys at once. */
+export function groupLoader<TRow extends Record<string, unknown> & { id: string; createdAt: Date }>(
+  db: Db,
+  table: PgTable,
+  column: PgColumn,
+) {
+  const oldestFirst = (a: TRow, b: TRow) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   return new DataLoader<string, TRow[]>(async (keys) => {
     const groups = await rowsByKeys<TRow>(db, table, column, keys);
-    return keys.map((key) => (groups.get(key) ?? []).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()));
+    return keys.map((key) => (groups.get(key) ?? []).sort(oldestFirst));
   });
 }
 

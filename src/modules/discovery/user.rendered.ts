@@ -1,10 +1,36 @@
 import { requireViewer } from '../auth/viewer.js';
 import { parseId } from '../common/ids.js';
-import { objectRoot, type RootFieldRenderer } from '../../read/rendered-read.js';
+import { getNamedType, isObjectType } from 'graphql';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { objectRoot, type OwnedRendering, renderedObject, type RootFieldRenderer } from '../../read/rendered-read.js';
+import { type ObjectSpec, oneRelation } from '../../read/nested-read.js';
+import { USER_READ } from '../common/read-specs.js';
 import { walletAddressOf } from './user-lookup.service.js';
 import { renderedPortfolio } from '../viewer/portfolio.rendered.js';
 import { renderedColumn } from '../../read/columns.js';
-import { users } from '../../../schema/index.js';
+import { apiKeys, deviceTokens, referralCodes, refreshTokens, users } from '../../../schema/index.js';
+
+/**
+ * A list of the viewer's own rows of `table` (its `user_id` the viewer's), oldest first as
+ * the loaders list them (groupLoader: created_at to the millisecond, then id), each written as
+ * its selection renders over the table's columns; null (the executor answers) where a field
+ * of it does not render.
+ */
+function ownRows(table: PgTable & { userId: PgColumn; createdAt: PgColumn }): NonNullable<OwnedRendering['values'][string]> {
+  // Each row's user is the viewer, whose public fields render under it.
+  const spec: ObjectSpec = { table, relations: { user: oneRelation(() => USER_READ, 'userId', 'id') } };
+  return (definition, nodes, walk) => {
+    const type = getNamedType(definition.type);
+    const object = isObjectType(type) ? renderedObject(type, spec, nodes, walk) : null;
+    if (!object) return null;
+    return (alias, statement) =>
+      statement.rowsWhere(
+        object,
+        (row) => `${row}."${table.userId.name}" = ${alias}."id"`,
+        (row) => `date_trunc('milliseconds', ${row}."${table.createdAt.name}"), ${row}."id"`,
+      );
+  };
+}
 
 /**
  * The user root fields a rendered read answers, each row chosen by the key its service
@@ -13,13 +39,21 @@ import { users } from '../../../schema/index.js';
  * selection holding one is never rendered: it is executed, and the service layer authorizes
  * it. Under `viewer` the row is the signed-in user's own (UNAUTHENTICATED when signed out,
  * which leaves the query to the executor to report), so its owned parts (the spec's owned
- * relations, the portfolio, the email) render as well.
+ * relations, the portfolio, the email, its sessions, devices, API keys and referral codes)
+ * render as well.
  */
 export const USER_ROOT_RENDERERS: Record<string, RootFieldRenderer> = {
   user: objectRoot('id', (_ctx, args) => parseId(args.id as string, 'id')),
   userByWallet: objectRoot('walletAddress', (_ctx, args) => walletAddressOf(args.address as string)),
   // The signed-in user's own row: its owned parts render too (its email is the row's own column).
   viewer: objectRoot('id', (ctx) => requireViewer(ctx.viewer).userId, {
-    values: { portfolio: renderedPortfolio, email: () => renderedColumn(users, 'email')!.sql },
+    values: {
+      portfolio: renderedPortfolio,
+      email: () => renderedColumn(users, 'email')!.sql,
+      refreshTokens: ownRows(refreshTokens),
+      deviceTokens: ownRows(deviceTokens),
+      apiKeys: ownRows(apiKeys),
+      createdReferralCodes: ownRows(referralCodes),
+    },
   }),
 };
