@@ -82,7 +82,7 @@ export const NEWEST_FIRST_LIST: ChildList = {
   cursorKey: (alias) => isoTimestampSql(`${alias}."created_at"`),
 };
 
-/** A page of children in their list's order: `size` rows, forward or backward from `cursor`. */
+/** A page of children in their list's order: `size` rows, forward or backward from `cursor` (a page request as parsed, modules/common/pagination.ts, is one). */
 export interface PagePosition {
   size: number;
   backward: boolean;

@@ -29,7 +29,7 @@ import { columnName, MAX_RENDERED_KEYS, RENDERED, renderedByKeySql, sqlLiteral }
 import { REQUEST_NOW, VIEWER_USER_ID } from '../db/statement-scope.js';
 import { READS_BY_TYPE } from '../modules/common/read-specs.js';
 import { type RenderedColumnKind, renderedColumn, renderedTokens } from './columns.js';
-import { pagePosition, parseNewestFirstPage } from '../modules/common/loaders.js';
+import { parseNewestFirstPage } from '../modules/common/loaders.js';
 import { snakeCaseKey } from './answer-form.js';
 import { refuse, type RenderRefusal, type SelectionWalk } from './operation-walk.js';
 import type { Page } from '../modules/common/pagination.js';
@@ -121,6 +121,8 @@ const SCALAR_KINDS: Record<string, RenderedColumnKind> = {
  */
 export interface OwnedRendering {
   values: Record<string, (definition: GraphQLField<unknown, unknown>, nodes: readonly FieldNode[], walk: SelectionWalk) => ValueSql | null>;
+  /** Private columns of the row whose resolver only checks who asks: written as the row's other columns are. */
+  columns?: ReadonlySet<string>;
 }
 
 /** The rendering of `type`'s selection `nodes` (one response key's fields, merged), or null when some field does not render. */
@@ -190,7 +192,7 @@ function renderedField(
     let listed;
     try {
       const args = getArgumentValues(definition, nodes[0]!, walk.variables);
-      if (!relation.plain || relation.plain(args)) listed = { page: pagePosition(parseNewestFirstPage(args)), list: undefined };
+      if (!relation.plain || relation.plain(args)) listed = { page: parseNewestFirstPage(args), list: undefined };
       else if (relation.listed) listed = relation.listed(args, REQUEST_NOW);
       else return refused('page_arguments');
     } catch {
@@ -217,7 +219,7 @@ function renderedField(
     const sql = renderedTokens(spec.table, name, spec.amountDecimals);
     return sql ? { key, kind: 'value', sql } : refused('computed_field');
   }
-  if (definition.resolve || nodes[0]!.arguments?.length) return refused('resolver_field');
+  if ((definition.resolve && !owned?.columns?.has(name)) || nodes[0]!.arguments?.length) return refused('resolver_field');
   const valueType = getNullableType(definition.type);
   if (isListType(valueType)) return refused('resolver_field');
   const column = renderedColumn(spec.table, name);

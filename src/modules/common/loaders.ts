@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { type ChildCondition, propertyOf, rowsByKeys } from '../../read/batch.js';
 import { type Db, readQueryOf } from '../../db/client.js';
-import { NEWEST_FIRST, newestFirstOrder, type PagePosition } from '../../read/keyset.js';
+import { NEWEST_FIRST, newestFirstOrder } from '../../read/keyset.js';
 import { pgColumn, tableReader } from '../../read/columns.js';
 import { keysetPageLoader, parentCountLoader, type ParentedList } from './keyset-page.js';
 import type { ObjectSpec, OneRelationSpec } from '../../read/nested-read.js';
@@ -38,11 +38,6 @@ export function groupLoader<TRow extends Record<string, unknown> & { id: string;
 /** A page request of a child connection, in its one order: newest first, ties broken by id. */
 export function parseNewestFirstPage(args: PageArguments): PageRequest {
   return parsePageRequest(args, NEWEST_FIRST, isIsoDate);
-}
-
-/** A page request as the statements read it: its size, direction and the keyset position of its cursor (its key as the cursor holds it, cast by the statement). */
-export function pagePosition(page: PageRequest): PagePosition {
-  return { size: page.size, backward: page.backward, cursor: page.cursor && { key: page.cursor.key, id: page.cursor.id } };
 }
 
 /** How many rows (of those matching `where`) each parent has: one statement per batch. */

@@ -9,7 +9,7 @@ import {
 } from '../../read/nested-read.js';
 import { renderedPoolStatistics } from '../leaderboard/pool-statistics.rendered.js';
 import { type UserPredictionsArguments, userPredictionsList } from '../predictions/prediction-lists.js';
-import { pagePosition, parseNewestFirstPage } from './loaders.js';
+import { parseNewestFirstPage } from './loaders.js';
 import { NOTIFICATION_CONDITIONS, type NotificationFilter } from '../notifications/notification.loaders.js';
 import { NEWEST_FIRST_LIST } from '../../read/keyset.js';
 
@@ -62,10 +62,7 @@ export const USER_READ: ObjectSpec = {
       () => PREDICTION_READ,
       'userId',
       (args) => args.filter == null && (args.sort ?? 'NEWEST') === 'NEWEST',
-      (args, now) => {
-        const { list, page } = userPredictionsList(args as UserPredictionsArguments, now);
-        return { list, page: pagePosition(page) };
-      },
+      (args, now) => userPredictionsList(args as UserPredictionsArguments, now),
     ),
   },
   // Private to the user (and admins): rendered only under `viewer`, the signed-in user's own row.
@@ -76,7 +73,7 @@ export const USER_READ: ObjectSpec = {
       (args) => args.filter == null,
       (args) => ({
         list: { ...NEWEST_FIRST_LIST, where: NOTIFICATION_CONDITIONS[args.filter as NotificationFilter].sql },
-        page: pagePosition(parseNewestFirstPage(args)),
+        page: parseNewestFirstPage(args),
       }),
     ),
   },

@@ -7,8 +7,7 @@ import { type ObjectSpec, oneRelation } from '../../read/nested-read.js';
 import { USER_READ } from '../common/read-specs.js';
 import { walletAddressOf } from './user-lookup.service.js';
 import { renderedPortfolio } from '../viewer/portfolio.rendered.js';
-import { renderedColumn } from '../../read/columns.js';
-import { apiKeys, deviceTokens, referralCodes, refreshTokens, users } from '../../../schema/index.js';
+import { apiKeys, deviceTokens, referralCodes, refreshTokens } from '../../../schema/index.js';
 
 /**
  * A list of the viewer's own rows of `table` (its `user_id` the viewer's), oldest first as
@@ -45,15 +44,15 @@ function ownRows(table: PgTable & { userId: PgColumn; createdAt: PgColumn }): No
 export const USER_ROOT_RENDERERS: Record<string, RootFieldRenderer> = {
   user: objectRoot('id', (_ctx, args) => parseId(args.id as string, 'id')),
   userByWallet: objectRoot('walletAddress', (_ctx, args) => walletAddressOf(args.address as string)),
-  // The signed-in user's own row: its owned parts render too (its email is the row's own column).
+  // The signed-in user's own row: its owned parts render too (its email is a column of the row).
   viewer: objectRoot('id', (ctx) => requireViewer(ctx.viewer).userId, {
     values: {
       portfolio: renderedPortfolio,
-      email: () => renderedColumn(users, 'email')!.sql,
       refreshTokens: ownRows(refreshTokens),
       deviceTokens: ownRows(deviceTokens),
       apiKeys: ownRows(apiKeys),
       createdReferralCodes: ownRows(referralCodes),
     },
+    columns: new Set(['email']),
   }),
 };
