@@ -51,6 +51,18 @@ export function openSharedRedis(url: string, options: SharedRedisOptions): Share
     commandTimeout: commandTimeoutMs,
   });
   client.on('error', () => {}); // reported through onOutage, once per outage
+  // A process just started has not connected yet: its first commands wait for the connection (within
+  // the command timeout, as for an answer) rather than count a Redis still connecting as an outage,
+  // which would keep each replica's counts and caches apart until the next probe. The first error
+  // (connection refused) ends the wait at once.
+  let connecting: Promise<void> | null = new Promise<void>((resolve, reject) => {
+    client.once('ready', resolve);
+    client.once('error', reject);
+  });
+  connecting.then(
+    () => (connecting = null),
+    () => (connecting = null),
+  );
   let down = false;
   let lastProbe = 0;
   let probing = false;
@@ -96,7 +108,8 @@ export function openSharedRedis(url: string, options: SharedRedisOptions): Share
         const timeout = new Promise<never>((_resolve, reject) => {
           timer = setTimeout(() => reject(new Error(`Redis did not answer within ${commandTimeoutMs} ms`)), commandTimeoutMs);
         });
-        return await Promise.race([command(client), timeout]);
+        const answer = connecting ? connecting.then(() => command(client)) : command(client);
+        return await Promise.race([answer, timeout]);
       } catch (error) {
         fail(error);
         return fallback();

@@ -40,12 +40,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)('limits shared by two replicas in 
   async function replicas(redisUrl: string | null) {
     const env: Record<string, string> = { RATE_LIMIT_QUERIES_PER_MINUTE: String(LIMIT) };
     if (redisUrl) Object.assign(env, { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `test-${process.pid}-${Date.now()}` });
-    const apps = await Promise.all([1, 2].map(() => createApp({ config: testConfig(env), database: fixture.database.database })));
-    // A budget asked before a replica's connection is up falls back to memory by design: wait for Redis to answer each.
-    if (redisUrl)
-      for (const app of apps)
-        await until(async () => (await app.inject({ url: '/readyz' })).json().redis === 'ok', 10_000, 'Redis to answer the replica');
-    return apps;
+    // Used at once: a replica's first commands wait for its connection (redis.ts), no readiness wait here.
+    return Promise.all([1, 2].map(() => createApp({ config: testConfig(env), database: fixture.database.database })));
   }
 
   /** `n` queries from one client address, alternating the replicas: the statuses answered. */
@@ -66,10 +62,53 @@ describe.runIf(process.env.TEST_DATABASE_URL)('limits shared by two replicas in 
     }
   });
 
+  it('a process just started shares from its first command: it waits for its connection, no outage reported', async () => {
+    const outages: unknown[] = [];
+    const redis = openSharedRedis(fixture.redisUrl, { commandTimeoutMs: 2_000, onOutage: (error) => outages.push(error) });
+    try {
+      expect(redis.client.status).not.toBe('ready');
+      const key = `test-${process.pid}-${Date.now()}-first`;
+      expect(
+        await redis.attempt(
+          (client) => client.set(key, 'shared'),
+          () => 'fallback',
+        ),
+      ).toBe('OK');
+      expect(
+        await redis.attempt(
+          (client) => client.get(key),
+          () => 'fallback',
+        ),
+      ).toBe('shared');
+      expect(outages).toEqual([]);
+    } finally {
+      await redis.close();
+    }
+  });
+
+  it('a Redis refusing connections at start is an outage at once, not a wait for the timeout', async () => {
+    const outages: unknown[] = [];
+    const redis = openSharedRedis(`redis://127.0.0.1:${await freePort()}`, {
+      commandTimeoutMs: 5_000,
+      onOutage: (error) => outages.push(error),
+    });
+    try {
+      const started = Date.now();
+      expect(
+        await redis.attempt(
+          (client) => client.get('anything'),
+          () => 'fallback',
+        ),
+      ).toBe('fallback');
+      expect(Date.now() - started).toBeLessThan(4_000);
+      expect(outages).toHaveLength(1);
+    } finally {
+      await redis.close();
+    }
+  });
+
   it('units given back on one replica are there for the other', async () => {
     const redis = openSharedRedis(fixture.redisUrl, { commandTimeoutMs: 250, onOutage: () => {} });
-    // Commands before the connection is up fall back to memory by design: wait for it.
-    if (redis.client.status !== 'ready') await new Promise((resolve) => redis.client.once('ready', resolve));
     try {
       const prefix = `test-${process.pid}-${Date.now()}`;
       const [first, second] = [1, 2].map(() => redisLimiters(redis, prefix)('queries', LIMIT, 60_000));
