@@ -18,7 +18,9 @@
  * counted as the server's. BENCH_CLIENT: `raw` (default; the protocol over plain `ws`, what
  * a lean client does) or `graphql-ws` (the package's client, heavier per message);
  * BENCH_CLIENT_PROCESSES (default 1, the bench's own): more splits the subscribers between
- * child processes (bench/lib/subscriber-clients.ts).
+ * child processes (bench/lib/subscriber-clients.ts). BENCH_SERVER=floor runs the floor
+ * instead (bench/lib/subscriber-floor.ts: the least any server does to fan the change out, on
+ * the same database and clients), for the gateway's figures as ratios to it.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -48,6 +50,8 @@ const runsSource = process.env.BENCH_APP === 'source';
 if (!runsSource && process.env.BENCH_APP && process.env.BENCH_APP !== 'dist')
   throw new Error(`BENCH_APP must be dist or source, got "${process.env.BENCH_APP}"`);
 const label = process.env.BENCH_LABEL || null;
+const serverKind = process.env.BENCH_SERVER ?? 'app';
+if (serverKind !== 'app' && serverKind !== 'floor') throw new Error(`BENCH_SERVER must be app or floor, got "${serverKind}"`);
 const settleMs = Number(process.env.BENCH_SETTLE_S ?? 10) * 1000;
 /** Bytes in MiB, to a tenth. */
 const mib = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
@@ -96,14 +100,18 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function startServer(databaseUrl: string, port: number): Promise<ChildProcess> {
-  const checkout = src ? resolve(src) : ROOT;
-  const main = resolve(checkout, runsSource ? 'src/main.ts' : 'dist/src/main.js');
+  const checkout = serverKind === 'floor' ? ROOT : src ? resolve(src) : ROOT;
+  const main = resolve(
+    checkout,
+    serverKind === 'floor' ? 'bench/lib/subscriber-floor.ts' : runsSource ? 'src/main.ts' : 'dist/src/main.js',
+  );
+  const underTsx = runsSource || serverKind === 'floor';
   if (!existsSync(main)) throw new Error(`${main} is missing: build ${checkout} first (npm run build)`);
   // BENCH_HEAP_SNAPSHOT=<dir>: the server writes a heap snapshot there on SIGUSR2 (sent once each count's sockets are subscribed).
   const snapshotFlags = heapSnapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapSnapshotDir}`] : [];
   // BENCH_CPU_PROF=<dir>: the server writes a .cpuprofile there when it exits (bench/profile-summary.ts reads it).
   const profileFlags = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
-  const child = spawn(process.execPath, [...snapshotFlags, ...profileFlags, ...(runsSource ? ['--import', 'tsx/esm'] : []), main], {
+  const child = spawn(process.execPath, [...snapshotFlags, ...profileFlags, ...(underTsx ? ['--import', 'tsx/esm'] : []), main], {
     // In the checkout it runs: tsx compiles with the tsconfig it finds there (decorators on).
     cwd: checkout,
     env: {
@@ -148,6 +156,21 @@ async function gql(port: number, query: string, variables: Record<string, unknow
   return body.data;
 }
 
+/** The admin's session headers, signed in with its wallet's key. */
+async function signIn(
+  port: number,
+  privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'],
+  wallet: string,
+): Promise<Record<string, string>> {
+  const challenge = await gql(port, `mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`, { a: wallet });
+  const message = challenge.requestSignInChallenge.message as string;
+  const signature = bs58.encode(await signBytes(privateKey, new TextEncoder().encode(message)));
+  const session = await gql(port, `mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken } }`, {
+    i: { walletAddress: wallet, message, signature },
+  });
+  return { authorization: `Bearer ${session.signInWithWallet.accessToken}` };
+}
+
 /** Asks the server for a heap snapshot and waits until it is written. */
 async function heapSnapshot(server: ChildProcess): Promise<void> {
   mkdirSync(heapSnapshotDir!, { recursive: true });
@@ -188,13 +211,8 @@ async function main(): Promise<void> {
 
     const port = await freePort();
     server = await startServer(databaseUrl, port);
-    const challenge = await gql(port, `mutation($a: String!) { requestSignInChallenge(walletAddress: $a) { message } }`, { a: wallet });
-    const message = challenge.requestSignInChallenge.message as string;
-    const signature = bs58.encode(await signBytes(keys.privateKey, new TextEncoder().encode(message)));
-    const session = await gql(port, `mutation($i: SignInWithWalletInput!) { signInWithWallet(input: $i) { accessToken } }`, {
-      i: { walletAddress: wallet, message, signature },
-    });
-    const headers = { authorization: `Bearer ${session.signInWithWallet.accessToken}` };
+    // The floor asks no one who they are.
+    const headers = serverKind === 'floor' ? {} : await signIn(port, keys.privateKey, wallet);
 
     const url = `ws://127.0.0.1:${port}/graphql`;
     const idleRss = residentBytes(server.pid!);
@@ -274,7 +292,8 @@ async function main(): Promise<void> {
     const report = {
       date: new Date().toISOString(),
       label,
-      src,
+      server: serverKind,
+      src: serverKind === 'floor' ? null : src,
       app: runsSource ? 'source (tsx)' : 'dist',
       client: clientKind,
       clientProcesses,
