@@ -30,6 +30,7 @@ import os from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPair, getAddressFromPublicKey, signBytes } from '@solana/kit';
+import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { asc, eq } from 'drizzle-orm';
 import postgres from 'postgres';
@@ -99,7 +100,52 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function startServer(databaseUrl: string, port: number): Promise<ChildProcess> {
+/** A child process's standard output, as it grows, until `pattern` appears in it (or `timeoutMs` passes). */
+async function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<string> {
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  for (const deadline = Date.now() + timeoutMs; !pattern.test(output);) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no ${pattern} from the child process; it wrote: ${output}`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  return output;
+}
+
+/**
+ * The chain as production has one: a cluster the gateway reaches over JSON-RPC (the devchain in
+ * a process of its own, as deploy/local-cluster.sh runs it), never the embedded chain, which
+ * production does not start and which holds about 25 MiB in the gateway's process. Returns the
+ * process and the gateway's chain settings, its relayer funded by the devchain's faucet.
+ */
+async function startChain(): Promise<{ chain: ChildProcess; env: Record<string, string> }> {
+  const port = await freePort();
+  const chain = spawn(process.execPath, ['--import', 'tsx/esm', resolve(ROOT, 'src/devchain/main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, DEVCHAIN_PORT: String(port), DEVCHAIN_DATA_DIR: 'memory' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const output = await waitForOutput(chain, /stake mint\s+\S+/, 180_000);
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  const [relayer, custody] = [Keypair.generate(), Keypair.generate()];
+  const airdrop = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'requestAirdrop', params: [relayer.publicKey.toBase58(), 10e9] }),
+  });
+  if (!airdrop.ok) throw new Error(`the devchain's faucet answered ${airdrop.status}`);
+  const key = (pair: Keypair) => JSON.stringify([...pair.secretKey]);
+  return {
+    chain,
+    env: {
+      SOLANA_RPC_URL: rpcUrl,
+      RELAYER_SECRET_KEY: key(relayer),
+      CUSTODY_SECRET_KEY: key(custody),
+      STAKE_MINT: /stake mint\s+(\S+)/.exec(output)![1]!,
+    },
+  };
+}
+
+async function startServer(databaseUrl: string, port: number, chainEnv: Record<string, string>): Promise<ChildProcess> {
   const checkout = serverKind === 'floor' ? ROOT : src ? resolve(src) : ROOT;
   const main = resolve(
     checkout,
@@ -121,7 +167,9 @@ async function startServer(databaseUrl: string, port: number): Promise<ChildProc
       DATABASE_URL: databaseUrl,
       PORT: String(port),
       SEED_DEMO_DATA: 'false',
-      CHAIN_DATA_DIR: 'memory',
+      ...chainEnv,
+      // With a cluster's RPC, sessions are signed with a secret of the deployment's.
+      AUTH_SECRET: randomBytes(32).toString('hex'),
       // The bench opens thousands of sockets and signs in once; no limit should stand in for the gateway's own cost.
       RATE_LIMIT_QUERIES_PER_MINUTE: '0',
       RATE_LIMIT_MUTATIONS_PER_MINUTE: '0',
@@ -198,6 +246,7 @@ async function main(): Promise<void> {
   url.pathname = `/${name}`;
   const databaseUrl = url.toString();
   let server: ChildProcess | null = null;
+  let chain: ChildProcess | null = null;
   try {
     const database = await openDatabase({ kind: 'postgres', url: databaseUrl });
     await database.migrate();
@@ -210,7 +259,10 @@ async function main(): Promise<void> {
     await database.close();
 
     const port = await freePort();
-    server = await startServer(databaseUrl, port);
+    // Beside the floor too, so that both run on a machine as busy.
+    const started = await startChain();
+    chain = started.chain;
+    server = await startServer(databaseUrl, port, started.env);
     // The floor asks no one who they are.
     const headers = serverKind === 'floor' ? {} : await signIn(port, keys.privateKey, wallet);
 
@@ -314,6 +366,7 @@ async function main(): Promise<void> {
       server.kill('SIGTERM');
       await exited;
     }
+    if (chain && chain.exitCode === null) chain.kill('SIGTERM');
     await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
   }
