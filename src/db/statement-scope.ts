@@ -158,7 +158,11 @@ export class StatementScope {
     }
     const running = (this.running ??= new Set());
     running.add(cancel);
-    return () => running.delete(cancel);
+    return () => {
+      running.delete(cancel);
+      // An empty set is not kept: a subscription's scope lives for hours after its last statement.
+      if (running.size === 0 && this.running === running) this.running = null;
+    };
   }
 
   /** Throws the cancellation error if the scope was cancelled, or its time is up (before a statement starts). */

@@ -198,6 +198,16 @@ class RequestContext {
     return (this.cachedLoaders ??= createLoaders((this as unknown as GraphQLContext).database.db));
   }
 }
+/**
+ * Drops what the context's reads made: its loaders (and the rows they cached) and its Drizzle
+ * handle, made again if it reads later. A subscription's context lives for hours and each of its
+ * events reads with loaders of its own, so what its set-up read with (checking the pool exists,
+ * say) would only hold memory: about a kilobyte a subscription.
+ */
+export function forgetReads(context: GraphQLContext): void {
+  (context as unknown as RequestContext).useDatabase(context.database.shared);
+}
+
 // The parts are assigned in the constructor, the deps are its class's prototype's (contextClassOf); the class adds `loaders`, and `useDatabase` for runOnItsDatabase.
 interface RequestContext extends Omit<GraphQLContext, 'loaders'> {
   reads: ReadRouting | null;

@@ -57,79 +57,102 @@ export function isEventStream(value: unknown): value is EventStream<unknown> {
  * {@link MAX_PENDING_EVENTS} pile up. It stops following when the subscriber goes (`return`).
  */
 export function eventStream<T>(source: StreamSource<T>, onClose?: () => void): EventStream<T> {
+  return new HubStream(source, onClose);
+}
+
+/**
+ * The stream of {@link eventStream}. A class, not closures: a subscription lives for hours, and
+ * ten thousand of them should each hold a few fields, not six functions and their scope.
+ */
+class HubStream<T> implements EventStream<T> {
   /** Items pushed before the sink takes over (the initial ones go first). */
-  const queue: Array<ScopedEvent<T>> = [];
-  let failure: unknown = null;
-  let done = false;
-  let ending = false;
+  private readonly queue: Array<ScopedEvent<T>> = [];
+  private failure: unknown = null;
+  private done = false;
+  private ending = false;
   /** The consumer, once its initial items have been handed over: live items go straight to it. */
-  let sink: StreamSink<T> | null = null;
+  private sink: StreamSink<T> | null = null;
+  private initial: Promise<void> | null;
+  private readonly unfollow: () => void;
 
-  const push = (item: ScopedEvent<T>) => {
-    if (done) return;
-    if (sink) sink.item(item);
-    else if (queue.length >= MAX_PENDING_EVENTS) {
-      failure = new AppError('SUBSCRIBER_TOO_SLOW', 'The subscriber fell too far behind; subscribe again to resume');
-      close();
+  constructor(
+    source: StreamSource<T>,
+    private readonly onClose?: () => void,
+  ) {
+    this.unfollow = source.follow(
+      (item) => this.push(item),
+      () => this.end(),
+    );
+    this.initial = source.initial
+      ? source.initial().then(
+          (items) => {
+            this.queue.unshift(...items);
+          },
+          (error: unknown) => {
+            this.failure = error;
+          },
+        )
+      : null;
+  }
+
+  consume(consumer: StreamSink<T>): void {
+    void this.handOver(consumer);
+  }
+
+  next(): Promise<IteratorResult<ScopedEvent<T>>> {
+    return Promise.reject(new Error('an event stream is read with consume(), not iterated'));
+  }
+
+  async return(): Promise<IteratorResult<ScopedEvent<T>>> {
+    this.close();
+    return { value: undefined, done: true };
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  private push(item: ScopedEvent<T>): void {
+    if (this.done) return;
+    if (this.sink) this.sink.item(item);
+    else if (this.queue.length >= MAX_PENDING_EVENTS) {
+      this.failure = new AppError('SUBSCRIBER_TOO_SLOW', 'The subscriber fell too far behind; subscribe again to resume');
+      this.close();
     } else {
-      queue.push(item);
-    }
-  };
-  const end = () => {
-    ending = true;
-    if (sink) close();
-  };
-  const unfollow = source.follow(push, end);
-  let initial: Promise<void> | null = source.initial
-    ? source.initial().then(
-        (items) => {
-          queue.unshift(...items);
-        },
-        (error: unknown) => {
-          failure = error;
-        },
-      )
-    : null;
-
-  function close(): void {
-    if (done) return;
-    done = true;
-    unfollow();
-    onClose?.();
-    if (sink) {
-      if (failure) sink.fail(failure);
-      else sink.end();
+      this.queue.push(item);
     }
   }
 
-  const stream: EventStream<T> = {
-    consume(consumer) {
-      void (async () => {
-        if (initial) {
-          await initial;
-          initial = null;
-        }
-        // Closed meanwhile (returned, or too far behind while the initial items were read).
-        if (done) return failure ? consumer.fail(failure) : consumer.end();
-        if (failure) {
-          sink = consumer;
-          return close();
-        }
-        for (const item of queue.splice(0)) consumer.item(item);
-        sink = consumer;
-        if (ending) close();
-      })();
-    },
-    next() {
-      return Promise.reject(new Error('an event stream is read with consume(), not iterated'));
-    },
-    async return() {
-      close();
-      return { value: undefined, done: true };
-    },
-    [Symbol.asyncIterator]() {
-      return stream;
-    },
-  };
-  return stream;
+  private end(): void {
+    this.ending = true;
+    if (this.sink) this.close();
+  }
+
+  /** The initial items, then those queued meanwhile, to `consumer`; from then on it takes each as it is pushed. */
+  private async handOver(consumer: StreamSink<T>): Promise<void> {
+    if (this.initial) {
+      await this.initial;
+      this.initial = null;
+    }
+    // Closed meanwhile (returned, or too far behind while the initial items were read).
+    if (this.done) return this.failure ? consumer.fail(this.failure) : consumer.end();
+    if (this.failure) {
+      this.sink = consumer;
+      return this.close();
+    }
+    for (const item of this.queue.splice(0)) consumer.item(item);
+    this.sink = consumer;
+    if (this.ending) this.close();
+  }
+
+  private close(): void {
+    if (this.done) return;
+    this.done = true;
+    this.unfollow();
+    this.onClose?.();
+    if (this.sink) {
+      if (this.failure) this.sink.fail(this.failure);
+      else this.sink.end();
+    }
+  }
 }

@@ -16,8 +16,7 @@ import {
   type ScopedEvent,
   type StreamSink,
 } from '../../modules/events/event-stream.js';
-import { createLoaders, type Loaders } from '../../modules/loaders.js';
-import type { GraphQLContext } from '../context.js';
+import { forgetReads, type GraphQLContext } from '../context.js';
 
 /** Where a subscription's results go: its socket, under its id; `format` formats errors as the pipeline does. */
 export interface SubscriptionTarget {
@@ -75,7 +74,9 @@ export async function scopedSubscribe(
   onCount?: (delta: 1 | -1) => void,
 ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
   const base = args.contextValue as GraphQLContext;
-  const source = await createSourceEventStream({ ...args, contextValue: subscribeContext(base) });
+  const source = await createSourceEventStream(args);
+  // The set-up's reads are done: what they made is not held for the subscription's life.
+  forgetReads(base);
   if (!isEventStream(source)) {
     if (Symbol.asyncIterator in source) throw new Error('a subscription source must be an event stream');
     return source as ExecutionResult;
@@ -237,23 +238,6 @@ class SocketSubscription implements StreamSink<unknown>, AsyncIterableIterator<E
     }
     return shared;
   }
-}
-
-/**
- * The context the subscription's source is set up with. Its loaders (a source may read
- * once, to check the pool exists, say) are dropped once the set-up is done: a subscription
- * lives for hours, and each event's reads use that event's loaders, so holding a set of
- * loaders (and the rows they cached) per subscription only cost memory.
- */
-function subscribeContext(base: GraphQLContext): GraphQLContext {
-  let loaders: Loaders | null = null;
-  const context = Object.create(base) as GraphQLContext;
-  Object.defineProperty(context, 'loaders', {
-    get: () => (loaders ??= createLoaders(base.database.db)),
-  });
-  // After the set-up's reads are done (at the latest once the stream is made), later reads start afresh.
-  setImmediate(() => (loaders = null));
-  return context;
 }
 
 /** Results of the events being delivered now, per event; dropped with the event. */
