@@ -208,6 +208,20 @@ export function forgetReads(context: GraphQLContext): void {
   (context as unknown as RequestContext).useDatabase(context.database.shared);
 }
 
+/**
+ * The context one event of a subscription is resolved with: the subscription's (its viewer,
+ * transport and the service's dependencies, which its class's prototype holds), with the
+ * event's loaders and time. A spread of the subscription's context would drop the dependencies:
+ * a field reading the chain (a user's balance) would answer CHAIN_UNAVAILABLE.
+ */
+export function eventContext(subscription: GraphQLContext, loaders: Loaders, now: Date): GraphQLContext {
+  return Object.create(Object.getPrototypeOf(subscription) as object, {
+    ...Object.getOwnPropertyDescriptors(subscription),
+    loaders: { value: loaders, enumerable: true },
+    now: { value: now, enumerable: true },
+  }) as GraphQLContext;
+}
+
 // The parts are assigned in the constructor, the deps are its class's prototype's (contextClassOf); the class adds `loaders`, and `useDatabase` for runOnItsDatabase.
 interface RequestContext extends Omit<GraphQLContext, 'loaders'> {
   reads: ReadRouting | null;

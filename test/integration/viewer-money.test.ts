@@ -8,7 +8,10 @@ import { resultRows } from '../../src/db/client.js';
 import { type ChainFixture, startChainFixture, TestKeypairWallet } from '../support/chain-fixture.js';
 import { syncCustodyAccounts } from '../../src/modules/transactions/custody-sync.js';
 import { UNIT } from '../support/fixtures/builders.js';
+import { EventHub } from '../../src/modules/events/event-hub.js';
 import { backends, renderedReadsServed, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
+import { listen, socketClient, Subscription } from '../support/sockets.js';
+import { subscriptionsOpen } from '../support/wait.js';
 import {
   BUILD_PREDICTION,
   BUILD_STAKE,
@@ -217,6 +220,26 @@ describe.each(backends)("the viewer's money on %s", (kind) => {
     const read = await t.gql(`query($id: ID!) { user(id: $id) { balance { token sol } } }`, { id: seeded!.user.id }, admin.headers);
     expect(read.errors).toBeUndefined();
     expect(read.data.user.balance).toEqual({ token: 0, sol: 0 });
+  });
+
+  it("resolves a balance in a subscription's event as over HTTP: the event's context has the service's chain", async () => {
+    const pool = open[0]!;
+    const selection = '{ id user { balance { token mint tokenAccount } } }';
+    const overHttp = await t.gql(`query($p: ID!) { pool(id: $p) ${selection} }`, { p: pool.id }, admin.headers);
+    expect(overHttp.errors).toBeUndefined();
+    const socket = socketClient(await listen(t), { authorization: admin.headers.authorization });
+    try {
+      await socket.connected;
+      const updates = new Subscription(socket.client, `subscription($p: ID!) { poolUpdated(poolId: $p) ${selection} }`, { p: pool.id });
+      await subscriptionsOpen(t.app, 1);
+      await new EventHub(t.database).publish([{ type: 'poolUpdated', poolId: pool.id }]);
+      const [update] = await updates.waitFor(1, 10_000);
+      // Read from the chain within the event, not CHAIN_UNAVAILABLE (what an event's context without the service's chain answered).
+      expect(update).toEqual({ data: { poolUpdated: overHttp.data.pool }, extensions: { eventSequence: expect.any(String) } });
+    } finally {
+      await socket.client.dispose();
+    }
+    await subscriptionsOpen(t.app, 0);
   });
 
   function userTokenAccountOf(user: SignedIn): PublicKey {

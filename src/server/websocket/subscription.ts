@@ -16,7 +16,7 @@ import {
   type ScopedEvent,
   type StreamSink,
 } from '../../modules/events/event-stream.js';
-import { forgetReads, type GraphQLContext } from '../context.js';
+import { eventContext, forgetReads, type GraphQLContext } from '../context.js';
 
 /** Where a subscription's results go: its socket, under its id; `format` formats errors as the pipeline does. */
 export interface SubscriptionTarget {
@@ -224,7 +224,7 @@ class SocketSubscription implements StreamSink<unknown>, AsyncIterableIterator<E
     if (!shared) {
       const made: SharedResult = (shared = { result: null, payload: null, frames: null, waiting: [] });
       results.set(key, made);
-      const context: GraphQLContext = { ...(this.args.contextValue as GraphQLContext), loaders: item.scope.loaders, now: item.scope.now };
+      const context = eventContext(this.args.contextValue as GraphQLContext, item.scope.loaders, item.scope.now);
       void Promise.resolve()
         .then(() => execute({ ...this.args, rootValue: item.root, contextValue: context }))
         .catch((error: unknown): ExecutionResult => ({ errors: [error as GraphQLError] }))
