@@ -22,7 +22,9 @@ const runnable =
   process.getuid?.() === 0 &&
   existsSync('/usr/lib/postgresql') &&
   readdirSync('/usr/lib/postgresql').some((version) => existsSync(`/usr/lib/postgresql/${version}/bin/pg_basebackup`));
-const base = 30_000 + 100 * ((process.pid % 90) + 1);
+// Below Linux's ephemeral range (32768-60999), where the local end of any connection another suite opens may take a port
+// at any moment (a CI run's primary could not start on 38700, inside it), and below cluster.test's ports (20,000 up).
+const base = 10_000 + 100 * ((process.pid % 90) + 1);
 const env = { ...process.env, CLUSTER_DIR: `/tmp/poolgraph-standby-test-${process.pid}`, CLUSTER_PG_PORT: String(base) };
 const primaryUrl = `postgres://postgres@127.0.0.1:${base}/poolgraph`;
 const standbyUrl = `postgres://postgres@127.0.0.1:${base + 1}/poolgraph`;
