@@ -319,8 +319,11 @@ const listOrderSql = (of: ChildPage, alias: string, reverse: boolean) => keysetC
  */
 function pageRowsSql(of: ChildPage, child: string, row: (child: string) => string): string {
   const from = childRowsSql(of, child, of.page.size);
-  return `(SELECT '[' || coalesce(string_agg(${row(child)}, ',' ORDER BY ${listOrderSql(of, child, false)}), '') || ']' FROM ${from})`;
+  return `(SELECT ${jsonArraySql(row(child), listOrderSql(of, child, false))} FROM ${from})`;
 }
+
+/** The JSON array of the rows' `json` (SQL writing each row's JSON text) in `orderBy`, joined with bare commas as JSON.stringify joins them; `[]` for no row. */
+const jsonArraySql = (json: string, orderBy: string) => `'[' || coalesce(string_agg(${json}, ',' ORDER BY ${orderBy}), '') || ']'`;
 
 /**
  * A pageInfo flag as JSON text, as pageOf (modules/common/pagination.ts) answers it: rows
@@ -372,7 +375,7 @@ function statementWriter(params: unknown[], counter: { next: number }): Statemen
     rowsWhere: (object, where, order) => {
       const row = `t${++counter.next}`;
       const json = renderedObjectSql(object, row, params, counter);
-      return `(SELECT '[' || coalesce(string_agg(${json}, ',' ORDER BY ${order(row)}), '') || ']' FROM "${getTableName(object.spec.table)}" ${row} WHERE ${where(row)})`;
+      return `(SELECT ${jsonArraySql(json, order(row))} FROM "${getTableName(object.spec.table)}" ${row} WHERE ${where(row)})`;
     },
   };
 }

@@ -144,7 +144,7 @@ export function keysetPageLoader<T extends { id: string }>(
   /** The loader answering totalCount, when another counts the same rows (so they share its cache). */
   counts?: DataLoader<string, number>,
 ): DataLoader<string, Page<T>> {
-  counts ??= parentCountLoader(query, list);
+  const totals = counts ?? parentCountLoader(query, list);
   const beyond = perParentLoader<boolean, T>(query, list, (where) => `EXISTS (SELECT 1 FROM ${list.from}${where})`, request);
   return new DataLoader<string, Page<T>>(async (parentIds) => {
     const c = new Conditions([parentIds]);
@@ -155,16 +155,17 @@ export function keysetPageLoader<T extends { id: string }>(
     const byParent = new Map<string, T[]>();
     for (const raw of await query<Record<string, unknown>>(text, c.params)) {
       const row = select.decode(raw);
-      const rows = byParent.get(list.parentOf(row));
+      const parentId = list.parentOf(row);
+      const rows = byParent.get(parentId);
       if (rows) rows.push(row);
-      else byParent.set(list.parentOf(row), [row]);
+      else byParent.set(parentId, [row]);
     }
     return parentIds.map((id) =>
       pageOf(
         byParent.get(id) ?? [],
         request,
         list.cursorOf,
-        () => counts!.load(id),
+        () => totals.load(id),
         () => beyond.load(id),
       ),
     );
