@@ -122,7 +122,7 @@ export class ReadRouting {
   async wrote(principals: readonly string[]): Promise<void> {
     let lsn: bigint;
     try {
-      lsn = await this.position(this.primaryProbe, 'SELECT pg_current_wal_lsn()::text AS lsn');
+      lsn = await this.position(this.primaryProbe, PRIMARY_POSITION);
     } catch {
       // The primary is down: the mutation failed with it, or its answer did; nothing to wait for.
       return;
@@ -210,7 +210,7 @@ export class ReadRouting {
     this.probedAt = at;
     let primary: bigint;
     try {
-      primary = await this.position(this.primaryProbe, 'SELECT pg_current_wal_lsn()::text AS lsn');
+      primary = await this.position(this.primaryProbe, PRIMARY_POSITION);
     } catch {
       return; // The primary is down: reads fail there as they would without a standby.
     }
@@ -244,6 +244,13 @@ export class ReadRouting {
     return parseLsn(lsn);
   }
 }
+
+/**
+ * The primary's position: where its WAL is inserted to, not written to. WAL not yet written
+ * (a commit under synchronous_commit = off, a non-transactional record) is already past the
+ * write position, and a standby must replay it too before a caller reads its write there.
+ */
+const PRIMARY_POSITION = 'SELECT pg_current_wal_insert_lsn()::text AS lsn';
 
 /** The SQLSTATE of a statement a hot standby cancelled because the WAL it replays removes rows the statement may still need. */
 const RECOVERY_CONFLICT = '40001';

@@ -162,15 +162,20 @@ describe.runIf(runnable)('reads from a streaming standby', () => {
   it('a standby further behind than the bound: reads go to the primary, counted', async () => {
     const app = await replica({ shared: false, maxLagMs: 200 });
     const gql = gqlOf(app, '10.0.0.3');
+    const lagging = async () =>
+      metricSample((await app.inject({ url: '/metrics' })).body, 'poolgraph_database_reads_total', { route: 'lagging' });
+    // First the standby in use: a replica just started counts it lagging until a probe sees it caught up, which must not pass for the lag below.
+    await replayed();
+    await until(async () => (await counted(() => gql('{ pools(first: 1) { totalCount } }'))).standby > 0, 10_000, 'a standby read');
+    const laggingBefore = await lagging();
     await standby.rows(sql.raw('SELECT pg_wal_replay_pause()'));
     try {
-      await primary.rows(sql.raw("SELECT pg_logical_emit_message(false, 'standby-test', 'lag')"));
-      const lagging = async () =>
-        metricSample((await app.inject({ url: '/metrics' })).body, 'poolgraph_database_reads_total', { route: 'lagging' });
+      // Transactional, so its commit flushes the WAL: the primary's position moves past the standby's now, not when the WAL writer wakes.
+      await primary.rows(sql.raw("SELECT pg_logical_emit_message(true, 'standby-test', 'lag')"));
       await until(
         async () => {
           await gql('{ pools(first: 1) { totalCount } }');
-          return (await lagging()) > 0;
+          return (await lagging()) > laggingBefore;
         },
         10_000,
         'a read sent to the primary for lag',
