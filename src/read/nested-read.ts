@@ -381,7 +381,7 @@ function statementWriter(params: unknown[], counter: { next: number }): Statemen
 }
 
 /** `{"k":v,...}` from keys (GraphQL names, which need no escaping) and SQL writing each value's JSON text. */
-function jsonObjectSql(entries: Array<[string, string]>): string {
+export function jsonObjectSql(entries: Array<[string, string]>): string {
   if (!entries.length) return `'{}'`;
   // One concat() call writes the text once (a chain of || copies it at every step); every value's SQL is non-null.
   return `concat(${entries.map(([key, sql], i) => `'${i ? ',' : '{'}"${key}":', ${sql}`).join(', ')}, '}')`;

@@ -2,13 +2,11 @@ import { type FieldNode, getNamedType, type GraphQLObjectType } from 'graphql';
 import { type ConnectionPart, renderedRowSql, type RenderedObject } from '../../read/nested-read.js';
 import { toTokens } from '../common/amounts.js';
 import { USER_READ } from '../common/read-specs.js';
-import { connectionParts, renderedObject, type RootFieldRenderer, writeConnection } from '../../read/rendered-read.js';
+import { connectionParts, renderedObject, type RootFieldRenderer, selectionWriter, writeConnection } from '../../read/rendered-read.js';
 import type { SelectionWalk } from '../../read/operation-walk.js';
 import { leaderboard, type LeaderboardEntryRow, type LeaderboardPage } from './leaderboard.service.js';
 
-/** How an entry's field is written from its row: the board's own values as the resolvers give them, the user as the statement wrote it. */
-type EntryPart = { key: string; json: (row: LeaderboardEntryRow) => string };
-
+/** An entry's own values as the resolvers give them (its user is written by the statement). */
 const ENTRY_VALUES: Record<string, (row: LeaderboardEntryRow) => unknown> = {
   rank: (row) => row.rank,
   precision: (row) => row.precision,
@@ -27,21 +25,16 @@ function entryWriter(
   walk: SelectionWalk,
   users: RenderedObject[],
 ): ((row: LeaderboardEntryRow) => string) | null {
-  const parts: EntryPart[] = [];
-  for (const [key, fieldNodes] of walk.fieldsOf(entryType, nodes)) {
-    const name = fieldNodes[0]!.name.value;
+  return selectionWriter<LeaderboardEntryRow>(entryType, nodes, walk, (name, fieldNodes) => {
     const value = ENTRY_VALUES[name];
-    if (name === '__typename') parts.push({ key, json: () => JSON.stringify(entryType.name) });
-    else if (value) parts.push({ key, json: (row) => JSON.stringify(value(row)) });
-    else if (name === 'user') {
-      const userType = getNamedType(entryType.getFields().user!.type) as GraphQLObjectType;
-      const user = renderedObject(userType, USER_READ, fieldNodes, walk);
-      if (!user || renderedRowSql(user, 'null') === null) return null;
-      const index = users.push(user) - 1;
-      parts.push({ key, json: (row) => row.renderedUsers[index]! });
-    } else return null;
-  }
-  return (row) => `{${parts.map((part, i) => `${i ? ',' : ''}${JSON.stringify(part.key)}:${part.json(row)}`).join('')}}`;
+    if (value) return (row) => JSON.stringify(value(row));
+    if (name !== 'user') return null;
+    const userType = getNamedType(entryType.getFields().user!.type) as GraphQLObjectType;
+    const user = renderedObject(userType, USER_READ, fieldNodes, walk);
+    if (!user || renderedRowSql(user, 'null') === null) return null;
+    const index = users.push(user) - 1;
+    return (row) => row.renderedUsers[index]!;
+  });
 }
 
 /**

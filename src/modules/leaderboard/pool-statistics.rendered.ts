@@ -1,19 +1,8 @@
 import { type FieldNode, getArgumentValues, getNamedType, type GraphQLField, type GraphQLObjectType } from 'graphql';
 import { jsonNumber, tokensJson } from '../../read/columns.js';
 import type { SelectionWalk } from '../../read/operation-walk.js';
+import { selectionSql } from '../../read/rendered-read.js';
 import { bucketOfSql, isBucketCount, stakeWeightedMedianSql } from './pool-statistics.service.js';
-
-/** `{"k":v,...}` as SQL from (response key, SQL of its JSON) pairs, in order; null for an unknown field. */
-function objectSql(type: GraphQLObjectType, nodes: readonly FieldNode[], walk: SelectionWalk, value: (name: string) => string | null) {
-  const entries: string[] = [];
-  for (const [key, fieldNodes] of walk.fieldsOf(type, nodes)) {
-    const name = fieldNodes[0]!.name.value;
-    const sql = name === '__typename' ? `'"${type.name}"'` : value(name);
-    if (sql === null) return null;
-    entries.push(`'${entries.length ? ',' : '{'}"${key}":', ${sql}`);
-  }
-  return entries.length ? `concat(${entries.join(', ')}, '}')` : `'{}'`;
-}
 
 /**
  * A pool's `statistics` rendered over the pool's row `a` (the read graph's computed field,
@@ -40,7 +29,7 @@ export function renderedPoolStatistics(
   let bucketsSql: ((a: string) => string) | null = null;
   const width = (a: string) => `((${a}.max_outcome::float8 - ${a}.min_outcome::float8) / ${n})`;
   const statistics = (a: string) =>
-    objectSql(type, nodes, walk, (name) => {
+    selectionSql(type, nodes, walk, (name) => {
       if (name === 'predictionCount') return 's.n::text';
       if (name === 'totalStake') return tokensJson('s.stake', `${a}.decimals`);
       if (name === 'stakeWeightedMedian') return `coalesce(${jsonNumber(stakeWeightedMedianSql(`${a}.id`))}, 'null')`;
@@ -51,7 +40,7 @@ export function renderedPoolStatistics(
   const bucketSelections = [...walk.fieldsOf(type, nodes).values()].filter(([node]) => node!.name.value === 'buckets').flat();
   if (bucketSelections.length) {
     bucketsSql = (a) => {
-      const bucket = objectSql(bucketType, bucketSelections, walk, (name) => {
+      const bucket = selectionSql(bucketType, bucketSelections, walk, (name) => {
         if (name === 'from') return jsonNumber(`${a}.min_outcome::float8 + ${width(a)} * (g.i - 1)`);
         if (name === 'to')
           return jsonNumber(`CASE WHEN g.i = ${n} THEN ${a}.max_outcome::float8 ELSE ${a}.min_outcome::float8 + ${width(a)} * g.i END`);

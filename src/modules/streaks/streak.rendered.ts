@@ -9,6 +9,7 @@ import {
   renderedObject,
   renderedOf,
   type RootFieldRenderer,
+  selectionWriter,
   nestMembers,
   type PieceRange,
   writeConnection,
@@ -96,31 +97,28 @@ function leafJson(type: GraphQLOutputType, value: unknown): string {
 const renderStreakUserDetails: RootFieldRenderer = (field, nodes, walk) => {
   const type = getNamedType(field.type) as GraphQLObjectType;
   const rendering: UserStreakDetailsRendering = { streak: [], rewards: [] };
-  const parts: Array<{ key: string; json: (result: UserStreakDetailsResult) => string }> = [];
-  for (const [key, fieldNodes] of walk.fieldsOf(type, nodes)) {
-    const name = fieldNodes[0]!.name.value;
+  const write = selectionWriter<UserStreakDetailsResult>(type, nodes, walk, (name, fieldNodes) => {
     const definition = type.getFields()[name];
-    const target = definition && (getNamedType(definition.type) as GraphQLObjectType);
-    if (name === '__typename') parts.push({ key, json: () => JSON.stringify(type.name) });
-    else if (definition && DETAILS_VALUES.has(name))
-      parts.push({ key, json: (result) => leafJson(definition.type, result[name as keyof UserStreakDetailsResult]) });
-    else if (name === 'streak') {
-      const streak = renderedObject(target!, STREAK_READ, fieldNodes, walk);
+    if (!definition) return null;
+    if (DETAILS_VALUES.has(name)) return (result) => leafJson(definition.type, result[name as keyof UserStreakDetailsResult]);
+    const target = getNamedType(definition.type) as GraphQLObjectType;
+    if (name === 'streak') {
+      const streak = renderedObject(target, STREAK_READ, fieldNodes, walk);
       if (!streak) return null;
       const index = rendering.streak.push(streak) - 1;
-      parts.push({ key, json: (result) => renderedOf(result.streak)[index]! });
-    } else if (name === 'streakRewards') {
-      const reward = renderedObject(target!, STREAK_REWARD_READ, fieldNodes, walk);
-      const json = reward && rewardJsonSql(reward);
-      if (!json) return null;
-      const index = rendering.rewards.push(json) - 1;
-      parts.push({ key, json: (result) => result.renderedRewards![index]! });
-    } else return null;
-  }
-  return async (ctx, args) => {
-    const result = await userStreakDetails(ctx, args.streakId as string, args.isClaimed as boolean | null | undefined, rendering);
-    return [`{${parts.map((part, i) => `${i ? ',' : ''}${JSON.stringify(part.key)}:${part.json(result)}`).join('')}}`];
-  };
+      return (result) => renderedOf(result.streak)[index]!;
+    }
+    if (name !== 'streakRewards') return null;
+    const reward = renderedObject(target, STREAK_REWARD_READ, fieldNodes, walk);
+    const json = reward && rewardJsonSql(reward);
+    if (!json) return null;
+    const index = rendering.rewards.push(json) - 1;
+    return (result) => result.renderedRewards![index]!;
+  });
+  if (!write) return null;
+  return async (ctx, args) => [
+    write(await userStreakDetails(ctx, args.streakId as string, args.isClaimed as boolean | null | undefined, rendering)),
+  ];
 };
 
 /** The root fields of the streaks module that a rendered read answers, through the resolvers' own service calls. */

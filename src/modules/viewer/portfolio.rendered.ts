@@ -1,6 +1,7 @@
 import { type FieldNode, getNamedType, type GraphQLField, type GraphQLObjectType } from 'graphql';
 import { tokensJson } from '../../read/columns.js';
 import type { SelectionWalk } from '../../read/operation-walk.js';
+import { selectionSql } from '../../read/rendered-read.js';
 import { portfolioSumsSql } from './money.service.js';
 
 /** Base units over the sums' row `s`, in whole tokens as JSON (toTokens: the exact decimal `<units>e-<decimals>`, rounded once to a double). */
@@ -28,14 +29,6 @@ export function renderedPortfolio(
   nodes: readonly FieldNode[],
   walk: SelectionWalk,
 ): ((alias: string) => string) | null {
-  const type = getNamedType(definition.type) as GraphQLObjectType;
-  const entries: string[] = [];
-  for (const [key, fieldNodes] of walk.fieldsOf(type, nodes)) {
-    const name = fieldNodes[0]!.name.value;
-    const value = name === '__typename' ? `'"${type.name}"'` : PORTFOLIO_FIELDS[name];
-    if (!value) return null;
-    entries.push(`'${entries.length ? ',' : '{'}"${key}":', ${value}`);
-  }
-  if (!entries.length) return null;
-  return (alias) => `(SELECT concat(${entries.join(', ')}, '}') FROM (${portfolioSumsSql(`${alias}."id"`)}) s)`;
+  const object = selectionSql(getNamedType(definition.type) as GraphQLObjectType, nodes, walk, (name) => PORTFOLIO_FIELDS[name]);
+  return object === null ? null : (alias) => `(SELECT ${object} FROM (${portfolioSumsSql(`${alias}."id"`)}) s)`;
 }
