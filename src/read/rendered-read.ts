@@ -25,7 +25,7 @@ import type {
   RenderedObject,
   ValueSql,
 } from './nested-read.js';
-import { columnName, jsonObjectSql, MAX_RENDERED_KEYS, RENDERED, renderedByKeySql, sqlLiteral } from './nested-read.js';
+import { columnName, MAX_RENDERED_KEYS, RENDERED, renderedByKeySql, sqlLiteral } from './nested-read.js';
 import { REQUEST_NOW, VIEWER_USER_ID } from '../db/statement-scope.js';
 import { READS_BY_TYPE } from '../modules/common/read-specs.js';
 import { type RenderedColumnKind, renderedColumn, renderedTokens } from './columns.js';
@@ -123,53 +123,6 @@ export interface OwnedRendering {
   values: Record<string, (definition: GraphQLField<unknown, unknown>, nodes: readonly FieldNode[], walk: SelectionWalk) => ValueSql | null>;
   /** Private columns of the row whose resolver only checks who asks: written as the row's other columns are. */
   columns?: ReadonlySet<string>;
-}
-
-/**
- * A selection of `type` written as a JSON object by SQL: each field's JSON text from
- * `valueSql` by its name (`__typename` the type's), or null when some field has none.
- */
-export function selectionSql(
-  type: GraphQLObjectType,
-  nodes: readonly FieldNode[],
-  walk: SelectionWalk,
-  valueSql: (name: string, nodes: FieldNode[]) => string | null | undefined,
-): string | null {
-  const entries: Array<[string, string]> = [];
-  for (const [key, fieldNodes] of walk.fieldsOf(type, nodes)) {
-    const name = fieldNodes[0]!.name.value;
-    const sql = name === '__typename' ? sqlLiteral(JSON.stringify(type.name)) : valueSql(name, fieldNodes);
-    if (sql == null) return null;
-    entries.push([key, sql]);
-  }
-  return jsonObjectSql(entries);
-}
-
-/**
- * A selection of `type` written as a JSON object in Node from a value the service read: each
- * field's writer from `writerOf` by its name (`__typename` the type's), or null when some
- * field has none (the executor answers then).
- */
-export function selectionWriter<T>(
-  type: GraphQLObjectType,
-  nodes: readonly FieldNode[],
-  walk: SelectionWalk,
-  writerOf: (name: string, nodes: FieldNode[]) => ((value: T) => string) | null | undefined,
-): ((value: T) => string) | null {
-  const parts: Array<{ head: string; json: (value: T) => string }> = [];
-  for (const [key, fieldNodes] of walk.fieldsOf(type, nodes)) {
-    const name = fieldNodes[0]!.name.value;
-    const typename = JSON.stringify(type.name);
-    const json = name === '__typename' ? () => typename : writerOf(name, fieldNodes);
-    if (!json) return null;
-    parts.push({ head: `${parts.length ? ',' : '{'}${JSON.stringify(key)}:`, json });
-  }
-  if (!parts.length) return () => '{}';
-  return (value) => {
-    let out = '';
-    for (const part of parts) out += part.head + part.json(value);
-    return `${out}}`;
-  };
 }
 
 /** The rendering of `type`'s selection `nodes` (one response key's fields, merged), or null when some field does not render. */

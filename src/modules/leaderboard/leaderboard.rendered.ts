@@ -1,8 +1,9 @@
 import { type FieldNode, getNamedType, type GraphQLObjectType } from 'graphql';
 import { type ConnectionPart, renderedRowSql, type RenderedObject } from '../../read/nested-read.js';
 import { toTokens } from '../common/amounts.js';
+import { selectionWriter } from '../../read/selection-json.js';
 import { USER_READ } from '../common/read-specs.js';
-import { connectionParts, renderedObject, type RootFieldRenderer, selectionWriter, writeConnection } from '../../read/rendered-read.js';
+import { connectionParts, renderedObject, type RootFieldRenderer, writeConnection } from '../../read/rendered-read.js';
 import type { SelectionWalk } from '../../read/operation-walk.js';
 import { leaderboard, type LeaderboardEntryRow, type LeaderboardPage } from './leaderboard.service.js';
 

@@ -1,7 +1,7 @@
 import { type FieldNode, getArgumentValues, getNamedType, type GraphQLField, type GraphQLObjectType } from 'graphql';
 import { jsonNumber, tokensJson } from '../../read/columns.js';
 import type { SelectionWalk } from '../../read/operation-walk.js';
-import { selectionSql } from '../../read/rendered-read.js';
+import { selectionSql } from '../../read/selection-json.js';
 import { bucketOfSql, isBucketCount, stakeWeightedMedianSql } from './pool-statistics.service.js';
 
 /**

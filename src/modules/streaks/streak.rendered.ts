@@ -9,11 +9,11 @@ import {
   renderedObject,
   renderedOf,
   type RootFieldRenderer,
-  selectionWriter,
   nestMembers,
   type PieceRange,
   writeConnection,
 } from '../../read/rendered-read.js';
+import { selectionWriter } from '../../read/selection-json.js';
 import { parseId } from '../common/ids.js';
 import {
   listStreaks,

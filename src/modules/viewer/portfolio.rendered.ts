@@ -1,7 +1,7 @@
 import { type FieldNode, getNamedType, type GraphQLField, type GraphQLObjectType } from 'graphql';
 import { tokensJson } from '../../read/columns.js';
 import type { SelectionWalk } from '../../read/operation-walk.js';
-import { selectionSql } from '../../read/rendered-read.js';
+import { selectionSql } from '../../read/selection-json.js';
 import { portfolioSumsSql } from './money.service.js';
 
 /** Base units over the sums' row `s`, in whole tokens as JSON (toTokens: the exact decimal `<units>e-<decimals>`, rounded once to a double). */
