@@ -20,7 +20,8 @@
  * BENCH_CLIENT_PROCESSES (default 1, the bench's own): more splits the subscribers between
  * child processes (bench/lib/subscriber-clients.ts). BENCH_SERVER=floor runs the floor
  * instead (bench/lib/subscriber-floor.ts: the least any server does to fan the change out, on
- * the same database and clients), for the gateway's figures as ratios to it.
+ * the same database and clients), for the gateway's figures as ratios to it. BENCH_NODE_FLAGS:
+ * Node and V8 flags for the server's process, space-separated (a heap setting, say).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -157,28 +158,34 @@ async function startServer(databaseUrl: string, port: number, chainEnv: Record<s
   const snapshotFlags = heapSnapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapSnapshotDir}`] : [];
   // BENCH_CPU_PROF=<dir>: the server writes a .cpuprofile there when it exits (bench/profile-summary.ts reads it).
   const profileFlags = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
-  const child = spawn(process.execPath, [...snapshotFlags, ...profileFlags, ...(underTsx ? ['--import', 'tsx/esm'] : []), main], {
-    // In the checkout it runs: tsx compiles with the tsconfig it finds there (decorators on).
-    cwd: checkout,
-    env: {
-      ...process.env,
-      POOLGRAPH_MODE: 'test',
-      AUTH_DOMAIN: 'bench.poolgraph',
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      SEED_DEMO_DATA: 'false',
-      ...chainEnv,
-      // With a cluster's RPC, sessions are signed with a secret of the deployment's.
-      AUTH_SECRET: randomBytes(32).toString('hex'),
-      // The bench opens thousands of sockets and signs in once; no limit should stand in for the gateway's own cost.
-      RATE_LIMIT_QUERIES_PER_MINUTE: '0',
-      RATE_LIMIT_MUTATIONS_PER_MINUTE: '0',
-      // The subscribers connect from one address: its ceilings would refuse most of them.
-      RATE_LIMIT_QUERIES_PER_ADDRESS_PER_MINUTE: '0',
-      RATE_LIMIT_MUTATIONS_PER_ADDRESS_PER_MINUTE: '0',
+  // BENCH_NODE_FLAGS: Node and V8 flags of the server's process (a heap setting, say), space-separated.
+  const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(
+    process.execPath,
+    [...nodeFlags, ...snapshotFlags, ...profileFlags, ...(underTsx ? ['--import', 'tsx/esm'] : []), main],
+    {
+      // In the checkout it runs: tsx compiles with the tsconfig it finds there (decorators on).
+      cwd: checkout,
+      env: {
+        ...process.env,
+        POOLGRAPH_MODE: 'test',
+        AUTH_DOMAIN: 'bench.poolgraph',
+        DATABASE_URL: databaseUrl,
+        PORT: String(port),
+        SEED_DEMO_DATA: 'false',
+        ...chainEnv,
+        // With a cluster's RPC, sessions are signed with a secret of the deployment's.
+        AUTH_SECRET: randomBytes(32).toString('hex'),
+        // The bench opens thousands of sockets and signs in once; no limit should stand in for the gateway's own cost.
+        RATE_LIMIT_QUERIES_PER_MINUTE: '0',
+        RATE_LIMIT_MUTATIONS_PER_MINUTE: '0',
+        // The subscribers connect from one address: its ceilings would refuse most of them.
+        RATE_LIMIT_QUERIES_PER_ADDRESS_PER_MINUTE: '0',
+        RATE_LIMIT_MUTATIONS_PER_ADDRESS_PER_MINUTE: '0',
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  );
   // Up to 3 minutes: tsx compiles the source at start, slowly on a busy machine.
   for (let i = 0; i < 900; i++) {
     if (
@@ -349,6 +356,7 @@ async function main(): Promise<void> {
       app: runsSource ? 'source (tsx)' : 'dist',
       client: clientKind,
       clientProcesses,
+      nodeFlags: process.env.BENCH_NODE_FLAGS || null,
       machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
       loadAverageAtStart,
       idleServerRssMiB: mib(idleRss),
