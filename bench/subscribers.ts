@@ -283,9 +283,11 @@ async function main(): Promise<void> {
     for (const count of counts) {
       // The subscribers split evenly between the client processes.
       const perGroup = groups.map((_, i) => Math.floor(count / groups.length) + (i < count % groups.length ? 1 : 0));
+      const openStarted = performance.now();
       await Promise.all(groups.map((group, i) => group.open(perGroup[i]!)));
       // Every subscription follows the event hub once the server counts it.
       await waitForOpenSubscriptions(port, count);
+      const openSeconds = Math.round((performance.now() - openStarted) / 100) / 10;
       const rss = residentBytes(server.pid!);
       const heap = await metric(port, 'nodejs_heap_size_used_bytes');
       if (heapSnapshotDir) await heapSnapshot(server);
@@ -324,6 +326,8 @@ async function main(): Promise<void> {
         events,
         deliveries: received.length,
         expectedDeliveries: count * events,
+        // From the first socket opened to the last subscription counted by the server: how fast it sets them up.
+        openSeconds,
         p50Ms: percentile(sorted, 50),
         p99Ms: percentile(sorted, 99),
         maxMs: sorted.at(-1) ?? NaN,

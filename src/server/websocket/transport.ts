@@ -31,6 +31,7 @@ import { formatError } from '../pipeline/format-error.js';
 import { RenderedData } from '../pipeline/planned-read.js';
 import type { TrustedDocumentStore } from '../pipeline/persisted.js';
 import { clientAddressOf, socketCredentials, watchCredentials } from './credentials.js';
+import { SetUpQueue } from './set-up-queue.js';
 import { nextFramePrefix, scopedSubscribe, type SubscriptionTarget } from './subscription.js';
 
 /** WebSocket close code 1001: the server is going away (shutting down). */
@@ -49,6 +50,11 @@ const MAX_PINGS_PER_WINDOW = 30;
 const PING_WINDOW_MS = 10_000;
 /** WebSocket close code 1013: try again later. */
 const TRY_AGAIN_LATER = 1013;
+/**
+ * Set-ups the sockets run at once (SetUpQueue): a few times the database's connections
+ * (10 by default), so they stay busy while a set-up is in Node.
+ */
+const SET_UPS_AT_ONCE = 32;
 
 export interface GraphQLWebSocketOptions {
   server: Server;
@@ -137,6 +143,8 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   };
   options.server.on('upgrade', onUpgrade);
 
+  // A connection's credential check and a subscription's start; queries and mutations run as they do over HTTP.
+  const setUps = new SetUpQueue(SET_UPS_AT_ONCE);
   const states = new WeakMap<object, SocketState>();
   // Per operation's context: a query's or mutation's answer, or what a subscription runs and where its results are written.
   // `place`: the subscription's place under the cap, given back when it ends.
@@ -158,7 +166,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         if (credentials.fromCookie && options.allowCookieOrigin && !options.allowCookieOrigin(request)) return false;
         const clientAddress = clientAddressOf(request, config.http.trustProxy);
         try {
-          const { viewer } = await authenticateClient(deps, credentials, clientAddress, options.authFailures);
+          const { viewer } = await setUps.run(() => authenticateClient(deps, credentials, clientAddress, options.authFailures));
           const ends = viewer
             ? watchCredentials(deps, viewer, credentials.bearerToken, (reason) => ctx.extra.socket.close(FORBIDDEN, reason))
             : () => {};
@@ -267,10 +275,12 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     const context = args.contextValue as GraphQLContext;
     const { operation, target, place } = prepared.get(context)!;
     const release = () => place.release();
-    const result = await scopedSubscribe(args, operation, target, (delta) => {
-      options.onSubscriptionCount?.(delta);
-      if (delta === -1) release();
-    }).catch((error: unknown) => {
+    const start = () =>
+      scopedSubscribe(args, operation, target, (delta) => {
+        options.onSubscriptionCount?.(delta);
+        if (delta === -1) release();
+      });
+    const result = await setUps.run(start).catch((error: unknown) => {
       release();
       throw error;
     });
