@@ -101,6 +101,8 @@ export const ENV_VARS = {
     'open WebSockets per client address, across the replicas with REDIS_URL; more get 429 (default: 100, off in test mode; 0 = unlimited)',
   MAX_SUBSCRIPTIONS_PER_CLIENT:
     'open subscriptions per client address, across the replicas with REDIS_URL; more get RATE_LIMITED (default: 1000, off in test mode; 0 = unlimited)',
+  SOCKET_SET_UPS_AT_ONCE:
+    "sockets' credential checks and subscription openings a process runs at once; more wait their turn (default: 32, a few times the database's connections)",
   TRUST_PROXY:
     'proxies whose X-Forwarded-For is trusted: true, or addresses/CIDR ranges/loopback,linklocal,uniquelocal, comma-separated (default: none)',
   RATE_LIMIT_QUERIES_PER_MINUTE:
@@ -313,6 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // Many users can share one address (NAT): caps that stop one client hoarding, not a crowd.
       maxSocketsPerClient: integer('MAX_SOCKETS_PER_CLIENT', testing ? 0 : 100, 0),
       maxSubscriptionsPerClient: integer('MAX_SUBSCRIPTIONS_PER_CLIENT', testing ? 0 : 1000, 0),
+      socketSetUpsAtOnce: integer('SOCKET_SET_UPS_AT_ONCE', 32, 1),
     },
     rateLimit: {
       queriesPerMinute,

@@ -114,6 +114,8 @@ export interface HttpConfig {
   maxSocketsPerClient: number;
   /** Open subscriptions per client address, over all its sockets; 0 = unlimited. */
   maxSubscriptionsPerClient: number;
+  /** Sockets' credential checks and subscription openings a process runs at once (server/websocket/set-up-queue.ts). */
+  socketSetUpsAtOnce: number;
 }
 
 export interface RateLimitConfig {

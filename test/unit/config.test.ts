@@ -174,7 +174,10 @@ describe('configuration', () => {
       bodyTimeoutMs: 10_000,
       maxSocketsPerClient: 100,
       maxSubscriptionsPerClient: 1000,
+      socketSetUpsAtOnce: 32,
     });
+    // The queue has at least one place: none would set up no socket at all.
+    expect(() => loadConfig({ SOCKET_SET_UPS_AT_ONCE: '0' })).toThrow(/SOCKET_SET_UPS_AT_ONCE/);
     const test = loadConfig({ POOLGRAPH_MODE: 'test' });
     expect(test.rateLimit).toEqual({
       queriesPerMinute: 0,

@@ -50,11 +50,6 @@ const MAX_PINGS_PER_WINDOW = 30;
 const PING_WINDOW_MS = 10_000;
 /** WebSocket close code 1013: try again later. */
 const TRY_AGAIN_LATER = 1013;
-/**
- * Set-ups the sockets run at once (SetUpQueue): a few times the database's connections
- * (10 by default), so they stay busy while a set-up is in Node.
- */
-const SET_UPS_AT_ONCE = 32;
 
 export interface GraphQLWebSocketOptions {
   server: Server;
@@ -144,7 +139,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   options.server.on('upgrade', onUpgrade);
 
   // A connection's credential check and a subscription's start; queries and mutations run as they do over HTTP.
-  const setUps = new SetUpQueue(SET_UPS_AT_ONCE);
+  const setUps = new SetUpQueue(config.http.socketSetUpsAtOnce);
   const states = new WeakMap<object, SocketState>();
   // Per operation's context: a query's or mutation's answer, or what a subscription runs and where its results are written.
   // `place`: the subscription's place under the cap, given back when it ends.
@@ -166,7 +161,13 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         if (credentials.fromCookie && options.allowCookieOrigin && !options.allowCookieOrigin(request)) return false;
         const clientAddress = clientAddressOf(request, config.http.trustProxy);
         try {
-          const { viewer } = await setUps.run(() => authenticateClient(deps, credentials, clientAddress, options.authFailures));
+          const socket = ctx.extra.socket;
+          // A socket closed while its check waited for a turn is not checked: nothing would hear the answer.
+          const authenticated = await setUps.run(async () =>
+            socket.readyState === socket.OPEN ? authenticateClient(deps, credentials, clientAddress, options.authFailures) : null,
+          );
+          if (!authenticated) return false;
+          const { viewer } = authenticated;
           const ends = viewer
             ? watchCredentials(deps, viewer, credentials.bearerToken, (reason) => ctx.extra.socket.close(FORBIDDEN, reason))
             : () => {};
@@ -275,11 +276,14 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     const context = args.contextValue as GraphQLContext;
     const { operation, target, place } = prepared.get(context)!;
     const release = () => place.release();
-    const start = () =>
-      scopedSubscribe(args, operation, target, (delta) => {
-        options.onSubscriptionCount?.(delta);
-        if (delta === -1) release();
-      });
+    const start = async () =>
+      // A socket closed while its subscription waited for a turn: graphql-ws has dropped the operation, nothing is opened.
+      target.socket.readyState !== target.socket.OPEN
+        ? NOT_OPENED
+        : scopedSubscribe(args, operation, target, (delta) => {
+            options.onSubscriptionCount?.(delta);
+            if (delta === -1) release();
+          });
     const result = await setUps.run(start).catch((error: unknown) => {
       release();
       throw error;
@@ -317,6 +321,9 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     },
   };
 }
+
+/** What a subscription whose socket closed before its set-up's turn answers: nothing, and nothing to follow. */
+const NOT_OPENED: ExecutionResult = { data: null };
 
 /** The place of a connection no cap counts. */
 const UNCAPPED: CapLease = { release: () => {} };
