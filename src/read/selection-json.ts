@@ -39,9 +39,9 @@ export function selectionWriter<T>(
   writerOf: (name: string, nodes: FieldNode[]) => ((value: T) => string) | null | undefined,
 ): ((value: T) => string) | null {
   const parts: Array<{ head: string; json: (value: T) => string }> = [];
+  const typename = JSON.stringify(type.name);
   for (const [key, fieldNodes] of walk.fieldsOf(type, nodes)) {
     const name = fieldNodes[0]!.name.value;
-    const typename = JSON.stringify(type.name);
     const json = name === '__typename' ? () => typename : writerOf(name, fieldNodes);
     if (!json) return null;
     parts.push({ head: `${parts.length ? ',' : '{'}${JSON.stringify(key)}:`, json });

@@ -169,7 +169,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           if (!authenticated) return false;
           const { viewer } = authenticated;
           const ends = viewer
-            ? watchCredentials(deps, viewer, credentials.bearerToken, (reason) => ctx.extra.socket.close(FORBIDDEN, reason))
+            ? watchCredentials(deps, viewer, credentials.bearerToken, (reason) => socket.close(FORBIDDEN, reason))
             : () => {};
           states.set(ctx.extra, { viewer, clientAddress, socketId: ++sockets, ends });
           // The upgrade request (its headers, its parsed URL) is not needed again: not held for the socket's life.
