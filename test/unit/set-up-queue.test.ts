@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { SetUpQueue } from '../../src/server/websocket/set-up-queue.js';
 
+/** The socket of every set-up here: open throughout. */
+const OPEN_SOCKET = { readyState: 1, OPEN: 1 };
+
 /** A set-up that runs until it is told to end (or to fail), recording how many run beside it. */
 function controlled(queue: SetUpQueue, log: { running: number; most: number; started: number[] }, index: number) {
   let end!: (value: number) => void;
   let fail!: (error: Error) => void;
   const done = queue.run(
+    OPEN_SOCKET,
     () =>
       new Promise<number>((resolve, reject) => {
         log.started.push(index);
@@ -19,6 +23,7 @@ function controlled(queue: SetUpQueue, log: { running: number; most: number; sta
           reject(error);
         };
       }),
+    -1,
   );
   return { done, end: (value: number) => end(value), fail: (error: Error) => fail(error) };
 }

@@ -162,9 +162,10 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         const clientAddress = clientAddressOf(request, config.http.trustProxy);
         try {
           const socket = ctx.extra.socket;
-          // A socket closed while its check waited for a turn is not checked: nothing would hear the answer.
-          const authenticated = await setUps.run(async () =>
-            socket.readyState === socket.OPEN ? authenticateClient(deps, credentials, clientAddress, options.authFailures) : null,
+          const authenticated = await setUps.run(
+            socket,
+            () => authenticateClient(deps, credentials, clientAddress, options.authFailures),
+            null,
           );
           if (!authenticated) return false;
           const { viewer } = authenticated;
@@ -276,15 +277,12 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     const context = args.contextValue as GraphQLContext;
     const { operation, target, place } = prepared.get(context)!;
     const release = () => place.release();
-    const start = async () =>
-      // A socket closed while its subscription waited for a turn: graphql-ws has dropped the operation, nothing is opened.
-      target.socket.readyState !== target.socket.OPEN
-        ? NOT_OPENED
-        : scopedSubscribe(args, operation, target, (delta) => {
-            options.onSubscriptionCount?.(delta);
-            if (delta === -1) release();
-          });
-    const result = await setUps.run(start).catch((error: unknown) => {
+    const start = () =>
+      scopedSubscribe(args, operation, target, (delta) => {
+        options.onSubscriptionCount?.(delta);
+        if (delta === -1) release();
+      });
+    const result = await setUps.run(target.socket, start, NOT_OPENED).catch((error: unknown) => {
       release();
       throw error;
     });
@@ -322,7 +320,7 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   };
 }
 
-/** What a subscription whose socket closed before its set-up's turn answers: nothing, and nothing to follow. */
+/** What a subscription whose socket closed before its set-up's turn answers (graphql-ws has dropped the operation): nothing to follow. */
 const NOT_OPENED: ExecutionResult = { data: null };
 
 /** The place of a connection no cap counts. */
