@@ -132,7 +132,7 @@ const parentColumnOf = (relation: Extract<RelationSpec, { kind: 'page' }>) => co
 /** What to read of one type's rows: columns (by property), decoded by Node, and objects the statement writes as JSON. */
 export interface ReadPlan {
   spec: ObjectSpec;
-  columns: Set<string>;
+  columns: ReadonlySet<string>;
   /**
    * Objects the statement writes as JSON text itself (a rendered read, see
    * {@link RenderedObject}): the row keeps them in order under {@link RENDERED}.
@@ -198,6 +198,16 @@ export interface RenderedConnection {
   fields: ConnectionPart[];
 }
 
+/**
+ * What a root list's statement writes of its page's rows (modules/common/keyset-page.ts,
+ * renderedKeysetPage): its connection's objects, and the rows' positions where the
+ * connection selects cursors (edges or pageInfo).
+ */
+export interface PageRendering {
+  objects: RenderedObject[];
+  cursors: boolean;
+}
+
 export type ConnectionPart =
   | { key: string; kind: 'nodes'; object: number }
   | {
@@ -253,6 +263,21 @@ export function compileSelect(plan: ReadPlan, alias: string, params: unknown[]):
   params.push(...compiled.params);
   return compiled.select;
 }
+
+/**
+ * The select list writing each of `objects`' JSON over `alias`, as `"$j0"`, `"$j1"`, ...: a
+ * rendered plan reading no column, kept as compileSelect keeps it.
+ */
+export function renderedSelect(
+  spec: ObjectSpec,
+  objects: RenderedObject[],
+  alias: string,
+  params: unknown[],
+): { list: string; count: number } {
+  return { list: compileSelect({ spec, columns: NO_COLUMNS, rendered: objects }, alias, params).list, count: objects.length };
+}
+
+const NO_COLUMNS: ReadonlySet<string> = new Set();
 
 const renderedSelects = new WeakMap<RenderedObject[], Map<string, { select: CompiledSelect; params: unknown[] }>>();
 

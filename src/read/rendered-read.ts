@@ -19,7 +19,7 @@ import type {
   ConnectionPart,
   ObjectSpec,
   PageInfoFlag,
-  ReadPlan,
+  PageRendering,
   RenderedConnection,
   RenderedField,
   RenderedObject,
@@ -33,6 +33,7 @@ import { parseNewestFirstPage } from '../modules/common/loaders.js';
 import { snakeCaseKey } from './answer-form.js';
 import { refuse, type RenderRefusal, type SelectionWalk } from './operation-walk.js';
 import type { Page } from '../modules/common/pagination.js';
+import type { WrittenRow } from '../modules/common/keyset-page.js';
 import type { ServiceContext } from '../modules/context.js';
 
 /**
@@ -322,7 +323,7 @@ export function connectionParts(
  * Writes a top-level connection's JSON in pieces from `page`, whose rows hold their rendered
  * objects' texts in `renderedOf(row)`, with where each member's value lies among them.
  */
-export async function writeConnection<T extends { id: string }>(
+export async function writeConnection<T>(
   page: Page<T>,
   connection: Pick<RenderedConnection, 'fields'>,
   renderedOf: (row: T) => string[],
@@ -396,20 +397,29 @@ export function objectRoot(
   };
 }
 
+/** The rendered objects' texts of a row its page's statement wrote. */
+export const writtenObjects = (row: WrittenRow) => row.objects;
+
+/** What a root connection's statement writes of its rows: its objects, and their positions where it selects cursors. */
+export const pageRendering = ({ objects, fields }: RenderedConnection): PageRendering => ({
+  objects,
+  cursors: fields.some((part) => part.kind === 'edges' || part.kind === 'pageInfo'),
+});
+
 /**
- * A root connection of the read graph's objects, rendered: `list` is the resolver's own
- * service call (filters, paging, cursors, count), given the plan whose rows carry their
- * nodes' JSON.
+ * A root connection of the read graph's objects, rendered: `list` is the service's listing
+ * the resolver makes (filters, paging, cursors, count), told what the statement writes
+ * of each row.
  */
-export function connectionRoot<T extends { id: string }>(
-  list: (ctx: ServiceContext, args: RootArguments, plan: ReadPlan) => Promise<Page<T>>,
+export function connectionRoot(
+  list: (ctx: ServiceContext, args: RootArguments, rendering: PageRendering) => Promise<Page<WrittenRow>>,
 ): RootFieldRenderer {
   return (field, nodes, walk) => {
     const type = getNamedType(field.type) as GraphQLObjectType;
     const spec = READS_BY_TYPE[(getNamedType(type.getFields().nodes!.type) as GraphQLObjectType).name];
     const connection = spec && renderedConnection(type, spec, nodes, walk);
     if (!spec || !connection) return null;
-    const plan: ReadPlan = { spec, columns: new Set(['id', 'createdAt']), rendered: connection.objects };
-    return async (ctx, args) => writeConnection(await list(ctx, args, plan), connection, renderedOf);
+    const rendering = pageRendering(connection);
+    return async (ctx, args) => writeConnection(await list(ctx, args, rendering), connection, writtenObjects);
   };
 }

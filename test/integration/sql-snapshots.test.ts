@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Database, ReadQuery } from '../../src/db/client.js';
+import type { StatementScope } from '../../src/db/statement-scope.js';
 import { createApp } from '../../src/server/app.js';
 import { startTestApp, type TestApp, testConfig } from '../support/harness.js';
 import { type SignedIn, signInAs } from '../support/sessions.js';
@@ -68,15 +69,18 @@ describe('the SQL of the bench corpus', () => {
   let app: FastifyInstance;
   let viewer: SignedIn;
   const texts: string[] = [];
+  const rowCounts: number[] = [];
   beforeAll(async () => {
     t = await startTestApp('pglite');
     const [chosen] = await t.database.query<{ user_id: string }>(VIEWER_CHOICE_SQL, []);
     viewer = await signInAs(t, chosen!.user_id);
     // The handle with its read statements recorded: its scoped views read through the handle they come from.
     const query = t.database.query;
-    const recording: ReadQuery = (text, params, scope) => {
+    const recording: ReadQuery = async <T>(text: string, params: readonly unknown[], scope?: StatementScope) => {
       texts.push(text);
-      return query(text, params, scope);
+      const rows = await query<T>(text, params, scope);
+      rowCounts.push(rows.length);
+      return rows;
     };
     app = await createApp({ config: testConfig(), database: Object.create(t.database, { query: { value: recording } }) as Database });
   });
@@ -98,9 +102,13 @@ describe('the SQL of the bench corpus', () => {
     // (nodeTypeHints, kept by the process, so another suite in this worker may have taught it).
     await ask();
     texts.length = 0;
+    rowCounts.length = 0;
     const response = await ask();
     expect(response.json().errors, response.body).toBeUndefined();
     expect(texts).toHaveLength(1);
+    // The statement writes the whole page: one row reaches Node, however many the page holds
+    // (but the leaderboard's, whose entries Node writes from the service's ranked rows).
+    if (name !== 'LEADERBOARD') expect(rowCounts).toEqual([1]);
     await expect(layoutSql(texts[0]!)).toMatchFileSnapshot(`./sql-snapshots/${name}.sql`);
   });
 });

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { ReadQuery } from '../../db/client.js';
 import { keysetClauses, type KeysetOrder } from '../../read/keyset.js';
-import { MAX_PAGE_SIZE, type Page, pageOf, type PageRequest } from './pagination.js';
+import { encodeCursor, MAX_PAGE_SIZE, type Page, pageOf, type PageRequest } from './pagination.js';
 import { Conditions } from './sql-conditions.js';
 
 /** One keyset-paged list read by a hand-written statement (see {@link keysetPage}). */
@@ -35,24 +35,73 @@ function pageLimit(rows: number): string {
   return String(rows);
 }
 
-/** The page's select list, conditions (the filter's, then the cursor's) and order over `c`. */
-function pageClauses<T extends { id: string }>(list: KeysetList<T>, request: PageRequest, c: Conditions) {
-  const select = list.select(c);
+/** What a page reads of a list besides its select list: its rows, their conditions and order. */
+type KeysetRows<T extends { id: string }> = Omit<KeysetList<T>, 'select' | 'cursorOf'>;
+
+/** The list's conditions on `c` (the filter's, then the cursor's), its FROM with the select list's joins, its ORDER BY and LIMIT. */
+function pageClauses<T extends { id: string }>(list: KeysetRows<T>, request: PageRequest, c: Conditions) {
   list.filter(c);
   const keyset = keysetClauses(list.order, request.backward, request.cursor, (value, type) => c.param(value, type));
   if (keyset.past) c.add(keyset.past);
   const rowsFrom = `${list.from}${list.selectJoins ? ` ${list.selectJoins}` : ''}`;
-  return { select, rowsFrom, orderBy: keyset.orderBy, limit: `LIMIT ${pageLimit(request.size + 1)}` };
+  return { rowsFrom, orderBy: keyset.orderBy, limit: `LIMIT ${pageLimit(request.size + 1)}` };
 }
 
 /** The conditions on `c` of the list's rows matching its filter (with `beyondCursorOf`, on the far side of that page's cursor), for a count or a probe. */
-function matching<T extends { id: string }>(list: KeysetList<T>, c: Conditions, beyondCursorOf?: PageRequest): Conditions {
+function matching<T extends { id: string }>(list: KeysetRows<T>, c: Conditions, beyondCursorOf?: PageRequest): Conditions {
   list.filter(c);
   if (beyondCursorOf) {
     const { backward, cursor } = beyondCursorOf;
     c.add(keysetClauses(list.order, backward, cursor, (value, type) => c.param(value, type)).beyond!);
   }
   return c;
+}
+
+/**
+ * The statement reading a page's rows (`selectList` given the page's ORDER BY), `offset` rows
+ * skipped when paging forward by position.
+ */
+function pageRowsSql<T extends { id: string }>(
+  list: KeysetRows<T>,
+  selectList: (orderBy: string) => string,
+  request: PageRequest,
+  offset: number,
+  c: Conditions,
+): string {
+  const { rowsFrom, orderBy, limit } = pageClauses(list, request, c);
+  // Past an offset, the page's keys are chosen first and only its rows are written: in one
+  // select with the select list, Postgres computes the list (the rendered JSON and its
+  // subqueries) for every skipped row too, so a deep page cost its whole offset.
+  return offset
+    ? `SELECT ${selectList(orderBy)} FROM ${rowsFrom} WHERE ${list.order.id} = ANY (ARRAY(SELECT ${list.order.id} FROM ${list.from}${c.where()} ` +
+        `ORDER BY ${orderBy} ${limit} OFFSET ${c.param(offset, 'int')})) ORDER BY ${orderBy}`
+    : `SELECT ${selectList(orderBy)} FROM ${rowsFrom}${c.where()} ORDER BY ${orderBy} ${limit}`;
+}
+
+/**
+ * The page of `rows` (as {@link pageRowsSql} read them, one past the page): totalCount and
+ * the page flag on the cursor's far side each cost one more statement, only when a query
+ * selects them.
+ */
+function pageWithCounts<T extends { id: string }, R>(
+  query: ReadQuery,
+  list: KeysetRows<T>,
+  request: PageRequest,
+  rows: R[],
+  cursorOf: (row: R) => string,
+  offset: number,
+): Page<R> {
+  const countAll = async () => {
+    const m = matching(list, new Conditions());
+    const [row] = await query<{ total: number }>(`SELECT count(*)::int AS "total" FROM ${list.from}${m.where()}`, m.params);
+    return row?.total ?? 0;
+  };
+  const beyondCursor = async () => {
+    const m = matching(list, new Conditions(), request);
+    const [row] = await query<{ found: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${list.from}${m.where()}) AS "found"`, m.params);
+    return row?.found === true;
+  };
+  return pageOf(rows, request, cursorOf, countAll, beyondCursor, offset);
 }
 
 /**
@@ -68,26 +117,79 @@ export async function keysetPage<T extends { id: string }>(
   offset = 0,
 ): Promise<Page<T>> {
   const c = new Conditions();
-  const { select, rowsFrom, orderBy, limit } = pageClauses(list, request, c);
-  // Past an offset, the page's keys are chosen first and only its rows are written: in one
-  // select with the select list, Postgres computes the list (the rendered JSON and its
-  // subqueries) for every skipped row too, so a deep page cost its whole offset.
-  const text = offset
-    ? `SELECT ${select.list} FROM ${rowsFrom} WHERE ${list.order.id} = ANY (ARRAY(SELECT ${list.order.id} FROM ${list.from}${c.where()} ` +
-      `ORDER BY ${orderBy} ${limit} OFFSET ${c.param(offset, 'int')})) ORDER BY ${orderBy}`
-    : `SELECT ${select.list} FROM ${rowsFrom}${c.where()} ORDER BY ${orderBy} ${limit}`;
+  const select = list.select(c);
+  const text = pageRowsSql(list, () => select.list, request, offset, c);
   const rows = (await query<Record<string, unknown>>(text, c.params)).map(select.decode);
-  const countAll = async () => {
-    const m = matching(list, new Conditions());
-    const [row] = await query<{ total: number }>(`SELECT count(*)::int AS "total" FROM ${list.from}${m.where()}`, m.params);
-    return row?.total ?? 0;
+  return pageWithCounts(query, list, request, rows, list.cursorOf, offset);
+}
+
+/**
+ * A keyset list whose page the statement writes (see {@link renderedKeysetPage}): `objects`
+ * gives the select list writing each rendered object's JSON over the list's alias, as
+ * `"$j0"`, `"$j1"`, ... (read/nested-read.ts, renderedSelect); `cursor` names the list's
+ * order in its cursors and writes a row's key as they hold it (SQL of its text).
+ */
+export interface RenderedKeysetList<T extends { id: string }> extends KeysetRows<T> {
+  objects: (c: Conditions) => { list: string; count: number };
+  cursor: { name: string; key: string };
+}
+
+/** A row of a page its statement wrote: its rendered objects' JSON texts in the plan's order, and its position (`key,id`) when cursors were asked for. */
+export interface WrittenRow {
+  objects: string[];
+  position: string;
+}
+
+/**
+ * Joins the rows' texts of a written page: a control character, which no JSON text the
+ * statement writes holds raw (strings escape them; EXPONENT_MARK, read/columns.ts, is the
+ * one it does write), nor a position.
+ */
+const ROW_SEPARATOR = '\u001e';
+
+/**
+ * A page of `list` as {@link keysetPage} reads it, its rows written by the statement and
+ * returned as one row: each rendered object's texts, and with `cursors` the rows'
+ * positions, joined in the read's order. The driver decodes one row whatever the page's
+ * size, and Node splits the texts, where it decoded every row's columns (and parsed a
+ * timestamp for each cursor). Without `cursors` the page's cursors are not known.
+ */
+export async function renderedKeysetPage<T extends { id: string }>(
+  query: ReadQuery,
+  list: RenderedKeysetList<T>,
+  request: PageRequest,
+  offset: number,
+  cursors: boolean,
+): Promise<Page<WrittenRow>> {
+  const c = new Conditions();
+  const objects = list.objects(c);
+  const columns = Array.from({ length: objects.count }, (_, i) => `$j${i}`);
+  const selected = [objects.list];
+  if (cursors) {
+    selected.push(`concat(${list.cursor.key}, ',', ${list.order.id}) AS "$position"`);
+    columns.push('$position');
+  }
+  const rows = pageRowsSql(list, () => selected.filter(Boolean).join(', ') || '1', request, offset, c);
+  // The aggregates take the rows in the subquery's order (a plain aggregate over one
+  // subquery, no join to reorder them): an ORDER BY of their own sorted the texts again,
+  // and numbering the rows for it cost a window, a tenth of the statement together.
+  const joined = columns.map((column) => `, string_agg(r."${column}", E'\\x1e') AS "${column}"`);
+  const [row] = await query<Record<string, string | number | null>>(
+    `SELECT count(*)::int AS "$rows"${joined.join('')} FROM (${rows}) r`,
+    c.params,
+  );
+  const texts = (column: string) => (row?.[column] as string | null | undefined)?.split(ROW_SEPARATOR) ?? [];
+  const objectTexts = Array.from({ length: objects.count }, (_, i) => texts(`$j${i}`));
+  const positions = cursors ? texts('$position') : [];
+  const written = Array.from({ length: Number(row?.$rows ?? 0) }, (_, i) => ({
+    objects: objectTexts.map((column) => column[i]!),
+    position: positions[i] ?? '',
+  }));
+  const cursorOf = ({ position }: WrittenRow) => {
+    const comma = position.lastIndexOf(',');
+    return encodeCursor(list.cursor.name, position.slice(0, comma), position.slice(comma + 1));
   };
-  const beyondCursor = async () => {
-    const m = matching(list, new Conditions(), request);
-    const [row] = await query<{ found: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${list.from}${m.where()}) AS "found"`, m.params);
-    return row?.found === true;
-  };
-  return pageOf(rows, request, list.cursorOf, countAll, beyondCursor, offset);
+  return pageWithCounts(query, list, request, written, cursorOf, offset);
 }
 
 /**
@@ -148,7 +250,8 @@ export function keysetPageLoader<T extends { id: string }>(
   const beyond = perParentLoader<boolean, T>(query, list, (where) => `EXISTS (SELECT 1 FROM ${list.from}${where})`, request);
   return new DataLoader<string, Page<T>>(async (parentIds) => {
     const c = new Conditions([parentIds]);
-    const { select, rowsFrom, orderBy, limit } = pageClauses(list, request, c);
+    const select = list.select(c);
+    const { rowsFrom, orderBy, limit } = pageClauses(list, request, c);
     c.add(list.ofParent(PARENT_ID));
     // The rows come parent by parent, each parent's in its subquery's order (a nested loop over the parents).
     const text = `SELECT l.* FROM ${PARENTS} CROSS JOIN LATERAL (SELECT ${select.list} FROM ${rowsFrom}${c.where()} ORDER BY ${orderBy} ${limit}) l`;

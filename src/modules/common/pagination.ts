@@ -126,7 +126,7 @@ export type PageFlag = boolean | (() => Promise<boolean>);
  * or a function that runs the count only when the field is selected; the page flags
  * likewise (see {@link pageOf}).
  */
-export class Page<T extends { id: string }> {
+export class Page<T> {
   constructor(
     readonly nodes: T[],
     private readonly next: PageFlag,
@@ -149,7 +149,7 @@ export class Page<T extends { id: string }> {
     return typeof this.count === 'number' ? this.count : this.count();
   }
 
-  static empty<T extends { id: string }>(): Page<T> {
+  static empty<T>(): Page<T> {
     return new Page<T>([], false, false, () => '', 0);
   }
 }
@@ -181,7 +181,7 @@ export class PageInfoValue {
  * `offset` rows skipped before a forward page precede it (when the page is empty, skipped
  * past the end, rows precede it if any exist at all: the count, when selected).
  */
-export function pageOf<T extends { id: string }>(
+export function pageOf<T>(
   rows: T[],
   request: PageRequest,
   cursorOf: (node: T) => string,

@@ -1,11 +1,12 @@
 import type { PoolRow } from '../../../schema/index.js';
-import { type KeysetOrder, NEWEST_FIRST } from '../../read/keyset.js';
-import { compileSelect, type ReadPlan, wholeRowPlan } from '../../read/nested-read.js';
+import { NEWEST_FIRST } from '../../read/keyset.js';
+import { isoTimestampSql } from '../../read/columns.js';
+import { compileSelect, type PageRendering, renderedSelect, wholeRowPlan } from '../../read/nested-read.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
 import { requireStorableDate } from '../common/input.js';
 import { badInput } from '../../errors.js';
-import { keysetPage, type KeysetList } from '../common/keyset-page.js';
+import { keysetPage, type KeysetList, renderedKeysetPage, type RenderedKeysetList, type WrittenRow } from '../common/keyset-page.js';
 import type { Conditions } from '../common/sql-conditions.js';
 import { POOL_READ } from '../common/read-specs.js';
 import { type PoolStatusFilter, statusCondition } from './pool-status.js';
@@ -40,11 +41,12 @@ export interface ListPoolsInput extends PageArguments {
 /** A keyset ordering: its column and direction, ties broken by id in the same direction. */
 interface Ordering {
   name: string;
-  /** The column's property (always read, for cursors) and its SQL name. */
-  property: 'predictionEndDate' | 'createdAt' | 'totalVolume';
+  /** The key's column (SQL name). */
   column: string;
   descending: boolean;
   keyOf: (row: PoolRow) => string;
+  /** keyOf as SQL over the list's alias `p`, for a cursor the statement writes. */
+  keySql: string;
   isValidKey: (key: string) => boolean;
   /** The Postgres type of a cursor's key. */
   keyType: 'timestamptz' | 'bigint';
@@ -52,20 +54,20 @@ interface Ordering {
 
 const byDate = (name: string, property: 'predictionEndDate' | 'createdAt', column: string, descending: boolean): Ordering => ({
   name,
-  property,
   column,
   descending,
   keyOf: (row) => row[property].toISOString(),
+  keySql: isoTimestampSql(`p."${column}"`),
   isValidKey: isIsoDate,
   keyType: 'timestamptz',
 });
 
 const byVolume = (name: string, descending: boolean): Ordering => ({
   name,
-  property: 'totalVolume',
   column: 'total_volume',
   descending,
   keyOf: (row) => row.totalVolume.toString(),
+  keySql: 'p."total_volume"::text',
   isValidKey: isIntegerString,
   keyType: 'bigint',
 });
@@ -116,53 +118,58 @@ function filterConditions(c: Conditions, ctx: ServiceContext, input: ListPoolsIn
   if (query) c.add(`p."search_vector" @@ to_tsquery('simple', ${c.param(query, 'text')})`);
 }
 
-/**
- * One page of pools matching `filter` in `ordering` from the page's cursor on (forward or
- * backward), with what `plan` reads and renders of them: one statement, +1 count
- * when selected, +1 for the page flag on the cursor's far side when selected.
- */
-function pageOfPools(
-  ctx: ServiceContext,
-  filter: (c: Conditions) => void,
-  ordering: Ordering,
-  page: PageRequest,
-  plan: ReadPlan,
-  offset = 0,
-): Promise<Page<PoolRow>> {
-  const list: KeysetList<PoolRow> = {
-    select: (c) => {
-      const select = compileSelect(withColumn(plan, ordering.property), 'p', c.params);
-      return { list: select.list, decode: (row) => select.decode(row) as PoolRow };
-    },
-    from: '"pools" p',
-    filter,
-    order: keyOf(ordering),
-    cursorOf: (row) => encodeCursor(ordering.name, ordering.keyOf(row), row.id),
-  };
-  return keysetPage(ctx.database.query, list, page, offset);
+/** Which pools a list holds (its conditions over `p`), in which order, and the page of them asked for. */
+interface PoolsPage {
+  filter: (c: Conditions) => void;
+  ordering: Ordering;
+  page: PageRequest;
+  offset: number;
 }
 
-const keyOf = (ordering: Ordering): KeysetOrder => ({
-  key: `p."${ordering.column}"`,
-  id: 'p."id"',
-  descending: ordering.descending,
-  keyType: ordering.keyType,
+/** The keyset list of a pools page, but for what its statement selects of each row. */
+const poolRows = ({ filter, ordering }: PoolsPage) => ({
+  from: '"pools" p',
+  filter,
+  order: { key: `p."${ordering.column}"`, id: 'p."id"', descending: ordering.descending, keyType: ordering.keyType },
 });
 
-/** The plan reading `property` too (the ordering's key, for cursors). */
-function withColumn(plan: ReadPlan, property: string): ReadPlan {
-  if (plan.columns.has(property)) return plan;
-  return { ...plan, columns: new Set([...plan.columns, property]) };
+/** A page of whole pool rows: one statement, +1 count when selected, +1 for the page flag on the cursor's far side when selected. */
+function pageOfPools(ctx: ServiceContext, of: PoolsPage): Promise<Page<PoolRow>> {
+  const { ordering } = of;
+  const list: KeysetList<PoolRow> = {
+    ...poolRows(of),
+    select: (c) => {
+      const select = compileSelect(wholeRowPlan(POOL_READ), 'p', c.params);
+      return { list: select.list, decode: (row) => select.decode(row) as PoolRow };
+    },
+    cursorOf: (row) => encodeCursor(ordering.name, ordering.keyOf(row), row.id),
+  };
+  return keysetPage(ctx.database.query, list, of.page, of.offset);
 }
 
-/** A page of pools; `plan` says what to read and render of them (the whole rows by default). */
-export async function listPools(
-  ctx: ServiceContext,
-  input: ListPoolsInput,
-  plan: ReadPlan = wholeRowPlan(POOL_READ),
-): Promise<Page<PoolRow>> {
-  const { ordering, page, offset } = parsePoolsPage(input);
-  return pageOfPools(ctx, (c) => filterConditions(c, ctx, input), ordering, page, plan, offset);
+/** A page of pools as `rendering` renders them (a rendered read): the statement writes each row's JSON; as many statements as {@link pageOfPools}. */
+function writtenPageOfPools(ctx: ServiceContext, of: PoolsPage, rendering: PageRendering): Promise<Page<WrittenRow>> {
+  const list: RenderedKeysetList<PoolRow> = {
+    ...poolRows(of),
+    objects: (c) => renderedSelect(POOL_READ, rendering.objects, 'p', c.params),
+    cursor: { name: of.ordering.name, key: of.ordering.keySql },
+  };
+  return renderedKeysetPage(ctx.database.query, list, of.page, of.offset, rendering.cursors);
+}
+
+/** The page of pools `input` asks for. */
+function poolsOf(ctx: ServiceContext, input: ListPoolsInput): PoolsPage {
+  return { ...parsePoolsPage(input), filter: (c) => filterConditions(c, ctx, input) };
+}
+
+/** A page of pools. */
+export function listPools(ctx: ServiceContext, input: ListPoolsInput): Promise<Page<PoolRow>> {
+  return pageOfPools(ctx, poolsOf(ctx, input));
+}
+
+/** A page of pools, its rows written as `rendering` renders them (see writtenPageOfPools). */
+export function renderedPools(ctx: ServiceContext, input: ListPoolsInput, rendering: PageRendering): Promise<Page<WrittenRow>> {
+  return writtenPageOfPools(ctx, poolsOf(ctx, input), rendering);
 }
 
 /** The page a pool list's arguments ask for, in the order `sort` names (END_DATE by default); throws BAD_USER_INPUT. */
@@ -185,17 +192,28 @@ export async function findPool(ctx: ServiceContext, id: string): Promise<PoolRow
   return ctx.loaders.poolById.load(parseId(id, 'id'));
 }
 
-/** The pools of a streak, newest first; `pastOnly` keeps those whose prediction window has ended. */
-export async function listStreakPools(
-  ctx: ServiceContext,
-  streakId: string,
-  input: PageArguments & { pastOnly?: boolean | null; offset?: number | null },
-  plan: ReadPlan = wholeRowPlan(POOL_READ),
-): Promise<Page<PoolRow>> {
-  const { ordering, offset, page } = parseStreakPoolsPage(input);
+/** The page of a streak's pools `input` asks for, newest first; `pastOnly` keeps those whose prediction window has ended. */
+function streakPoolsOf(ctx: ServiceContext, streakId: string, input: StreakPoolsInput): PoolsPage {
   const filter = (c: Conditions) => {
     c.add(`p."streak_id" = ${c.param(streakId, 'uuid')}`);
     if (input.pastOnly) c.add(`p."prediction_end_date" <= ${c.param(ctx.now, 'timestamptz')}`);
   };
-  return pageOfPools(ctx, filter, ordering, page, plan, offset);
+  return { ...parseStreakPoolsPage(input), filter };
+}
+
+export type StreakPoolsInput = PageArguments & { pastOnly?: boolean | null; offset?: number | null };
+
+/** The pools of a streak (see streakPoolsOf). */
+export function listStreakPools(ctx: ServiceContext, streakId: string, input: StreakPoolsInput): Promise<Page<PoolRow>> {
+  return pageOfPools(ctx, streakPoolsOf(ctx, streakId, input));
+}
+
+/** The pools of a streak, their rows written as `rendering` renders them (see writtenPageOfPools). */
+export function renderedPoolsOfStreak(
+  ctx: ServiceContext,
+  streakId: string,
+  input: StreakPoolsInput,
+  rendering: PageRendering,
+): Promise<Page<WrittenRow>> {
+  return writtenPageOfPools(ctx, streakPoolsOf(ctx, streakId, input), rendering);
 }

@@ -1,5 +1,5 @@
 import { getNamedType, getNullableType, type GraphQLLeafType, type GraphQLObjectType, type GraphQLOutputType, isListType } from 'graphql';
-import type { ReadPlan, RenderedConnection, RenderedObject } from '../../read/nested-read.js';
+import type { PageRendering, ReadPlan, RenderedConnection, RenderedObject } from '../../read/nested-read.js';
 import type { PageArguments } from '../common/pagination.js';
 import { POOL_READ, STREAK_READ, STREAK_REWARD_READ } from '../common/read-specs.js';
 import {
@@ -10,15 +10,17 @@ import {
   renderedOf,
   type RootFieldRenderer,
   nestMembers,
+  pageRendering,
   type PieceRange,
   writeConnection,
+  writtenObjects,
 } from '../../read/rendered-read.js';
 import { selectionWriter } from '../../read/selection-json.js';
 import { parseId } from '../common/ids.js';
 import {
-  listStreaks,
+  renderedStreakPools,
+  renderedStreaks,
   rewardJsonSql,
-  streakPools,
   userStreakDetails,
   type UserStreakDetailsRendering,
   type UserStreakDetailsResult,
@@ -44,13 +46,13 @@ const renderStreakPools: RootFieldRenderer = (field, nodes, walk) => {
       parts.push({ key, kind: name });
     else return null;
   }
-  const plans: { streak: ReadPlan; pools: ReadPlan } = {
+  const plans: { streak: ReadPlan; pools: PageRendering } = {
     streak: { spec: STREAK_READ, columns: new Set(['id']), rendered: streak ? [streak] : [] },
-    pools: { spec: POOL_READ, columns: new Set(['id', 'createdAt']), rendered: pools?.objects ?? [] },
+    pools: pools ? pageRendering(pools) : { objects: [], cursors: false },
   };
   return async (ctx, args) => {
     const { streakId, ...page } = args;
-    const result = await streakPools(ctx, streakId as string, page, plans);
+    const result = await renderedStreakPools(ctx, streakId as string, page, plans);
     const out = ['{'];
     const members = new Map<string, PieceRange>();
     for (const [i, part] of parts.entries()) {
@@ -59,7 +61,7 @@ const renderStreakPools: RootFieldRenderer = (field, nodes, walk) => {
       if (part.kind === '__typename') out.push(JSON.stringify(type.name));
       else if (part.kind === 'streak') out.push(renderedOf(result.streak)[0]!);
       else {
-        const connection = await writeConnection(result.pools, pools!, renderedOf);
+        const connection = await writeConnection(result.pools, pools!, writtenObjects);
         nestMembers(members, part.key, from, connection.members);
         out.push(...connection);
       }
@@ -124,7 +126,7 @@ const renderStreakUserDetails: RootFieldRenderer = (field, nodes, walk) => {
 /** The root fields of the streaks module that a rendered read answers, through the resolvers' own service calls. */
 export const STREAK_ROOT_RENDERERS: Record<string, RootFieldRenderer> = {
   streak: objectRoot('id', (_ctx, args) => parseId(args.id as string, 'id')),
-  streaks: connectionRoot((ctx, args, plan) => listStreaks(ctx, args as PageArguments, plan)),
+  streaks: connectionRoot((ctx, args, rendering) => renderedStreaks(ctx, args as PageArguments, rendering)),
   streakPools: renderStreakPools,
   streakUserDetails: renderStreakUserDetails,
 };

@@ -4,61 +4,82 @@ import { requireViewer } from '../auth/viewer.js';
 import { AppError } from '../../errors.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
-import { compileSelect, type ReadPlan, readByKey, wholeRowPlan, type RenderedObject, renderedRowSql } from '../../read/nested-read.js';
+import {
+  compileSelect,
+  type ReadPlan,
+  readByKey,
+  wholeRowPlan,
+  type PageRendering,
+  type RenderedObject,
+  renderedRowSql,
+  renderedSelect,
+} from '../../read/nested-read.js';
 import { STREAK_READ } from '../common/read-specs.js';
-import { keysetPage } from '../common/keyset-page.js';
-import { newestFirstOrder } from '../../read/keyset.js';
+import { keysetPage, type KeysetList, renderedKeysetPage, type RenderedKeysetList, type WrittenRow } from '../common/keyset-page.js';
+import { NEWEST_FIRST, NEWEST_FIRST_LIST, newestFirstOrder } from '../../read/keyset.js';
 import { newestFirstCursor, parseNewestFirstPage } from '../common/loaders.js';
 import type { Page, PageArguments } from '../common/pagination.js';
-import { listStreakPools } from '../pools/pool.service.js';
+import { listStreakPools, renderedPoolsOfStreak, type StreakPoolsInput } from '../pools/pool.service.js';
 
 /** The streak of `id`, or null, through the request's loader. */
 export async function findStreak(ctx: ServiceContext, id: string): Promise<StreakRow | null> {
   return ctx.loaders.streakById.load(parseId(id, 'id'));
 }
 
-/** Every streak, newest first; `plan` says what to read and render of them (the whole rows by default). */
-export function listStreaks(
-  ctx: ServiceContext,
-  input: PageArguments,
-  plan: ReadPlan = wholeRowPlan(STREAK_READ),
-): Promise<Page<StreakRow>> {
-  return keysetPage(
-    ctx.database.query,
-    {
-      select: (c) => {
-        const select = compileSelect(plan, 's', c.params);
-        return { list: select.list, decode: (row) => select.decode(row) as StreakRow };
-      },
-      from: '"streaks" s',
-      filter: () => {},
-      order: newestFirstOrder('s'),
-      cursorOf: newestFirstCursor,
+/** The streaks list: every streak, newest first, over `s`. */
+const STREAK_ROWS = { from: '"streaks" s', filter: () => {}, order: newestFirstOrder('s') };
+
+/** Every streak, newest first. */
+export function listStreaks(ctx: ServiceContext, input: PageArguments): Promise<Page<StreakRow>> {
+  const list: KeysetList<StreakRow> = {
+    ...STREAK_ROWS,
+    select: (c) => {
+      const select = compileSelect(wholeRowPlan(STREAK_READ), 's', c.params);
+      return { list: select.list, decode: (row) => select.decode(row) as StreakRow };
     },
-    parseNewestFirstPage(input),
-  );
+    cursorOf: newestFirstCursor,
+  };
+  return keysetPage(ctx.database.query, list, parseNewestFirstPage(input));
 }
 
-export interface StreakPoolsResult {
+/** Every streak, newest first, their rows written as `rendering` renders them (a rendered read). */
+export function renderedStreaks(ctx: ServiceContext, input: PageArguments, rendering: PageRendering): Promise<Page<WrittenRow>> {
+  const list: RenderedKeysetList<StreakRow> = {
+    ...STREAK_ROWS,
+    objects: (c) => renderedSelect(STREAK_READ, rendering.objects, 's', c.params),
+    cursor: { name: NEWEST_FIRST, key: NEWEST_FIRST_LIST.cursorKey('s') },
+  };
+  return renderedKeysetPage(ctx.database.query, list, parseNewestFirstPage(input), 0, rendering.cursors);
+}
+
+export interface StreakPoolsResult<Pool = PoolRow> {
   streak: StreakRow;
-  pools: Page<PoolRow>;
+  pools: Page<Pool>;
 }
 
 /** A streak and its pools (all of them, whoever took part), newest first. */
-export async function streakPools(
+export async function streakPools(ctx: ServiceContext, streakId: string, input: StreakPoolsInput): Promise<StreakPoolsResult> {
+  const streak = await ctx.loaders.streakById.load(parseId(streakId, 'streakId'));
+  if (!streak) throw noStreak(streakId);
+  return { streak, pools: await listStreakPools(ctx, streak.id, input) };
+}
+
+/**
+ * {@link streakPools} rendered: the streak's JSON written by the statement reading it
+ * (`plan`'s objects, under RENDERED on its row), the pools' rows as `pools` render them.
+ */
+export async function renderedStreakPools(
   ctx: ServiceContext,
   streakId: string,
-  input: PageArguments & { pastOnly?: boolean | null; offset?: number | null },
-  plans?: { streak: ReadPlan; pools: ReadPlan },
-): Promise<StreakPoolsResult> {
-  const id = parseId(streakId, 'streakId');
-  // Rendered: the streak's JSON written by the statement reading it.
-  const streak = plans
-    ? ((await readByKey(ctx.database.query, plans.streak, 'id', id)) as StreakRow | null)
-    : await ctx.loaders.streakById.load(id);
-  if (!streak) throw new AppError('NOT_FOUND', `No streak has id ${streakId}`, { argumentName: 'streakId' });
-  return { streak, pools: await listStreakPools(ctx, streak.id, input, plans?.pools) };
+  input: StreakPoolsInput,
+  plans: { streak: ReadPlan; pools: PageRendering },
+): Promise<StreakPoolsResult<WrittenRow>> {
+  const streak = (await readByKey(ctx.database.query, plans.streak, 'id', parseId(streakId, 'streakId'))) as StreakRow | null;
+  if (!streak) throw noStreak(streakId);
+  return { streak, pools: await renderedPoolsOfStreak(ctx, streak.id, input, plans.pools) };
 }
+
+const noStreak = (streakId: string) => new AppError('NOT_FOUND', `No streak has id ${streakId}`, { argumentName: 'streakId' });
 
 export interface UserStreakDetailsResult {
   streak: StreakRow;
