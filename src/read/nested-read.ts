@@ -200,12 +200,13 @@ export interface RenderedConnection {
 
 /**
  * What a root list's statement writes of its page's rows (modules/common/keyset-page.ts,
- * renderedKeysetPage): its connection's objects, and the rows' positions where the
- * connection selects cursors (edges or pageInfo).
+ * renderedKeysetPage): its connection's objects, the rows' positions where the connection
+ * selects cursors (edges or pageInfo), and whether the rows are joined into one.
  */
 export interface PageRendering {
   objects: RenderedObject[];
   cursors: boolean;
+  joined: boolean;
 }
 
 export type ConnectionPart =

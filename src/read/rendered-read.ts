@@ -400,11 +400,22 @@ export function objectRoot(
 /** The rendered objects' texts of a row its page's statement wrote. */
 export const writtenObjects = (row: WrittenRow) => row.objects;
 
-/** What a root connection's statement writes of its rows: its objects, and their positions where it selects cursors. */
+/**
+ * What a root connection's statement writes of its rows: its objects, their positions where
+ * it selects cursors, and the rows joined into one unless an object holds a nested page.
+ * Joined, Node decodes one row where it decoded each (VIEWER_POOLS, small rows: 1.12-1.33x);
+ * but a row holding a list is large, and joining such rows cost Postgres more than Node
+ * saved (DEEP_KEYSET, rows of 2.5 KB: 0.76-0.90x), so those come as rows.
+ */
 export const pageRendering = ({ objects, fields }: RenderedConnection): PageRendering => ({
   objects,
   cursors: fields.some((part) => part.kind === 'edges' || part.kind === 'pageInfo'),
+  joined: !objects.some(holdsPage),
 });
+
+/** Whether the object, or one it holds, writes a page of a relation. */
+const holdsPage = (object: RenderedObject): boolean =>
+  object.fields.some((field) => field.kind === 'page' || (field.kind === 'one' && holdsPage(field.object)));
 
 /**
  * A root connection of the read graph's objects, rendered: `list` is the service's listing

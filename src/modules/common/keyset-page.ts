@@ -148,18 +148,18 @@ export interface WrittenRow {
 const ROW_SEPARATOR = '\u001e';
 
 /**
- * A page of `list` as {@link keysetPage} reads it, its rows written by the statement and
- * returned as one row: each rendered object's texts, and with `cursors` the rows'
- * positions, joined in the read's order. The driver decodes one row whatever the page's
- * size, and Node splits the texts, where it decoded every row's columns (and parsed a
- * timestamp for each cursor). Without `cursors` the page's cursors are not known.
+ * A page of `list` as {@link keysetPage} reads it, its rows written by the statement: each
+ * rendered object's texts and, with `cursors`, the rows' positions (else the page's cursors
+ * are not known). `joined`, the rows are returned as one, each column's texts joined in the
+ * read's order: the driver decodes one row whatever the page's size, and Node splits the
+ * texts, where it decoded every row's columns.
  */
 export async function renderedKeysetPage<T extends { id: string }>(
   query: ReadQuery,
   list: RenderedKeysetList<T>,
   request: PageRequest,
   offset: number,
-  cursors: boolean,
+  { cursors, joined }: { cursors: boolean; joined: boolean },
 ): Promise<Page<WrittenRow>> {
   const c = new Conditions();
   const objects = list.objects(c);
@@ -170,12 +170,23 @@ export async function renderedKeysetPage<T extends { id: string }>(
     columns.push('$position');
   }
   const rows = pageRowsSql(list, () => selected.filter(Boolean).join(', ') || '1', request, offset, c);
+  const cursorOf = ({ position }: WrittenRow) => {
+    const comma = position.lastIndexOf(',');
+    return encodeCursor(list.cursor.name, position.slice(0, comma), position.slice(comma + 1));
+  };
+  if (!joined) {
+    const written = (await query<Record<string, string>>(rows, c.params)).map((row) => ({
+      objects: columns.slice(0, objects.count).map((column) => row[column]!),
+      position: cursors ? row.$position! : '',
+    }));
+    return pageWithCounts(query, list, request, written, cursorOf, offset);
+  }
   // The aggregates take the rows in the subquery's order (a plain aggregate over one
   // subquery, no join to reorder them): an ORDER BY of their own sorted the texts again,
   // and numbering the rows for it cost a window, a tenth of the statement together.
-  const joined = columns.map((column) => `, string_agg(r."${column}", E'\\x1e') AS "${column}"`);
+  const aggregates = columns.map((column) => `, string_agg(r."${column}", E'\\x1e') AS "${column}"`);
   const [row] = await query<Record<string, string | number | null>>(
-    `SELECT count(*)::int AS "$rows"${joined.join('')} FROM (${rows}) r`,
+    `SELECT count(*)::int AS "$rows"${aggregates.join('')} FROM (${rows}) r`,
     c.params,
   );
   const texts = (column: string) => (row?.[column] as string | null | undefined)?.split(ROW_SEPARATOR) ?? [];
@@ -185,10 +196,6 @@ export async function renderedKeysetPage<T extends { id: string }>(
     objects: objectTexts.map((column) => column[i]!),
     position: positions[i] ?? '',
   }));
-  const cursorOf = ({ position }: WrittenRow) => {
-    const comma = position.lastIndexOf(',');
-    return encodeCursor(list.cursor.name, position.slice(0, comma), position.slice(comma + 1));
-  };
   return pageWithCounts(query, list, request, written, cursorOf, offset);
 }
 

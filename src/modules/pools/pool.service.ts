@@ -154,7 +154,7 @@ function writtenPageOfPools(ctx: ServiceContext, of: PoolsPage, rendering: PageR
     objects: (c) => renderedSelect(POOL_READ, rendering.objects, 'p', c.params),
     cursor: { name: of.ordering.name, key: of.ordering.keySql },
   };
-  return renderedKeysetPage(ctx.database.query, list, of.page, of.offset, rendering.cursors);
+  return renderedKeysetPage(ctx.database.query, list, of.page, of.offset, rendering);
 }
 
 /** The page of pools `input` asks for. */

@@ -48,7 +48,7 @@ const renderStreakPools: RootFieldRenderer = (field, nodes, walk) => {
   }
   const plans: { streak: ReadPlan; pools: PageRendering } = {
     streak: { spec: STREAK_READ, columns: new Set(['id']), rendered: streak ? [streak] : [] },
-    pools: pools ? pageRendering(pools) : { objects: [], cursors: false },
+    pools: pools ? pageRendering(pools) : { objects: [], cursors: false, joined: true },
   };
   return async (ctx, args) => {
     const { streakId, ...page } = args;

@@ -49,7 +49,7 @@ export function renderedStreaks(ctx: ServiceContext, input: PageArguments, rende
     objects: (c) => renderedSelect(STREAK_READ, rendering.objects, 's', c.params),
     cursor: { name: NEWEST_FIRST, key: NEWEST_FIRST_LIST.cursorKey('s') },
   };
-  return renderedKeysetPage(ctx.database.query, list, parseNewestFirstPage(input), 0, rendering.cursors);
+  return renderedKeysetPage(ctx.database.query, list, parseNewestFirstPage(input), 0, rendering);
 }
 
 export interface StreakPoolsResult<Pool = PoolRow> {
