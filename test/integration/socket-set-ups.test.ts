@@ -126,6 +126,24 @@ describe.runIf(process.env.TEST_DATABASE_URL)('socket set-ups, at most SOCKET_SE
     expect(withQueued.statements).toBe(alone.statements);
   });
 
+  it('acknowledges an anonymous connection_init at once, while the queue is full of credential checks', async () => {
+    const first = await Promise.all(Array.from({ length: AT_ONCE }, signedIn));
+    await t.database.db.transaction(async (tx) => {
+      await tx.execute(sql`lock table refresh_tokens in access exclusive mode`);
+      for (const socket of first) socket.start();
+      await until(async () => (await waitingOn('refresh_tokens')) === AT_ONCE, 10_000, 'the checks to fill the queue');
+      const anonymous = await prepared({ type: 'connection_init' }, (answer) => answer.type === 'connection_ack');
+      anonymous.start();
+      // Acknowledged while the checks still wait on the lock: it took no turn behind them.
+      const acknowledged = await Promise.race([anonymous.done, new Promise((resolve) => setTimeout(resolve, 3_000, 'still waiting'))]);
+      expect(acknowledged).toBe(true);
+      expect(await waitingOn('refresh_tokens')).toBe(AT_ONCE);
+      anonymous.ws.close(1000);
+    });
+    expect(await Promise.all(first.map((socket) => socket.done))).toEqual([true, true]);
+    await Promise.all(first.map(({ ws }) => new Promise((resolve) => ws.once('close', resolve).close(1000))));
+  });
+
   it('opens no more subscriptions at once than allowed, and none of a socket that closed while it waited', async () => {
     const alone = await lockedSetUps('pools', subscriber, 0);
     const withQueued = await lockedSetUps('pools', subscriber, 3);

@@ -162,11 +162,11 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         const clientAddress = clientAddressOf(request, config.http.trustProxy);
         try {
           const socket = ctx.extra.socket;
-          const authenticated = await setUps.run(
-            socket,
-            () => authenticateClient(deps, credentials, clientAddress, options.authFailures),
-            null,
-          );
+          // Without credentials there is nothing to check, so no turn to wait for in the queue.
+          const authenticated =
+            credentials.apiKey || credentials.bearerToken
+              ? await setUps.run(socket, () => authenticateClient(deps, credentials, clientAddress, options.authFailures), null)
+              : { viewer: null };
           if (!authenticated) return false;
           const { viewer } = authenticated;
           const ends = viewer
