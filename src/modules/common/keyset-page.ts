@@ -58,12 +58,12 @@ function matching<T extends { id: string }>(list: KeysetRows<T>, c: Conditions, 
 }
 
 /**
- * The statement reading a page's rows (`selectList` given the page's ORDER BY), `offset` rows
- * skipped when paging forward by position.
+ * The statement reading a page's rows, each as `selectList` writes it, `offset` rows skipped
+ * when paging forward by position.
  */
 function pageRowsSql<T extends { id: string }>(
   list: KeysetRows<T>,
-  selectList: (orderBy: string) => string,
+  selectList: string,
   request: PageRequest,
   offset: number,
   c: Conditions,
@@ -73,9 +73,9 @@ function pageRowsSql<T extends { id: string }>(
   // select with the select list, Postgres computes the list (the rendered JSON and its
   // subqueries) for every skipped row too, so a deep page cost its whole offset.
   return offset
-    ? `SELECT ${selectList(orderBy)} FROM ${rowsFrom} WHERE ${list.order.id} = ANY (ARRAY(SELECT ${list.order.id} FROM ${list.from}${c.where()} ` +
+    ? `SELECT ${selectList} FROM ${rowsFrom} WHERE ${list.order.id} = ANY (ARRAY(SELECT ${list.order.id} FROM ${list.from}${c.where()} ` +
         `ORDER BY ${orderBy} ${limit} OFFSET ${c.param(offset, 'int')})) ORDER BY ${orderBy}`
-    : `SELECT ${selectList(orderBy)} FROM ${rowsFrom}${c.where()} ORDER BY ${orderBy} ${limit}`;
+    : `SELECT ${selectList} FROM ${rowsFrom}${c.where()} ORDER BY ${orderBy} ${limit}`;
 }
 
 /**
@@ -118,7 +118,7 @@ export async function keysetPage<T extends { id: string }>(
 ): Promise<Page<T>> {
   const c = new Conditions();
   const select = list.select(c);
-  const text = pageRowsSql(list, () => select.list, request, offset, c);
+  const text = pageRowsSql(list, select.list, request, offset, c);
   const rows = (await query<Record<string, unknown>>(text, c.params)).map(select.decode);
   return pageWithCounts(query, list, request, rows, list.cursorOf, offset);
 }
@@ -169,7 +169,8 @@ export async function renderedKeysetPage<T extends { id: string }>(
     selected.push(`concat(${list.cursor.key}, ',', ${list.order.id}) AS "$position"`);
     columns.push('$position');
   }
-  const rows = pageRowsSql(list, () => selected.filter(Boolean).join(', ') || '1', request, offset, c);
+  // A connection selecting only its count or flags writes nothing of its rows.
+  const rows = pageRowsSql(list, selected.filter(Boolean).join(', ') || '1', request, offset, c);
   const cursorOf = ({ position }: WrittenRow) => {
     const comma = position.lastIndexOf(',');
     return encodeCursor(list.cursor.name, position.slice(0, comma), position.slice(comma + 1));

@@ -45,7 +45,7 @@ interface Ordering {
   column: string;
   descending: boolean;
   keyOf: (row: PoolRow) => string;
-  /** keyOf as SQL over the list's alias `p`, for a cursor the statement writes. */
+  /** keyOf as SQL over the list's alias `p`: the key as a cursor holds it, read with a rendered page's rows. */
   keySql: string;
   isValidKey: (key: string) => boolean;
   /** The Postgres type of a cursor's key. */

@@ -66,7 +66,7 @@ export async function streakPools(ctx: ServiceContext, streakId: string, input: 
 
 /**
  * {@link streakPools} rendered: the streak's JSON written by the statement reading it
- * (`plan`'s objects, under RENDERED on its row), the pools' rows as `pools` render them.
+ * (`plans.streak`'s objects, under RENDERED on its row), the pools' rows as `plans.pools` renders them.
  */
 export async function renderedStreakPools(
   ctx: ServiceContext,
