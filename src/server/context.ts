@@ -14,6 +14,7 @@ import type { StatementGuard } from '../read/nested-read.js';
 import {
   confirmSession,
   type Credentials,
+  hasCredentials,
   judgeSession,
   type Session,
   sessionGuard,
@@ -247,7 +248,7 @@ export async function authenticateClient(
   failures: Limiter,
   deferSession = false,
 ): Promise<{ viewer: Viewer | null; unconfirmedSession: UnconfirmedSession | null }> {
-  if (!credentials.apiKey && !credentials.bearerToken) return { viewer: null, unconfirmedSession: null };
+  if (!hasCredentials(credentials)) return { viewer: null, unconfirmedSession: null };
   const refuse = (error: unknown) => refuseCredential(error, clientAddress, failures);
   try {
     const { viewer, session } = await verifyCredentials(deps, credentials, deps.clock());

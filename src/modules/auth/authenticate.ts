@@ -36,6 +36,9 @@ export interface Credentials {
   apiKey: string | null;
 }
 
+/** Whether a request gave any credentials: without, it is anonymous and there is nothing to check. */
+export const hasCredentials = (credentials: Credentials) => Boolean(credentials.apiKey || credentials.bearerToken);
+
 /**
  * Resolves a request's credentials to its viewer (null when there are none; an
  * UNAUTHENTICATED error, with a reason, when they are present but not valid), short of a

@@ -21,6 +21,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import type { Config } from '../../config.js';
 import { isConnectionError } from '../../db/client.js';
 import { AppError } from '../../errors.js';
+import { hasCredentials } from '../../modules/auth/auth.service.js';
 import type { Viewer } from '../../modules/auth/viewer.js';
 import type { Limiter } from '../../modules/common/limiter.js';
 import type { CapLease, ConnectionCapFactory } from '../connection-caps.js';
@@ -163,10 +164,9 @@ export function attachGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         try {
           const socket = ctx.extra.socket;
           // Without credentials there is nothing to check, so no turn to wait for in the queue.
-          const authenticated =
-            credentials.apiKey || credentials.bearerToken
-              ? await setUps.run(socket, () => authenticateClient(deps, credentials, clientAddress, options.authFailures), null)
-              : { viewer: null };
+          const authenticated = hasCredentials(credentials)
+            ? await setUps.run(socket, () => authenticateClient(deps, credentials, clientAddress, options.authFailures), null)
+            : { viewer: null };
           if (!authenticated) return false;
           const { viewer } = authenticated;
           const ends = viewer
