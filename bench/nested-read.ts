@@ -3,8 +3,9 @@
  * `npm run bench`: a corpus of frontend pages (lib/query.ts: the pools list in two sorts, a
  * pool's detail, a user's profile, the streaks, the signed-in viewer's page, the leaderboard,
  * a Relay refetch) and `{ __typename }`, GraphQL against each page's floor (one hand-written
- * statement building the page's JSON, served by plain fastify). See bench/README.md for what it measures, its settings
- * and the latest figures. (Over 300 lines: one script, read top to bottom.)
+ * statement building the page's JSON, served by plain fastify) and, with the `apollo` target,
+ * against the same statement behind a default Apollo Server (lib/apollo-floor.ts). See
+ * bench/README.md for what it measures, its settings and the latest figures.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -17,7 +18,7 @@ import { backendCpu, type CpuSnapshot, cpuBetween } from './lib/postgres-cpu.js'
 import { BENCH_SCALE, BENCH_SEED, type BenchShape, bodyOf, SHAPES } from './lib/query.js';
 import { BENCH_NODE_FLAGS, prepareDatabase, type ServerProcess, startServer } from './lib/processes.js';
 import { resultsFile, writeResults } from './lib/results.js';
-import type { Role } from './lib/server.js';
+import { type Role, ROLES } from './lib/roles.js';
 
 const TARGET_RATIO = 0.7;
 const PROFILES_DIR = fileURLToPath(new URL('./results/profiles/', import.meta.url));
@@ -78,13 +79,12 @@ const settings = {
   label: process.env.BENCH_LABEL || null,
 };
 for (const target of settings.targets) {
-  if (target !== 'floor' && target !== 'graphql' && target !== 'baseline')
-    throw new Error(`BENCH_TARGETS lists floor, graphql and/or baseline, got "${target}"`);
+  if (!ROLES.includes(target)) throw new Error(`BENCH_TARGETS lists some of ${ROLES.join(', ')}, got "${target}"`);
   if (target === 'baseline' && !settings.baselineSrc)
     throw new Error('BENCH_TARGETS lists baseline: set BENCH_BASELINE_SRC to the checkout it runs');
 }
-if (settings.cpuProfile && !['floor', 'graphql', 'baseline'].includes(settings.cpuProfile)) {
-  throw new Error(`BENCH_CPU_PROF must be floor, graphql or baseline, got "${settings.cpuProfile}"`);
+if (settings.cpuProfile && !ROLES.includes(settings.cpuProfile)) {
+  throw new Error(`BENCH_CPU_PROF must be one of ${ROLES.join(', ')}, got "${settings.cpuProfile}"`);
 }
 const backend = settings.databaseUrl ? 'postgres' : 'pglite';
 /** One secret for every server, so the floor verifies the viewer's token as the app does. */
@@ -312,6 +312,7 @@ interface ShapeResult {
   responseBytes: Partial<Record<Role, number>>;
   /** The median round of each server. */
   floor?: Measurement;
+  apollo?: Measurement;
   graphql?: Measurement;
   baseline?: Measurement;
   /** graphql/floor of the median rounds, and of each round. */
@@ -322,6 +323,11 @@ interface ShapeResult {
   baselineRatio?: number | null;
   overBaselineRoundRatios?: number[];
   overBaselineMedian?: number | null;
+  /** With the apollo target: apollo/floor of each round and their median, and graphql/apollo of each round and their median. */
+  apolloRoundRatios?: number[];
+  apolloMedian?: number | null;
+  overApolloRoundRatios?: number[];
+  overApolloMedian?: number | null;
   rounds: Measurement[];
 }
 
@@ -342,7 +348,7 @@ function printTable(results: ShapeResult[]): void {
     'bytes',
   ];
   const rows = results.flatMap((r) =>
-    [r.floor, r.graphql, r.baseline]
+    [r.floor, r.apollo, r.graphql, r.baseline]
       .filter((m): m is Measurement => m !== undefined)
       .map((m) => [
         r.shape,
@@ -389,6 +395,13 @@ function printTable(results: ShapeResult[]): void {
       `${r.shape}: baseline/floor ${r.baselineRatio?.toFixed(2) ?? '-'}x; graphql/baseline per round: ${r.overBaselineRoundRatios.map((x) => x.toFixed(2)).join(', ')} (median ${r.overBaselineMedian?.toFixed(2)}x)`,
     );
   }
+  for (const r of results) {
+    if (!r.apolloRoundRatios?.length) continue;
+    console.log(
+      `${r.shape}: apollo/floor per round ${r.apolloRoundRatios.map((x) => x.toFixed(2)).join(', ')} (median ${r.apolloMedian?.toFixed(2)}x); ` +
+        `graphql/apollo per round ${r.overApolloRoundRatios!.map((x) => x.toFixed(2)).join(', ')} (median ${r.overApolloMedian?.toFixed(2) ?? '-'}x)`,
+    );
+  }
   const offset = results.find((r) => r.shape === 'DEEP_OFFSET');
   const keyset = results.find((r) => r.shape === 'DEEP_KEYSET');
   if (offset?.ratio && keyset?.ratio) {
@@ -426,6 +439,19 @@ async function runShape(shape: BenchShape, servers: Partial<Record<Role, ServerP
     byRole.graphql && byRole.baseline
       ? Array.from({ length: settings.rounds }, (_, i) => Math.round((rateOf('graphql', i + 1) / rateOf('baseline', i + 1)) * 1000) / 1000)
       : [];
+  const perRound = (over: Role, under: Role) =>
+    byRole[over] && byRole[under]
+      ? Array.from({ length: settings.rounds }, (_, i) => Math.round((rateOf(over, i + 1) / rateOf(under, i + 1)) * 1000) / 1000)
+      : [];
+  const medianOf = (ratios: number[]) => (ratios.length ? Math.round(median(ratios) * 1000) / 1000 : null);
+  const apollo = byRole.apollo
+    ? {
+        apolloRoundRatios: perRound('apollo', 'floor'),
+        apolloMedian: medianOf(perRound('apollo', 'floor')),
+        overApolloRoundRatios: perRound('graphql', 'apollo'),
+        overApolloMedian: medianOf(perRound('graphql', 'apollo')),
+      }
+    : {};
   const baseline = byRole.baseline
     ? {
         baselineRatio: byRole.floor
@@ -437,6 +463,7 @@ async function runShape(shape: BenchShape, servers: Partial<Record<Role, ServerP
     : {};
   return {
     ...baseline,
+    ...apollo,
     shape: shape.name,
     query: shape.query,
     // A page of several records: the mean of their responses' lengths.
@@ -461,7 +488,9 @@ if (settings.databaseUrl) admin = postgres(settings.databaseUrl, { max: 1, onnot
 const servers: ServerProcess[] = [];
 try {
   // The servers start in parallel (PGlite seeds in each); only the measured one is busy.
-  const roles: Role[] = settings.baselineSrc ? ['floor', 'graphql', 'baseline'] : ['floor', 'graphql'];
+  const roles: Role[] = ['floor', 'graphql'];
+  if (settings.baselineSrc) roles.push('baseline');
+  if (settings.targets.includes('apollo')) roles.push('apollo');
   const started = await Promise.allSettled(
     roles.map((role) =>
       startServer(role, {
@@ -478,8 +507,8 @@ try {
   for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
   const byRoleServer = Object.fromEntries(servers.map((server) => [server.role, server])) as Partial<Record<Role, ServerProcess>>;
   // On PGlite the floor's database is its own: it is given the session the GraphQL server issued.
-  if (!database.url && byRoleServer.floor && byRoleServer.graphql?.viewer)
-    await byRoleServer.floor.adoptSession(byRoleServer.graphql.viewer);
+  const viewer = byRoleServer.graphql?.viewer;
+  if (!database.url && viewer) for (const role of ['floor', 'apollo'] as const) await byRoleServer[role]?.adoptSession(viewer);
   const results: ShapeResult[] = [];
   for (const shape of settings.shapes) results.push(await runShape(shape, byRoleServer));
   printTable(results);

@@ -284,7 +284,7 @@ function floorOf(shape: BenchShape): { text: string; types: string[] } | null {
 }
 
 /** What a hand-written endpoint reads of the request: the page's variable `id`, or the verified session of its bearer token. */
-async function paramsOf(shape: BenchShape, request: FastifyRequest, secret: Uint8Array): Promise<unknown[]> {
+export async function paramsOf(shape: BenchShape, request: FastifyRequest, secret: Uint8Array): Promise<unknown[]> {
   if (shape.poolOrder) return shape.offset ? [shape.offset] : [];
   if (shape.signedIn) {
     const token = request.headers.authorization?.replace(/^Bearer /, '') ?? '';
@@ -328,9 +328,11 @@ const TYPENAME_BODY = JSON.stringify({ data: { __typename: 'Query' } });
  * prepares it once per connection (its own pool of 10, the app's size); PGlite is one
  * session, so one PREPARE serves every request.
  */
-async function floorQuery(
+export async function floorQuery(
   database: Database,
   databaseUrl: string | null,
+  /** Its connections' application_name: the bench reads their Postgres CPU by it. */
+  applicationName = 'poolgraph_bench_floor',
 ): Promise<{ run(shape: BenchShape, params: unknown[]): Promise<string>; close(): Promise<void> }> {
   const bodyOf = (row: { body: string } | undefined) => {
     if (!row) throw new Error('the floor statement found nothing');
@@ -341,7 +343,7 @@ async function floorQuery(
       max: 10,
       fetch_types: false,
       onnotice: () => {},
-      connection: { application_name: 'poolgraph_bench_floor' },
+      connection: { application_name: applicationName },
     });
     return {
       run: async (shape, params) => {

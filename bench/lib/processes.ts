@@ -11,7 +11,8 @@ import postgres from 'postgres';
 import { openDatabase } from '../../src/db/client.js';
 import { type SeedProgress, seedDemoData } from '../../src/seed/index.js';
 import { BENCH_SEED } from './query.js';
-import type { ChildMessage, ParentMessage, Role, ServerStats, ViewerSession } from './server.js';
+import type { Role } from './roles.js';
+import type { ChildMessage, ParentMessage, ServerStats, ViewerSession } from './server.js';
 
 const SERVER_ENTRY = fileURLToPath(new URL('./server.ts', import.meta.url));
 

@@ -20,11 +20,10 @@ import { seedDemoData } from '../../src/seed/index.js';
 import { users } from '../../schema/index.js';
 import type { AuthConfig } from '../../src/config.js';
 import { answerParent, countGc } from './child.js';
+import { createApolloFloorApp } from './apollo-floor.js';
 import { createFloorApp } from './floor.js';
+import { type Role, ROLES } from './roles.js';
 import { BENCH_SEED, VIEWER_CHOICE_SQL } from './query.js';
-
-/** floor: the hand-written statement; graphql: this app (or BENCH_SRC's); baseline: the app of BENCH_BASELINE_SRC, an older checkout measured in the same run. */
-export type Role = 'floor' | 'graphql' | 'baseline';
 
 export interface ServerStats {
   type: 'stats';
@@ -60,8 +59,7 @@ export type ChildMessage =
   | { type: 'session-adopted' };
 
 const role = process.env.BENCH_ROLE as Role;
-if (role !== 'floor' && role !== 'graphql' && role !== 'baseline')
-  throw new Error(`BENCH_ROLE must be floor, graphql or baseline, got ${role}`);
+if (!ROLES.includes(role)) throw new Error(`BENCH_ROLE must be one of ${ROLES.join(', ')}, got ${role}`);
 if (!process.send) throw new Error('lib/server.ts runs as a child of bench/nested-read.ts (IPC channel needed)');
 
 /** The checkout whose app this server runs: this repository, or BENCH_SRC's / BENCH_BASELINE_SRC's copy. */
@@ -93,6 +91,7 @@ const authSecret = process.env.BENCH_AUTH_SECRET || randomBytes(32).toString('he
 
 async function createServer(database: Database): Promise<FastifyInstance> {
   if (role === 'floor') return createFloorApp(database, process.env.BENCH_DB_URL || null, new TextEncoder().encode(authSecret));
+  if (role === 'apollo') return createApolloFloorApp(database, process.env.BENCH_DB_URL || null, new TextEncoder().encode(authSecret));
   // The app of this repository, or of the copy under BENCH_SRC (a prototype in scratch/
   // with src/ and schema/ beside each other). Imported only here: type-graphql keeps its
   // decorators' metadata globally, so one process must load one copy of the resolvers.
