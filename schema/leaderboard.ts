@@ -39,7 +39,10 @@ export const leaderboardDaily = pgTable(
   ],
 );
 
-/** One row per user over all time (the ALL window), indexed for keyset ranking. */
+/**
+ * One row per user over all time (the ALL window), indexed in each metric's board order
+ * (best first, ties by user id), so a page of the board reads its own entries and no others.
+ */
 export const leaderboardTotals = pgTable(
   'leaderboard_totals',
   {
@@ -49,10 +52,19 @@ export const leaderboardTotals = pgTable(
     ...standing,
   },
   (t) => [
-    index('leaderboard_totals_payout_idx').on(t.payout, t.userId),
+    index('leaderboard_totals_payout_idx').on(t.payout.desc().nullsFirst(), t.userId),
+    index('leaderboard_totals_precision_idx').on(sql`(${t.scoreSum} / ${t.scoredCount}) DESC`, t.userId),
     check('leaderboard_totals_count_positive', sql`${t.scoredCount} > 0`),
   ],
 );
+
+/**
+ * How many users the ALL board ranks (the rows of leaderboard_totals), in its one row, kept
+ * by triggers on that table (migration 0012): the board's size without counting it.
+ */
+export const leaderboardSize = pgTable('leaderboard_size', {
+  users: integer('users').notNull(),
+});
 
 export type LeaderboardDailyRow = typeof leaderboardDaily.$inferSelect;
 export type LeaderboardTotalsRow = typeof leaderboardTotals.$inferSelect;

@@ -212,21 +212,25 @@ select json_build_object('data', json_build_object('pools', json_build_object('n
     from (select * from pools order by total_volume desc, id desc limit ${POOLS_PER_PAGE}) x))))::text as body
 from refresh_tokens t where t.id = $1 and t.revoked_at is null`;
 
-/** The leaderboard's floor: the first 20 by payout (leaderboard.service.ts: ties share a rank, ordered by user id), the board's size, each user with avatar. */
+/**
+ * The leaderboard's floor: the first 20 by payout (leaderboard.service.ts: ties share a rank,
+ * ordered by user id), read from the payout index; the board's size as kept; each user with
+ * avatar. On the board's first page a tie's rank is its first position there.
+ */
 const leaderboardFloorSql = `
-with ranked as (
+with numbered as (
   select user_id, payout, staked, (score_sum / scored_count)::float8 as precision, scored_count::int as n, decimals,
-         rank() over (order by payout desc)::int as rank, row_number() over (order by payout desc, user_id)::int as position,
-         count(*) over ()::int as total
-  from leaderboard_totals)
-select json_build_object('data', json_build_object('leaderboard', json_build_object('totalCount', coalesce(max(r.total), 0), 'nodes', ${aggregate(
+         row_number() over (order by payout desc, user_id)::int as position
+  from (select * from leaderboard_totals order by payout desc, user_id limit 20) t),
+ranked as (select numbered.*, min(position) over (partition by payout)::int as rank from numbered)
+select json_build_object('data', json_build_object('leaderboard', json_build_object('totalCount', (select users from leaderboard_size), 'nodes', ${aggregate(
   `json_build_object('rank', r.rank, 'payout', ${tokens('r.payout', 'r.decimals')}, 'staked', ${tokens('r.staked', 'r.decimals')},
     'precision', r.precision, 'predictionCount', r.n,
     'user', (select json_build_object('id', u.id, 'username', u.username,
       'avatar', (select json_build_object('id', i.id, 'url', i.url) from images i where i.id = u.avatar_id)) from users u where u.id = r.user_id))`,
   'r.position',
 )})))::text as body
-from ranked r where r.position <= 20`;
+from ranked r`;
 
 /**
  * The deep nested page's floor ($1 the pool, $2 and $3 the cursor's created_at and id): the

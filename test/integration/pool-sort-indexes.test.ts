@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { seedDemoData } from '../../src/seed/index.js';
 import { createApp } from '../../src/server/app.js';
 import type { ServiceContext } from '../../src/modules/context.js';
 import { newestFirstCursor } from '../../src/modules/common/loaders.js';
 import { userTransactions } from '../../src/modules/viewer/history.service.js';
 import { createTestDatabase, type TestDatabase, testConfig } from '../support/harness.js';
+import { type RecordedStatement, recordingDatabase } from '../support/recording-database.js';
 
 /**
  * Every pool sort, from the first page and after a cursor, and backward (the last page,
@@ -46,34 +47,28 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('pool sorts use an index on post
   let test: TestDatabase;
   let database: Database;
   let app: Awaited<ReturnType<typeof createApp>>;
-  let statements: Array<{ text: string; params: readonly unknown[] }> = [];
+  let statements: RecordedStatement[];
+  let closeDatabase: () => Promise<void>;
 
   beforeAll(async () => {
     test = await createTestDatabase('postgres');
     await seedDemoData(test.database, { users: 150, pools: 90, streaks: 3, seed: 7 });
-    // One connection, so the session setting below holds for every statement.
-    const opened = await openDatabase({ kind: 'postgres', url: test.url!, maxConnections: 1 });
-    await opened.query('ANALYZE', []);
-    for (const setting of ['enable_seqscan', 'enable_bitmapscan', 'enable_sort']) await opened.query(`SET ${setting} = off`, []);
-    database = Object.create(opened, {
-      query: {
-        value: (text: string, params: readonly unknown[]) => {
-          statements.push({ text, params });
-          return opened.query(text, params);
-        },
-      },
-    }) as Database;
+    ({
+      database,
+      statements,
+      close: closeDatabase,
+    } = await recordingDatabase(test.url!, ['enable_seqscan', 'enable_bitmapscan', 'enable_sort']));
     app = await createApp({ config: testConfig(), database });
     await app.ready();
   });
   afterAll(async () => {
     await app.close();
-    await Object.getPrototypeOf(database).close();
+    await closeDatabase();
     await test.drop();
   });
 
   const poolsStatement = async (sort: string, status: string | null, page: string) => {
-    statements = [];
+    statements.length = 0;
     const filter = status ? `filter: { status: [${status}] }, ` : '';
     const response = await app.inject({
       method: 'POST',
@@ -135,7 +130,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('pool sorts use an index on post
     for (const page of [{ first: 5 }, { first: 5, after: cursor }, { last: 5 }, { last: 5, before: cursor }]) {
       // A request's own loaders (the page loader is kept per request): a fresh scope per page.
       const ctx = { database, chain: null, loaders: {} } as unknown as ServiceContext;
-      statements = [];
+      statements.length = 0;
       await userTransactions(ctx, userId, page);
       const read = statements.find((s) => s.text.includes('FROM "chain_submissions" s'));
       const found = await explain(read!, 'chain_submissions');

@@ -258,7 +258,7 @@ describe.each(backends)('the nested read on %s: statements, prepared', (kind) =>
     if (kind === 'postgres') {
       // Prepared on the one connection, and past its fifth execution on its generic plan.
       const prepared = await database.query<{ generic: number }>(
-        `SELECT generic_plans::int AS generic FROM pg_prepared_statements WHERE statement LIKE 'WITH board AS %' AND (statement LIKE '% AS "user_json_0"%') = $1`,
+        `SELECT generic_plans::int AS generic FROM pg_prepared_statements WHERE statement LIKE 'WITH page AS %' AND (statement LIKE '% AS "user_json_0"%') = $1`,
         [path === 'rendered'],
       );
       expect(prepared).toHaveLength(1);

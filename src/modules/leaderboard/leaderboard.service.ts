@@ -1,6 +1,6 @@
 import { type RenderedObject, renderedRowSql } from '../../read/nested-read.js';
 import { badInput } from '../../errors.js';
-import { encodeCursor, isIntegerString, Page, type PageArguments, parsePageRequest } from '../common/pagination.js';
+import { encodeCursor, isIntegerString, MAX_PAGE_SIZE, Page, type PageArguments, parsePageRequest } from '../common/pagination.js';
 import type { ServiceContext } from '../context.js';
 
 export const LEADERBOARD_PERIODS = ['DAY', 'WEEK', 'MONTH', 'ALL'] as const;
@@ -62,13 +62,179 @@ function userSqlOf(user: RenderedObject): string {
   return text;
 }
 
+/** What a board's statement found: its entries on the page in order, the viewer's standing, and the board's size. */
+interface BoardRead {
+  /** The page's entries, best first. */
+  nodes: LeaderboardEntryRow[];
+  /** The position before the page's first (below 0 when a page before a cursor reaches above the board's top). */
+  start: number;
+  viewerEntry: LeaderboardEntryRow | null;
+  total: number;
+}
+
+/** How a page of a board is asked: the `size` positions after `from` (null: the last `size` of the board), and whose standing to add. */
+interface BoardRequest {
+  by: LeaderboardMetric;
+  from: number | null;
+  size: number;
+  viewerId: string | null;
+  renderedUsers: readonly RenderedObject[];
+}
+
+/** A metric over a board row's alias, as the ALL board's indexes are written (schema/leaderboard.ts). */
+const METRIC_SQL: Record<LeaderboardMetric, (alias: string) => string> = {
+  PAYOUT: (alias) => `${alias}.payout`,
+  PRECISION: (alias) => `(${alias}.score_sum / ${alias}.scored_count)`,
+};
+
+/** A board row's values as the entries carry them, over the alias `ranked`. */
+const ENTRY_COLUMNS =
+  'ranked.user_id, ranked.payout::text AS payout, ranked.staked::text AS staked, ' +
+  '(ranked.score_sum / ranked.scored_count)::float8 AS precision, ranked.scored_count::int AS prediction_count, ranked.decimals::int AS decimals';
+
+/** The rendered users' columns over `ranked.user_id` (null in the statement's rows that are no entry). */
+const renderedUserColumns = (users: readonly RenderedObject[], none = false) =>
+  users.map((user, i) => `, ${none ? 'NULL' : userSqlOf(user)} AS "user_json_${i}"`).join('');
+
+function entryOf(row: Record<string, string | number | null>, rank: number, position: number, users: number): LeaderboardEntryRow {
+  return {
+    id: String(row.user_id),
+    rank,
+    position,
+    payoutUnits: BigInt(row.payout!),
+    stakedUnits: BigInt(row.staked!),
+    precision: Number(row.precision),
+    predictionCount: Number(row.prediction_count),
+    decimals: Number(row.decimals),
+    renderedUsers: Array.from({ length: users }, (_, i) => String(row[`user_json_${i}`])),
+  };
+}
+
+/** A statement's parameters, numbered as they are added. */
+function parameters() {
+  const values: unknown[] = [];
+  const param = (value: unknown, type: string) => {
+    values.push(value);
+    return `$${values.length}::${type}`;
+  };
+  return { values, param };
+}
+
+/**
+ * The ALL board, read from its rows in the metric's index order (schema/leaderboard.ts): the
+ * page's own entries (an index scan stopped after the page, from its position on), the rank
+ * of the page's first entry and the viewer's standing as index range counts, and the board's
+ * size as kept (leaderboard_size). Its cost follows the page and how far down the board it
+ * lies, not the board's size. Ranks within the page follow from positions: an entry whose
+ * value differs from the one before it ranks at its own position; the first entry's ties may
+ * start above the page, so its rank is counted.
+ */
+async function readTotalsBoard(ctx: ServiceContext, request: BoardRequest): Promise<BoardRead> {
+  const { values, param } = parameters();
+  const metric = METRIC_SQL[request.by];
+  // The page's rows on the board (those above its top are none), written into the text as
+  // the other pages' sizes are (keyset-page.ts, pageLimit): one prepared statement per size.
+  const rowsOnBoard = request.from === null ? request.size : Math.max(request.from + request.size, 0) - Math.max(request.from, 0);
+  if (!Number.isSafeInteger(rowsOnBoard) || rowsOnBoard < 0 || rowsOnBoard > MAX_PAGE_SIZE)
+    throw new Error(`a page of ${rowsOnBoard} rows`);
+  const total = '(SELECT users FROM leaderboard_size)';
+  // The board's top has no OFFSET in its text: with one, Postgres plans the statement at
+  // each run (its generic plan guesses a tenth of the board skipped).
+  const offset =
+    request.from === null
+      ? ` OFFSET greatest(${total} - ${rowsOnBoard}, 0)`
+      : request.from > 0
+        ? ` OFFSET ${param(request.from, 'int')}`
+        : '';
+  const viewer =
+    request.viewerId === null
+      ? ''
+      : // Its rank and its ties above it: index range counts.
+        ` UNION ALL SELECT 2, 0, ${ENTRY_COLUMNS}, NULL, NULL, ` +
+        `1 + (SELECT count(*) FROM leaderboard_totals o WHERE ${metric('o')} > ${metric('ranked')})::int, ` +
+        `(SELECT count(*) FROM leaderboard_totals o WHERE ${metric('o')} = ${metric('ranked')} AND o.user_id < ranked.user_id)::int` +
+        `${renderedUserColumns(request.renderedUsers)} FROM leaderboard_totals ranked WHERE ranked.user_id = ${param(request.viewerId, 'uuid')}`;
+  // Part 0: the board's size and the page's first rank; 1: the page's entries in order; 2: the viewer's standing.
+  const rows = await ctx.database.query<Record<string, string | number | null>>(
+    `WITH page AS (SELECT *, ${metric('t')}::text AS metric FROM leaderboard_totals t ORDER BY ${metric('t')} DESC, t.user_id LIMIT ${rowsOnBoard}${offset}) ` +
+      `SELECT 0 AS part, 0 AS ordinal, NULL::uuid AS user_id, NULL AS payout, NULL AS staked, NULL::float8 AS precision, NULL::int AS prediction_count, ` +
+      `NULL::int AS decimals, NULL AS metric, ${total} AS total, ` +
+      `1 + (SELECT count(*) FROM leaderboard_totals o WHERE ${metric('o')} > (SELECT ${metric('p')} FROM page p ORDER BY ${metric('p')} DESC LIMIT 1))::int AS rank, NULL::int AS ties_above` +
+      `${renderedUserColumns(request.renderedUsers, true)} ` +
+      `UNION ALL SELECT 1, row_number() OVER (ORDER BY ${metric('ranked')} DESC, ranked.user_id)::int, ${ENTRY_COLUMNS}, ranked.metric, NULL, NULL, NULL` +
+      `${renderedUserColumns(request.renderedUsers)} FROM page ranked${viewer} ORDER BY part, ordinal`,
+    values,
+  );
+  const head = rows[0]!;
+  const boardSize = Number(head.total);
+  const start = request.from ?? boardSize - request.size;
+  const first = Math.max(start, 0);
+  const users = request.renderedUsers.length;
+  let rank = Number(head.rank);
+  const nodes = rows
+    .filter((row) => row.part === 1)
+    .map((row, i, page) => {
+      const position = first + i + 1;
+      if (i > 0 && row.metric !== page[i - 1]!.metric) rank = position;
+      return entryOf(row, rank, position, users);
+    });
+  const standing = rows.find((row) => row.part === 2);
+  const viewerEntry = standing
+    ? entryOf(standing, Number(standing.rank), Number(standing.rank) + Number(standing.ties_above), users)
+    : null;
+  return { nodes, start, viewerEntry, total: boardSize };
+}
+
+/**
+ * A window's board (DAY, WEEK, MONTH), summed from the daily rows of its days and ranked
+ * whole: its cost follows how many users took part in the window.
+ */
+async function readWindowBoard(ctx: ServiceContext, period: Exclude<LeaderboardPeriod, 'ALL'>, request: BoardRequest): Promise<BoardRead> {
+  const { values, param } = parameters();
+  const source =
+    'SELECT user_id, sum(payout) AS payout, sum(staked) AS staked, sum(score_sum) AS score_sum, sum(scored_count) AS scored_count, ' +
+    'max(decimals) AS decimals FROM leaderboard_daily ' +
+    `WHERE day > (${param(ctx.now.toISOString(), 'timestamptz')} AT TIME ZONE 'UTC')::date - ${param(WINDOW_DAYS[period], 'int')} ` +
+    'GROUP BY user_id';
+  const metric = METRIC_SQL[request.by]('board');
+  const range =
+    request.from === null
+      ? `position > total - ${param(request.size, 'int')} AND position <= total`
+      : `position > ${param(request.from, 'int')} AND position <= ${param(request.from + request.size, 'int')}`;
+  // Signed out, no condition at all: with `user_id = NULL` left to the plan, Postgres' custom
+  // plans (which drop it) look cheaper than the generic one, and it would plan every time.
+  const viewerStanding = request.viewerId === null ? '' : ` OR ranked.user_id = ${param(request.viewerId, 'uuid')}`;
+  const rows = await ctx.database.query<Record<string, string | number | null>>(
+    `WITH board AS (${source}), ` +
+      'ranked AS (SELECT board.*, ' +
+      `rank() OVER (ORDER BY ${metric} DESC)::int AS rank, ` +
+      `row_number() OVER (ORDER BY ${metric} DESC, user_id)::int AS position, ` +
+      'count(*) OVER ()::int AS total FROM board) ' +
+      `SELECT ${ENTRY_COLUMNS}, rank, position, total${renderedUserColumns(request.renderedUsers)} FROM ranked ` +
+      `WHERE (${range})${viewerStanding} ORDER BY position`,
+    values,
+  );
+  const users = request.renderedUsers.length;
+  const entries = rows.map((row) => entryOf(row, Number(row.rank), Number(row.position), users));
+  const total = rows.length > 0 ? Number(rows[0]!.total) : 0;
+  const start = request.from ?? total - request.size;
+  return {
+    nodes: entries.filter((entry) => entry.position > start && entry.position <= start + request.size),
+    start,
+    viewerEntry: entries.find((entry) => entry.id === request.viewerId) ?? null,
+    total,
+  };
+}
+
 /**
  * Users ranked by reward payouts or by mean precision score over a window, from the
  * aggregate kept by resolution: one statement returns the page, the count and the viewer's
  * own standing, whatever the page size. Equal values share a rank (1, 2, 2, 4); the order
  * within a tie is by user id, and cursors are positions in that order: a page is a range of
  * positions (forward after a cursor's, or backward before it, or the last ones of the
- * board), and the count tells exactly whether positions lie before or after it.
+ * board), and the count tells exactly whether positions lie before or after it. Each text
+ * (per board, metric, kind of range and rendered selection, the values as parameters) is a
+ * prepared statement of the read path, planned once per connection.
  */
 export async function leaderboard(
   ctx: ServiceContext,
@@ -78,70 +244,20 @@ export async function leaderboard(
 ): Promise<LeaderboardPage> {
   const { period, by, order, page } = parseLeaderboardPage(args);
   const cursorPosition = page.cursor ? Number(page.cursor.key) : null;
-  // The page's positions, from (exclusive) and to (inclusive): backward from the end of the
-  // board is relative to its size, which the statement itself counts (`total`).
+  // The page's positions, from (exclusive): backward from the end of the board is relative
+  // to its size, which the statement itself reads (`total`).
+  // Backward before a cursor near the top, `from` is below 0: the page is the positions above the cursor's.
   const from = page.backward ? (cursorPosition === null ? null : cursorPosition - 1 - page.size) : (cursorPosition ?? 0);
-
-  // One text per board, metric, kind of range and rendered selection, the values as
-  // parameters: a prepared statement of the read path, planned once per connection (built by
-  // the query builder it was parsed and planned again at every request, a fifth of its time).
-  const params: unknown[] = [];
-  const param = (value: unknown, type: string) => {
-    params.push(value);
-    return `$${params.length}::${type}`;
-  };
-  const source =
-    period === 'ALL'
-      ? 'SELECT user_id, payout, staked, score_sum, scored_count, decimals FROM leaderboard_totals'
-      : 'SELECT user_id, sum(payout) AS payout, sum(staked) AS staked, sum(score_sum) AS score_sum, sum(scored_count) AS scored_count, ' +
-        'max(decimals) AS decimals FROM leaderboard_daily ' +
-        `WHERE day > (${param(ctx.now.toISOString(), 'timestamptz')} AT TIME ZONE 'UTC')::date - ${param(WINDOW_DAYS[period], 'int')} ` +
-        'GROUP BY user_id';
-  const metric = by === 'PAYOUT' ? 'payout' : '(score_sum / scored_count)';
-  const range =
-    from === null
-      ? `position > total - ${param(page.size, 'int')} AND position <= total`
-      : `position > ${param(from, 'int')} AND position <= ${param(from + page.size, 'int')}`;
-  const viewerId = ctx.viewer?.userId ?? null;
-  // Signed out, no condition at all: with `user_id = NULL` left to the plan, Postgres' custom
-  // plans (which drop it) look cheaper than the generic one, and it would plan every time.
-  const viewerStanding = viewerId === null ? '' : ` OR user_id = ${param(viewerId, 'uuid')}`;
-  const rows = await ctx.database.query<Record<string, string | number>>(
-    `WITH board AS (${source}), ` +
-      'ranked AS (' +
-      'SELECT user_id, payout::text AS payout, staked::text AS staked, (score_sum / scored_count)::float8 AS precision, ' +
-      'scored_count::int AS prediction_count, decimals::int AS decimals, ' +
-      `rank() OVER (ORDER BY ${metric} DESC)::int AS rank, ` +
-      `row_number() OVER (ORDER BY ${metric} DESC, user_id)::int AS position, ` +
-      'count(*) OVER ()::int AS total ' +
-      'FROM board) ' +
-      `SELECT *${renderedUsers.map((user, i) => `, ${userSqlOf(user)} AS "user_json_${i}"`).join('')} FROM ranked ` +
-      `WHERE (${range})${viewerStanding} ORDER BY position`,
-    params,
-  );
-  const entries = rows.map((row): LeaderboardEntryRow => ({
-    id: String(row.user_id),
-    rank: Number(row.rank),
-    position: Number(row.position),
-    payoutUnits: BigInt(row.payout!),
-    stakedUnits: BigInt(row.staked!),
-    precision: Number(row.precision),
-    predictionCount: Number(row.prediction_count),
-    decimals: Number(row.decimals),
-    renderedUsers: renderedUsers.map((_, i) => String(row[`user_json_${i}`])),
-  }));
-  const total = rows.length > 0 ? Number(rows[0]!.total) : 0;
-  const start = from ?? total - page.size;
-  const nodes = entries.filter((entry) => entry.position > start && entry.position <= start + page.size);
-  const viewerEntry = entries.find((entry) => entry.id === viewerId) ?? null;
-  const hasNextPage = start + page.size < total;
-  const hasPreviousPage = start > 0 && total > 0;
+  const request: BoardRequest = { by, from, size: page.size, viewerId: ctx.viewer?.userId ?? null, renderedUsers };
+  const board = period === 'ALL' ? await readTotalsBoard(ctx, request) : await readWindowBoard(ctx, period, request);
+  const hasNextPage = board.start + page.size < board.total;
+  const hasPreviousPage = board.start > 0 && board.total > 0;
   return new LeaderboardPage(
-    nodes,
+    board.nodes,
     hasNextPage,
     hasPreviousPage,
     (row) => encodeCursor(order, String(row.position), row.id),
-    total,
-    viewerEntry,
+    board.total,
+    board.viewerEntry,
   );
 }
