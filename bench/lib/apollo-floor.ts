@@ -14,15 +14,14 @@ interface FloorContext {
 }
 
 /**
- * The floor's statements behind Apollo Server (the `apollo` target of `npm run bench`): the
- * most a service executing its operations in Apollo Server reaches on a page, its SQL being
- * the floor's own. Apollo Server at its defaults (as its docs build one: a schema, resolvers,
+ * The floor's statements behind Apollo Server (the `apollo` target of `npm run bench`): what a
+ * service built as Apollo's docs build one reaches on a page with perfect SQL, the floor's
+ * own. Apollo Server at its defaults (as its docs build one: a schema, resolvers,
  * no plugin of its own) behind plain fastify through `executeHTTPGraphQLRequest`, on the app's
  * schema (schema/schema.graphql). Each root field's resolver takes its part of the page's floor
  * answer (the statement run once a request, the JSON parsed); graphql-js completes it with
  * the default resolvers (the floor writes every field under its own name), Apollo serializes
- * it. Against the floor: what Apollo's request pipeline and execution cost a page, which no
- * service executing in Apollo avoids.
+ * it. Against the floor: what Apollo's request pipeline and graphql-js execution cost a page.
  */
 export async function createApolloFloorApp(
   database: Database,
