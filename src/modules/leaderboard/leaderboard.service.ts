@@ -1,6 +1,7 @@
 import { type RenderedObject, renderedRowSql } from '../../read/nested-read.js';
 import { badInput } from '../../errors.js';
 import { encodeCursor, isIntegerString, MAX_PAGE_SIZE, Page, type PageArguments, parsePageRequest } from '../common/pagination.js';
+import { Conditions } from '../common/sql-conditions.js';
 import type { ServiceContext } from '../context.js';
 
 export const LEADERBOARD_PERIODS = ['DAY', 'WEEK', 'MONTH', 'ALL'] as const;
@@ -110,16 +111,6 @@ function entryOf(row: Record<string, string | number | null>, rank: number, posi
   };
 }
 
-/** A statement's parameters, numbered as they are added. */
-function parameters() {
-  const values: unknown[] = [];
-  const param = (value: unknown, type: string) => {
-    values.push(value);
-    return `$${values.length}::${type}`;
-  };
-  return { values, param };
-}
-
 /**
  * The ALL board, read from its rows in the metric's index order (schema/leaderboard.ts): the
  * page's own entries (an index scan stopped after the page, from its position on), the rank
@@ -130,7 +121,7 @@ function parameters() {
  * start above the page, so its rank is counted.
  */
 async function readTotalsBoard(ctx: ServiceContext, request: BoardRequest): Promise<BoardRead> {
-  const { values, param } = parameters();
+  const c = new Conditions();
   const metric = METRIC_SQL[request.by];
   // The page's rows on the board (those above its top are none), written into the text as
   // the other pages' sizes are (keyset-page.ts, pageLimit): one prepared statement per size.
@@ -144,7 +135,7 @@ async function readTotalsBoard(ctx: ServiceContext, request: BoardRequest): Prom
     request.from === null
       ? ` OFFSET greatest(${total} - ${rowsOnBoard}, 0)`
       : request.from > 0
-        ? ` OFFSET ${param(request.from, 'int')}`
+        ? ` OFFSET ${c.param(request.from, 'int')}`
         : '';
   const viewer =
     request.viewerId === null
@@ -153,7 +144,7 @@ async function readTotalsBoard(ctx: ServiceContext, request: BoardRequest): Prom
         ` UNION ALL SELECT 2, 0, ${ENTRY_COLUMNS}, NULL, NULL, ` +
         `1 + (SELECT count(*) FROM leaderboard_totals o WHERE ${metric('o')} > ${metric('ranked')})::int, ` +
         `(SELECT count(*) FROM leaderboard_totals o WHERE ${metric('o')} = ${metric('ranked')} AND o.user_id < ranked.user_id)::int` +
-        `${renderedUserColumns(request.renderedUsers)} FROM leaderboard_totals ranked WHERE ranked.user_id = ${param(request.viewerId, 'uuid')}`;
+        `${renderedUserColumns(request.renderedUsers)} FROM leaderboard_totals ranked WHERE ranked.user_id = ${c.param(request.viewerId, 'uuid')}`;
   // Part 0: the board's size and the page's first rank; 1: the page's entries in order; 2: the viewer's standing.
   const rows = await ctx.database.query<Record<string, string | number | null>>(
     `WITH page AS (SELECT *, ${metric('t')}::text AS metric FROM leaderboard_totals t ORDER BY ${metric('t')} DESC, t.user_id LIMIT ${rowsOnBoard}${offset}) ` +
@@ -163,7 +154,7 @@ async function readTotalsBoard(ctx: ServiceContext, request: BoardRequest): Prom
       `${renderedUserColumns(request.renderedUsers, true)} ` +
       `UNION ALL SELECT 1, row_number() OVER (ORDER BY ${metric('ranked')} DESC, ranked.user_id)::int, ${ENTRY_COLUMNS}, ranked.metric, NULL, NULL, NULL` +
       `${renderedUserColumns(request.renderedUsers)} FROM page ranked${viewer} ORDER BY part, ordinal`,
-    values,
+    c.params,
   );
   const head = rows[0]!;
   const boardSize = Number(head.total);
@@ -190,20 +181,20 @@ async function readTotalsBoard(ctx: ServiceContext, request: BoardRequest): Prom
  * whole: its cost follows how many users took part in the window.
  */
 async function readWindowBoard(ctx: ServiceContext, period: Exclude<LeaderboardPeriod, 'ALL'>, request: BoardRequest): Promise<BoardRead> {
-  const { values, param } = parameters();
+  const c = new Conditions();
   const source =
     'SELECT user_id, sum(payout) AS payout, sum(staked) AS staked, sum(score_sum) AS score_sum, sum(scored_count) AS scored_count, ' +
     'max(decimals) AS decimals FROM leaderboard_daily ' +
-    `WHERE day > (${param(ctx.now.toISOString(), 'timestamptz')} AT TIME ZONE 'UTC')::date - ${param(WINDOW_DAYS[period], 'int')} ` +
+    `WHERE day > (${c.param(ctx.now.toISOString(), 'timestamptz')} AT TIME ZONE 'UTC')::date - ${c.param(WINDOW_DAYS[period], 'int')} ` +
     'GROUP BY user_id';
   const metric = METRIC_SQL[request.by]('board');
   const range =
     request.from === null
-      ? `position > total - ${param(request.size, 'int')} AND position <= total`
-      : `position > ${param(request.from, 'int')} AND position <= ${param(request.from + request.size, 'int')}`;
+      ? `position > total - ${c.param(request.size, 'int')} AND position <= total`
+      : `position > ${c.param(request.from, 'int')} AND position <= ${c.param(request.from + request.size, 'int')}`;
   // Signed out, no condition at all: with `user_id = NULL` left to the plan, Postgres' custom
   // plans (which drop it) look cheaper than the generic one, and it would plan every time.
-  const viewerStanding = request.viewerId === null ? '' : ` OR ranked.user_id = ${param(request.viewerId, 'uuid')}`;
+  const viewerStanding = request.viewerId === null ? '' : ` OR ranked.user_id = ${c.param(request.viewerId, 'uuid')}`;
   const rows = await ctx.database.query<Record<string, string | number | null>>(
     `WITH board AS (${source}), ` +
       'ranked AS (SELECT board.*, ' +
@@ -212,7 +203,7 @@ async function readWindowBoard(ctx: ServiceContext, period: Exclude<LeaderboardP
       'count(*) OVER ()::int AS total FROM board) ' +
       `SELECT ${ENTRY_COLUMNS}, rank, position, total${renderedUserColumns(request.renderedUsers)} FROM ranked ` +
       `WHERE (${range})${viewerStanding} ORDER BY position`,
-    values,
+    c.params,
   );
   const users = request.renderedUsers.length;
   const entries = rows.map((row) => entryOf(row, Number(row.rank), Number(row.position), users));
