@@ -434,16 +434,14 @@ async function runShape(shape: BenchShape, servers: Partial<Record<Role, ServerP
   >;
   const rateOf = (role: Role, round: number) => rounds.find((m) => m.role === role && m.round === round)!.load.requestsPerSecond;
   const both = byRole.floor && byRole.graphql;
-  const roundRatios = both ? Array.from({ length: settings.rounds }, (_, i) => rateOf('graphql', i + 1) / rateOf('floor', i + 1)) : [];
-  const overBaseline =
-    byRole.graphql && byRole.baseline
-      ? Array.from({ length: settings.rounds }, (_, i) => Math.round((rateOf('graphql', i + 1) / rateOf('baseline', i + 1)) * 1000) / 1000)
-      : [];
+  /** `over`'s rate as a share of `under`'s, each round, where both were measured. */
   const perRound = (over: Role, under: Role) =>
     byRole[over] && byRole[under]
       ? Array.from({ length: settings.rounds }, (_, i) => Math.round((rateOf(over, i + 1) / rateOf(under, i + 1)) * 1000) / 1000)
       : [];
   const medianOf = (ratios: number[]) => (ratios.length ? Math.round(median(ratios) * 1000) / 1000 : null);
+  const roundRatios = perRound('graphql', 'floor');
+  const overBaseline = perRound('graphql', 'baseline');
   const apollo = byRole.apollo
     ? {
         apolloRoundRatios: perRound('apollo', 'floor'),
@@ -458,7 +456,7 @@ async function runShape(shape: BenchShape, servers: Partial<Record<Role, ServerP
           ? Math.round((byRole.baseline.load.requestsPerSecond / byRole.floor.load.requestsPerSecond) * 1000) / 1000
           : null,
         overBaselineRoundRatios: overBaseline,
-        overBaselineMedian: overBaseline.length ? Math.round(median(overBaseline) * 1000) / 1000 : null,
+        overBaselineMedian: medianOf(overBaseline),
       }
     : {};
   return {
@@ -470,8 +468,8 @@ async function runShape(shape: BenchShape, servers: Partial<Record<Role, ServerP
     responseBytes: Object.fromEntries(Object.entries(bytes).map(([role, lengths]) => [role, Math.round(mean(lengths))])),
     ...byRole,
     ratio: both ? Math.round((byRole.graphql!.load.requestsPerSecond / byRole.floor!.load.requestsPerSecond) * 1000) / 1000 : null,
-    roundRatios: roundRatios.map((r) => Math.round(r * 1000) / 1000),
-    medianRoundRatio: roundRatios.length ? Math.round(median(roundRatios) * 1000) / 1000 : null,
+    roundRatios,
+    medianRoundRatio: medianOf(roundRatios),
     rounds,
   };
 }
