@@ -125,6 +125,20 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a page of the ALL board reads i
     expect(read).toBeLessThanOrEqual(5 + 1);
   });
 
+  it.each(['PAYOUT', 'PRECISION'])('by %s: the board’s last page reads its own entries, from the index’s end', async (by) => {
+    const { read, ranks } = await readPage(by, 'last: 5');
+    const metric = by === 'PAYOUT' ? 'payout' : '(score_sum / scored_count)';
+    const expected = await database.query<{ rank: number }>(
+      `SELECT rank FROM (SELECT user_id, rank() OVER (ORDER BY ${metric} DESC)::int AS rank, ` +
+        `row_number() OVER (ORDER BY ${metric} DESC, user_id) AS position FROM leaderboard_totals) board ` +
+        'ORDER BY position DESC LIMIT 5',
+      [],
+    );
+    expect(ranks).toEqual(expected.map((row) => row.rank).reverse());
+    // Its first rank counts those at or below it, the page's entries and their ties above it.
+    expect(read).toBeLessThanOrEqual(2 * 5 + 10);
+  });
+
   it.each(['PAYOUT', 'PRECISION'])('by %s: a page 500 entries down reads what lies above it and itself', async (by) => {
     const cursor = encodeCursor(`LEADERBOARD_ALL_${by}`, '500', '00000000-0000-0000-0000-000000000000');
     const { read, ranks } = await readPage(by, `first: 5, after: "${cursor}"`);

@@ -113,10 +113,10 @@ function entryOf(row: Record<string, string | number | null>, rank: number, posi
 
 /**
  * The ALL board, read from its rows in the metric's index order (schema/leaderboard.ts): the
- * page's own entries (an index scan stopped after the page, from its position on), the rank
- * of the page's first entry and the viewer's standing as index range counts, and the board's
- * size as kept (leaderboard_size). Its cost follows the page and how far down the board it
- * lies, not the board's size. Ranks within the page follow from positions: an entry whose
+ * page's own entries (an index scan stopped after the page, from its position on, or from
+ * the board's end for its last entries), the rank of the page's first entry and the viewer's
+ * standing as index range counts, and the board's size as kept (leaderboard_size). Its cost
+ * follows the page and how far it lies from the end it is read from, not the board's size. Ranks within the page follow from positions: an entry whose
  * value differs from the one before it ranks at its own position; the first entry's ties may
  * start above the page, so its rank is counted.
  */
@@ -129,14 +129,18 @@ async function readTotalsBoard(ctx: ServiceContext, request: BoardRequest): Prom
   if (!Number.isSafeInteger(rowsOnBoard) || rowsOnBoard < 0 || rowsOnBoard > MAX_PAGE_SIZE)
     throw new Error(`a page of ${rowsOnBoard} rows`);
   const total = '(SELECT users FROM leaderboard_size)';
-  // The board's top has no OFFSET in its text: with one, Postgres plans the statement at
-  // each run (its generic plan guesses a tenth of the board skipped).
-  const offset =
+  // The board's last entries (`last` without a cursor) are its first read backward, the same
+  // index scanned from its end. The board's top has no OFFSET in its text: with one, Postgres
+  // plans the statement at each run (its generic plan guesses a tenth of the board skipped).
+  const order = request.from === null ? `${metric('t')} ASC, t.user_id DESC` : `${metric('t')} DESC, t.user_id`;
+  const offset = request.from !== null && request.from > 0 ? ` OFFSET ${c.param(request.from, 'int')}` : '';
+  // The page's first rank counts the entries above its first: from the board's end, as the
+  // board's size less those at or below it, so a page read from the end counts from there too.
+  const top = `(SELECT ${metric('p')} FROM page p ORDER BY ${metric('p')} DESC LIMIT 1)`;
+  const firstRank =
     request.from === null
-      ? ` OFFSET greatest(${total} - ${rowsOnBoard}, 0)`
-      : request.from > 0
-        ? ` OFFSET ${c.param(request.from, 'int')}`
-        : '';
+      ? `${total} + 1 - (SELECT count(*) FROM leaderboard_totals o WHERE ${metric('o')} <= ${top})::int`
+      : `1 + (SELECT count(*) FROM leaderboard_totals o WHERE ${metric('o')} > ${top})::int`;
   const viewer =
     request.viewerId === null
       ? ''
@@ -147,10 +151,10 @@ async function readTotalsBoard(ctx: ServiceContext, request: BoardRequest): Prom
         `${renderedUserColumns(request.renderedUsers)} FROM leaderboard_totals ranked WHERE ranked.user_id = ${c.param(request.viewerId, 'uuid')}`;
   // Part 0: the board's size and the page's first rank; 1: the page's entries in order; 2: the viewer's standing.
   const rows = await ctx.database.query<Record<string, string | number | null>>(
-    `WITH page AS (SELECT *, ${metric('t')}::text AS metric FROM leaderboard_totals t ORDER BY ${metric('t')} DESC, t.user_id LIMIT ${rowsOnBoard}${offset}) ` +
+    `WITH page AS (SELECT *, ${metric('t')}::text AS metric FROM leaderboard_totals t ORDER BY ${order} LIMIT ${rowsOnBoard}${offset}) ` +
       `SELECT 0 AS part, 0 AS ordinal, NULL::uuid AS user_id, NULL AS payout, NULL AS staked, NULL::float8 AS precision, NULL::int AS prediction_count, ` +
       `NULL::int AS decimals, NULL AS metric, ${total} AS total, ` +
-      `1 + (SELECT count(*) FROM leaderboard_totals o WHERE ${metric('o')} > (SELECT ${metric('p')} FROM page p ORDER BY ${metric('p')} DESC LIMIT 1))::int AS rank, NULL::int AS ties_above` +
+      `${firstRank} AS rank, NULL::int AS ties_above` +
       `${renderedUserColumns(request.renderedUsers, true)} ` +
       `UNION ALL SELECT 1, row_number() OVER (ORDER BY ${metric('ranked')} DESC, ranked.user_id)::int, ${ENTRY_COLUMNS}, ranked.metric, NULL, NULL, NULL` +
       `${renderedUserColumns(request.renderedUsers)} FROM page ranked${viewer} ORDER BY part, ordinal`,
