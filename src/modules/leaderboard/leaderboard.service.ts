@@ -88,20 +88,26 @@ const METRIC_SQL: Record<LeaderboardMetric, (alias: string) => string> = {
   PRECISION: (alias) => `(${alias}.score_sum / ${alias}.scored_count)`,
 };
 
-/** A board row's values as the entries carry them, over the alias `ranked`. */
-const ENTRY_COLUMNS =
-  'ranked.user_id, ranked.payout::text AS payout, ranked.staked::text AS staked, ' +
-  '(ranked.score_sum / ranked.scored_count)::float8 AS precision, ranked.scored_count::int AS prediction_count, ranked.decimals::int AS decimals';
+/**
+ * An entry's values over its board row `ranked` (the columns of leaderboard_totals, and its
+ * `rank` and `position` in the board), and its rendered users' JSON.
+ */
+const entryColumns = (users: readonly RenderedObject[]) =>
+  'ranked.user_id, ranked.rank::int AS rank, ranked.position::int AS position, ranked.payout::text AS payout, ranked.staked::text AS staked, ' +
+  '(ranked.score_sum / ranked.scored_count)::float8 AS precision, ranked.scored_count::int AS prediction_count, ranked.decimals::int AS decimals' +
+  users.map((user, i) => `, ${userSqlOf(user)} AS "user_json_${i}"`).join('');
 
-/** The rendered users' columns over `ranked.user_id` (null in the statement's rows that are no entry). */
-const renderedUserColumns = (users: readonly RenderedObject[], none = false) =>
-  users.map((user, i) => `, ${none ? 'NULL' : userSqlOf(user)} AS "user_json_${i}"`).join('');
+/** {@link entryColumns}' columns in a row that holds no entry. */
+const noEntryColumns = (users: readonly RenderedObject[]) =>
+  'NULL::uuid AS user_id, NULL::int AS rank, NULL::int AS position, NULL AS payout, NULL AS staked, NULL::float8 AS precision, ' +
+  'NULL::int AS prediction_count, NULL::int AS decimals' +
+  users.map((_, i) => `, NULL AS "user_json_${i}"`).join('');
 
-function entryOf(row: Record<string, string | number | null>, rank: number, position: number, users: number): LeaderboardEntryRow {
+function entryOf(row: Record<string, string | number | null>, users: number): LeaderboardEntryRow {
   return {
     id: String(row.user_id),
-    rank,
-    position,
+    rank: Number(row.rank),
+    position: Number(row.position),
     payoutUnits: BigInt(row.payout!),
     stakedUnits: BigInt(row.staked!),
     precision: Number(row.precision),
@@ -116,9 +122,9 @@ function entryOf(row: Record<string, string | number | null>, rank: number, posi
  * page's own entries (an index scan stopped after the page, from its position on, or from
  * the board's end for its last entries), the rank of the page's first entry and the viewer's
  * standing as index range counts, and the board's size as kept (leaderboard_size). Its cost
- * follows the page and how far it lies from the end it is read from, not the board's size. Ranks within the page follow from positions: an entry whose
- * value differs from the one before it ranks at its own position; the first entry's ties may
- * start above the page, so its rank is counted.
+ * follows the page and how far it lies from the end it is read from, not the board's size.
+ * Within the page, an entry whose value differs from the page's first ranks at the position
+ * where its value starts; the first entry's ties may start above the page, so its rank is counted.
  */
 async function readTotalsBoard(ctx: ServiceContext, request: BoardRequest): Promise<BoardRead> {
   const c = new Conditions();
@@ -134,50 +140,43 @@ async function readTotalsBoard(ctx: ServiceContext, request: BoardRequest): Prom
   // plans the statement at each run (its generic plan guesses a tenth of the board skipped).
   const order = request.from === null ? `${metric('t')} ASC, t.user_id DESC` : `${metric('t')} DESC, t.user_id`;
   const offset = request.from !== null && request.from > 0 ? ` OFFSET ${c.param(request.from, 'int')}` : '';
+  // The entries above the page's first.
+  const above = request.from === null ? `greatest(${total} - ${rowsOnBoard}, 0)` : c.param(Math.max(request.from, 0), 'int');
   // The page's first rank counts the entries above its first: from the board's end, as the
   // board's size less those at or below it, so a page read from the end counts from there too.
-  const top = `(SELECT ${metric('p')} FROM page p ORDER BY ${metric('p')} DESC LIMIT 1)`;
+  const top = `(SELECT ${metric('f')} FROM page f ORDER BY ${metric('f')} DESC LIMIT 1)`;
   const firstRank =
     request.from === null
-      ? `${total} + 1 - (SELECT count(*) FROM leaderboard_totals o WHERE ${metric('o')} <= ${top})::int`
-      : `1 + (SELECT count(*) FROM leaderboard_totals o WHERE ${metric('o')} > ${top})::int`;
+      ? `${total} + 1 - (SELECT count(*) FROM leaderboard_totals o WHERE ${metric('o')} <= ${top})`
+      : `1 + (SELECT count(*) FROM leaderboard_totals o WHERE ${metric('o')} > ${top})`;
+  const entries = entryColumns(request.renderedUsers);
   const viewer =
     request.viewerId === null
       ? ''
       : // Its rank and its ties above it: index range counts.
-        ` UNION ALL SELECT 2, 0, ${ENTRY_COLUMNS}, NULL, NULL, ` +
-        `1 + (SELECT count(*) FROM leaderboard_totals o WHERE ${metric('o')} > ${metric('ranked')})::int, ` +
-        `(SELECT count(*) FROM leaderboard_totals o WHERE ${metric('o')} = ${metric('ranked')} AND o.user_id < ranked.user_id)::int` +
-        `${renderedUserColumns(request.renderedUsers)} FROM leaderboard_totals ranked WHERE ranked.user_id = ${c.param(request.viewerId, 'uuid')}`;
-  // Part 0: the board's size and the page's first rank; 1: the page's entries in order; 2: the viewer's standing.
+        ` UNION ALL SELECT 2, ${entries}, NULL FROM (SELECT t.*, 1 + s.above AS rank, 1 + s.above + s.ties AS position FROM leaderboard_totals t, ` +
+        `LATERAL (SELECT (SELECT count(*) FROM leaderboard_totals o WHERE ${metric('o')} > ${metric('t')}) AS above, ` +
+        `(SELECT count(*) FROM leaderboard_totals o WHERE ${metric('o')} = ${metric('t')} AND o.user_id < t.user_id) AS ties) s ` +
+        `WHERE t.user_id = ${c.param(request.viewerId, 'uuid')}) ranked`;
+  // Part 0: the board's size; 1: the page's entries in order; 2: the viewer's standing.
   const rows = await ctx.database.query<Record<string, string | number | null>>(
-    `WITH page AS (SELECT *, ${metric('t')}::text AS metric FROM leaderboard_totals t ORDER BY ${order} LIMIT ${rowsOnBoard}${offset}) ` +
-      `SELECT 0 AS part, 0 AS ordinal, NULL::uuid AS user_id, NULL AS payout, NULL AS staked, NULL::float8 AS precision, NULL::int AS prediction_count, ` +
-      `NULL::int AS decimals, NULL AS metric, ${total} AS total, ` +
-      `${firstRank} AS rank, NULL::int AS ties_above` +
-      `${renderedUserColumns(request.renderedUsers, true)} ` +
-      `UNION ALL SELECT 1, row_number() OVER (ORDER BY ${metric('ranked')} DESC, ranked.user_id)::int, ${ENTRY_COLUMNS}, ranked.metric, NULL, NULL, NULL` +
-      `${renderedUserColumns(request.renderedUsers)} FROM page ranked${viewer} ORDER BY part, ordinal`,
+    `WITH page AS (SELECT * FROM leaderboard_totals t ORDER BY ${order} LIMIT ${rowsOnBoard}${offset}) ` +
+      `SELECT 0 AS part, ${noEntryColumns(request.renderedUsers)}, ${total} AS total ` +
+      `UNION ALL SELECT 1, ${entries}, NULL FROM (SELECT p.*, ` +
+      `${above} + row_number() OVER (ORDER BY ${metric('p')} DESC, p.user_id) AS position, ` +
+      `CASE WHEN ${metric('p')} = ${top} THEN ${firstRank} ELSE ${above} + rank() OVER (ORDER BY ${metric('p')} DESC) END AS rank ` +
+      `FROM page p) ranked${viewer} ORDER BY part, position`,
     c.params,
   );
-  const head = rows[0]!;
-  const boardSize = Number(head.total);
-  const start = request.from ?? boardSize - request.size;
-  const first = Math.max(start, 0);
+  const boardSize = Number(rows[0]!.total);
   const users = request.renderedUsers.length;
-  let rank = Number(head.rank);
-  const nodes = rows
-    .filter((row) => row.part === 1)
-    .map((row, i, page) => {
-      const position = first + i + 1;
-      if (i > 0 && row.metric !== page[i - 1]!.metric) rank = position;
-      return entryOf(row, rank, position, users);
-    });
   const standing = rows.find((row) => row.part === 2);
-  const viewerEntry = standing
-    ? entryOf(standing, Number(standing.rank), Number(standing.rank) + Number(standing.ties_above), users)
-    : null;
-  return { nodes, start, viewerEntry, total: boardSize };
+  return {
+    nodes: rows.filter((row) => row.part === 1).map((row) => entryOf(row, users)),
+    start: request.from ?? boardSize - request.size,
+    viewerEntry: standing ? entryOf(standing, users) : null,
+    total: boardSize,
+  };
 }
 
 /**
@@ -205,12 +204,11 @@ async function readWindowBoard(ctx: ServiceContext, period: Exclude<LeaderboardP
       `rank() OVER (ORDER BY ${metric} DESC)::int AS rank, ` +
       `row_number() OVER (ORDER BY ${metric} DESC, user_id)::int AS position, ` +
       'count(*) OVER ()::int AS total FROM board) ' +
-      `SELECT ${ENTRY_COLUMNS}, rank, position, total${renderedUserColumns(request.renderedUsers)} FROM ranked ` +
+      `SELECT ${entryColumns(request.renderedUsers)}, total FROM ranked ` +
       `WHERE (${range})${viewerStanding} ORDER BY position`,
     c.params,
   );
-  const users = request.renderedUsers.length;
-  const entries = rows.map((row) => entryOf(row, Number(row.rank), Number(row.position), users));
+  const entries = rows.map((row) => entryOf(row, request.renderedUsers.length));
   const total = rows.length > 0 ? Number(rows[0]!.total) : 0;
   const start = request.from ?? total - request.size;
   return {
