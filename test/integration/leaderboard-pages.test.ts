@@ -6,6 +6,7 @@ import { seedDemoData } from '../../src/seed/index.js';
 import { createApp } from '../../src/server/app.js';
 import { backends, createTestDatabase, startEmptyTestApp, type TestApp, type TestDatabase, testConfig } from '../support/harness.js';
 import { type RecordedStatement, recordingDatabase } from '../support/recording-database.js';
+import { signInAs } from '../support/sessions.js';
 
 /** How many users the board gets beyond the seed's: more than any page reads. */
 const BOARD_USERS = 2_000;
@@ -99,13 +100,18 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a page of the ALL board reads i
     await test?.drop();
   });
 
-  /** The rows of leaderboard_totals the board's statement reads for a page, and the page's ranks. */
-  async function readPage(by: string, page: string): Promise<{ read: number; ranks: number[] }> {
+  /** The rows of leaderboard_totals the board's statement reads for a page, the page's ranks and the viewer's entry. */
+  async function readPage(
+    by: string,
+    page: string,
+    viewer: { headers: Record<string, string>; selection: string } | null = null,
+  ): Promise<{ read: number; ranks: number[]; viewerEntry?: { rank: number } | null }> {
     statements.length = 0;
     const response = await app.inject({
       method: 'POST',
       url: '/graphql',
-      payload: { query: `{ leaderboard(by: ${by}, ${page}) { totalCount nodes { rank } } }` },
+      payload: { query: `{ leaderboard(by: ${by}, ${page}) { totalCount nodes { rank } ${viewer?.selection ?? ''} } }` },
+      headers: viewer?.headers ?? {},
     });
     const { data, errors } = response.json();
     expect(errors, response.body).toBeUndefined();
@@ -116,8 +122,31 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a page of the ALL board reads i
       `EXPLAIN (ANALYZE, FORMAT JSON) ${board[0]!.text}`,
       board[0]!.params,
     );
-    return { read: boardRowsRead(row!['QUERY PLAN'][0]!.Plan), ranks: data.leaderboard.nodes.map((node: { rank: number }) => node.rank) };
+    return {
+      read: boardRowsRead(row!['QUERY PLAN'][0]!.Plan),
+      ranks: data.leaderboard.nodes.map((node: { rank: number }) => node.rank),
+      viewerEntry: data.leaderboard.viewerEntry,
+    };
   }
+
+  it('signed in, the viewer’s standing is counted only when the page asks for it', async () => {
+    // The viewer: the board's last user by payout, its standing the deepest count there is.
+    const [last] = await database.query<{ user_id: string; rank: number }>(
+      'SELECT user_id, rank FROM (SELECT user_id, rank() OVER (ORDER BY payout DESC)::int AS rank, ' +
+        'row_number() OVER (ORDER BY payout DESC, user_id) AS position FROM leaderboard_totals) board ORDER BY position DESC LIMIT 1',
+      [],
+    );
+    const gql: TestApp['gql'] = async (query, variables, headers) => {
+      const response = await app.inject({ method: 'POST', url: '/graphql', payload: { query, variables }, headers });
+      return { status: response.statusCode, headers: response.headers, ...(response.json() as object) };
+    };
+    const { headers } = await signInAs({ database: test.database, gql } as TestApp, last!.user_id);
+    const without = await readPage('PAYOUT', 'first: 5', { headers, selection: '' });
+    expect(without.read).toBeLessThanOrEqual(5 + 1);
+    const asked = await readPage('PAYOUT', 'first: 5', { headers, selection: 'viewerEntry { rank }' });
+    expect(asked.viewerEntry).toEqual({ rank: last!.rank });
+    expect(asked.read).toBeGreaterThan(BOARD_USERS);
+  });
 
   it.each(['PAYOUT', 'PRECISION'])('by %s: the first page reads its own entries', async (by) => {
     const { read, ranks } = await readPage(by, 'first: 5');

@@ -52,8 +52,10 @@ const renderLeaderboard: RootFieldRenderer = (field, nodes, walk) => {
     const writer = entryWriter(entryType, fieldNodes, walk, users);
     return writer ? writers.push(writer) - 1 : null;
   };
+  let viewerStanding = false;
   const viewerEntry = (key: string, fieldNodes: FieldNode[]): ConnectionPart | null => {
     if (fieldNodes[0]!.name.value !== 'viewerEntry') return null;
+    viewerStanding = true;
     const writer = entryWriter(entryType, fieldNodes, walk, users);
     return (
       writer && {
@@ -66,7 +68,7 @@ const renderLeaderboard: RootFieldRenderer = (field, nodes, walk) => {
   const fields = connectionParts(connection, nodes, walk, addEntry, viewerEntry);
   if (!fields) return null;
   return async (ctx, args) => {
-    const page = await leaderboard(ctx, args, users);
+    const page = await leaderboard(ctx, args, { users, viewerStanding });
     return writeConnection(page, { fields }, (row) => writers.map((write) => write(row)));
   };
 };

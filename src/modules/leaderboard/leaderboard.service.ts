@@ -221,8 +221,8 @@ async function readWindowBoard(ctx: ServiceContext, period: Exclude<LeaderboardP
 
 /**
  * Users ranked by reward payouts or by mean precision score over a window, from the
- * aggregate kept by resolution: one statement returns the page, the count and the viewer's
- * own standing, whatever the page size. Equal values share a rank (1, 2, 2, 4); the order
+ * aggregate kept by resolution: one statement returns the page, the count and (when asked)
+ * the viewer's own standing, whatever the page size. Equal values share a rank (1, 2, 2, 4); the order
  * within a tie is by user id, and cursors are positions in that order: a page is a range of
  * positions (forward after a cursor's, or backward before it, or the last ones of the
  * board), and the count tells exactly whether positions lie before or after it. Each text
@@ -232,8 +232,13 @@ async function readWindowBoard(ctx: ServiceContext, period: Exclude<LeaderboardP
 export async function leaderboard(
   ctx: ServiceContext,
   args: PageArguments & { period?: LeaderboardPeriod | null; by?: LeaderboardMetric | null },
-  /** Selections of the entries' users the statement writes as JSON (a rendered read: public fields, no cursors). */
-  renderedUsers: readonly RenderedObject[] = [],
+  /**
+   * A rendered read's part: the selections of the entries' users the statement writes as JSON
+   * (public fields, no cursors), and whether the viewer's standing is asked (counting it costs
+   * the viewer's depth on the board). Without it (the executor), the standing of a signed-in
+   * viewer is read and the users are not.
+   */
+  rendered: { users: readonly RenderedObject[]; viewerStanding: boolean } | null = null,
 ): Promise<LeaderboardPage> {
   const { period, by, order, page } = parseLeaderboardPage(args);
   const cursorPosition = page.cursor ? Number(page.cursor.key) : null;
@@ -241,7 +246,8 @@ export async function leaderboard(
   // to its size, which the statement itself reads (`total`).
   // Backward before a cursor near the top, `from` is below 0: the page is the positions above the cursor's.
   const from = page.backward ? (cursorPosition === null ? null : cursorPosition - 1 - page.size) : (cursorPosition ?? 0);
-  const request: BoardRequest = { by, from, size: page.size, viewerId: ctx.viewer?.userId ?? null, renderedUsers };
+  const viewerId = rendered && !rendered.viewerStanding ? null : (ctx.viewer?.userId ?? null);
+  const request: BoardRequest = { by, from, size: page.size, viewerId, renderedUsers: rendered?.users ?? [] };
   const board = period === 'ALL' ? await readTotalsBoard(ctx, request) : await readWindowBoard(ctx, period, request);
   const hasNextPage = board.start + page.size < board.total;
   const hasPreviousPage = board.start > 0 && board.total > 0;
