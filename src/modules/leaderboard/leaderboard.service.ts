@@ -222,10 +222,10 @@ async function readWindowBoard(ctx: ServiceContext, period: Exclude<LeaderboardP
 /**
  * Users ranked by reward payouts or by mean precision score over a window, from the
  * aggregate kept by resolution: one statement returns the page, the count and (when asked)
- * the viewer's own standing, whatever the page size. Equal values share a rank (1, 2, 2, 4); the order
- * within a tie is by user id, and cursors are positions in that order: a page is a range of
- * positions (forward after a cursor's, or backward before it, or the last ones of the
- * board), and the count tells exactly whether positions lie before or after it. Each text
+ * the viewer's own standing, whatever the page size. Equal values share a rank (1, 2, 2, 4);
+ * the order within a tie is by user id, and cursors are positions in that order: a page is a
+ * range of positions (forward after a cursor's, or backward before it, or the last ones of
+ * the board), and the count tells exactly whether positions lie before or after it. Each text
  * (per board, metric, kind of range and rendered selection, the values as parameters) is a
  * prepared statement of the read path, planned once per connection.
  */
