@@ -4,7 +4,7 @@ import { type Database, resultRows } from '../../src/db/client.js';
 import { encodeCursor } from '../../src/modules/common/pagination.js';
 import { seedDemoData } from '../../src/seed/index.js';
 import { createApp } from '../../src/server/app.js';
-import { backends, createTestDatabase, startEmptyTestApp, type TestApp, type TestDatabase, testConfig } from '../support/harness.js';
+import { backends, createTestDatabase, gqlOf, startEmptyTestApp, type TestApp, type TestDatabase, testConfig } from '../support/harness.js';
 import { type RecordedStatement, recordingDatabase } from '../support/recording-database.js';
 import { signInAs } from '../support/sessions.js';
 
@@ -129,18 +129,21 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a page of the ALL board reads i
     };
   }
 
-  it('signed in, the viewer’s standing is counted only when the page asks for it', async () => {
-    // The viewer: the board's last user by payout, its standing the deepest count there is.
-    const [last] = await database.query<{ user_id: string; rank: number }>(
-      'SELECT user_id, rank FROM (SELECT user_id, rank() OVER (ORDER BY payout DESC)::int AS rank, ' +
-        'row_number() OVER (ORDER BY payout DESC, user_id) AS position FROM leaderboard_totals) board ORDER BY position DESC LIMIT 1',
+  /** The board's last `count` entries, last first, each ranked over the whole board (the oracle). */
+  const lastOfBoard = (by: string, count: number) => {
+    const metric = by === 'PAYOUT' ? 'payout' : '(score_sum / scored_count)';
+    return database.query<{ user_id: string; rank: number }>(
+      `SELECT user_id, rank FROM (SELECT user_id, rank() OVER (ORDER BY ${metric} DESC)::int AS rank, ` +
+        `row_number() OVER (ORDER BY ${metric} DESC, user_id) AS position FROM leaderboard_totals) board ` +
+        `ORDER BY position DESC LIMIT ${count}`,
       [],
     );
-    const gql: TestApp['gql'] = async (query, variables, headers) => {
-      const response = await app.inject({ method: 'POST', url: '/graphql', payload: { query, variables }, headers });
-      return { status: response.statusCode, headers: response.headers, ...(response.json() as object) };
-    };
-    const { headers } = await signInAs({ database: test.database, gql } as TestApp, last!.user_id);
+  };
+
+  it('signed in, the viewer’s standing is counted only when the page asks for it', async () => {
+    // The viewer: the board's last user by payout, its standing the deepest count there is.
+    const [last] = await lastOfBoard('PAYOUT', 1);
+    const { headers } = await signInAs({ database: test.database, gql: gqlOf(app) } as TestApp, last!.user_id);
     const without = await readPage('PAYOUT', 'first: 5', { headers, selection: '' });
     expect(without.read).toBeLessThanOrEqual(5 + 1);
     const asked = await readPage('PAYOUT', 'first: 5', { headers, selection: 'viewerEntry { rank }' });
@@ -156,13 +159,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a page of the ALL board reads i
 
   it.each(['PAYOUT', 'PRECISION'])('by %s: the board’s last page reads its own entries, from the index’s end', async (by) => {
     const { read, ranks } = await readPage(by, 'last: 5');
-    const metric = by === 'PAYOUT' ? 'payout' : '(score_sum / scored_count)';
-    const expected = await database.query<{ rank: number }>(
-      `SELECT rank FROM (SELECT user_id, rank() OVER (ORDER BY ${metric} DESC)::int AS rank, ` +
-        `row_number() OVER (ORDER BY ${metric} DESC, user_id) AS position FROM leaderboard_totals) board ` +
-        'ORDER BY position DESC LIMIT 5',
-      [],
-    );
+    const expected = await lastOfBoard(by, 5);
     expect(ranks).toEqual(expected.map((row) => row.rank).reverse());
     // Its first rank counts those at or below it, the page's entries and their ties above it.
     expect(read).toBeLessThanOrEqual(2 * 5 + 10);

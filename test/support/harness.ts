@@ -179,6 +179,14 @@ function isTestSize(options: SeedOptions): boolean {
   );
 }
 
+/** POSTs one operation to `app`'s /graphql through fastify's inject (no socket): a TestApp's `gql`. */
+export function gqlOf(app: FastifyInstance): TestApp['gql'] {
+  return async (query, variables, headers) => {
+    const response = await app.inject({ method: 'POST', url: '/graphql', payload: { query, variables }, headers });
+    return { status: response.statusCode, headers: response.headers, ...(response.json() as object) };
+  };
+}
+
 export async function startTestApp(kind: BackendKind, options: TestAppOptions = {}): Promise<TestApp> {
   const { seed = TEST_SIZE, config = testConfig(), clock, chain } = options;
   // The TEST_SIZE demo data comes ready in the run's template; other sizes are seeded here.
@@ -194,10 +202,7 @@ export async function startTestApp(kind: BackendKind, options: TestAppOptions = 
     app,
     seeded,
     seed: seedBuilders(database),
-    async gql(query, variables, headers) {
-      const response = await app.inject({ method: 'POST', url: '/graphql', payload: { query, variables }, headers });
-      return { status: response.statusCode, headers: response.headers, ...(response.json() as object) };
-    },
+    gql: gqlOf(app),
     async countStatements(work) {
       // The event hub's outbox reads run when a NOTIFY arrives, before or after `work` ends.
       const before = database.statementCount - app.events.backgroundStatements;

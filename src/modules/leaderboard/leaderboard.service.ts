@@ -90,18 +90,23 @@ const METRIC_SQL: Record<LeaderboardMetric, (alias: string) => string> = {
 
 /**
  * An entry's values over its board row `ranked` (the columns of leaderboard_totals, and its
- * `rank` and `position` in the board), and its rendered users' JSON.
+ * `rank` and `position` in the board): each column's name, SQL and type.
  */
-const entryColumns = (users: readonly RenderedObject[]) =>
-  'ranked.user_id, ranked.rank::int AS rank, ranked.position::int AS position, ranked.payout::text AS payout, ranked.staked::text AS staked, ' +
-  '(ranked.score_sum / ranked.scored_count)::float8 AS precision, ranked.scored_count::int AS prediction_count, ranked.decimals::int AS decimals' +
-  users.map((user, i) => `, ${userSqlOf(user)} AS "user_json_${i}"`).join('');
+const ENTRY_COLUMNS: ReadonlyArray<readonly [name: string, sql: string, type: string]> = [
+  ['user_id', 'ranked.user_id', 'uuid'],
+  ['rank', 'ranked.rank::int', 'int'],
+  ['position', 'ranked.position::int', 'int'],
+  ['payout', 'ranked.payout::text', 'text'],
+  ['staked', 'ranked.staked::text', 'text'],
+  ['precision', '(ranked.score_sum / ranked.scored_count)::float8', 'float8'],
+  ['prediction_count', 'ranked.scored_count::int', 'int'],
+  ['decimals', 'ranked.decimals::int', 'int'],
+];
 
-/** {@link entryColumns}' columns in a row that holds no entry. */
-const noEntryColumns = (users: readonly RenderedObject[]) =>
-  'NULL::uuid AS user_id, NULL::int AS rank, NULL::int AS position, NULL AS payout, NULL AS staked, NULL::float8 AS precision, ' +
-  'NULL::int AS prediction_count, NULL::int AS decimals' +
-  users.map((_, i) => `, NULL AS "user_json_${i}"`).join('');
+/** An entry's columns and its rendered users' JSON; with `none`, the same columns in a row that holds no entry. */
+const entryColumns = (users: readonly RenderedObject[], none = false) =>
+  ENTRY_COLUMNS.map(([name, sql, type]) => `${none ? `NULL::${type}` : sql} AS ${name}`).join(', ') +
+  users.map((user, i) => `, ${none ? 'NULL' : userSqlOf(user)} AS "user_json_${i}"`).join('');
 
 function entryOf(row: Record<string, string | number | null>, users: number): LeaderboardEntryRow {
   return {
@@ -161,7 +166,7 @@ async function readTotalsBoard(ctx: ServiceContext, request: BoardRequest): Prom
   // Part 0: the board's size; 1: the page's entries in order; 2: the viewer's standing.
   const rows = await ctx.database.query<Record<string, string | number | null>>(
     `WITH page AS (SELECT * FROM leaderboard_totals t ORDER BY ${order} LIMIT ${rowsOnBoard}${offset}) ` +
-      `SELECT 0 AS part, ${noEntryColumns(request.renderedUsers)}, ${total} AS total ` +
+      `SELECT 0 AS part, ${entryColumns(request.renderedUsers, true)}, ${total} AS total ` +
       `UNION ALL SELECT 1, ${entries}, NULL FROM (SELECT p.*, ` +
       `${above} + row_number() OVER (ORDER BY ${metric('p')} DESC, p.user_id) AS position, ` +
       `CASE WHEN ${metric('p')} = ${top} THEN ${firstRank} ELSE ${above} + rank() OVER (ORDER BY ${metric('p')} DESC) END AS rank ` +

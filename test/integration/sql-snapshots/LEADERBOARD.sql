@@ -2,9 +2,9 @@ WITH page AS
   (SELECT *
     FROM leaderboard_totals t
     ORDER BY t.payout DESC, t.user_id
-    LIMIT 20) SELECT 0 AS part, NULL::uuid AS user_id, NULL::int AS rank, NULL::int AS position, NULL AS payout, NULL AS staked, NULL::float8 AS precision, NULL::int AS prediction_count, NULL::int AS decimals, NULL AS "user_json_0",
+    LIMIT 20) SELECT 0 AS part, NULL::uuid AS user_id, NULL::int AS rank, NULL::int AS position, NULL::text AS payout, NULL::text AS staked, NULL::float8 AS precision, NULL::int AS prediction_count, NULL::int AS decimals, NULL AS "user_json_0",
   (SELECT users
-    FROM leaderboard_size) AS total UNION ALL SELECT 1, ranked.user_id, ranked.rank::int AS rank, ranked.position::int AS position, ranked.payout::text AS payout, ranked.staked::text AS staked, (ranked.score_sum / ranked.scored_count)::float8 AS precision, ranked.scored_count::int AS prediction_count, ranked.decimals::int AS decimals,
+    FROM leaderboard_size) AS total UNION ALL SELECT 1, ranked.user_id AS user_id, ranked.rank::int AS rank, ranked.position::int AS position, ranked.payout::text AS payout, ranked.staked::text AS staked, (ranked.score_sum / ranked.scored_count)::float8 AS precision, ranked.scored_count::int AS prediction_count, ranked.decimals::int AS decimals,
   (SELECT concat('{"id":', '"' || n."id"::text || '"', ',"username":', to_json(n."username")::text, ',"avatar":', coalesce(
     (SELECT concat('{"id":', '"' || t1."id"::text || '"', ',"url":', to_json(t1."url")::text, '}')
       FROM "images" t1
