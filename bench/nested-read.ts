@@ -442,12 +442,14 @@ async function runShape(shape: BenchShape, servers: Partial<Record<Role, ServerP
   const medianOf = (ratios: number[]) => (ratios.length ? Math.round(median(ratios) * 1000) / 1000 : null);
   const roundRatios = perRound('graphql', 'floor');
   const overBaseline = perRound('graphql', 'baseline');
+  const apolloOfFloor = perRound('apollo', 'floor');
+  const overApollo = perRound('graphql', 'apollo');
   const apollo = byRole.apollo
     ? {
-        apolloRoundRatios: perRound('apollo', 'floor'),
-        apolloMedian: medianOf(perRound('apollo', 'floor')),
-        overApolloRoundRatios: perRound('graphql', 'apollo'),
-        overApolloMedian: medianOf(perRound('graphql', 'apollo')),
+        apolloRoundRatios: apolloOfFloor,
+        apolloMedian: medianOf(apolloOfFloor),
+        overApolloRoundRatios: overApollo,
+        overApolloMedian: medianOf(overApollo),
       }
     : {};
   const baseline = byRole.baseline
