@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, date, index, integer, numeric, pgTable, primaryKey, smallint, uuid } from 'drizzle-orm/pg-core';
+import { bigint, check, date, index, integer, numeric, pgTable, primaryKey, smallint, text, uuid } from 'drizzle-orm/pg-core';
 import { users } from './users.js';
 
 /**
@@ -65,6 +65,44 @@ export const leaderboardTotals = pgTable(
 export const leaderboardSize = pgTable('leaderboard_size', {
   users: integer('users').notNull(),
 });
+
+/**
+ * The windowed boards (DAY, WEEK, MONTH): how many days each covers, the UTC day its kept
+ * totals (leaderboard_window_totals) are as of, and how many users they rank (kept by
+ * triggers on that table, migration 0013). A window's totals as of a day sum the daily rows
+ * of the `days` days ending with it; `as_of` is null until the first read builds them.
+ */
+export const leaderboardWindows = pgTable('leaderboard_windows', {
+  period: text('period').primaryKey(),
+  days: integer('days').notNull(),
+  asOf: date('as_of', { mode: 'string' }),
+  users: integer('users').notNull().default(0),
+});
+
+/**
+ * One row per window and user: the window's daily rows summed as of its day, indexed like
+ * leaderboard_totals within each window, so a windowed board's page is read as the ALL
+ * board's is. Resolution adds to the windows its days fall in; a window's first read on a
+ * later day builds it again (leaderboard-aggregate.ts).
+ */
+export const leaderboardWindowTotals = pgTable(
+  'leaderboard_window_totals',
+  {
+    period: text('period')
+      .notNull()
+      .references(() => leaderboardWindows.period),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    ...standing,
+  },
+  (t) => [
+    primaryKey({ columns: [t.period, t.userId] }),
+    index('leaderboard_window_totals_payout_idx').on(t.period, t.payout.desc().nullsFirst(), t.userId),
+    index('leaderboard_window_totals_precision_idx').on(t.period, sql`(${t.scoreSum} / ${t.scoredCount}) DESC`, t.userId),
+    check('leaderboard_window_totals_count_positive', sql`${t.scoredCount} > 0`),
+  ],
+);
 
 export type LeaderboardDailyRow = typeof leaderboardDaily.$inferSelect;
 export type LeaderboardTotalsRow = typeof leaderboardTotals.$inferSelect;

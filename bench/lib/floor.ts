@@ -213,17 +213,18 @@ select json_build_object('data', json_build_object('pools', json_build_object('n
 from refresh_tokens t where t.id = $1 and t.revoked_at is null`;
 
 /**
- * The leaderboard's floor: the first 20 by payout (leaderboard.service.ts: ties share a rank,
- * ordered by user id), read from the payout index; the board's size as kept; each user with
- * avatar. On the board's first page a tie's rank is its first position there.
+ * A leaderboard's floor: the first 20 by payout (leaderboard.service.ts: ties share a rank,
+ * ordered by user id), read from the payout index of the board's kept rows (`rows`, the ALL
+ * board's or a window's, built by the warm-up's reads); the board's size as kept (`size`);
+ * each user with avatar. On the board's first page a tie's rank is its first position there.
  */
-const leaderboardFloorSql = `
+const leaderboardFloorSql = (rows: string, size: string) => `
 with numbered as (
   select user_id, payout, staked, (score_sum / scored_count)::float8 as precision, scored_count::int as n, decimals,
          row_number() over (order by payout desc, user_id)::int as position
-  from (select * from leaderboard_totals order by payout desc, user_id limit 20) t),
+  from (select * from ${rows} order by payout desc, user_id limit 20) t),
 ranked as (select numbered.*, min(position) over (partition by payout)::int as rank from numbered)
-select json_build_object('data', json_build_object('leaderboard', json_build_object('totalCount', (select users from leaderboard_size), 'nodes', ${aggregate(
+select json_build_object('data', json_build_object('leaderboard', json_build_object('totalCount', ${size}, 'nodes', ${aggregate(
   `json_build_object('rank', r.rank, 'payout', ${tokens('r.payout', 'r.decimals')}, 'staked', ${tokens('r.staked', 'r.decimals')},
     'precision', r.precision, 'predictionCount', r.n,
     'user', (select json_build_object('id', u.id, 'username', u.username,
@@ -277,7 +278,14 @@ const FLOORS: Record<NonNullable<BenchShape['floor']>, { text: string; types: st
   STREAKS: { text: streaksFloorSql, types: [] },
   VIEWER: { text: viewerFloorSql, types: ['uuid'] },
   VIEWER_POOLS: { text: viewerPoolsFloorSql, types: ['uuid'] },
-  LEADERBOARD: { text: leaderboardFloorSql, types: [] },
+  LEADERBOARD: { text: leaderboardFloorSql('leaderboard_totals', '(select users from leaderboard_size)'), types: [] },
+  LEADERBOARD_MONTH: {
+    text: leaderboardFloorSql(
+      "leaderboard_window_totals where period = 'MONTH'",
+      "(select users from leaderboard_windows where period = 'MONTH')",
+    ),
+    types: [],
+  },
   NODE: { text: nodeFloorSql, types: ['uuid'] },
 };
 

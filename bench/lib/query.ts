@@ -18,6 +18,7 @@
  * - VIEWER_POOLS: the signed-in viewer's feed: the 20 largest pools, each with its creator and
  *   the viewer's own prediction in it (null where none).
  * - LEADERBOARD: the first 20 of the board by payout, each with its user and avatar.
+ * - LEADERBOARD_MONTH: the same page of the month's board (the window's rows kept as of today).
  * - NODE: a Relay refetch, `node(id)` of a pool with its fragment's fields and relations.
  * - DEEP_OFFSET: the pools list's CREATION_DATE page far down the list (`offset`, BENCH_OFFSET).
  * - DEEP_KEYSET: the same rows as DEEP_OFFSET, reached `after` the cursor of the row before
@@ -86,6 +87,7 @@ export type ShapeName =
   | 'VIEWER'
   | 'VIEWER_POOLS'
   | 'LEADERBOARD'
+  | 'LEADERBOARD_MONTH'
   | 'NODE'
   | 'typename';
 
@@ -151,8 +153,9 @@ const VIEWER_POOLS_PAGE =
   `{ pools(first: ${POOLS_PER_PAGE}, sort: VOLUME_HIGH) { nodes { id title totalVolume user { id username } ` +
   'viewerPrediction { id stake prediction } } } }';
 
-const LEADERBOARD_PAGE =
-  '{ leaderboard(first: 20) { totalCount nodes { rank payout staked precision predictionCount user { id username avatar { id url } } } } }';
+const LEADERBOARD_ENTRIES = 'totalCount nodes { rank payout staked precision predictionCount user { id username avatar { id url } } }';
+const LEADERBOARD_PAGE = `{ leaderboard(first: 20) { ${LEADERBOARD_ENTRIES} } }`;
+const LEADERBOARD_MONTH_PAGE = `{ leaderboard(period: MONTH, first: 20) { ${LEADERBOARD_ENTRIES} } }`;
 
 const NODE_PAGE =
   'query Refetch($id: ID!) { node(id: $id) { __typename id ... on Pool { title status totalVolume predictionEndDate ' +
@@ -263,6 +266,7 @@ export const SHAPES: readonly BenchShape[] = [
   { name: 'VIEWER', query: VIEWER_PAGE, poolOrder: null, floor: 'VIEWER', signedIn: true },
   { name: 'VIEWER_POOLS', query: VIEWER_POOLS_PAGE, poolOrder: null, floor: 'VIEWER_POOLS', signedIn: true },
   { name: 'LEADERBOARD', query: LEADERBOARD_PAGE, poolOrder: null, floor: 'LEADERBOARD' },
+  { name: 'LEADERBOARD_MONTH', query: LEADERBOARD_MONTH_PAGE, poolOrder: null, floor: 'LEADERBOARD_MONTH' },
   { name: 'NODE', query: NODE_PAGE, poolOrder: null, floor: 'NODE', discover: busiestPools },
   { name: 'typename', query: '{ __typename }', poolOrder: null },
 ];

@@ -82,6 +82,7 @@ export function makeDemoRows(options: SeedOptions = {}): { rows: DemoRows; summa
   made('notifications', notifications.length);
 
   const rows: DemoRows = {
+    asOf: now,
     users: cast.users,
     images,
     settings,

@@ -10,6 +10,8 @@ import { rebuildDerivedTables } from '../modules/derived-tables.js';
 
 /** Every row the seeder made, as the stages left them. */
 export interface DemoRows {
+  /** The time the rows were made as of (the seed's `now`): the leaderboard's windows are built as of its day. */
+  asOf: Date;
   users: UserSeed[];
   images: t.NewImageRow[];
   settings: Array<typeof t.settings.$inferInsert>;
@@ -57,8 +59,9 @@ export async function writeDemoRows(database: Database, rows: DemoRows, onProgre
     [t.notifications, rows.notifications],
     [t.deviceTokens, rows.deviceTokens],
   ];
-  /** What rebuildDerivedTables writes besides the seeded tables. */
+  /** What rebuildDerivedTables writes besides the seeded tables: `derived` loaded without its indexes, `upserted` through them (an upsert needs its key's). */
   const derived = [t.leaderboardDaily, t.leaderboardTotals];
+  const upserted = [t.leaderboardWindowTotals];
   await database.db.transaction(async (tx) => {
     const db = tx as unknown as Db;
     const run = async (stage: string, statements: readonly SQL[]) => {
@@ -92,9 +95,9 @@ export async function writeDemoRows(database: Database, rows: DemoRows, onProgre
     await run('statistics', [analyze(tables.map(([table]) => table))]);
     // Rewards and redemptions were written directly, so the aggregates built from them are too.
     onProgress?.({ stage: 'derived tables', done: 0, total: 1 });
-    await rebuildDerivedTables(db);
+    await rebuildDerivedTables(db, rows.asOf);
     for (const statement of indexesOf(derived)) await db.execute(statement);
-    await db.execute(analyze(derived));
+    await db.execute(analyze([...derived, ...upserted]));
     onProgress?.({ stage: 'derived tables', done: 1, total: 1 });
     await run('foreign keys', deferred.foreignKeys);
   });
@@ -104,7 +107,7 @@ export async function writeDemoRows(database: Database, rows: DemoRows, onProgre
   // Vacuumed, the database is as one that has been running. Outside the transaction: VACUUM
   // runs in none.
   onProgress?.({ stage: 'vacuum', done: 0, total: 1 });
-  await database.db.execute(sql`vacuum ${sql.join([...tables.map(([table]) => table), ...derived], sql`, `)}`);
+  await database.db.execute(sql`vacuum ${sql.join([...tables.map(([table]) => table), ...derived, ...upserted], sql`, `)}`);
   onProgress?.({ stage: 'vacuum', done: 1, total: 1 });
 }
 

@@ -116,8 +116,9 @@ export interface ContextDependencies extends ServiceDependencies {
  * Runs an operation of type `type` on the database it belongs on: the one way reads are routed,
  * so services never choose. A context starts on the primary (credentials, rate limits and
  * everything before the operation run there); a query then reads from the standby when
- * {@link ReadRouting} allows, and runs again on the primary if the standby fails under it (a
- * query writes nothing, so running it twice is safe). After a mutation the caller's write
+ * {@link ReadRouting} allows, and runs again on the primary if the standby fails under it or
+ * refuses a write the query makes (a query's writes keep derived rows current and are
+ * idempotent, so running it twice is safe). After a mutation the caller's write
  * position is remembered, so its next reads see what it wrote. Subscriptions stay on the
  * primary: their events are read as they are announced, which the standby may not have yet.
  */
@@ -144,13 +145,14 @@ async function runRouted<T>(context: GraphQLContext, type: OperationTypeNode, re
   try {
     outcome = await work();
   } catch (error) {
-    if (!reads.isStandbyFailure(database, error)) throw error;
-    requestContext.useDatabase(reads.standbyFailed(error));
+    const reason = reads.rerouteReason(database, error);
+    if (reason === null) throw error;
+    requestContext.useDatabase(reads.rerouted(reason, error));
     return work();
   }
-  const failure = standbyFailureIn(outcome, (error) => reads.isStandbyFailure(database, error));
+  const failure = standbyFailureIn(outcome, (error) => reads.rerouteReason(database, error) !== null);
   if (failure === undefined) return outcome;
-  requestContext.useDatabase(reads.standbyFailed(failure));
+  requestContext.useDatabase(reads.rerouted(reads.rerouteReason(database, failure)!, failure));
   return work();
 }
 

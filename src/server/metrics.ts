@@ -219,7 +219,7 @@ export class Metrics {
     name: 'poolgraph_database_reads_total',
     help:
       'Queries with a standby configured, by the database they read from and why: replayed (standby), or recent_write, ' +
-      'unreachable, lagging, retried (primary)',
+      'unreachable, lagging, retried, writes (primary)',
     labelNames: ['database', 'route'] as const,
     registers: [this.registry],
   });

@@ -9,9 +9,10 @@ import type { SharedRedis } from './redis.js';
  * writes), or a reason it went to the primary instead: the caller wrote something the
  * standby has not replayed yet (`recent_write`), the standby does not answer
  * (`unreachable`), is further behind than the bound allows (`lagging`), or failed during
- * the read, which then ran again on the primary (`retried`).
+ * the read, which then ran again on the primary (`retried`), or the read had to write, which
+ * the standby refused, and it ran again on the primary (`writes`).
  */
-export type ReadRoute = 'replayed' | 'recent_write' | 'unreachable' | 'lagging' | 'retried';
+export type ReadRoute = 'replayed' | 'recent_write' | 'unreachable' | 'lagging' | 'retried' | 'writes';
 
 export interface ReadRoutingOptions {
   primary: Database;
@@ -103,19 +104,23 @@ export class ReadRouting {
     return this.route(this.options.standby, 'replayed');
   }
 
-  /** A read on the standby failed to reach it: the standby counts as unreachable until a probe answers, and the read runs again on the primary. */
-  standbyFailed(error: unknown): Database {
-    this.markUnreachable(error);
-    return this.route(this.options.primary, 'retried');
+  /**
+   * Why a read that failed on the standby runs again on the primary, or null when the failure
+   * is the read's own: the standby failed under it (`retried`: it could not be reached, or it
+   * cancelled the read for a conflict with the WAL it replays, SQLSTATE 40001), or the read
+   * had to write, which a standby refuses (`writes`, SQLSTATE 25006: a leaderboard window is
+   * built at its first read of a day).
+   */
+  rerouteReason(database: Database, error: unknown): 'retried' | 'writes' | null {
+    if (database !== this.options.standby) return null;
+    if (isConnectionError(error) || hasSqlState(error, RECOVERY_CONFLICT)) return 'retried';
+    return hasSqlState(error, READ_ONLY_TRANSACTION) ? 'writes' : null;
   }
 
-  /**
-   * Whether `error` is the standby's failure, not the read's: it could not be reached, or it
-   * cancelled the read for a conflict with the WAL it replays (SQLSTATE 40001). The read can
-   * run again on the primary.
-   */
-  isStandbyFailure(database: Database, error: unknown): boolean {
-    return database === this.options.standby && (isConnectionError(error) || hasSqlState(error, RECOVERY_CONFLICT));
+  /** The primary, for a read the standby could not run (see rerouteReason); after a failure of the standby's own, it counts as unreachable until a probe answers. */
+  rerouted(reason: 'retried' | 'writes', error: unknown): Database {
+    if (reason === 'retried') this.markUnreachable(error);
+    return this.route(this.options.primary, reason);
   }
 
   /** After a caller's mutation: its reads stay on the primary until the standby replays what the primary has written by now. */
@@ -254,6 +259,7 @@ const PRIMARY_POSITION = 'SELECT pg_current_wal_insert_lsn()::text AS lsn';
 
 /** The SQLSTATE of a statement a hot standby cancelled because the WAL it replays removes rows the statement may still need. */
 const RECOVERY_CONFLICT = '40001';
+const READ_ONLY_TRANSACTION = '25006';
 
 /** Sets KEYS[1] to ARGV[1] (a WAL position) unless it holds a higher one, for ARGV[2] ms. */
 const RAISE_MARK = `

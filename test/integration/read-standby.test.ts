@@ -188,6 +188,32 @@ describe.runIf(runnable)('reads from a streaming standby', () => {
     }
   });
 
+  it('a leaderboard window read first on a day is built on the primary (the standby refuses the write), then read from the standby', async () => {
+    const app = await replica({ shared: false });
+    const gql = gqlOf(app, '10.0.0.5');
+    const WEEK = '{ leaderboard(period: WEEK, first: 1) { totalCount } }';
+    const routed = async (route: string) =>
+      metricSample((await app.inject({ url: '/metrics' })).body, 'poolgraph_database_reads_total', { route });
+    await replayed();
+    await until(async () => (await counted(() => gql('{ pools(first: 1) { totalCount } }'))).standby > 0, 10_000, 'a standby read');
+    // The week's totals are as of no day yet (or of another), so its first read builds them.
+    await primary.rows(sql.raw("UPDATE leaderboard_windows SET as_of = NULL WHERE period = 'WEEK'"));
+    await replayed();
+    const [writesBefore, retriedBefore] = [await routed('writes'), await routed('retried')];
+    const first = await counted(async () => expect(await gql(WEEK)).toEqual({ data: { leaderboard: { totalCount: 0 } } }));
+    expect(first.primary).toBeGreaterThan(0);
+    expect(await routed('writes')).toBe(writesBefore + 1);
+    // A refused write is not the standby failing: it is not counted unreachable, and serves the next reads.
+    expect(await routed('retried')).toBe(retriedBefore);
+    const [built] = await primary.rows<{ as_of: string }>(
+      sql.raw("SELECT as_of::text AS as_of FROM leaderboard_windows WHERE period = 'WEEK'"),
+    );
+    expect(built!.as_of).toBe(new Date().toISOString().slice(0, 10));
+    await replayed();
+    const next = await counted(async () => expect(await gql(WEEK)).toEqual({ data: { leaderboard: { totalCount: 0 } } }));
+    expect(next).toEqual({ primary: 0, standby: 1 });
+  });
+
   it('with the standby stopped, queries are answered from the primary without an error, and it is used again once back', async () => {
     const app = await replica({ shared: false });
     const gql = gqlOf(app, '10.0.0.4');

@@ -190,7 +190,8 @@ describe.each(backends)('npm run db:seed with sizes on %s', (kind) => {
       const large = await statements(LARGE);
       if (kind === 'postgres') expect(large.count).toBe(small.count);
       else expect(large.count - small.count).toBeLessThanOrEqual(Math.ceil((large.rows - small.rows) / 2000) + 14);
-      expect(large.count).toBeLessThan(150 + large.rows / 2000);
+      // Besides the batches, a constant: the load's DDL and the derived tables' rebuild (the leaderboard's three windows built, 12 of them).
+      expect(large.count).toBeLessThan(165 + large.rows / 2000);
     },
     120_000,
   );

@@ -405,6 +405,8 @@ const CORPUS: Record<Exclude<ShapeName, 'typename'>, { levels: number; statement
   // The page's statement reads the session too.
   VIEWER_POOLS: { levels: 2, statements: 1, rendered: true },
   LEADERBOARD: { levels: 2, statements: 1, rendered: true },
+  // Once its first read of the day has built the month (the warm-up's).
+  LEADERBOARD_MONTH: { levels: 2, statements: 1, rendered: true },
   NODE: { levels: 1, statements: 1, rendered: true },
 };
 

@@ -2,15 +2,13 @@ import { type RenderedObject, renderedRowSql } from '../../read/nested-read.js';
 import { badInput } from '../../errors.js';
 import { encodeCursor, isIntegerString, MAX_PAGE_SIZE, Page, type PageArguments, parsePageRequest } from '../common/pagination.js';
 import { Conditions } from '../common/sql-conditions.js';
+import { refreshLeaderboardWindow } from './leaderboard-aggregate.js';
 import type { ServiceContext } from '../context.js';
 
 export const LEADERBOARD_PERIODS = ['DAY', 'WEEK', 'MONTH', 'ALL'] as const;
 export type LeaderboardPeriod = (typeof LEADERBOARD_PERIODS)[number];
 export const LEADERBOARD_METRICS = ['PAYOUT', 'PRECISION'] as const;
 export type LeaderboardMetric = (typeof LEADERBOARD_METRICS)[number];
-
-/** Days of resolution (UTC, counting today) each window covers. */
-const WINDOW_DAYS: Record<Exclude<LeaderboardPeriod, 'ALL'>, number> = { DAY: 1, WEEK: 7, MONTH: 30 };
 
 export interface LeaderboardEntryRow {
   /** The user's id: an entry is a user's standing. */
@@ -71,6 +69,8 @@ interface BoardRead {
   start: number;
   viewerEntry: LeaderboardEntryRow | null;
   total: number;
+  /** The UTC day a window's kept totals are as of ('YYYY-MM-DD'; null before their first build, and for the ALL board). */
+  asOf: string | null;
 }
 
 /** How a page of a board is asked: the `size` positions after `from` (null: the last `size` of the board), and whose standing to add. */
@@ -123,15 +123,33 @@ function entryOf(row: Record<string, string | number | null>, users: number): Le
 }
 
 /**
- * The ALL board, read from its rows in the metric's index order (schema/leaderboard.ts): the
+ * Where a board's entries are kept (schema/leaderboard.ts): the ALL board's in
+ * leaderboard_totals, a window's in leaderboard_window_totals under its period (one of
+ * LEADERBOARD_PERIODS, checked by parseLeaderboardPage, written into the text), each with its
+ * size kept beside it.
+ */
+interface KeptBoard {
+  table: string;
+  /** The window's period; null for the ALL board. */
+  period: Exclude<LeaderboardPeriod, 'ALL'> | null;
+  size: string;
+}
+
+const keptBoardOf = (period: LeaderboardPeriod): KeptBoard =>
+  period === 'ALL'
+    ? { table: 'leaderboard_totals', period: null, size: '(SELECT users FROM leaderboard_size)' }
+    : { table: 'leaderboard_window_totals', period, size: `(SELECT users FROM leaderboard_windows WHERE period = '${period}')` };
+
+/**
+ * A board read from its kept rows in the metric's index order (schema/leaderboard.ts): the
  * page's own entries (an index scan stopped after the page, from its position on, or from
  * the board's end for its last entries), the rank of the page's first entry and the viewer's
- * standing as index range counts, and the board's size as kept (leaderboard_size). Its cost
- * follows the page and how far it lies from the end it is read from, not the board's size.
+ * standing as index range counts, and the board's size as kept. Its cost follows the page
+ * and how far it lies from the end it is read from, not the board's size.
  * Within the page, an entry whose value differs from the page's first ranks at the position
  * where its value starts; the first entry's ties may start above the page, so its rank is counted.
  */
-async function readTotalsBoard(ctx: ServiceContext, request: BoardRequest): Promise<BoardRead> {
+async function readKeptBoard(ctx: ServiceContext, board: KeptBoard, request: BoardRequest): Promise<BoardRead> {
   const c = new Conditions();
   const metric = METRIC_SQL[request.by];
   // The page's rows on the board (those above its top are none), written into the text as
@@ -139,7 +157,12 @@ async function readTotalsBoard(ctx: ServiceContext, request: BoardRequest): Prom
   const rowsOnBoard = request.from === null ? request.size : Math.max(request.from + request.size, 0) - Math.max(request.from, 0);
   if (!Number.isSafeInteger(rowsOnBoard) || rowsOnBoard < 0 || rowsOnBoard > MAX_PAGE_SIZE)
     throw new Error(`a page of ${rowsOnBoard} rows`);
-  const total = '(SELECT users FROM leaderboard_size)';
+  const { table, period, size: total } = board;
+  // A window's rows are those of its period, and its part 0 says the day they are as of.
+  const within = (alias: string) => (period === null ? '' : `${alias}.period = '${period}' AND `);
+  const pageWithin = period === null ? '' : `WHERE t.period = '${period}' `;
+  const asOf = period === null ? '' : `, (SELECT as_of::text FROM leaderboard_windows WHERE period = '${period}') AS as_of`;
+  const noAsOf = period === null ? '' : ', NULL';
   // The board's last entries (`last` without a cursor) are its first read backward, the same
   // index scanned from its end. The board's top has no OFFSET in its text: with one, Postgres
   // plans the statement at each run (its generic plan guesses a tenth of the board skipped).
@@ -152,22 +175,22 @@ async function readTotalsBoard(ctx: ServiceContext, request: BoardRequest): Prom
   const top = `(SELECT ${metric('f')} FROM page f ORDER BY ${metric('f')} DESC LIMIT 1)`;
   const firstRank =
     request.from === null
-      ? `${total} + 1 - (SELECT count(*) FROM leaderboard_totals o WHERE ${metric('o')} <= ${top})`
-      : `1 + (SELECT count(*) FROM leaderboard_totals o WHERE ${metric('o')} > ${top})`;
+      ? `${total} + 1 - (SELECT count(*) FROM ${table} o WHERE ${within('o')}${metric('o')} <= ${top})`
+      : `1 + (SELECT count(*) FROM ${table} o WHERE ${within('o')}${metric('o')} > ${top})`;
   const entries = entryColumns(request.renderedUsers);
   const viewer =
     request.viewerId === null
       ? ''
       : // Its rank and its ties above it: index range counts.
-        ` UNION ALL SELECT 2, ${entries}, NULL FROM (SELECT t.*, 1 + s.above AS rank, 1 + s.above + s.ties AS position FROM leaderboard_totals t, ` +
-        `LATERAL (SELECT (SELECT count(*) FROM leaderboard_totals o WHERE ${metric('o')} > ${metric('t')}) AS above, ` +
-        `(SELECT count(*) FROM leaderboard_totals o WHERE ${metric('o')} = ${metric('t')} AND o.user_id < t.user_id) AS ties) s ` +
-        `WHERE t.user_id = ${c.param(request.viewerId, 'uuid')}) ranked`;
+        ` UNION ALL SELECT 2, ${entries}, NULL${noAsOf} FROM (SELECT t.*, 1 + s.above AS rank, 1 + s.above + s.ties AS position FROM ${table} t, ` +
+        `LATERAL (SELECT (SELECT count(*) FROM ${table} o WHERE ${within('o')}${metric('o')} > ${metric('t')}) AS above, ` +
+        `(SELECT count(*) FROM ${table} o WHERE ${within('o')}${metric('o')} = ${metric('t')} AND o.user_id < t.user_id) AS ties) s ` +
+        `WHERE ${within('t')}t.user_id = ${c.param(request.viewerId, 'uuid')}) ranked`;
   // Part 0: the board's size; 1: the page's entries in order; 2: the viewer's standing.
   const rows = await ctx.database.query<Record<string, string | number | null>>(
-    `WITH page AS (SELECT * FROM leaderboard_totals t ORDER BY ${order} LIMIT ${rowsOnBoard}${offset}) ` +
-      `SELECT 0 AS part, ${entryColumns(request.renderedUsers, true)}, ${total} AS total ` +
-      `UNION ALL SELECT 1, ${entries}, NULL FROM (SELECT p.*, ` +
+    `WITH page AS (SELECT * FROM ${table} t ${pageWithin}ORDER BY ${order} LIMIT ${rowsOnBoard}${offset}) ` +
+      `SELECT 0 AS part, ${entryColumns(request.renderedUsers, true)}, ${total} AS total${asOf} ` +
+      `UNION ALL SELECT 1, ${entries}, NULL${noAsOf} FROM (SELECT p.*, ` +
       `${above} + row_number() OVER (ORDER BY ${metric('p')} DESC, p.user_id) AS position, ` +
       `CASE WHEN ${metric('p')} = ${top} THEN ${firstRank} ELSE ${above} + rank() OVER (ORDER BY ${metric('p')} DESC) END AS rank ` +
       `FROM page p) ranked${viewer} ORDER BY part, position`,
@@ -181,47 +204,21 @@ async function readTotalsBoard(ctx: ServiceContext, request: BoardRequest): Prom
     start: request.from ?? boardSize - request.size,
     viewerEntry: standing ? entryOf(standing, users) : null,
     total: boardSize,
+    asOf: (rows[0]!.as_of ?? null) as string | null,
   };
 }
 
 /**
- * A window's board (DAY, WEEK, MONTH), summed from the daily rows of its days and ranked
- * whole: its cost follows how many users took part in the window.
+ * A board's page, from its kept rows: a window's are read as of the request's day (UTC),
+ * built for that day first when they are as of another (once a day and window, by the first
+ * read; later reads find them built).
  */
-async function readWindowBoard(ctx: ServiceContext, period: Exclude<LeaderboardPeriod, 'ALL'>, request: BoardRequest): Promise<BoardRead> {
-  const c = new Conditions();
-  const source =
-    'SELECT user_id, sum(payout) AS payout, sum(staked) AS staked, sum(score_sum) AS score_sum, sum(scored_count) AS scored_count, ' +
-    'max(decimals) AS decimals FROM leaderboard_daily ' +
-    `WHERE day > (${c.param(ctx.now.toISOString(), 'timestamptz')} AT TIME ZONE 'UTC')::date - ${c.param(WINDOW_DAYS[period], 'int')} ` +
-    'GROUP BY user_id';
-  const metric = METRIC_SQL[request.by]('board');
-  const range =
-    request.from === null
-      ? `position > total - ${c.param(request.size, 'int')} AND position <= total`
-      : `position > ${c.param(request.from, 'int')} AND position <= ${c.param(request.from + request.size, 'int')}`;
-  // Signed out, no condition at all: with `user_id = NULL` left to the plan, Postgres' custom
-  // plans (which drop it) look cheaper than the generic one, and it would plan every time.
-  const viewerStanding = request.viewerId === null ? '' : ` OR ranked.user_id = ${c.param(request.viewerId, 'uuid')}`;
-  const rows = await ctx.database.query<Record<string, string | number | null>>(
-    `WITH board AS (${source}), ` +
-      'ranked AS (SELECT board.*, ' +
-      `rank() OVER (ORDER BY ${metric} DESC)::int AS rank, ` +
-      `row_number() OVER (ORDER BY ${metric} DESC, user_id)::int AS position, ` +
-      'count(*) OVER ()::int AS total FROM board) ' +
-      `SELECT ${entryColumns(request.renderedUsers)}, total FROM ranked ` +
-      `WHERE (${range})${viewerStanding} ORDER BY position`,
-    c.params,
-  );
-  const entries = rows.map((row) => entryOf(row, request.renderedUsers.length));
-  const total = rows.length > 0 ? Number(rows[0]!.total) : 0;
-  const start = request.from ?? total - request.size;
-  return {
-    nodes: entries.filter((entry) => entry.position > start && entry.position <= start + request.size),
-    start,
-    viewerEntry: entries.find((entry) => entry.id === request.viewerId) ?? null,
-    total,
-  };
+async function readBoard(ctx: ServiceContext, board: KeptBoard, request: BoardRequest): Promise<BoardRead> {
+  const read = await readKeptBoard(ctx, board, request);
+  const today = ctx.now.toISOString().slice(0, 10);
+  if (board.period === null || read.asOf === today) return read;
+  await ctx.database.db.transaction((tx) => refreshLeaderboardWindow(tx, board.period!, today));
+  return readKeptBoard(ctx, board, request);
 }
 
 /**
@@ -253,7 +250,7 @@ export async function leaderboard(
   const from = page.backward ? (cursorPosition === null ? null : cursorPosition - 1 - page.size) : (cursorPosition ?? 0);
   const viewerId = rendered && !rendered.viewerStanding ? null : (ctx.viewer?.userId ?? null);
   const request: BoardRequest = { by, from, size: page.size, viewerId, renderedUsers: rendered?.users ?? [] };
-  const board = period === 'ALL' ? await readTotalsBoard(ctx, request) : await readWindowBoard(ctx, period, request);
+  const board = await readBoard(ctx, keptBoardOf(period), request);
   const hasNextPage = board.start + page.size < board.total;
   const hasPreviousPage = board.start > 0 && board.total > 0;
   return new LeaderboardPage(
