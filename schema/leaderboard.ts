@@ -82,8 +82,8 @@ export const leaderboardWindows = pgTable('leaderboard_windows', {
 /**
  * One row per window and user: the window's daily rows summed as of its day, indexed like
  * leaderboard_totals within each window, so a windowed board's page is read as the ALL
- * board's is. Resolution adds to the windows its days fall in; a window's first read on a
- * later day builds it again (leaderboard-aggregate.ts).
+ * board's is. Resolution adds to the windows its days fall in; a window's first read on
+ * another day brings it to that day (leaderboard-aggregate.ts).
  */
 export const leaderboardWindowTotals = pgTable(
   'leaderboard_window_totals',

@@ -66,7 +66,7 @@ export async function addResolvedPoolToLeaderboard(tx: Db, poolId: string): Prom
  */
 export async function refreshLeaderboardWindow(tx: Db, period: string, day: string): Promise<void> {
   const [window] = resultRows<{ as_of: string | null; days: number }>(
-    await tx.execute(sql`SELECT as_of::text AS as_of, days FROM leaderboard_windows WHERE period = ${period} FOR UPDATE`),
+    await tx.execute(sql`SELECT to_char(as_of, 'YYYY-MM-DD') AS as_of, days FROM leaderboard_windows WHERE period = ${period} FOR UPDATE`),
   );
   if (!window) throw new Error(`no leaderboard window ${period}`);
   if (window.as_of === day) return;

@@ -161,7 +161,8 @@ async function readKeptBoard(ctx: ServiceContext, board: KeptBoard, request: Boa
   // A window's rows are those of its period, and its part 0 says the day they are as of.
   const within = (alias: string) => (period === null ? '' : `${alias}.period = '${period}' AND `);
   const pageWithin = period === null ? '' : `WHERE t.period = '${period}' `;
-  const asOf = period === null ? '' : `, (SELECT as_of::text FROM leaderboard_windows WHERE period = '${period}') AS as_of`;
+  const asOf =
+    period === null ? '' : `, (SELECT to_char(as_of, 'YYYY-MM-DD') FROM leaderboard_windows WHERE period = '${period}') AS as_of`;
   const noAsOf = period === null ? '' : ', NULL';
   // The board's last entries (`last` without a cursor) are its first read backward, the same
   // index scanned from its end. The board's top has no OFFSET in its text: with one, Postgres

@@ -7,7 +7,7 @@ WITH page AS
   (SELECT users
     FROM leaderboard_windows
     WHERE period = 'MONTH') AS total,
-  (SELECT as_of::text
+  (SELECT to_char(as_of, 'YYYY-MM-DD')
     FROM leaderboard_windows
     WHERE period = 'MONTH') AS as_of UNION ALL SELECT 1, ranked.user_id AS user_id, ranked.rank::int AS rank, ranked.position::int AS position, ranked.payout::text AS payout, ranked.staked::text AS staked, (ranked.score_sum / ranked.scored_count)::float8 AS precision, ranked.scored_count::int AS prediction_count, ranked.decimals::int AS decimals,
   (SELECT concat('{"id":', '"' || n."id"::text || '"', ',"username":', to_json(n."username")::text, ',"avatar":', coalesce(
