@@ -143,11 +143,12 @@ const keptBoardOf = (period: LeaderboardPeriod): KeptBoard =>
 /**
  * A board read from its kept rows in the metric's index order (schema/leaderboard.ts): the
  * page's own entries (an index scan stopped after the page, from its position on, or from
- * the board's end for its last entries), the rank of the page's first entry and the viewer's
- * standing as index range counts, and the board's size as kept. Its cost follows the page
- * and how far it lies from the end it is read from, not the board's size.
+ * the board's end for its last entries), the ties of the page's first value above the page
+ * and the viewer's standing as index range counts, and the board's size as kept. Its cost
+ * follows the page and how far it lies from the end it is read from (and, for the viewer's
+ * standing, the viewer's depth), not the board's size.
  * Within the page, an entry whose value differs from the page's first ranks at the position
- * where its value starts; the first entry's ties may start above the page, so its rank is counted.
+ * where its value starts; the first entry's ties may start above the page, so they are counted.
  */
 async function readKeptBoard(ctx: ServiceContext, board: KeptBoard, request: BoardRequest): Promise<BoardRead> {
   const c = new Conditions();
@@ -171,13 +172,10 @@ async function readKeptBoard(ctx: ServiceContext, board: KeptBoard, request: Boa
   const offset = request.from !== null && request.from > 0 ? ` OFFSET ${c.param(request.from, 'int')}` : '';
   // The entries above the page's first.
   const above = request.from === null ? `greatest(${total} - ${rowsOnBoard}, 0)` : c.param(Math.max(request.from, 0), 'int');
-  // The page's first rank counts the entries above its first: from the board's end, as the
-  // board's size less those at or below it, so a page read from the end counts from there too.
-  const top = `(SELECT ${metric('f')} FROM page f ORDER BY ${metric('f')} DESC LIMIT 1)`;
-  const firstRank =
-    request.from === null
-      ? `${total} + 1 - (SELECT count(*) FROM ${table} o WHERE ${within('o')}${metric('o')} <= ${top})`
-      : `1 + (SELECT count(*) FROM ${table} o WHERE ${within('o')}${metric('o')} > ${top})`;
+  // The page's first entry ranks after the entries above the page less its ties among them
+  // (its value, before it in user order): an index range of its ties, not of the board above.
+  const top = '(SELECT top FROM head)';
+  const firstRank = `${above} + 1 - (SELECT count(*) FROM ${table} o, head h WHERE ${within('o')}${metric('o')} = h.top AND o.user_id < h.user_id)`;
   const entries = entryColumns(request.renderedUsers);
   const viewer =
     request.viewerId === null
@@ -189,7 +187,8 @@ async function readKeptBoard(ctx: ServiceContext, board: KeptBoard, request: Boa
         `WHERE ${within('t')}t.user_id = ${c.param(request.viewerId, 'uuid')}) ranked`;
   // Part 0: the board's size; 1: the page's entries in order; 2: the viewer's standing.
   const rows = await ctx.database.query<Record<string, string | number | null>>(
-    `WITH page AS (SELECT * FROM ${table} t ${pageWithin}ORDER BY ${order} LIMIT ${rowsOnBoard}${offset}) ` +
+    `WITH page AS (SELECT * FROM ${table} t ${pageWithin}ORDER BY ${order} LIMIT ${rowsOnBoard}${offset}), ` +
+      `head AS (SELECT ${metric('f')} AS top, f.user_id FROM page f ORDER BY ${metric('f')} DESC, f.user_id LIMIT 1) ` +
       `SELECT 0 AS part, ${entryColumns(request.renderedUsers, true)}, ${total} AS total${asOf} ` +
       `UNION ALL SELECT 1, ${entries}, NULL${noAsOf} FROM (SELECT p.*, ` +
       `${above} + row_number() OVER (ORDER BY ${metric('p')} DESC, p.user_id) AS position, ` +

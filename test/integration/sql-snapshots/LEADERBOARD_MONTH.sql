@@ -3,7 +3,11 @@ WITH page AS
     FROM leaderboard_window_totals t
     WHERE t.period = 'MONTH'
     ORDER BY t.payout DESC, t.user_id
-    LIMIT 20) SELECT 0 AS part, NULL::uuid AS user_id, NULL::int AS rank, NULL::int AS position, NULL::text AS payout, NULL::text AS staked, NULL::float8 AS precision, NULL::int AS prediction_count, NULL::int AS decimals, NULL AS "user_json_0",
+    LIMIT 20), head AS
+  (SELECT f.payout AS top, f.user_id
+    FROM page f
+    ORDER BY f.payout DESC, f.user_id
+    LIMIT 1) SELECT 0 AS part, NULL::uuid AS user_id, NULL::int AS rank, NULL::int AS position, NULL::text AS payout, NULL::text AS staked, NULL::float8 AS precision, NULL::int AS prediction_count, NULL::int AS decimals, NULL AS "user_json_0",
   (SELECT users
     FROM leaderboard_windows
     WHERE period = 'MONTH') AS total,
@@ -18,16 +22,10 @@ WITH page AS
     WHERE n."id" = ranked.user_id) AS "user_json_0", NULL, NULL
   FROM
   (SELECT p.*, $1::int + row_number() OVER (ORDER BY p.payout DESC, p.user_id) AS position, CASE WHEN p.payout =
-    (SELECT f.payout
-      FROM page f
-      ORDER BY f.payout DESC
-      LIMIT 1) THEN 1 +
+    (SELECT top
+      FROM head) THEN $1::int + 1 -
     (SELECT count(*)
-      FROM leaderboard_window_totals o
-      WHERE o.period = 'MONTH' AND o.payout >
-      (SELECT f.payout
-        FROM page f
-        ORDER BY f.payout DESC
-        LIMIT 1)) ELSE $1::int + rank() OVER (ORDER BY p.payout DESC) END AS rank
+      FROM leaderboard_window_totals o, head h
+      WHERE o.period = 'MONTH' AND o.payout = h.top AND o.user_id < h.user_id) ELSE $1::int + rank() OVER (ORDER BY p.payout DESC) END AS rank
     FROM page p) ranked
   ORDER BY part, position
