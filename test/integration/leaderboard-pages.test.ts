@@ -68,7 +68,7 @@ describe.each(backends)('a window’s board is kept as of the day it is read, on
   const DAY_MS = 86_400_000;
   beforeAll(async () => {
     t = await startEmptyTestApp(kind, { clock: () => now });
-    await seedDemoData(t.database, { users: 80, pools: 60, streaks: 2, seed: 5 });
+    await seedDemoData(t.database, { users: 80, pools: 60, streaks: 2, seed: 5, now });
   });
   afterAll(async () => {
     await t?.close();
@@ -92,7 +92,7 @@ describe.each(backends)('a window’s board is kept as of the day it is read, on
   };
 
   it('is read in one statement on the day it is kept as of, and built at its first read when the day moves either way', async () => {
-    // The seed built it as of its day, today.
+    // The seed built it as of its day, the clock's.
     const today = await oracle(now);
     expect(today.length).toBeGreaterThan(5);
     const read = await t.countStatements(async () => expect(await board()).toEqual({ total: today.length, entries: today }));
@@ -144,13 +144,14 @@ function rowsRead(node: PlanNode, table: string): number {
 }
 
 /**
- * A page of the ALL board reads its own entries from the metric's index, and counts no more
- * than lies above it: EXPLAIN ANALYZE of the very statement the service sends, on a board of
- * some 2,000 users, adds up the rows its scans of leaderboard_totals return, the planner
+ * A page of a board (the ALL board's, a window's) reads its own entries from the metric's
+ * index, and counts no more than lies above it: EXPLAIN ANALYZE of the very statement the
+ * service sends, on a board of some 2,000 users, adds up the rows its scans of the board's
+ * kept rows return, the planner
  * discouraged from sequential scans and sorts (recordingDatabase): the question is whether
  * the statement CAN be served by the index. Postgres only (EXPLAIN's plan).
  */
-describe.skipIf(!process.env.TEST_DATABASE_URL)('a page of the ALL board reads its entries, not the board, on postgres', () => {
+describe.skipIf(!process.env.TEST_DATABASE_URL)('a page of a board reads its entries, not the board, on postgres', () => {
   let test: TestDatabase;
   let database: Database;
   let statements: RecordedStatement[];
