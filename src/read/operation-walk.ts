@@ -11,6 +11,7 @@ import {
   GraphQLIncludeDirective,
   type GraphQLNamedType,
   type GraphQLObjectType,
+  type GraphQLResolveInfo,
   type GraphQLSchema,
   GraphQLSkipDirective,
   isAbstractType,
@@ -440,6 +441,19 @@ export function unwalkedSelection(
     fieldsOf: (type, nodes) => collectFields(schema, fragments, variables, type, subSelections(nodes)).fields,
     dependOn: (_source, derive) => derive(variables),
   };
+}
+
+/**
+ * Whether the field a resolver runs for selects a field `name` of its type (fragments and
+ * @skip/@include applied, as the walk collects them): for a resolver the executor runs, whose
+ * service reads a part only when asked.
+ */
+export function resolverSelects(info: GraphQLResolveInfo, name: string): boolean {
+  const type = getNamedType(info.returnType);
+  if (!isObjectType(type)) return false;
+  const fields = unwalkedSelection(info.schema, info.fragments, info.variableValues).fieldsOf(type, info.fieldNodes);
+  for (const nodes of fields.values()) if (nodes[0]!.name.value === name) return true;
+  return false;
 }
 
 /** The selection sets of one response key's field nodes. */

@@ -157,6 +157,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a page of a board reads its ent
   let statements: RecordedStatement[];
   let closeDatabase: () => Promise<void>;
   let app: Awaited<ReturnType<typeof createApp>>;
+  /** The same service with every operation executed (RENDERED_READS=false): the resolvers' reads. */
+  let executor: Awaited<ReturnType<typeof createApp>>;
 
   beforeAll(async () => {
     test = await createTestDatabase('postgres');
@@ -168,22 +170,29 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a page of a board reads its ent
     ({ database, statements, close: closeDatabase } = await recordingDatabase(test.url!, ['enable_seqscan', 'enable_sort']));
     app = await createApp({ config: testConfig(), database });
     await app.ready();
+    executor = await createApp({ config: testConfig({ RENDERED_READS: 'false' }), database });
+    await executor.ready();
   });
   afterAll(async () => {
     await app?.close();
+    await executor?.close();
     await closeDatabase?.();
     await test?.drop();
   });
 
-  /** The rows of its kept board the board's statement reads for a page (the ALL board's unless `period` says), the page's ranks and the viewer's entry. */
+  /**
+   * The rows of its kept board the board's statement reads for a page (the ALL board's unless
+   * `period` says), the page's ranks and the viewer's entry; asked of `server` (the app,
+   * rendering its reads, unless said).
+   */
   async function readPage(
     by: string,
     page: string,
-    viewer: { headers: Record<string, string>; selection: string } | null = null,
-    period = 'ALL',
+    options: { viewer?: { headers: Record<string, string>; selection: string }; period?: string; server?: typeof app } = {},
   ): Promise<{ read: number; ranks: number[]; viewerEntry?: { rank: number } | null }> {
+    const { viewer, period = 'ALL', server = app } = options;
     statements.length = 0;
-    const response = await app.inject({
+    const response = await server.inject({
       method: 'POST',
       url: '/graphql',
       payload: { query: `{ leaderboard(period: ${period}, by: ${by}, ${page}) { totalCount nodes { rank } ${viewer?.selection ?? ''} } }` },
@@ -225,13 +234,16 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a page of a board reads its ent
     );
   };
 
-  it('signed in, the viewer’s standing is counted only when the page asks for it', async () => {
+  it.each(['rendered', 'executed'])('signed in, the viewer’s standing is counted only when the page asks for it: %s', async (how) => {
+    const server = how === 'rendered' ? app : executor;
     // The viewer: the board's last user by payout, its standing the deepest count there is.
     const [last] = await lastOfBoard('PAYOUT', 1);
-    const { headers } = await signInAs({ database: test.database, gql: gqlOf(app) } as TestApp, last!.user_id);
-    const without = await readPage('PAYOUT', 'first: 5', { headers, selection: '' });
+    const { headers } = await signInAs({ database: test.database, gql: gqlOf(server) } as TestApp, last!.user_id);
+    const without = await readPage('PAYOUT', 'first: 5', { viewer: { headers, selection: '' }, server });
     expect(without.read).toBeLessThanOrEqual(5 + 1);
-    const asked = await readPage('PAYOUT', 'first: 5', { headers, selection: 'viewerEntry { rank }' });
+    // Asked through a fragment, under @include: the selection as the walk collects it.
+    const selection = '... on LeaderboardConnection { viewerEntry @include(if: true) { rank } }';
+    const asked = await readPage('PAYOUT', 'first: 5', { viewer: { headers, selection }, server });
     expect(asked.viewerEntry).toEqual({ rank: last!.rank });
     expect(asked.read).toBeGreaterThan(BOARD_USERS);
   });
@@ -268,10 +280,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a page of a board reads its ent
         payload: { query: `{ leaderboard(period: MONTH, by: ${by}, first: 1) { totalCount } }` },
       });
       expect(built.json().errors).toBeUndefined();
-      const first = await readPage(by, 'first: 5', null, 'MONTH');
+      const first = await readPage(by, 'first: 5', { period: 'MONTH' });
       expect(first.ranks[0]).toBe(1);
       expect(first.read).toBeLessThanOrEqual(5 + 1);
-      const last = await readPage(by, 'last: 5', null, 'MONTH');
+      const last = await readPage(by, 'last: 5', { period: 'MONTH' });
       expect(last.ranks).toEqual((await lastOfBoard(by, 5, 30)).map((row) => row.rank).reverse());
       expect(last.read).toBeLessThanOrEqual(2 * 5 + 10);
     },

@@ -68,7 +68,7 @@ const renderLeaderboard: RootFieldRenderer = (field, nodes, walk) => {
   const fields = connectionParts(connection, nodes, walk, addEntry, viewerEntry);
   if (!fields) return null;
   return async (ctx, args) => {
-    const page = await leaderboard(ctx, args, { users, viewerStanding });
+    const page = await leaderboard(ctx, args, { viewerStanding, renderedUsers: users });
     return writeConnection(page, { fields }, (row) => writers.map((write) => write(row)));
   };
 };

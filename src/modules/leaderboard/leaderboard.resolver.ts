@@ -1,4 +1,6 @@
-import { Args, Ctx, Directive, FieldResolver, Float, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Args, Ctx, Directive, FieldResolver, Float, Info, Query, Resolver, Root } from 'type-graphql';
+import { resolverSelects } from '../../read/operation-walk.js';
 import type { ResolverContext } from '../context.js';
 import { PUBLIC } from '../common/cache-hints.js';
 import { toTokens } from '../common/amounts.js';
@@ -14,8 +16,8 @@ export class LeaderboardResolver {
   @Query(() => LeaderboardConnection, {
     description: 'Users ranked by payouts or precision over a period, with the viewer’s own standing.',
   })
-  leaderboard(@Args(() => LeaderboardArgs) args: LeaderboardArgs, @Ctx() ctx: ResolverContext) {
-    return leaderboard(ctx, args);
+  leaderboard(@Args(() => LeaderboardArgs) args: LeaderboardArgs, @Ctx() ctx: ResolverContext, @Info() info: GraphQLResolveInfo) {
+    return leaderboard(ctx, args, { viewerStanding: resolverSelects(info, 'viewerEntry'), renderedUsers: [] });
   }
 
   @FieldResolver(() => User, { description: 'The user ranked.' })

@@ -235,12 +235,12 @@ export async function leaderboard(
   ctx: ServiceContext,
   args: PageArguments & { period?: LeaderboardPeriod | null; by?: LeaderboardMetric | null },
   /**
-   * A rendered read's part: the selections of the entries' users the statement writes as JSON
-   * (public fields, no cursors), and whether the viewer's standing is asked (counting it costs
-   * the viewer's depth on the board). Without it (the executor), the standing of a signed-in
-   * viewer is read and the users are not.
+   * What the read asks besides the entries: whether the viewer's standing is selected
+   * (counting it costs the viewer's depth on the board; read only for a signed-in viewer),
+   * and, for a rendered read, the selections of the entries' users the statement writes as
+   * JSON (public fields, no cursors; none when the executor resolves the users).
    */
-  rendered: { users: readonly RenderedObject[]; viewerStanding: boolean } | null = null,
+  asked: { viewerStanding: boolean; renderedUsers: readonly RenderedObject[] },
 ): Promise<LeaderboardPage> {
   const { period, by, order, page } = parseLeaderboardPage(args);
   const cursorPosition = page.cursor ? Number(page.cursor.key) : null;
@@ -248,8 +248,8 @@ export async function leaderboard(
   // to its size, which the statement itself reads (`total`).
   // Backward before a cursor near the top, `from` is below 0: the page is the positions above the cursor's.
   const from = page.backward ? (cursorPosition === null ? null : cursorPosition - 1 - page.size) : (cursorPosition ?? 0);
-  const viewerId = rendered && !rendered.viewerStanding ? null : (ctx.viewer?.userId ?? null);
-  const request: BoardRequest = { by, from, size: page.size, viewerId, renderedUsers: rendered?.users ?? [] };
+  const viewerId = asked.viewerStanding ? (ctx.viewer?.userId ?? null) : null;
+  const request: BoardRequest = { by, from, size: page.size, viewerId, renderedUsers: asked.renderedUsers };
   const board = await readBoard(ctx, keptBoardOf(period), request);
   const hasNextPage = board.start + page.size < board.total;
   const hasPreviousPage = board.start > 0 && board.total > 0;
