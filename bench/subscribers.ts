@@ -3,8 +3,9 @@
  * For each subscriber count (BENCH_SUBSCRIBERS, default "1,1000,10000") it opens that many
  * sockets, each subscribed to `poolUpdated` of one pool, makes BENCH_EVENTS changes of the
  * pool through the admin mutation `updatePoolStatus` (one at a time), and reports:
- * - delivery latency, p50 and p99, from the change's commit (the pool's `updatedAt`, set
- *   inside the mutation's transaction) to each subscriber's receipt;
+ * - delivery latency, p50 and p99, from the pool's `updatedAt` to each subscriber's receipt:
+ *   the gateway's request clock, taken as the mutation arrives (so it counts the mutation
+ *   too), or the floor's statement's `now()`;
  * - the server process's resident memory (and V8 heap in use) with the sockets open, and
  *   per subscriber; and again after the events and BENCH_SETTLE_S (10) quiet seconds
  *   (settledRssMiB, settledHeapMiB), when less of it is garbage waiting for the collector;

@@ -3,7 +3,7 @@
  * subscribed to `poolUpdated` of one pool, in the bench's process or each in a child
  * process of its own (BENCH_CLIENT_PROCESSES), so that reading 10,000 messages per event
  * need not all queue on one client thread. Each group times every `next` on arrival against
- * the pool's `updatedAt` (the commit, on the same machine's clock).
+ * the pool's `updatedAt` (the server's clock as the change was asked, on the same machine).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
