@@ -145,14 +145,13 @@ async function runRouted<T>(context: GraphQLContext, type: OperationTypeNode, re
   try {
     outcome = await work();
   } catch (error) {
-    const reason = reads.rerouteReason(database, error);
-    if (reason === null) throw error;
-    requestContext.useDatabase(reads.rerouted(reason, error));
+    if (reads.rerouteReason(database, error) === null) throw error;
+    requestContext.useDatabase(reads.rerouted(error));
     return work();
   }
   const failure = standbyFailureIn(outcome, (error) => reads.rerouteReason(database, error) !== null);
   if (failure === undefined) return outcome;
-  requestContext.useDatabase(reads.rerouted(reads.rerouteReason(database, failure)!, failure));
+  requestContext.useDatabase(reads.rerouted(failure));
   return work();
 }
 

@@ -117,8 +117,9 @@ export class ReadRouting {
     return hasSqlState(error, READ_ONLY_TRANSACTION) ? 'writes' : null;
   }
 
-  /** The primary, for a read the standby could not run (see rerouteReason); after a failure of the standby's own, it counts as unreachable until a probe answers. */
-  rerouted(reason: 'retried' | 'writes', error: unknown): Database {
+  /** The primary, for a read the standby could not run (`error`, which rerouteReason gave a reason for); after a failure of the standby's own, it counts as unreachable until a probe answers. */
+  rerouted(error: unknown): Database {
+    const reason = this.rerouteReason(this.options.standby, error) ?? 'retried';
     if (reason === 'retried') this.markUnreachable(error);
     return this.route(this.options.primary, reason);
   }

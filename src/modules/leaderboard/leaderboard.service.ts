@@ -132,13 +132,16 @@ interface KeptBoard {
   table: string;
   /** The window's period; null for the ALL board. */
   period: Exclude<LeaderboardPeriod, 'ALL'> | null;
+  /** SQL of the board's size, and of the UTC day its rows are as of ('YYYY-MM-DD'; NULL for the ALL board, always current). */
   size: string;
+  asOf: string;
 }
 
-const keptBoardOf = (period: LeaderboardPeriod): KeptBoard =>
-  period === 'ALL'
-    ? { table: 'leaderboard_totals', period: null, size: '(SELECT users FROM leaderboard_size)' }
-    : { table: 'leaderboard_window_totals', period, size: `(SELECT users FROM leaderboard_windows WHERE period = '${period}')` };
+const keptBoardOf = (period: LeaderboardPeriod): KeptBoard => {
+  if (period === 'ALL') return { table: 'leaderboard_totals', period: null, size: '(SELECT users FROM leaderboard_size)', asOf: 'NULL' };
+  const window = (column: string) => `(SELECT ${column} FROM leaderboard_windows WHERE period = '${period}')`;
+  return { table: 'leaderboard_window_totals', period, size: window('users'), asOf: window(`to_char(as_of, 'YYYY-MM-DD')`) };
+};
 
 /**
  * A board read from its kept rows in the metric's index order (schema/leaderboard.ts): the
@@ -159,12 +162,9 @@ async function readKeptBoard(ctx: ServiceContext, board: KeptBoard, request: Boa
   if (!Number.isSafeInteger(rowsOnBoard) || rowsOnBoard < 0 || rowsOnBoard > MAX_PAGE_SIZE)
     throw new Error(`a page of ${rowsOnBoard} rows`);
   const { table, period, size: total } = board;
-  // A window's rows are those of its period, and its part 0 says the day they are as of.
+  // A window's rows are those of its period.
   const within = (alias: string) => (period === null ? '' : `${alias}.period = '${period}' AND `);
   const pageWithin = period === null ? '' : `WHERE t.period = '${period}' `;
-  const asOf =
-    period === null ? '' : `, (SELECT to_char(as_of, 'YYYY-MM-DD') FROM leaderboard_windows WHERE period = '${period}') AS as_of`;
-  const noAsOf = period === null ? '' : ', NULL';
   // The board's last entries (`last` without a cursor) are its first read backward, the same
   // index scanned from its end. The board's top has no OFFSET in its text: with one, Postgres
   // plans the statement at each run (its generic plan guesses a tenth of the board skipped).
@@ -181,16 +181,16 @@ async function readKeptBoard(ctx: ServiceContext, board: KeptBoard, request: Boa
     request.viewerId === null
       ? ''
       : // Its rank and its ties above it: index range counts.
-        ` UNION ALL SELECT 2, ${entries}, NULL${noAsOf} FROM (SELECT t.*, 1 + s.above AS rank, 1 + s.above + s.ties AS position FROM ${table} t, ` +
+        ` UNION ALL SELECT 2, ${entries}, NULL, NULL FROM (SELECT t.*, 1 + s.above AS rank, 1 + s.above + s.ties AS position FROM ${table} t, ` +
         `LATERAL (SELECT (SELECT count(*) FROM ${table} o WHERE ${within('o')}${metric('o')} > ${metric('t')}) AS above, ` +
         `(SELECT count(*) FROM ${table} o WHERE ${within('o')}${metric('o')} = ${metric('t')} AND o.user_id < t.user_id) AS ties) s ` +
         `WHERE ${within('t')}t.user_id = ${c.param(request.viewerId, 'uuid')}) ranked`;
-  // Part 0: the board's size; 1: the page's entries in order; 2: the viewer's standing.
+  // Part 0: the board's size and the day its rows are as of; 1: the page's entries in order; 2: the viewer's standing.
   const rows = await ctx.database.query<Record<string, string | number | null>>(
     `WITH page AS (SELECT * FROM ${table} t ${pageWithin}ORDER BY ${order} LIMIT ${rowsOnBoard}${offset}), ` +
       `head AS (SELECT ${metric('f')} AS top, f.user_id FROM page f ORDER BY ${metric('f')} DESC, f.user_id LIMIT 1) ` +
-      `SELECT 0 AS part, ${entryColumns(request.renderedUsers, true)}, ${total} AS total${asOf} ` +
-      `UNION ALL SELECT 1, ${entries}, NULL${noAsOf} FROM (SELECT p.*, ` +
+      `SELECT 0 AS part, ${entryColumns(request.renderedUsers, true)}, ${total} AS total, ${board.asOf} AS as_of ` +
+      `UNION ALL SELECT 1, ${entries}, NULL, NULL FROM (SELECT p.*, ` +
       `${above} + row_number() OVER (ORDER BY ${metric('p')} DESC, p.user_id) AS position, ` +
       `CASE WHEN ${metric('p')} = ${top} THEN ${firstRank} ELSE ${above} + rank() OVER (ORDER BY ${metric('p')} DESC) END AS rank ` +
       `FROM page p) ranked${viewer} ORDER BY part, position`,
@@ -204,7 +204,7 @@ async function readKeptBoard(ctx: ServiceContext, board: KeptBoard, request: Boa
     start: request.from ?? boardSize - request.size,
     viewerEntry: standing ? entryOf(standing, users) : null,
     total: boardSize,
-    asOf: (rows[0]!.as_of ?? null) as string | null,
+    asOf: rows[0]!.as_of as string | null,
   };
 }
 
