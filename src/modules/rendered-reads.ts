@@ -7,10 +7,7 @@ import { NOTIFICATION_ROOT_RENDERERS } from './notifications/notification.render
 import { POOL_ROOT_RENDERERS } from './pools/pool.rendered.js';
 import { STREAK_ROOT_RENDERERS } from './streaks/streak.rendered.js';
 
-/**
- * Every module's root fields that a rendered read answers, by field name (each module lists
- * its own), so the server's pipeline asks one registry and names no domain module.
- */
+/** Every module's rendered root fields by name, so the server's pipeline asks one registry and names no domain module. */
 export const ROOT_RENDERERS: Readonly<Record<string, RootFieldRenderer>> = {
   ...POOL_ROOT_RENDERERS,
   ...STREAK_ROOT_RENDERERS,

@@ -1,11 +1,8 @@
 /**
- * The forms a read's answer is written in: GraphQL's, as the executor answers; or the REST
- * form of the interface (docs/rest.md), where every object of the read graph has its keys in
- * snake_case and a nested page selected as `{ nodes }` is the array of its nodes. A rendered
- * read writes either in SQL (read/rendered-read.ts), so a REST route sends the statement's
- * text as it is, as /graphql does. A root field's key and a root connection's own members
- * (nodes, totalCount, pageInfo) keep GraphQL's names in both: they are where a REST route
- * finds what it answers.
+ * GraphQL's form, as the executor answers, or the REST form (docs/rest.md): every read-graph object's keys in snake_case, a nested
+ * page selected as `{ nodes }` the array of its nodes. A rendered read writes either in SQL (read/rendered-read.ts), so a REST route
+ * sends the statement's text as it is, as /graphql does. Root field keys and a root connection's own members (nodes, totalCount,
+ * pageInfo) keep GraphQL's names in both: a REST route finds what it answers there.
  */
 export type AnswerForm = 'graphql' | 'rest';
 

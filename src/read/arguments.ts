@@ -4,14 +4,11 @@ import { type FieldNode, getArgumentValues, type GraphQLField, isNonNullType, Ki
 export type ArgumentReader = (variables: Record<string, unknown>) => Record<string, unknown>;
 
 /**
- * graphql-js's `getArgumentValues(field, node, variables)`, prepared once for a field node
- * that a kept plan reads at every request: an argument given as a literal is coerced once,
- * one given as a variable is that variable's coerced value, one not given is its default.
- * graphql-js's own call keys the node's arguments in a dictionary-mode object and coerces
- * every literal again, per request (about 1 µs and 800 bytes a call). Whatever this does not
- * answer the same way by construction goes to graphql-js: a literal with a variable inside,
- * a literal object or list (resolvers get a fresh one), and every case graphql-js refuses (a
- * required argument missing or null), so its error is the one thrown.
+ * graphql-js's `getArgumentValues(field, node, variables)` prepared once, for a field node a kept plan reads at every request:
+ * literals coerced once (graphql-js re-keys the arguments in a dictionary-mode object and coerces every literal per call, about 1 µs
+ * and 800 bytes). What this does not answer the same way by construction goes to graphql-js: a literal with a variable inside, an
+ * object or list literal (resolvers get a fresh one), and what graphql-js refuses (a required argument missing or null), so its
+ * error is the one thrown.
  */
 export function argumentReader(field: GraphQLField<unknown, unknown>, node: FieldNode): ArgumentReader {
   const general: ArgumentReader = (variables) => getArgumentValues(field, node, variables);

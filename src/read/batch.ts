@@ -4,13 +4,9 @@ import { tableReader } from './columns.js';
 import { type Db, readQueryOf } from '../db/client.js';
 
 /**
- * Batched reads behind the DataLoaders: each function answers many parents with one
- * statement, so the statements a query runs depend on its shape, not on its rows. Every
- * statement text is built once per process (see `statement`), takes its keys as ONE array
- * parameter and runs through the database's read query (prepared on Postgres); rows come
- * back under their property names and are typed by `TableReader.decode` (read/columns.ts),
- * not by the ORM. Pages of children and their counts are keyset-page loaders
- * (modules/common/keyset-page.ts).
+ * Batched reads behind the DataLoaders: one statement answers many parents, so a query's statements depend on its shape, not its rows.
+ * Keys go in as ONE array parameter to the read query (prepared on Postgres); rows come back by property name, decoded by
+ * `TableReader.decode` (read/columns.ts), not the ORM. Pages of children and their counts: modules/common/keyset-page.ts.
  */
 
 const statements = new Map<string, string>();
@@ -25,7 +21,7 @@ export function statement(key: string, build: () => string): string {
   return text;
 }
 
-/** The Postgres array type of a key column's values, for `= ANY($1::<type>[])`. */
+/** For `= ANY($1::<type>[])`. */
 const arrayType = (column: PgColumn) => `${column.getSQLType()}[]`;
 
 /** Rows whose `column` is one of `keys`, grouped by that column's value. */
@@ -47,10 +43,7 @@ export async function rowsByKeys<TRow extends Record<string, unknown>>(
   );
 }
 
-/**
- * A condition on a child table besides its parent, as SQL over the child's alias (e.g.
- * `read_at IS NULL`), with a name that keys its statements. Written by hand, never from input.
- */
+/** A condition on children besides their parent (e.g. `read_at IS NULL`); `name` keys its statements. Hand-written, never from input. */
 export interface ChildCondition {
   name: string;
   sql: (child: string) => string;

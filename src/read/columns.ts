@@ -2,26 +2,21 @@ import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 
 /**
- * How each kind of column is read, in one place: what a decoded read selects of it and how
- * Node turns that into the row's value (int8 as exact text, then bigint), and how a rendered
- * read (read/nested-read.ts, RenderedObject) writes it as JSON: the bytes JSON.stringify
- * writes for the value the decoder and GraphQL's serializers would give, written by Postgres.
+ * Per column kind: what a decoded read selects and how Node converts it (int8 as exact text, then bigint), and the JSON Postgres
+ * writes for a rendered read (read/nested-read.ts, RenderedObject): the bytes JSON.stringify would write for the serialized value.
  */
 
-/** One readable column of a table. */
 export interface Column {
   property: string;
   /** Its SQL name. */
   name: string;
-  /** What a decoded read appends to the column in its select list (`::text`: int8 exact, enums as text). */
+  /** Appended to the column in a decoded read's select list (`::text`: int8 exact, enums as text). */
   cast: string;
-  /** Turns the driver's value into the row's (null: as it comes). */
+  /** Driver value to row value (null: as it comes). */
   convert: ((value: unknown) => unknown) | null;
   /**
-   * Its JSON text over a row's alias, with the kind of value it is (`null` for SQL NULL); null
-   * where no rendering writes what the serializer would (int8, json, real, a timestamp
-   * without time zone). Timestamps as `Date.toISOString()` writes them: UTC, milliseconds
-   * truncated (as `new Date()` of the driver's microsecond text truncates).
+   * JSON text over a row's alias (`null` for SQL NULL); null where SQL can't match the serializer (int8, json, real, timestamp without
+   * time zone). Timestamps as `Date.toISOString()` writes them: UTC, microseconds truncated as `new Date()` of the driver's text does.
    */
   json: { kind: RenderedColumnKind; sql: (alias: string) => string } | null;
 }
@@ -34,7 +29,7 @@ const toDate = (value: unknown) => (value instanceof Date ? value : new Date(val
 const quoted = (sql: string) => `'"' || ${sql}::text || '"'`;
 const asText = (sql: string) => `${sql}::text`;
 
-/** The codec of a column kind; null for one never read (a tsvector: only ever searched). */
+/** Null for a kind never read (a tsvector: only ever searched). */
 function codecOf(column: PgColumn): Codec | null {
   switch (column.columnType) {
     case 'PgCustomColumn':
@@ -69,7 +64,7 @@ function codecOf(column: PgColumn): Codec | null {
   }
 }
 
-/** `table`'s column `property` (Drizzle's); throws when it has none, as a read graph naming a wrong one must. */
+/** `property` is Drizzle's name; throws when there is none, as a read graph naming a wrong one must. */
 export function pgColumn(table: PgTable, property: string): PgColumn {
   const column = (getTableColumns(table) as Record<string, PgColumn>)[property];
   if (!column) throw new Error(`${getTableName(table)} has no column ${property}`);
@@ -100,10 +95,8 @@ export function columnsOf(table: PgTable): ReadonlyMap<string, Column> {
 export const renderedColumn = (table: PgTable, property: string) => columnsOf(table).get(property)?.json ?? null;
 
 /**
- * How a decoded read reads one table: its columns as a select list (`"created_at" AS
- * "createdAt"`), every column qualified by `alias`, and the decoder turning a driver row into
- * the table's row type, in place. Drizzle's table definition supplies the names and types
- * once; the ORM takes no part in the reads themselves.
+ * A decoded read of one table: `columns` is the select list qualified by `alias` (`"created_at" AS "createdAt"`); `decode` converts a
+ * driver row in place. Drizzle's table definition supplies names and types; the ORM takes no part in the reads.
  */
 export interface TableReader {
   name: string;
@@ -138,36 +131,27 @@ export function tableReader(table: PgTable): TableReader {
 export const isoTimestampSql = (sql: string) => `to_char(${sql} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
- * A float8 as JSON text, its digits Postgres' shortest round-trip form. Postgres switches
- * to exponent form outside [1e-4, 1e15) and pads the exponent (`1e-08`, `1.5e+15`), where
- * JavaScript writes decimals down to 1e-7 and up to 1e21 and exponents unpadded (`1e-8`);
- * from 2^52 up the two may also pick different digits for one double. So an exponent form
- * is marked ({@link EXPONENT_MARK} before its `e`) and {@link writeNumbersAsJavaScript}
- * rewrites it in Node, where it is rare. One call, no CASE: the statement is planned at
- * every execution (a limit as parameter keeps Postgres on custom plans), and planning time
- * grows with the expression tree: rewriting the exponent form in SQL (a CASE over a regular
- * expression's match) made a 20-pool read cost twice what its JSON costs to build.
- * NaN and infinities never reach here: the columns are numerics, checked.
+ * A float8 as JSON text in Postgres' shortest round-trip digits. Postgres uses exponents outside [1e-4, 1e15), padded (`1e-08`,
+ * `1.5e+15`); JavaScript writes decimals from 1e-7 to 1e21, exponents unpadded (`1e-8`), and from 2^52 may pick other digits for a
+ * double. So exponent forms are marked ({@link EXPONENT_MARK} before the `e`) and rewritten, rarely, by {@link writeNumbersAsJavaScript}.
+ * One call, no CASE: the statement is planned at every execution (a limit as parameter keeps Postgres on custom plans) and planning
+ * time grows with the expression tree; a CASE over a regex match made a 20-pool read cost twice its JSON building. NaN and infinities
+ * never reach here: the columns are numerics, checked.
  */
 export function jsonNumber(float8: string): string {
   return `replace((${float8})::text, 'e', E'\\x01e')`;
 }
 
-/**
- * Marks a number Postgres wrote in exponent form, just before its `e`: a raw control
- * character, which no JSON text the statement writes can hold otherwise (strings escape them).
- */
+/** Put just before an exponent's `e`: a raw control character, which the statement's JSON cannot otherwise hold (strings escape them). */
 export const EXPONENT_MARK = '\u0001';
 
-/** A character of a number Postgres writes before its exponent: digits, its sign and point. */
+/** What precedes a number's exponent: digits, sign and point. */
 const isMantissaChar = (code: number) => (code >= 0x30 && code <= 0x39) || code === 0x2e || code === 0x2d;
 const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
 
 /**
- * `json` with every marked number written as JSON.stringify writes it: Postgres' digits
- * round-trip, so `Number()` of them is the very double, and `String()` its JavaScript form.
- * The marks are found with indexOf (a scan of raw memory), not a regular expression over
- * the whole text: a page of several megabytes with a few marks costs a millisecond, not tens.
+ * Rewrites each marked number as JSON.stringify would: Postgres' digits round-trip, so `String(Number(digits))` is exact. indexOf,
+ * not a regex over the whole text: a multi-megabyte page with a few marks costs a millisecond, not tens.
  */
 export function writeNumbersAsJavaScript(json: string): string {
   let mark = json.indexOf(EXPONENT_MARK);
@@ -189,11 +173,9 @@ export function writeNumbersAsJavaScript(json: string): string {
 }
 
 /**
- * A token amount in whole tokens as toTokens (modules/common/amounts.ts) computes it, as
- * JSON text: the float8 input of `<units>e-<decimals>` rounds that exact decimal once, as
- * Number() of the exact decimal string does. (Numeric arithmetic would not: Postgres gives
- * power(10::numeric, -17) only 16 decimal places, so 17 or 18 decimals came out as 0.)
- * The decimals are the row's `decimals` column, or what `decimalsOf` writes over the row's alias.
+ * Whole tokens as JSON text, as toTokens (modules/common/amounts.ts) computes them: float8 input of `<units>e-<decimals>` rounds the
+ * exact decimal once, as Number() does; numeric arithmetic gives 0 (power(10::numeric, -17) has 16 decimal places). Decimals: the
+ * row's `decimals` column, or `decimalsOf` over the row's alias.
  */
 export function renderedTokens(
   table: PgTable,
@@ -208,5 +190,5 @@ export function renderedTokens(
   return decimals ? (a) => tokensJson(`${a}."${units.name}"`, `${a}."${decimals.name}"`) : null;
 }
 
-/** Base units (SQL: an integer or an exact numeric sum) in whole tokens as JSON text, as toTokens computes them (see renderedTokens). */
+/** Base units (SQL: an integer or an exact numeric sum) in whole tokens as JSON text; see renderedTokens. */
 export const tokensJson = (units: string, decimals: string) => jsonNumber(`((${units})::text || 'e-' || (${decimals})::text)::float8`);

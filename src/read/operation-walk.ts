@@ -33,54 +33,39 @@ import { type ArgumentReader, argumentReader, hasVariables } from './arguments.j
 import type { AnswerForm } from './answer-form.js';
 
 /**
- * (Over 300 lines: the one walk of an operation's selection and everything read from it, which
- * is the point of having one.)
+ * (Over 300 lines: the one walk of an operation's selection and everything read from it, which is the point of having one.)
  *
- * THE walk of an operation: its fields by response key, fragments expanded where their type
- * condition applies and fields skipped by @skip/@include left out, as graphql-js's executor
- * collects them, for every object type a selection may meet. Everything that reads a
- * selection reads it here, so each sees the same fields:
- * - the cost and the answer's estimated size ({@link OperationMeasure}); the document's shape
- *   (depth, aliases, directives) is validated before, as written (server/limits.ts);
- * - the page-argument checks of every connection field that will run ({@link OperationWalk.argumentErrors});
- * - the root fields the rate limit counts ({@link OperationWalk.rootFieldCount});
- * - the rendered read's plan and the fields it tells Apollo's listeners (server/read-renderer.ts,
- *   server/pipeline/planned-read.ts), through {@link SelectionWalk.fieldsOf}.
+ * THE walk of an operation: its fields by response key on every object type a selection may meet, collected as graphql-js's
+ * executor collects them (fragments where their type condition applies, @skip/@include applied). Everything that reads a selection
+ * reads it here, so each sees the same fields: the cost and size ({@link OperationMeasure}; the shape as written is validated
+ * before, in server/limits.ts), the page-argument checks ({@link OperationWalk.argumentError}), the root fields the rate limit
+ * counts, and the rendered read's plan and the fields it tells Apollo's listeners (server/read-renderer.ts,
+ * server/pipeline/planned-read.ts).
  *
- * A walk is made for the values of the variables it read (a directive's condition, a page's
- * size) and what was derived from them (SelectionWalk.dependOn), and kept per operation for
- * those (OperationWalks): the requests of a query share it whatever their other variables
- * (a root field's id, a cursor), which are read at each request instead.
+ * A walk is kept per operation for the values of the variables it read (a directive's condition, a page's size) and of what it
+ * derived from them (read/operation-walks.ts): requests share it whatever their other variables, read at each request instead.
  */
 
 /** Items assumed in a list that has no `first` (private lists, introspection lists). */
 export const UNPAGED_LIST_SIZE = 10;
 
-/**
- * Characters a leaf's JSON value is taken to have, by its type: typical values (an id, a
- * title, an amount), not the longest, as cost counts a list by its page size.
- */
+/** A leaf's JSON characters by type: typical values (an id, a title, an amount), not the longest, as cost counts a list by its page. */
 const LEAF_CHARACTERS: Readonly<Record<string, number>> = { ID: 40, String: 40, Int: 6, Float: 12, Boolean: 5 };
-/** Enums and the custom scalars (dates, amounts, addresses). */
+/** Enums and custom scalars (dates, amounts, addresses). */
 const OTHER_LEAF_CHARACTERS = 24;
 
 /** What an operation will cost, as it will run with its variables. */
 export interface OperationMeasure {
   /**
-   * Objects the operation can return: each field of object type costs 1 (leaf fields cost
-   * nothing, since they come with their object), times the number of items of every list
-   * it is inside. A list counts by the `first` (or `last`) of its connection (or of itself),
-   * from the literal, the variable or the argument's default; a list whose items a list
-   * argument names (`nodes(ids)`, `_entities(representations)`) counts one per item given;
-   * any other list counts {@link UNPAGED_LIST_SIZE}. A field of an abstract type costs what
-   * its costliest possible type's selection costs.
+   * Objects the operation can return: 1 per field of object type (leaves come with their object), times the items of every list
+   * it is inside. A list counts its connection's (or its own) `first`/`last` (literal, variable or default); one whose items a list
+   * argument names (`nodes(ids)`, `_entities(representations)`) one per item given; any other {@link UNPAGED_LIST_SIZE}. A field of
+   * an abstract type costs what its costliest possible type's selection costs.
    */
   cost: number;
   /**
-   * The answer's size in characters, estimated: each field its key and a typical value
-   * (LEAF_CHARACTERS), each object its braces, lists counted like cost. What a request
-   * costs the process beyond the database (its JSON written, sent and collected) follows
-   * this, not the number of objects.
+   * The answer's estimated size in characters: each field its key and a typical value (LEAF_CHARACTERS), each object its braces,
+   * lists counted like cost. What a request costs beyond the database (its JSON written, sent, collected) follows this, not cost.
    */
   bytes: number;
 }
@@ -92,30 +77,25 @@ export interface SelectionWalk {
   schema: GraphQLSchema;
   fragments: Record<string, FragmentDefinitionNode>;
   /**
-   * The operation's coerced variables. While a kept walk is being made, reading one makes the
-   * walk that value's (see OperationWalks); what a plan needs only as a value, it reads at
-   * each request instead (argumentReader).
+   * The coerced variables. Reading one while a kept walk is made keys the walk on its value (OperationWalks), so what a plan needs
+   * only as a value it reads at each request instead (argumentReader).
    */
   variables: Record<string, unknown>;
   /** The fields of the merged selection of `nodes` (one response key's field nodes) on `type`, by response key. */
   fieldsOf(type: GraphQLObjectType, nodes: readonly FieldNode[]): Map<string, FieldNode[]>;
   /**
-   * What `derive` makes of the variables, where a plan depends on that rather than on them
-   * (a `node` id's remembered type, not the id): a kept walk is reused for the variables
-   * `derive` gives the same for. `source` names the dependency (the node it is read for: a field, a variable).
+   * What `derive` makes of the variables, where a plan depends on that rather than on them (a `node` id's remembered type, not the
+   * id): a kept walk is reused for all variables `derive` gives the same for. `source` is the node it is read for.
    */
   dependOn<T>(source: ASTNode, derive: (variables: Record<string, unknown>) => T): T;
-  /** Why the selection does not render, where a planner said (the first reason it gave), and the field it was for: see {@link refuse}. */
+  /** Why the selection does not render, and at which field, where a planner said: see {@link refuse}. */
   refusal?: RenderRefusal;
   refusedAt?: string;
   /** The form a rendered read writes its answer in (GraphQL's where absent): see read/answer-form.ts. */
   form?: AnswerForm;
 }
 
-/**
- * Why a rendered read's planner left a selection to the executor: a label of the fallback
- * counter (poolgraph_graphql_render_fallbacks_total), so a fixed set.
- */
+/** Why a rendered read's planner left a selection to the executor: a label of poolgraph_graphql_render_fallbacks_total, so a fixed set. */
 export type RenderRefusal =
   /** A root field no module renders, or whose module declined its selection. */
   | 'root_field'
@@ -132,10 +112,7 @@ export type RenderRefusal =
   /** A computed object (its keys written by its own SQL, in GraphQL's form) in a read answered in the REST form. */
   | 'answer_form';
 
-/**
- * Notes why `walk`'s selection does not render, and at which field (`Type.field`) where one is
- * to blame (the first reason given wins), and answers null, as a planner that declines does.
- */
+/** Notes why `walk`'s selection does not render, and at which field (`Type.field`); the first reason wins. Null, as a planner declines. */
 export function refuse(walk: SelectionWalk, reason: RenderRefusal, field?: string): null {
   if (walk.refusal === undefined) {
     walk.refusal = reason;
@@ -147,11 +124,11 @@ export function refuse(walk: SelectionWalk, reason: RenderRefusal, field?: strin
 /** Root fields the rate limit does not count: `__typename`, and `rateLimit`, so a client may ask its budget without spending it. */
 const FREE_ROOT_FIELDS = new Set(['__typename', 'rateLimit']);
 
-/** A connection field whose page arguments are read by its resolver's reader, checked before execution. */
+/** A connection field's page arguments, checked before execution by its resolver's reader. */
 interface ArgumentCheck {
   node: FieldNode;
   read: PageArgumentsReader;
-  /** The field's arguments at a request (null: given as literals, checked once: see `constant`). */
+  /** Null when given as literals, checked once (`constant`). */
   args: ArgumentReader | null;
   /** With literal arguments, the check's one outcome: its error, or null. */
   constant: GraphQLError | null;
@@ -163,23 +140,16 @@ interface Collected {
   measured?: Map<number | null, OperationMeasure>;
 }
 
-/**
- * One operation walked for one set of variables (see the file's comment): made once for the
- * values of what it read and kept for them, or made for one request.
- */
+/** One operation walked for one set of variables (see the file's comment): kept for the values of what it read, or for one request. */
 export class OperationWalk implements SelectionWalk {
   readonly fragments: Record<string, FragmentDefinitionNode> = {};
   refusal?: RenderRefusal;
   refusedAt?: string;
-  /** The root type's fields. */
   readonly root: Map<string, FieldNode[]>;
   readonly measure: OperationMeasure;
-  /** The root fields the rate limit counts: each response key once, `__typename` and `rateLimit` free. */
+  /** Each response key once, FREE_ROOT_FIELDS not counted. */
   readonly rootFieldCount: number;
-  /**
-   * What a planner made of the walk (the rendered read's plan), kept with it: it was made
-   * from the same variables, and reads no other.
-   */
+  /** The rendered read's plan, kept with the walk: it was made from the same variables, and reads no other. */
   plan: unknown = undefined;
   private readonly checks: ArgumentCheck[] = [];
   /** Collected selections by their first field node, then by type name: a resolver's info finds the walk's own. */
@@ -191,10 +161,10 @@ export class OperationWalk implements SelectionWalk {
     readonly schema: GraphQLSchema,
     document: DocumentNode,
     readonly operation: OperationDefinitionNode,
-    /** The variables as the walk reads them (through a recording view, while it is kept for their values). */
+    /** Through a recording view while the walk is kept for their values. */
     readonly variables: Record<string, unknown>,
     private readonly derive: <T>(source: ASTNode, derive: (variables: Record<string, unknown>) => T) => T = (_source, d) => d(variables),
-    /** The form its rendered read writes (a REST route's operation: the REST form). */
+    /** The REST form for a REST route's operation. */
     readonly form: AnswerForm = 'graphql',
   ) {
     for (const definition of document.definitions)
@@ -222,11 +192,9 @@ export class OperationWalk implements SelectionWalk {
   }
 
   /**
-   * The first error of the page arguments of the connection fields the operation runs, each
-   * read by the function its resolver reads them with (modules/common/page-arguments.ts), for
-   * one request's variables: checked before execution starts, since a resolver that throws
-   * while earlier items of a list are still pending makes graphql-js abandon their promises.
-   * Null when they are fine, and for arguments the executor refuses itself.
+   * The first page-argument error, for one request, of the connection fields the operation runs, each read as its resolver reads it
+   * (modules/common/page-arguments.ts). Checked before execution, since a resolver that throws while earlier list items are pending
+   * makes graphql-js abandon their promises. Null also for arguments the executor refuses itself.
    */
   argumentError(variables: Record<string, unknown>): GraphQLError | null {
     for (const check of this.checks) {
@@ -240,11 +208,7 @@ export class OperationWalk implements SelectionWalk {
     return null;
   }
 
-  /**
-   * The fields of `nodes`' selection on `type` as a request with `variables` sees them: the
-   * walk's own where it collected them (the same variables shape them), else collected now,
-   * and kept only while the walk is being made.
-   */
+  /** The walk's own where it collected them (the same variables shape them), else collected now, kept only while the walk is made. */
   collectedOf(type: GraphQLObjectType, nodes: readonly FieldNode[], variables: Record<string, unknown>): Collected {
     const first = nodes[0];
     if (!first) return { fields: new Map() };
@@ -296,7 +260,6 @@ export class OperationWalk implements SelectionWalk {
     else childPageSize = page;
     let children = ZERO;
     if (isCompositeType(type)) {
-      // An object is one of the possible types: it costs what the costliest one's selection costs.
       for (const possible of isObjectType(type) ? [type] : this.schema.getPossibleTypes(type)) {
         const measured = this.measureCollected(possible, this.collectedOf(possible, nodes, this.variables), childPageSize);
         children = { cost: Math.max(children.cost, measured.cost), bytes: Math.max(children.bytes, measured.bytes) };
@@ -311,7 +274,7 @@ export class OperationWalk implements SelectionWalk {
     };
   }
 
-  /** Notes the page-argument check of a connection field met by the walk (once per field node and reader). */
+  /** Notes a connection field's page-argument check, once per field node and reader. */
   private noteCheck(definition: GraphQLField<unknown, unknown>, node: FieldNode): void {
     const read = definition.extensions[PAGE_ARGUMENTS] as PageArgumentsReader | undefined;
     if (!read || this.checks.some((check) => check.node === node && check.read === read)) return;
@@ -325,9 +288,8 @@ export class OperationWalk implements SelectionWalk {
   }
 
   /**
-   * The page size of a field with a `first` argument (and `last`, paging backward): the
-   * larger of the two given, else the argument's default, else DEFAULT_PAGE_SIZE; null for a
-   * field without one. (A query giving both is refused when it runs.)
+   * The larger of `first` and `last` given, else `first`'s default, else DEFAULT_PAGE_SIZE; null for a field without `first`.
+   * (A query giving both is refused when it runs.)
    */
   private pageSizeOf(node: FieldNode, definition: GraphQLField<unknown, unknown>): number | null {
     const argument = definition.args.find((a) => a.name === 'first');
@@ -388,11 +350,7 @@ function fieldDefinition(parent: GraphQLObjectType, name: string): GraphQLField<
   return parent.getFields()[name];
 }
 
-/**
- * graphql-js's CollectFields: the fields of `sets` on `type` by response key, in order,
- * fragments expanded where their type condition applies (each fragment once), fields skipped
- * by @skip/@include left out.
- */
+/** graphql-js's CollectFields: the fields of `sets` on `type` by response key, in order, each fragment expanded once. */
 function collectFields(
   schema: GraphQLSchema,
   fragments: Record<string, FragmentDefinitionNode>,
@@ -425,10 +383,7 @@ function collectFields(
   return { fields };
 }
 
-/**
- * A selection read outside any operation's walk (a planner tried on a field alone): each
- * selection collected when asked, nothing kept.
- */
+/** A selection read outside any operation's walk (a planner tried on a field alone): collected when asked, nothing kept. */
 export function unwalkedSelection(
   schema: GraphQLSchema,
   fragments: Record<string, FragmentDefinitionNode>,
@@ -444,8 +399,7 @@ export function unwalkedSelection(
 }
 
 /**
- * Whether the field a resolver runs for selects a field `name` of its type (fragments and
- * @skip/@include applied, as the walk collects them): for a resolver the executor runs, whose
+ * Whether a resolver's field selects a field `name` of its type, as the walk collects them: for a resolver the executor runs, whose
  * service reads a part only when asked.
  */
 export function resolverSelects(info: GraphQLResolveInfo, name: string): boolean {

@@ -3,17 +3,14 @@ import type { AnswerForm } from './answer-form.js';
 import { OperationWalk } from './operation-walk.js';
 
 /**
- * The walks of a server's operations (read/operation-walk.ts), each kept under the values of
- * what shaped it, and what a planner made of it with it (the rendered read's plan): made once
- * per operation and shape, then found again by every check and read of its requests.
+ * The kept walks of a server's operations (read/operation-walk.ts), with their rendered read's plan: made once per operation and
+ * shape, then found again by every check and read of its requests.
  */
 
 /**
- * Walks kept per operation: one per value of what shapes them (at most this many; past it,
- * walked per request). A nested page's cursor shapes its walk, and a refetch's type: a page of
- * predictions paged through by many clients, or 32 pools' pages in the bench (DEEP_CURSOR), are
- * that many walks. Walked per request, each pays the walk, its plan and the telling of every field
- * to cache control: at 16, DEEP_CURSOR's 32 pages cost 0.87 CPU ms a request against 0.55.
+ * Walks kept per operation, one per value of what shapes them; past it, walked per request. A nested page's cursor and a refetch's
+ * type shape a walk, so a page paged through by many clients is that many walks, and a walk per request pays the walk, its plan
+ * and telling cache control every field (at 16, DEEP_CURSOR's 32 pages cost 0.87 against 0.55 CPU ms a request).
  */
 const WALKS_PER_OPERATION = 64;
 
@@ -21,10 +18,8 @@ const WALKS_PER_OPERATION = 64;
 export type WalkPlanner = (walk: OperationWalk) => boolean;
 
 /**
- * The walks of one server's operations. By operation node: Apollo Server's document store
- * keeps one parsed document per text, so walks live as long as it does. And by the form
- * their answers are written in: a REST route's document sent to /graphql as it is answers
- * GraphQL's form there.
+ * Keyed by operation node, as Apollo Server's document store keeps one parsed document per text, so walks live as long as it does;
+ * and by answer form, as a REST route's document sent to /graphql as it is answers GraphQL's form there.
  */
 export class OperationWalks {
   private readonly byOperation: Record<AnswerForm, WeakMap<OperationDefinitionNode, KeptWalks>> = {
@@ -46,9 +41,8 @@ export class OperationWalks {
   }
 
   /**
-   * The walk of `operation` (of `document`) for these coerced variables, answered in `form`:
-   * the one kept for the values of what shaped it, or a new one (kept, unless its plan is
-   * provisional). May throw, as a derivation or a planner may.
+   * The walk kept for the values of what shaped it, or a new one (kept unless its plan is provisional). May throw, as a derivation
+   * or a planner may.
    */
   of(
     document: DocumentNode,
@@ -86,11 +80,8 @@ export class OperationWalks {
 const NO_VARIABLES: Record<string, unknown> = Object.freeze({});
 
 /**
- * The walks of one operation, each kept under the values of what it was made from: the
- * variables its making read (a directive's condition, a page's size, a nested page's cursor)
- * and what it derived from them (SelectionWalk.dependOn). A variable never read (a root
- * field's id, which a plan reads at each request) is not in the key, so the operation's
- * requests share one walk whatever its value.
+ * One operation's walks, keyed by the variables their making read and what it derived from them (SelectionWalk.dependOn). A variable
+ * never read (a root field's id, which a plan reads at each request) is not in the key, so requests share a walk whatever its value.
  */
 class KeptWalks {
   /** The variables some making read, by name. */
@@ -104,10 +95,7 @@ class KeptWalks {
     return this.walks.get(this.keyOf(variables));
   }
 
-  /**
-   * Keeps `walk`, made from `dependencies`, for `variables`. A making that read what no
-   * earlier one did makes the key longer: the walks kept under the shorter key are dropped.
-   */
+  /** A making that read what no earlier one did makes the key longer: the walks kept under the shorter key are dropped. */
   keep(variables: Record<string, unknown>, walk: OperationWalk, dependencies: WalkDependencies): void {
     const grown =
       [...dependencies.read].some((name) => !this.read.has(name)) ||
@@ -130,10 +118,8 @@ class KeptWalks {
 }
 
 /**
- * What the making of one walk depends on: the variables it read, through a view of them that
- * records each name asked (present or not: an absent variable shapes a walk as much as a
- * present one), and what it derived. Closed once the walk is made: a kept walk read at a
- * later request would be kept for values it did not record, so that read throws.
+ * What one walk's making read of the variables (each name asked, present or not: an absent variable shapes a walk too) and derived.
+ * Closed once the walk is made: a kept walk reading at a later request would be kept for values it did not record, so that throws.
  */
 class WalkDependencies {
   readonly read = new Set<string>();

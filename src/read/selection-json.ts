@@ -1,16 +1,12 @@
 /**
- * A selection written as a JSON object field by field, where the read graph does not write
- * it (read/rendered-read.ts): a computed value's object by SQL, or an object of values a
- * service read, in Node. Each caller says how each of its fields is written.
+ * A selection written as a JSON object field by field where the read graph does not write it (read/rendered-read.ts): a computed
+ * value's by SQL, a service's values in Node. Each caller says how each field is written.
  */
 import type { FieldNode, GraphQLObjectType } from 'graphql';
 import { jsonObjectSql, sqlLiteral } from './nested-read.js';
 import type { SelectionWalk } from './operation-walk.js';
 
-/**
- * A selection of `type` written as a JSON object by SQL: each field's JSON text from
- * `valueSql` by its name (`__typename` the type's), or null when some field has none.
- */
+/** By SQL: each field's JSON text from `valueSql` by its name (`__typename` the type's); null when some field has none. */
 export function selectionSql(
   type: GraphQLObjectType,
   nodes: readonly FieldNode[],
@@ -27,11 +23,7 @@ export function selectionSql(
   return jsonObjectSql(entries);
 }
 
-/**
- * A selection of `type` written as a JSON object in Node from a value the service read: each
- * field's writer from `writerOf` by its name (`__typename` the type's), or null when some
- * field has none (the executor answers then).
- */
+/** In Node, from a value the service read: each field's writer from `writerOf` (`__typename` the type's); null when some field has none. */
 export function selectionWriter<T>(
   type: GraphQLObjectType,
   nodes: readonly FieldNode[],

@@ -19,10 +19,8 @@ export type { OperationLimits };
 export type LimitName = 'depth' | 'aliases' | 'directives' | 'tokens' | 'cost' | 'bytes';
 
 /**
- * The shape of one operation as written, every fragment spread expanded at each use: how deep
- * its fields nest, how many aliases and directives it has. Checked when the document is
- * validated, before its variables are known: a defence against the document itself (an alias
- * or a directive repeated a thousand times), where the cost and the answer's size are of the
+ * An operation's shape as written, each fragment spread expanded at each use. Checked at validation, before variables are known,
+ * against the document itself (an alias or a directive repeated a thousand times); the cost and the answer's size are of the
  * operation as it will run (read/operation-walk.ts, checked per request).
  */
 export interface OperationShape {
@@ -34,10 +32,8 @@ export interface OperationShape {
 const FLAT: OperationShape = { depth: 0, aliases: 0, directives: 0 };
 
 /**
- * Measures the shape of one operation. Fragments are measured once each and counted at every
- * use, so a document that nests fragments to blow up exponentially is measured in linear time;
- * a fragment that spreads itself (directly or not) counts nothing here and is rejected by the
- * standard rules.
+ * Fragments are measured once each and counted at every use, so fragments nested to blow up exponentially measure in linear time;
+ * a fragment that spreads itself (directly or not) counts nothing here and is rejected by the standard rules.
  */
 export function measureShape(operation: OperationDefinitionNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>): OperationShape {
   const memo = new Map<string, OperationShape>();
@@ -78,7 +74,6 @@ export function measureShape(operation: OperationDefinitionNode, fragments: Read
   return { ...measured, directives: measured.directives + (operation.directives?.length ?? 0) };
 }
 
-/** The fragments of a document by name. */
 export function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
@@ -123,11 +118,7 @@ export function budgetError(measure: OperationMeasure, limits: OperationLimits):
   return null;
 }
 
-/**
- * The validation rule enforcing the limits of every operation's shape (depth, aliases and
- * directives) in a document: they do not depend on variables, so the pipeline validates a
- * document once and caches it. The cost and size are checked per request, from the walk.
- */
+/** The shape limits as a validation rule: they do not depend on variables, so the pipeline validates a document once and caches it. */
 export function shapeLimitRules(limits: OperationLimits): ValidationRule[] {
   const rule: ValidationRule = (context: ValidationContext) => ({
     Document(document) {

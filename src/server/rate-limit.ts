@@ -4,10 +4,7 @@ import { rateLimited } from '../errors.js';
 import { type Consumption, type Limiter, type LimiterFactory, memoryLimiters } from '../modules/common/limiter.js';
 import type { GraphQLContext } from './context.js';
 
-/**
- * Whose budget an operation is counted against: the signed-in user (all their sessions and
- * API keys share it), else the client's address; and beyond it, the address's ceiling.
- */
+/** Whose budget an operation is counted against: the signed-in user, else the client's address; and beyond it, the address's ceiling. */
 export type BudgetSubject = 'USER' | 'CLIENT' | 'ADDRESS';
 
 /** Who an operation is counted against (see BudgetSubject), and its limiter key. */
@@ -49,17 +46,12 @@ interface Applicable {
 }
 
 /**
- * Counts operations, not HTTP requests: each root field of a mutation takes one unit of
- * the mutation budget, each root field of a query or subscription one of the query
- * budget, per signed-in user (whatever session or API key it comes with), else client
- * address, over a one-minute window; and the same units from the client's address, signed in
- * or not, against the address's ceiling (when configured), so fresh wallets from one address
- * cannot multiply its budget. Returns a check to run once the operation is known and before
- * it executes: it records the operation's budget on the context (`rateLimit`, read by the
- * field and the headers: the one that binds, that is the refusing one or the one with less
- * left) and throws RATE_LIMITED (HTTP 429 with Retry-After) when a budget has no room;
- * units are taken from both or neither. The budgets live where `limiters` keeps them: this
- * process's memory, or Redis shared by every replica.
+ * Counts operations, not HTTP requests: each root field takes a unit of the mutation or the query (and subscription) budget, per
+ * signed-in user, else client address, over a one-minute window; and the same units from the client's address, signed in or not,
+ * against its ceiling (when configured), so fresh wallets from one address cannot multiply its budget. The check, run once the
+ * operation is known and before it executes, records the binding budget (the refusing one, else the one with less left) on the
+ * context's `rateLimit` for the field and headers, and throws RATE_LIMITED (HTTP 429 with Retry-After) when a budget has no room;
+ * units are taken from both or neither. `limiters` keeps the budgets in this process's memory, or in Redis shared by every replica.
  */
 export function createRateLimitCheck(config: RateLimitConfig, limiters: LimiterFactory = memoryLimiters) {
   const budgetOf = (name: string, limit: number) => (limit > 0 ? limiters(name, limit, WINDOW_MS) : null);
@@ -121,10 +113,8 @@ export function createRateLimitCheck(config: RateLimitConfig, limiters: LimiterF
 }
 
 /**
- * The RateLimit-Policy and RateLimit response headers (the IETF httpapi RateLimit header
- * fields, structured-field syntax) of an operation's budget: the policy it drew on (quota
- * `q` per window `w` seconds) and what is left (`r` units, `t` seconds until the window
- * resets). Empty when no budget applied. Any transport that answers over HTTP adds them.
+ * The IETF httpapi RateLimit-Policy and RateLimit headers (structured-field syntax) of an operation's budget: quota `q` per window
+ * `w` seconds, `r` units left, `t` seconds until the window resets. Empty when no budget applied; any HTTP transport adds them.
  */
 export function rateLimitHeaders(budget: OperationBudget | null | undefined, nowMs: number = Date.now()): Record<string, string> {
   if (!budget) return {};

@@ -10,11 +10,7 @@ import type { SessionRow } from '../modules/auth/auth.service.js';
 import { AppError } from '../errors.js';
 import { confirmViewer, type GraphQLContext } from './context.js';
 
-/**
- * A query's root selection as rendered reads: per response key, a constant, a root field's
- * own read, or a column of the one statement the operation's column fields share. A root
- * field's part holds the reader of its arguments, which are read at each request.
- */
+/** A query's root selection as rendered reads: per response key, a constant, a root field's own read, or a shared-statement column. */
 interface RenderedOperation {
   parts: Array<
     | { key: string; json: string }
@@ -30,7 +26,7 @@ interface RenderedOperation {
   provisional: boolean;
 }
 
-/** The values of the shared statement's slots: each column's, in the order of the parts. */
+/** Each column's slot values, in the order of the parts. */
 function columnValues(parts: RenderedOperation['parts'], context: GraphQLContext, args: Array<Record<string, unknown> | null>): unknown[] {
   const values: unknown[] = [];
   for (let i = 0; i < parts.length; i++) {
@@ -40,25 +36,20 @@ function columnValues(parts: RenderedOperation['parts'], context: GraphQLContext
   return values;
 }
 
-/** What stands for a part that is not a root field's own read among the reads awaited together. */
+/** Stands for a part that is not a root field's own read among the reads awaited together. */
 const NOT_READ: Promise<null> = Promise.resolve(null);
 
-/** A piece of JSON a statement wrote, with the numbers Postgres wrote in exponent form as JavaScript writes them. */
+/** Rewrites numbers Postgres wrote in exponent form as JavaScript writes them. */
 const asJavaScriptNumbers = (piece: string) => (piece.includes(EXPONENT_MARK) ? writeNumbersAsJavaScript(piece) : piece);
 
 /**
- * Why a query went to the executor rather than a rendered read: the planner's reason, or
- * variables that do not coerce, planning that threw, a read that answers the request's own
- * error (`request_error`: signed out, not found; the executor words it), a statement that
- * failed otherwise, a column whose JSON could not be written. Counted in
- * poolgraph_graphql_render_fallbacks_total and logged at debug with the operation (logging.ts).
+ * Why a query went to the executor: the planner's reason, variables that do not coerce, planning that threw, the request's
+ * own error (`request_error`: signed out, not found; the executor words it), a statement that failed otherwise, a column
+ * whose JSON could not be written. Counted in poolgraph_graphql_render_fallbacks_total, logged at debug (logging.ts).
  */
 export type RenderFallbackReason = RenderRefusal | 'variables' | 'planning_error' | 'request_error' | 'read_failed' | 'write_failed';
 
-/**
- * Notes on the operation's record why it was not rendered (the field to blame, if any, and the
- * error, if one made it so); answers null, as the renderer does then.
- */
+/** Records why the operation was not rendered (with the field to blame and the error, if any); null, as the renderer answers then. */
 function fellBack(context: GraphQLContext, reason: RenderFallbackReason, error?: unknown, field?: string): null {
   const record = context.transport.record;
   if (record) {
@@ -69,28 +60,21 @@ function fellBack(context: GraphQLContext, reason: RenderFallbackReason, error?:
   return null;
 }
 
-/**
- * A rendered read's `data` in pieces, and where each root field, and each member of a root
- * connection, lies among them (by dotted path): worked out when asked (a REST route asks;
- * GraphQL's transports send the whole).
- */
+/** `locate` (ranges of root fields and root connections' members, by dotted path) is lazy: only a REST route asks. */
 export interface RenderedAnswer {
   pieces: string[];
   locate: () => Map<string, PieceRange>;
 }
 
-/** A query's rendered read as planned with its walk: the plan, or why it does not render (at which field, and the error where planning threw). */
+/** The plan kept on a walk, or why it does not render (at which field; the error where planning threw). */
 type RenderedPlan = RenderedOperation | { refusal: RenderFallbackReason; field?: string; error?: unknown };
 
 /**
- * Answers a query without the executor when its whole root selection renders
- * (read/rendered-read.ts): the statements write each root field's JSON (the
- * fields that are columns, such as an object by its key or a count, all in ONE statement;
- * a connection's page in its own), and the `data` text is joined from them in the
- * selection's order. Planned with the operation's walk (read/operation-walks.ts), so once per
- * operation and shape (the variables that decide directives, nested pages and the like; a root
- * field's arguments are read at each request), never for mutations. Off with
- * RENDERED_READS=false; each answer is counted in poolgraph_graphql_rendered_reads_total.
+ * Answers a query without the executor when its whole root selection renders (read/rendered-read.ts): column fields (an
+ * object by its key, a count) share ONE statement, a connection's page has its own. Planned with the operation's walk
+ * (read/operation-walks.ts), so once per operation and shape (the variables deciding directives, nested pages and the like;
+ * root fields' arguments are read at each request), never for mutations. Off with RENDERED_READS=false; answers are
+ * counted in poolgraph_graphql_rendered_reads_total.
  */
 export class ReadRenderer {
   constructor(private readonly schema: GraphQLSchema) {}
@@ -102,8 +86,8 @@ export class ReadRenderer {
       const planned = this.plan(walk);
       plan = typeof planned === 'string' ? { refusal: planned, field: walk.refusedAt } : planned;
     } catch (error) {
-      // Variables the planner cannot read (nested past the stack's depth, say) or arguments
-      // that do not coerce are the executor's to judge: it answers them as graphql-js does.
+      // Variables the planner cannot read (nested past the stack's depth) or arguments that do not coerce are the
+      // executor's to judge: it answers them as graphql-js does.
       plan = { refusal: 'planning_error', error };
     }
     walk.plan = plan;
@@ -122,7 +106,6 @@ export class ReadRenderer {
     if (!('parts' in plan)) return fellBack(context, plan.refusal, plan.error, plan.field);
     let args: Array<Record<string, unknown> | null>;
     try {
-      // Each root field's arguments, as its resolver would receive them.
       args = plan.parts.map((part) => ('args' in part ? part.args(variables) : null));
     } catch (error) {
       return fellBack(context, 'planning_error', error);
@@ -139,8 +122,7 @@ export class ReadRenderer {
     let read: Array<RenderedPieces | null> | null = null;
     try {
       const statement = shared && shared.statement.run(context.database.query, columnValues(parts, context, args), guard);
-      // Root fields' own reads run beside the shared statement; most operations have none,
-      // and then nothing but the statement is awaited.
+      // Most operations have no root field read of its own: then only the statement is awaited.
       if (plan.reads)
         [written, read] = await Promise.all([
           statement,

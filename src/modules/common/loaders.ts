@@ -8,11 +8,7 @@ import { keysetPageLoader, parentCountLoader, type ParentedList } from './keyset
 import type { ObjectSpec, OneRelationSpec } from '../../read/nested-read.js';
 import { encodeCursor, isIsoDate, type Page, type PageArguments, type PageRequest, parsePageRequest } from './pagination.js';
 
-/**
- * Loader building blocks shared by the modules. Every loader is created per request
- * (caches must never outlive one), batches all keys of a tick into one statement, and
- * returns results in key order.
- */
+/** Loaders shared by the modules: each made per request (caches must never outlive one), batching a tick's keys into one statement. */
 
 /** One row (or null) per key, looked up by a unique column. */
 export function uniqueLoader<TRow extends Record<string, unknown>>(db: Db, table: PgTable, column: PgColumn) {
@@ -22,7 +18,7 @@ export function uniqueLoader<TRow extends Record<string, unknown>>(db: Db, table
   });
 }
 
-/** Every row (oldest first, ties by id) whose `column` is the key, for many keys at once. */
+/** Every row whose `column` is the key, oldest first, ties by id. */
 export function groupLoader<TRow extends Record<string, unknown> & { id: string; createdAt: Date }>(
   db: Db,
   table: PgTable,
@@ -73,13 +69,9 @@ function childList<TRow extends ChildRow>(table: ChildTable, parentColumn: PgCol
 }
 
 /**
- * Pages of a parent's children (newest first) for many parents at once. Each distinct
- * page request (size, direction, cursor) gets its own DataLoader (a keyset-page loader:
- * common/keyset-page.ts), so aliases with different arguments still batch per argument set;
- * totalCount is one more batched statement, run only when a query selects it, and so is the
- * page flag on a cursor's far side. Cursors are positions in the newest-first order, so a
- * cursor stays valid however the rows before it change, and with a `where` it skips to the
- * next matching row.
+ * One keyset-page loader (common/keyset-page.ts) per distinct page request, so aliases with different arguments still batch per
+ * argument set; totalCount and the far-side page flag are one more batched statement each, run only when selected. Cursors are
+ * positions, so they survive changes before them and, with a `where`, skip to the next matching row.
  */
 export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable, parentColumn: PgColumn, options: ChildPageOptions = {}) {
   const { where } = options;
@@ -92,7 +84,7 @@ export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable
     if (!loader) loaders.set(signature, (loader = keysetPageLoader(readQueryOf(db), list, page, counts)));
     return loader;
   };
-  /** Forgets every page and count read so far, as DataLoader's clearAll does for one loader. */
+  /** DataLoader's clearAll, over every page loader and the counts. */
   const clearAll = () => {
     loaders.clear();
     counts.clearAll();
@@ -104,14 +96,11 @@ export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable
 export const pageSignature = (page: PageRequest) =>
   `${page.size}:${page.backward ? 'b' : 'f'}:${page.cursor ? `${page.cursor.key}/${page.cursor.id}` : ''}`;
 
-/** The cursor of a row in the newest-first order. */
 export const newestFirstCursor = (row: { id: string; createdAt: Date }) => encodeCursor(NEWEST_FIRST, row.createdAt.toISOString(), row.id);
 
 /**
- * The request's loaders by table and column, made on first use and shared: the relations of
- * the read graph (common/read-specs.ts) derive theirs from it, and the modules' named
- * loaders (userById, predictionsByPool, ...) are the same instances, so one key asked for by
- * a relation and by a service is batched and cached once.
+ * The request's loaders by column, made on first use. The read graph's relations (common/read-specs.ts) and the modules' named
+ * loaders (userById, predictionsByPool, ...) share these instances, so a key asked for by both is batched and cached once.
  */
 export function loaderGraph(db: Db) {
   const uniques = new Map<PgColumn, DataLoader<string, any>>();
@@ -124,19 +113,16 @@ export function loaderGraph(db: Db) {
       for (const loader of counts.values()) loader.clearAll();
       for (const loader of pages.values()) loader.clearAll();
     },
-    /** One row (or null) per key of the unique `column`. */
     unique<TRow extends Record<string, unknown>>(table: PgTable, column: PgColumn): DataLoader<string, TRow | null> {
       let loader = uniques.get(column);
       if (!loader) uniques.set(column, (loader = uniqueLoader<TRow>(db, table, column)));
       return loader;
     },
-    /** How many rows each parent id has in `parentColumn`. */
     count(table: ChildTable, parentColumn: PgColumn): DataLoader<string, number> {
       let loader = counts.get(parentColumn);
       if (!loader) counts.set(parentColumn, (loader = countLoader(db, table, parentColumn)));
       return loader;
     },
-    /** Newest-first pages of the children whose `parentColumn` is the key. */
     pages<TRow extends ChildRow>(
       table: ChildTable,
       parentColumn: PgColumn,
@@ -152,10 +138,7 @@ export function loaderGraph(db: Db) {
 
 export type LoaderGraph = ReturnType<typeof loaderGraph>;
 
-/**
- * Relation `field` of `row` (a row of `spec`'s table), as the read graph defines it, through
- * the relation's loader; null when the key is null.
- */
+/** Relation `field` of `row` (a row of `spec`'s table) through its loader; null when the key is null. */
 export function relationOne<T>(graph: LoaderGraph, row: object, spec: ObjectSpec, field: string): T | null | Promise<T | null> {
   const relation = spec.relations[field];
   if (relation?.kind !== 'one') throw new Error(`${field} is no one-to-one relation of the read graph`);

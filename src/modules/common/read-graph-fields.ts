@@ -10,25 +10,16 @@ import { ReadsPageArguments } from './page-arguments.js';
 import { descriptionOf, READ_GRAPH, typeNameOf } from './read-specs.js';
 
 /**
- * The GraphQL fields of the read graph's token amounts and relations (common/read-specs.ts),
- * made from their entries: none has a field resolver written for it. `@ReadGraphFields()` on
- * a type's resolver class (above its `@Resolver`) gives the type one field per token amount
- * of its read (a Float in whole tokens: the base units converted with the row's `decimals`,
- * described as its entry says; a type whose amounts take their decimals elsewhere writes its
- * own, as a streak reward does), then one per public relation, each as a `@FieldResolver` of
- * that class with an explicit type function:
- * - a one-to-one relation answers its target's type, non-null when the row always has one
- *   (its key column is NOT NULL and names the target's primary key, through every relation
- *   it goes through), nullable otherwise; read with `relationOne`;
- * - a page answers the target's connection (`<Type>Connection`) and takes the page
- *   arguments (PageArgs, read by parseNewestFirstPage before execution); read with
- *   `relationPage`;
- * - its description is the entry's.
- * A page whose field takes arguments of its own (an entry with `plain`: a filter, another
- * order) is written by its module, which answers the plain page through `relationPage`;
- * so are the owned relations, whose service checks the viewer. The fields take the
- * graph's order: those made go before the first relation the class writes itself that
- * follows them in it, otherwise after the class's own fields.
+ * On a type's resolver class (above its `@Resolver`), makes the read graph's (common/read-specs.ts) GraphQL fields from their entries,
+ * so none needs a written resolver: a `@FieldResolver` with an explicit type function and the entry's description for
+ * - each token amount: a Float in whole tokens, by the row's `decimals` (a type whose decimals are elsewhere, as a streak reward's,
+ *   writes its own);
+ * - each public one-to-one relation: the target's type, non-null only if its key column is NOT NULL and names the target's primary
+ *   key through every relation it goes through; read with `relationOne`;
+ * - each public page: `<Type>Connection` with PageArgs (parseNewestFirstPage checks them before execution); read with `relationPage`.
+ * A page with arguments of its own (`plain`: a filter, another order) is written by its module, answering the plain page through
+ * `relationPage`; so are owned relations, whose service checks the viewer. Made fields go before the first relation the class writes
+ * itself that follows them in the graph's order, otherwise after the class's own fields.
  */
 export function ReadGraphFields(): ClassDecorator {
   return (target) => {
@@ -113,10 +104,7 @@ function defineRelationField(
   Ctx()(prototype, field, 2);
 }
 
-/**
- * Moves each field made to just before the first field the class writes itself that follows
- * it in the graph's order (type-graphql lists a type's fields in the order they were declared).
- */
+/** Reorders the made fields as ReadGraphFields describes: type-graphql lists a type's fields in the order they were declared. */
 function keepGraphOrder(target: Function, order: string[], made: string[]) {
   const resolvers = getMetadataStorage().fieldResolvers;
   const indexOf = (field: string) => resolvers.findIndex((metadata) => metadata.target === target && metadata.schemaName === field);

@@ -10,10 +10,8 @@ import { renderedPortfolio } from '../viewer/portfolio.rendered.js';
 import { apiKeys, deviceTokens, referralCodes, refreshTokens } from '../../../schema/index.js';
 
 /**
- * A list of the viewer's own rows of `table` (its `user_id` the viewer's), oldest first as
- * the loaders list them (groupLoader: created_at to the millisecond, then id), each written as
- * its selection renders over the table's columns; null (the executor answers) where a field
- * of it does not render.
+ * The viewer's own rows of `table`, oldest first as groupLoader lists them (created_at to the millisecond, then id); null (the
+ * executor answers) where a field does not render.
  */
 function ownRows(table: PgTable & { userId: PgColumn; createdAt: PgColumn }): NonNullable<OwnedRendering['values'][string]> {
   // Each row's user is the viewer, whose public fields render under it.
@@ -32,14 +30,10 @@ function ownRows(table: PgTable & { userId: PgColumn; createdAt: PgColumn }): No
 }
 
 /**
- * The user root fields a rendered read answers, each row chosen by the key its service
- * reads it by, with the service's checks (findUser, findUserByWallet, findViewer).
- * Private fields have resolvers that check the viewer, so under `user` and `userByWallet` a
- * selection holding one is never rendered: it is executed, and the service layer authorizes
- * it. Under `viewer` the row is the signed-in user's own (UNAUTHENTICATED when signed out,
- * which leaves the query to the executor to report), so its owned parts (the spec's owned
- * relations, the portfolio, the email, its sessions, devices, API keys and referral codes)
- * render as well.
+ * Each row is chosen by the key its service reads it by, with that service's checks (findUser, findUserByWallet, findViewer).
+ * Private fields' resolvers check the viewer, so under `user` and `userByWallet` a selection holding one is executed, never rendered.
+ * `viewer` is the signed-in user's own row (UNAUTHENTICATED when signed out leaves the query to the executor), the spec's owned
+ * relations included.
  */
 export const USER_ROOT_RENDERERS: Record<string, RootFieldRenderer> = {
   user: objectRoot('id', (_ctx, args) => parseId(args.id as string, 'id')),

@@ -4,9 +4,8 @@ import { findRenderedEntities, representationsOf } from './federation.service.js
 import { ENTITY_TYPE_NAMES } from './federation.type.js';
 
 /**
- * `_entities` rendered: a router's fetch of N entities is one statement writing each one's
- * JSON from its type's table (`... on Pool { ... }` applies to Pool alone). A type asked for
- * whose selection does not render leaves the operation to the executor.
+ * `_entities`: a router's fetch of N entities is one statement writing each one's JSON from its type's table. A type asked for whose
+ * selection does not render leaves the operation to the executor.
  */
 export const FEDERATION_ROOT_RENDERERS: Record<string, RootFieldRenderer> = {
   _entities: (field, nodes, walk) => {

@@ -16,10 +16,7 @@ const ENTRY_VALUES: Record<string, (row: LeaderboardEntryRow) => unknown> = {
   staked: (row) => toTokens(row.stakedUnits, row.decimals),
 };
 
-/**
- * An entry's selection as a writer of its JSON, adding its user's rendering to `users`;
- * null when some field does not render (a user selection with a cursor of its own, say).
- */
+/** Adds the entry's user rendering to `users`; null when some field does not render (a user selection with a cursor of its own, say). */
 function entryWriter(
   entryType: GraphQLObjectType,
   nodes: readonly FieldNode[],
@@ -39,9 +36,8 @@ function entryWriter(
 }
 
 /**
- * `leaderboard` rendered: the resolver's own service call (the board, its count and the
- * viewer's standing in one statement) with the entries' users written as JSON by that same
- * statement; the entries' values are written here as their resolvers give them.
+ * `leaderboard` through the resolver's own service call (board, count and viewer's standing in one statement), which also writes the
+ * entries' users as JSON; the entries' own values are written here as their resolvers give them.
  */
 const renderLeaderboard: RootFieldRenderer = (field, nodes, walk) => {
   const connection = getNamedType(field.type) as GraphQLObjectType;
@@ -73,5 +69,4 @@ const renderLeaderboard: RootFieldRenderer = (field, nodes, walk) => {
   };
 };
 
-/** The leaderboard module's root fields a rendered read answers. */
 export const LEADERBOARD_ROOT_RENDERERS: Record<string, RootFieldRenderer> = { leaderboard: renderLeaderboard };

@@ -5,11 +5,9 @@ import { selectionSql } from '../../read/selection-json.js';
 import { bucketOfSql, isBucketCount, stakeWeightedMedianSql } from './pool-statistics.service.js';
 
 /**
- * A pool's `statistics` rendered over the pool's row `a` (the read graph's computed field,
- * common/read-specs.ts): the same SQL as the statistics loader (the stake-weighted median,
- * the buckets), and the bucket bounds in float8 arithmetic in the resolver's order
- * (minOutcome + width * i, the last one maxOutcome), so each number is the double the
- * resolver computes. Null for a bucket count poolStatistics refuses (the resolver reports it).
+ * A pool's `statistics` over the pool's row `a` (a computed field of common/read-specs.ts), by the statistics loader's SQL. Bucket
+ * bounds use float8 in the resolver's order (minOutcome + width * i, the last maxOutcome) so each is the double the resolver computes.
+ * Null for a bucket count poolStatistics refuses (the resolver reports it).
  */
 export function renderedPoolStatistics(
   definition: GraphQLField<unknown, unknown>,

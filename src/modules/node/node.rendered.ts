@@ -15,20 +15,13 @@ import {
 } from './node.service.js';
 
 /**
- * `node(id)` and `nodes(ids)` rendered (a Relay refetch): the selection is rendered for each
- * public type of the read graph it renders for (`... on Pool { ... }` applies to Pool alone),
- * and one statement writes each id's object from whichever of those tables holds it; `node`
- * as a column of the operation's shared statement. An id of another type, or of nothing,
- * leaves the query to the executor (findNodes), which tells a private object's owner from
- * everyone else.
+ * `node(id)` and `nodes(ids)` (a Relay refetch): one statement writes each id's object from whichever public type's table holds it;
+ * `node` as a column of the operation's shared statement. An id of another type, or of nothing, leaves the query to the executor
+ * (findNodes), which tells a private object's owner from everyone else.
  *
- * The tables are probed in turn until one holds the id, the types with the most selected
- * fields first: a refetch names the type it expects by a fragment on it, so its table is
- * usually the first and only one probed. Once a read has found an id's type
- * (nodeTypeHints), a `node` read of it names that type's table alone: that plan is kept for
- * every id of the type (the plan depends on the type, not the id); a plan made before the
- * type was known is made again next time. A `nodes` read names the tables of its ids' types
- * alone once each is known (objectsForIds), chosen at each request.
+ * Tables are probed most selected fields first, since a refetch names the type it expects by a fragment. Once an id's type is known
+ * (nodeTypeHints), a `node` plan names that type's table alone and is kept for every id of the type; a plan made before is
+ * provisional. `nodes` does the same per request for its ids' known types (objectsForIds).
  */
 const renderNodes =
   (argument: 'id' | 'ids'): RootFieldRenderer =>
@@ -54,7 +47,6 @@ const renderNodes =
     }
     return async (ctx, args) => {
       const ids = args.ids as string[];
-      // Refetches of known ids name their types' tables alone, as `node` does.
       const probed = objectsForIds(objects, ids);
       if (!probed) throw unrendered();
       const found = await findRenderedNodes(ctx, ids, argument, probed);
@@ -64,14 +56,10 @@ const renderNodes =
   };
 
 /**
- * What the selection of an abstract root field (`node`'s Node, `_entities`' union) renders
- * of each of its public types, by type name, the types of the most selected fields first
- * (a stable sort: types of as many fields keep the schema's order); null when it renders none,
- * or when it selects a field with a cache policy of its own on a type it does not render. A rendered read tells
- * Apollo's plugins of the fields of every type its selection names (it resolves none, and
- * which types it found is known only once it ran), so cache control takes the policy of them
- * all: had a fragment on a type of private fields no rendering, an answer holding only pools
- * would be told private where the executor, told of the pools' fields alone, says public.
+ * What an abstract root field's selection (`node`'s Node, `_entities`' union) renders of each public type, by name, most selected
+ * fields first (stable sort: ties keep schema order). Null when it renders none, or selects a field with its own cache policy on a
+ * type it does not render: a rendered read tells Apollo's plugins of every type its selection names (its types are known only once
+ * it ran), so cache control takes all their policies, and an all-pools answer would be told private where the executor says public.
  */
 export function renderedNodeObjects(
   field: GraphQLField<unknown, unknown>,
@@ -89,11 +77,7 @@ export function renderedNodeObjects(
   return Object.fromEntries(rendered.sort(([, a], [, b]) => b.fields.length - a.fields.length));
 }
 
-/**
- * Whether a field brings a cache policy of its own (Apollo's cache control: a hint on the
- * field, or an object it returns, which is not cacheable unless hinted); a plain scalar
- * field takes its parent's and changes nothing.
- */
+/** Whether a field brings its own cache policy (a hint, or a returned object, uncacheable unless hinted); a scalar takes its parent's. */
 function hasCachePolicy(type: GraphQLObjectType, node: FieldNode): boolean {
   const field = type.getFields()[node.name.value];
   if (!field) return false;
@@ -105,7 +89,6 @@ function hasCachePolicy(type: GraphQLObjectType, node: FieldNode): boolean {
 /** Thrown by a rendered read that finds an object it has no rendering for: the executor answers the operation. */
 export const unrendered = () => new Error('an id is of a type this plan does not render: executed instead');
 
-/** The node module's root fields a rendered read answers. */
 export const NODE_ROOT_RENDERERS: Record<string, RootFieldRenderer> = {
   node: renderNodes('id'),
   nodes: renderNodes('ids'),

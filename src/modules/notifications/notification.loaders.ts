@@ -61,9 +61,8 @@ export function createNotificationLoaders(db: Db) {
 
   return {
     /**
-     * A page of each user's notifications, newest first, optionally only the read or the
-     * unread ones: one statement per (page, filter) for every user of a tick. A cursor is a
-     * position in the newest-first order, valid with the filter of the list that issued it.
+     * Newest-first pages of each user's notifications, optionally only read or unread: one statement per (page, filter) per tick.
+     * A cursor is a position valid with the filter of the list that issued it.
      */
     notificationsByUser: Object.assign((page: PageRequest, filter?: NotificationFilter | null) => pagesOf(filter)(page), {
       clearAll: () => [all, unread, read].forEach((pages) => pages?.clearAll()),
@@ -71,10 +70,7 @@ export function createNotificationLoaders(db: Db) {
     /** Each user's unread notifications, counted in one `GROUP BY user_id` statement per batch. */
     unreadNotificationCountByUser,
     notificationById: uniqueLoader<NotificationRow>(db, notifications, notifications.id),
-    /**
-     * Each user's POOL_CREATED notification of `poolId` (the newest, should there be several),
-     * or null: one statement for every user of a tick. One loader per pool id, per request.
-     */
+    /** Each user's POOL_CREATED notification of `poolId` (the newest if several), or null. One loader per pool id, per request. */
     poolCreatedNotificationByUser: Object.assign(poolCreatedNotificationByUser, { clearAll: () => poolCreatedLoaders.clear() }),
   };
 }

@@ -5,10 +5,8 @@ import type { RootFieldRenderer } from '../../read/rendered-read.js';
 import { UNREAD } from './notification.loaders.js';
 
 /**
- * `unreadNotificationCount` beside a rendered read (the viewer's page asks both): a column
- * of the operation's shared statement, counting what the resolver's loader counts (the
- * viewer's notifications under the loaders' UNREAD condition; UNAUTHENTICATED when signed
- * out, which leaves the query to the executor to report).
+ * `unreadNotificationCount` beside a rendered read (the viewer's page asks both): a column of the shared statement counting what the
+ * resolver's loader counts (UNREAD); UNAUTHENTICATED when signed out leaves the query to the executor to report.
  */
 export const NOTIFICATION_ROOT_RENDERERS: Record<string, RootFieldRenderer> = {
   unreadNotificationCount: (_field, nodes) =>

@@ -5,11 +5,7 @@ import { badInput } from '../../errors.js';
 import { isIntegerString, isIsoDate, type PageArguments, type PageRequest, parsePageRequest } from '../common/pagination.js';
 import { statusCondition } from '../pools/pool-status.js';
 
-/**
- * A user's predictions as listed by their filters and sorts: one definition, which the
- * executed read (viewer/history.service.ts) and the rendered one (common/read-specs.ts,
- * USER_READ) both list by.
- */
+/** A user's predictions' filters and sorts: one definition for the executed read (viewer/history.service.ts) and the rendered USER_READ. */
 
 export const PREDICTION_FILTERS = ['ACTIVE', 'ENDED', 'RESOLVED', 'CLAIMABLE'] as const;
 export type PredictionFilter = (typeof PREDICTION_FILTERS)[number];
@@ -53,9 +49,8 @@ const SORTS: Record<PredictionSort, Sort> = {
 };
 
 /**
- * The list and the page a user's predictions' arguments ask for; throws BAD_USER_INPUT. `now`
- * is the value the lifecycle filters compare with: the request's clock, or a marker bound to
- * it at each run (db/statement-scope.ts, REQUEST_NOW).
+ * Throws BAD_USER_INPUT. `now` is what the lifecycle filters compare with: the request's clock, or a marker bound to it at each run
+ * (db/statement-scope.ts, REQUEST_NOW).
  */
 export function userPredictionsList(args: UserPredictionsArguments, now: unknown): { list: ChildList; sort: Sort; page: PageRequest } {
   const sortName = args.sort ?? 'NEWEST';
@@ -78,10 +73,7 @@ export function userPredictionsList(args: UserPredictionsArguments, now: unknown
 /** The page request alone (the page-argument checks before execution); throws BAD_USER_INPUT. */
 export const parseUserPredictionsPage = (args: UserPredictionsArguments) => userPredictionsList(args, null).page;
 
-/**
- * The predictions (alias `alias`) whose pool is in a lifecycle state (the pools' own ACTIVE,
- * ENDED and RESOLVED filters), or whose reward is still to be claimed (CLAIMABLE).
- */
+/** Predictions whose pool is in a lifecycle state (the pools' own ACTIVE, ENDED, RESOLVED filters), or with a reward to claim (CLAIMABLE). */
 function predictionFilterSql(alias: string, filter: PredictionFilter, now: () => string): string {
   if (filter === 'CLAIMABLE')
     return `EXISTS (SELECT 1 FROM "rewards" rw WHERE rw."prediction_id" = ${alias}."id" AND NOT rw."is_claimed" AND rw."amount" > 0)`;

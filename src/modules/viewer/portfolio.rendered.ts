@@ -19,10 +19,8 @@ const PORTFOLIO_FIELDS: Record<string, string> = {
 };
 
 /**
- * The viewer's `portfolio` rendered: the selected fields as JSON over the user's portfolio
- * sums (money.service.ts, the loader's own SQL). The stake mint's decimals are the
- * predictions' (a user without predictions has only zeros, whatever the decimals). Owned:
- * written only for the viewer's own row (user.rendered.ts).
+ * The viewer's `portfolio` over the loader's own sums SQL (money.service.ts). Decimals are the predictions' (a user without predictions
+ * has only zeros, whatever the decimals). Owned: written only for the viewer's own row (user.rendered.ts).
  */
 export function renderedPortfolio(
   definition: GraphQLField<unknown, unknown>,

@@ -27,10 +27,9 @@ import { withEnumErrorsListingValues } from '../schema.js';
 import { TIMED_OUT, TimeBudget } from '../time-budget.js';
 
 /**
- * A rendered read's whole `data`, already JSON (ReadRenderer's pieces): it stands in the
- * result's `data` so that every transport writes it as it is, never parsed and serialized
- * again: the HTTP serializer (stringifyResult in apollo.ts), a REST route the part it
- * answers (rest/answer.ts), a socket its `next` frame (websocket/transport.ts).
+ * A rendered read's whole `data`, already JSON, standing in the result's `data` so every transport writes it as it is,
+ * never parsed and serialized again: HTTP's serializer (stringifyResult in apollo.ts), a REST route the part it answers
+ * (rest/answer.ts), a socket its `next` frame (websocket/transport.ts).
  */
 export class RenderedData {
   private joined: string | undefined;
@@ -40,7 +39,7 @@ export class RenderedData {
     private readonly pieces: string[],
     /** The form SQL wrote it in: a REST route's operation is written in the REST form (read/answer-form.ts). */
     readonly form: AnswerForm = 'graphql',
-    /** Works out where each root field, and each member of a root connection, lies among the pieces. */
+    /** Called once, on the first use of `parts`. */
     private readonly locate: () => ReadonlyMap<string, PieceRange> = () => NO_PARTS,
   ) {}
 
@@ -77,10 +76,7 @@ export class RenderedData {
 
 const NO_PARTS: ReadonlyMap<string, PieceRange> = new Map();
 
-/**
- * JSON text in pieces encoded into one Buffer, between `head` and `tail`: joining them first
- * would copy the whole text into a new string, then encode it again.
- */
+/** Encodes the pieces straight into one Buffer: joining them first would copy the whole text into a new string, then encode it. */
 export function encodePieces(pieces: readonly string[], head = '', tail = ''): Buffer {
   let length = Buffer.byteLength(head) + Buffer.byteLength(tail);
   for (const piece of pieces) length += Buffer.byteLength(piece);
@@ -95,41 +91,33 @@ const DATA_OPEN = '{"data":';
 
 export interface PlannedReadOptions {
   schema: GraphQLSchema;
-  /** The server's walks of its operations: the checks made the operation's, the executor reads it (read/operation-walks.ts). */
+  /** The checks make the operation's walk, the executor reads it (read/operation-walks.ts). */
   walks: OperationWalks;
-  /** Answers the queries that render (their plans made with their walks); null, every operation is executed. */
+  /** Null: every operation is executed. */
   renderer: ReadRenderer | null;
-  /** Time budget of an operation's execution in ms (0 = none); past it, OPERATION_TIMEOUT and its statements cancelled. */
+  /** In ms (0 = none); past it, OPERATION_TIMEOUT and the operation's statements are cancelled. */
   budgetMs: number;
   /**
-   * Apollo's cache-control plugin is the only one that follows fields (the deployment adds no
-   * plugin, the schema is no subgraph with inline traces, no usage reporting): a rendered read
-   * then restricts its request's cache policy by the verdict kept with its operation's walk
-   * (read/operation-walks.ts), rather than telling the plugin each field again.
+   * Apollo's cache-control plugin is the only one following fields (no deployment plugin, no subgraph inline traces, no usage
+   * reporting), so a rendered read may restrict its cache policy by the walk's kept verdict (see tellRenderedFields).
    */
   cacheControlAloneFollowsFields?: boolean;
 }
 
 /**
- * The executor Apollo Server runs in its execution phase, given through its gateway seam
- * (`gateway.load()` returns it; Apollo calls it after every plugin's executionDidStart, in
- * place of graphql-js `execute`): the planned read of an operation. A query whose whole
- * root selection renders is answered by the rendered read (SQL writes the JSON) on every
- * transport; anything else is executed by graphql-js with the schema Apollo instruments
- * (willResolveField). Either way within the time budget, on the database its routing
- * chooses, and the viewer's session confirmed first.
+ * Apollo Server's executor, through its gateway seam (`gateway.load()` returns it; Apollo calls it after every plugin's
+ * executionDidStart, in place of graphql-js `execute`). A query whose whole root selection renders is answered by the
+ * rendered read on every transport; anything else is executed by graphql-js with the schema Apollo instruments
+ * (willResolveField). Either way within the time budget, on the database its routing chooses, session confirmed first.
  *
- * A rendered read resolves no field, so the plugins that follow fields (cache control,
- * inline traces, usage reporting) are told of each field of its selection as the executor
- * would tell them: once per field and shape (list items are not told apart), with an
- * abstract type's fields told for each type its fragments apply to. Where cache control
- * alone follows fields, its verdict is kept instead (see tellRenderedFields).
+ * A rendered read resolves no field, so the plugins that follow fields (cache control, inline traces, usage reporting) are
+ * told of each selected field as the executor would: once per field and shape (list items are not told apart), an
+ * abstract type's fields for each type its fragments apply to (see tellRenderedFields).
  */
 export function plannedReadGateway(options: PlannedReadOptions): GatewayInterface {
-  // Apollo's copy: with a plugin that follows fields, Apollo wraps every field of the schema
-  // it is given in a resolver of its own. The renderer plans from the schema as built, where
-  // a field without a resolver is a column; the executor runs Apollo's, so plugins see its fields.
-  // mapSchema rebuilds each enum from its config, so the enums' error wording is applied again.
+  // Apollo's copy: with a plugin that follows fields, Apollo wraps every field it is given in its own resolver, while the
+  // renderer plans from the schema as built, where a field without a resolver is a column. The executor runs Apollo's, so
+  // plugins see its fields. mapSchema rebuilds each enum from its config, so the enums' error wording is applied again.
   const instrumented = withEnumErrorsListingValues(mapSchema(options.schema, {}));
   const executor = plannedReadExecutor(options, instrumented);
   return {
@@ -167,7 +155,7 @@ function plannedReadExecutor(options: PlannedReadOptions, schema: GraphQLSchema)
   const cacheControlAlone = options.cacheControlAloneFollowsFields ?? false;
   const budget = new TimeBudget(budgetMs);
 
-  /** The walk the checks made of this request's operation, or one made now (an operation past no checks); null for variables that do not coerce. */
+  /** The checks' walk of this operation, or one made now (an operation past no checks); null for variables that do not coerce. */
   const checkedOf = (rc: GatewayGraphQLRequestContext, context: GraphQLContext): CheckedOperation | null => {
     if (context.checked?.walk.operation === rc.operation) return context.checked;
     const variables = walks.coerce(rc.operation, rc.request.variables);
@@ -187,7 +175,6 @@ function plannedReadExecutor(options: PlannedReadOptions, schema: GraphQLSchema)
           const willResolveField = willResolveFieldOf(context);
           if (willResolveField) tellRenderedFields(schema, rc, checked, willResolveField, cacheControlAlone);
           keepPrivateIfSelected(schema, rc, checked.walk);
-          // Every transport writes the text as it is: HTTP's serializer, REST the part it answers, a socket its `next` frame.
           return { data: new RenderedData(rendered.pieces, checked.walk.form, rendered.locate) as unknown as Record<string, unknown> };
         }
       }
@@ -241,7 +228,7 @@ interface RenderedFields {
   selectsPrivate: boolean;
 }
 
-/** The fields of a walk's selection and what follows from them, made once and kept as long as the walk is. */
+/** Made once per walk (see renderedFields). */
 function renderedFieldsOfWalk(schema: GraphQLSchema, walk: OperationWalk): RenderedFields {
   let told = renderedFields.get(walk);
   if (!told) {
@@ -252,17 +239,13 @@ function renderedFieldsOfWalk(schema: GraphQLSchema, walk: OperationWalk): Rende
 }
 
 /**
- * Tells the execution listeners of each field a rendered read answered, as the executor
- * would have (willResolveField, then its end at once): its parent type, return type, path
- * and nodes. __typename is not told, as graphql-js does not resolve it through the schema.
- * The fields are the walk's, kept with it; each listener is given a copy of its info with
- * the request's variables, as graphql-js gives each resolver its own.
+ * Tells the listeners of each field a rendered read answered as the executor would (willResolveField, then its end at
+ * once); not __typename, which graphql-js does not resolve through the schema. Each gets a copy of the kept info with the
+ * request's variables, as graphql-js gives each resolver its own.
  *
- * Where cache control is the only listener, what it concludes from the same fields is the
- * same every time (the hints are the schema's; a rendered read runs no resolver to set one):
- * the first telling's verdict is kept, and later requests restrict their policy by it. It
- * costs a request one restriction instead of about a microsecond a field (POOL_DETAIL tells 45).
- * A verdict is kept only from a policy nothing had restricted before, so it is the fields' alone.
+ * Where cache control is the only listener, its verdict on the same fields never changes (the hints are the schema's; a
+ * rendered read runs no resolver to set one): the first telling's is kept, and later requests restrict their policy by it,
+ * instead of about a microsecond a field. It is kept only from a policy nothing had restricted, so it is the fields' alone.
  */
 function tellRenderedFields(
   schema: GraphQLSchema,
@@ -278,9 +261,8 @@ function tellRenderedFields(
   const unrestricted = policy.maxAge === undefined && policy.scope === undefined;
   const context = rc.context as GraphQLContext;
   for (const info of told.fields) {
-    // A copy per request: listeners write on the info (cache control its `cacheControl`, with
-    // functions of the request), and a write on the kept one would hold that request until
-    // the next of the same walk, promoting its every object out of the young generation.
+    // A copy per request: listeners write on the info (cache control its `cacheControl`, with functions of the request); a
+    // write on the kept one would hold that request until the walk's next, promoting its objects out of the young generation.
     const done = willResolveField({ source: undefined, args: {}, contextValue: context, info: new FieldInfo(info, variables) });
     if (typeof done === 'function') (done as (error: Error | null, result?: unknown) => void)(null, undefined);
   }
@@ -288,11 +270,9 @@ function tellRenderedFields(
 }
 
 /**
- * An answer whose selection holds a field private to its viewer (a cache hint of scope
- * PRIVATE, on the field or the type it returns: a pool's viewerPrediction, say) is kept by
- * no shared cache, whatever rows it found. The executor alone would tell cache control of
- * that field only where it resolved it (not under a null parent, or in an empty page), a
- * rendered read of every field it selects: by the selection, both answer the same policy.
+ * An answer selecting a field private to its viewer (scope PRIVATE on the field or its type: a pool's viewerPrediction, say)
+ * is kept by no shared cache, whatever rows it found. Decided by the selection, since the executor tells cache control only
+ * of fields it resolved (not under a null parent or in an empty page), a rendered read of all: both answer the same policy.
  */
 function keepPrivateIfSelected(schema: GraphQLSchema, rc: GatewayGraphQLRequestContext, walk: OperationWalk): void {
   if (renderedFieldsOfWalk(schema, walk).selectsPrivate) (rc.overallCachePolicy as CachePolicy).restrict({ maxAge: 0, scope: 'PRIVATE' });
