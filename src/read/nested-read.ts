@@ -11,7 +11,7 @@ import {
   NEWEST_FIRST_LIST,
   type PagePosition,
 } from './keyset.js';
-import { type Column, columnsOf, pgColumn } from './columns.js';
+import { pgColumn } from './columns.js';
 
 /**
  * (Over 300 lines: the one compiler of a read's SQL.)
@@ -129,22 +129,6 @@ function joinSql(parent: PgTable, relation: OneRelationSpec, parentAlias: string
 /** The child's column holding its parent's id, of a page relation. */
 const parentColumnOf = (relation: Extract<RelationSpec, { kind: 'page' }>) => columnName(relation.target().table, relation.parentKey);
 
-/** What to read of one type's rows: columns (by property), decoded by Node, and objects the statement writes as JSON. */
-export interface ReadPlan {
-  spec: ObjectSpec;
-  columns: ReadonlySet<string>;
-  /**
-   * Objects the statement writes as JSON text itself (a rendered read, see
-   * {@link RenderedObject}): the row keeps them in order under {@link RENDERED}.
-   */
-  rendered?: RenderedObject[];
-}
-
-/** A plan reading `spec`'s whole rows, as the loaders do, and nothing rendered. */
-export function wholeRowPlan(spec: ObjectSpec): ReadPlan {
-  return { spec, columns: new Set(columnsOf(spec.table).keys()) };
-}
-
 /**
  * A row the statement writes as its response JSON (a rendered read), with the bytes
  * JSON.stringify would write: the response keys in order, each a value (a column's rendering or a constant, as SQL
@@ -227,84 +211,39 @@ type Constant = { key: string; kind: 'constant'; json: string };
 
 export type PageInfoFlag = 'hasNextPage' | 'hasPreviousPage' | 'startCursor' | 'endCursor';
 
-/** Where a row of a plan with rendered objects keeps their JSON texts, in the plan's order. */
-export const RENDERED = Symbol('rendered objects');
-
 /** The most keys one rendered object may have: concat() takes at most 100 arguments, two per key and the closing brace. */
 export const MAX_RENDERED_KEYS = 49;
 
-/** Decodes one row of a plan, as the driver gave it. */
-type Decoder = (source: any) => Record<string, unknown>;
-
-export interface CompiledSelect {
-  /** The select list over `alias`: the columns, then one JSON text per rendered object. */
-  list: string;
-  decode: Decoder;
-}
-
 /**
- * Compiles a plan: its select list over `alias` (the caller writes FROM, WHERE, ORDER BY and
- * LIMIT), pushing the rendered objects' parameters onto `params`.
+ * The select list writing each of `objects`' JSON over `alias` as `"$j0"`, `"$j1"`, ... (the
+ * caller writes FROM, WHERE, ORDER BY and LIMIT), pushing their parameters onto `params`.
+ * A rendered plan is made once per operation and variables (read-renderer.ts), so its list
+ * and parameters are kept with its objects: a request neither rebuilds the text (a twentieth
+ * of a rendered read's Node time) nor hashes a new string to find its prepared statement.
+ * Kept only when the objects' parameters come first (`params` empty), as they are numbered.
  */
-export function compileSelect(plan: ReadPlan, alias: string, params: unknown[]): CompiledSelect {
-  if (!plan.rendered || params.length > 0) return compileUncached(plan, alias, params);
-  // A rendered plan is made once per operation and variables (read-renderer.ts): its
-  // select list and parameters are kept with its objects, so a request neither rebuilds
-  // the text (a twentieth of a rendered read's Node time) nor hashes a new string to find
-  // its prepared statement.
-  let byColumns = renderedSelects.get(plan.rendered);
-  if (!byColumns) renderedSelects.set(plan.rendered, (byColumns = new Map()));
-  const key = `${alias}:${[...plan.columns].join(',')}`;
-  let compiled = byColumns.get(key);
-  if (!compiled) {
-    const own: unknown[] = [];
-    compiled = { select: compileUncached(plan, alias, own), params: own };
-    byColumns.set(key, compiled);
-  }
-  params.push(...compiled.params);
-  return compiled.select;
-}
-
-/**
- * The select list writing each of `objects`' JSON over `alias`, as `"$j0"`, `"$j1"`, ...: a
- * rendered plan reading no column, kept as compileSelect keeps it.
- */
-export function renderedSelect(
-  spec: ObjectSpec,
-  objects: RenderedObject[],
-  alias: string,
-  params: unknown[],
-): { list: string; count: number } {
-  return { list: compileSelect({ spec, columns: NO_COLUMNS, rendered: objects }, alias, params).list, count: objects.length };
-}
-
-const NO_COLUMNS: ReadonlySet<string> = new Set();
-
-const renderedSelects = new WeakMap<RenderedObject[], Map<string, { select: CompiledSelect; params: unknown[] }>>();
-
-function compileUncached(plan: ReadPlan, alias: string, params: unknown[]): CompiledSelect {
-  const counter = { next: 0 };
-  const columns = planColumns(plan);
-  const parts = columns.map((c) => `${alias}."${c.name}"${c.cast} AS "${c.property}"`);
-  const rendered = (plan.rendered ?? []).map((object, index) => {
-    const column = `$j${index}`;
-    parts.push(`${renderedObjectSql(object, alias, params, counter)} AS "${column}"`);
-    return column;
-  });
-  const decode: Decoder = (row) => {
-    for (const c of columns) {
-      if (c.convert && row[c.property] != null) row[c.property] = c.convert(row[c.property]);
-    }
-    if (rendered.length) row[RENDERED] = rendered.map((column) => row[column]);
-    return row;
+export function renderedSelect(objects: RenderedObject[], alias: string, params: unknown[]): string {
+  const write = (into: unknown[]) => {
+    const counter = { next: 0 };
+    return objects.map((object, i) => `${renderedObjectSql(object, alias, into, counter)} AS "$j${i}"`).join(', ');
   };
-  return { list: parts.join(', '), decode };
+  if (params.length) return write(params);
+  let byAlias = renderedSelects.get(objects);
+  if (!byAlias) renderedSelects.set(objects, (byAlias = new Map()));
+  let kept = byAlias.get(alias);
+  if (!kept) {
+    const own: unknown[] = [];
+    byAlias.set(alias, (kept = { list: write(own), params: own }));
+  }
+  params.push(...kept.params);
+  return kept.list;
 }
 
-function planColumns(plan: ReadPlan): Column[] {
-  const all = columnsOf(plan.spec.table);
-  return [...plan.columns].map((property) => all.get(property)!);
-}
+const renderedSelects = new WeakMap<RenderedObject[], Map<string, { list: string; params: unknown[] }>>();
+
+/** The JSON texts a row of {@link renderedSelect}'s list holds, in the objects' order. */
+export const renderedTexts = (row: Record<string, unknown>, count: number): string[] =>
+  Array.from({ length: count }, (_, i) => row[`$j${i}`] as string);
 
 const paramOf = (params: unknown[]) => (value: unknown, type: string) => {
   params.push(value);
@@ -456,25 +395,6 @@ function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string,
 
 /** A text constant as a SQL literal. */
 export const sqlLiteral = (text: string) => `'${text.replaceAll("'", "''")}'`;
-
-/**
- * The row of `plan`'s table whose unique column `property` is `value`, with what the plan
- * reads and renders of it, in one statement; null when there is none.
- */
-export async function readByKey(
-  query: ReadQuery,
-  plan: ReadPlan,
-  property: string,
-  value: string,
-): Promise<Record<string, unknown> | null> {
-  const params: unknown[] = [];
-  const select = compileSelect(plan, 't', params);
-  const column = pgColumn(plan.spec.table, property);
-  params.push(value);
-  const text = `SELECT ${select.list} FROM "${getTableName(plan.spec.table)}" t WHERE t."${column.name}" = $${params.length}::${column.getSQLType()}`;
-  const [row] = await query<Record<string, unknown>>(text, params);
-  return row ? select.decode(row) : null;
-}
 
 const renderedByIds = new WeakMap<RenderedObject[], { one: string; many: string; params: unknown[] }>();
 

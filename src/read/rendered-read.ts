@@ -1,8 +1,10 @@
 /**
- * Rendered reads: a query whose every field SQL can write is answered by one statement per
- * list that builds the response's JSON in the database. The pieces the root renderers share
- * are here: an object's columns and relations, connections (pages, cursors, totalCount), and
- * where a private field sends the read back to the executor.
+ * Rendered reads: a query whose every field SQL can write is answered by one statement per list that writes the response's
+ * JSON itself (read/nested-read.ts, RenderedObject), so no resolver runs and nothing is parsed or serialized again in Node.
+ * A field renders when it is a plain column (no resolver, of a type Postgres writes exactly as the serializer would), a
+ * token amount, `__typename`, or a read-spec relation (common/read-specs.ts) whose own selection renders; anything else
+ * (logic or access checks in a resolver, bad arguments, a nested page with a filter) makes the planner answer null, and
+ * the operation is executed as usual.
  */
 import {
   type FieldNode,
@@ -25,7 +27,7 @@ import type {
   RenderedObject,
   ValueSql,
 } from './nested-read.js';
-import { columnName, MAX_RENDERED_KEYS, RENDERED, renderedByKeySql, sqlLiteral } from './nested-read.js';
+import { columnName, MAX_RENDERED_KEYS, renderedByKeySql, sqlLiteral } from './nested-read.js';
 import { REQUEST_NOW, VIEWER_USER_ID } from '../db/statement-scope.js';
 import { READS_BY_TYPE } from '../modules/common/read-specs.js';
 import { type RenderedColumnKind, renderedColumn, renderedTokens } from './columns.js';
@@ -36,32 +38,15 @@ import type { Page } from '../modules/common/pagination.js';
 import type { WrittenRow } from '../modules/common/keyset-page.js';
 import type { ServiceContext } from '../modules/context.js';
 
-/**
- * Rendered reads: which selections the statement can write as the response's JSON itself
- * (read/nested-read.ts, RenderedObject), so no resolver runs and nothing is parsed or
- * serialized again in Node. A selection renders when every field in it is a plain column
- * (a field without a resolver, of a type whose value Postgres writes exactly as the
- * serializer would), a token amount, `__typename`, or a relation of the read specs
- * (common/read-specs.ts) whose own selection renders; anything else (a field with logic or
- * access checks in its resolver, bad arguments, a nested page with a filter) makes
- * the planner answer null, and the operation is executed as usual.
- */
-
-/**
- * A root field's arguments at one request, as its resolver would receive them. A plan is
- * made from the selection and kept for the operation, so the arguments are given at each
- * request, never read while planning (see SelectionWalk.variables).
- */
+/** As the resolver gets them: given per request, never read while planning, since the plan is kept (SelectionWalk.variables). */
 export type RootArguments = Record<string, unknown>;
 
 /** Pieces from..to (exclusive) of a rendered answer's text. */
 export type PieceRange = readonly [number, number];
 
 /**
- * JSON text in pieces, in order (the rows' texts as the driver gave them, never joined: the
- * response is encoded from the pieces once, see pipeline/http.ts). A connection's (or an
- * object holding one) also says where its members lie among them, by dotted path, so a REST
- * route takes its nodes without looking for them in the text.
+ * JSON text in pieces, never joined: the response is encoded from them once (pipeline/http.ts). A connection (or an object
+ * holding one) also notes its members' ranges by dotted path, so a REST route takes its nodes without searching the text.
  */
 export type RenderedPieces = string[] & { members?: ReadonlyMap<string, PieceRange> };
 
@@ -75,29 +60,25 @@ export function nestMembers(
   if (members) for (const [member, [start, end]] of members) into.set(`${key}.${member}`, [from + start, from + end]);
 }
 
-/** A root field answered by a rendered read, for one request's context and arguments: its JSON text in pieces. */
+/** A root field with a rendered read of its own (not a column of the shared statement). */
 export type RenderedRootField = (ctx: ServiceContext, args: RootArguments) => Promise<RenderedPieces>;
 
 /**
- * A root field answered by a column of the operation's one shared statement
- * (read/nested-read.ts, SharedStatement): a scalar subquery writing its JSON text, so the
- * operation's root fields of this kind cost one statement together.
+ * A root field as a scalar-subquery column of the operation's one shared statement (read/nested-read.ts, SharedStatement),
+ * so all such root fields cost one statement together.
  */
 export interface RenderedColumn {
   /** The column's SQL (made once per plan): fixed parameters onto `params`, per-request ones numbered by `slot`. */
   sql(params: unknown[], slot: (type: string) => string): string;
-  /** The request's values of its slots, in order: the service's checks (the viewer, the arguments) run here, and may throw. */
+  /** Its slots' values, in order: the service's checks (the viewer, the arguments) run here, and may throw. */
   values(ctx: ServiceContext, args: RootArguments): unknown[];
   /** The field's JSON from the column's text (null: the subquery found nothing); may throw, to leave the operation to the executor. */
   write(json: string | null, args: RootArguments): string;
-  /**
-   * Planned without what its first run learns (the type of a `node` id): the operation's
-   * plan is made again at its next request rather than kept.
-   */
+  /** Planned without what its first run learns (a `node` id's type): the operation is planned again at its next request. */
   provisional?: boolean;
 }
 
-/** Plans a root field's rendered read from its merged field nodes, or null when it does not render. */
+/** Null when the root field does not render; `nodes` are its merged field nodes. */
 export type RootFieldRenderer = (
   field: GraphQLField<unknown, unknown>,
   nodes: readonly FieldNode[],
@@ -115,10 +96,9 @@ const SCALAR_KINDS: Record<string, RenderedColumnKind> = {
 };
 
 /**
- * What a rendered read may write of a row that is the viewer's own (the root field says so:
- * `viewer`), besides its public fields: the spec's owned relations, and these fields, each
- * rendered as SQL writing its JSON over the row (null when its selection does not render).
- * Nothing below the row is owned: its relations' rows render their public fields only.
+ * What renders of the viewer's own row (the root field says so: `viewer`) besides its public fields: the spec's owned
+ * relations, and these fields as SQL over the row (null when the selection does not render). Nothing below the row is
+ * owned: its relations' rows render their public fields only.
  */
 export interface OwnedRendering {
   values: Record<string, (definition: GraphQLField<unknown, unknown>, nodes: readonly FieldNode[], walk: SelectionWalk) => ValueSql | null>;
@@ -126,7 +106,7 @@ export interface OwnedRendering {
   columns?: ReadonlySet<string>;
 }
 
-/** The rendering of `type`'s selection `nodes` (one response key's fields, merged), or null when some field does not render. */
+/** `nodes`: one response key's fields, merged. Null when some field does not render. */
 export function renderedObject(
   type: GraphQLObjectType,
   spec: ObjectSpec,
@@ -160,7 +140,7 @@ function renderedField(
   const definition = type.getFields()[name];
   if (!definition) return refused('unknown_field');
   const computed = owned?.values[name] ?? spec.computed?.[name];
-  // Its SQL writes an object's keys as GraphQL names them.
+  // A computed object's SQL writes its keys as GraphQL names them, not in the REST form.
   if (computed && walk.form === 'rest' && isObjectType(getNamedType(definition.type))) return refused('answer_form');
   if (computed) {
     const sql = computed(definition, nodes, walk);
@@ -230,16 +210,15 @@ function renderedField(
   return column.kind === wanted ? { key, kind: 'value', sql: column.sql } : refused('resolver_field');
 }
 
-/** A response key as an object of the read graph writes it: in snake_case in the REST form (read/answer-form.ts). */
+/** The REST form writes the read graph's keys in snake_case (read/answer-form.ts). */
 const writtenKey = (walk: SelectionWalk, key: string) => (walk.form === 'rest' ? snakeCaseKey(key) : key);
 
 /** An enum whose GraphQL names are its stored values, so the column's text is what serialize returns. */
 const isIdentityEnum = (type: GraphQLEnumType) => type.getValues().every((value) => value.value === value.name);
 
 /**
- * The rendering of a connection's selection, or null when some part does not render. A root
- * connection's keys are GraphQL's in either answer form (a REST route finds its members by
- * them); a nested page's are written as its object's (`keyOf`).
+ * Null when some part does not render. A root connection keeps GraphQL's keys in either answer form (a REST route finds
+ * its members by them); a nested page's are written as its object's (`keyOf`).
  */
 export function renderedConnection(
   connection: GraphQLObjectType,
@@ -262,9 +241,8 @@ export function renderedConnection(
 const PAGE_INFO_FIELDS = new Set<string>(['hasNextPage', 'hasPreviousPage', 'startCursor', 'endCursor'] satisfies PageInfoFlag[]);
 
 /**
- * A connection's parts: `addNode` renders one distinct `nodes` or `edges { node }` selection
- * and gives its index (null when it does not render); `extra` renders a field of this
- * connection type beyond the Relay ones (null when it does not). Null when some part does not render.
+ * `addNode` renders one distinct `nodes` or `edges { node }` selection and gives its index; `extra` renders a field beyond
+ * the Relay ones. Either answers null when its part does not render, and then so does this.
  */
 export function connectionParts(
   connection: GraphQLObjectType,
@@ -319,10 +297,7 @@ export function connectionParts(
   return fields;
 }
 
-/**
- * Writes a top-level connection's JSON in pieces from `page`, whose rows hold their rendered
- * objects' texts in `renderedOf(row)`, with where each member's value lies among them.
- */
+/** A top-level connection's JSON in pieces, with each member's range; `renderedOf(row)` gives a row's rendered objects' texts. */
 export async function writeConnection<T>(
   page: Page<T>,
   connection: Pick<RenderedConnection, 'fields'>,
@@ -370,13 +345,9 @@ export async function writeConnection<T>(
   return Object.assign(out, { members });
 }
 
-/** The rendered objects' JSON texts a row of a rendered plan holds, in the plan's order. */
-export const renderedOf = (row: object) => (row as { [RENDERED]: string[] })[RENDERED];
-
 /**
- * A root field returning one object of the read graph (or null), rendered as a column of the
- * operation's shared statement: the row whose unique column `property` is the value `key`
- * gives (the service's own choice and checks of the key, e.g. parseId; it may throw).
+ * A root field returning one read-graph object (or null), as a column of the shared statement: the row whose unique column
+ * `property` is `key`'s value (the service's own choice and checks of the key, e.g. parseId; it may throw).
  */
 export function objectRoot(
   property: string,
@@ -401,11 +372,8 @@ export function objectRoot(
 export const writtenObjects = (row: WrittenRow) => row.objects;
 
 /**
- * What a root connection's statement writes of its rows: its objects, their positions where
- * it selects cursors, and the rows joined into one unless an object holds a nested page.
- * Joined, Node decodes one row where it decoded each (VIEWER_POOLS, small rows: 1.12-1.33x);
- * but a row holding a list is large, and joining such rows cost Postgres more than Node
- * saved (DEEP_KEYSET, rows of 2.5 KB: 0.76-0.90x), so those come as rows.
+ * Rows are joined into one unless an object holds a nested page: Node then decodes one row, not each (small rows: 1.12-1.33x),
+ * but joining large rows holding a list cost Postgres more than Node saved (2.5 KB rows: 0.76-0.90x).
  */
 export const pageRendering = ({ objects, fields }: RenderedConnection): PageRendering => ({
   objects,
@@ -417,11 +385,7 @@ export const pageRendering = ({ objects, fields }: RenderedConnection): PageRend
 const holdsPage = (object: RenderedObject): boolean =>
   object.fields.some((field) => field.kind === 'page' || (field.kind === 'one' && holdsPage(field.object)));
 
-/**
- * A root connection of the read graph's objects, rendered: `list` is the service's listing
- * the resolver makes (filters, paging, cursors, count), told what the statement writes
- * of each row.
- */
+/** A root connection: `list` is the service's listing (filters, paging, cursors, count), told what to write of each row. */
 export function connectionRoot(
   list: (ctx: ServiceContext, args: RootArguments, rendering: PageRendering) => Promise<Page<WrittenRow>>,
 ): RootFieldRenderer {

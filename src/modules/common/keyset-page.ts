@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import type { ReadQuery } from '../../db/client.js';
 import { keysetClauses, type KeysetOrder } from '../../read/keyset.js';
+import { type PageRendering, renderedSelect, renderedTexts } from '../../read/nested-read.js';
 import { encodeCursor, MAX_PAGE_SIZE, type Page, pageOf, type PageRequest } from './pagination.js';
 import { Conditions } from './sql-conditions.js';
 
@@ -124,13 +125,12 @@ export async function keysetPage<T extends { id: string }>(
 }
 
 /**
- * A keyset list whose page the statement writes (see {@link renderedKeysetPage}): `objects`
- * gives the select list writing each rendered object's JSON over the list's alias, as
- * `"$j0"`, `"$j1"`, ... (read/nested-read.ts, renderedSelect); `cursor` names the list's
- * order in its cursors and writes a row's key as they hold it (SQL of its text).
+ * A keyset list whose page the statement writes (see {@link renderedKeysetPage}), over the
+ * rows' `alias`: `cursor` names the list's order in its cursors and writes a row's key as
+ * they hold it (SQL of its text).
  */
 export interface RenderedKeysetList<T extends { id: string }> extends KeysetRows<T> {
-  objects: (c: Conditions) => { list: string; count: number };
+  alias: string;
   cursor: { name: string; key: string };
 }
 
@@ -159,12 +159,11 @@ export async function renderedKeysetPage<T extends { id: string }>(
   list: RenderedKeysetList<T>,
   request: PageRequest,
   offset: number,
-  { cursors, joined }: { cursors: boolean; joined: boolean },
+  { objects, cursors, joined }: PageRendering,
 ): Promise<Page<WrittenRow>> {
   const c = new Conditions();
-  const objects = list.objects(c);
-  const columns = Array.from({ length: objects.count }, (_, i) => `$j${i}`);
-  const selected = [objects.list];
+  const columns = objects.map((_, i) => `$j${i}`);
+  const selected = [renderedSelect(objects, list.alias, c.params)];
   if (cursors) {
     selected.push(`concat(${list.cursor.key}, ',', ${list.order.id}) AS "$position"`);
     columns.push('$position');
@@ -177,7 +176,7 @@ export async function renderedKeysetPage<T extends { id: string }>(
   };
   if (!joined) {
     const written = (await query<Record<string, string>>(rows, c.params)).map((row) => ({
-      objects: columns.slice(0, objects.count).map((column) => row[column]!),
+      objects: renderedTexts(row, objects.length),
       position: cursors ? row.$position! : '',
     }));
     return pageWithCounts(query, list, request, written, cursorOf, offset);
@@ -191,7 +190,7 @@ export async function renderedKeysetPage<T extends { id: string }>(
     c.params,
   );
   const texts = (column: string) => (row?.[column] as string | null | undefined)?.split(ROW_SEPARATOR) ?? [];
-  const objectTexts = Array.from({ length: objects.count }, (_, i) => texts(`$j${i}`));
+  const objectTexts = objects.map((_, i) => texts(`$j${i}`));
   const positions = cursors ? texts('$position') : [];
   const written = Array.from({ length: Number(row?.$rows ?? 0) }, (_, i) => ({
     objects: objectTexts.map((column) => column[i]!),

@@ -1,14 +1,14 @@
-import type { PoolRow } from '../../../schema/index.js';
+import { pools, type PoolRow } from '../../../schema/index.js';
 import { NEWEST_FIRST } from '../../read/keyset.js';
 import { isoTimestampSql } from '../../read/columns.js';
-import { compileSelect, type PageRendering, renderedSelect, wholeRowPlan } from '../../read/nested-read.js';
+import type { PageRendering } from '../../read/nested-read.js';
+import { tableReader } from '../../read/columns.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
 import { requireStorableDate } from '../common/input.js';
 import { badInput } from '../../errors.js';
 import { keysetPage, type KeysetList, renderedKeysetPage, type RenderedKeysetList, type WrittenRow } from '../common/keyset-page.js';
 import type { Conditions } from '../common/sql-conditions.js';
-import { POOL_READ } from '../common/read-specs.js';
 import { type PoolStatusFilter, statusCondition } from './pool-status.js';
 import {
   encodeCursor,
@@ -126,6 +126,9 @@ interface PoolsPage {
   offset: number;
 }
 
+/** How a decoded pools page reads its rows. */
+const POOL_ROWS = tableReader(pools);
+
 /** The keyset list of a pools page, but for what its statement selects of each row. */
 const poolRows = ({ filter, ordering }: PoolsPage) => ({
   from: '"pools" p',
@@ -138,10 +141,7 @@ function pageOfPools(ctx: ServiceContext, of: PoolsPage): Promise<Page<PoolRow>>
   const { ordering } = of;
   const list: KeysetList<PoolRow> = {
     ...poolRows(of),
-    select: (c) => {
-      const select = compileSelect(wholeRowPlan(POOL_READ), 'p', c.params);
-      return { list: select.list, decode: (row) => select.decode(row) as PoolRow };
-    },
+    select: () => ({ list: POOL_ROWS.columns('p'), decode: (row) => POOL_ROWS.decode<PoolRow>(row) }),
     cursorOf: (row) => encodeCursor(ordering.name, ordering.keyOf(row), row.id),
   };
   return keysetPage(ctx.database.query, list, of.page, of.offset);
@@ -151,7 +151,7 @@ function pageOfPools(ctx: ServiceContext, of: PoolsPage): Promise<Page<PoolRow>>
 function writtenPageOfPools(ctx: ServiceContext, of: PoolsPage, rendering: PageRendering): Promise<Page<WrittenRow>> {
   const list: RenderedKeysetList<PoolRow> = {
     ...poolRows(of),
-    objects: (c) => renderedSelect(POOL_READ, rendering.objects, 'p', c.params),
+    alias: 'p',
     cursor: { name: of.ordering.name, key: of.ordering.keySql },
   };
   return renderedKeysetPage(ctx.database.query, list, of.page, of.offset, rendering);

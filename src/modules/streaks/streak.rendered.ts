@@ -1,5 +1,5 @@
 import { getNamedType, getNullableType, type GraphQLLeafType, type GraphQLObjectType, type GraphQLOutputType, isListType } from 'graphql';
-import type { PageRendering, ReadPlan, RenderedConnection, RenderedObject } from '../../read/nested-read.js';
+import type { PageRendering, RenderedConnection, RenderedObject } from '../../read/nested-read.js';
 import type { PageArguments } from '../common/pagination.js';
 import { POOL_READ, STREAK_READ, STREAK_REWARD_READ } from '../common/read-specs.js';
 import {
@@ -7,7 +7,6 @@ import {
   objectRoot,
   renderedConnection,
   renderedObject,
-  renderedOf,
   type RootFieldRenderer,
   nestMembers,
   pageRendering,
@@ -46,8 +45,8 @@ const renderStreakPools: RootFieldRenderer = (field, nodes, walk) => {
       parts.push({ key, kind: name });
     else return null;
   }
-  const plans: { streak: ReadPlan; pools: PageRendering } = {
-    streak: { spec: STREAK_READ, columns: new Set(['id']), rendered: streak ? [streak] : [] },
+  const plans: { streak: RenderedObject; pools: PageRendering } = {
+    streak: streak ?? { spec: STREAK_READ, fields: [] },
     pools: pools ? pageRendering(pools) : { objects: [], cursors: false, joined: true },
   };
   return async (ctx, args) => {
@@ -59,7 +58,7 @@ const renderStreakPools: RootFieldRenderer = (field, nodes, walk) => {
       out.push(`${i ? ',' : ''}${JSON.stringify(part.key)}:`);
       const from = out.length;
       if (part.kind === '__typename') out.push(JSON.stringify(type.name));
-      else if (part.kind === 'streak') out.push(renderedOf(result.streak)[0]!);
+      else if (part.kind === 'streak') out.push(result.streak);
       else {
         const connection = await writeConnection(result.pools, pools!, writtenObjects);
         nestMembers(members, part.key, from, connection.members);
@@ -108,7 +107,7 @@ const renderStreakUserDetails: RootFieldRenderer = (field, nodes, walk) => {
       const streak = renderedObject(target, STREAK_READ, fieldNodes, walk);
       if (!streak) return null;
       const index = rendering.streak.push(streak) - 1;
-      return (result) => renderedOf(result.streak)[index]!;
+      return (result) => result.renderedStreak![index]!;
     }
     if (name !== 'streakRewards') return null;
     const reward = renderedObject(target, STREAK_REWARD_READ, fieldNodes, walk);

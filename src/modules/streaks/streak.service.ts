@@ -1,20 +1,17 @@
-import { type PoolRow, streakRewards, type StreakRewardRow, type StreakRow, userStreaks } from '../../../schema/index.js';
+import { type PoolRow, streakRewards, streaks, type StreakRewardRow, type StreakRow, userStreaks } from '../../../schema/index.js';
 import { columnsOf, pgColumn, tableReader } from '../../read/columns.js';
 import { requireViewer } from '../auth/viewer.js';
 import { AppError } from '../../errors.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
 import {
-  compileSelect,
-  type ReadPlan,
-  readByKey,
-  wholeRowPlan,
   type PageRendering,
+  readRenderedByIds,
   type RenderedObject,
   renderedRowSql,
   renderedSelect,
+  renderedTexts,
 } from '../../read/nested-read.js';
-import { STREAK_READ } from '../common/read-specs.js';
 import { keysetPage, type KeysetList, renderedKeysetPage, type RenderedKeysetList, type WrittenRow } from '../common/keyset-page.js';
 import { NEWEST_FIRST, NEWEST_FIRST_LIST, newestFirstOrder } from '../../read/keyset.js';
 import { newestFirstCursor, parseNewestFirstPage } from '../common/loaders.js';
@@ -26,6 +23,9 @@ export async function findStreak(ctx: ServiceContext, id: string): Promise<Strea
   return ctx.loaders.streakById.load(parseId(id, 'id'));
 }
 
+/** How a decoded read reads a streak's row. */
+const STREAK_ROWS_READER = tableReader(streaks);
+
 /** The streaks list: every streak, newest first, over `s`. */
 const STREAK_ROWS = { from: '"streaks" s', filter: () => {}, order: newestFirstOrder('s') };
 
@@ -33,10 +33,7 @@ const STREAK_ROWS = { from: '"streaks" s', filter: () => {}, order: newestFirstO
 export function listStreaks(ctx: ServiceContext, input: PageArguments): Promise<Page<StreakRow>> {
   const list: KeysetList<StreakRow> = {
     ...STREAK_ROWS,
-    select: (c) => {
-      const select = compileSelect(wholeRowPlan(STREAK_READ), 's', c.params);
-      return { list: select.list, decode: (row) => select.decode(row) as StreakRow };
-    },
+    select: () => ({ list: STREAK_ROWS_READER.columns('s'), decode: (row) => STREAK_ROWS_READER.decode<StreakRow>(row) }),
     cursorOf: newestFirstCursor,
   };
   return keysetPage(ctx.database.query, list, parseNewestFirstPage(input));
@@ -46,15 +43,15 @@ export function listStreaks(ctx: ServiceContext, input: PageArguments): Promise<
 export function renderedStreaks(ctx: ServiceContext, input: PageArguments, rendering: PageRendering): Promise<Page<WrittenRow>> {
   const list: RenderedKeysetList<StreakRow> = {
     ...STREAK_ROWS,
-    objects: (c) => renderedSelect(STREAK_READ, rendering.objects, 's', c.params),
+    alias: 's',
     cursor: { name: NEWEST_FIRST, key: NEWEST_FIRST_LIST.cursorKey('s') },
   };
   return renderedKeysetPage(ctx.database.query, list, parseNewestFirstPage(input), 0, rendering);
 }
 
-export interface StreakPoolsResult<Pool = PoolRow> {
+export interface StreakPoolsResult {
   streak: StreakRow;
-  pools: Page<Pool>;
+  pools: Page<PoolRow>;
 }
 
 /** A streak and its pools (all of them, whoever took part), newest first. */
@@ -65,18 +62,19 @@ export async function streakPools(ctx: ServiceContext, streakId: string, input: 
 }
 
 /**
- * {@link streakPools} rendered: the streak's JSON written by the statement reading it
- * (`plans.streak`'s objects, under RENDERED on its row), the pools' rows as `plans.pools` renders them.
+ * {@link streakPools} rendered: the streak's JSON as `plans.streak` writes it (an object of no
+ * field still says whether the streak exists), the pools' rows as `plans.pools` renders them.
  */
 export async function renderedStreakPools(
   ctx: ServiceContext,
   streakId: string,
   input: StreakPoolsInput,
-  plans: { streak: ReadPlan; pools: PageRendering },
-): Promise<StreakPoolsResult<WrittenRow>> {
-  const streak = (await readByKey(ctx.database.query, plans.streak, 'id', parseId(streakId, 'streakId'))) as StreakRow | null;
+  plans: { streak: RenderedObject; pools: PageRendering },
+): Promise<{ streak: string; pools: Page<WrittenRow> }> {
+  const id = parseId(streakId, 'streakId');
+  const [streak] = await readRenderedByIds(ctx.database.query, [plans.streak], [id], []);
   if (!streak) throw noStreak(streakId);
-  return { streak, pools: await renderedPoolsOfStreak(ctx, streak.id, input, plans.pools) };
+  return { streak, pools: await renderedPoolsOfStreak(ctx, id, input, plans.pools) };
 }
 
 const noStreak = (streakId: string) => new AppError('NOT_FOUND', `No streak has id ${streakId}`, { argumentName: 'streakId' });
@@ -90,15 +88,13 @@ export interface UserStreakDetailsResult {
   streakRewards: StreakRewardRow[];
   currentStreakScores: number[];
   lastProcessedPoolId: string | null;
+  /** Read rendered: the streak as each object of the rendering's `streak` writes it. */
+  renderedStreak?: string[];
   /** Read rendered: the rewards as each SQL of the rendering's `rewards` writes them, a JSON array per SQL. */
   renderedRewards?: string[];
 }
 
-/**
- * What a rendered read writes of the details: the streak as each object of `streak` writes
- * it (read/nested-read.ts, RenderedObject; under RENDERED on the result's streak row), and the
- * rewards as each SQL of `rewards` ({@link rewardJsonSql}) writes them.
- */
+/** What a rendered read writes of the details: the streak as each object of `streak` writes it, the rewards as each SQL of `rewards` ({@link rewardJsonSql}). */
 export interface UserStreakDetailsRendering {
   streak: RenderedObject[];
   rewards: string[];
@@ -132,11 +128,8 @@ export async function userStreakDetails(
   const viewer = requireViewer(ctx.viewer);
   const id = parseId(streakId, 'streakId');
   const params: unknown[] = [];
-  const plan: ReadPlan = rendering
-    ? { spec: STREAK_READ, columns: new Set(['id']), rendered: rendering.streak }
-    : wholeRowPlan(STREAK_READ);
-  // First: a rendered plan's select list brings its own parameters, numbered from $1.
-  const streak = compileSelect(plan, 's', params);
+  // First: a rendered select list brings its own parameters, numbered from $1.
+  const rendered = rendering?.streak.length ? [renderedSelect(rendering.streak, 's', params)] : [];
   const param = (value: unknown, type: string) => `$${params.push(value)}::${type}`;
   const viewerId = param(viewer.userId, 'uuid');
   // Only where a rendered reward list reads it: a parameter no clause uses has no type.
@@ -156,7 +149,7 @@ export async function userStreakDetails(
   );
   const where = param(id, 'uuid');
   const [row] = await ctx.database.query<Record<string, unknown>>(
-    `SELECT ${[streak.list, ...state.map((c) => `${c.sql} AS "us.${c.property}"`), ...rewards].join(', ')} FROM "streaks" s ` +
+    `SELECT ${[STREAK_ROWS_READER.columns('s'), ...rendered, ...state.map((c) => `${c.sql} AS "us.${c.property}"`), ...rewards].join(', ')} FROM "streaks" s ` +
       `LEFT JOIN "user_streaks" us ON us."streak_id" = s."id" AND us."user_id" = ${viewerId} WHERE s."id" = ${where}`,
     params,
   );
@@ -168,7 +161,7 @@ export async function userStreakDetails(
       return [property, raw != null && convert ? convert(raw) : raw];
     }),
   );
-  const streakRow = streak.decode(row) as StreakRow;
+  const streakRow = STREAK_ROWS_READER.decode<StreakRow>(row);
   // Executed, each reward's amount asks its streak: this one, read already.
   if (!rendering) ctx.loaders.streakById.prime(id, streakRow);
   return {
@@ -179,7 +172,10 @@ export async function userStreakDetails(
     streakRewards: rendering ? [] : await viewerRewards(ctx, id, viewer.userId, isClaimed),
     currentStreakScores: (value.currentStreakScores as number[] | null) ?? [],
     lastProcessedPoolId: (value.lastProcessedPoolId as string | null) ?? null,
-    ...(rendering ? { renderedRewards: rewards.map((_, index) => row[`$rewards${index}`] as string) } : {}),
+    ...(rendering && {
+      renderedStreak: renderedTexts(row, rendering.streak.length),
+      renderedRewards: rewards.map((_, index) => row[`$rewards${index}`] as string),
+    }),
   };
 }
 
