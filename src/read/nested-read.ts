@@ -16,60 +16,44 @@ import { pgColumn } from './columns.js';
 /**
  * (Over 300 lines: the one compiler of a read's SQL.)
  *
- * One statement for a read subtree (as PostGraphile plans one): the rows of a list, each
- * written as its response JSON by the statement, with a correlated subquery per relation
- * writing the relation's JSON in place, so a list with its relations and their relations
- * costs one round trip and Node never decodes their rows.
- *
- * The statement's text depends on the plan's shape alone (values are parameters), so equal
- * shapes share one prepared statement.
+ * One statement per read subtree (as PostGraphile plans one): a list's rows, each written as its response JSON, with a correlated
+ * subquery per relation writing its JSON in place, so nested relations cost one round trip and Node never decodes their rows.
+ * The text depends on the plan's shape alone (values are parameters), so equal shapes share one prepared statement.
  */
 
 /** How a type is read: its table, the relations a plan may follow, and its token amounts. */
 export interface ObjectSpec {
   table: PgTable;
   relations: Record<string, RelationSpec>;
-  /**
-   * Relations private to the row's owner (and admins): rendered only where the GraphQL side
-   * knows the row is the viewer's own (read/rendered-read.ts).
-   */
+  /** Relations private to the row's owner (and admins): rendered only where the row is known to be the viewer's (read/rendered-read.ts). */
   owned?: Record<string, RelationSpec>;
   /**
-   * Fields computed by SQL over the row, by field: given the field's definition, its merged
-   * selection nodes and the walk (GraphQL's, opaque here), the SQL writing its JSON over the
-   * row's alias, or null when that selection does not render (the resolver answers it).
+   * SQL-computed fields: given the definition, merged selection nodes and walk (GraphQL's, opaque here), the SQL of the field's JSON
+   * over the row's alias, or null when that selection does not render (the resolver answers it).
    */
   computed?: Record<string, (definition: any, nodes: readonly any[], walk: any) => ValueSql | null>;
   /**
-   * The signed-in user's own row of another table, by field: the `target` row whose
-   * `parentKey` column is the parent's id and whose `viewerKey` column the viewer's user id
-   * (properties; null where none, or signed out). Their GraphQL fields are their modules'; a
-   * rendered read binds the viewer at each run (db/statement-scope.ts, VIEWER_USER_ID), so one
-   * plan serves every viewer.
+   * The viewer's own `target` row: `parentKey` is the parent's id, `viewerKey` the viewer's user id (properties; null if none or
+   * signed out; GraphQL fields are the target module's). The viewer is bound at each run (db/statement-scope.ts, VIEWER_USER_ID),
+   * so one plan serves every viewer.
    */
   viewerRows?: Record<string, { target: () => ObjectSpec; parentKey: string; viewerKey: string }>;
-  /**
-   * Fields in whole tokens, by field (each the base-units column of the same property,
-   * converted with the row's `decimals`): the field's description.
-   */
+  /** Whole-token fields, to their description: each the base-units column of the same property, scaled by the row's `decimals`. */
   amounts?: Record<string, string>;
-  /** The SQL of the amounts' decimals over the row's alias, for a table without a `decimals` column of its own. */
+  /** SQL of the amounts' decimals over the row's alias, for a table without a `decimals` column of its own. */
   amountDecimals?: (alias: string) => string;
 }
 
 export type RelationSpec =
   /**
-   * At most one row: the child whose `childKey` column equals the parent's `parentKey` column
-   * (properties); with `through`, the `parentKey` column of the row that one-to-one relation
-   * of the parent finds (a prediction's streak is its pool's).
+   * At most one row: the child whose `childKey` equals the parent's `parentKey` (properties); with `through`, the `parentKey` of
+   * the row that relation finds (a prediction's streak is its pool's).
    */
   | { kind: 'one'; target: () => ObjectSpec; parentKey: string; childKey: string; through?: OneRelationSpec }
   /**
-   * A newest-first page of the children whose `parentKey` column (a property) is the parent's
-   * id. `plain` tells whether the field's arguments ask for that page alone (no filter, no
-   * other order); otherwise `listed` gives the list they ask and its page (throwing on bad
-   * arguments; `now` is the value lifecycle filters compare with), or the field is left to
-   * its resolver.
+   * A newest-first page of children whose `parentKey` (a property) is the parent's id. `plain`: the arguments ask for that page alone
+   * (no filter or other order); else `listed` gives their list and page (throws on bad arguments; `now` is what lifecycle filters
+   * compare with), or the resolver answers the field.
    */
   | {
       kind: 'page';
@@ -86,10 +70,7 @@ export function oneRelation(target: () => ObjectSpec, parentKey: string, childKe
   return { kind: 'one', target, parentKey, childKey };
 }
 
-/**
- * A one-to-one relation reached through another of the parent's (`through`): the `target`
- * row whose `childKey` equals the `parentKey` column of the row `through` finds.
- */
+/** A one-to-one relation via another (`through`): the `target` row whose `childKey` equals the `parentKey` of the row `through` finds. */
 export function oneRelationThrough(
   through: OneRelationSpec,
   target: () => ObjectSpec,
@@ -99,7 +80,7 @@ export function oneRelationThrough(
   return { kind: 'one', target, parentKey, childKey, through };
 }
 
-/** A newest-first page of the `target` rows whose `parentKey` column (a property) is the parent's id; for `plain` and `listed`, see {@link RelationSpec}. */
+/** A newest-first page of `target` rows whose `parentKey` (a property) is the parent's id; `plain`, `listed`: see {@link RelationSpec}. */
 export function pageRelation(
   target: () => ObjectSpec,
   parentKey: string,
@@ -109,14 +90,9 @@ export function pageRelation(
   return { kind: 'page', target, parentKey, ...(plain && { plain }), ...(listed && { listed }) };
 }
 
-/** The SQL name of `table`'s column `property`. */
 export const columnName = (table: PgTable, property: string): string => pgColumn(table, property).name;
 
-/**
- * The join of a one-to-one relation from a row of `parent` (alias `parentAlias`) to its child
- * (alias `child`); through another relation, the key is read from that relation's row by a
- * scalar subquery (an index lookup, as the relation itself is).
- */
+/** A one-to-one relation's join; a `through` key is read by a scalar subquery (an index lookup, as the relation itself is). */
 function joinSql(parent: PgTable, relation: OneRelationSpec, parentAlias: string, child: string): string {
   const childKey = `${child}."${columnName(relation.target().table, relation.childKey)}"`;
   const { through } = relation;
@@ -126,15 +102,12 @@ function joinSql(parent: PgTable, relation: OneRelationSpec, parentAlias: string
   return `${childKey} = (SELECT ${viaAlias}."${columnName(via, relation.parentKey)}" FROM "${getTableName(via)}" ${viaAlias} WHERE ${joinSql(parent, through, parentAlias, viaAlias)})`;
 }
 
-/** The child's column holding its parent's id, of a page relation. */
 const parentColumnOf = (relation: Extract<RelationSpec, { kind: 'page' }>) => columnName(relation.target().table, relation.parentKey);
 
 /**
- * A row the statement writes as its response JSON (a rendered read), with the bytes
- * JSON.stringify would write: the response keys in order, each a value (a column's rendering or a constant, as SQL
- * over the row's alias), a one-to-one relation, or a page of a relation with its
- * connection's fields. The GraphQL-aware side (read/rendered-read.ts) decides
- * what renders how; this side only writes the SQL.
+ * A row the statement writes as its response JSON, byte for byte as JSON.stringify would: the response keys in order, each a value
+ * (SQL over the row's alias), a one-to-one relation, or a relation's page with its connection's fields. What renders how is decided
+ * GraphQL-side (read/rendered-read.ts); this side only writes the SQL.
  */
 export interface RenderedObject {
   spec: ObjectSpec;
@@ -144,10 +117,7 @@ export interface RenderedObject {
 export type RenderedField =
   | { key: string; kind: 'value'; sql: ValueSql }
   | { key: string; kind: 'one'; relation: string; object: RenderedObject }
-  /**
-   * With `nodesOnly`, the page is written as the array of its one `nodes` field's objects (the REST form), not as a connection;
-   * with `list`, the children are listed as it says (another order, a filter), not newest first.
-   */
+  /** `nodesOnly`: the array of its one `nodes` field's objects (the REST form); `list`: another order or a filter, not newest first. */
   | {
       key: string;
       kind: 'page';
@@ -165,17 +135,15 @@ export type ValueSql = (alias: string, statement: StatementWriter) => string;
 export interface StatementWriter {
   /** The placeholder of a parameter of SQL type `type` (a marker such as VIEWER_USER_ID is bound at each run: db/statement-scope.ts). */
   param(value: unknown, type: string): string;
-  /** `object`'s JSON text for the row of its table that `where` (SQL over the row's alias) finds, as a scalar subquery; `null` where none does. */
+  /** `object`'s JSON for the row `where` (SQL over the row's alias) finds, as a scalar subquery; `null` where none does. */
   rowWhere(object: RenderedObject, where: (alias: string) => string): string;
-  /** The JSON array of `object`'s JSON for every row of its table that `where` finds, in `order` (SQL over the row's alias); `[]` where none does. */
+  /** The JSON array of `object`'s JSON for every row `where` finds, in `order` (SQL over the row's alias); `[]` where none does. */
   rowsWhere(object: RenderedObject, where: (alias: string) => string, order: (alias: string) => string): string;
 }
 
 /**
- * A connection's selection as a rendered read writes it: the distinct node selections
- * (`nodes`, `edges { node }`) as objects, and its parts in response order, each naming its
- * objects by index. A root connection's parts are written in Node from its page
- * (read/rendered-read.ts, writeConnection); a nested page's by its statement.
+ * A connection's selection: its distinct node selections (`nodes`, `edges { node }`) as objects, and parts in response order naming
+ * them by index. A root connection's parts are written in Node (read/rendered-read.ts, writeConnection); a nested page's by its statement.
  */
 export interface RenderedConnection {
   objects: RenderedObject[];
@@ -183,9 +151,8 @@ export interface RenderedConnection {
 }
 
 /**
- * What a root list's statement writes of its page's rows (modules/common/keyset-page.ts,
- * renderedKeysetPage): its connection's objects, the rows' positions where the connection
- * selects cursors (edges or pageInfo), and whether the rows are joined into one.
+ * What a root list's statement writes of its rows (modules/common/keyset-page.ts, renderedKeysetPage): the connection's objects,
+ * positions when it selects cursors (edges or pageInfo), and whether the rows are joined into one.
  */
 export interface PageRendering {
   objects: RenderedObject[];
@@ -215,12 +182,9 @@ export type PageInfoFlag = 'hasNextPage' | 'hasPreviousPage' | 'startCursor' | '
 export const MAX_RENDERED_KEYS = 49;
 
 /**
- * The select list writing each of `objects`' JSON over `alias` as `"$j0"`, `"$j1"`, ... (the
- * caller writes FROM, WHERE, ORDER BY and LIMIT), pushing their parameters onto `params`.
- * A rendered plan is made once per operation and variables (read-renderer.ts), so its list
- * and parameters are kept with its objects: a request neither rebuilds the text (a twentieth
- * of a rendered read's Node time) nor hashes a new string to find its prepared statement.
- * Kept only when the objects' parameters come first (`params` empty), as they are numbered.
+ * The select list writing `objects`' JSON over `alias` as `"$j0"`, `"$j1"`, ... (the caller writes FROM onward). Kept with the objects
+ * (a plan lives per operation and variables, read-renderer.ts) so a request neither rebuilds the text (a twentieth of a rendered read's
+ * Node time) nor hashes a new string to find its prepared statement; only when `params` starts empty, as its parameters are numbered.
  */
 export function renderedSelect(objects: RenderedObject[], alias: string, params: unknown[]): string {
   const write = (into: unknown[]) => {
@@ -274,27 +238,20 @@ function childPage(
   };
 }
 
-/** The list's own order over `alias`, or its `reverse`. */
 const listOrderSql = (of: ChildPage, alias: string, reverse: boolean) => keysetClauses(of.order(alias), reverse, null, () => '').orderBy;
 
-/**
- * The page as JSON text: an array of what `row` writes over each child's alias, exactly the
- * page's rows in the list's order (a backward page is read backwards, turned back here),
- * joined with bare commas as JSON.stringify joins them.
- */
+/** The page as a JSON array of what `row` writes per child, in the list's order (a backward page is read backwards, turned back here). */
 function pageRowsSql(of: ChildPage, child: string, row: (child: string) => string): string {
   const from = childRowsSql(of, child, of.page.size);
   return `(SELECT ${jsonArraySql(row(child), listOrderSql(of, child, false))} FROM ${from})`;
 }
 
-/** The JSON array of the rows' `json` (SQL writing each row's JSON text) in `orderBy`, joined with bare commas as JSON.stringify joins them; `[]` for no row. */
+/** A JSON array of the rows' `json` (each row's JSON text) in `orderBy`, with bare commas as JSON.stringify joins them; `[]` for none. */
 const jsonArraySql = (json: string, orderBy: string) => `'[' || coalesce(string_agg(${json}, ',' ORDER BY ${orderBy}), '') || ']'`;
 
 /**
- * A pageInfo flag as JSON text, as pageOf (modules/common/pagination.ts) answers it: rows
- * ahead in the reading direction (one more row than the page, read), rows on the cursor's
- * other side (none without a cursor), or the cursor of the page's first or last row in the
- * list's order (null for an empty page).
+ * A pageInfo flag as pageOf (modules/common/pagination.ts) answers it: rows ahead in the reading direction (reading one past the page),
+ * rows on the cursor's other side (none without a cursor), or the page's first or last row's cursor (null for an empty page).
  */
 function pageInfoSql(of: ChildPage, list: ChildList, child: string, flag: PageInfoFlag): string {
   const { page } = of;
@@ -310,21 +267,16 @@ function pageInfoSql(of: ChildPage, list: ChildList, child: string, flag: PageIn
 }
 
 /**
- * A child's cursor in `list` as JSON text over `alias`: the bytes of encodeCursor
- * (modules/common/pagination.ts), base64url (no padding) of `["<list's name>","<key>","<id>"]`
- * (a name and keys that need no escaping: constants, timestamps, integers).
- * Postgres' base64 breaks its lines every 76 characters; translate() drops the breaks.
+ * A child's cursor as JSON text, encodeCursor's bytes (modules/common/pagination.ts): unpadded base64url of
+ * `["<list's name>","<key>","<id>"]`, none needing escapes (constants, timestamps, integers). translate() drops the line breaks
+ * Postgres' base64 writes every 76 characters.
  */
 function cursorSql(list: ChildList, alias: string): string {
   const json = `concat('["${list.name}","', ${list.cursorKey(alias)}, '","', ${alias}."id", '"]')`;
   return `'"' || rtrim(translate(encode(convert_to(${json}, 'UTF8'), 'base64'), E'+/\\n', '-_'), '=') || '"'`;
 }
 
-/**
- * A rendered object over `alias`: its keys in order as JSON text (see {@link RenderedObject}),
- * written by concatenation rather than json_build_object, whose `"key" : value` spacing and
- * `, ` separators are not the bytes JSON.stringify writes. Each field's SQL is JSON text.
- */
+/** Written by concatenation: json_build_object's `"key" : value` spacing and `, ` separators are not the bytes JSON.stringify writes. */
 function renderedObjectSql(object: RenderedObject, alias: string, params: unknown[], counter: { next: number }): string {
   return jsonObjectSql(object.fields.map((field) => [field.key, renderedFieldSql(object.spec, field, alias, params, counter)]));
 }
@@ -393,44 +345,34 @@ function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string,
   return field.nodesOnly ? entries[0]![1] : jsonObjectSql(entries);
 }
 
-/** A text constant as a SQL literal. */
 export const sqlLiteral = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 const renderedByIds = new WeakMap<RenderedObject[], { one: string; many: string; params: unknown[] }>();
 
 /**
- * The JSON of the row `idSql` names, from the first of `objects`' tables holding it (ids are
- * UUIDs, unique across tables), probed in the order given; null where none does. Writes
- * the objects' own parameters onto `params`. With `tags` (GraphQL names, one per object),
- * the JSON comes after its object's tag, `Pool{...}`: which table held the row.
+ * The JSON of the row `idSql` names, from the first of `objects`' tables holding it (ids are UUIDs, unique across tables); null if none.
+ * With `tags` (GraphQL names, one per object), the JSON follows its object's tag, `Pool{...}`, telling which table held the row.
  */
 export function renderedByIdSql(objects: readonly RenderedObject[], idSql: string, params: unknown[], tags?: readonly string[]): string {
   const rows = objects.map((object, i) => rowJsonSql(object, 'id', idSql, params, tags?.[i]));
   return rows.length === 1 ? rows[0]! : `coalesce(${rows.join(', ')})`;
 }
 
-/**
- * The scalar subquery writing `object`'s JSON (after `tag`, if any) for its row whose column
- * `columnName` is `keySql`; the object's own parameters go onto `params`.
- */
+/** The scalar subquery writing `object`'s JSON (after `tag`, if any) for its row whose `columnName` is `keySql`. */
 function rowJsonSql(object: RenderedObject, columnName: string, keySql: string, params: unknown[], tag?: string): string {
   const json = renderedObjectSql(object, 'n', params, { next: 0 });
   return `(SELECT ${tag ? `'${tag}' || ` : ''}${json} FROM "${getTableName(object.spec.table)}" n WHERE n."${columnName}" = ${keySql})`;
 }
 
-/**
- * The JSON of `object`'s row whose unique column `property` is `keySql` (null when there is
- * none), as a scalar subquery; writes the object's own parameters onto `params`.
- */
+/** The scalar subquery writing `object`'s JSON for its row whose unique column `property` is `keySql` (null if none). */
 export function renderedByKeySql(object: RenderedObject, property: string, keySql: (type: string) => string, params: unknown[]): string {
   const column = pgColumn(object.spec.table, property);
   return rowJsonSql(object, column.name, keySql(column.getSQLType()), params);
 }
 
 /**
- * A row another statement is read beside, and a condition on it that its columns need
- * (a signed-in request's session, open and the token's): `g` is the row, `holds` decides.
- * The same for every run of a statement (its text is made once); `values` are this run's.
+ * A row read beside a statement and the condition its columns need (a signed-in request's session, open and the token's): `g` is the
+ * row, `holds` decides. Its text is made once per statement; `values` are this run's.
  */
 export interface StatementGuard<Row> {
   /** The row's query (at most one row) and the condition on it (on `g`), numbering their parameters with `param(type)`. */
@@ -441,10 +383,8 @@ export interface StatementGuard<Row> {
 }
 
 /**
- * ONE statement answering several root fields of an operation, each a column written by a
- * scalar subquery as its JSON text (a rendered object by its key, a count): one round trip
- * and one plan where each field cost a statement. Its text is made once, for the
- * operation's plan; each run gives the values of the slots its columns numbered.
+ * ONE statement for several root fields, each a column whose scalar subquery writes its JSON (a rendered object by key, a count): one
+ * round trip and one plan, not one statement per field. The text is made once per operation plan; each run gives the slots' values.
  */
 export class SharedStatement {
   private readonly columns: string[] = [];
@@ -455,10 +395,7 @@ export class SharedStatement {
   /** The text under a guard, by the guard's writer (one per kind of guard), and where the guard's parameters start. */
   private readonly guarded = new Map<StatementGuard<unknown>['write'], { text: string; firstParam: number }>();
 
-  /**
-   * Adds a column: `write` returns its SQL, numbering the parameters it fixes on `params` and
-   * those each run gives with `slot(type)` (their values come in {@link run}, in slot order).
-   */
+  /** `write` returns the column's SQL, numbering fixed parameters on `params`, per-run ones with `slot(type)` (valued by {@link run}). */
   add(write: (params: unknown[], slot: (type: string) => string) => string): void {
     if (this.text !== null || this.guarded.size) throw new Error('a shared statement takes no column once it has run');
     const slot = (type: string) => {
@@ -470,9 +407,8 @@ export class SharedStatement {
   }
 
   /**
-   * Each column's JSON text (null where its subquery found nothing), given the slots' values
-   * in order. With a `guard`, also the guard's row (its columns all null when it found
-   * none), and the columns are computed only where the guard holds (null otherwise).
+   * Each column's JSON text (null where its subquery found nothing), given the slots' values in order. With a `guard`, also its row
+   * (all null when it found none, by the left join), and the columns are computed only where the guard holds (null otherwise).
    */
   async run<Row = never>(
     query: ReadQuery,
@@ -492,7 +428,7 @@ export class SharedStatement {
     params.push(...guard.values);
     const [row] = await query<Record<string, string | null>>(text, params);
     const columns = this.columns.map((_, i) => row![String(i)]!);
-    // The guard's columns are the row's own names; a left join gives them all null when it found no row.
+    // The guard's columns keep the row's own names; ours are numbered.
     const guardRow = Object.fromEntries(Object.entries(row!).filter(([name]) => !/^\d+$/.test(name))) as Row;
     return { columns, guardRow };
   }
@@ -512,13 +448,9 @@ export class SharedStatement {
 }
 
 /**
- * The rendered JSON of the rows `ids` name, in the order given, in ONE statement: each id's
- * row from the first of `objects`' tables holding it (ids are UUIDs unique across tables),
- * after its object's tag (`tags`, in the objects' order: a type's name), null where none
- * does. The text depends on `objects` alone (made once per plan), the ids are a parameter.
- * One id is a plain uuid parameter, not an array: Postgres' generic plan of
- * `unnest($1)` expects a hundred rows, costs more than a custom plan for one, and so would
- * be planned again at every execution (a refetch's whole cost, measured in the bench).
+ * The rendered JSON of the rows `ids` name, in order, in ONE statement, each as {@link renderedByIdSql} finds it (`tags`: type names).
+ * The text depends on `objects` alone; ids are a parameter. One id is a plain uuid, not an array: Postgres' generic plan of `unnest($1)`
+ * expects a hundred rows, costs more than a custom plan for one, and so is replanned every run (a refetch's whole cost, in the bench).
  */
 export async function readRenderedByIds(
   query: ReadQuery,
@@ -547,10 +479,8 @@ export async function readRenderedByIds(
 }
 
 /**
- * The SQL writing `object`'s JSON text for the row of its table whose id is `idSql`, as a
- * scalar subquery, for a statement written elsewhere (with its own parameters); null when
- * the rendering needs parameters of its own (a cursor of a relation's page), which such a
- * statement cannot number.
+ * `object`'s JSON for its row whose id is `idSql`, as a scalar subquery for a statement written elsewhere; null when the rendering needs
+ * parameters of its own (a relation page's cursor), which that statement cannot number.
  */
 export function renderedRowSql(object: RenderedObject, idSql: string): string | null {
   const params: unknown[] = [];

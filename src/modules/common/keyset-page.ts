@@ -7,29 +7,21 @@ import { Conditions } from './sql-conditions.js';
 
 /** One keyset-paged list read by a hand-written statement (see {@link keysetPage}). */
 export interface KeysetList<T extends { id: string }> {
-  /**
-   * The select list and the decoder of its rows; the list may add parameters (a read
-   * plan's relations do), ahead of the conditions'.
-   */
+  /** The select list and its rows' decoder; the list may add parameters (a read plan's relations do), ahead of the conditions'. */
   select: (c: Conditions) => { list: string; decode: (row: Record<string, unknown>) => T };
   /** FROM, with the joins the filter needs (also counted and probed). */
   from: string;
   /** Joins only the page's select list needs (left joins adding columns), after `from`. */
   selectJoins?: string;
-  /** The list's conditions. */
   filter: (c: Conditions) => void;
   order: KeysetOrder;
   cursorOf: (row: T) => string;
 }
 
 /**
- * The LIMIT of a page, written into the statement's text: with `LIMIT $n` (or an `OFFSET $n`)
- * Postgres' generic plan guesses a tenth of the table, judges itself dearer than a custom
- * plan, and so the statement was planned again at every execution (about half of a pools
- * page's Postgres time, its text being long). A page size is an integer the page arguments
- * bound (at most MAX_PAGE_SIZE + 1 texts per list shape), so each (shape, size) is prepared
- * once and planned once; an offset, unbounded, stays a parameter, written only when paging
- * by position.
+ * A page's LIMIT, written into the text: with `LIMIT $n` (or `OFFSET $n`) Postgres' generic plan guesses a tenth of the table, judges
+ * itself dearer than a custom plan, and so replans at every execution (about half a pools page's Postgres time). Sizes are bounded (at
+ * most MAX_PAGE_SIZE + 1 texts per list shape), so each (shape, size) is prepared and planned once; an unbounded offset stays a parameter.
  */
 function pageLimit(rows: number): string {
   if (!Number.isSafeInteger(rows) || rows < 1 || rows > MAX_PAGE_SIZE + 1) throw new Error(`a page of ${rows} rows`);
@@ -48,7 +40,7 @@ function pageClauses<T extends { id: string }>(list: KeysetRows<T>, request: Pag
   return { rowsFrom, orderBy: keyset.orderBy, limit: `LIMIT ${pageLimit(request.size + 1)}` };
 }
 
-/** The conditions on `c` of the list's rows matching its filter (with `beyondCursorOf`, on the far side of that page's cursor), for a count or a probe. */
+/** The list's filter conditions on `c` (with `beyondCursorOf`, also past that page's cursor), for a count or a probe. */
 function matching<T extends { id: string }>(list: KeysetRows<T>, c: Conditions, beyondCursorOf?: PageRequest): Conditions {
   list.filter(c);
   if (beyondCursorOf) {
@@ -58,10 +50,7 @@ function matching<T extends { id: string }>(list: KeysetRows<T>, c: Conditions, 
   return c;
 }
 
-/**
- * The statement reading a page's rows, each as `selectList` writes it, `offset` rows skipped
- * when paging forward by position.
- */
+/** The statement reading a page's rows as `selectList` writes them, `offset` rows skipped when paging forward by position. */
 function pageRowsSql<T extends { id: string }>(
   list: KeysetRows<T>,
   selectList: string,
@@ -70,20 +59,15 @@ function pageRowsSql<T extends { id: string }>(
   c: Conditions,
 ): string {
   const { rowsFrom, orderBy, limit } = pageClauses(list, request, c);
-  // Past an offset, the page's keys are chosen first and only its rows are written: in one
-  // select with the select list, Postgres computes the list (the rendered JSON and its
-  // subqueries) for every skipped row too, so a deep page cost its whole offset.
+  // Past an offset, pick the page's keys first, then write only its rows: in one select, Postgres computes the select list (rendered
+  // JSON and its subqueries) for every skipped row too.
   return offset
     ? `SELECT ${selectList} FROM ${rowsFrom} WHERE ${list.order.id} = ANY (ARRAY(SELECT ${list.order.id} FROM ${list.from}${c.where()} ` +
         `ORDER BY ${orderBy} ${limit} OFFSET ${c.param(offset, 'int')})) ORDER BY ${orderBy}`
     : `SELECT ${selectList} FROM ${rowsFrom}${c.where()} ORDER BY ${orderBy} ${limit}`;
 }
 
-/**
- * The page of `rows` (as {@link pageRowsSql} read them, one past the page): totalCount and
- * the page flag on the cursor's far side each cost one more statement, only when a query
- * selects them.
- */
+/** The page of `rows` (as {@link pageRowsSql} read them, one past the page), with the lazy totalCount and far-side flag statements. */
 function pageWithCounts<T extends { id: string }, R>(
   query: ReadQuery,
   list: KeysetRows<T>,
@@ -106,10 +90,8 @@ function pageWithCounts<T extends { id: string }, R>(
 }
 
 /**
- * A page of `list` for `request`: one statement, forward or backward (the reversed order,
- * LIMIT size + 1, turned back by pageOf), `offset` rows skipped when paging forward by
- * position. totalCount and the page flag on the cursor's far side each cost one more
- * statement, only when a query selects them.
+ * A page of `list` in one statement, forward or backward (reversed order, LIMIT size + 1, turned back by pageOf). totalCount and the
+ * page flag on the cursor's far side each cost one more statement, only when a query selects them.
  */
 export async function keysetPage<T extends { id: string }>(
   query: ReadQuery,
@@ -124,35 +106,27 @@ export async function keysetPage<T extends { id: string }>(
   return pageWithCounts(query, list, request, rows, list.cursorOf, offset);
 }
 
-/**
- * A keyset list whose page the statement writes (see {@link renderedKeysetPage}), over the
- * rows' `alias`: `cursor` names the list's order in its cursors and writes a row's key as
- * they hold it (SQL of its text).
- */
+/** A list for {@link renderedKeysetPage}, rows over `alias`: `cursor` names its order in cursors and writes a row's key as SQL text. */
 export interface RenderedKeysetList<T extends { id: string }> extends KeysetRows<T> {
   alias: string;
   cursor: { name: string; key: string };
 }
 
-/** A row of a page its statement wrote: its rendered objects' JSON texts in the plan's order, and its position (`key,id`) when cursors were asked for. */
+/** A written page row: its objects' JSON texts in the plan's order, and its position (`key,id`) when cursors were asked for. */
 export interface WrittenRow {
   objects: string[];
   position: string;
 }
 
 /**
- * Joins the rows' texts of a written page: a control character, which no JSON text the
- * statement writes holds raw (strings escape them; EXPONENT_MARK, read/columns.ts, is the
- * one it does write), nor a position.
+ * Joins a written page's row texts: a control character no position holds, nor any JSON text the statement writes (strings escape
+ * them; EXPONENT_MARK, read/columns.ts, is the one it writes raw).
  */
 const ROW_SEPARATOR = '\u001e';
 
 /**
- * A page of `list` as {@link keysetPage} reads it, its rows written by the statement: each
- * rendered object's texts and, with `cursors`, the rows' positions (else the page's cursors
- * are not known). `joined`, the rows are returned as one, each column's texts joined in the
- * read's order: the driver decodes one row whatever the page's size, and Node splits the
- * texts, where it decoded every row's columns.
+ * A page of `list` as {@link keysetPage} reads it, rows written by the statement (positions only with `cursors`, else its cursors are
+ * unknown). `joined` aggregates the rows into one, so the driver decodes one row whatever the page size and Node just splits texts.
  */
 export async function renderedKeysetPage<T extends { id: string }>(
   query: ReadQuery,
@@ -181,9 +155,8 @@ export async function renderedKeysetPage<T extends { id: string }>(
     }));
     return pageWithCounts(query, list, request, written, cursorOf, offset);
   }
-  // The aggregates take the rows in the subquery's order (a plain aggregate over one
-  // subquery, no join to reorder them): an ORDER BY of their own sorted the texts again,
-  // and numbering the rows for it cost a window, a tenth of the statement together.
+  // string_agg keeps the subquery's order (a plain aggregate over one subquery, no join to reorder it); an ORDER BY of its
+  // own, with a window numbering the rows, would cost a tenth of the statement.
   const aggregates = columns.map((column) => `, string_agg(r."${column}", E'\\x1e') AS "${column}"`);
   const [row] = await query<Record<string, string | number | null>>(
     `SELECT count(*)::int AS "$rows"${aggregates.join('')} FROM (${rows}) r`,
@@ -199,10 +172,7 @@ export async function renderedKeysetPage<T extends { id: string }>(
   return pageWithCounts(query, list, request, written, cursorOf, offset);
 }
 
-/**
- * A keyset list kept per parent: `ofParent(parentId)` (SQL of the parent's id) is the
- * condition making a row the parent's, and `parentOf` reads that id from a decoded row.
- */
+/** A keyset list per parent: `ofParent(parentId)` (SQL of its id) makes a row the parent's; `parentOf` reads it from a decoded row. */
 export interface ParentedList<T extends { id: string }> extends KeysetList<T> {
   ofParent: (parentId: string) => string;
   parentOf: (row: T) => string;
@@ -212,10 +182,7 @@ export interface ParentedList<T extends { id: string }> extends KeysetList<T> {
 const PARENTS = 'unnest($1::uuid[]) AS parents(parent_id)';
 const PARENT_ID = 'parents.parent_id';
 
-/**
- * One value per parent, written by `value` over the conditions of the parent's rows of `list`
- * (with `beyondCursorOf`, those on the far side of that page's cursor): one statement per batch.
- */
+/** One value per parent, `value` over its rows' conditions (with `beyondCursorOf`, past that page's cursor): one statement per batch. */
 function perParentLoader<V, T extends { id: string }>(
   query: ReadQuery,
   list: ParentedList<T>,
@@ -240,11 +207,9 @@ export function parentCountLoader<T extends { id: string }>(query: ReadQuery, li
 }
 
 /**
- * The page `request` of each parent's rows of `list`, for every parent a request asks in one
- * tick: one statement per batch (a lateral join over the parents' ids, each parent's page
- * read on its own index path and stopped after the page), where a resolver calling
- * {@link keysetPage} per parent cost one per row of the list above it. totalCount and the
- * far-side page flag, when selected, are one batched statement each.
+ * Each parent's page of `list`, for every parent asked in one tick, in one statement (a lateral join over the parents, each page read
+ * on its own index path and stopped after the page), not one {@link keysetPage} per row of the list above. totalCount and the far-side
+ * flag, when selected, are one batched statement each.
  */
 export function keysetPageLoader<T extends { id: string }>(
   query: ReadQuery,
