@@ -20,6 +20,7 @@ import {
   renderedStreakPools,
   renderedStreaks,
   rewardJsonSql,
+  STATE_COLUMNS,
   userStreakDetails,
   type UserStreakDetailsRendering,
   type UserStreakDetailsResult,
@@ -72,13 +73,7 @@ const renderStreakPools: RootFieldRenderer = (field, nodes, walk) => {
 };
 
 /** The viewer's state in the streak, by field: written as the executor writes the service's values. */
-const DETAILS_VALUES = new Set<string>([
-  'currentStreakCount',
-  'lastStreakEvent',
-  'lastPoolParticipatedAt',
-  'currentStreakScores',
-  'lastProcessedPoolId',
-] satisfies Array<keyof UserStreakDetailsResult>);
+const DETAILS_VALUES = new Set<string>(STATE_COLUMNS);
 
 /** A leaf (or a list of leaves) as JSON: its type's serializer, as the executor completes it. */
 function leafJson(type: GraphQLOutputType, value: unknown): string {

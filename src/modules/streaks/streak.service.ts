@@ -104,7 +104,7 @@ export interface UserStreakDetailsRendering {
 export const rewardJsonSql = (object: RenderedObject): string | null => renderedRowSql(object, 'r."id"');
 
 /** The viewer's state in a streak (user_streaks), by property: selected with the streak, decoded as the ORM would. */
-const STATE_COLUMNS = [
+export const STATE_COLUMNS = [
   'currentStreakCount',
   'lastStreakEvent',
   'lastPoolParticipatedAt',
