@@ -46,8 +46,9 @@ const renderStreakPools: RootFieldRenderer = (field, nodes, walk) => {
       parts.push({ key, kind: name });
     else return null;
   }
-  const plans: { streak: RenderedObject; pools: PageRendering } = {
-    streak: streak ?? { spec: STREAK_READ, fields: [] },
+  // One array for the plan's life: readRenderedByIds keeps its statement by it.
+  const plans: { streak: [RenderedObject]; pools: PageRendering } = {
+    streak: [streak ?? { spec: STREAK_READ, fields: [] }],
     pools: pools ? pageRendering(pools) : { objects: [], cursors: false, joined: true },
   };
   return async (ctx, args) => {

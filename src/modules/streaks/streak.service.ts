@@ -69,10 +69,10 @@ export async function renderedStreakPools(
   ctx: ServiceContext,
   streakId: string,
   input: StreakPoolsInput,
-  plans: { streak: RenderedObject; pools: PageRendering },
+  plans: { streak: [RenderedObject]; pools: PageRendering },
 ): Promise<{ streak: string; pools: Page<WrittenRow> }> {
   const id = parseId(streakId, 'streakId');
-  const [streak] = await readRenderedByIds(ctx.database.query, [plans.streak], [id], []);
+  const [streak] = await readRenderedByIds(ctx.database.query, plans.streak, [id], []);
   if (!streak) throw noStreak(streakId);
   return { streak, pools: await renderedPoolsOfStreak(ctx, id, input, plans.pools) };
 }
