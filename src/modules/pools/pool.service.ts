@@ -1,8 +1,7 @@
 import { pools, type PoolRow } from '../../../schema/index.js';
 import { NEWEST_FIRST } from '../../read/keyset.js';
-import { isoTimestampSql } from '../../read/columns.js';
+import { isoTimestampSql, tableReader } from '../../read/columns.js';
 import type { PageRendering } from '../../read/nested-read.js';
-import { tableReader } from '../../read/columns.js';
 import type { ServiceContext } from '../context.js';
 import { parseId } from '../common/ids.js';
 import { requireStorableDate } from '../common/input.js';
@@ -127,7 +126,7 @@ interface PoolsPage {
 }
 
 /** How a decoded pools page reads its rows. */
-const POOL_ROWS = tableReader(pools);
+const POOL_ROW_READER = tableReader(pools);
 
 /** The keyset list of a pools page, but for what its statement selects of each row. */
 const poolRows = ({ filter, ordering }: PoolsPage) => ({
@@ -141,7 +140,7 @@ function pageOfPools(ctx: ServiceContext, of: PoolsPage): Promise<Page<PoolRow>>
   const { ordering } = of;
   const list: KeysetList<PoolRow> = {
     ...poolRows(of),
-    select: () => ({ list: POOL_ROWS.columns('p'), decode: (row) => POOL_ROWS.decode<PoolRow>(row) }),
+    select: () => ({ list: POOL_ROW_READER.columns('p'), decode: (row) => POOL_ROW_READER.decode<PoolRow>(row) }),
     cursorOf: (row) => encodeCursor(ordering.name, ordering.keyOf(row), row.id),
   };
   return keysetPage(ctx.database.query, list, of.page, of.offset);

@@ -24,7 +24,7 @@ export async function findStreak(ctx: ServiceContext, id: string): Promise<Strea
 }
 
 /** How a decoded read reads a streak's row. */
-const STREAK_ROWS_READER = tableReader(streaks);
+const STREAK_ROW_READER = tableReader(streaks);
 
 /** The streaks list: every streak, newest first, over `s`. */
 const STREAK_ROWS = { from: '"streaks" s', filter: () => {}, order: newestFirstOrder('s') };
@@ -33,7 +33,7 @@ const STREAK_ROWS = { from: '"streaks" s', filter: () => {}, order: newestFirstO
 export function listStreaks(ctx: ServiceContext, input: PageArguments): Promise<Page<StreakRow>> {
   const list: KeysetList<StreakRow> = {
     ...STREAK_ROWS,
-    select: () => ({ list: STREAK_ROWS_READER.columns('s'), decode: (row) => STREAK_ROWS_READER.decode<StreakRow>(row) }),
+    select: () => ({ list: STREAK_ROW_READER.columns('s'), decode: (row) => STREAK_ROW_READER.decode<StreakRow>(row) }),
     cursorOf: newestFirstCursor,
   };
   return keysetPage(ctx.database.query, list, parseNewestFirstPage(input));
@@ -149,7 +149,7 @@ export async function userStreakDetails(
   );
   const where = param(id, 'uuid');
   const [row] = await ctx.database.query<Record<string, unknown>>(
-    `SELECT ${[STREAK_ROWS_READER.columns('s'), ...rendered, ...state.map((c) => `${c.sql} AS "us.${c.property}"`), ...rewards].join(', ')} FROM "streaks" s ` +
+    `SELECT ${[STREAK_ROW_READER.columns('s'), ...rendered, ...state.map((c) => `${c.sql} AS "us.${c.property}"`), ...rewards].join(', ')} FROM "streaks" s ` +
       `LEFT JOIN "user_streaks" us ON us."streak_id" = s."id" AND us."user_id" = ${viewerId} WHERE s."id" = ${where}`,
     params,
   );
@@ -161,7 +161,7 @@ export async function userStreakDetails(
       return [property, raw != null && convert ? convert(raw) : raw];
     }),
   );
-  const streakRow = STREAK_ROWS_READER.decode<StreakRow>(row);
+  const streakRow = STREAK_ROW_READER.decode<StreakRow>(row);
   // Executed, each reward's amount asks its streak: this one, read already.
   if (!rendering) ctx.loaders.streakById.prime(id, streakRow);
   return {
