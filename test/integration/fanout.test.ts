@@ -73,6 +73,10 @@ describeOnPostgres('fan-out across replicas through Postgres LISTEN/NOTIFY', () 
   });
 
   it('re-subscribes by itself after its database connection is killed, and delivery resumes', async () => {
+    // The last test's change reached this process through its own listener, maybe not yet: a subscription opened here before
+    // its dispatch would receive it (it follows from what this process had dispatched), so wait until it has.
+    const written = Number(await t.app.events.newestSequence());
+    await until(async () => t.app.events.sequence >= written, 10_000, 'the earlier events dispatched here');
     const client = socketClient(firstUrl);
     await client.connected;
     const sub = new Subscription(client.client, POOL_UPDATED, { p: pool.id });
