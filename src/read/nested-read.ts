@@ -189,7 +189,7 @@ export const MAX_RENDERED_KEYS = 49;
 export function renderedSelect(objects: RenderedObject[], alias: string, params: unknown[]): string {
   const write = (into: unknown[]) => {
     const counter = { next: 0 };
-    return objects.map((object, i) => `${renderedObjectSql(object, alias, into, counter)} AS "$j${i}"`).join(', ');
+    return objects.map((object, i) => `${renderedObjectSql(object, alias, into, counter)} AS "${renderedTextColumn(i)}"`).join(', ');
   };
   if (params.length) return write(params);
   let byAlias = renderedSelects.get(objects);
@@ -205,9 +205,12 @@ export function renderedSelect(objects: RenderedObject[], alias: string, params:
 
 const renderedSelects = new WeakMap<RenderedObject[], Map<string, { list: string; params: unknown[] }>>();
 
+/** The column {@link renderedSelect}'s list writes the `index`th object's JSON text in. */
+export const renderedTextColumn = (index: number) => `$j${index}`;
+
 /** The JSON texts a row of {@link renderedSelect}'s list holds, in the objects' order. */
 export const renderedTexts = (row: Record<string, unknown>, count: number): string[] =>
-  Array.from({ length: count }, (_, i) => row[`$j${i}`] as string);
+  Array.from({ length: count }, (_, i) => row[renderedTextColumn(i)] as string);
 
 const paramOf = (params: unknown[]) => (value: unknown, type: string) => {
   params.push(value);

@@ -405,7 +405,7 @@ export function unwalkedSelection(
 export function resolverSelects(info: GraphQLResolveInfo, name: string): boolean {
   const type = getNamedType(info.returnType);
   if (!isObjectType(type)) return false;
-  const fields = unwalkedSelection(info.schema, info.fragments, info.variableValues).fieldsOf(type, info.fieldNodes);
+  const { fields } = collectFields(info.schema, info.fragments, info.variableValues, type, subSelections(info.fieldNodes));
   for (const nodes of fields.values()) if (nodes[0]!.name.value === name) return true;
   return false;
 }

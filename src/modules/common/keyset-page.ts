@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { ReadQuery } from '../../db/client.js';
 import { keysetClauses, type KeysetOrder } from '../../read/keyset.js';
-import { type PageRendering, renderedSelect, renderedTexts } from '../../read/nested-read.js';
+import { type PageRendering, renderedSelect, renderedTextColumn, renderedTexts } from '../../read/nested-read.js';
 import { encodeCursor, MAX_PAGE_SIZE, type Page, pageOf, type PageRequest } from './pagination.js';
 import { Conditions } from './sql-conditions.js';
 
@@ -136,7 +136,7 @@ export async function renderedKeysetPage<T extends { id: string }>(
   { objects, cursors, joined }: PageRendering,
 ): Promise<Page<WrittenRow>> {
   const c = new Conditions();
-  const columns = objects.map((_, i) => `$j${i}`);
+  const columns = objects.map((_, i) => renderedTextColumn(i));
   const selected = [renderedSelect(objects, list.alias, c.params)];
   if (cursors) {
     selected.push(`concat(${list.cursor.key}, ',', ${list.order.id}) AS "$position"`);
@@ -163,7 +163,7 @@ export async function renderedKeysetPage<T extends { id: string }>(
     c.params,
   );
   const texts = (column: string) => (row?.[column] as string | null | undefined)?.split(ROW_SEPARATOR) ?? [];
-  const objectTexts = objects.map((_, i) => texts(`$j${i}`));
+  const objectTexts = objects.map((_, i) => texts(renderedTextColumn(i)));
   const positions = cursors ? texts('$position') : [];
   const written = Array.from({ length: Number(row?.$rows ?? 0) }, (_, i) => ({
     objects: objectTexts.map((column) => column[i]!),
