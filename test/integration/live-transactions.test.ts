@@ -1,10 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { PublicKey } from '@solana/web3.js';
+import bs58 from 'bs58';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../../schema/index.js';
 import { ChainClient } from '../../src/chain/rpc.js';
 import { type ChainFixture, startChainFixture, TestKeypairWallet } from '../support/chain-fixture.js';
 import { syncCustodyAccounts } from '../../src/modules/transactions/custody-sync.js';
+import { forget } from '../../src/modules/transactions/submission.js';
 import { UNIT } from '../support/fixtures/builders.js';
 import { backends, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
 import { signInAs, walletSignIn } from '../support/sessions.js';
@@ -52,6 +55,25 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
   async function signedInWallet() {
     const wallet = new TestKeypairWallet();
     return { wallet, ...(await walletSignIn(t.gql, wallet)) };
+  }
+
+  /** A new wallet's prediction on an open pool, built, signed and submitted: its signature and the signed-in user. */
+  async function submittedPrediction(pool: (typeof openPools)[number], steps: number) {
+    const user = await signedInWallet();
+    await chain.devchain.mintTokens(user.wallet.publicKey, 1000n * TOKEN);
+    const input = {
+      poolId: pool.id,
+      stake: Number((pool.minStake * 2n) / TOKEN),
+      value: Number((pool.minOutcome + steps * pool.step).toFixed(pool.precision)),
+    };
+    const built = (await t.gql(BUILD_PREDICTION, { i: input }, user.headers)).data.buildPredictionTransaction;
+    const submitted = await t.gql(
+      SUBMIT_PREDICTION,
+      { i: { ...input, signedTransaction: await user.wallet.signTransaction(built.transaction), proof: built.proof } },
+      user.headers,
+    );
+    expect(submitted.errors, JSON.stringify(submitted.errors)).toBeUndefined();
+    return { user, signature: submitted.data.submitPredictionTransaction.signature as string };
   }
 
   it("delivers a claim's notification to its owner's socket only; with preferences off, none is delivered", async () => {
@@ -285,22 +307,7 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
   });
 
   it('follows one signature for many subscribers with one finality poll, and tells every one of them', async () => {
-    const user = await signedInWallet();
-    await chain.devchain.mintTokens(user.wallet.publicKey, 1000n * TOKEN);
-    const pool = openPools[1]!;
-    const input = {
-      poolId: pool.id,
-      stake: Number((pool.minStake * 2n) / TOKEN),
-      value: Number((pool.minOutcome + 4 * pool.step).toFixed(pool.precision)),
-    };
-    const built = (await t.gql(BUILD_PREDICTION, { i: input }, user.headers)).data.buildPredictionTransaction;
-    const submitted = await t.gql(
-      SUBMIT_PREDICTION,
-      { i: { ...input, signedTransaction: await user.wallet.signTransaction(built.transaction), proof: built.proof } },
-      user.headers,
-    );
-    expect(submitted.errors, JSON.stringify(submitted.errors)).toBeUndefined();
-    const { signature } = submitted.data.submitPredictionTransaction;
+    const { user, signature } = await submittedPrediction(openPools[1]!, 4);
 
     const sockets = [
       socketClient(url, { authorization: `Bearer ${user.accessToken}` }),
@@ -331,5 +338,65 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
       await subscriber.waitForEnd();
     }
     await Promise.all(sockets.map((s) => s.dispose()));
+  });
+
+  it('tells each status once: a confirmation this process dispatches after the subscriber read it is not told again', async () => {
+    // The fault injected: this process's dispatch of the outbox is held (as a loaded event loop holds it) from
+    // before the confirmation commits until the subscriber has been told the status it read.
+    const hub = t.app.events as unknown as { wake(): void };
+    hub.wake = () => {};
+    let subscriber!: Subscription;
+    let socket!: ReturnType<typeof socketClient>;
+    try {
+      const submitted = await submittedPrediction(openPools[1]!, 5);
+      socket = socketClient(url, { authorization: `Bearer ${submitted.user.accessToken}` });
+      await socket.connected;
+      subscriber = new Subscription(socket.client, `subscription($s: String!) { transactionStatus(signature: $s) { status } }`, {
+        s: submitted.signature,
+      });
+      expect((await subscriber.waitFor(1))[0]!.data).toEqual({ transactionStatus: { status: 'CONFIRMED' } });
+    } finally {
+      delete (hub as Partial<typeof hub>).wake;
+    }
+    hub.wake();
+    const newest = Number(await t.app.events.newestSequence());
+    await until(() => t.app.events.sequence >= newest, 5_000, 'the held confirmation dispatched');
+    chain.devchain.advanceSlots(40);
+    await subscriber.waitForEnd();
+    expect(subscriber.results.map((r) => r.data)).toEqual([
+      { transactionStatus: { status: 'CONFIRMED' } },
+      { transactionStatus: { status: 'FINALIZED' } },
+    ]);
+    await socket.dispose();
+  });
+
+  it('tells a submission that did not land FAILED, and completes', async () => {
+    const user = await signedInWallet();
+    const signature = bs58.encode(randomBytes(64));
+    const [pending] = await t.database.db
+      .insert(tables.chainSubmissions)
+      .values({
+        idempotencyKey: signature,
+        operation: 'withdraw',
+        userId: user.userId,
+        params: {},
+        signature,
+        transaction: '',
+        lastValidBlockHeight: 0,
+      })
+      .returning();
+    const socket = socketClient(url, { authorization: `Bearer ${user.accessToken}` });
+    await socket.connected;
+    const subscriber = new Subscription(socket.client, `subscription($s: String!) { transactionStatus(signature: $s) { status } }`, {
+      s: signature,
+    });
+    expect((await subscriber.waitFor(1))[0]!.data).toEqual({ transactionStatus: { status: 'SUBMITTED' } });
+    await forget(t.database.db, pending!, t.app.events);
+    await subscriber.waitForEnd();
+    expect(subscriber.results.map((r) => r.data)).toEqual([
+      { transactionStatus: { status: 'SUBMITTED' } },
+      { transactionStatus: { status: 'FAILED' } },
+    ]);
+    await socket.dispose();
   });
 });

@@ -29,6 +29,13 @@ export interface TransactionStatusUpdate {
   submission: ChainSubmissionRow | null;
 }
 
+/**
+ * A status's place in a submission's life. A stream tells each place once, in order: the
+ * status read when it starts may already show a change whose event this process dispatches
+ * after, and that event then says nothing new.
+ */
+const STEP: Record<TransactionLifecycleStatus, number> = { SUBMITTED: 0, CONFIRMED: 1, FINALIZED: 2, FAILED: 2 };
+
 /** How often, and for how long, finality is polled for after confirmation. */
 const FINALITY_POLL_MS = 400;
 const FINALITY_WAIT_MS = 120_000;
@@ -77,7 +84,8 @@ function watchFinality(client: ChainClient, signature: string, listener: Finalit
 
 /**
  * The life of one of the viewer's submissions: its current status first, then SUBMITTED ->
- * CONFIRMED -> FINALIZED, or FAILED; the stream completes after FINALIZED or FAILED.
+ * CONFIRMED -> FINALIZED, or FAILED, each told once and never one before the last told; the
+ * stream completes after FINALIZED or FAILED.
  * Confirmation comes from the replica that submitted (through the event channel); finality
  * is read from the chain. With `afterSequence`, the status changes after it are replayed
  * instead of the current status (then FINALIZED, read from the chain, once confirmed).
@@ -108,19 +116,34 @@ export async function followTransaction(ctx: ServiceContext, signature: string, 
     (await ctx.database.db.select().from(chainSubmissions).where(eq(chainSubmissions.signature, signature)))[0] ?? null;
   let push: (item: ScopedEvent<TransactionStatusUpdate>) => void = () => {};
   let end: () => void = () => {};
+  let toldStep = -1;
+  /** Live items that came while the initial ones were read; they follow those. */
+  let held: Array<ScopedEvent<TransactionStatusUpdate>> | null = [];
+  const tell = (item: ScopedEvent<TransactionStatusUpdate>) => {
+    const step = STEP[item.root.status];
+    if (step <= toldStep) return;
+    toldStep = step;
+    push(item);
+    if (step === STEP.FINALIZED) end();
+  };
+  const tellLive = (item: ScopedEvent<TransactionStatusUpdate>) => (held ? held.push(item) : tell(item));
+  const startTelling = (initial: Array<ScopedEvent<TransactionStatusUpdate>>) => {
+    for (const item of initial) toldStep = Math.max(toldStep, STEP[item.root.status]);
+    const waiting = held ?? [];
+    held = null;
+    for (const item of waiting) tell(item);
+    return initial;
+  };
   const followFinality = (submission: ChainSubmissionRow) => {
     stopWatching ??= watchFinality(chain.client, signature, (finalized) => {
-      if (finalized) push(update('FINALIZED', submission, freshScope()));
-      end();
+      if (finalized) tellLive(update('FINALIZED', submission, freshScope()));
+      else end();
     });
   };
-  /** The item a status event gives (FAILED ends the stream; CONFIRMED starts waiting for finality). */
+  /** The item a status event gives (CONFIRMED starts waiting for finality). */
   const itemOf = async (event: CommittedEvent, scope: EventScope): Promise<ScopedEvent<TransactionStatusUpdate> | null> => {
     if (event.type !== 'transactionStatus') return null;
-    if (event.status === 'FAILED') {
-      end();
-      return update('FAILED', null, scope);
-    }
+    if (event.status === 'FAILED') return update('FAILED', null, scope);
     if (event.status === 'SUBMITTED') return update('SUBMITTED', event.submission ?? found, scope);
     // The submission as its confirmation committed it (read again only for an event written without it).
     const row = event.submission ?? (await findRow());
@@ -135,7 +158,7 @@ export async function followTransaction(ctx: ServiceContext, signature: string, 
         end = endStream;
         following = ctx.events.follow({ transaction: signature }, after, (event, scope) => {
           void itemOf(event, scope).then(
-            (item) => item && push(item),
+            (item) => item && tellLive(item),
             () => {},
           );
         });
@@ -151,16 +174,16 @@ export async function followTransaction(ctx: ServiceContext, signature: string, 
           // Confirmed before the resume point: what is left to report is finality.
           const row = await findRow();
           if (row?.status === 'CONFIRMED') followFinality(row);
-          return items;
+          return startTelling(items);
         }
         // Read again once following: a change between the first read and now is not missed.
         const row = await findRow();
         if (!row) {
           end();
-          return [update('FAILED', null, freshScope())];
+          return startTelling([update('FAILED', null, freshScope())]);
         }
         if (row.status === 'CONFIRMED') followFinality(row);
-        return [update(row.status === 'CONFIRMED' ? 'CONFIRMED' : 'SUBMITTED', row, freshScope())];
+        return startTelling([update(row.status === 'CONFIRMED' ? 'CONFIRMED' : 'SUBMITTED', row, freshScope())]);
       },
     },
     () => stopWatching?.(),
