@@ -96,6 +96,7 @@ describe.each(backends)('events of on-chain mutations, delivered over graphql-ws
     const ownerCount = new Subscription(ownerSocket.client, `subscription { notificationCount }`);
     const otherSub = new Subscription(otherSocket.client, NOTIFICATIONS);
     await ownerCount.waitFor(1);
+    await subscriptionsOpen(t.app, 3);
     const unreadBefore = (ownerCount.results[0]!.data as { notificationCount: number }).notificationCount;
 
     const claimed = await t.gql(CLAIM_STREAK, { id: first!.id }, owner.headers);

@@ -11,7 +11,7 @@ import { UNIT } from '../support/fixtures/builders.js';
 import { EventHub } from '../../src/modules/events/event-hub.js';
 import { backends, renderedReadsServed, startEmptyTestApp, testConfig, type TestApp } from '../support/harness.js';
 import { listen, socketClient, Subscription } from '../support/sockets.js';
-import { subscriptionsOpen } from '../support/wait.js';
+import { subscriptionsOpen, until } from '../support/wait.js';
 import {
   BUILD_PREDICTION,
   BUILD_STAKE,
@@ -227,6 +227,9 @@ describe.each(backends)("the viewer's money on %s", (kind) => {
     const selection = '{ id user { balance { token mint tokenAccount } } }';
     const overHttp = await t.gql(`query($p: ID!) { pool(id: $p) ${selection} }`, { p: pool.id }, admin.headers);
     expect(overHttp.errors).toBeUndefined();
+    // The earlier cases' changes of this pool dispatched first: a late one would be this subscriber's first update.
+    const newest = Number(await t.app.events.newestSequence());
+    await until(() => t.app.events.sequence >= newest, 10_000, 'the earlier changes dispatched');
     const socket = socketClient(await listen(t), { authorization: admin.headers.authorization });
     try {
       await socket.connected;
