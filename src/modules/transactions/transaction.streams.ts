@@ -35,6 +35,8 @@ export interface TransactionStatusUpdate {
  * after, and that event then says nothing new.
  */
 const STEP: Record<TransactionLifecycleStatus, number> = { SUBMITTED: 0, CONFIRMED: 1, FINALIZED: 2, FAILED: 2 };
+/** The step a stream completes after. */
+const LAST_STEP = 2;
 
 /** How often, and for how long, finality is polled for after confirmation. */
 const FINALITY_POLL_MS = 400;
@@ -124,11 +126,12 @@ export async function followTransaction(ctx: ServiceContext, signature: string, 
     if (step <= toldStep) return;
     toldStep = step;
     push(item);
-    if (step === STEP.FINALIZED) end();
+    if (step === LAST_STEP) end();
   };
   const tellLive = (item: ScopedEvent<TransactionStatusUpdate>) => (held ? held.push(item) : tell(item));
   const startTelling = (initial: Array<ScopedEvent<TransactionStatusUpdate>>) => {
     for (const item of initial) toldStep = Math.max(toldStep, STEP[item.root.status]);
+    if (toldStep === LAST_STEP) end();
     const waiting = held ?? [];
     held = null;
     for (const item of waiting) tell(item);
@@ -178,10 +181,7 @@ export async function followTransaction(ctx: ServiceContext, signature: string, 
         }
         // Read again once following: a change between the first read and now is not missed.
         const row = await findRow();
-        if (!row) {
-          end();
-          return startTelling([update('FAILED', null, freshScope())]);
-        }
+        if (!row) return startTelling([update('FAILED', null, freshScope())]);
         if (row.status === 'CONFIRMED') followFinality(row);
         return startTelling([update(row.status === 'CONFIRMED' ? 'CONFIRMED' : 'SUBMITTED', row, freshScope())]);
       },
