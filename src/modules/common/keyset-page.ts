@@ -163,7 +163,7 @@ export async function renderedKeysetPage<T extends { id: string }>(
     c.params,
   );
   const texts = (column: string) => (row?.[column] as string | null | undefined)?.split(ROW_SEPARATOR) ?? [];
-  const objectTexts = objects.map((_, i) => texts(renderedTextColumn(i)));
+  const objectTexts = objects.map((_, i) => texts(columns[i]!));
   const positions = cursors ? texts('$position') : [];
   const written = Array.from({ length: Number(row?.$rows ?? 0) }, (_, i) => ({
     objects: objectTexts.map((column) => column[i]!),

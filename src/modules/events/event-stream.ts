@@ -20,6 +20,12 @@ export interface StreamSource<T> {
   follow(push: (item: ScopedEvent<T>) => void, end: () => void): () => void;
   /** Items to yield first (a snapshot, a replay of what was missed), before live ones. */
   initial?: () => Promise<Array<ScopedEvent<T>>>;
+  /**
+   * Whether `item` tells the subscriber something after `last`, the item handed over before it
+   * (in the order handed: the initial ones, then the live ones); one that does not is dropped.
+   * Absent: every item is handed over.
+   */
+  tellsNew?: (item: T, last: T) => boolean;
 }
 
 /** A consumer the stream hands its items to as they come (see {@link EventStream.consume}). */
@@ -74,11 +80,15 @@ class HubStream<T> implements EventStream<T> {
   private sink: StreamSink<T> | null = null;
   private initial: Promise<void> | null;
   private readonly unfollow: () => void;
+  private readonly tellsNew: StreamSource<T>['tellsNew'];
+  /** The last item handed over, kept only for `tellsNew`. */
+  private told: ScopedEvent<T> | null = null;
 
   constructor(
     source: StreamSource<T>,
     private readonly onClose?: () => void,
   ) {
+    this.tellsNew = source.tellsNew;
     this.unfollow = source.follow(
       (item) => this.push(item),
       () => this.end(),
@@ -114,13 +124,21 @@ class HubStream<T> implements EventStream<T> {
 
   private push(item: ScopedEvent<T>): void {
     if (this.done) return;
-    if (this.sink) this.sink.item(item);
+    if (this.sink) this.hand(this.sink, item);
     else if (this.queue.length >= MAX_PENDING_EVENTS) {
       this.failure = new AppError('SUBSCRIBER_TOO_SLOW', 'The subscriber fell too far behind; subscribe again to resume');
       this.close();
     } else {
       this.queue.push(item);
     }
+  }
+
+  private hand(consumer: StreamSink<T>, item: ScopedEvent<T>): void {
+    if (this.tellsNew) {
+      if (this.told && !this.tellsNew(item.root, this.told.root)) return;
+      this.told = item;
+    }
+    consumer.item(item);
   }
 
   private end(): void {
@@ -140,7 +158,7 @@ class HubStream<T> implements EventStream<T> {
       this.sink = consumer;
       return this.close();
     }
-    for (const item of this.queue.splice(0)) consumer.item(item);
+    for (const item of this.queue.splice(0)) this.hand(consumer, item);
     this.sink = consumer;
     if (this.ending) this.close();
   }

@@ -35,8 +35,8 @@ export interface TransactionStatusUpdate {
  * after, and that event then says nothing new.
  */
 const STEP: Record<TransactionLifecycleStatus, number> = { SUBMITTED: 0, CONFIRMED: 1, FINALIZED: 2, FAILED: 2 };
-/** The step a stream completes after. */
-const LAST_STEP = 2;
+/** A stream completes after its item of the last step. */
+const isLastStep = (update: TransactionStatusUpdate) => STEP[update.status] === 2;
 
 /** How often, and for how long, finality is polled for after confirmation. */
 const FINALITY_POLL_MS = 400;
@@ -118,29 +118,10 @@ export async function followTransaction(ctx: ServiceContext, signature: string, 
     (await ctx.database.db.select().from(chainSubmissions).where(eq(chainSubmissions.signature, signature)))[0] ?? null;
   let push: (item: ScopedEvent<TransactionStatusUpdate>) => void = () => {};
   let end: () => void = () => {};
-  let toldStep = -1;
-  /** Live items that came while the initial ones were read; they follow those. */
-  let held: Array<ScopedEvent<TransactionStatusUpdate>> | null = [];
-  const tell = (item: ScopedEvent<TransactionStatusUpdate>) => {
-    const step = STEP[item.root.status];
-    if (step <= toldStep) return;
-    toldStep = step;
-    push(item);
-    if (step === LAST_STEP) end();
-  };
-  const tellLive = (item: ScopedEvent<TransactionStatusUpdate>) => (held ? held.push(item) : tell(item));
-  const startTelling = (initial: Array<ScopedEvent<TransactionStatusUpdate>>) => {
-    for (const item of initial) toldStep = Math.max(toldStep, STEP[item.root.status]);
-    if (toldStep === LAST_STEP) end();
-    const waiting = held ?? [];
-    held = null;
-    for (const item of waiting) tell(item);
-    return initial;
-  };
   const followFinality = (submission: ChainSubmissionRow) => {
     stopWatching ??= watchFinality(chain.client, signature, (finalized) => {
-      if (finalized) tellLive(update('FINALIZED', submission, freshScope()));
-      else end();
+      if (finalized) push(update('FINALIZED', submission, freshScope()));
+      end();
     });
   };
   /** The item a status event gives (CONFIRMED starts waiting for finality). */
@@ -161,7 +142,11 @@ export async function followTransaction(ctx: ServiceContext, signature: string, 
         end = endStream;
         following = ctx.events.follow({ transaction: signature }, after, (event, scope) => {
           void itemOf(event, scope).then(
-            (item) => item && tellLive(item),
+            (item) => {
+              if (!item) return;
+              push(item);
+              if (isLastStep(item.root)) end();
+            },
             () => {},
           );
         });
@@ -177,14 +162,19 @@ export async function followTransaction(ctx: ServiceContext, signature: string, 
           // Confirmed before the resume point: what is left to report is finality.
           const row = await findRow();
           if (row?.status === 'CONFIRMED') followFinality(row);
-          return startTelling(items);
+          if (items.some((item) => isLastStep(item.root))) end();
+          return items;
         }
         // Read again once following: a change between the first read and now is not missed.
         const row = await findRow();
-        if (!row) return startTelling([update('FAILED', null, freshScope())]);
+        if (!row) {
+          end();
+          return [update('FAILED', null, freshScope())];
+        }
         if (row.status === 'CONFIRMED') followFinality(row);
-        return startTelling([update(row.status === 'CONFIRMED' ? 'CONFIRMED' : 'SUBMITTED', row, freshScope())]);
+        return [update(row.status === 'CONFIRMED' ? 'CONFIRMED' : 'SUBMITTED', row, freshScope())];
       },
+      tellsNew: (item, last) => STEP[item.status] > STEP[last.status],
     },
     () => stopWatching?.(),
   );
