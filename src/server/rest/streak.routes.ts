@@ -10,7 +10,7 @@ import {
   pagingVariables,
   setPagingHeaders,
 } from './pools.routes.js';
-import { objectOf } from './json-text.js';
+import { objectOf } from './answer.js';
 import { AUTHENTICATED, ref } from './resources.schema.js';
 import type { RestRoute } from './route.js';
 
