@@ -21,7 +21,7 @@ const AFTER_SEQUENCE = {
 
 /**
  * Every subscription: each `subscribe` opens a source stream of the event hub, and each
- * event's result is resolved with a context made for that event (see server/websocket.ts).
+ * event's result is resolved with a context made for that event (see server/websocket/subscription.ts).
  * Each result carries its event's outbox sequence in `extensions.eventSequence`, and every
  * subscription takes `afterSequence` to resume after it.
  */
