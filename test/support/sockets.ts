@@ -89,10 +89,17 @@ export class Subscription<T = any> {
     for (const waiter of this.waiters.splice(0)) waiter();
   }
 
-  /** Waits until `count` results have arrived (or the subscription ended); rejects after `timeoutMs`. */
+  /**
+   * Waits until `count` results have arrived; rejects after `timeoutMs`, or at once when the subscription ends with fewer,
+   * saying how it ended (so a test fails on that, not on indexing past the results).
+   */
   async waitFor(count: number, timeoutMs = 5000): Promise<Array<FormattedExecutionResult<T, unknown>>> {
     const deadline = Date.now() + timeoutMs;
-    while (this.results.length < count && !this.completed && !this.error) {
+    while (this.results.length < count) {
+      if (this.completed || this.error) {
+        const ending = this.error ? `ended with an error (${describeError(this.error)})` : 'completed';
+        throw new Error(`expected ${count} results, the subscription ${ending} after ${this.results.length}`);
+      }
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`expected ${count} results within ${timeoutMs} ms, got ${this.results.length}`);
       await new Promise<void>((resolve) => {
@@ -129,4 +136,12 @@ export async function publishMarker(database: Database, userId: string, title: s
     .returning();
   await new EventHub(database).publish([{ type: 'notificationsCreated', notifications: [{ userId, id: row!.id }] }]);
   return row!.id;
+}
+
+/** A socket error as graphql-ws hands it over: a close event (its code and reason), an Error, or GraphQL errors. */
+function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  const close = error as { code?: unknown; reason?: unknown };
+  if (typeof close?.code === 'number') return `close ${close.code}${close.reason ? ` ${String(close.reason)}` : ''}`;
+  return JSON.stringify(error);
 }
