@@ -128,6 +128,9 @@ export class Subscription<T = any> {
  * service would. It bounds a wait for something that must NOT reach a user's socket: the
  * marker is published after it, so when the marker has arrived, what was published before
  * had its turn first (and a notification whose row was never written cannot arrive at all).
+ * Sound for notifications their event carries (as this marker's does); a POOL_CREATED one is
+ * read by its pool's id before it is sent, so the marker may overtake it: a test proving none
+ * was sent checks the rows too.
  */
 export async function publishMarker(database: Database, userId: string, title: string): Promise<string> {
   const [row] = await database.db
