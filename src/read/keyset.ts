@@ -83,7 +83,8 @@ export interface PagePosition {
 
 /**
  * A page of a parent's children, for the rendered read's correlated subqueries (read/nested-read.ts) and the loaders' batches
- * (read/batch.ts) alike. `ofParent` also holds any other condition the list has.
+ * (modules/common/keyset-page.ts, keysetPageLoader) alike, so both write the same SQL. `ofParent` also holds any other condition
+ * the list has.
  */
 export interface ChildPage {
   table: string;
@@ -92,6 +93,39 @@ export interface ChildPage {
   page: PagePosition;
   param: (value: unknown, type: string) => string;
 }
+
+/** A statement's parameter placeholders: each value pushed onto `params`, its SQL `$n::type`. */
+export const paramOf = (params: unknown[]) => (value: unknown, type: string) => {
+  params.push(value);
+  return `$${params.length}::${type}`;
+};
+
+/**
+ * The page of `list`'s rows of `table` whose `parentColumn` is `parentId` (SQL: a parent row's id, or a batch's parent), its values
+ * numbered on `params`: the one way both readers of a relation's page (see {@link ChildPage}) describe it.
+ */
+export function childPage(
+  table: string,
+  parentColumn: string,
+  parentId: string,
+  list: Pick<ChildList, 'order' | 'where'>,
+  page: PagePosition,
+  params: unknown[],
+): ChildPage {
+  const param = paramOf(params);
+  const { where, order } = list;
+  return {
+    table,
+    ofParent: (child) => `${child}."${parentColumn}" = ${parentId}${where ? ` AND ${where(child, param)}` : ''}`,
+    order,
+    page,
+    param,
+  };
+}
+
+/** The ORDER BY of the page's rows over `child`: the list's order, or (`reverse`) the order a backward page reads them in. */
+export const orderBySql = (of: ChildPage, child: string, reverse: boolean) =>
+  keysetClauses(of.order(child), reverse, null, () => '').orderBy;
 
 /** The page's rows as a FROM item aliased `child`, walking the (parent, key, id) index in the reading direction. */
 export function childRowsSql({ table, ofParent, order, page, param }: ChildPage, child: string, limit: number): string {

@@ -5,11 +5,13 @@ import {
   beyondCursorSql,
   type ChildList,
   type ChildPage,
+  childPage,
   childRowsSql,
   countSql,
-  keysetClauses,
   NEWEST_FIRST_LIST,
+  orderBySql,
   type PagePosition,
+  paramOf,
 } from './keyset.js';
 import { pgColumn } from './columns.js';
 
@@ -212,41 +214,15 @@ export const renderedTextColumn = (index: number) => `$j${index}`;
 export const renderedTexts = (row: Record<string, unknown>, count: number): string[] =>
   Array.from({ length: count }, (_, i) => row[renderedTextColumn(i)] as string);
 
-const paramOf = (params: unknown[]) => (value: unknown, type: string) => {
-  params.push(value);
-  return `$${params.length}::${type}`;
-};
-
 /** The one row of a one-to-one relation, as `row` writes it (null when there is none). */
 function oneSql(parent: PgTable, spec: OneRelationSpec, target: ObjectSpec, parentAlias: string, child: string, row: () => string): string {
   return `(SELECT ${row()} FROM "${getTableName(target.table)}" ${child} WHERE ${joinSql(parent, spec, parentAlias, child)})`;
 }
 
-function childPage(
-  relation: Extract<RelationSpec, { kind: 'page' }>,
-  parentAlias: string,
-  page: PagePosition,
-  params: unknown[],
-  list: ChildList,
-): ChildPage {
-  const column = parentColumnOf(relation);
-  const param = paramOf(params);
-  const { where } = list;
-  return {
-    table: getTableName(relation.target().table),
-    ofParent: (child) => `${child}."${column}" = ${parentAlias}."id"${where ? ` AND ${where(child, param)}` : ''}`,
-    order: list.order,
-    page,
-    param,
-  };
-}
-
-const listOrderSql = (of: ChildPage, alias: string, reverse: boolean) => keysetClauses(of.order(alias), reverse, null, () => '').orderBy;
-
 /** The page as a JSON array of what `row` writes per child, in the list's order (a backward page is read backwards, turned back here). */
 function pageRowsSql(of: ChildPage, child: string, row: (child: string) => string): string {
   const from = childRowsSql(of, child, of.page.size);
-  return `(SELECT ${jsonArraySql(row(child), listOrderSql(of, child, false))} FROM ${from})`;
+  return `(SELECT ${jsonArraySql(row(child), orderBySql(of, child, false))} FROM ${from})`;
 }
 
 /** A JSON array of the rows' `json` (each row's JSON text) in `orderBy`, with bare commas as JSON.stringify joins them; `[]` for none. */
@@ -261,7 +237,7 @@ function pageInfoSql(of: ChildPage, list: ChildList, child: string, flag: PageIn
   const truth = (condition: string) => `CASE WHEN ${condition} THEN 'true' ELSE 'false' END`;
   if (flag === 'startCursor' || flag === 'endCursor') {
     const from = childRowsSql(of, child, page.size);
-    return `coalesce((SELECT ${cursorSql(list, child)} FROM ${from} ORDER BY ${listOrderSql(of, child, flag === 'endCursor')} LIMIT 1), 'null')`;
+    return `coalesce((SELECT ${cursorSql(list, child)} FROM ${from} ORDER BY ${orderBySql(of, child, flag === 'endCursor')} LIMIT 1), 'null')`;
   }
   if ((flag === 'hasNextPage') !== page.backward)
     return truth(`(SELECT count(*) FROM ${childRowsSql(of, child, page.size + 1)}) > ${page.size}`);
@@ -318,7 +294,7 @@ function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string,
     throw new Error(`rendered field ${field.key}: relation ${field.relation} is not a ${field.kind}`);
   const { connection } = field;
   const list = field.list ?? NEWEST_FIRST_LIST;
-  const of = childPage(relation, alias, field.page, params, list);
+  const of = childPage(getTableName(relation.target().table), parentColumnOf(relation), `${alias}."id"`, list, field.page, params);
   const object = (index: number, node: string) => renderedObjectSql(connection.objects[index]!, node, params, counter);
   const entries = connection.fields.map((part): [string, string] => {
     switch (part.kind) {

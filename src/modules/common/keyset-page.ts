@@ -1,6 +1,17 @@
 import DataLoader from 'dataloader';
 import type { ReadQuery } from '../../db/client.js';
-import { keysetClauses, type KeysetOrder } from '../../read/keyset.js';
+import {
+  beyondCursorSql,
+  type ChildList,
+  type ChildPage,
+  childPage,
+  childRowsSql,
+  countSql,
+  keysetClauses,
+  type KeysetOrder,
+  orderBySql,
+  type PagePosition,
+} from '../../read/keyset.js';
 import { type PageRendering, renderedSelect, renderedTextColumn, renderedTexts } from '../../read/nested-read.js';
 import { encodeCursor, MAX_PAGE_SIZE, type Page, pageOf, type PageRequest } from './pagination.js';
 import { Conditions } from './sql-conditions.js';
@@ -23,9 +34,9 @@ export interface KeysetList<T extends { id: string }> {
  * itself dearer than a custom plan, and so replans at every execution (about half a pools page's Postgres time). Sizes are bounded (at
  * most MAX_PAGE_SIZE + 1 texts per list shape), so each (shape, size) is prepared and planned once; an unbounded offset stays a parameter.
  */
-function pageLimit(rows: number): string {
+function pageLimit(rows: number): number {
   if (!Number.isSafeInteger(rows) || rows < 1 || rows > MAX_PAGE_SIZE + 1) throw new Error(`a page of ${rows} rows`);
-  return String(rows);
+  return rows;
 }
 
 /** What a page reads of a list besides its select list: its rows, their conditions and order. */
@@ -172,38 +183,53 @@ export async function renderedKeysetPage<T extends { id: string }>(
   return pageWithCounts(query, list, request, written, cursorOf, offset);
 }
 
-/** A keyset list per parent: `ofParent(parentId)` (SQL of its id) makes a row the parent's; `parentOf` reads it from a decoded row. */
-export interface ParentedList<T extends { id: string }> extends KeysetList<T> {
-  ofParent: (parentId: string) => string;
+/**
+ * A list per parent, read as the planner reads a relation's page (read/keyset.ts, ChildPage, so both write the same SQL): the
+ * `table`'s rows (alias `alias`) whose `parentColumn` is the parent's id, kept and ordered as `list` says. `select` is the decoded
+ * select list over the row, with the left joins it needs; `parentOf` reads the parent's id back from a decoded row.
+ */
+export interface ParentedList<T extends { id: string }> {
+  table: string;
+  parentColumn: string;
+  alias: string;
+  list: Pick<ChildList, 'order' | 'where'>;
+  select: { list: string; joins?: string; decode: (row: Record<string, unknown>) => T };
   parentOf: (row: T) => string;
+  cursorOf: (row: T) => string;
 }
 
-/** The batch's parents, their ids the statement's first parameter, and the SQL of one's id. */
+/** The batch's parents, their ids the statement's first parameter. */
 const PARENTS = 'unnest($1::uuid[]) AS parents(parent_id)';
-const PARENT_ID = 'parents.parent_id';
 
-/** One value per parent, `value` over its rows' conditions (with `beyondCursorOf`, past that page's cursor): one statement per batch. */
+/** The list's page of the batch's parent `parents.parent_id`, its values numbered on `params` (after the parents' ids). */
+const parentPage = <T extends { id: string }>(list: ParentedList<T>, page: PagePosition, params: unknown[]) =>
+  childPage(list.table, list.parentColumn, 'parents.parent_id', list.list, page, params);
+
+/** One value per parent, `value`'s SQL over the parent's page (ChildPage): one statement per batch. */
 function perParentLoader<V, T extends { id: string }>(
   query: ReadQuery,
   list: ParentedList<T>,
-  value: (where: string) => string,
-  beyondCursorOf?: PageRequest,
+  page: PagePosition,
+  value: (of: ChildPage) => string,
 ): DataLoader<string, V> {
   return new DataLoader<string, V>(async (parentIds) => {
-    const c = matching(list, new Conditions([parentIds]), beyondCursorOf);
-    c.add(list.ofParent(PARENT_ID));
+    const params: unknown[] = [parentIds];
+    const sql = value(parentPage(list, page, params));
     const rows = await query<{ parentId: string; value: V }>(
-      `SELECT ${PARENT_ID}::text AS "parentId", ${value(c.where())} AS "value" FROM ${PARENTS}`,
-      c.params,
+      `SELECT parents.parent_id::text AS "parentId", ${sql} AS "value" FROM ${PARENTS}`,
+      params,
     );
     const byParent = new Map(rows.map((row) => [row.parentId, row.value]));
     return parentIds.map((id) => byParent.get(id)!);
   });
 }
 
+/** Any page: a count reads no cursor. */
+const WHOLE_LIST: PagePosition = { size: 0, backward: false, cursor: null };
+
 /** How many rows of `list` each parent has: one statement per batch. */
 export function parentCountLoader<T extends { id: string }>(query: ReadQuery, list: ParentedList<T>): DataLoader<string, number> {
-  return perParentLoader<number, T>(query, list, (where) => `(SELECT count(*)::int FROM ${list.from}${where})`);
+  return perParentLoader<number, T>(query, list, WHOLE_LIST, (of) => countSql(of, list.alias));
 }
 
 /**
@@ -219,16 +245,18 @@ export function keysetPageLoader<T extends { id: string }>(
   counts?: DataLoader<string, number>,
 ): DataLoader<string, Page<T>> {
   const totals = counts ?? parentCountLoader(query, list);
-  const beyond = perParentLoader<boolean, T>(query, list, (where) => `EXISTS (SELECT 1 FROM ${list.from}${where})`, request);
+  // Asked only of a page with a cursor (pageOf), where beyondCursorSql writes a condition.
+  const beyond = perParentLoader<boolean, T>(query, list, request, (of) => beyondCursorSql(of, list.alias)!);
+  const { alias, select } = list;
   return new DataLoader<string, Page<T>>(async (parentIds) => {
-    const c = new Conditions([parentIds]);
-    const select = list.select(c);
-    const { rowsFrom, orderBy, limit } = pageClauses(list, request, c);
-    c.add(list.ofParent(PARENT_ID));
-    // The rows come parent by parent, each parent's in its subquery's order (a nested loop over the parents).
-    const text = `SELECT l.* FROM ${PARENTS} CROSS JOIN LATERAL (SELECT ${select.list} FROM ${rowsFrom}${c.where()} ORDER BY ${orderBy} ${limit}) l`;
+    const params: unknown[] = [parentIds];
+    const of = parentPage(list, request, params);
+    const rows = childRowsSql(of, alias, pageLimit(request.size + 1));
+    // The rows come parent by parent (a nested loop over the parents), each parent's in its page's order: ordered again past the
+    // select list's joins, which need not keep it (with none, Postgres sees the page already ordered and sorts nothing).
+    const text = `SELECT l.* FROM ${PARENTS} CROSS JOIN LATERAL (SELECT ${select.list} FROM ${rows}${select.joins ? ` ${select.joins}` : ''} ORDER BY ${orderBySql(of, alias, request.backward)}) l`;
     const byParent = new Map<string, T[]>();
-    for (const raw of await query<Record<string, unknown>>(text, c.params)) {
+    for (const raw of await query<Record<string, unknown>>(text, params)) {
       const row = select.decode(raw);
       const parentId = list.parentOf(row);
       const rows = byParent.get(parentId);

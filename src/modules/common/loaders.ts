@@ -56,14 +56,12 @@ function childList<TRow extends ChildRow>(table: ChildTable, parentColumn: PgCol
   const reader = tableReader(table);
   const parent = propertyOf(parentColumn);
   return {
-    select: () => ({ list: reader.columns('c'), decode: (row) => reader.decode<TRow>(row) }),
-    from: `"${reader.name}" c`,
-    filter: (c) => {
-      if (where) c.add(where.sql('c'));
-    },
-    ofParent: (id) => `c."${parentColumn.name}" = ${id}`,
+    table: reader.name,
+    parentColumn: parentColumn.name,
+    alias: 'c',
+    list: { order: newestFirstOrder, ...(where && { where: (child) => where.sql(child) }) },
+    select: { list: reader.columns('c'), decode: (row) => reader.decode<TRow>(row) },
     parentOf: (row) => row[parent] as string,
-    order: newestFirstOrder('c'),
     cursorOf: newestFirstCursor,
   };
 }

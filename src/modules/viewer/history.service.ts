@@ -36,13 +36,12 @@ export function userTransactions(ctx: ServiceContext, userId: string, args: Page
     keysetPageLoader(
       ctx.database.query,
       {
-        select: () => ({ list: TRANSACTION_COLUMNS, decode: (row) => transactionOf(row, chainDecimals) }),
-        from: '"chain_submissions" s',
-        selectJoins: TRANSACTION_JOINS,
-        filter: () => {},
-        ofParent: (id) => `s."user_id" = ${id}`,
+        table: 'chain_submissions',
+        parentColumn: 'user_id',
+        alias: 's',
+        list: { order: newestFirstOrder },
+        select: { list: TRANSACTION_COLUMNS, joins: TRANSACTION_JOINS, decode: (row) => transactionOf(row, chainDecimals) },
         parentOf: (row) => row.userId,
-        order: newestFirstOrder('s'),
         cursorOf: newestFirstCursor,
       },
       page,
@@ -112,14 +111,12 @@ export function userPredictions(ctx: ServiceContext, userId: string, args: UserP
     keysetPageLoader(
       ctx.database.query,
       {
-        select: () => ({ list: reader.columns('c'), decode: (row) => reader.decode<PredictionRow>(row) }),
-        from: '"predictions" c',
-        filter: (c) => {
-          if (list.where) c.add(list.where('c', (value, type) => c.param(value, type)));
-        },
-        ofParent: (id) => `c."user_id" = ${id}`,
+        table: 'predictions',
+        parentColumn: 'user_id',
+        alias: 'c',
+        list,
+        select: { list: reader.columns('c'), decode: (row) => reader.decode<PredictionRow>(row) },
         parentOf: (row) => row.userId,
-        order: list.order('c'),
         cursorOf: (row) => encodeCursor(list.name, sort.keyOf(row), row.id),
       },
       page,
