@@ -111,7 +111,7 @@ export function userPredictions(ctx: ServiceContext, userId: string, args: UserP
     keysetPageLoader(
       ctx.database.query,
       {
-        table: 'predictions',
+        table: reader.name,
         parentColumn: 'user_id',
         alias: 'c',
         list,
