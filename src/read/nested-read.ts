@@ -46,12 +46,13 @@ export interface ObjectSpec {
   amountDecimals?: (alias: string) => string;
 }
 
+/** `description`: the GraphQL field's, where the read graph makes the field (modules/common/read-graph-fields.ts). */
 export type RelationSpec =
   /**
    * At most one row: the child whose `childKey` equals the parent's `parentKey` (properties); with `through`, the `parentKey` of
    * the row that relation finds (a prediction's streak is its pool's).
    */
-  | { kind: 'one'; target: () => ObjectSpec; parentKey: string; childKey: string; through?: OneRelationSpec }
+  | { kind: 'one'; target: () => ObjectSpec; parentKey: string; childKey: string; through?: OneRelationSpec; description?: string }
   /**
    * A newest-first page of children whose `parentKey` (a property) is the parent's id. `plain`: the arguments ask for that page alone
    * (no filter or other order); else `listed` gives their list and page (throws on bad arguments; `now` is what lifecycle filters
@@ -63,34 +64,10 @@ export type RelationSpec =
       parentKey: string;
       plain?: (args: Record<string, unknown>) => boolean;
       listed?: (args: Record<string, unknown>, now: unknown) => { list: ChildList; page: PagePosition };
+      description?: string;
     };
 
 export type OneRelationSpec = Extract<RelationSpec, { kind: 'one' }>;
-
-/** A one-to-one relation: the `target` row whose `childKey` equals the parent's `parentKey` (column properties). */
-export function oneRelation(target: () => ObjectSpec, parentKey: string, childKey: string): OneRelationSpec {
-  return { kind: 'one', target, parentKey, childKey };
-}
-
-/** A one-to-one relation via another (`through`): the `target` row whose `childKey` equals the `parentKey` of the row `through` finds. */
-export function oneRelationThrough(
-  through: OneRelationSpec,
-  target: () => ObjectSpec,
-  parentKey: string,
-  childKey: string,
-): OneRelationSpec {
-  return { kind: 'one', target, parentKey, childKey, through };
-}
-
-/** A newest-first page of `target` rows whose `parentKey` (a property) is the parent's id; `plain`, `listed`: see {@link RelationSpec}. */
-export function pageRelation(
-  target: () => ObjectSpec,
-  parentKey: string,
-  plain?: (args: Record<string, unknown>) => boolean,
-  listed?: Extract<RelationSpec, { kind: 'page' }>['listed'],
-): RelationSpec {
-  return { kind: 'page', target, parentKey, ...(plain && { plain }), ...(listed && { listed }) };
-}
 
 export const columnName = (table: PgTable, property: string): string => pgColumn(table, property).name;
 

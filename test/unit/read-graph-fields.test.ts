@@ -1,7 +1,7 @@
 import { getNamedType, type GraphQLObjectType, type GraphQLSchema, isNonNullType } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_ARGUMENTS } from '../../src/modules/common/page-arguments.js';
-import { descriptionOf, READ_GRAPH, typeNameOf } from '../../src/modules/common/read-specs.js';
+import { READ_GRAPH, typeNameOf } from '../../src/modules/common/read-specs.js';
 import { MADE_READ_GRAPH_FIELDS } from '../../src/modules/common/read-graph-fields.js';
 import { getSchema } from '../../src/server/schema.js';
 
@@ -51,7 +51,7 @@ describe('the relations’ GraphQL fields', () => {
       if (!MADE_READ_GRAPH_FIELDS.has(coordinate)) continue;
       const definition = (schema.getType(type) as GraphQLObjectType).getFields()[field]!;
       expect(definition, coordinate).toBeDefined();
-      expect(definition.description, coordinate).toBe(descriptionOf(relation));
+      expect(definition.description, coordinate).toBe(relation.description);
       const target = typeNameOf(relation.target());
       if (relation.kind === 'one') {
         expect(getNamedType(definition.type).name, coordinate).toBe(target);

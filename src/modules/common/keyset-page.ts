@@ -16,16 +16,17 @@ import { type PageRendering, renderedSelect, renderedTextColumn, renderedTexts }
 import { encodeCursor, MAX_PAGE_SIZE, type Page, pageOf, type PageRequest } from './pagination.js';
 import { Conditions } from './sql-conditions.js';
 
-/** One keyset-paged list read by a hand-written statement (see {@link keysetPage}). */
-export interface KeysetList<T extends { id: string }> {
-  /** The select list and its rows' decoder; the list may add parameters (a read plan's relations do), ahead of the conditions'. */
-  select: (c: Conditions) => { list: string; decode: (row: Record<string, unknown>) => T };
-  /** FROM, with the joins the filter needs (also counted and probed). */
+/** A root list read by a hand-written statement: its rows (FROM, with the joins its filter needs), their conditions and order. */
+export interface KeysetRows {
   from: string;
-  /** Joins only the page's select list needs (left joins adding columns), after `from`. */
-  selectJoins?: string;
   filter: (c: Conditions) => void;
   order: KeysetOrder;
+}
+
+/** A list {@link keysetPage} reads: its rows, the select list of each and its decoder, and a row's cursor. */
+export interface KeysetList<T extends { id: string }> extends KeysetRows {
+  select: string;
+  decode: (row: Record<string, unknown>) => T;
   cursorOf: (row: T) => string;
 }
 
@@ -39,20 +40,8 @@ function pageLimit(rows: number): number {
   return rows;
 }
 
-/** What a page reads of a list besides its select list: its rows, their conditions and order. */
-type KeysetRows<T extends { id: string }> = Omit<KeysetList<T>, 'select' | 'cursorOf'>;
-
-/** The list's conditions on `c` (the filter's, then the cursor's), its FROM with the select list's joins, its ORDER BY and LIMIT. */
-function pageClauses<T extends { id: string }>(list: KeysetRows<T>, request: PageRequest, c: Conditions) {
-  list.filter(c);
-  const keyset = keysetClauses(list.order, request.backward, request.cursor, (value, type) => c.param(value, type));
-  if (keyset.past) c.add(keyset.past);
-  const rowsFrom = `${list.from}${list.selectJoins ? ` ${list.selectJoins}` : ''}`;
-  return { rowsFrom, orderBy: keyset.orderBy, limit: `LIMIT ${pageLimit(request.size + 1)}` };
-}
-
 /** The list's filter conditions on `c` (with `beyondCursorOf`, also past that page's cursor), for a count or a probe. */
-function matching<T extends { id: string }>(list: KeysetRows<T>, c: Conditions, beyondCursorOf?: PageRequest): Conditions {
+function matching(list: KeysetRows, c: Conditions, beyondCursorOf?: PageRequest): Conditions {
   list.filter(c);
   if (beyondCursorOf) {
     const { backward, cursor } = beyondCursorOf;
@@ -62,26 +51,24 @@ function matching<T extends { id: string }>(list: KeysetRows<T>, c: Conditions, 
 }
 
 /** The statement reading a page's rows as `selectList` writes them, `offset` rows skipped when paging forward by position. */
-function pageRowsSql<T extends { id: string }>(
-  list: KeysetRows<T>,
-  selectList: string,
-  request: PageRequest,
-  offset: number,
-  c: Conditions,
-): string {
-  const { rowsFrom, orderBy, limit } = pageClauses(list, request, c);
+function pageRowsSql(list: KeysetRows, selectList: string, request: PageRequest, offset: number, c: Conditions): string {
+  list.filter(c);
+  const keyset = keysetClauses(list.order, request.backward, request.cursor, (value, type) => c.param(value, type));
+  if (keyset.past) c.add(keyset.past);
+  const { orderBy } = keyset;
+  const limit = `LIMIT ${pageLimit(request.size + 1)}`;
   // Past an offset, pick the page's keys first, then write only its rows: in one select, Postgres computes the select list (rendered
   // JSON and its subqueries) for every skipped row too.
   return offset
-    ? `SELECT ${selectList} FROM ${rowsFrom} WHERE ${list.order.id} = ANY (ARRAY(SELECT ${list.order.id} FROM ${list.from}${c.where()} ` +
+    ? `SELECT ${selectList} FROM ${list.from} WHERE ${list.order.id} = ANY (ARRAY(SELECT ${list.order.id} FROM ${list.from}${c.where()} ` +
         `ORDER BY ${orderBy} ${limit} OFFSET ${c.param(offset, 'int')})) ORDER BY ${orderBy}`
-    : `SELECT ${selectList} FROM ${rowsFrom}${c.where()} ORDER BY ${orderBy} ${limit}`;
+    : `SELECT ${selectList} FROM ${list.from}${c.where()} ORDER BY ${orderBy} ${limit}`;
 }
 
 /** The page of `rows` (as {@link pageRowsSql} read them, one past the page), with the lazy totalCount and far-side flag statements. */
-function pageWithCounts<T extends { id: string }, R>(
+function pageWithCounts<R>(
   query: ReadQuery,
-  list: KeysetRows<T>,
+  list: KeysetRows,
   request: PageRequest,
   rows: R[],
   cursorOf: (row: R) => string,
@@ -111,14 +98,13 @@ export async function keysetPage<T extends { id: string }>(
   offset = 0,
 ): Promise<Page<T>> {
   const c = new Conditions();
-  const select = list.select(c);
-  const text = pageRowsSql(list, select.list, request, offset, c);
-  const rows = (await query<Record<string, unknown>>(text, c.params)).map(select.decode);
+  const text = pageRowsSql(list, list.select, request, offset, c);
+  const rows = (await query<Record<string, unknown>>(text, c.params)).map(list.decode);
   return pageWithCounts(query, list, request, rows, list.cursorOf, offset);
 }
 
 /** A list for {@link renderedKeysetPage}, rows over `alias`: `cursor` names its order in cursors and writes a row's key as SQL text. */
-export interface RenderedKeysetList<T extends { id: string }> extends KeysetRows<T> {
+export interface RenderedKeysetList extends KeysetRows {
   alias: string;
   cursor: { name: string; key: string };
 }
@@ -139,9 +125,9 @@ const ROW_SEPARATOR = '\u001e';
  * A page of `list` as {@link keysetPage} reads it, rows written by the statement (positions only with `cursors`, else its cursors are
  * unknown). `joined` aggregates the rows into one, so the driver decodes one row whatever the page size and Node just splits texts.
  */
-export async function renderedKeysetPage<T extends { id: string }>(
+export async function renderedKeysetPage(
   query: ReadQuery,
-  list: RenderedKeysetList<T>,
+  list: RenderedKeysetList,
   request: PageRequest,
   offset: number,
   { objects, cursors, joined }: PageRendering,

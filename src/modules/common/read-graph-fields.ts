@@ -7,7 +7,7 @@ import { pgColumn } from '../../read/columns.js';
 import { parseNewestFirstPage, relationOne, relationPage } from './loaders.js';
 import { PageArgs } from './page.args.js';
 import { ReadsPageArguments } from './page-arguments.js';
-import { descriptionOf, READ_GRAPH, typeNameOf } from './read-specs.js';
+import { READ_GRAPH, typeNameOf } from './read-specs.js';
 
 /**
  * On a type's resolver class (above its `@Resolver`), makes the read graph's (common/read-specs.ts) GraphQL fields from their entries,
@@ -48,7 +48,7 @@ export function ReadGraphFields(): ClassDecorator {
         throw new Error(`${typeName}.${field} takes arguments of its own (its entry has \`plain\`): ${target.name} must write its field`);
       if (Object.hasOwn(prototype, field))
         throw new Error(`${typeName}.${field}: ${target.name} has a method ${field} that is no field resolver`);
-      const description = descriptionOf(relation);
+      const { description } = relation;
       if (!description) throw new Error(`${typeName}.${field} has no description in the read graph (common/read-specs.ts)`);
       defineRelationField(prototype, spec, field, relation, description);
       made.push(field);

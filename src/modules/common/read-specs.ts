@@ -1,39 +1,33 @@
 import { images, notifications, pools, predictions, resolutions, rewards, streakRewards, streaks, users } from '../../../schema/index.js';
-import {
-  oneRelation,
-  oneRelationThrough,
-  type ObjectSpec,
-  type OneRelationSpec,
-  pageRelation,
-  type RelationSpec,
-} from '../../read/nested-read.js';
+import type { ObjectSpec, OneRelationSpec, RelationSpec } from '../../read/nested-read.js';
 import { renderedPoolStatistics } from '../leaderboard/pool-statistics.rendered.js';
 import { type UserPredictionsArguments, userPredictionsList } from '../predictions/prediction-lists.js';
 import { parseNewestFirstPage } from './loaders.js';
 import { NOTIFICATION_CONDITIONS, type NotificationFilter } from '../notifications/notification.loaders.js';
 import { NEWEST_FIRST_LIST } from '../../read/keyset.js';
 
-/** A relation of the graph as the GraphQL field answering it describes it. */
-export type DescribedRelation = RelationSpec & { description: string };
+/** A one-to-one relation (read/nested-read.ts, RelationSpec) with its GraphQL field's description (the schema requires a real one). */
+const one = (description: string, target: () => ObjectSpec, parentKey: string, childKey: string): OneRelationSpec => ({
+  kind: 'one',
+  target,
+  parentKey,
+  childKey,
+  description,
+});
 
-/** `relation` with its GraphQL field's description (the schema requires a real one on every field). */
-function described<R extends RelationSpec>(description: string, relation: R): R & { description: string } {
-  return Object.assign(relation, { description });
-}
+/** A one-to-one relation through another: the `target` row whose `childKey` equals the `parentKey` of the row `through` finds. */
+const oneThrough = (description: string, through: OneRelationSpec, target: () => ObjectSpec, parentKey: string, childKey: string) => ({
+  ...one(description, target, parentKey, childKey),
+  through,
+});
 
-/** A described one-to-one relation (read/nested-read.ts, oneRelation). */
-const one = (description: string, target: () => ObjectSpec, parentKey: string, childKey: string) =>
-  described(description, oneRelation(target, parentKey, childKey));
-
-/** A described one-to-one relation through another (read/nested-read.ts, oneRelationThrough). */
-const oneThrough = (description: string, through: OneRelationSpec, target: () => ObjectSpec, parentKey: string, childKey: string) =>
-  described(description, oneRelationThrough(through, target, parentKey, childKey));
-
-/** A described page relation (read/nested-read.ts, pageRelation). */
-const page = (description: string, target: () => ObjectSpec, parentKey: string) => described(description, pageRelation(target, parentKey));
-
-/** The description of a relation of the graph, where its entry gives one. */
-export const descriptionOf = (relation: RelationSpec): string | undefined => (relation as Partial<DescribedRelation>).description;
+/** A newest-first page of `target` rows whose `parentKey` (a property) is the parent's id, with its GraphQL field's description. */
+const page = (description: string, target: () => ObjectSpec, parentKey: string): RelationSpec => ({
+  kind: 'page',
+  target,
+  parentKey,
+  description,
+});
 
 /**
  * The read graph: each type of the API read from a table, once. A type's relations (by the
@@ -58,24 +52,26 @@ export const USER_READ: ObjectSpec = {
     pools: page('Pools the user created, newest first.', () => POOL_READ, 'createdBy'),
     // A filter or another order lists them as predictions/prediction-lists.ts says (the field
     // takes those arguments, so its module writes it: user.resolver.ts).
-    predictions: pageRelation(
-      () => PREDICTION_READ,
-      'userId',
-      (args) => args.filter == null && (args.sort ?? 'NEWEST') === 'NEWEST',
-      (args, now) => userPredictionsList(args as UserPredictionsArguments, now),
-    ),
+    predictions: {
+      kind: 'page',
+      target: () => PREDICTION_READ,
+      parentKey: 'userId',
+      plain: (args) => args.filter == null && (args.sort ?? 'NEWEST') === 'NEWEST',
+      listed: (args, now) => userPredictionsList(args as UserPredictionsArguments, now),
+    },
   },
   // Private to the user (and admins): rendered only under `viewer`, the signed-in user's own row.
   owned: {
-    notifications: pageRelation(
-      () => NOTIFICATION_READ,
-      'userId',
-      (args) => args.filter == null,
-      (args) => ({
+    notifications: {
+      kind: 'page',
+      target: () => NOTIFICATION_READ,
+      parentKey: 'userId',
+      plain: (args) => args.filter == null,
+      listed: (args) => ({
         list: { ...NEWEST_FIRST_LIST, where: NOTIFICATION_CONDITIONS[args.filter as NotificationFilter].sql },
         page: parseNewestFirstPage(args),
       }),
-    ),
+    },
   },
 };
 

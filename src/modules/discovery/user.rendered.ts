@@ -3,7 +3,7 @@ import { parseId } from '../common/ids.js';
 import { getNamedType, isObjectType } from 'graphql';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { objectRoot, type OwnedRendering, renderedObject, type RootFieldRenderer } from '../../read/rendered-read.js';
-import { type ObjectSpec, oneRelation } from '../../read/nested-read.js';
+import type { ObjectSpec } from '../../read/nested-read.js';
 import { USER_READ } from '../common/read-specs.js';
 import { walletAddressOf } from './user-lookup.service.js';
 import { renderedPortfolio } from '../viewer/portfolio.rendered.js';
@@ -15,7 +15,7 @@ import { apiKeys, deviceTokens, referralCodes, refreshTokens } from '../../../sc
  */
 function ownRows(table: PgTable & { userId: PgColumn; createdAt: PgColumn }): NonNullable<OwnedRendering['values'][string]> {
   // Each row's user is the viewer, whose public fields render under it.
-  const spec: ObjectSpec = { table, relations: { user: oneRelation(() => USER_READ, 'userId', 'id') } };
+  const spec: ObjectSpec = { table, relations: { user: { kind: 'one', target: () => USER_READ, parentKey: 'userId', childKey: 'id' } } };
   return (definition, nodes, walk) => {
     const type = getNamedType(definition.type);
     const object = isObjectType(type) ? renderedObject(type, spec, nodes, walk) : null;

@@ -140,7 +140,8 @@ function pageOfPools(ctx: ServiceContext, of: PoolsPage): Promise<Page<PoolRow>>
   const { ordering } = of;
   const list: KeysetList<PoolRow> = {
     ...poolRows(of),
-    select: () => ({ list: POOL_ROW_READER.columns('p'), decode: (row) => POOL_ROW_READER.decode<PoolRow>(row) }),
+    select: POOL_ROW_READER.columns('p'),
+    decode: (row) => POOL_ROW_READER.decode<PoolRow>(row),
     cursorOf: (row) => encodeCursor(ordering.name, ordering.keyOf(row), row.id),
   };
   return keysetPage(ctx.database.query, list, of.page, of.offset);
@@ -148,7 +149,7 @@ function pageOfPools(ctx: ServiceContext, of: PoolsPage): Promise<Page<PoolRow>>
 
 /** A page of pools as `rendering` renders them (a rendered read): the statement writes each row's JSON; as many statements as {@link pageOfPools}. */
 function writtenPageOfPools(ctx: ServiceContext, of: PoolsPage, rendering: PageRendering): Promise<Page<WrittenRow>> {
-  const list: RenderedKeysetList<PoolRow> = {
+  const list: RenderedKeysetList = {
     ...poolRows(of),
     alias: 'p',
     cursor: { name: of.ordering.name, key: of.ordering.keySql },

@@ -33,7 +33,8 @@ const STREAK_ROWS = { from: '"streaks" s', filter: () => {}, order: newestFirstO
 export function listStreaks(ctx: ServiceContext, input: PageArguments): Promise<Page<StreakRow>> {
   const list: KeysetList<StreakRow> = {
     ...STREAK_ROWS,
-    select: () => ({ list: STREAK_ROW_READER.columns('s'), decode: (row) => STREAK_ROW_READER.decode<StreakRow>(row) }),
+    select: STREAK_ROW_READER.columns('s'),
+    decode: (row) => STREAK_ROW_READER.decode<StreakRow>(row),
     cursorOf: newestFirstCursor,
   };
   return keysetPage(ctx.database.query, list, parseNewestFirstPage(input));
@@ -41,7 +42,7 @@ export function listStreaks(ctx: ServiceContext, input: PageArguments): Promise<
 
 /** Every streak, newest first, their rows written as `rendering` renders them (a rendered read). */
 export function renderedStreaks(ctx: ServiceContext, input: PageArguments, rendering: PageRendering): Promise<Page<WrittenRow>> {
-  const list: RenderedKeysetList<StreakRow> = {
+  const list: RenderedKeysetList = {
     ...STREAK_ROWS,
     alias: 's',
     cursor: { name: NEWEST_FIRST, key: NEWEST_FIRST_LIST.cursorKey('s') },
