@@ -39,7 +39,11 @@ class Running {
  * One timer serves every operation in flight, armed for the earliest deadline: every
  * operation has the same budget, so the first of them in order of arrival is the first to
  * run out. A timer of its own per operation cost `{ __typename }` about 8 % of its rate.
- * The timer rests while nothing runs.
+ * An operation that ends leaves the timer armed: a later one's deadline is later, so the
+ * timer fires before it and is armed again for what then runs, or rests when nothing does.
+ * Cleared at every end and armed at every start, it cost a busy server as many timer-list
+ * insertions as requests (2.5 % of `{ __typename }`'s CPU), where now it fires once a budget.
+ * It never keeps the process alive (unref): only the work it times out does.
  *
  * The operations in flight are a list linked through themselves, not a Set: a Set that
  * lives as long as the server is in V8's old generation, and when it grows or compacts its
@@ -75,7 +79,7 @@ export class TimeBudget {
         running.previous = this.last;
       } else this.first = running;
       this.last = running;
-      // Unarmed, nothing else runs: this operation's deadline is the earliest.
+      // Armed, it fires by an earlier deadline than this one; unarmed, nothing else runs.
       this.timer ??= this.arm(this.budgetMs);
       work.then(
         (value) => {
@@ -88,14 +92,10 @@ export class TimeBudget {
     });
   }
 
-  /** False if the operation's time had run out already; the last one to end puts the timer to rest. */
+  /** False if the operation's time had run out already. */
   private ended(running: Running): boolean {
     if (!running.linked) return false;
     this.unlink(running);
-    if (this.first === null && this.timer) {
-      clearTimeout(this.timer);
-      this.timer = null;
-    }
     return true;
   }
 
@@ -124,6 +124,6 @@ export class TimeBudget {
   };
 
   private arm(ms: number): NodeJS.Timeout {
-    return setTimeout(this.expire, Math.ceil(ms));
+    return setTimeout(this.expire, Math.ceil(ms)).unref();
   }
 }
