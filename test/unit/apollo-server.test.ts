@@ -251,6 +251,8 @@ describe("Apollo's content negotiation, kept per header value", () => {
       ['multipart/mixed; deferSpec=20220824', 'multipart/mixed; incrementalSpec=v0.2'],
       ['application/graphql-response+json', 'application/json'],
       ['application/json', 'application/graphql-response+json'],
+      // A list that begins another: kept apart from it.
+      ['application/graphql-response+json'],
     ];
     const chosen = new Set<string | undefined>();
     for (let again = 0; again < 2; again++)

@@ -9,7 +9,9 @@ export class KeptValues<V> {
 
   of(key: string, compute: () => V): V {
     if (key.length > KEPT_KEY_CHARACTERS) return compute();
-    if (this.kept.has(key)) return this.kept.get(key)!;
+    const kept = this.kept.get(key);
+    // One lookup for a value kept; a second only for an undefined one (kept, or not yet).
+    if (kept !== undefined || this.kept.has(key)) return kept as V;
     const value = compute();
     if (this.kept.size >= KEPT_VALUES) this.kept.clear();
     this.kept.set(key, value);
