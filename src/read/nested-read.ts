@@ -184,12 +184,18 @@ export function renderedSelect(objects: RenderedObject[], alias: string, params:
 
 const renderedSelects = new WeakMap<RenderedObject[], Map<string, { list: string; params: unknown[] }>>();
 
+/** The names of the columns of {@link renderedTextColumn}, made once: a row's texts are read by them at every row of every page. */
+const TEXT_COLUMNS = Array.from({ length: MAX_RENDERED_KEYS }, (_, i) => `$j${i}`);
+
 /** The column {@link renderedSelect}'s list writes the `index`th object's JSON text in. */
-export const renderedTextColumn = (index: number) => `$j${index}`;
+export const renderedTextColumn = (index: number) => TEXT_COLUMNS[index] ?? `$j${index}`;
 
 /** The JSON texts a row of {@link renderedSelect}'s list holds, in the objects' order. */
-export const renderedTexts = (row: Record<string, unknown>, count: number): string[] =>
-  Array.from({ length: count }, (_, i) => row[renderedTextColumn(i)] as string);
+export function renderedTexts(row: Record<string, unknown>, count: number): string[] {
+  const texts: string[] = [];
+  for (let i = 0; i < count; i++) texts.push(row[renderedTextColumn(i)] as string);
+  return texts;
+}
 
 /** The one row of a one-to-one relation, as `row` writes it (null when there is none). */
 function oneSql(parent: PgTable, spec: OneRelationSpec, target: ObjectSpec, parentAlias: string, child: string, row: () => string): string {
