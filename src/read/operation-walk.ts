@@ -383,21 +383,6 @@ function collectFields(
   return { fields };
 }
 
-/** A selection read outside any operation's walk (a planner tried on a field alone): collected when asked, nothing kept. */
-export function unwalkedSelection(
-  schema: GraphQLSchema,
-  fragments: Record<string, FragmentDefinitionNode>,
-  variables: Record<string, unknown>,
-): SelectionWalk {
-  return {
-    schema,
-    fragments,
-    variables,
-    fieldsOf: (type, nodes) => collectFields(schema, fragments, variables, type, subSelections(nodes)).fields,
-    dependOn: (_source, derive) => derive(variables),
-  };
-}
-
 /**
  * Whether a resolver's field selects a field `name` of its type, as the walk collects them: for a resolver the executor runs, whose
  * service reads a part only when asked.
