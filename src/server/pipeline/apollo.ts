@@ -178,7 +178,9 @@ export function poolgraphPlugin(options: PoolgraphApolloOptions): ApolloServerPl
  * Hands a subscription, past the checks, back to the socket that opens it (graphql-ws's
  * subscribe path; refused over HTTP by the checks). Last among the plugins, so that every
  * other plugin's responseForOperation is asked first; Apollo then runs no execution phase
- * for it: the socket's events run through graphql-js subscribe.
+ * for it: the socket's events run through graphql-js subscribe. It listens to a socket's
+ * operations only (the socket enters them in socketSubscriptions first): a listener costs
+ * every hook of every request a call and a promise, and HTTP and REST never hand one over.
  */
 function socketSubscriptionsPlugin(): ApolloServerPlugin<GraphQLContext> {
   const listener: GraphQLRequestListener<GraphQLContext> = {
@@ -189,8 +191,9 @@ function socketSubscriptionsPlugin(): ApolloServerPlugin<GraphQLContext> {
     },
   };
   const started = Promise.resolve(listener);
-  return { requestDidStart: () => started };
+  return { requestDidStart: (rc) => (socketSubscriptions.has(rc.contextValue.transport) ? started : NOT_LISTENING) };
 }
 
+const NOT_LISTENING: Promise<void> = Promise.resolve();
 const NOT_ANSWERED: Promise<null> = Promise.resolve(null);
 const SUBSCRIPTION_HANDED_OVER: Promise<GraphQLResponse> = Promise.resolve({ http: NO_HEAD, body: { kind: 'single', singleResult: {} } });
