@@ -9,20 +9,20 @@ function renderedPool(): RenderedData {
 }
 
 describe('a REST route reading an operation answer', () => {
-  it('sends a located part of a rendered read as its text, and reads a value at a path the read did not locate from the whole', async () => {
+  it('sends a located part of a rendered read as its text, and reads a value at a path the read did not locate from the whole', () => {
     const answer = new OperationAnswer(renderedPool());
-    const located = await answer.rest('pool');
+    const located = answer.rest('pool');
     expect(located).toBeInstanceOf(JsonText);
     expect((located as JsonText).body.toString()).toBe('{"id":"p1","created_by":"u1","user":{"id":"u1"}}');
     expect(answer.value('pool.user.id')).toBe('u1');
     expect(answer.value('count')).toBe(2);
     expect(answer.value('pool.missing')).toBeUndefined();
-    expect(await answer.rest('pool.user')).toEqual({ id: 'u1' });
+    expect(answer.rest('pool.user')).toEqual({ id: 'u1' });
   });
 
-  it('maps an executed read to the REST form: snake_case keys, a connection of nodes as its array', async () => {
+  it('maps an executed read to the REST form: snake_case keys, a connection of nodes as its array', () => {
     const answer = new OperationAnswer({ pool: { createdBy: 'u1', predictions: { nodes: [{ userId: 'u2' }] } } });
-    expect(await answer.rest('pool')).toEqual({ created_by: 'u1', predictions: [{ user_id: 'u2' }] });
+    expect(answer.rest('pool')).toEqual({ created_by: 'u1', predictions: [{ user_id: 'u2' }] });
     expect(answer.value('pool.createdBy')).toBe('u1');
   });
 });

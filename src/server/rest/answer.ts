@@ -34,7 +34,7 @@ export class OperationAnswer {
    * read/answer-form.ts), so its text at the path is sent as it is; an executed read's value
    * (or one a response cache kept) is mapped by toSnakeCase.
    */
-  async rest(path: string): Promise<unknown> {
+  rest(path: string): unknown {
     if (this.data instanceof RenderedData && this.data.form === 'rest') {
       const pieces = this.data.piecesAt(path);
       if (pieces) {

@@ -99,8 +99,8 @@ export const authRoutes: RestRoute[] = [
     url: '/auth/me',
     schema: { summary: 'The signed-in user', tags: ['auth'], security: AUTHENTICATED, response: { 200: ref('User') } },
     operation: () => ({ query: ME, operationName: 'RestMe' }),
-    async respond(data) {
-      const viewer = await data.rest('viewer');
+    respond(data) {
+      const viewer = data.rest('viewer');
       if (!viewer) throw new RestError('UNAUTHENTICATED', 'Sign in first');
       return viewer;
     },

@@ -180,8 +180,8 @@ const getPool: RestRoute = {
       variables: includeVariables(query.includes, query, { id }),
     };
   },
-  async respond(data, _reply, request) {
-    const pool = await data.rest('pool');
+  respond(data, _reply, request) {
+    const pool = data.rest('pool');
     if (!pool) throw new RestError('NOT_FOUND', `No pool has id ${(request.params as { id: string }).id}`, { argumentName: 'id' });
     return pool;
   },

@@ -69,9 +69,9 @@ const streakPools: RestRoute = {
       }),
     };
   },
-  async respond(data, reply, request) {
+  respond(data, reply, request) {
     setPagingHeaders(reply, request, data.value('streakPools.pools.totalCount'), data.value('streakPools.pools.pageInfo'));
-    return objectOf({ pools: await data.rest('streakPools.pools.nodes'), streak: await data.rest('streakPools.streak') });
+    return objectOf({ pools: data.rest('streakPools.pools.nodes'), streak: data.rest('streakPools.streak') });
   },
 };
 
