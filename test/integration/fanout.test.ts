@@ -58,16 +58,15 @@ describeOnPostgres('fan-out across replicas through Postgres LISTEN/NOTIFY', () 
     await Promise.all(clients.map((c) => c.dispose()));
   });
 
-  it('delivers, within a second, an event caused by a mutation on the other replica', async () => {
+  // Delivery, not its speed: latency is measured by bench:subscribers, never timed in a test (a loaded CI machine is slow at will).
+  it('delivers an event caused by a mutation on the other replica', async () => {
     const client = socketClient(replica.url, { authorization: `Bearer ${admin.accessToken}` });
     await client.connected;
     const sub = new Subscription(client.client, POOL_UPDATED, { p: pool.id });
     await subscriptionsOpen(replica.http, 1);
-    const sent = Date.now();
     const changed = await t.gql(STATUS_MUTATION, { p: pool.id, s: 'PREDICTIONS_FROZEN' }, admin.headers);
     expect(changed.errors).toBeUndefined();
-    const [received] = await sub.waitFor(1, 1000);
-    expect(Date.now() - sent).toBeLessThan(1000);
+    const [received] = await sub.waitFor(1, 10_000);
     expect(received!.data).toEqual({ poolUpdated: { id: pool.id, status: 'PREDICTIONS_FROZEN' } });
     await client.dispose();
   });
