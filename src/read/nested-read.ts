@@ -68,6 +68,7 @@ export type RelationSpec =
     };
 
 export type OneRelationSpec = Extract<RelationSpec, { kind: 'one' }>;
+export type PageRelationSpec = Extract<RelationSpec, { kind: 'page' }>;
 
 export const columnName = (table: PgTable, property: string): string => pgColumn(table, property).name;
 
@@ -81,7 +82,7 @@ function joinSql(parent: PgTable, relation: OneRelationSpec, parentAlias: string
   return `${childKey} = (SELECT ${viaAlias}."${columnName(via, relation.parentKey)}" FROM "${getTableName(via)}" ${viaAlias} WHERE ${joinSql(parent, through, parentAlias, viaAlias)})`;
 }
 
-const parentColumnOf = (relation: Extract<RelationSpec, { kind: 'page' }>) => columnName(relation.target().table, relation.parentKey);
+const parentColumnOf = (relation: PageRelationSpec) => columnName(relation.target().table, relation.parentKey);
 
 /**
  * A row the statement writes as its response JSON, byte for byte as JSON.stringify would: the response keys in order, each a value
@@ -95,12 +96,12 @@ export interface RenderedObject {
 
 export type RenderedField =
   | { key: string; kind: 'value'; sql: ValueSql }
-  | { key: string; kind: 'one'; relation: string; object: RenderedObject }
+  | { key: string; kind: 'one'; relation: OneRelationSpec; object: RenderedObject }
   /** `nodesOnly`: the array of its one `nodes` field's objects (the REST form); `list`: another order or a filter, not newest first. */
   | {
       key: string;
       kind: 'page';
-      relation: string;
+      relation: PageRelationSpec;
       page: PagePosition;
       connection: RenderedConnection;
       nodesOnly?: boolean;
@@ -268,14 +269,12 @@ export function jsonObjectSql(entries: Array<[string, string]>): string {
 
 function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string, params: unknown[], counter: { next: number }): string {
   if (field.kind === 'value') return field.sql(alias, statementWriter(params, counter));
-  const relation = (spec.relations[field.relation] ?? spec.owned?.[field.relation])!;
   const child = `t${++counter.next}`;
-  if (field.kind === 'one' && relation.kind === 'one') {
+  if (field.kind === 'one') {
+    const { relation } = field;
     return `coalesce(${oneSql(spec.table, relation, relation.target(), alias, child, () => renderedObjectSql(field.object, child, params, counter))}, 'null')`;
   }
-  if (field.kind !== 'page' || relation.kind !== 'page')
-    throw new Error(`rendered field ${field.key}: relation ${field.relation} is not a ${field.kind}`);
-  const { connection } = field;
+  const { connection, relation } = field;
   const list = field.list ?? NEWEST_FIRST_LIST;
   const of = childPage(getTableName(relation.target().table), parentColumnOf(relation), `${alias}."id"`, list, field.page, params);
   const object = (index: number, node: string) => renderedObjectSql(connection.objects[index]!, node, params, counter);

@@ -168,7 +168,7 @@ function renderedField(
     if (!isObjectType(target)) return refused('resolver_field');
     if (relation.kind === 'one') {
       const object = renderedObject(target, relation.target(), nodes, walk);
-      return object && { key, kind: 'one', relation: name, object };
+      return object && { key, kind: 'one', relation, object };
     }
     let listed;
     try {
@@ -188,7 +188,7 @@ function renderedField(
     return {
       key,
       kind: 'page',
-      relation: name,
+      relation,
       page: listed.page,
       ...(listed.list && { list: listed.list }),
       connection,
