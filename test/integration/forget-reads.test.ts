@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pools } from '../../schema/index.js';
+import { pools, type PoolRow } from '../../schema/index.js';
 import { parseNewestFirstPage } from '../../src/modules/common/loaders.js';
 import { createLoaders } from '../../src/modules/loaders.js';
 import { forgetReads } from '../../src/modules/transactions/two-step.js';
@@ -21,16 +21,18 @@ describe.each(backends)('forgetReads (%s)', (kind) => {
     const { user, pool } = await t.seed.user().withPool();
     const loaders = createLoaders(t.database.db);
     const page = parseNewestFirstPage({ first: 5 });
-    const pageBefore = await loaders.poolsByCreator(page).load(user.id);
+    // The loader the read graph's User.pools reads through when the executor answers it.
+    const poolsByCreator = loaders.graph.pages<PoolRow>(pools, pools.createdBy);
+    const pageBefore = await poolsByCreator(page).load(user.id);
     const byIdBefore = await loaders.poolById.load(pool!.id);
     expect(pageBefore.nodes.map((p) => p.title)).toEqual([pool!.title]);
 
     await t.database.db.update(pools).set({ title: 'Renamed after the read' }).where(eq(pools.id, pool!.id));
     // Cached: the same request still sees the earlier read.
-    expect((await loaders.poolsByCreator(page).load(user.id)).nodes[0]!.title).toBe(pool!.title);
+    expect((await poolsByCreator(page).load(user.id)).nodes[0]!.title).toBe(pool!.title);
 
     forgetReads({ loaders });
-    expect((await loaders.poolsByCreator(page).load(user.id)).nodes[0]!.title).toBe('Renamed after the read');
+    expect((await poolsByCreator(page).load(user.id)).nodes[0]!.title).toBe('Renamed after the read');
     expect((await loaders.poolById.load(pool!.id))!.title).toBe('Renamed after the read');
     expect(byIdBefore!.title).toBe(pool!.title);
   });
