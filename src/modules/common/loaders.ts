@@ -98,7 +98,7 @@ export const newestFirstCursor = (row: { id: string; createdAt: Date }) => encod
 
 /**
  * The request's loaders by column, made on first use. The read graph's relations (common/read-specs.ts) and the modules' named
- * loaders (userById, predictionsByPool, ...) share these instances, so a key asked for by both is batched and cached once.
+ * loaders (userById, poolById, ...) share these instances, so a key asked for by both is batched and cached once.
  */
 export function loaderGraph(db: Db) {
   const uniques = new Map<PgColumn, DataLoader<string, any>>();
