@@ -29,18 +29,14 @@ import {
 } from 'graphql';
 import { DEFAULT_PAGE_SIZE } from '../modules/common/pagination.js';
 import { PAGE_ARGUMENTS, type PageArgumentsReader } from '../modules/common/page-arguments.js';
-import { type ArgumentReader, argumentReader, hasVariables } from './arguments.js';
+import { argumentReader, hasVariables } from './arguments.js';
 import type { AnswerForm } from './answer-form.js';
 
 /**
- * (Over 300 lines: the one walk of an operation's selection and everything read from it, which is the point of having one.)
- *
  * THE walk of an operation: its fields by response key on every object type a selection may meet, collected as graphql-js's
- * executor collects them (fragments where their type condition applies, @skip/@include applied). Everything that reads a selection
- * reads it here, so each sees the same fields: the cost and size ({@link OperationMeasure}; the shape as written is validated
- * before, in server/limits.ts), the page-argument checks ({@link OperationWalk.argumentError}), the root fields the rate limit
- * counts, and the rendered read's plan and the fields it tells Apollo's listeners (server/read-renderer.ts,
- * server/pipeline/planned-read.ts).
+ * executor collects them. Everything that reads a selection reads it here, so each sees the same fields: the cost and size (the
+ * shape as written is validated before, in server/limits.ts), the page-argument checks, the root fields the rate limit counts, and
+ * the rendered read's plan and the fields it tells Apollo's listeners.
  *
  * A walk is kept per operation for the values of the variables it read (a directive's condition, a page's size) and of what it
  * derived from them (read/operation-walks.ts): requests share it whatever their other variables, read at each request instead.
@@ -72,7 +68,6 @@ export interface OperationMeasure {
 
 const ZERO: OperationMeasure = { cost: 0, bytes: 0 };
 
-/** What the consumers of a selection read it through: its fields, and the variables that shaped it. */
 export interface SelectionWalk {
   schema: GraphQLSchema;
   fragments: Record<string, FragmentDefinitionNode>;
@@ -81,14 +76,13 @@ export interface SelectionWalk {
    * only as a value it reads at each request instead (argumentReader).
    */
   variables: Record<string, unknown>;
-  /** The fields of the merged selection of `nodes` (one response key's field nodes) on `type`, by response key. */
+  /** The fields of the merged selection of one response key's field nodes on `type`, by response key. */
   fieldsOf(type: GraphQLObjectType, nodes: readonly FieldNode[]): Map<string, FieldNode[]>;
   /**
    * What `derive` makes of the variables, where a plan depends on that rather than on them (a `node` id's remembered type, not the
    * id): a kept walk is reused for all variables `derive` gives the same for. `source` is the node it is read for.
    */
   dependOn<T>(source: ASTNode, derive: (variables: Record<string, unknown>) => T): T;
-  /** Why the selection does not render, and at which field, where a planner said: see {@link refuse}. */
   refusal?: RenderRefusal;
   refusedAt?: string;
   /** The form a rendered read writes its answer in (GraphQL's where absent): see read/answer-form.ts. */
@@ -128,10 +122,7 @@ const FREE_ROOT_FIELDS = new Set(['__typename', 'rateLimit']);
 interface ArgumentCheck {
   node: FieldNode;
   read: PageArgumentsReader;
-  /** Null when given as literals, checked once (`constant`). */
-  args: ArgumentReader | null;
-  /** With literal arguments, the check's one outcome: its error, or null. */
-  constant: GraphQLError | null;
+  error: (variables: Record<string, unknown>) => GraphQLError | null;
 }
 
 /** The fields collected of one selection on one type, and what was measured of them, by the list size they inherit. */
@@ -170,7 +161,7 @@ export class OperationWalk implements SelectionWalk {
     for (const definition of document.definitions)
       if (definition.kind === Kind.FRAGMENT_DEFINITION) this.fragments[definition.name.value] = definition;
     const rootType = schema.getRootType(operation.operation);
-    const root: Collected = rootType ? this.collect(rootType, [operation.selectionSet]) : { fields: new Map() };
+    const root = rootType ? collectFields(schema, this.fragments, variables, rootType, [operation.selectionSet]) : { fields: new Map() };
     this.root = root.fields;
     let count = 0;
     for (const nodes of root.fields.values()) if (!FREE_ROOT_FIELDS.has(nodes[0]!.name.value)) count++;
@@ -178,7 +169,6 @@ export class OperationWalk implements SelectionWalk {
     this.measure = rootType ? this.measureCollected(rootType, root, null) : ZERO;
   }
 
-  /** Ends the making of the walk: what it collects from now on is a request's alone. */
   close(): void {
     this.open = false;
   }
@@ -188,7 +178,7 @@ export class OperationWalk implements SelectionWalk {
   }
 
   fieldsOf(type: GraphQLObjectType, nodes: readonly FieldNode[]): Map<string, FieldNode[]> {
-    return this.collectedOf(type, nodes, this.variables).fields;
+    return this.collectedOf(type, nodes).fields;
   }
 
   /**
@@ -198,37 +188,28 @@ export class OperationWalk implements SelectionWalk {
    */
   argumentError(variables: Record<string, unknown>): GraphQLError | null {
     for (const check of this.checks) {
-      if (!check.args) {
-        if (check.constant) return check.constant;
-        continue;
-      }
-      const error = checkArguments(check, () => check.args!(variables));
+      const error = check.error(variables);
       if (error) return error;
     }
     return null;
   }
 
   /** The walk's own where it collected them (the same variables shape them), else collected now, kept only while the walk is made. */
-  collectedOf(type: GraphQLObjectType, nodes: readonly FieldNode[], variables: Record<string, unknown>): Collected {
+  private collectedOf(type: GraphQLObjectType, nodes: readonly FieldNode[]): Collected {
     const first = nodes[0];
     if (!first) return { fields: new Map() };
     let entries = this.collected.get(first);
     let entry = entries?.find((e) => e.nodes.length === nodes.length && e.nodes.every((node, i) => node === nodes[i]));
-    let collected = entry?.byType.get(type.name);
-    if (collected) return collected;
-    const sets = subSelections(nodes);
-    if (!this.open) return collectFields(this.schema, this.fragments, variables, type, sets);
-    collected = this.collect(type, sets);
+    const known = entry?.byType.get(type.name);
+    if (known) return known;
+    const collected = collectFields(this.schema, this.fragments, this.variables, type, subSelections(nodes));
+    if (!this.open) return collected;
     if (!entry) {
       if (!entries) this.collected.set(first, (entries = []));
       entries.push((entry = { nodes, byType: new Map() }));
     }
     entry.byType.set(type.name, collected);
     return collected;
-  }
-
-  private collect(type: GraphQLObjectType, sets: readonly SelectionSetNode[]): Collected {
-    return collectFields(this.schema, this.fragments, this.variables, type, sets);
   }
 
   /** The measure of a collected selection on `type`, its lists inheriting `inherited` items; each field's checks noted once. */
@@ -253,15 +234,11 @@ export class OperationWalk implements SelectionWalk {
     const type = getNamedType(definition.type);
     const isList = isListType(getNullableType(definition.type));
     const page = this.pageSizeOf(node, definition);
-    const named = isList && !page ? this.itemsNamedBy(node, definition) : null;
-    let factor = 1;
-    let childPageSize: number | null = null;
-    if (isList) factor = page ?? named ?? inherited ?? UNPAGED_LIST_SIZE;
-    else childPageSize = page;
+    const factor = isList ? (page ?? this.itemsNamedBy(node, definition) ?? inherited ?? UNPAGED_LIST_SIZE) : 1;
     let children = ZERO;
     if (isCompositeType(type)) {
       for (const possible of isObjectType(type) ? [type] : this.schema.getPossibleTypes(type)) {
-        const measured = this.measureCollected(possible, this.collectedOf(possible, nodes, this.variables), childPageSize);
+        const measured = this.measureCollected(possible, this.collectedOf(possible, nodes), isList ? null : page);
         children = { cost: Math.max(children.cost, measured.cost), bytes: Math.max(children.bytes, measured.bytes) };
       }
     }
@@ -278,18 +255,20 @@ export class OperationWalk implements SelectionWalk {
   private noteCheck(definition: GraphQLField<unknown, unknown>, node: FieldNode): void {
     const read = definition.extensions[PAGE_ARGUMENTS] as PageArgumentsReader | undefined;
     if (!read || this.checks.some((check) => check.node === node && check.read === read)) return;
+    let error: ArgumentCheck['error'];
     if ((node.arguments ?? []).some((argument) => hasVariables(argument.value))) {
-      this.checks.push({ node, read, args: argumentReader(definition, node), constant: null });
-      return;
+      const args = argumentReader(definition, node);
+      error = (variables) => checkArguments(node, read, () => args(variables));
+    } else {
+      const constant = checkArguments(node, read, () => getArgumentValues(definition, node, {}));
+      error = () => constant;
     }
-    const check: ArgumentCheck = { node, read, args: null, constant: null };
-    check.constant = checkArguments(check, () => getArgumentValues(definition, node, {}));
-    this.checks.push(check);
+    this.checks.push({ node, read, error });
   }
 
   /**
-   * The larger of `first` and `last` given, else `first`'s default, else DEFAULT_PAGE_SIZE; null for a field without `first`.
-   * (A query giving both is refused when it runs.)
+   * The larger of `first` and `last` given (a literal Int, or its variable's coerced value), else `first`'s default, else
+   * DEFAULT_PAGE_SIZE; null for a field without `first`. (A query giving both is refused when it runs.)
    */
   private pageSizeOf(node: FieldNode, definition: GraphQLField<unknown, unknown>): number | null {
     const argument = definition.args.find((a) => a.name === 'first');
@@ -297,7 +276,9 @@ export class OperationWalk implements SelectionWalk {
     let size: number | null = null;
     for (const name of ['first', 'last']) {
       if (!definition.args.some((a) => a.name === name)) continue;
-      const value = this.argumentValue(node, name);
+      const given = node.arguments?.find((a) => a.name.value === name)?.value;
+      const value =
+        given?.kind === Kind.VARIABLE ? this.variables[given.name.value] : given?.kind === Kind.INT ? Number(given.value) : undefined;
       if (typeof value === 'number' && Number.isInteger(value) && value >= 0) size = Math.max(size ?? 0, value);
     }
     return size ?? (typeof argument.defaultValue === 'number' ? argument.defaultValue : DEFAULT_PAGE_SIZE);
@@ -317,17 +298,10 @@ export class OperationWalk implements SelectionWalk {
       return Array.isArray(value) ? value.length : 1;
     });
   }
-
-  /** An argument's value as given: a literal Int, or its variable's (coerced, so its default applied); undefined otherwise. */
-  private argumentValue(node: FieldNode, name: string): unknown {
-    const given = node.arguments?.find((a) => a.name.value === name)?.value;
-    if (given?.kind === Kind.VARIABLE) return this.variables[given.name.value];
-    return given?.kind === Kind.INT ? Number(given.value) : undefined;
-  }
 }
 
-/** The check's error for the arguments `args` gives (null when they are fine, or do not coerce: the executor says so). */
-function checkArguments(check: Pick<ArgumentCheck, 'node' | 'read'>, args: () => Record<string, unknown>): GraphQLError | null {
+/** The reader's error for the arguments `args` gives (null when they are fine, or do not coerce: the executor says so). */
+function checkArguments(node: FieldNode, read: PageArgumentsReader, args: () => Record<string, unknown>): GraphQLError | null {
   let values: Record<string, unknown>;
   try {
     values = args();
@@ -335,11 +309,11 @@ function checkArguments(check: Pick<ArgumentCheck, 'node' | 'read'>, args: () =>
     return null; // an argument the executor refuses itself, before any resolver runs
   }
   try {
-    check.read(values);
+    read(values);
     return null;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return new GraphQLError(message, { nodes: [check.node], originalError: error instanceof Error ? error : undefined });
+    return new GraphQLError(message, { nodes: [node], originalError: error instanceof Error ? error : undefined });
   }
 }
 
@@ -391,11 +365,9 @@ export function resolverSelects(info: GraphQLResolveInfo, name: string): boolean
   const type = getNamedType(info.returnType);
   if (!isObjectType(type)) return false;
   const { fields } = collectFields(info.schema, info.fragments, info.variableValues, type, subSelections(info.fieldNodes));
-  for (const nodes of fields.values()) if (nodes[0]!.name.value === name) return true;
-  return false;
+  return [...fields.values()].some((nodes) => nodes[0]!.name.value === name);
 }
 
-/** The selection sets of one response key's field nodes. */
 export const subSelections = (nodes: readonly FieldNode[]) => nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
 
 /** Whether a fragment's type condition applies to `type` (by name: a walk serves the schema Apollo instruments too). */

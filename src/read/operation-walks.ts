@@ -3,14 +3,10 @@ import type { AnswerForm } from './answer-form.js';
 import { OperationWalk } from './operation-walk.js';
 
 /**
- * The kept walks of a server's operations (read/operation-walk.ts), with their rendered read's plan: made once per operation and
- * shape, then found again by every check and read of its requests.
- */
-
-/**
- * Walks kept per operation, one per value of what shapes them; past it, walked per request. A nested page's cursor and a refetch's
- * type shape a walk, so a page paged through by many clients is that many walks, and a walk per request pays the walk, its plan
- * and telling cache control every field (at 16, DEEP_CURSOR's 32 pages cost 0.87 against 0.55 CPU ms a request).
+ * Walks (with their rendered read's plan) kept per operation, one per value of what shapes them; past it, walked per request. A
+ * nested page's cursor and a refetch's type shape a walk, so a page paged through by many clients is that many walks, and a walk
+ * per request pays the walk, its plan and telling cache control every field (at 16, DEEP_CURSOR's 32 pages cost 0.87 against 0.55
+ * CPU ms a request).
  */
 const WALKS_PER_OPERATION = 64;
 
@@ -59,14 +55,7 @@ export class OperationWalks {
     let walk: OperationWalk | undefined;
     let provisional = false;
     try {
-      walk = new OperationWalk(
-        this.schema,
-        document,
-        operation,
-        dependencies.variables,
-        (source, derive) => dependencies.dependOn(source, derive, variables),
-        form,
-      );
+      walk = new OperationWalk(this.schema, document, operation, dependencies.variables, dependencies.dependOn, form);
       if (this.planner && operation.operation === 'query') provisional = this.planner(walk);
     } finally {
       dependencies.close();
@@ -90,21 +79,17 @@ class KeptWalks {
   private readonly derived = new Map<ASTNode, (variables: Record<string, unknown>) => unknown>();
   private readonly walks = new Map<string, OperationWalk>();
 
-  /** The walk kept for these variables, or undefined; may throw, as a derivation may. */
+  /** May throw, as a derivation may. */
   get(variables: Record<string, unknown>): OperationWalk | undefined {
     return this.walks.get(this.keyOf(variables));
   }
 
   /** A making that read what no earlier one did makes the key longer: the walks kept under the shorter key are dropped. */
   keep(variables: Record<string, unknown>, walk: OperationWalk, dependencies: WalkDependencies): void {
-    const grown =
-      [...dependencies.read].some((name) => !this.read.has(name)) ||
-      [...dependencies.derived.keys()].some((source) => !this.derived.has(source));
-    if (grown) {
-      for (const name of dependencies.read) this.read.add(name);
-      for (const [source, derive] of dependencies.derived) if (!this.derived.has(source)) this.derived.set(source, derive);
-      this.walks.clear();
-    }
+    const size = this.read.size + this.derived.size;
+    for (const name of dependencies.read) this.read.add(name);
+    for (const [source, derive] of dependencies.derived) if (!this.derived.has(source)) this.derived.set(source, derive);
+    if (this.read.size + this.derived.size > size) this.walks.clear();
     if (this.walks.size < WALKS_PER_OPERATION) this.walks.set(this.keyOf(variables), walk);
   }
 
@@ -127,12 +112,12 @@ class WalkDependencies {
   private closed = false;
   readonly variables: Record<string, unknown>;
 
-  constructor(variables: Record<string, unknown>) {
+  constructor(private readonly values: Record<string, unknown>) {
     const record = (name: string | symbol) => {
       if (this.closed) throw new Error('a kept walk read the variables after its making');
       if (typeof name === 'string') this.read.add(name);
     };
-    this.variables = new Proxy(variables, {
+    this.variables = new Proxy(values, {
       get: (target, name) => (record(name), Reflect.get(target, name)),
       has: (target, name) => (record(name), Reflect.has(target, name)),
       getOwnPropertyDescriptor: (target, name) => (record(name), Reflect.getOwnPropertyDescriptor(target, name)),
@@ -143,11 +128,11 @@ class WalkDependencies {
     });
   }
 
-  dependOn<T>(source: ASTNode, derive: (variables: Record<string, unknown>) => T, variables: Record<string, unknown>): T {
+  readonly dependOn = <T>(source: ASTNode, derive: (variables: Record<string, unknown>) => T): T => {
     if (this.closed) throw new Error('a kept walk derived from the variables after its making');
     this.derived.set(source, derive);
-    return derive(variables);
-  }
+    return derive(this.values);
+  };
 
   close(): void {
     this.closed = true;

@@ -74,13 +74,8 @@ export function measureShape(operation: OperationDefinitionNode, fragments: Read
   return { ...measured, directives: measured.directives + (operation.directives?.length ?? 0) };
 }
 
-export function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  }
-  return fragments;
-}
+export const fragmentsOf = (document: DocumentNode) =>
+  new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
 
 /** The error of an exceeded limit; its message names the limit and the numbers only, nothing of the schema. */
 export function limitError(limit: LimitName, actual: number | null, max: number): GraphQLError {
@@ -102,7 +97,6 @@ export function limitError(limit: LimitName, actual: number | null, max: number)
   });
 }
 
-/** The first limit of its shape an operation exceeds, as an error; null when it fits. */
 export function shapeError(shape: OperationShape, limits: OperationLimits): GraphQLError | null {
   const over = (actual: number, max: number) => max > 0 && actual > max;
   if (over(shape.depth, limits.maxDepth)) return limitError('depth', shape.depth, limits.maxDepth);
@@ -111,7 +105,7 @@ export function shapeError(shape: OperationShape, limits: OperationLimits): Grap
   return null;
 }
 
-/** The first budget (cost, then size) an operation's measure exceeds, as an error; null when it fits. */
+/** Cost is checked before size. */
 export function budgetError(measure: OperationMeasure, limits: OperationLimits): GraphQLError | null {
   if (limits.maxCost > 0 && measure.cost > limits.maxCost) return limitError('cost', Math.round(measure.cost), limits.maxCost);
   if (limits.maxBytes > 0 && measure.bytes > limits.maxBytes) return limitError('bytes', Math.round(measure.bytes), limits.maxBytes);
@@ -134,7 +128,6 @@ export function shapeLimitRules(limits: OperationLimits): ValidationRule[] {
   return [rule];
 }
 
-/** graphql `parse` options enforcing the token limit. */
 export function limitParseOptions(limits: OperationLimits): ParseOptions {
   return limits.maxTokens > 0 ? { maxTokens: limits.maxTokens } : {};
 }
@@ -143,7 +136,7 @@ export function limitParseOptions(limits: OperationLimits): ParseOptions {
 // a string must not pass for the limit. (graphql 16 spells it "more that".)
 const TOKEN_LIMIT_MESSAGE = /^(?:Syntax Error: )?Document contains more th(?:an|at) (\d+) tokens\. Parsing aborted\.$/;
 
-/** True when a parse error's message is the token limit's (graphql reports it as a syntax error). */
+/** graphql reports the token limit as a syntax error. */
 export function isTokenLimitError(message: string): boolean {
   return TOKEN_LIMIT_MESSAGE.test(message);
 }

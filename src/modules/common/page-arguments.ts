@@ -1,10 +1,9 @@
 import { Extensions } from 'type-graphql';
 
 /**
- * The field extension under which a connection field keeps the function its resolver reads
- * its page arguments with (size, cursors, offset, order). Run over an operation's arguments
- * before execution starts (read/operation-walk.ts, OperationWalk.argumentError), the same function refuses bad ones before
- * any resolver runs, so no list item can fail on them halfway through a response.
+ * The field extension holding the function a connection field's resolver reads its page arguments with. Run over an operation's
+ * arguments before execution (OperationWalk.argumentError), it refuses bad ones before any resolver runs, so no list item can fail
+ * on them halfway through a response.
  */
 export const PAGE_ARGUMENTS = 'pageArguments';
 
