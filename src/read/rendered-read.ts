@@ -139,16 +139,16 @@ function renderedField(
   if (name === '__typename') return { key, kind: 'value', sql: () => sqlLiteral(JSON.stringify(type.name)) };
   const definition = type.getFields()[name];
   if (!definition) return refused('unknown_field');
+  const target = getNamedType(definition.type);
   const computed = owned?.values[name] ?? spec.computed?.[name];
   // A computed object's SQL writes its keys as GraphQL names them, not in the REST form.
-  if (computed && walk.form === 'rest' && isObjectType(getNamedType(definition.type))) return refused('answer_form');
+  if (computed && walk.form === 'rest' && isObjectType(target)) return refused('answer_form');
   if (computed) {
     const sql = computed(definition, nodes, walk);
     return sql ? { key, kind: 'value', sql } : refused('computed_field');
   }
   const viewerRow = spec.viewerRows?.[name];
   if (viewerRow) {
-    const target = getNamedType(definition.type);
     if (!isObjectType(target)) return refused('resolver_field');
     const object = renderedObject(target, viewerRow.target(), nodes, walk);
     if (!object) return null;
@@ -164,7 +164,6 @@ function renderedField(
   }
   const relation = spec.relations[name] ?? (owned ? spec.owned?.[name] : undefined);
   if (relation) {
-    const target = getNamedType(definition.type);
     if (!isObjectType(target)) return refused('resolver_field');
     if (relation.kind === 'one') {
       const object = renderedObject(target, relation.target(), nodes, walk);
@@ -173,12 +172,11 @@ function renderedField(
     let listed;
     try {
       const args = getArgumentValues(definition, nodes[0]!, walk.variables);
-      if (!relation.plain || relation.plain(args)) listed = { page: parseNewestFirstPage(args), list: undefined };
-      else if (relation.listed) listed = relation.listed(args, REQUEST_NOW);
-      else return refused('page_arguments');
+      listed = !relation.plain || relation.plain(args) ? { page: parseNewestFirstPage(args) } : relation.listed?.(args, REQUEST_NOW);
     } catch {
-      return refused('page_arguments'); // the resolver reports bad arguments, on its own path
+      // the resolver reports bad arguments, on its own path
     }
+    if (!listed) return refused('page_arguments');
     const connection = renderedConnection(target, relation.target(), nodes, walk, (responseKey) => writtenKey(walk, responseKey));
     if (!connection) return null;
     const { fields } = connection;
@@ -189,8 +187,7 @@ function renderedField(
       key,
       kind: 'page',
       relation,
-      page: listed.page,
-      ...(listed.list && { list: listed.list }),
+      ...listed,
       connection,
       // The REST form embeds a page selected as `{ nodes }` as the array of its nodes.
       nodesOnly: walk.form === 'rest' && fields.length === 1 && fields[0]!.kind === 'nodes',
@@ -205,16 +202,16 @@ function renderedField(
   if (isListType(valueType)) return refused('resolver_field');
   const column = renderedColumn(spec.table, name);
   if (!column) return refused('resolver_field');
+  // An enum renders when its GraphQL names are its stored values: the column's text is then what serialize returns.
   const wanted =
-    valueType instanceof GraphQLEnumType ? (isIdentityEnum(valueType) ? 'enum' : null) : SCALAR_KINDS[getNamedType(valueType).name];
+    valueType instanceof GraphQLEnumType
+      ? valueType.getValues().every((value) => value.value === value.name) && 'enum'
+      : SCALAR_KINDS[target.name];
   return column.kind === wanted ? { key, kind: 'value', sql: column.sql } : refused('resolver_field');
 }
 
 /** The REST form writes the read graph's keys in snake_case (read/answer-form.ts). */
 const writtenKey = (walk: SelectionWalk, key: string) => (walk.form === 'rest' ? snakeCaseKey(key) : key);
-
-/** An enum whose GraphQL names are its stored values, so the column's text is what serialize returns. */
-const isIdentityEnum = (type: GraphQLEnumType) => type.getValues().every((value) => value.value === value.name);
 
 /**
  * Null when some part does not render. A root connection keeps GraphQL's keys in either answer form (a REST route finds
@@ -231,8 +228,7 @@ export function renderedConnection(
   const nodeType = getNamedType(connection.getFields().nodes!.type) as GraphQLObjectType;
   const addNode = (fieldNodes: readonly FieldNode[]) => {
     const object = renderedObject(nodeType, spec, fieldNodes, walk);
-    if (object) objects.push(object);
-    return object ? objects.length - 1 : null;
+    return object && objects.push(object) - 1;
   };
   const fields = connectionParts(connection, nodes, walk, addNode, undefined, keyOf);
   return fields && { objects, fields };
@@ -335,7 +331,7 @@ export async function writeConnection<T>(
       out.push('{');
       for (const [i, f] of field.fields.entries()) {
         key(f.key, i);
-        out.push(f.kind === 'constant' ? f.json! : JSON.stringify(await info[f.kind]));
+        out.push(f.kind === 'constant' ? f.json : JSON.stringify(await info[f.kind]));
       }
       out.push('}');
     }
@@ -359,7 +355,7 @@ export function objectRoot(
     const type = getNamedType(field.type) as GraphQLObjectType;
     const spec = READS_BY_TYPE[type.name];
     const object = spec && renderedObject(type, spec, nodes, walk, owned);
-    if (!spec || !object) return null;
+    if (!object) return null;
     return {
       sql: (params, slot) => renderedByKeySql(object, property, slot, params),
       values: (ctx, args) => [key(ctx, args)],
@@ -393,7 +389,7 @@ export function connectionRoot(
     const type = getNamedType(field.type) as GraphQLObjectType;
     const spec = READS_BY_TYPE[(getNamedType(type.getFields().nodes!.type) as GraphQLObjectType).name];
     const connection = spec && renderedConnection(type, spec, nodes, walk);
-    if (!spec || !connection) return null;
+    if (!connection) return null;
     const rendering = pageRendering(connection);
     return async (ctx, args) => writeConnection(await list(ctx, args, rendering), connection, writtenObjects);
   };

@@ -17,7 +17,7 @@ interface RenderedOperation {
     | { key: string; read: RenderedRootField; args: ArgumentReader }
     | { key: string; column: RenderedColumn; index: number; args: ArgumentReader }
   >;
-  shared: { statement: SharedStatement; columns: RenderedColumn[] } | null;
+  statement: SharedStatement | null;
   /** How many parts are root fields' own reads. */
   reads: number;
   /** What comes before each part's JSON in `data`: its key (after a comma past the first). */
@@ -83,8 +83,7 @@ export class ReadRenderer {
   readonly planner: WalkPlanner = (walk) => {
     let plan: RenderedPlan;
     try {
-      const planned = this.plan(walk);
-      plan = typeof planned === 'string' ? { refusal: planned, field: walk.refusedAt } : planned;
+      plan = this.plan(walk) ?? { refusal: walk.refusal!, field: walk.refusedAt };
     } catch (error) {
       // Variables the planner cannot read (nested past the stack's depth) or arguments that do not coerce are the
       // executor's to judge: it answers them as graphql-js does.
@@ -110,25 +109,25 @@ export class ReadRenderer {
     } catch (error) {
       return fellBack(context, 'planning_error', error);
     }
-    const { parts, shared } = plan;
+    const { parts, statement } = plan;
     // A session not yet read is read by the one statement, as its guard, when that statement is all the read runs; by the
     // first statement of a root field's read when that read is all (a list's page); else first, alone.
     const session = context.unconfirmedSession;
-    const guard = session && shared && !plan.reads ? session.guardOn(context.database) : undefined;
-    const check = session && !shared && plan.reads === 1 ? session.firstStatementCheck(context.database, context) : undefined;
+    const guard = session && statement && !plan.reads ? session.guardOn(context.database) : undefined;
+    const check = session && !statement && plan.reads === 1 ? session.firstStatementCheck(context.database, context) : undefined;
     if (check) context.statements.checkWithFirstStatement(check);
     else if (session && !guard) await confirmViewer(context);
     let written: { columns: Array<string | null>; guardRow?: SessionRow } | null;
     let read: Array<RenderedPieces | null> | null = null;
     try {
-      const statement = shared && shared.statement.run(context.database.query, columnValues(parts, context, args), guard);
+      const run = statement && statement.run(context.database.query, columnValues(parts, context, args), guard);
       // Most operations have no root field read of its own: then only the statement is awaited.
       if (plan.reads)
         [written, read] = await Promise.all([
-          statement,
+          run,
           Promise.all(parts.map((part, i) => ('read' in part ? part.read(context, args[i]!) : NOT_READ))),
         ]);
-      else written = statement && (await statement);
+      else written = run && (await run);
       // A read that ran no statement carried no check: the session is read now, alone, before anything is answered.
       if (check && context.unconfirmedSession === session) {
         context.statements.checkWithFirstStatement(null);
@@ -172,7 +171,7 @@ export class ReadRenderer {
     }
   }
 
-  private plan(walk: OperationWalk): RenderedOperation | RenderRefusal {
+  private plan(walk: OperationWalk): RenderedOperation | null {
     const queryType = this.schema.getQueryType()!;
     const parts: RenderedOperation['parts'] = [];
     const columns: RenderedColumn[] = [];
@@ -185,21 +184,16 @@ export class ReadRenderer {
       }
       const field = queryType.getFields()[name];
       const read = field && ROOT_RENDERERS[name]?.(field, nodes, walk);
-      if (!read) {
-        // Unless a field below said why, the root field itself: no module renders it, or its module declined.
-        refuse(walk, 'root_field', `${queryType.name}.${name}`);
-        return walk.refusal!;
-      }
+      // Unless a field below said why, the root field itself: no module renders it, or its module declined.
+      if (!read) return refuse(walk, 'root_field', `${queryType.name}.${name}`);
       const args = argumentReader(field, node);
       if (typeof read === 'function') parts.push({ key, read, args });
       else parts.push({ key, column: read, index: columns.push(read) - 1, args });
     }
+    const statement = columns.length ? new SharedStatement() : null;
+    for (const column of columns) statement!.add(column.sql);
     const reads = parts.filter((part) => 'read' in part).length;
     const heads = parts.map((part, i) => `${i ? ',' : ''}${JSON.stringify(part.key)}:`);
-    if (!columns.length) return { parts, shared: null, reads, heads, provisional: false };
-    const statement = new SharedStatement();
-    for (const column of columns) statement.add((params, slot) => column.sql(params, slot));
-    const provisional = columns.some((column) => column.provisional);
-    return { parts, shared: { statement, columns }, reads, heads, provisional };
+    return { parts, statement, reads, heads, provisional: columns.some((column) => column.provisional) };
   }
 }

@@ -38,9 +38,9 @@ export class RenderedData {
   constructor(
     private readonly pieces: string[],
     /** The form SQL wrote it in: a REST route's operation is written in the REST form (read/answer-form.ts). */
-    readonly form: AnswerForm = 'graphql',
+    readonly form: AnswerForm,
     /** Called once, on the first use of `parts`. */
-    private readonly locate: () => ReadonlyMap<string, PieceRange> = () => NO_PARTS,
+    private readonly locate: () => ReadonlyMap<string, PieceRange>,
   ) {}
 
   /** Where the text of each root field, and of each member of a root connection, lies among the pieces, by dotted path. */
@@ -73,8 +73,6 @@ export class RenderedData {
     return JSON.parse(this.json());
   }
 }
-
-const NO_PARTS: ReadonlyMap<string, PieceRange> = new Map();
 
 /** Encodes the pieces straight into one Buffer: joining them first would copy the whole text into a new string, then encode it. */
 export function encodePieces(pieces: readonly string[], head = '', tail = ''): Buffer {
@@ -118,12 +116,63 @@ export function plannedReadGateway(options: PlannedReadOptions): GatewayInterfac
   // Apollo's copy: with a plugin that follows fields, Apollo wraps every field it is given in its own resolver, while the
   // renderer plans from the schema as built, where a field without a resolver is a column. The executor runs Apollo's, so
   // plugins see its fields. mapSchema rebuilds each enum from its config, so the enums' error wording is applied again.
-  const instrumented = withEnumErrorsListingValues(mapSchema(options.schema, {}));
-  const executor = plannedReadExecutor(options, instrumented);
+  const schema = withEnumErrorsListingValues(mapSchema(options.schema, {}));
+  const { budgetMs, walks, renderer, cacheControlAloneFollowsFields: cacheControlAlone = false } = options;
+  const budget = new TimeBudget(budgetMs);
+
+  /** The checks' walk of this operation, or one made now (an operation past no checks); null for variables that do not coerce. */
+  const checkedOf = (rc: GatewayGraphQLRequestContext, context: GraphQLContext): CheckedOperation | null => {
+    if (context.checked?.walk.operation === rc.operation) return context.checked;
+    const variables = walks.coerce(rc.operation, rc.request.variables);
+    return variables && { walk: walks.of(rc.document, rc.operation, variables, context.answerForm), variables };
+  };
+
+  const answer = (rc: GatewayGraphQLRequestContext): Promise<ExecutionResult> => {
+    const context = rc.context as GraphQLContext;
+    const { document, operation } = rc;
+    return runOnItsDatabase(context, operation.operation, async () => {
+      const checked = checkedOf(rc, context);
+      if (renderer && checked) {
+        const rendered = await renderer.answer(checked.walk, context, checked.variables);
+        if (rendered !== null) {
+          context.transport.record!.rendered = true;
+          const willResolveField = willResolveFieldOf(context);
+          if (willResolveField) tellRenderedFields(schema, rc, checked, willResolveField, cacheControlAlone);
+          keepPrivateIfSelected(schema, rc, checked.walk);
+          return { data: new RenderedData(rendered.pieces, checked.walk.form, rendered.locate) as unknown as Record<string, unknown> };
+        }
+      }
+      await confirmViewer(context);
+      if (checked) keepPrivateIfSelected(schema, rc, checked.walk);
+      return execute({
+        schema,
+        document,
+        operationName: rc.request.operationName,
+        contextValue: context,
+        variableValues: rc.request.variables,
+      });
+    });
+  };
+
+  const executor: GatewayExecutor = async (rc) => {
+    // No operation of that name: graphql-js says so, and Apollo answers OPERATION_RESOLUTION_FAILURE.
+    if (!rc.operation) return execute({ schema, document: rc.document, operationName: rc.request.operationName });
+    try {
+      // Past the budget, the statements of the operation's scope are cancelled.
+      const outcome = await budget.run(answer(rc), (rc.context as GraphQLContext).statements);
+      if (outcome === TIMED_OUT)
+        throw new AppError('OPERATION_TIMEOUT', `The request did not complete within its time budget of ${budgetMs} ms`, { budgetMs });
+      return outcome;
+    } catch (error) {
+      // Nothing answered (an ended session, the budget, the database): one error and no `data`, formatted by Apollo's formatError.
+      const cause = error instanceof Error ? error : new Error(String(error));
+      return { errors: [cause instanceof GraphQLError ? cause : new GraphQLError(cause.message, { originalError: cause })] };
+    }
+  };
   return {
     load: () => Promise.resolve({ executor }),
     onSchemaLoadOrUpdate(callback) {
-      callback({ apiSchema: instrumented, coreSupergraphSdl: '' });
+      callback({ apiSchema: schema, coreSupergraphSdl: '' });
       return () => {};
     },
     stop: () => Promise.resolve(),
@@ -150,68 +199,6 @@ function willResolveFieldOf(context: GraphQLContext): WillResolveField | undefin
   return (context as unknown as Record<symbol, WillResolveField | undefined>)[willResolveFieldKey];
 }
 
-function plannedReadExecutor(options: PlannedReadOptions, schema: GraphQLSchema): GatewayExecutor {
-  const { budgetMs, walks, renderer } = options;
-  const cacheControlAlone = options.cacheControlAloneFollowsFields ?? false;
-  const budget = new TimeBudget(budgetMs);
-
-  /** The checks' walk of this operation, or one made now (an operation past no checks); null for variables that do not coerce. */
-  const checkedOf = (rc: GatewayGraphQLRequestContext, context: GraphQLContext): CheckedOperation | null => {
-    if (context.checked?.walk.operation === rc.operation) return context.checked;
-    const variables = walks.coerce(rc.operation, rc.request.variables);
-    return variables && { walk: walks.of(rc.document, rc.operation, variables, context.answerForm), variables };
-  };
-
-  const answer = (rc: GatewayGraphQLRequestContext): Promise<ExecutionResult> => {
-    const context = rc.context as GraphQLContext;
-    const { document, operation } = rc;
-    const variables = rc.request.variables;
-    return runOnItsDatabase(context, operation.operation, async () => {
-      const checked = checkedOf(rc, context);
-      if (renderer && checked) {
-        const rendered = await renderer.answer(checked.walk, context, checked.variables);
-        if (rendered !== null) {
-          context.transport.record!.rendered = true;
-          const willResolveField = willResolveFieldOf(context);
-          if (willResolveField) tellRenderedFields(schema, rc, checked, willResolveField, cacheControlAlone);
-          keepPrivateIfSelected(schema, rc, checked.walk);
-          return { data: new RenderedData(rendered.pieces, checked.walk.form, rendered.locate) as unknown as Record<string, unknown> };
-        }
-      }
-      await confirmViewer(context);
-      if (checked) keepPrivateIfSelected(schema, rc, checked.walk);
-      return execute({
-        schema,
-        document,
-        operationName: rc.request.operationName,
-        contextValue: context,
-        variableValues: variables,
-      });
-    });
-  };
-
-  return async (rc) => {
-    // No operation of that name: graphql-js says so, and Apollo answers OPERATION_RESOLUTION_FAILURE.
-    if (!rc.operation) return execute({ schema, document: rc.document, operationName: rc.request.operationName });
-    try {
-      // Past the budget, the statements of the operation's scope are cancelled.
-      const outcome = await budget.run(answer(rc), (rc.context as GraphQLContext).statements);
-      if (outcome === TIMED_OUT)
-        throw new AppError('OPERATION_TIMEOUT', `The request did not complete within its time budget of ${budgetMs} ms`, { budgetMs });
-      return outcome;
-    } catch (error) {
-      // Nothing answered (an ended session, the budget, the database): one error and no `data`, formatted by Apollo's formatError.
-      return { errors: [error instanceof GraphQLError ? error : new GraphQLError(messageOf(error), { originalError: asError(error) })] };
-    }
-  };
-}
-
-const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
-/** A field a rendered read answered, as the executor's listeners are told of it. */
-type ToldField = GraphQLResolveInfo;
-
 /** A cache policy as Apollo's cache-control plugin keeps one (@apollo/cache-control-types' CachePolicy). */
 interface CachePolicy {
   maxAge?: number;
@@ -221,14 +208,16 @@ interface CachePolicy {
 
 /** What a walk's selection tells the listeners, for one document and set of variables. */
 interface RenderedFields {
-  fields: readonly ToldField[];
+  fields: readonly GraphQLResolveInfo[];
   /** Cache control's verdict on them, once seen: the policy telling them made of an unrestricted one. */
   verdict: { maxAge?: number; scope?: string } | null;
   /** Whether one of them is private to its viewer (keepPrivateIfSelected). */
   selectsPrivate: boolean;
 }
 
-/** Made once per walk (see renderedFields). */
+/** What each walk's rendered read tells the listeners, made once and kept as long as the walk is. */
+const renderedFields = new WeakMap<OperationWalk, RenderedFields>();
+
 function renderedFieldsOfWalk(schema: GraphQLSchema, walk: OperationWalk): RenderedFields {
   let told = renderedFields.get(walk);
   if (!told) {
@@ -279,7 +268,7 @@ function keepPrivateIfSelected(schema: GraphQLSchema, rc: GatewayGraphQLRequestC
 }
 
 /** Whether a field, or the type it returns, carries a cache hint of scope PRIVATE (modules/common/cache-hints.ts). */
-function isPrivateField(info: ToldField): boolean {
+function isPrivateField(info: GraphQLResolveInfo): boolean {
   const field = info.parentType.getFields()[info.fieldName];
   const hints = [...(field?.astNode?.directives ?? []), ...(getNamedType(info.returnType).astNode?.directives ?? [])];
   return hints.some(
@@ -288,9 +277,6 @@ function isPrivateField(info: ToldField): boolean {
       hint.arguments?.some((arg) => arg.name.value === 'scope' && arg.value.kind === Kind.ENUM && arg.value.value === 'PRIVATE'),
   );
 }
-
-/** What each walk's rendered read tells the listeners, kept as long as the walk is. */
-const renderedFields = new WeakMap<OperationWalk, RenderedFields>();
 
 /** A kept field's info, copied field by field (a class: one shape, cheaper than a spread). */
 class FieldInfo implements GraphQLResolveInfo {
@@ -320,9 +306,9 @@ class FieldInfo implements GraphQLResolveInfo {
 }
 
 /** The fields of a walked query as the executor would resolve them: every field of its selections, on each type that may stand there. */
-function renderedFieldsOf(schema: GraphQLSchema, walk: OperationWalk): ToldField[] {
+function renderedFieldsOf(schema: GraphQLSchema, walk: OperationWalk): GraphQLResolveInfo[] {
   const base = { schema, fragments: walk.fragments, rootValue: undefined, operation: walk.operation, variableValues: {} };
-  const fields: ToldField[] = [];
+  const fields: GraphQLResolveInfo[] = [];
   const visit = (type: GraphQLObjectType, collected: Map<string, FieldNode[]>, path: GraphQLResolveInfo['path'] | undefined) => {
     for (const [key, nodes] of collected) {
       const name = nodes[0]!.name.value;
