@@ -31,23 +31,13 @@ export interface KeysetList<T extends { id: string }> extends KeysetRows {
 }
 
 /**
- * A page's LIMIT, written into the text: with `LIMIT $n` (or `OFFSET $n`) Postgres' generic plan guesses a tenth of the table, judges
- * itself dearer than a custom plan, and so replans at every execution (about half a pools page's Postgres time). Sizes are bounded (at
- * most MAX_PAGE_SIZE + 1 texts per list shape), so each (shape, size) is prepared and planned once; an unbounded offset stays a parameter.
+ * A page's LIMIT, written into the text: with `LIMIT $n` (or `OFFSET $n`) Postgres' generic plan guesses a tenth of the table and
+ * replans at every execution (half a pools page's Postgres time). Sizes are bounded, so each (list shape, size) is planned once; an
+ * unbounded offset stays a parameter.
  */
 function pageLimit(rows: number): number {
   if (!Number.isSafeInteger(rows) || rows < 1 || rows > MAX_PAGE_SIZE + 1) throw new Error(`a page of ${rows} rows`);
   return rows;
-}
-
-/** The list's filter conditions on `c` (with `beyondCursorOf`, also past that page's cursor), for a count or a probe. */
-function matching(list: KeysetRows, c: Conditions, beyondCursorOf?: PageRequest): Conditions {
-  list.filter(c);
-  if (beyondCursorOf) {
-    const { backward, cursor } = beyondCursorOf;
-    c.add(keysetClauses(list.order, backward, cursor, (value, type) => c.param(value, type)).beyond!);
-  }
-  return c;
 }
 
 /** The statement reading a page's rows as `selectList` writes them, `offset` rows skipped when paging forward by position. */
@@ -74,13 +64,19 @@ function pageWithCounts<R>(
   cursorOf: (row: R) => string,
   offset: number,
 ): Page<R> {
+  const matching = (beyondCursor: boolean) => {
+    const c = new Conditions();
+    list.filter(c);
+    if (beyondCursor) c.add(keysetClauses(list.order, request.backward, request.cursor, (value, type) => c.param(value, type)).beyond!);
+    return c;
+  };
   const countAll = async () => {
-    const m = matching(list, new Conditions());
+    const m = matching(false);
     const [row] = await query<{ total: number }>(`SELECT count(*)::int AS "total" FROM ${list.from}${m.where()}`, m.params);
     return row?.total ?? 0;
   };
   const beyondCursor = async () => {
-    const m = matching(list, new Conditions(), request);
+    const m = matching(true);
     const [row] = await query<{ found: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${list.from}${m.where()}) AS "found"`, m.params);
     return row?.found === true;
   };
@@ -98,9 +94,8 @@ export async function keysetPage<T extends { id: string }>(
   offset = 0,
 ): Promise<Page<T>> {
   const c = new Conditions();
-  const text = pageRowsSql(list, list.select, request, offset, c);
-  const rows = (await query<Record<string, unknown>>(text, c.params)).map(list.decode);
-  return pageWithCounts(query, list, request, rows, list.cursorOf, offset);
+  const rows = await query<Record<string, unknown>>(pageRowsSql(list, list.select, request, offset, c), c.params);
+  return pageWithCounts(query, list, request, rows.map(list.decode), list.cursorOf, offset);
 }
 
 /** A list for {@link renderedKeysetPage}, rows over `alias`: `cursor` names its order in cursors and writes a row's key as SQL text. */
@@ -159,12 +154,11 @@ export async function renderedKeysetPage(
     `SELECT count(*)::int AS "$rows"${aggregates.join('')} FROM (${rows}) r`,
     c.params,
   );
-  const texts = (column: string) => (row?.[column] as string | null | undefined)?.split(ROW_SEPARATOR) ?? [];
-  const objectTexts = objects.map((_, i) => texts(columns[i]!));
-  const positions = cursors ? texts('$position') : [];
+  const texts = columns.map((column) => (row?.[column] as string | null | undefined)?.split(ROW_SEPARATOR) ?? []);
+  const objectTexts = texts.slice(0, objects.length);
   const written = Array.from({ length: Number(row?.$rows ?? 0) }, (_, i) => ({
     objects: objectTexts.map((column) => column[i]!),
-    position: positions[i] ?? '',
+    position: cursors ? texts[objects.length]![i]! : '',
   }));
   return pageWithCounts(query, list, request, written, cursorOf, offset);
 }
@@ -210,12 +204,10 @@ function perParentLoader<V, T extends { id: string }>(
   });
 }
 
-/** Any page: a count reads no cursor. */
-const WHOLE_LIST: PagePosition = { size: 0, backward: false, cursor: null };
-
 /** How many rows of `list` each parent has: one statement per batch. */
 export function parentCountLoader<T extends { id: string }>(query: ReadQuery, list: ParentedList<T>): DataLoader<string, number> {
-  return perParentLoader<number, T>(query, list, WHOLE_LIST, (of) => countSql(of, list.alias));
+  // Any page: a count reads no cursor.
+  return perParentLoader<number, T>(query, list, { size: 0, backward: false, cursor: null }, (of) => countSql(of, list.alias));
 }
 
 /**

@@ -44,13 +44,6 @@ export function countLoader(db: Db, table: ChildTable, parentColumn: PgColumn, w
 type ChildRow = Record<string, unknown> & { id: string; createdAt: Date };
 type ChildTable = PgTable & { id: PgColumn; createdAt: PgColumn };
 
-export interface ChildPageOptions {
-  /** Only children matching this condition are listed and counted. */
-  where?: ChildCondition;
-  /** The loader answering totalCount, when another loader counts the same rows (so they share a cache). */
-  counts?: DataLoader<string, number>;
-}
-
 /** A parent's children (alias `c`) whose `parentColumn` is its id, `where` holding too, newest first. */
 function childList<TRow extends ChildRow>(table: ChildTable, parentColumn: PgColumn, where?: ChildCondition): ParentedList<TRow> {
   const reader = tableReader(table);
@@ -71,9 +64,12 @@ function childList<TRow extends ChildRow>(table: ChildTable, parentColumn: PgCol
  * argument set; totalCount and the far-side page flag are one more batched statement each, run only when selected. Cursors are
  * positions, so they survive changes before them and, with a `where`, skip to the next matching row.
  */
-export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable, parentColumn: PgColumn, options: ChildPageOptions = {}) {
-  const { where } = options;
-  const counts = options.counts ?? countLoader(db, table, parentColumn, where);
+export function childPageLoader<TRow extends ChildRow>(
+  db: Db,
+  table: ChildTable,
+  parentColumn: PgColumn,
+  { where, counts = countLoader(db, table, parentColumn, where) }: { where?: ChildCondition; counts?: DataLoader<string, number> } = {},
+) {
   const list = childList<TRow>(table, parentColumn, where);
   const loaders = new Map<string, DataLoader<string, Page<TRow>>>();
   const pageLoader = (page: PageRequest): DataLoader<string, Page<TRow>> => {
@@ -82,12 +78,12 @@ export function childPageLoader<TRow extends ChildRow>(db: Db, table: ChildTable
     if (!loader) loaders.set(signature, (loader = keysetPageLoader(readQueryOf(db), list, page, counts)));
     return loader;
   };
-  /** DataLoader's clearAll, over every page loader and the counts. */
-  const clearAll = () => {
-    loaders.clear();
-    counts.clearAll();
-  };
-  return Object.assign(pageLoader, { clearAll });
+  return Object.assign(pageLoader, {
+    clearAll: () => {
+      loaders.clear();
+      counts.clearAll();
+    },
+  });
 }
 
 /** A page request as a key: its size, direction and cursor. */
@@ -102,13 +98,11 @@ export const newestFirstCursor = (row: { id: string; createdAt: Date }) => encod
  */
 export function loaderGraph(db: Db) {
   const uniques = new Map<PgColumn, DataLoader<string, any>>();
-  const counts = new Map<PgColumn, DataLoader<string, number>>();
-  const pages = new Map<PgColumn, ((page: PageRequest) => DataLoader<string, Page<any>>) & { clearAll(): void }>();
-  const graph = {
+  const pages = new Map<PgColumn, ReturnType<typeof childPageLoader<any>>>();
+  return {
     /** Forgets every row, count and page read so far (a mutation's answer is read after its write). */
     clearAll(): void {
       for (const loader of uniques.values()) loader.clearAll();
-      for (const loader of counts.values()) loader.clearAll();
       for (const loader of pages.values()) loader.clearAll();
     },
     unique<TRow extends Record<string, unknown>>(table: PgTable, column: PgColumn): DataLoader<string, TRow | null> {
@@ -116,22 +110,12 @@ export function loaderGraph(db: Db) {
       if (!loader) uniques.set(column, (loader = uniqueLoader<TRow>(db, table, column)));
       return loader;
     },
-    count(table: ChildTable, parentColumn: PgColumn): DataLoader<string, number> {
-      let loader = counts.get(parentColumn);
-      if (!loader) counts.set(parentColumn, (loader = countLoader(db, table, parentColumn)));
-      return loader;
-    },
-    pages<TRow extends ChildRow>(
-      table: ChildTable,
-      parentColumn: PgColumn,
-    ): ((page: PageRequest) => DataLoader<string, Page<TRow>>) & { clearAll(): void } {
+    pages<TRow extends ChildRow>(table: ChildTable, parentColumn: PgColumn): ReturnType<typeof childPageLoader<TRow>> {
       let loader = pages.get(parentColumn);
-      if (!loader)
-        pages.set(parentColumn, (loader = childPageLoader<TRow>(db, table, parentColumn, { counts: graph.count(table, parentColumn) })));
+      if (!loader) pages.set(parentColumn, (loader = childPageLoader<TRow>(db, table, parentColumn)));
       return loader;
     },
   };
-  return graph;
 }
 
 export type LoaderGraph = ReturnType<typeof loaderGraph>;
@@ -143,21 +127,17 @@ export function relationOne<T>(graph: LoaderGraph, row: object, spec: ObjectSpec
   return loadOne<T>(graph, row, relation);
 }
 
-/** The row `relation` finds for `row` through its loader (first the row it goes through, if any); null when a key is null. */
+/** The row `relation` finds for `row` (first the row it goes through, if any); null when a key is null. */
 function loadOne<T>(graph: LoaderGraph, row: object, relation: OneRelationSpec): T | null | Promise<T | null> {
-  if (!relation.through) return loadByKey<T>(graph, row, relation);
+  const byKey = (holder: object | null) => {
+    const key = (holder as Record<string, unknown> | null)?.[relation.parentKey] as string | null | undefined;
+    if (key == null) return null;
+    const target = relation.target().table;
+    return graph.unique<Record<string, unknown>>(target, pgColumn(target, relation.childKey)).load(key) as Promise<T | null>;
+  };
+  if (!relation.through) return byKey(row);
   const via = loadOne<object>(graph, row, relation.through);
-  return via instanceof Promise
-    ? via.then((found) => found && loadByKey<T>(graph, found, relation))
-    : via && loadByKey<T>(graph, via, relation);
-}
-
-/** The row whose `childKey` is `holder`'s `parentKey`, through the relation's loader. */
-function loadByKey<T>(graph: LoaderGraph, holder: object, relation: OneRelationSpec): T | null | Promise<T | null> {
-  const key = (holder as Record<string, unknown>)[relation.parentKey] as string | null;
-  if (key == null) return null;
-  const target = relation.target().table;
-  return graph.unique<Record<string, unknown>>(target, pgColumn(target, relation.childKey)).load(key) as Promise<T | null>;
+  return via instanceof Promise ? via.then(byKey) : byKey(via);
 }
 
 /** A page of relation `field` of `row` for `args`, as the read graph defines it, through its loader. */

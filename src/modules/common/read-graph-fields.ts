@@ -1,5 +1,5 @@
 import type { PgTable } from 'drizzle-orm/pg-core';
-import { Args, Ctx, FieldResolver, Float, getMetadataStorage, Root } from 'type-graphql';
+import { Args, Ctx, FieldResolver, Float, getMetadataStorage, type ParameterDecorator, Root } from 'type-graphql';
 import type { ObjectSpec, OneRelationSpec, RelationSpec } from '../../read/nested-read.js';
 import type { ResolverContext } from '../context.js';
 import { toTokens } from './amounts.js';
@@ -32,27 +32,26 @@ export function ReadGraphFields(): ClassDecorator {
     if (!typeName || !spec)
       throw new Error(`@ReadGraphFields() on ${target.name}: ${typeName ?? 'its type'} has no read in the read graph`);
     const prototype = target.prototype as Record<string, unknown>;
-    const written = (field: string) =>
-      storage.fieldResolvers.find((metadata) => metadata.target === target && metadata.schemaName === field);
-    for (const [field, description] of Object.entries(spec.amounts ?? {})) {
-      if (written(field)) continue;
+    // A field the class writes is not made; a plain method of its name would shadow the made one.
+    const makes = (field: string) => {
+      if (storage.fieldResolvers.some((metadata) => metadata.target === target && metadata.schemaName === field)) return false;
       if (Object.hasOwn(prototype, field))
         throw new Error(`${typeName}.${field}: ${target.name} has a method ${field} that is no field resolver`);
-      defineAmountField(prototype, field, description);
       MADE_READ_GRAPH_FIELDS.add(`${typeName}.${field}`);
+      return true;
+    };
+    for (const [field, description] of Object.entries(spec.amounts ?? {})) {
+      if (!makes(field)) continue;
+      const tokens = (row: Record<string, unknown>) => toTokens(row[field] as bigint, row.decimals as number);
+      defineField(prototype, field, tokens, [FieldResolver(() => Float, { description })], [Root()]);
     }
     const made: string[] = [];
     for (const [field, relation] of Object.entries(spec.relations)) {
-      if (written(field)) continue;
+      if (!makes(field)) continue;
       if (relation.kind === 'page' && relation.plain)
         throw new Error(`${typeName}.${field} takes arguments of its own (its entry has \`plain\`): ${target.name} must write its field`);
-      if (Object.hasOwn(prototype, field))
-        throw new Error(`${typeName}.${field}: ${target.name} has a method ${field} that is no field resolver`);
-      const { description } = relation;
-      if (!description) throw new Error(`${typeName}.${field} has no description in the read graph (common/read-specs.ts)`);
-      defineRelationField(prototype, spec, field, relation, description);
+      defineRelationField(prototype, spec, field, relation);
       made.push(field);
-      MADE_READ_GRAPH_FIELDS.add(`${typeName}.${field}`);
     }
     keepGraphOrder(target, Object.keys(spec.relations), made);
   };
@@ -61,47 +60,34 @@ export function ReadGraphFields(): ClassDecorator {
 /** The fields made so far (amounts and relations), as `Type.field`. */
 export const MADE_READ_GRAPH_FIELDS = new Set<string>();
 
-/** Defines a property's resolver method on `prototype` as a plain method would be, for type-graphql's decorators. */
-function defineMethod(prototype: Record<string, unknown>, field: string, method: (...params: never[]) => unknown): PropertyDescriptor {
+/** Defines `field`'s resolver method on `prototype` and applies its decorators (then its parameters'), as a written method's would be. */
+function defineField(
+  prototype: Record<string, unknown>,
+  field: string,
+  method: (...params: never[]) => unknown,
+  decorators: MethodDecorator[],
+  parameters: ParameterDecorator[],
+) {
   const descriptor = { value: method, writable: true, configurable: true, enumerable: false };
   Object.defineProperty(prototype, field, descriptor);
-  return descriptor;
+  for (const decorate of decorators) decorate(prototype, field, descriptor);
+  parameters.forEach((decorate, i) => decorate(prototype, field, i));
 }
 
-/** Defines a token amount's field: its base units, in whole tokens. */
-function defineAmountField(prototype: Record<string, unknown>, field: string, description: string) {
-  const method = defineMethod(prototype, field, (row: Record<string, unknown>) => toTokens(row[field] as bigint, row.decimals as number));
-  FieldResolver(() => Float, { description })(prototype, field, method);
-  Root()(prototype, field, 0);
-}
-
-/** Defines `field`'s resolver method on `prototype` and declares it to type-graphql, as the decorators of a written one would. */
-function defineRelationField(
-  prototype: Record<string, unknown>,
-  spec: ObjectSpec,
-  field: string,
-  relation: RelationSpec,
-  description: string,
-) {
-  const target = relation.target();
-  const targetName = typeNameOf(target);
-  const define = (method: (...params: never[]) => unknown) => defineMethod(prototype, field, method);
+function defineRelationField(prototype: Record<string, unknown>, spec: ObjectSpec, field: string, relation: RelationSpec) {
+  const { description } = relation;
+  if (!description) throw new Error(`${typeNameOf(spec)}.${field} has no description in the read graph (common/read-specs.ts)`);
+  const targetName = typeNameOf(relation.target());
   if (relation.kind === 'one') {
-    const method = define((row: object, ctx: ResolverContext) => relationOne(ctx.loaders.graph, row, spec, field));
     const nullable = !alwaysFinds(spec.table, relation);
-    FieldResolver(() => objectTypeNamed(targetName), { nullable, description })(prototype, field, method);
-    Root()(prototype, field, 0);
-    Ctx()(prototype, field, 1);
+    const method = (row: object, ctx: ResolverContext) => relationOne(ctx.loaders.graph, row, spec, field);
+    defineField(prototype, field, method, [FieldResolver(() => objectTypeNamed(targetName), { nullable, description })], [Root(), Ctx()]);
     return;
   }
-  const method = define((row: { id: string }, args: PageArgs, ctx: ResolverContext) =>
-    relationPage(ctx.loaders.graph, row, spec, field, args as Record<string, unknown>),
-  );
-  ReadsPageArguments(parseNewestFirstPage)(prototype, field, method);
-  FieldResolver(() => objectTypeNamed(`${targetName}Connection`), { description })(prototype, field, method);
-  Root()(prototype, field, 0);
-  Args(() => PageArgs)(prototype, field, 1);
-  Ctx()(prototype, field, 2);
+  const method = (row: { id: string }, args: PageArgs, ctx: ResolverContext) =>
+    relationPage(ctx.loaders.graph, row, spec, field, args as Record<string, unknown>);
+  const connection = FieldResolver(() => objectTypeNamed(`${targetName}Connection`), { description });
+  defineField(prototype, field, method, [ReadsPageArguments(parseNewestFirstPage), connection], [Root(), Args(() => PageArgs), Ctx()]);
 }
 
 /** Reorders the made fields as ReadGraphFields describes: type-graphql lists a type's fields in the order they were declared. */

@@ -15,12 +15,6 @@ const one = (description: string, target: () => ObjectSpec, parentKey: string, c
   description,
 });
 
-/** A one-to-one relation through another: the `target` row whose `childKey` equals the `parentKey` of the row `through` finds. */
-const oneThrough = (description: string, through: OneRelationSpec, target: () => ObjectSpec, parentKey: string, childKey: string) => ({
-  ...one(description, target, parentKey, childKey),
-  through,
-});
-
 /** A newest-first page of `target` rows whose `parentKey` (a property) is the parent's id, with its GraphQL field's description. */
 const page = (description: string, target: () => ObjectSpec, parentKey: string): RelationSpec => ({
   kind: 'page',
@@ -30,28 +24,18 @@ const page = (description: string, target: () => ObjectSpec, parentKey: string):
 });
 
 /**
- * The read graph: each type of the API read from a table, once. A type's relations (by the
- * GraphQL field answering them, joined on the columns named here, with that field's
- * description) and its token amounts (by field, the base-units column of that name, with the
- * field's description) are the one definition from which the rendered reads' SQL and JSON,
- * the relations' loaders, the amounts' and relations' GraphQL fields
- * (common/read-graph-fields.ts: type, nullability,
- * page arguments, and a resolver reading through `relationOne` / `relationPage`, through
- * the derived loader), the REST
- * form's includes and embedded properties (server/rest/mapping.ts, resources.ts,
- * documents.ts), its description of amounts and docs/api.md's table of relations
- * (`npm run docs:relations`) all derive. Adding a relation here adds all of those. A field
- * that is a plain column needs no entry: the table's columns are its definition.
- *
- * The order of a type's relations is the order of their GraphQL fields (the SDL's).
+ * The read graph: each API type read from a table, once. Its relations (by GraphQL field, joined on the columns named here) and token
+ * amounts (by field, the base-units column of that name), with their fields' descriptions, are the one definition from which the
+ * rendered reads' SQL, the loaders, the GraphQL fields (common/read-graph-fields.ts), the REST form's includes and embedded properties
+ * (server/rest/) and docs/api.md's relations table (`npm run docs:relations`) all derive; adding a relation here adds all of those.
+ * A plain column needs no entry. A type's relations are in its GraphQL fields' order.
  */
 export const USER_READ: ObjectSpec = {
   table: users,
   relations: {
     avatar: one("The user's avatar image; null when they have none.", () => IMAGE_READ, 'avatarId', 'id'),
     pools: page('Pools the user created, newest first.', () => POOL_READ, 'createdBy'),
-    // A filter or another order lists them as predictions/prediction-lists.ts says (the field
-    // takes those arguments, so its module writes it: user.resolver.ts).
+    // A filter or another order lists them as predictions/prediction-lists.ts says (so its module writes the field: user.resolver.ts).
     predictions: {
       kind: 'page',
       target: () => PREDICTION_READ,
@@ -107,9 +91,8 @@ export const STREAK_READ: ObjectSpec = {
 };
 
 /**
- * A streak reward, private to the owner of its wallet: no public type has it as a relation,
- * so it renders only where the root reads the viewer's own (streakUserDetails). Its amount
- * is in its streak's decimals (a reward row has none of its own), as the resolver converts it.
+ * A streak reward, private to its wallet's owner: no public type relates to it, so it renders only under the viewer's own root
+ * (streakUserDetails). Its amount is in its streak's decimals (a reward row has none), as the resolver converts it.
  */
 export const STREAK_REWARD_READ: ObjectSpec = {
   table: streakRewards,
@@ -165,7 +148,7 @@ export const PREDICTION_READ: ObjectSpec = {
     user: one('The user who predicted.', () => USER_READ, 'userId', 'id'),
     pool: PREDICTION_POOL,
     reward: one('What the prediction earned; null until the pool is resolved.', () => REWARD_READ, 'id', 'predictionId'),
-    streak: oneThrough("The streak of the prediction's pool, if any.", PREDICTION_POOL, () => STREAK_READ, 'streakId', 'id'),
+    streak: { ...one("The streak of the prediction's pool, if any.", () => STREAK_READ, 'streakId', 'id'), through: PREDICTION_POOL },
     // The back-reference a wallet's history needs beside each prediction: its pool's result, public as the pool's is.
     resolution: one("The outcome of the prediction's pool; null until the pool is resolved.", () => RESOLUTION_READ, 'poolId', 'poolId'),
   },

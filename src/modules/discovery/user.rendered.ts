@@ -32,13 +32,11 @@ function ownRows(table: PgTable & { userId: PgColumn; createdAt: PgColumn }): No
 /**
  * Each row is chosen by the key its service reads it by, with that service's checks (findUser, findUserByWallet, findViewer).
  * Private fields' resolvers check the viewer, so under `user` and `userByWallet` a selection holding one is executed, never rendered.
- * `viewer` is the signed-in user's own row (UNAUTHENTICATED when signed out leaves the query to the executor), the spec's owned
- * relations included.
+ * `viewer` is the signed-in user's own row, its owned parts and email included (signed out, the executor reports UNAUTHENTICATED).
  */
 export const USER_ROOT_RENDERERS: Record<string, RootFieldRenderer> = {
   user: objectRoot('id', (_ctx, args) => parseId(args.id as string, 'id')),
   userByWallet: objectRoot('walletAddress', (_ctx, args) => walletAddressOf(args.address as string)),
-  // The signed-in user's own row: its owned parts render too (its email is a column of the row).
   viewer: objectRoot('id', (ctx) => requireViewer(ctx.viewer).userId, {
     values: {
       portfolio: renderedPortfolio,

@@ -1,7 +1,8 @@
 import { type FieldNode, getNamedType, type GraphQLAbstractType, type GraphQLField, type GraphQLObjectType, isLeafType } from 'graphql';
 import type { RenderedObject } from '../../read/nested-read.js';
 import { READS_BY_TYPE } from '../common/read-specs.js';
-import { renderedObject, type RootFieldRenderer } from '../../read/rendered-read.js';
+import { renderedObject, type RootArguments, type RootFieldRenderer } from '../../read/rendered-read.js';
+import type { ServiceContext } from '../context.js';
 import { argumentReader } from '../../read/arguments.js';
 import type { SelectionWalk } from '../../read/operation-walk.js';
 import {
@@ -23,33 +24,36 @@ import {
  * (nodeTypeHints), a `node` plan names that type's table alone and is kept for every id of the type; a plan made before is
  * provisional. `nodes` does the same per request for its ids' known types (objectsForIds).
  */
-const renderNodes =
-  (argument: 'id' | 'ids'): RootFieldRenderer =>
+const renderNode: RootFieldRenderer = (field, nodes, walk) => {
+  const objects = renderedNodeObjects(field, nodes, walk);
+  if (!objects) return null;
+  const argumentsOf = argumentReader(field, nodes[0]!);
+  const hint = walk.dependOn(nodes[0]!, (variables) => nodeTypeHints.typeOf(argumentsOf(variables).id as string));
+  // A type read before, or NOT_RENDERED: this selection renders it, or the executor reads it.
+  const probed = hint === undefined ? objects : Object.hasOwn(objects, hint) ? { [hint]: objects[hint]! } : null;
+  if (!probed) return null;
+  return {
+    sql: (params, slot) => renderedNodeSql(probed, slot('uuid'), params),
+    values: (_ctx, args) => [nodeIdOf(args.id as string, 'id')],
+    write: (tagged, args) => {
+      const json = readTaggedNode(args.id as string, tagged);
+      if (json === null) throw unrendered();
+      return json;
+    },
+    provisional: hint === undefined,
+  };
+};
+
+/** A root field answering a JSON list of the objects `find` writes, each of a type {@link renderedNodeObjects} renders (else null). */
+export const renderedObjectList =
+  (
+    find: (ctx: ServiceContext, args: RootArguments, objects: Record<string, RenderedObject>) => Promise<string[] | null>,
+  ): RootFieldRenderer =>
   (field, nodes, walk) => {
     const objects = renderedNodeObjects(field, nodes, walk);
     if (!objects) return null;
-    if (argument === 'id') {
-      const argumentsOf = argumentReader(field, nodes[0]!);
-      const hint = walk.dependOn(nodes[0]!, (variables) => nodeTypeHints.typeOf(argumentsOf(variables).id as string));
-      // A type read before, or NOT_RENDERED: this selection renders it, or the executor reads it.
-      const probed = hint === undefined ? objects : Object.hasOwn(objects, hint) ? { [hint]: objects[hint]! } : null;
-      if (!probed) return null;
-      return {
-        sql: (params, slot) => renderedNodeSql(probed, slot('uuid'), params),
-        values: (_ctx, args) => [nodeIdOf(args.id as string, 'id')],
-        write: (tagged, args) => {
-          const json = readTaggedNode(args.id as string, tagged);
-          if (json === null) throw unrendered();
-          return json;
-        },
-        provisional: hint === undefined,
-      };
-    }
     return async (ctx, args) => {
-      const ids = args.ids as string[];
-      const probed = objectsForIds(objects, ids);
-      if (!probed) throw unrendered();
-      const found = await findRenderedNodes(ctx, ids, argument, probed);
+      const found = await find(ctx, args, objects);
       if (!found) throw unrendered();
       return ['[', ...found.flatMap((json, i) => (i ? [',', json] : [json])), ']'];
     };
@@ -90,6 +94,10 @@ function hasCachePolicy(type: GraphQLObjectType, node: FieldNode): boolean {
 export const unrendered = () => new Error('an id is of a type this plan does not render: executed instead');
 
 export const NODE_ROOT_RENDERERS: Record<string, RootFieldRenderer> = {
-  node: renderNodes('id'),
-  nodes: renderNodes('ids'),
+  node: renderNode,
+  nodes: renderedObjectList(async (ctx, args, objects) => {
+    const ids = args.ids as string[];
+    const probed = objectsForIds(objects, ids);
+    return probed && findRenderedNodes(ctx, ids, 'ids', probed);
+  }),
 };

@@ -21,19 +21,17 @@ export function createNotificationLoaders(db: Db) {
   const unreadNotificationCountByUser = countLoader(db, notifications, notifications.userId, UNREAD);
   const all = childPageLoader<NotificationRow>(db, notifications, notifications.userId);
   // The filtered variants are built on first use: most requests never ask for them.
-  let unread: typeof all | undefined;
-  let read: typeof all | undefined;
+  const filtered = new Map<NotificationFilter, typeof all>();
   const pagesOf = (filter: NotificationFilter | null | undefined): typeof all => {
-    if (filter === 'UNREAD') {
+    if (!filter) return all;
+    let pages = filtered.get(filter);
+    if (!pages) {
       // totalCount of the unread list shares the unread count's cache.
-      return (unread ??= childPageLoader<NotificationRow>(db, notifications, notifications.userId, {
-        where: NOTIFICATION_CONDITIONS.UNREAD,
-        counts: unreadNotificationCountByUser,
-      }));
+      const counts = filter === 'UNREAD' ? unreadNotificationCountByUser : undefined;
+      pages = childPageLoader<NotificationRow>(db, notifications, notifications.userId, { where: NOTIFICATION_CONDITIONS[filter], counts });
+      filtered.set(filter, pages);
     }
-    if (filter === 'READ')
-      return (read ??= childPageLoader<NotificationRow>(db, notifications, notifications.userId, { where: NOTIFICATION_CONDITIONS.READ }));
-    return all;
+    return pages;
   };
   const poolCreatedLoaders = new Map<string, DataLoader<string, NotificationRow | null>>();
   const poolCreatedNotificationByUser = (poolId: string): DataLoader<string, NotificationRow | null> => {
@@ -65,7 +63,7 @@ export function createNotificationLoaders(db: Db) {
      * A cursor is a position valid with the filter of the list that issued it.
      */
     notificationsByUser: Object.assign((page: PageRequest, filter?: NotificationFilter | null) => pagesOf(filter)(page), {
-      clearAll: () => [all, unread, read].forEach((pages) => pages?.clearAll()),
+      clearAll: () => [all, ...filtered.values()].forEach((pages) => pages.clearAll()),
     }),
     /** Each user's unread notifications, counted in one `GROUP BY user_id` statement per batch. */
     unreadNotificationCountByUser,

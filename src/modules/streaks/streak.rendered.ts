@@ -27,9 +27,8 @@ import {
 } from './streak.service.js';
 
 /**
- * `streakPools` rendered: the resolver's streakPools with one plan for the streak and one
- * for its page of pools, whose statements write their JSON. Each of `streak` and `pools`
- * renders once; a second alias of either leaves the query to the executor.
+ * `streakPools` through the resolver's service, with one plan for the streak and one for its page of pools, whose statements write
+ * their JSON. A second alias of `streak` or `pools` leaves the query to the executor.
  */
 const renderStreakPools: RootFieldRenderer = (field, nodes, walk) => {
   const type = getNamedType(field.type) as GraphQLObjectType;
@@ -85,11 +84,8 @@ function leafJson(type: GraphQLOutputType, value: unknown): string {
 }
 
 /**
- * `streakUserDetails` rendered, in one statement: the service's own read of the streak and
- * the viewer's state in it, the streak and the rewards written as JSON by that statement
- * through the read graph (STREAK_READ, STREAK_REWARD_READ), the state's values written here
- * as their resolvers give them. Signed out or an unknown streak, the read throws and the
- * executor reports it.
+ * `streakUserDetails` in the service's one statement, which writes the streak and rewards as JSON through the read graph; the
+ * viewer's state is written here as its resolvers give it. Signed out or an unknown streak, the read throws and the executor reports it.
  */
 const renderStreakUserDetails: RootFieldRenderer = (field, nodes, walk) => {
   const type = getNamedType(field.type) as GraphQLObjectType;
@@ -118,7 +114,6 @@ const renderStreakUserDetails: RootFieldRenderer = (field, nodes, walk) => {
   ];
 };
 
-/** The root fields of the streaks module that a rendered read answers, through the resolvers' own service calls. */
 export const STREAK_ROOT_RENDERERS: Record<string, RootFieldRenderer> = {
   streak: objectRoot('id', (_ctx, args) => parseId(args.id as string, 'id')),
   streaks: connectionRoot((ctx, args, rendering) => renderedStreaks(ctx, args as PageArguments, rendering)),
