@@ -5,8 +5,8 @@ import { type Db, readQueryOf } from '../db/client.js';
 
 /**
  * Batched reads behind the DataLoaders: one statement answers many parents, so a query's statements depend on its shape, not its rows.
- * Keys go in as ONE array parameter to the read query (prepared on Postgres); rows come back by property name, decoded by
- * `TableReader.decode` (read/columns.ts), not the ORM. Pages of children and their counts: modules/common/keyset-page.ts.
+ * Keys go in as ONE array parameter (prepared on Postgres); rows come back by property name, decoded by `TableReader.decode`
+ * (read/columns.ts), not the ORM. Pages of children and their counts: modules/common/keyset-page.ts.
  */
 
 const statements = new Map<string, string>();
@@ -14,15 +14,9 @@ const statements = new Map<string, string>();
 /** A statement text built once per process and key: per-request code never assembles SQL. */
 export function statement(key: string, build: () => string): string {
   let text = statements.get(key);
-  if (text === undefined) {
-    text = build();
-    statements.set(key, text);
-  }
+  if (text === undefined) statements.set(key, (text = build()));
   return text;
 }
-
-/** For `= ANY($1::<type>[])`. */
-const arrayType = (column: PgColumn) => `${column.getSQLType()}[]`;
 
 /** Rows whose `column` is one of `keys`, grouped by that column's value. */
 export async function rowsByKeys<TRow extends Record<string, unknown>>(
@@ -34,30 +28,23 @@ export async function rowsByKeys<TRow extends Record<string, unknown>>(
   const reader = tableReader(table);
   const text = statement(
     `rowsByKeys:${reader.name}.${column.name}`,
-    () => `SELECT ${reader.columns('t')} FROM "${reader.name}" t WHERE t."${column.name}" = ANY($1::${arrayType(column)})`,
+    () => `SELECT ${reader.columns('t')} FROM "${reader.name}" t WHERE t."${column.name}" = ANY($1::${column.getSQLType()}[])`,
   );
-  const rows = await readQueryOf(db)<Record<string, unknown>>(text, [keys]);
-  return groupBy(
-    rows.map((row) => reader.decode<TRow>(row)),
-    propertyOf(column),
-  );
+  const key = propertyOf(column);
+  const groups = new Map<string, TRow[]>();
+  for (const row of await readQueryOf(db)<Record<string, unknown>>(text, [keys])) {
+    const decoded = reader.decode<TRow>(row);
+    const group = groups.get(decoded[key] as string);
+    if (group) group.push(decoded);
+    else groups.set(decoded[key] as string, [decoded]);
+  }
+  return groups;
 }
 
 /** A condition on children besides their parent (e.g. `read_at IS NULL`); `name` keys its statements. Hand-written, never from input. */
 export interface ChildCondition {
   name: string;
   sql: (child: string) => string;
-}
-
-function groupBy<TRow extends Record<string, unknown>>(rows: TRow[], key: string): Map<string, TRow[]> {
-  const groups = new Map<string, TRow[]>();
-  for (const row of rows) {
-    const value = row[key] as string;
-    const group = groups.get(value);
-    if (group) group.push(row);
-    else groups.set(value, [row]);
-  }
-  return groups;
 }
 
 const columnKeys = new WeakMap<PgColumn, string>();

@@ -28,6 +28,7 @@ type Codec = Pick<Column, 'cast' | 'convert'> & { kind: RenderedColumnKind | nul
 const toDate = (value: unknown) => (value instanceof Date ? value : new Date(value as string));
 const quoted = (sql: string) => `'"' || ${sql}::text || '"'`;
 const asText = (sql: string) => `${sql}::text`;
+const float = (sql: string) => jsonNumber(`${sql}::float8`);
 
 /** Null for a kind never read (a tsvector: only ever searched). */
 function codecOf(column: PgColumn): Codec | null {
@@ -49,9 +50,9 @@ function codecOf(column: PgColumn): Codec | null {
     case 'PgNumeric':
     case 'PgNumericNumber':
       // float8 of a numeric rounds its decimal text once, as Number() of that text does.
-      return { cast: '::float8', convert: null, kind: 'float', json: (sql) => jsonNumber(`${sql}::float8`) };
+      return { cast: '::float8', convert: null, kind: 'float', json: float };
     case 'PgDoublePrecision':
-      return { cast: '', convert: null, kind: 'float', json: (sql) => jsonNumber(`${sql}::float8`) };
+      return { cast: '', convert: null, kind: 'float', json: float };
     case 'PgEnumColumn':
       return { cast: '::text', convert: null, kind: 'enum', json: quoted };
     case 'PgTimestamp':
@@ -91,7 +92,7 @@ export function columnsOf(table: PgTable): ReadonlyMap<string, Column> {
   return columns;
 }
 
-/** A column's rendering (see {@link Column.json}); null for none, or no such column. */
+/** {@link Column.json}; null for none, or no such column. */
 export const renderedColumn = (table: PgTable, property: string) => columnsOf(table).get(property)?.json ?? null;
 
 /**
@@ -134,9 +135,8 @@ export const isoTimestampSql = (sql: string) => `to_char(${sql} AT TIME ZONE 'UT
  * A float8 as JSON text in Postgres' shortest round-trip digits. Postgres uses exponents outside [1e-4, 1e15), padded (`1e-08`,
  * `1.5e+15`); JavaScript writes decimals from 1e-7 to 1e21, exponents unpadded (`1e-8`), and from 2^52 may pick other digits for a
  * double. So exponent forms are marked ({@link EXPONENT_MARK} before the `e`) and rewritten, rarely, by {@link writeNumbersAsJavaScript}.
- * One call, no CASE: the statement is planned at every execution (a limit as parameter keeps Postgres on custom plans) and planning
- * time grows with the expression tree; a CASE over a regex match made a 20-pool read cost twice its JSON building. NaN and infinities
- * never reach here: the columns are numerics, checked.
+ * One call, no CASE: a statement may be planned at each execution and planning time grows with the expression tree; a CASE over a
+ * regex match made a 20-pool read cost twice its JSON building. NaN and infinities never reach here: the columns are numerics, checked.
  */
 export function jsonNumber(float8: string): string {
   return `replace((${float8})::text, 'e', E'\\x01e')`;
@@ -145,9 +145,9 @@ export function jsonNumber(float8: string): string {
 /** Put just before an exponent's `e`: a raw control character, which the statement's JSON cannot otherwise hold (strings escape them). */
 export const EXPONENT_MARK = '\u0001';
 
-/** What precedes a number's exponent: digits, sign and point. */
-const isMantissaChar = (code: number) => (code >= 0x30 && code <= 0x39) || code === 0x2e || code === 0x2d;
 const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
+/** What precedes a number's exponent: digits, sign and point. */
+const isMantissaChar = (code: number) => isDigit(code) || code === 0x2e || code === 0x2d;
 
 /**
  * Rewrites each marked number as JSON.stringify would: Postgres' digits round-trip, so `String(Number(digits))` is exact. indexOf,
@@ -182,12 +182,10 @@ export function renderedTokens(
   unitsProperty: string,
   decimalsOf?: (alias: string) => string,
 ): ((alias: string) => string) | null {
-  const columns = getTableColumns(table) as Record<string, PgColumn>;
-  const units = columns[unitsProperty];
-  const decimals = columns.decimals;
-  if (!units || units.columnType !== 'PgBigInt64') return null;
-  if (decimalsOf) return (a) => tokensJson(`${a}."${units.name}"`, decimalsOf(a));
-  return decimals ? (a) => tokensJson(`${a}."${units.name}"`, `${a}."${decimals.name}"`) : null;
+  const { [unitsProperty]: units, decimals } = getTableColumns(table) as Record<string, PgColumn>;
+  const decimalsSql = decimalsOf ?? (decimals && ((a: string) => `${a}."${decimals.name}"`));
+  if (!units || units.columnType !== 'PgBigInt64' || !decimalsSql) return null;
+  return (a) => tokensJson(`${a}."${units.name}"`, decimalsSql(a));
 }
 
 /** Base units (SQL: an integer or an exact numeric sum) in whole tokens as JSON text; see renderedTokens. */

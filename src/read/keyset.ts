@@ -1,17 +1,15 @@
 import { isoTimestampSql } from './columns.js';
 
 /**
- * Keyset paging's SQL for every list (pools and their sorts, child lists, the nested read, the services' lists). A page reads rows
- * strictly past its cursor; a backward page (`last`/`before`) reads the order reversed, so the same index serves it backwards, and
- * the caller turns the rows back (pageOf in modules/common/pagination.ts).
+ * Keyset paging's SQL for every list. A page reads rows strictly past its cursor; a backward page (`last`/`before`) reads the order
+ * reversed, so the same index serves it backwards, and the caller turns the rows back (pageOf in modules/common/pagination.ts).
  */
 
-/** A list's order: by `key`, ties broken by `id` in the same direction (SQL expressions). */
+/** A list's order: by `key`, ties broken by `id` in the same direction (SQL expressions); `keyType`: a cursor key's Postgres type. */
 export interface KeysetOrder {
   key: string;
   id: string;
   descending: boolean;
-  /** The Postgres type of a cursor's key. */
   keyType: string;
 }
 
@@ -28,12 +26,12 @@ export const newestFirstOrder = (alias: string): KeysetOrder => ({
 
 /**
  * `past`: the rows the page reads; `beyond`: those on the cursor's other side (for the far-side page flag); `orderBy`: reversed for
- * a backward page. `param(value, type)` returns a parameter's SQL, called for the cursor's key, then its id.
+ * a backward page. `param` is called for the cursor's key, then its id.
  */
 export function keysetClauses(
   order: KeysetOrder,
   backward: boolean,
-  cursor: { key: unknown; id: string } | null,
+  cursor: PagePosition['cursor'],
   param: (value: unknown, type: string) => string,
 ): { past: string | null; beyond: string | null; orderBy: string } {
   const readDescending = order.descending !== backward;
@@ -49,12 +47,6 @@ export function keysetClauses(
   };
 }
 
-/** A row's position in a list's order: its key, as the cursor holds it, and id. */
-export interface KeysetPosition {
-  key: unknown;
-  id: string;
-}
-
 /**
  * How a parent's children are listed: {@link NEWEST_FIRST_LIST} unless a field's arguments ask otherwise (a user's predictions by
  * stake, or filtered by their pool's state). All SQL over a child's alias: `name` and `cursorKey` are encodeCursor's first two
@@ -67,24 +59,23 @@ export interface ChildList {
   where?: (alias: string, param: (value: unknown, type: string) => string) => string;
 }
 
-/** The default: cursors hold created_at as toISOString() writes it. */
+/** Cursors hold created_at as toISOString() writes it. */
 export const NEWEST_FIRST_LIST: ChildList = {
   name: NEWEST_FIRST,
   order: newestFirstOrder,
   cursorKey: (alias) => isoTimestampSql(`${alias}."created_at"`),
 };
 
-/** `size` rows forward or backward from `cursor`; a parsed page request (modules/common/pagination.ts) is one. */
+/** `size` rows forward or backward from `cursor` (a row's key, as the cursor holds it, and id); a parsed page request is one. */
 export interface PagePosition {
   size: number;
   backward: boolean;
-  cursor: KeysetPosition | null;
+  cursor: { key: unknown; id: string } | null;
 }
 
 /**
  * A page of a parent's children, for the rendered read's correlated subqueries (read/nested-read.ts) and the loaders' batches
- * (modules/common/keyset-page.ts, keysetPageLoader) alike, so both write the same SQL. `ofParent` also holds any other condition
- * the list has.
+ * (modules/common/keyset-page.ts) alike, so both write the same SQL. `ofParent` also holds any other condition the list has.
  */
 export interface ChildPage {
   table: string;
@@ -94,36 +85,27 @@ export interface ChildPage {
   param: (value: unknown, type: string) => string;
 }
 
-/** A statement's parameter placeholders: each value pushed onto `params`, its SQL `$n::type`. */
+/** Each value pushed onto `params`, its placeholder `$n::type`. */
 export const paramOf = (params: unknown[]) => (value: unknown, type: string) => {
   params.push(value);
   return `$${params.length}::${type}`;
 };
 
-/**
- * The page of `list`'s rows of `table` whose `parentColumn` is `parentId` (SQL: a parent row's id, or a batch's parent), its values
- * numbered on `params`: the one way both readers of a relation's page (see {@link ChildPage}) describe it.
- */
+/** The page of `list`'s rows of `table` whose `parentColumn` is `parentId` (SQL: a parent row's id, or a batch's parent). */
 export function childPage(
   table: string,
   parentColumn: string,
   parentId: string,
-  list: Pick<ChildList, 'order' | 'where'>,
+  { where, order }: Pick<ChildList, 'order' | 'where'>,
   page: PagePosition,
   params: unknown[],
 ): ChildPage {
   const param = paramOf(params);
-  const { where, order } = list;
-  return {
-    table,
-    ofParent: (child) => `${child}."${parentColumn}" = ${parentId}${where ? ` AND ${where(child, param)}` : ''}`,
-    order,
-    page,
-    param,
-  };
+  const ofParent = (child: string) => `${child}."${parentColumn}" = ${parentId}${where ? ` AND ${where(child, param)}` : ''}`;
+  return { table, ofParent, order, page, param };
 }
 
-/** The ORDER BY of the page's rows over `child`: the list's order, or (`reverse`) the order a backward page reads them in. */
+/** The list's order over `child`, or (`reverse`) the order a backward page reads it in. */
 export const orderBySql = (of: ChildPage, child: string, reverse: boolean) =>
   keysetClauses(of.order(child), reverse, null, () => '').orderBy;
 

@@ -16,8 +16,6 @@ import {
 import { pgColumn } from './columns.js';
 
 /**
- * (Over 300 lines: the one compiler of a read's SQL.)
- *
  * One statement per read subtree (as PostGraphile plans one): a list's rows, each written as its response JSON, with a correlated
  * subquery per relation writing its JSON in place, so nested relations cost one round trip and Node never decodes their rows.
  * The text depends on the plan's shape alone (values are parameters), so equal shapes share one prepared statement.
@@ -27,36 +25,28 @@ import { pgColumn } from './columns.js';
 export interface ObjectSpec {
   table: PgTable;
   relations: Record<string, RelationSpec>;
-  /** Relations private to the row's owner (and admins): rendered only where the row is known to be the viewer's (read/rendered-read.ts). */
+  /** Private to the row's owner (and admins): rendered only where the row is known to be the viewer's (read/rendered-read.ts). */
   owned?: Record<string, RelationSpec>;
-  /**
-   * SQL-computed fields: given the definition, merged selection nodes and walk (GraphQL's, opaque here), the SQL of the field's JSON
-   * over the row's alias, or null when that selection does not render (the resolver answers it).
-   */
+  /** SQL-computed fields: the field's JSON over the row's alias for this selection (GraphQL's, opaque here), or null: the resolver answers. */
   computed?: Record<string, (definition: any, nodes: readonly any[], walk: any) => ValueSql | null>;
   /**
-   * The viewer's own `target` row: `parentKey` is the parent's id, `viewerKey` the viewer's user id (properties; null if none or
-   * signed out; GraphQL fields are the target module's). The viewer is bound at each run (db/statement-scope.ts, VIEWER_USER_ID),
-   * so one plan serves every viewer.
+   * The viewer's own `target` row, whose `parentKey` is the parent's id and `viewerKey` the viewer's user id. The viewer is bound at
+   * each run (db/statement-scope.ts, VIEWER_USER_ID), so one plan serves every viewer.
    */
   viewerRows?: Record<string, { target: () => ObjectSpec; parentKey: string; viewerKey: string }>;
   /** Whole-token fields, to their description: each the base-units column of the same property, scaled by the row's `decimals`. */
   amounts?: Record<string, string>;
-  /** SQL of the amounts' decimals over the row's alias, for a table without a `decimals` column of its own. */
+  /** The amounts' decimals over the row's alias, for a table without a `decimals` column. */
   amountDecimals?: (alias: string) => string;
 }
 
 /** `description`: the GraphQL field's, where the read graph makes the field (modules/common/read-graph-fields.ts). */
 export type RelationSpec =
-  /**
-   * At most one row: the child whose `childKey` equals the parent's `parentKey` (properties); with `through`, the `parentKey` of
-   * the row that relation finds (a prediction's streak is its pool's).
-   */
+  /** The child whose `childKey` equals the parent's `parentKey`; with `through`, that relation's row's `parentKey` (a prediction's streak is its pool's). */
   | { kind: 'one'; target: () => ObjectSpec; parentKey: string; childKey: string; through?: OneRelationSpec; description?: string }
   /**
-   * A newest-first page of children whose `parentKey` (a property) is the parent's id. `plain`: the arguments ask for that page alone
-   * (no filter or other order); else `listed` gives their list and page (throws on bad arguments; `now` is what lifecycle filters
-   * compare with), or the resolver answers the field.
+   * A newest-first page of children whose `parentKey` is the parent's id. `plain`: the arguments ask for that page alone; else `listed`
+   * gives their list and page (throws on bad arguments; `now` is what lifecycle filters compare with), or the resolver answers.
    */
   | {
       kind: 'page';
@@ -68,11 +58,10 @@ export type RelationSpec =
     };
 
 export type OneRelationSpec = Extract<RelationSpec, { kind: 'one' }>;
-export type PageRelationSpec = Extract<RelationSpec, { kind: 'page' }>;
 
 export const columnName = (table: PgTable, property: string): string => pgColumn(table, property).name;
 
-/** A one-to-one relation's join; a `through` key is read by a scalar subquery (an index lookup, as the relation itself is). */
+/** A `through` key is read by a scalar subquery (an index lookup, as the relation itself is). */
 function joinSql(parent: PgTable, relation: OneRelationSpec, parentAlias: string, child: string): string {
   const childKey = `${child}."${columnName(relation.target().table, relation.childKey)}"`;
   const { through } = relation;
@@ -82,12 +71,9 @@ function joinSql(parent: PgTable, relation: OneRelationSpec, parentAlias: string
   return `${childKey} = (SELECT ${viaAlias}."${columnName(via, relation.parentKey)}" FROM "${getTableName(via)}" ${viaAlias} WHERE ${joinSql(parent, through, parentAlias, viaAlias)})`;
 }
 
-const parentColumnOf = (relation: PageRelationSpec) => columnName(relation.target().table, relation.parentKey);
-
 /**
  * A row the statement writes as its response JSON, byte for byte as JSON.stringify would: the response keys in order, each a value
- * (SQL over the row's alias), a one-to-one relation, or a relation's page with its connection's fields. What renders how is decided
- * GraphQL-side (read/rendered-read.ts); this side only writes the SQL.
+ * (SQL over the row's alias), a one-to-one relation, or a relation's page. What renders how is decided GraphQL-side (read/rendered-read.ts).
  */
 export interface RenderedObject {
   spec: ObjectSpec;
@@ -101,29 +87,28 @@ export type RenderedField =
   | {
       key: string;
       kind: 'page';
-      relation: PageRelationSpec;
+      relation: Extract<RelationSpec, { kind: 'page' }>;
       page: PagePosition;
       connection: RenderedConnection;
       nodesOnly?: boolean;
       list?: ChildList;
     };
 
-/** The SQL of a value's JSON text over its row's alias, written into a statement through `statement`. */
+/** The SQL of a value's JSON text over its row's alias. */
 export type ValueSql = (alias: string, statement: StatementWriter) => string;
 
-/** What the SQL of a value may add to the statement it is written into. */
 export interface StatementWriter {
-  /** The placeholder of a parameter of SQL type `type` (a marker such as VIEWER_USER_ID is bound at each run: db/statement-scope.ts). */
+  /** A parameter's placeholder (a marker such as VIEWER_USER_ID is bound at each run: db/statement-scope.ts). */
   param(value: unknown, type: string): string;
-  /** `object`'s JSON for the row `where` (SQL over the row's alias) finds, as a scalar subquery; `null` where none does. */
+  /** `object`'s JSON for the row `where` (SQL over the row's alias) finds; `null` where none does. */
   rowWhere(object: RenderedObject, where: (alias: string) => string): string;
-  /** The JSON array of `object`'s JSON for every row `where` finds, in `order` (SQL over the row's alias); `[]` where none does. */
+  /** The JSON array of `object`'s JSON for every row `where` finds, in `order`; `[]` where none does. */
   rowsWhere(object: RenderedObject, where: (alias: string) => string, order: (alias: string) => string): string;
 }
 
 /**
- * A connection's selection: its distinct node selections (`nodes`, `edges { node }`) as objects, and parts in response order naming
- * them by index. A root connection's parts are written in Node (read/rendered-read.ts, writeConnection); a nested page's by its statement.
+ * A connection's distinct node selections (`nodes`, `edges { node }`), and parts in response order naming them by index. A root
+ * connection's parts are written in Node (read/rendered-read.ts, writeConnection); a nested page's by its statement.
  */
 export interface RenderedConnection {
   objects: RenderedObject[];
@@ -150,7 +135,7 @@ export type ConnectionPart =
   | { key: string; kind: 'pageInfo'; fields: Array<{ key: string; kind: PageInfoFlag } | Constant> }
   | { key: string; kind: 'totalCount' }
   | Constant
-  /** A field of the page beyond the Relay ones (the leaderboard's viewerEntry), written in Node from the page: root connections only. */
+  /** Beyond the Relay fields (the leaderboard's viewerEntry), written in Node from the page: root connections only. */
   | { key: string; kind: 'page'; write: (page: unknown) => string };
 
 /** A value known when planning (`__typename`), as its JSON text. */
@@ -158,13 +143,13 @@ type Constant = { key: string; kind: 'constant'; json: string };
 
 export type PageInfoFlag = 'hasNextPage' | 'hasPreviousPage' | 'startCursor' | 'endCursor';
 
-/** The most keys one rendered object may have: concat() takes at most 100 arguments, two per key and the closing brace. */
+/** concat() takes at most 100 arguments: two per key and the closing brace. */
 export const MAX_RENDERED_KEYS = 49;
 
 /**
  * The select list writing `objects`' JSON over `alias` as `"$j0"`, `"$j1"`, ... (the caller writes FROM onward). Kept with the objects
- * (a plan lives per operation and variables, read-renderer.ts) so a request neither rebuilds the text (a twentieth of a rendered read's
- * Node time) nor hashes a new string to find its prepared statement; only when `params` starts empty, as its parameters are numbered.
+ * (a plan lives per operation and variables) so a request neither rebuilds the text (a twentieth of a rendered read's Node time) nor
+ * hashes a new string to find its prepared statement; only when `params` starts empty, as its parameters are numbered.
  */
 export function renderedSelect(objects: RenderedObject[], alias: string, params: unknown[]): string {
   const write = (into: unknown[]) => {
@@ -185,7 +170,7 @@ export function renderedSelect(objects: RenderedObject[], alias: string, params:
 
 const renderedSelects = new WeakMap<RenderedObject[], Map<string, { list: string; params: unknown[] }>>();
 
-/** The names of the columns of {@link renderedTextColumn}, made once: a row's texts are read by them at every row of every page. */
+/** Made once: a row's texts are read by these names at every row of every page. */
 const TEXT_COLUMNS = Array.from({ length: MAX_RENDERED_KEYS }, (_, i) => `$j${i}`);
 
 /** The column {@link renderedSelect}'s list writes the `index`th object's JSON text in. */
@@ -198,18 +183,13 @@ export function renderedTexts(row: Record<string, unknown>, count: number): stri
   return texts;
 }
 
-/** The one row of a one-to-one relation, as `row` writes it (null when there is none). */
-function oneSql(parent: PgTable, spec: OneRelationSpec, target: ObjectSpec, parentAlias: string, child: string, row: () => string): string {
-  return `(SELECT ${row()} FROM "${getTableName(target.table)}" ${child} WHERE ${joinSql(parent, spec, parentAlias, child)})`;
-}
-
 /** The page as a JSON array of what `row` writes per child, in the list's order (a backward page is read backwards, turned back here). */
 function pageRowsSql(of: ChildPage, child: string, row: (child: string) => string): string {
   const from = childRowsSql(of, child, of.page.size);
   return `(SELECT ${jsonArraySql(row(child), orderBySql(of, child, false))} FROM ${from})`;
 }
 
-/** A JSON array of the rows' `json` (each row's JSON text) in `orderBy`, with bare commas as JSON.stringify joins them; `[]` for none. */
+/** With bare commas, as JSON.stringify joins them; `[]` for no rows. */
 const jsonArraySql = (json: string, orderBy: string) => `'[' || coalesce(string_agg(${json}, ',' ORDER BY ${orderBy}), '') || ']'`;
 
 /**
@@ -230,9 +210,8 @@ function pageInfoSql(of: ChildPage, list: ChildList, child: string, flag: PageIn
 }
 
 /**
- * A child's cursor as JSON text, encodeCursor's bytes (modules/common/pagination.ts): unpadded base64url of
- * `["<list's name>","<key>","<id>"]`, none needing escapes (constants, timestamps, integers). translate() drops the line breaks
- * Postgres' base64 writes every 76 characters.
+ * encodeCursor's bytes (modules/common/pagination.ts): unpadded base64url of `["<list's name>","<key>","<id>"]`, none needing
+ * escapes (constants, timestamps, integers). translate() drops the line breaks Postgres' base64 writes every 76 characters.
  */
 function cursorSql(list: ChildList, alias: string): string {
   const json = `concat('["${list.name}","', ${list.cursorKey(alias)}, '","', ${alias}."id", '"]')`;
@@ -244,18 +223,26 @@ function renderedObjectSql(object: RenderedObject, alias: string, params: unknow
   return jsonObjectSql(object.fields.map((field) => [field.key, renderedFieldSql(object.spec, field, alias, params, counter)]));
 }
 
+/** A scalar subquery of `select` over `object`'s JSON at the row (aliased `row`) `where` finds. */
+function rowSql(
+  object: RenderedObject,
+  row: string,
+  where: (alias: string) => string,
+  params: unknown[],
+  counter: { next: number },
+  select = (json: string) => json,
+): string {
+  const json = select(renderedObjectSql(object, row, params, counter));
+  return `(SELECT ${json} FROM "${getTableName(object.spec.table)}" ${row} WHERE ${where(row)})`;
+}
+
 function statementWriter(params: unknown[], counter: { next: number }): StatementWriter {
   return {
     param: paramOf(params),
-    rowWhere: (object, where) => {
-      const row = `t${++counter.next}`;
-      const json = renderedObjectSql(object, row, params, counter);
-      return `coalesce((SELECT ${json} FROM "${getTableName(object.spec.table)}" ${row} WHERE ${where(row)}), 'null')`;
-    },
+    rowWhere: (object, where) => `coalesce(${rowSql(object, `t${++counter.next}`, where, params, counter)}, 'null')`,
     rowsWhere: (object, where, order) => {
       const row = `t${++counter.next}`;
-      const json = renderedObjectSql(object, row, params, counter);
-      return `(SELECT ${jsonArraySql(json, order(row))} FROM "${getTableName(object.spec.table)}" ${row} WHERE ${where(row)})`;
+      return rowSql(object, row, where, params, counter, (json) => jsonArraySql(json, order(row)));
     },
   };
 }
@@ -269,14 +256,13 @@ export function jsonObjectSql(entries: Array<[string, string]>): string {
 
 function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string, params: unknown[], counter: { next: number }): string {
   if (field.kind === 'value') return field.sql(alias, statementWriter(params, counter));
+  if (field.kind === 'one')
+    return statementWriter(params, counter).rowWhere(field.object, (child) => joinSql(spec.table, field.relation, alias, child));
   const child = `t${++counter.next}`;
-  if (field.kind === 'one') {
-    const { relation } = field;
-    return `coalesce(${oneSql(spec.table, relation, relation.target(), alias, child, () => renderedObjectSql(field.object, child, params, counter))}, 'null')`;
-  }
   const { connection, relation } = field;
   const list = field.list ?? NEWEST_FIRST_LIST;
-  const of = childPage(getTableName(relation.target().table), parentColumnOf(relation), `${alias}."id"`, list, field.page, params);
+  const parentColumn = columnName(relation.target().table, relation.parentKey);
+  const of = childPage(getTableName(relation.target().table), parentColumn, `${alias}."id"`, list, field.page, params);
   const object = (index: number, node: string) => renderedObjectSql(connection.objects[index]!, node, params, counter);
   const entries = connection.fields.map((part): [string, string] => {
     switch (part.kind) {
@@ -308,8 +294,6 @@ function renderedFieldSql(spec: ObjectSpec, field: RenderedField, alias: string,
 
 export const sqlLiteral = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
-const renderedByIds = new WeakMap<RenderedObject[], { one: string; many: string; params: unknown[] }>();
-
 /**
  * The JSON of the row `idSql` names, from the first of `objects`' tables holding it (ids are UUIDs, unique across tables); null if none.
  * With `tags` (GraphQL names, one per object), the JSON follows its object's tag, `Pool{...}`, telling which table held the row.
@@ -319,13 +303,13 @@ export function renderedByIdSql(objects: readonly RenderedObject[], idSql: strin
   return rows.length === 1 ? rows[0]! : `coalesce(${rows.join(', ')})`;
 }
 
-/** The scalar subquery writing `object`'s JSON (after `tag`, if any) for its row whose `columnName` is `keySql`. */
-function rowJsonSql(object: RenderedObject, columnName: string, keySql: string, params: unknown[], tag?: string): string {
-  const json = renderedObjectSql(object, 'n', params, { next: 0 });
-  return `(SELECT ${tag ? `'${tag}' || ` : ''}${json} FROM "${getTableName(object.spec.table)}" n WHERE n."${columnName}" = ${keySql})`;
+/** `object`'s JSON (after `tag`, if any) for its row whose `column` is `keySql`. */
+function rowJsonSql(object: RenderedObject, column: string, keySql: string, params: unknown[], tag?: string): string {
+  const where = (n: string) => `${n}."${column}" = ${keySql}`;
+  return rowSql(object, 'n', where, params, { next: 0 }, (json) => (tag ? `'${tag}' || ${json}` : json));
 }
 
-/** The scalar subquery writing `object`'s JSON for its row whose unique column `property` is `keySql` (null if none). */
+/** `object`'s JSON for its row whose unique column `property` is `keySql` (null if none). */
 export function renderedByKeySql(object: RenderedObject, property: string, keySql: (type: string) => string, params: unknown[]): string {
   const column = pgColumn(object.spec.table, property);
   return rowJsonSql(object, column.name, keySql(column.getSQLType()), params);
@@ -349,19 +333,17 @@ export interface StatementGuard<Row> {
  */
 export class SharedStatement {
   private readonly columns: string[] = [];
-  /** The parameters: the values the plan fixes (a nested page's cursor), and a hole per slot. */
+  /** The values the plan fixes (a nested page's cursor), and a hole per slot; a guard's parameters follow. */
   private readonly params: unknown[] = [];
   private readonly slots: number[] = [];
-  private text: string | null = null;
-  /** The text under a guard, by the guard's writer (one per kind of guard), and where the guard's parameters start. */
-  private readonly guarded = new Map<StatementGuard<unknown>['write'], { text: string; firstParam: number }>();
+  /** The text by its guard's writer (one per kind of guard; null: unguarded). */
+  private readonly texts = new Map<StatementGuard<unknown>['write'] | null, string>();
 
   /** `write` returns the column's SQL, numbering fixed parameters on `params`, per-run ones with `slot(type)` (valued by {@link run}). */
   add(write: (params: unknown[], slot: (type: string) => string) => string): void {
-    if (this.text !== null || this.guarded.size) throw new Error('a shared statement takes no column once it has run');
+    if (this.texts.size) throw new Error('a shared statement takes no column once it has run');
     const slot = (type: string) => {
-      this.params.push(undefined);
-      this.slots.push(this.params.length - 1);
+      this.slots.push(this.params.push(undefined) - 1);
       return `$${this.params.length}::${type}`;
     };
     this.columns.push(write(this.params, slot));
@@ -379,39 +361,36 @@ export class SharedStatement {
     if (values.length !== this.slots.length) throw new Error(`${this.slots.length} values expected, got ${values.length}`);
     const params = this.params.slice();
     for (let i = 0; i < this.slots.length; i++) params[this.slots[i]!] = values[i];
-    if (!guard) {
-      this.text ??= `SELECT ${this.columns.map((sql, i) => `${sql} AS "${i}"`).join(', ')}`;
-      const [row] = await query<Record<string, string | null>>(this.text, params);
-      return { columns: this.columns.map((_, i) => row![String(i)]!) };
-    }
-    const { text, firstParam } = this.guardedText(guard.write);
-    params.length = firstParam;
-    params.push(...guard.values);
-    const [row] = await query<Record<string, string | null>>(text, params);
+    if (guard) params.push(...guard.values);
+    const [row] = await query<Record<string, string | null>>(this.text(guard?.write ?? null), params);
     const columns = this.columns.map((_, i) => row![String(i)]!);
+    if (!guard) return { columns };
     // The guard's columns keep the row's own names; ours are numbered.
     const guardRow = Object.fromEntries(Object.entries(row!).filter(([name]) => !/^\d+$/.test(name))) as Row;
     return { columns, guardRow };
   }
 
-  private guardedText(write: StatementGuard<unknown>['write']): { text: string; firstParam: number } {
-    let guarded = this.guarded.get(write);
-    if (!guarded) {
-      const firstParam = this.params.length;
-      let next = firstParam;
-      const { row, holds } = write((type) => `$${++next}::${type}`);
+  private text(guard: StatementGuard<unknown>['write'] | null): string {
+    let text = this.texts.get(guard);
+    if (text !== undefined) return text;
+    if (!guard) text = `SELECT ${this.columns.map((sql, i) => `${sql} AS "${i}"`).join(', ')}`;
+    else {
+      let next = this.params.length;
+      const { row, holds } = guard((type) => `$${++next}::${type}`);
       const columns = this.columns.map((sql, i) => `CASE WHEN ${holds} THEN ${sql} END AS "${i}"`);
-      const text = `SELECT g.*, ${columns.join(', ')} FROM (SELECT 1) one LEFT JOIN LATERAL (${row}) g ON true`;
-      this.guarded.set(write, (guarded = { text, firstParam }));
+      text = `SELECT g.*, ${columns.join(', ')} FROM (SELECT 1) one LEFT JOIN LATERAL (${row}) g ON true`;
     }
-    return guarded;
+    this.texts.set(guard, text);
+    return text;
   }
 }
 
+const renderedByIds = new WeakMap<RenderedObject[], { one: string; many: string; params: unknown[] }>();
+
 /**
  * The rendered JSON of the rows `ids` name, in order, in ONE statement, each as {@link renderedByIdSql} finds it (`tags`: type names).
- * The text depends on `objects` alone; ids are a parameter. One id is a plain uuid, not an array: Postgres' generic plan of `unnest($1)`
- * expects a hundred rows, costs more than a custom plan for one, and so is replanned every run (a refetch's whole cost, in the bench).
+ * One id is a plain uuid, not an array: Postgres' generic plan of `unnest($1)` expects a hundred rows, costs more than a custom plan
+ * for one, and so is replanned every run (a refetch's whole cost).
  */
 export async function readRenderedByIds(
   query: ReadQuery,
