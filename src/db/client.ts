@@ -171,18 +171,38 @@ async function checkedRead<T>(
   scope: StatementScope,
   check: FirstStatementCheck,
 ): Promise<T[]> {
-  let next = params.length;
-  const { row, holds } = check.write((type) => `$${++next}::${type}`);
-  const rows = await query<Record<string, unknown>>(
-    `SELECT q.*, to_json(g)::text AS "$check" FROM (SELECT 1) one LEFT JOIN LATERAL (${row}) g ON true ` +
-      `LEFT JOIN LATERAL (SELECT o.*, true AS "$row" FROM (${text}) o WHERE ${holds}) q ON true`,
-    [...params, ...check.values],
-    scope,
-  );
+  const rows = await query<Record<string, unknown>>(checkedText(text, check.write, params.length), [...params, ...check.values], scope);
   const checked = rows[0]?.$check;
   await check.judge(typeof checked === 'string' ? (JSON.parse(checked) as Record<string, unknown>) : undefined);
   // Where the statement found no row, the one row there is carries the check's alone.
-  return rows.filter((r) => r.$row !== null).map(({ $check: _check, $row: _row, ...own }) => own as T);
+  if (rows[0]?.$row === null) return [];
+  // The last column first: deleting a row's last property keeps its shape (a copy without them costs a row each).
+  for (const row of rows) {
+    delete row.$check;
+    delete row.$row;
+  }
+  return rows as T[];
+}
+
+/**
+ * The texts checkedRead ran, by statement text: a kept plan runs its statement's one text at
+ * every request, whose checked text is then not written, flattened and hashed again. Cleared
+ * when full: a process runs as many texts as it has plans.
+ */
+const checkedTexts = new Map<string, { write: FirstStatementCheck['write']; params: number; text: string }>();
+const CHECKED_TEXTS = 512;
+
+function checkedText(text: string, write: FirstStatementCheck['write'], params: number): string {
+  const kept = checkedTexts.get(text);
+  if (kept?.write === write && kept.params === params) return kept.text;
+  let next = params;
+  const { row, holds } = write((type) => `$${++next}::${type}`);
+  const checked =
+    `SELECT q.*, to_json(g)::text AS "$check" FROM (SELECT 1) one LEFT JOIN LATERAL (${row}) g ON true ` +
+    `LEFT JOIN LATERAL (SELECT o.*, true AS "$row" FROM (${text}) o WHERE ${holds}) q ON true`;
+  if (checkedTexts.size >= CHECKED_TEXTS) checkedTexts.clear();
+  checkedTexts.set(text, { write, params, text: checked });
+  return checked;
 }
 
 interface DrizzleSession {

@@ -316,32 +316,19 @@ export function renderedByKeySql(object: RenderedObject, property: string, keySq
 }
 
 /**
- * A row read beside a statement and the condition its columns need (a signed-in request's session, open and the token's): `g` is the
- * row, `holds` decides. Its text is made once per statement; `values` are this run's.
- */
-export interface StatementGuard<Row> {
-  /** The row's query (at most one row) and the condition on it (on `g`), numbering their parameters with `param(type)`. */
-  write(param: (type: string) => string): { row: string; holds: string };
-  values: readonly unknown[];
-  /** Not a value: the type of the row, which {@link SharedStatement.run} returns. */
-  readonly row?: Row;
-}
-
-/**
  * ONE statement for several root fields, each a column whose scalar subquery writes its JSON (a rendered object by key, a count): one
  * round trip and one plan, not one statement per field. The text is made once per operation plan; each run gives the slots' values.
  */
 export class SharedStatement {
   private readonly columns: string[] = [];
-  /** The values the plan fixes (a nested page's cursor), and a hole per slot; a guard's parameters follow. */
+  /** The values the plan fixes (a nested page's cursor), and a hole per slot. */
   private readonly params: unknown[] = [];
   private readonly slots: number[] = [];
-  /** The text by its guard's writer (one per kind of guard; null: unguarded). */
-  private readonly texts = new Map<StatementGuard<unknown>['write'] | null, string>();
+  private text: string | undefined;
 
   /** `write` returns the column's SQL, numbering fixed parameters on `params`, per-run ones with `slot(type)` (valued by {@link run}). */
   add(write: (params: unknown[], slot: (type: string) => string) => string): void {
-    if (this.texts.size) throw new Error('a shared statement takes no column once it has run');
+    if (this.text !== undefined) throw new Error('a shared statement takes no column once it has run');
     const slot = (type: string) => {
       this.slots.push(this.params.push(undefined) - 1);
       return `$${this.params.length}::${type}`;
@@ -349,39 +336,14 @@ export class SharedStatement {
     this.columns.push(write(this.params, slot));
   }
 
-  /**
-   * Each column's JSON text (null where its subquery found nothing), given the slots' values in order. With a `guard`, also its row
-   * (all null when it found none, by the left join), and the columns are computed only where the guard holds (null otherwise).
-   */
-  async run<Row = never>(
-    query: ReadQuery,
-    values: readonly unknown[],
-    guard?: StatementGuard<Row>,
-  ): Promise<{ columns: Array<string | null>; guardRow?: Row }> {
+  /** Each column's JSON text (null where its subquery found nothing), given the slots' values in order. */
+  async run(query: ReadQuery, values: readonly unknown[]): Promise<Array<string | null>> {
     if (values.length !== this.slots.length) throw new Error(`${this.slots.length} values expected, got ${values.length}`);
     const params = this.params.slice();
     for (let i = 0; i < this.slots.length; i++) params[this.slots[i]!] = values[i];
-    if (guard) params.push(...guard.values);
-    const [row] = await query<Record<string, string | null>>(this.text(guard?.write ?? null), params);
-    const columns = this.columns.map((_, i) => row![String(i)]!);
-    if (!guard) return { columns };
-    // The guard's columns keep the row's own names; ours are numbered.
-    const guardRow = Object.fromEntries(Object.entries(row!).filter(([name]) => !/^\d+$/.test(name))) as Row;
-    return { columns, guardRow };
-  }
-
-  private text(guard: StatementGuard<unknown>['write'] | null): string {
-    let text = this.texts.get(guard);
-    if (text !== undefined) return text;
-    if (!guard) text = `SELECT ${this.columns.map((sql, i) => `${sql} AS "${i}"`).join(', ')}`;
-    else {
-      let next = this.params.length;
-      const { row, holds } = guard((type) => `$${++next}::${type}`);
-      const columns = this.columns.map((sql, i) => `CASE WHEN ${holds} THEN ${sql} END AS "${i}"`);
-      text = `SELECT g.*, ${columns.join(', ')} FROM (SELECT 1) one LEFT JOIN LATERAL (${row}) g ON true`;
-    }
-    this.texts.set(guard, text);
-    return text;
+    this.text ??= `SELECT ${this.columns.map((sql, i) => `${sql} AS "${i}"`).join(', ')}`;
+    const [row] = await query<Record<string, string | null>>(this.text, params);
+    return this.columns.map((_, i) => row![String(i)]!);
   }
 }
 

@@ -10,7 +10,6 @@ import type { AnswerForm } from '../read/answer-form.js';
 import type { OperationWalk } from '../read/operation-walk.js';
 import { type FirstStatementCheck, StatementScope } from '../db/statement-scope.js';
 import { AppError, rateLimited } from '../errors.js';
-import type { StatementGuard } from '../read/nested-read.js';
 import {
   confirmSession,
   type Credentials,
@@ -274,11 +273,11 @@ async function refuseCredential(error: unknown, clientAddress: string, failures:
 /**
  * A bearer token's session not read yet. The token's signature and expiry hold, so the
  * operation is counted against its user's rate limit; the session row still decides, before
- * anything of the operation runs: read alone ({@link confirmViewer}), or as the guard of a
- * rendered read's one statement (or of the first statement of its one root read), which
- * computes nothing for an ended session. Refused, the request answers what the credentials
- * step answers (UNAUTHENTICATED, counted against the address), and the units the operation
- * took go back to the user's budget: a stale token never spends its user's budget.
+ * anything of the operation runs: read alone ({@link confirmViewer}), or by a rendered read's
+ * one statement ({@link firstStatementCheck}), which computes nothing for an ended session.
+ * Refused, the request answers what the credentials step answers (UNAUTHENTICATED, counted
+ * against the address), and the units the operation took go back to the user's budget: a
+ * stale token never spends its user's budget.
  */
 export class UnconfirmedSession {
   constructor(
@@ -288,22 +287,14 @@ export class UnconfirmedSession {
   ) {}
 
   /**
-   * The session check as the guard of a statement on `database`, whose row is then given to
-   * {@link judge}; undefined on another database than the session's own (a standby may not
-   * have a sign-out yet).
-   */
-  guardOn(database: Database): StatementGuard<SessionRow> | undefined {
-    return database.shared === this.database.shared ? sessionGuard(this.claims) : undefined;
-  }
-
-  /**
    * The session check folded into the operation's first read statement on `database`
    * (StatementScope.checkWithFirstStatement), judged as {@link judge} judges; undefined on
-   * another database than the session's own, as {@link guardOn}.
+   * another database than the session's own (a standby may not have a sign-out yet).
    */
   firstStatementCheck(database: Database, context: GraphQLContext): FirstStatementCheck | undefined {
-    const guard = this.guardOn(database);
-    return guard && { write: guard.write, values: guard.values, judge: (row) => this.judge(context, row as unknown as SessionRow) };
+    if (database.shared !== this.database.shared) return undefined;
+    const { write, values } = sessionGuard(this.claims);
+    return { write, values, judge: (row) => this.judge(context, row as unknown as SessionRow) };
   }
 
   /** The refusal this session answered, once it has (a read that carried its check rethrows it rather than falling back). */

@@ -6,7 +6,6 @@ import { type ArgumentReader, argumentReader } from '../read/arguments.js';
 import { type OperationWalk, refuse, type RenderRefusal } from '../read/operation-walk.js';
 import type { WalkPlanner } from '../read/operation-walks.js';
 import { ROOT_RENDERERS } from '../modules/rendered-reads.js';
-import type { SessionRow } from '../modules/auth/auth.service.js';
 import { AppError } from '../errors.js';
 import { confirmViewer, type GraphQLContext } from './context.js';
 
@@ -110,24 +109,23 @@ export class ReadRenderer {
       return fellBack(context, 'planning_error', error);
     }
     const { parts, statement } = plan;
-    // A session not yet read is read by the one statement, as its guard, when that statement is all the read runs; by the
-    // first statement of a root field's read when that read is all (a list's page); else first, alone.
+    // A session not yet read is checked by the first statement of a read made of one part (the shared statement, or one root
+    // field's own read: a list's page); else it is read first, alone, as parts run together would wait for one's judgment.
     const session = context.unconfirmedSession;
-    const guard = session && statement && !plan.reads ? session.guardOn(context.database) : undefined;
-    const check = session && !statement && plan.reads === 1 ? session.firstStatementCheck(context.database, context) : undefined;
+    const check = session && (statement ? 1 : 0) + plan.reads === 1 ? session.firstStatementCheck(context.database, context) : undefined;
     if (check) context.statements.checkWithFirstStatement(check);
-    else if (session && !guard) await confirmViewer(context);
-    let written: { columns: Array<string | null>; guardRow?: SessionRow } | null;
+    else if (session) await confirmViewer(context);
+    let columns: Array<string | null> | null;
     let read: Array<RenderedPieces | null> | null = null;
     try {
-      const run = statement && statement.run(context.database.query, columnValues(parts, context, args), guard);
+      const run = statement && statement.run(context.database.query, columnValues(parts, context, args));
       // Most operations have no root field read of its own: then only the statement is awaited.
       if (plan.reads)
-        [written, read] = await Promise.all([
+        [columns, read] = await Promise.all([
           run,
           Promise.all(parts.map((part, i) => ('read' in part ? part.read(context, args[i]!) : NOT_READ))),
         ]);
-      else written = run && (await run);
+      else columns = run && (await run);
       // A read that ran no statement carried no check: the session is read now, alone, before anything is answered.
       if (check && context.unconfirmedSession === session) {
         context.statements.checkWithFirstStatement(null);
@@ -140,8 +138,6 @@ export class ReadRenderer {
       // The request's own error (a 4xx) is not the read failing: a signed-out viewer's page would count as failures.
       return fellBack(context, error instanceof AppError && error.status < 500 ? 'request_error' : 'read_failed', error);
     }
-    // Outside the catches: an ended session refuses the request before anything is read from the statement.
-    if (guard) await session!.judge(context, written!.guardRow!);
     try {
       const out = ['{'];
       // Where each part's pieces start; it ends where the next part's head begins.
@@ -152,7 +148,7 @@ export class ReadRenderer {
         starts.push(out.length);
         if ('json' in part) out.push(part.json);
         else if ('read' in part) for (const piece of read![i]!) out.push(asJavaScriptNumbers(piece));
-        else out.push(asJavaScriptNumbers(part.column.write(written!.columns[part.index]!, args[i]!)));
+        else out.push(asJavaScriptNumbers(part.column.write(columns![part.index]!, args[i]!)));
       }
       out.push('}');
       const locate = () => {

@@ -1,7 +1,7 @@
 import { eq, getTableName } from 'drizzle-orm';
 import { apiKeys, refreshTokens, users } from '../../../schema/index.js';
 import type { Database } from '../../db/client.js';
-import type { StatementGuard } from '../../read/nested-read.js';
+import type { FirstStatementCheck } from '../../db/statement-scope.js';
 import type { ServiceDependencies } from '../context.js';
 import { findActiveApiKey } from './api-key.service.js';
 import { unauthenticated } from './session.service.js';
@@ -86,12 +86,12 @@ export function judgeSession(claims: AccessClaims, row: SessionRow | undefined):
 }
 
 /**
- * The session check as a guard of another statement (SharedStatement.run): the statement
- * reads the session row beside its own columns, and computes them only where the session
- * is open and the token's, so an ended session costs the lookup alone. The caller judges the
- * row it read with {@link judgeSession}.
+ * The session check folded into another statement (StatementScope.checkWithFirstStatement):
+ * the statement reads the session row beside its own rows, and computes them only where the
+ * session is open and the token's, so an ended session costs the lookup alone. The caller
+ * judges the row it read with {@link judgeSession}.
  */
-export function sessionGuard(claims: AccessClaims): StatementGuard<SessionRow> {
+export function sessionGuard(claims: AccessClaims): Omit<FirstStatementCheck, 'judge'> {
   return { write: writeSessionGuard, values: [claims.sessionId, claims.userId, claims.role] };
 }
 
