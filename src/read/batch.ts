@@ -41,12 +41,6 @@ export async function rowsByKeys<TRow extends Record<string, unknown>>(
   return groups;
 }
 
-/** A condition on children besides their parent (e.g. `read_at IS NULL`); `name` keys its statements. Hand-written, never from input. */
-export interface ChildCondition {
-  name: string;
-  sql: (child: string) => string;
-}
-
 const columnKeys = new WeakMap<PgColumn, string>();
 
 /** The property name a column has in rows. */

@@ -56,8 +56,11 @@ export interface ChildList {
   name: string;
   order: (alias: string) => KeysetOrder;
   cursorKey: (alias: string) => string;
-  where?: (alias: string, param: (value: unknown, type: string) => string) => string;
+  where?: ChildCondition;
 }
+
+/** Rows a list keeps besides its parent's (SQL over a child's alias, values numbered by `param`): hand-written, never from input. */
+export type ChildCondition = (alias: string, param: (value: unknown, type: string) => string) => string;
 
 /** Cursors hold created_at as toISOString() writes it. */
 export const NEWEST_FIRST_LIST: ChildList = {

@@ -1,8 +1,8 @@
 import DataLoader from 'dataloader';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { type ChildCondition, propertyOf, rowsByKeys } from '../../read/batch.js';
+import { propertyOf, rowsByKeys } from '../../read/batch.js';
 import { type Db, readQueryOf } from '../../db/client.js';
-import { NEWEST_FIRST, newestFirstOrder } from '../../read/keyset.js';
+import { type ChildCondition, NEWEST_FIRST, newestFirstOrder } from '../../read/keyset.js';
 import { pgColumn, tableReader } from '../../read/columns.js';
 import { keysetPageLoader, parentCountLoader, type ParentedList } from './keyset-page.js';
 import type { ObjectSpec, OneRelationSpec } from '../../read/nested-read.js';
@@ -52,7 +52,7 @@ function childList<TRow extends ChildRow>(table: ChildTable, parentColumn: PgCol
     table: reader.name,
     parentColumn: parentColumn.name,
     alias: 'c',
-    list: { order: newestFirstOrder, ...(where && { where: (child) => where.sql(child) }) },
+    list: { order: newestFirstOrder, where },
     select: { list: reader.columns('c'), decode: (row) => reader.decode<TRow>(row) },
     parentOf: (row) => row[parent] as string,
     cursorOf: newestFirstCursor,

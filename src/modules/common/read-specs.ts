@@ -52,7 +52,7 @@ export const USER_READ: ObjectSpec = {
       parentKey: 'userId',
       plain: (args) => args.filter == null,
       listed: (args) => ({
-        list: { ...NEWEST_FIRST_LIST, where: NOTIFICATION_CONDITIONS[args.filter as NotificationFilter].sql },
+        list: { ...NEWEST_FIRST_LIST, where: NOTIFICATION_CONDITIONS[args.filter as NotificationFilter] },
         page: parseNewestFirstPage(args),
       }),
     },

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { notifications, type NotificationRow } from '../../../schema/index.js';
-import { type ChildCondition, statement } from '../../read/batch.js';
+import { statement } from '../../read/batch.js';
 import { tableReader } from '../../read/columns.js';
 import { type Db, readQueryOf } from '../../db/client.js';
 import { childPageLoader, countLoader, uniqueLoader } from '../common/loaders.js';
@@ -10,10 +10,13 @@ import type { PageRequest } from '../common/pagination.js';
 export const NOTIFICATION_FILTERS = ['READ', 'UNREAD'] as const;
 export type NotificationFilter = (typeof NOTIFICATION_FILTERS)[number];
 
-export const UNREAD: ChildCondition = { name: 'unread', sql: (c) => `${c}."read_at" IS NULL` };
-const READ: ChildCondition = { name: 'read', sql: (c) => `${c}."read_at" IS NOT NULL` };
+/** A notification's condition (SQL over its alias), a list's ChildCondition (read/keyset.ts) that numbers no values. */
+type NotificationCondition = (alias: string) => string;
+
+export const UNREAD: NotificationCondition = (c) => `${c}."read_at" IS NULL`;
+const READ: NotificationCondition = (c) => `${c}."read_at" IS NOT NULL`;
 /** The notifications each filter keeps, as the loaders and the rendered read (common/read-specs.ts) both list them. */
-export const NOTIFICATION_CONDITIONS: Readonly<Record<NotificationFilter, ChildCondition>> = { READ, UNREAD };
+export const NOTIFICATION_CONDITIONS: Readonly<Record<NotificationFilter, NotificationCondition>> = { READ, UNREAD };
 
 /** The notifications' loaders: part of every request's loaders (modules/loaders.ts). */
 export function createNotificationLoaders(db: Db) {

@@ -14,7 +14,7 @@ export const NOTIFICATION_ROOT_RENDERERS: Record<string, RootFieldRenderer> = {
       ? null
       : {
           sql: (_params, slot) =>
-            `(SELECT count(*) FROM "${getTableName(notifications)}" c WHERE c."${notifications.userId.name}" = ${slot('uuid')} AND ${UNREAD.sql('c')})::text`,
+            `(SELECT count(*) FROM "${getTableName(notifications)}" c WHERE c."${notifications.userId.name}" = ${slot('uuid')} AND ${UNREAD('c')})::text`,
           values: (ctx) => [requireViewer(ctx.viewer).userId],
           write: (json) => json!,
         },
