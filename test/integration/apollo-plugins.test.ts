@@ -176,3 +176,47 @@ describe("Apollo's inline trace plugin, added to the deployment's plugins", () =
     }
   }, 180_000);
 });
+
+describe('a plugin following fields, on a rendered read kept for its operation', () => {
+  it("sees each request's own variables, not those of the request the read was planned for", async () => {
+    const t = await startEmptyTestApp('pglite');
+    const told: unknown[] = [];
+    let rendered = 0;
+    const plugin: ApolloServerPlugin<GraphQLContext> = {
+      async requestDidStart() {
+        return {
+          async executionDidStart() {
+            return {
+              willResolveField({ info }) {
+                if (info.fieldName === 'pool') told.push(info.variableValues.id);
+              },
+            };
+          },
+          async willSendResponse({ contextValue }) {
+            if (contextValue.transport.record?.rendered) rendered++;
+          },
+        };
+      },
+    };
+    const app = await createApp({ config: testConfig(), database: t.database, plugins: [plugin] });
+    try {
+      const first = await t.seed.user().withPool({ title: 'First' });
+      const second = await t.seed.user().withPool({ title: 'Second' });
+      const ids = [first.pool!.id, second.pool!.id];
+      for (const id of ids) {
+        const response = await app.inject({
+          method: 'POST',
+          url: '/graphql',
+          payload: { query: 'query ($id: ID!) { pool(id: $id) { id title } }', variables: { id } },
+        });
+        expect(response.json().data.pool.id).toBe(id);
+      }
+      // One plan serves both (a root field's arguments are read at each request), and it tells each request's own.
+      expect(rendered).toBe(2);
+      expect(told).toEqual(ids);
+    } finally {
+      await app.close();
+      await t.close();
+    }
+  }, 180_000);
+});

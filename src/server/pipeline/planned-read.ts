@@ -14,7 +14,6 @@ import {
   isListType,
   isObjectType,
   Kind,
-  type OperationDefinitionNode,
 } from 'graphql';
 import { AppError } from '../../errors.js';
 import type { AnswerForm } from '../../read/answer-form.js';
@@ -252,7 +251,7 @@ function tellRenderedFields(
   for (const info of told.fields) {
     // A copy per request: listeners write on the info (cache control its `cacheControl`, with functions of the request); a
     // write on the kept one would hold that request until the walk's next, promoting its objects out of the young generation.
-    const done = willResolveField({ source: undefined, args: {}, contextValue: context, info: new FieldInfo(info, variables) });
+    const done = willResolveField({ source: undefined, args: {}, contextValue: context, info: { ...info, variableValues: variables } });
     if (typeof done === 'function') (done as (error: Error | null, result?: unknown) => void)(null, undefined);
   }
   if (cacheControlAlone && unrestricted) told.verdict = { maxAge: policy.maxAge, scope: policy.scope };
@@ -276,33 +275,6 @@ function isPrivateField(info: GraphQLResolveInfo): boolean {
       hint.name.value === 'cacheControl' &&
       hint.arguments?.some((arg) => arg.name.value === 'scope' && arg.value.kind === Kind.ENUM && arg.value.value === 'PRIVATE'),
   );
-}
-
-/** A kept field's info, copied field by field (a class: one shape, cheaper than a spread). */
-class FieldInfo implements GraphQLResolveInfo {
-  readonly fieldName: string;
-  readonly fieldNodes: readonly FieldNode[];
-  readonly returnType: GraphQLResolveInfo['returnType'];
-  readonly parentType: GraphQLObjectType;
-  readonly path: GraphQLResolveInfo['path'];
-  readonly schema: GraphQLSchema;
-  readonly fragments: GraphQLResolveInfo['fragments'];
-  readonly rootValue: unknown;
-  readonly operation: OperationDefinitionNode;
-  readonly variableValues: GraphQLResolveInfo['variableValues'];
-
-  constructor(kept: GraphQLResolveInfo, variables: GraphQLResolveInfo['variableValues']) {
-    this.fieldName = kept.fieldName;
-    this.fieldNodes = kept.fieldNodes;
-    this.returnType = kept.returnType;
-    this.parentType = kept.parentType;
-    this.path = kept.path;
-    this.schema = kept.schema;
-    this.fragments = kept.fragments;
-    this.rootValue = kept.rootValue;
-    this.operation = kept.operation;
-    this.variableValues = variables;
-  }
 }
 
 /** The fields of a walked query as the executor would resolve them: every field of its selections, on each type that may stand there. */
